@@ -1,0 +1,105 @@
+package storage
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Record types of CONTRACT.md section 4.
+const (
+	TypeUser       = "user"
+	TypeAssistant  = "assistant"
+	TypeToolUse    = "tool_use"
+	TypeToolResult = "tool_result"
+	TypeSystem     = "system"
+
+	// SubtypeCompactBoundary marks a compaction on a TypeSystem record.
+	SubtypeCompactBoundary = "compact_boundary"
+
+	TriggerAuto   = "auto"
+	TriggerManual = "manual"
+)
+
+// Record is one line of a session file. Field order is the order written.
+// Readers ignore fields they do not know, so fields may be added (never
+// renamed or removed): see CONTRACT.md section 4.
+type Record struct {
+	ParentUUID *string   `json:"parentUuid"`
+	UUID       string    `json:"uuid"`
+	SessionID  string    `json:"sessionId"`
+	Timestamp  time.Time `json:"timestamp"`
+	Type       string    `json:"type"`
+	Subtype    string    `json:"subtype,omitempty"`
+	CWD        string    `json:"cwd"`
+	GitBranch  string    `json:"gitBranch,omitempty"`
+	Version    string    `json:"version"`
+
+	Message          *Message         `json:"message,omitempty"`
+	Tool             *ToolUse         `json:"tool,omitempty"`
+	ToolResult       *ToolResult      `json:"toolResult,omitempty"`
+	IsCompactSummary bool             `json:"isCompactSummary,omitempty"`
+	CompactMetadata  *CompactMetadata `json:"compactMetadata,omitempty"`
+
+	// Tokens is clawdcode's extension: the token count of this record's
+	// contribution to a request, when it was known at write time (0 = unknown).
+	Tokens int `json:"tokens,omitempty"`
+}
+
+// Message is the message of user, assistant, system and summary records.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	Model   string `json:"model,omitempty"`
+	Usage   *Usage `json:"usage,omitempty"`
+}
+
+// Usage is what the server reported for one model call.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// ToolUse is one tool call of an assistant reply.
+type ToolUse struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// ToolResult answers the ToolUse with the same ID.
+type ToolResult struct {
+	ID     string `json:"id"`
+	Output string `json:"output"`
+	Error  string `json:"error,omitempty"`
+}
+
+// CompactMetadata is carried by both records of a compaction.
+//
+// RetainedOffset/RetainedUUID are clawdcode's extension on the boundary: the
+// byte offset in the session file of the first retained record (the oldest
+// message kept verbatim) and its uuid. A loader seeks there instead of
+// decoding the history before the boundary. RetainedOffset equal to the
+// boundary's own offset (and RetainedUUID empty) means nothing was retained.
+type CompactMetadata struct {
+	Trigger        string   `json:"trigger"`
+	PreTokens      int      `json:"preTokens"`
+	PostTokens     int      `json:"postTokens,omitempty"`
+	FilesIncluded  []string `json:"filesIncluded,omitempty"`
+	Fallback       bool     `json:"fallback,omitempty"`
+	Error          string   `json:"error,omitempty"`
+	RetainedOffset int64    `json:"retainedOffset,omitempty"`
+	RetainedUUID   string   `json:"retainedUuid,omitempty"`
+	// SessionUsage is the session's cumulative model usage when the
+	// compaction happened, so /cost needs nothing from before the boundary.
+	SessionUsage *Usage `json:"sessionUsage,omitempty"`
+}
+
+// IsBoundary reports whether r is a compact_boundary record.
+func (r *Record) IsBoundary() bool {
+	return r.Type == TypeSystem && r.Subtype == SubtypeCompactBoundary
+}
+
+// IsSummary reports whether r is a compaction summary record.
+func (r *Record) IsSummary() bool {
+	return r.Type == TypeUser && r.IsCompactSummary
+}
