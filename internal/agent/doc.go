@@ -1,0 +1,20 @@
+// Package agent is the session engine that both front ends (the REPL and
+// -p) drive: one current session, its context manager, the tools, the
+// permission policy and the loop model → tools → model.
+//
+// Guarantees:
+//   - Every record is appended to the session file as it happens (the user
+//     message, each reply, each tool call, each tool result), through the
+//     context manager, so a crash loses at most the record in flight.
+//   - Nothing from a reply that did not complete (a cut stream, Ctrl-C while
+//     streaming) is stored.
+//   - Every tool call the model made is answered in the session before Submit
+//     returns, even when it is interrupted or the turn limit is reached, so
+//     the session always replays into a valid request.
+//   - A new session is created on disk only when its first message is
+//     submitted: starting clawdcode and quitting leaves nothing behind.
+//
+// Concurrency: an Engine is driven by one goroutine at a time (the front
+// end's); Submit, the slash commands and Close must not run concurrently.
+// Sink methods are called from the goroutine that called Submit.
+package agent

@@ -1,0 +1,267 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tokens"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// LLM is what the loop needs: something that streams a chat completion.
+// *llm.Client satisfies it.
+type LLM interface {
+	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error)
+}
+
+// Sink receives a turn's events as they happen; the REPL renders them live,
+// -p collects them (text / json / stream-json). Calls come from the goroutine
+// that called Submit.
+type Sink interface {
+	Text(delta string)                                // assistant text as it streams
+	ToolStart(id, name string, input json.RawMessage) // before a tool runs (after permission)
+	ToolEnd(id, name string, res tools.Result)        // after it ran (or was denied, or could not run)
+	Notice(n contextmgr.Notice)                       // compaction and retry notices
+}
+
+// Config is everything an Engine is built from (flags + env resolved by the CLI).
+type Config struct {
+	Model       string
+	Window      int
+	Threshold   float64
+	MaxTurns    int // 0 = unbounded
+	Project     *storage.Project
+	LLM         LLM
+	Permissions *tools.Permissions // nil = nothing that needs permission may run
+	Cache       *storage.CacheStore
+
+	// Tools overrides the tools offered to the model; nil means the six
+	// contract tools working in Project.Root.
+	Tools []tools.Tool
+	// Now is the clock for the date in the system prompt; nil = time.Now.
+	Now func() time.Time
+}
+
+// Engine is the session engine both front ends (REPL and -p) drive: one
+// current session, its context manager, the tools and the loop.
+type Engine struct {
+	cfg    Config
+	model  string
+	tools  []tools.Tool
+	perms  permissionChecker
+	system string
+
+	// sess is nil until the first message of a new session is submitted.
+	sess         *storage.Session
+	pendingTitle string
+	mgr          *contextmgr.Manager
+	// mgrErr is why mgr could not be built (New has no error to return it).
+	mgrErr error
+
+	// sink receives the manager's notices while a Submit runs.
+	sink Sink
+}
+
+// permissionChecker is what the loop needs of *tools.Permissions.
+type permissionChecker interface {
+	Check(ctx context.Context, tool tools.Tool, input json.RawMessage) (denied string, err error)
+}
+
+var _ permissionChecker = (*tools.Permissions)(nil)
+
+// New builds an engine with no session open yet.
+func New(cfg Config) *Engine {
+	e := &Engine{cfg: cfg, model: cfg.Model}
+	e.tools = cfg.Tools
+	if e.tools == nil {
+		e.tools = tools.Set(tools.NewEnv(cfg.Project.Root))
+	}
+	if cfg.Permissions != nil {
+		e.perms = cfg.Permissions
+	} else {
+		e.perms = tools.NewPermissions(nil, false, nil)
+	}
+	now := time.Now
+	if cfg.Now != nil {
+		now = cfg.Now
+	}
+	e.system = SystemPrompt(PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)})
+	// A manager for a new session does no I/O and cannot block, so a
+	// background context is enough here.
+	e.mgr, e.mgrErr = e.newManager(context.Background(), nil)
+	return e
+}
+
+func toolDefs(set []tools.Tool) []chat.ToolDef {
+	defs := make([]chat.ToolDef, len(set))
+	for i, t := range set {
+		defs[i] = t.Definition()
+	}
+	return defs
+}
+
+// newManager builds the context manager of the current session (live nil =
+// a session with no records yet).
+func (e *Engine) newManager(ctx context.Context, live *storage.Live) (*contextmgr.Manager, error) {
+	m, err := contextmgr.New(ctx, sessionLog{e}, live, contextmgr.Options{
+		Model:     e.model,
+		Window:    e.cfg.Window,
+		Threshold: e.cfg.Threshold,
+		System:    e.system,
+		Tools:     toolDefs(e.tools),
+		Root:      e.cfg.Project.Root,
+		LLM:       e.cfg.LLM,
+		Counter:   tokens.NewCounter(e.model),
+		Cache:     e.cfg.Cache,
+		Notify:    e.notify,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build context manager: %w", err)
+	}
+	return m, nil
+}
+
+// notify forwards the manager's notices to the sink of the running Submit;
+// outside a Submit (a slash command) the command reports the outcome itself.
+func (e *Engine) notify(n contextmgr.Notice) {
+	if e.sink != nil {
+		e.sink.Notice(n)
+	}
+}
+
+// sessionLog is the manager's Log: the engine's current session, which
+// exists once Submit has created it (or Resume opened it).
+type sessionLog struct{ e *Engine }
+
+func (l sessionLog) Append(r *storage.Record) (int64, error) {
+	if l.e.sess == nil {
+		return 0, ErrNoSession
+	}
+	return l.e.sess.Append(r)
+}
+
+// StartNew makes the next submitted message start a new session titled
+// title (empty = from that message); the current one is closed and stays
+// resumable.
+func (e *Engine) StartNew(ctx context.Context, title string) error {
+	mgr, err := e.newManager(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := e.closeSession(); err != nil {
+		return err
+	}
+	e.mgr, e.mgrErr = mgr, nil
+	e.pendingTitle = title
+	return nil
+}
+
+// Resume opens an existing session (full id) and restores its live context.
+// The previous session is closed only once the new one is open, so a failed
+// resume (ErrSessionBusy, ErrNotFound...) leaves the engine as it was.
+func (e *Engine) Resume(ctx context.Context, id string) error {
+	if e.sess != nil && e.sess.ID() == id {
+		return nil
+	}
+	sess, err := e.cfg.Project.Open(ctx, id)
+	if err != nil {
+		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	live, err := sess.LoadLive(ctx)
+	if err != nil {
+		sess.Close()
+		return fmt.Errorf("load session %s: %w", id, err)
+	}
+	prev := e.sess
+	// The manager may append repair records (answers to calls a crash left
+	// unanswered) while it is built, so the log must point at sess already.
+	e.sess = sess
+	mgr, err := e.newManager(ctx, live)
+	if err != nil {
+		e.sess = prev
+		sess.Close()
+		return fmt.Errorf("restore session %s: %w", id, err)
+	}
+	if prev != nil {
+		e.sess = prev
+		if err := e.closeSession(); err != nil {
+			e.sess = sess
+			e.mgr, e.mgrErr = mgr, nil
+			return err
+		}
+	}
+	e.sess, e.mgr, e.mgrErr = sess, mgr, nil
+	e.pendingTitle = ""
+	return nil
+}
+
+// ensureSession creates the session on disk for the first message of a new
+// session; title is used when no /new title was given.
+func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
+	if e.sess != nil {
+		return nil
+	}
+	sess, err := e.cfg.Project.Create(ctx)
+	if err != nil {
+		return fmt.Errorf("create session: %w", err)
+	}
+	title := e.pendingTitle
+	if title == "" {
+		title = Title(firstMessage)
+	}
+	sess.SetTitle(title)
+	e.sess, e.pendingTitle = sess, ""
+	return nil
+}
+
+// SessionID is the current session's id ("" before the first message of a
+// new session is stored).
+func (e *Engine) SessionID() string {
+	if e.sess == nil {
+		return ""
+	}
+	return e.sess.ID()
+}
+
+// Context exposes the current session's context manager (for /context,
+// /compact, /cost and the JSON result). It is nil only when the manager
+// could not be built; Submit then returns why.
+func (e *Engine) Context() *contextmgr.Manager { return e.mgr }
+
+// Model shows the model requests are sent to.
+func (e *Engine) Model() string { return e.model }
+
+// SetModel switches the model for the next requests and the token counts.
+func (e *Engine) SetModel(name string) {
+	e.model = name
+	if e.mgr != nil {
+		e.mgr.SetModel(name)
+	}
+}
+
+// Project is the current project (for /sessions, /switch).
+func (e *Engine) Project() *storage.Project { return e.cfg.Project }
+
+// Close closes the current session (index written, lock released).
+func (e *Engine) Close() error { return e.closeSession() }
+
+func (e *Engine) closeSession() error {
+	if e.sess == nil {
+		return nil
+	}
+	sess := e.sess
+	e.sess = nil
+	if e.mgr != nil {
+		sess.SetTokens(e.mgr.Usage().Tokens)
+	}
+	if err := sess.Close(); err != nil {
+		return fmt.Errorf("close session %s: %w", sess.ID(), err)
+	}
+	return nil
+}

@@ -1,0 +1,21 @@
+package agent
+
+import "errors"
+
+var (
+	// ErrMaxTurns ends a Submit that used its --max-turns model calls; every
+	// tool call of the last reply has been answered when it is returned.
+	ErrMaxTurns = errors.New("reached --max-turns")
+
+	// ErrContextOverflow ends a Submit whose request the server still
+	// rejects as too long after every recovery step of the context manager.
+	ErrContextOverflow = errors.New("context window exceeded even after truncating tool results and compacting")
+
+	// ErrInterrupted wraps the context's error when a turn is cancelled
+	// (Ctrl-C); errors.Is(err, context.Canceled) still holds.
+	ErrInterrupted = errors.New("turn interrupted")
+
+	// ErrNoSession is returned when a record must be written before any
+	// session exists (a program fault: Submit creates one first).
+	ErrNoSession = errors.New("no session open")
+)

@@ -1,0 +1,278 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// TurnResult summarises one Submit.
+type TurnResult struct {
+	Text     string // the final answer
+	NumTurns int    // model calls made
+	Usage    storage.Usage
+}
+
+// interruptedResult is what the model is told about a call that a Ctrl-C
+// stopped (or kept from starting).
+const interruptedResult = "interrupted by the user before the tool finished"
+
+// maxOverflowAttempts bounds recovery even if a manager kept claiming it
+// had something left to try.
+const maxOverflowAttempts = 8
+
+// conversation is what the loop needs of *contextmgr.Manager.
+type conversation interface {
+	AddUser(text string) error
+	AddAssistant(resp *llm.Response) error
+	AddToolResult(id, output, errText string) error
+	Request(ctx context.Context) (llm.Request, error)
+	RecoverOverflow(ctx context.Context, attempt int) (bool, error)
+}
+
+var _ conversation = (*contextmgr.Manager)(nil)
+
+// Submit runs one user message through the loop: model → tools → model …
+// until a final answer, MaxTurns, or ctx is cancelled. Every record is
+// persisted as it happens.
+func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResult, error) {
+	if e.mgr == nil {
+		return nil, e.mgrErr
+	}
+	if sink == nil {
+		sink = discardSink{}
+	}
+	if err := e.ensureSession(ctx, text); err != nil {
+		return nil, err
+	}
+	e.sink = sink
+	defer func() { e.sink = nil }()
+
+	l := &loop{
+		conv:     e.mgr,
+		llm:      e.cfg.LLM,
+		tools:    e.tools,
+		perms:    e.perms,
+		model:    e.model,
+		maxTurns: e.cfg.MaxTurns,
+		sink:     sink,
+	}
+	res, err := l.run(ctx, text)
+	e.sess.SetTokens(e.mgr.Usage().Tokens)
+	return res, err
+}
+
+// loop is one Submit's worth of state over the interfaces it needs, so the
+// turn logic is testable apart from the store and the context policy.
+type loop struct {
+	conv     conversation
+	llm      LLM
+	tools    []tools.Tool
+	perms    permissionChecker
+	model    string
+	maxTurns int
+	sink     Sink
+}
+
+func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
+	res := &TurnResult{}
+	if err := l.conv.AddUser(text); err != nil {
+		return res, fmt.Errorf("record user message: %w", err)
+	}
+	for {
+		resp, err := l.call(ctx)
+		if err != nil {
+			return res, err
+		}
+		res.NumTurns++
+		res.Usage.InputTokens += resp.Usage.PromptTokens
+		res.Usage.OutputTokens += resp.Usage.CompletionTokens
+		res.Text = resp.Content
+		if err := l.conv.AddAssistant(resp); err != nil {
+			return res, fmt.Errorf("record reply: %w", err)
+		}
+		if len(resp.ToolCalls) == 0 {
+			return res, nil
+		}
+		if err := l.runCalls(ctx, resp); err != nil {
+			return res, err
+		}
+		if l.maxTurns > 0 && res.NumTurns >= l.maxTurns {
+			return res, fmt.Errorf("%w %d", ErrMaxTurns, l.maxTurns)
+		}
+	}
+}
+
+// call makes one model call, walking the manager's overflow recovery when
+// the server says the request does not fit.
+func (l *loop) call(ctx context.Context) (*llm.Response, error) {
+	onDelta := func(d llm.Delta) {
+		if d.Content != "" {
+			l.sink.Text(d.Content)
+		}
+	}
+	for attempt := 0; ; {
+		req, err := l.conv.Request(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, interrupted(ctx)
+			}
+			return nil, fmt.Errorf("prepare request: %w", err)
+		}
+		// The model can change between turns (/model); the manager's idea of
+		// it is the same, but the engine's is the one the user set.
+		if l.model != "" {
+			req.Model = l.model
+		}
+		resp, err := l.llm.Stream(ctx, req, onDelta)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, interrupted(ctx)
+		}
+		if !llm.IsOverflow(err) {
+			return nil, fmt.Errorf("model call: %w", err)
+		}
+		attempt++
+		more := false
+		if attempt <= maxOverflowAttempts {
+			var rerr error
+			more, rerr = l.conv.RecoverOverflow(ctx, attempt)
+			if rerr != nil {
+				if ctx.Err() != nil {
+					return nil, interrupted(ctx)
+				}
+				return nil, fmt.Errorf("recover from context overflow: %w", rerr)
+			}
+		}
+		if !more {
+			return nil, fmt.Errorf("%w: %s", ErrContextOverflow, serverMessage(err))
+		}
+	}
+}
+
+// runCalls answers every tool call of resp in order. When the turn is
+// interrupted or a call cannot be decided, the remaining calls are still
+// answered so that the session replays into a valid request.
+func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
+	for i, call := range resp.ToolCalls {
+		if ctx.Err() != nil {
+			return l.abandon(resp, i, interruptedResult, interrupted(ctx))
+		}
+		input := json.RawMessage(call.Arguments)
+		if len(input) == 0 {
+			// Some servers send no arguments at all for a call; the tool then
+			// reports its missing parameters like any other bad input.
+			input = json.RawMessage("{}")
+		}
+		tool, ok := lookup(l.tools, call.Name)
+		switch {
+		case !ok:
+			if err := l.answer(call.ID, call.Name, tools.Result{Error: fmt.Sprintf("unknown tool %s", call.Name)}); err != nil {
+				return err
+			}
+			continue
+		case !json.Valid(input):
+			msg := fmt.Sprintf("invalid JSON arguments for %s: %s", call.Name, clip(call.Arguments, 200))
+			if err := l.answer(call.ID, call.Name, tools.Result{Error: msg}); err != nil {
+				return err
+			}
+			continue
+		}
+		denied, err := l.perms.Check(ctx, tool, input)
+		if err != nil {
+			if ctx.Err() != nil {
+				return l.abandon(resp, i, interruptedResult, interrupted(ctx))
+			}
+			err = fmt.Errorf("permission for %s: %w", call.Name, err)
+			return l.abandon(resp, i, "the permission check failed: "+err.Error(), err)
+		}
+		if denied != "" {
+			if err := l.answer(call.ID, call.Name, tools.Result{Error: denied}); err != nil {
+				return err
+			}
+			continue
+		}
+		l.sink.ToolStart(call.ID, call.Name, input)
+		result := tool.Run(ctx, input)
+		if ctx.Err() != nil {
+			result.Error = interruptedResult
+			if err := l.answer(call.ID, call.Name, result); err != nil {
+				return err
+			}
+			return l.abandon(resp, i+1, interruptedResult, interrupted(ctx))
+		}
+		if err := l.answer(call.ID, call.Name, result); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// answer records a call's result and tells the sink.
+func (l *loop) answer(id, name string, res tools.Result) error {
+	if err := l.conv.AddToolResult(id, res.Output, res.Error); err != nil {
+		return fmt.Errorf("record result of %s: %w", name, err)
+	}
+	l.sink.ToolEnd(id, name, res)
+	return nil
+}
+
+// abandon answers calls[from:] with reason without running them and
+// returns cause (or the error that kept an answer from being recorded).
+func (l *loop) abandon(resp *llm.Response, from int, reason string, cause error) error {
+	for _, call := range resp.ToolCalls[from:] {
+		if err := l.answer(call.ID, call.Name, tools.Result{Error: reason}); err != nil {
+			return errors.Join(cause, err)
+		}
+	}
+	return cause
+}
+
+func interrupted(ctx context.Context) error {
+	return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+}
+
+// serverMessage is the server's own words about an error, for the user.
+func serverMessage(err error) string {
+	var le *llm.Error
+	if errors.As(err, &le) && le.Message != "" {
+		return le.Message
+	}
+	return err.Error()
+}
+
+func lookup(set []tools.Tool, name string) (tools.Tool, bool) {
+	for _, t := range set {
+		if t.Name() == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// discardSink is used when a caller passes no sink.
+type discardSink struct{}
+
+func (discardSink) Text(string)                               {}
+func (discardSink) ToolStart(string, string, json.RawMessage) {}
+func (discardSink) ToolEnd(string, string, tools.Result)      {}
+func (discardSink) Notice(contextmgr.Notice)                  {}
