@@ -1,0 +1,115 @@
+package tokens
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+)
+
+// BenchmarkFirstLoadO200k measures what the first exact count costs a
+// process: each iteration runs TestChildFirstLoad in a fresh process, which
+// times one Load and reports the time and the heap it keeps and allocates.
+func BenchmarkFirstLoadO200k(b *testing.B) {
+	var ms, heap, alloc float64
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestChildFirstLoad$", "-test.v")
+		cmd.Env = append(os.Environ(), childEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("child: %v\n%s", err, out)
+		}
+		var m, h, a float64
+		found := false
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			if _, err := fmt.Sscanf(strings.TrimSpace(sc.Text()), "firstload ms=%g heapMB=%g allocMB=%g", &m, &h, &a); err == nil {
+				found = true
+			}
+		}
+		if !found {
+			b.Fatalf("child printed no measurement:\n%s", out)
+		}
+		ms, heap, alloc = ms+m, heap+h, alloc+a
+	}
+	n := float64(b.N)
+	b.ReportMetric(ms/n, "load-ms")
+	b.ReportMetric(heap/n, "heap-MB")
+	b.ReportMetric(alloc/n, "alloc-MB")
+}
+
+func TestChildFirstLoad(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by BenchmarkFirstLoadO200k in a fresh process")
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	if err := NewCounter("gpt-4o").Load(); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	fmt.Printf("firstload ms=%.1f heapMB=%.1f allocMB=%.1f\n", float64(elapsed.Microseconds())/1000,
+		float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), float64(after.TotalAlloc-before.TotalAlloc)/(1<<20))
+}
+
+// realisticCode is ~size bytes of this package's own Go source, repeated.
+func realisticCode(b *testing.B, size int) string {
+	files, err := filepath.Glob("*.go")
+	if err != nil || len(files) == 0 {
+		b.Fatalf("glob sources: %v", err)
+	}
+	var sb strings.Builder
+	for sb.Len() < size {
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sb.Write(data)
+		}
+	}
+	return sb.String()[:size]
+}
+
+func BenchmarkText100KBCode(b *testing.B) {
+	s := realisticCode(b, 100<<10)
+	c := NewCounter("gpt-4o")
+	if err := c.Load(); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(s)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = c.Text(s)
+	}
+}
+
+func BenchmarkMessageUpperBound1MB(b *testing.B) {
+	m := chat.Message{Role: chat.RoleTool, ToolCallID: "call_1", Content: realisticCode(b, 1<<20)}
+	b.SetBytes(int64(len(m.Content)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = MessageUpperBound(m)
+	}
+}
+
+func BenchmarkEstimate1MB(b *testing.B) {
+	s := realisticCode(b, 1<<20)
+	b.SetBytes(int64(len(s)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = Estimate(s)
+	}
+}

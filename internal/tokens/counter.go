@@ -1,0 +1,148 @@
+package tokens
+
+import (
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+)
+
+// Chat accounting constants (OpenAI cookbook, num_tokens_from_messages).
+const (
+	TokensPerMessage = 3
+	TokensPerName    = 1
+	ReplyPriming     = 3
+)
+
+// ToolCallOverhead is what clawdcode charges per assistant tool call on top
+// of the call's name and arguments. The cookbook gives no rule for tool
+// calls; the server wraps each call in a recipient header and end markers,
+// which is a handful of tokens. 7 matches the cookbook's per-function
+// framing for o200k models and errs high rather than low, which is the safe
+// side for a compaction trigger. The call ID is not charged: the model sees
+// the call, not the ID.
+const ToolCallOverhead = 7
+
+// maxRun bounds how long a run of one character class is handed to the BPE
+// in one piece. tiktoken-go's merge is quadratic in the piece length: one
+// 16 KB run of "=" takes ~180 ms and a 1 MB run would take minutes. Runs
+// longer than this are counted in maxRun-byte slices (~1 ms each), which
+// can differ from the exact count by about one token per slice; ordinary
+// text and code never have such runs, so their counts stay exact.
+const maxRun = 1024
+
+// Counter counts tokens for one model. The encoding is loaded lazily on the
+// first exact count, once per process (shared across Counters), offline.
+// Safe for concurrent use.
+type Counter struct {
+	model    string
+	encoding string
+}
+
+// NewCounter returns a Counter for model. It loads nothing.
+func NewCounter(model string) *Counter {
+	return &Counter{model: model, encoding: EncodingFor(model)}
+}
+
+// Model returns the model name the Counter was built for.
+func (c *Counter) Model() string { return c.model }
+
+// Encoding returns the name of the encoding the Counter uses.
+func (c *Counter) Encoding() string { return c.encoding }
+
+// Load loads the Counter's encoding now instead of at the first count, so a
+// caller can warm it up off the critical path and see a load error. Loading
+// cannot normally fail: the BPE files are embedded.
+func (c *Counter) Load() error {
+	if _, err := encoding(c.encoding); err != nil {
+		return fmt.Errorf("load encoding %s: %w", c.encoding, err)
+	}
+	return nil
+}
+
+// Text returns the exact token count of s as ordinary text (loads the
+// encoding). Should the embedded encoding ever fail to load, it returns
+// Estimate(s) rather than nothing; Load reports that error.
+func (c *Counter) Text(s string) int {
+	if s == "" {
+		return 0
+	}
+	enc, err := encoding(c.encoding)
+	if err != nil {
+		return Estimate(s)
+	}
+	n, start, runStart, runClass := 0, 0, 0, classNone
+	for i, r := range s {
+		cls := classOf(r)
+		if cls != runClass {
+			runClass, runStart = cls, i
+			continue
+		}
+		if cls != classDigit && i-runStart >= maxRun {
+			n += len(enc.EncodeOrdinary(s[start:i]))
+			start, runStart = i, i
+		}
+	}
+	return n + len(enc.EncodeOrdinary(s[start:]))
+}
+
+// Message returns the tokens one message adds to a request: per-message
+// overhead, role, content, name (+1), tool_call_id, and per tool call its
+// name, arguments and ToolCallOverhead. The reply priming is not included.
+//
+// Every string field the message carries is charged, as the cookbook charges
+// every value of the message object; tool_call_id is such a value.
+func (c *Counter) Message(m chat.Message) int {
+	n := TokensPerMessage + c.Text(m.Role) + c.Text(m.Content) + c.Text(m.ToolCallID)
+	if m.Name != "" {
+		n += c.Text(m.Name) + TokensPerName
+	}
+	for _, tc := range m.ToolCalls {
+		n += ToolCallOverhead + c.Text(tc.Name) + c.Text(tc.Arguments)
+	}
+	return n
+}
+
+// Messages returns the cookbook total for a request's messages, reply
+// priming included.
+func (c *Counter) Messages(ms []chat.Message) int {
+	n := ReplyPriming
+	for _, m := range ms {
+		n += c.Message(m)
+	}
+	return n
+}
+
+// Character classes for splitting over-long runs (see maxRun). They mirror
+// the classes tiktoken's pre-tokenisation patterns group into one piece.
+const (
+	classNone = iota
+	classLetter
+	classDigit
+	classSpace
+	classOther
+)
+
+func classOf(r rune) int {
+	if r < utf8.RuneSelf {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z':
+			return classLetter
+		case '0' <= r && r <= '9':
+			return classDigit
+		case r == ' ', r == '\t', r == '\n', r == '\r', r == '\v', r == '\f':
+			return classSpace
+		}
+		return classOther
+	}
+	switch {
+	case unicode.IsLetter(r), unicode.IsMark(r):
+		return classLetter
+	case unicode.IsNumber(r):
+		return classDigit
+	case unicode.IsSpace(r):
+		return classSpace
+	}
+	return classOther
+}
