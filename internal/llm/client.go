@@ -1,0 +1,271 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+)
+
+// DefaultBaseURL is OpenAI's endpoint; with it an API key is required.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// DefaultIdleTimeout is how long an attempt may go without a byte from the
+// server — before the response headers or between stream chunks. Reasoning
+// models can think for a long while before the first token, and some
+// servers send no keep-alives while they do.
+const DefaultIdleTimeout = 120 * time.Second
+
+// Config configures the OpenAI-compatible client.
+type Config struct {
+	BaseURL    string       // OPENAI_BASE_URL; DefaultBaseURL when empty
+	APIKey     string       // OPENAI_API_KEY
+	HTTPClient *http.Client // nil = a default client with sane timeouts
+	Retry      RetryPolicy  // zero = DefaultRetryPolicy
+	// IdleTimeout ends an attempt (as a KindNetwork error, retried) when
+	// the server sends nothing for this long. 0 = DefaultIdleTimeout.
+	IdleTimeout time.Duration
+}
+
+// Request is one chat-completions call.
+type Request struct {
+	Model               string
+	Messages            []chat.Message
+	Tools               []chat.ToolDef
+	MaxCompletionTokens int // 0 = not sent
+}
+
+// Response is a complete, fully-received reply. A stream that ends without
+// a finish (cut) never yields a Response: it yields an *Error of KindStreamCut.
+type Response struct {
+	Content      string
+	ToolCalls    []chat.ToolCall
+	FinishReason string
+	Model        string
+	Usage        Usage // zero when the server did not report usage
+}
+
+// Usage as reported by the server (stream_options.include_usage).
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// Delta is streamed output as it arrives: text for the user to see.
+type Delta struct {
+	Content string
+}
+
+// Client is the OpenAI-compatible adapter (go-openai inside).
+type Client struct {
+	api   *openai.Client
+	retry RetryPolicy
+	idle  time.Duration
+}
+
+// New builds the client. With the default base URL and no API key it returns
+// ErrMissingAPIKey before any network call.
+func New(cfg Config) (*Client, error) {
+	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("invalid base URL %q: want e.g. http://localhost:11434/v1", cfg.BaseURL)
+	}
+	if cfg.APIKey == "" && strings.EqualFold(u.Hostname(), "api.openai.com") {
+		return nil, ErrMissingAPIKey
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = defaultHTTPClient()
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = base
+	oc.HTTPClient = observingDoer{client: hc}
+	idle := cfg.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	return &Client{api: openai.NewClientWithConfig(oc), retry: cfg.Retry.withDefaults(), idle: idle}, nil
+}
+
+// defaultHTTPClient has no overall timeout — a long answer may stream for
+// minutes — and relies on the idle timer for a server that stops talking.
+func defaultHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSHandshakeTimeout = 15 * time.Second
+	return &http.Client{Transport: t}
+}
+
+// Stream sends req with streaming and include_usage, calls onDelta for text
+// as it arrives, accumulates tool-call deltas by index, retries per the
+// policy, and returns the complete reply or a classified *Error.
+func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
+	oreq := toOpenAIRequest(req)
+	for attempt := 1; ; attempt++ {
+		resp, err := c.attempt(ctx, oreq, onDelta)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("chat completion: %w", ctx.Err())
+		}
+		var le *Error
+		if !errors.As(err, &le) {
+			return nil, err
+		}
+		le.Attempts = attempt
+		if le.Partial || !le.Kind.retryable() || attempt >= c.retry.MaxAttempts {
+			return nil, le
+		}
+		if err := c.retry.Sleep(ctx, c.retry.delay(attempt, le.RetryAfter)); err != nil {
+			return nil, fmt.Errorf("chat completion: waiting to retry after %v: %w", le, err)
+		}
+	}
+}
+
+// attempt makes one request and reads its stream to the end. Every error it
+// returns is an *Error, except go-openai's refusal to build the request.
+func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(Delta)) (*Response, error) {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var idled atomic.Bool
+	timer := time.AfterFunc(c.idle, func() {
+		idled.Store(true)
+		cancel()
+	})
+	defer timer.Stop()
+	st := &attemptState{touch: func() { timer.Reset(c.idle) }}
+
+	stream, err := c.api.CreateChatCompletionStream(withAttempt(actx, st), oreq)
+	if err != nil {
+		return nil, c.requestError(err, st, idled.Load())
+	}
+	defer stream.Close()
+
+	var acc accumulator
+	emitted := false
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var apiErr *openai.APIError
+			if acc.finished() && !errors.As(err, &apiErr) && !idled.Load() {
+				// The reply was complete; only the usage chunk or [DONE]
+				// was lost, and the reply is worth more than its count.
+				break
+			}
+			le := c.streamError(err, &acc, idled.Load())
+			le.Partial = emitted
+			return nil, le
+		}
+		if text := acc.add(chunk); text != "" {
+			emitted = true
+			if onDelta != nil {
+				onDelta(Delta{Content: text})
+			}
+		}
+	}
+	if !acc.finished() {
+		msg := "the server closed the stream before the reply was complete"
+		if acc.chunks == 0 {
+			msg = "the server closed the stream without sending a reply"
+		}
+		return nil, &Error{Kind: KindStreamCut, StatusCode: st.status, Message: msg, Partial: emitted, Err: io.ErrUnexpectedEOF}
+	}
+	return acc.response(), nil
+}
+
+// requestError classifies a failure before any stream chunk: an HTTP error
+// response, a connection failure, or the idle timer firing.
+func (c *Client) requestError(err error, st *attemptState, idled bool) error {
+	if le := classifyServerError(err); le != nil {
+		le.RetryAfter = retryAfter(st.header, time.Now())
+		return le
+	}
+	if idled {
+		return &Error{Kind: KindNetwork, Message: fmt.Sprintf("no response from the server within %v", c.idle), Err: err}
+	}
+	if isNetworkError(err) || errors.Is(err, context.Canceled) {
+		return &Error{Kind: KindNetwork, Message: err.Error(), Err: err}
+	}
+	// go-openai refused the request itself (e.g. a parameter the model
+	// does not take); retrying cannot help.
+	return &Error{Kind: KindBadRequest, Message: err.Error(), Err: err}
+}
+
+// streamError classifies a failure while reading a 200 stream.
+func (c *Client) streamError(err error, acc *accumulator, idled bool) *Error {
+	if le := classifyServerError(err); le != nil {
+		return le
+	}
+	switch {
+	case idled:
+		return &Error{Kind: KindNetwork, Message: fmt.Sprintf("the server sent nothing for %v in the middle of the reply", c.idle), Err: err}
+	case errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
+		return &Error{Kind: KindServer, Message: "the stream carried no data for too long", Err: err}
+	case isDecodeError(err):
+		return &Error{Kind: KindServer, Message: fmt.Sprintf("malformed stream chunk: %v", err), Err: err}
+	}
+	return &Error{Kind: KindStreamCut, Message: fmt.Sprintf("the stream broke after %d chunks: %v", acc.chunks, err), Err: err}
+}
+
+// toOpenAIRequest maps clawdcode's vocabulary onto go-openai's. Content
+// that go-openai would omit when empty (its fields are omitempty) is
+// replaced where the API requires it, so a valid history stays valid.
+func toOpenAIRequest(req Request) openai.ChatCompletionRequest {
+	out := openai.ChatCompletionRequest{
+		Model:               req.Model,
+		MaxCompletionTokens: req.MaxCompletionTokens,
+		StreamOptions:       &openai.StreamOptions{IncludeUsage: true},
+		Messages:            make([]openai.ChatCompletionMessage, 0, len(req.Messages)),
+	}
+	for _, m := range req.Messages {
+		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			args := tc.Arguments
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
+				ID:       tc.ID,
+				Type:     openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: args},
+			})
+		}
+		if om.Content == "" && len(om.ToolCalls) == 0 {
+			om.Content = EmptyContent
+		}
+		out.Messages = append(out.Messages, om)
+	}
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(params) == 0 || string(params) == "null" {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out.Tools = append(out.Tools, openai.Tool{
+			Type:     openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params},
+		})
+	}
+	return out
+}
+
+// EmptyContent stands in for an empty message content: go-openai drops an
+// empty content field, and the API rejects a user, system or tool message
+// (or an assistant message without tool calls) that has none.
+const EmptyContent = "(empty)"

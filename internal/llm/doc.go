@@ -1,0 +1,28 @@
+// Package llm is clawdcode's only door to an OpenAI-compatible
+// chat-completions server, and the only importer of go-openai.
+//
+// Client.Stream sends one request with streaming and
+// stream_options.include_usage, hands text to the caller as it arrives,
+// accumulates tool-call deltas (by index, tolerating providers that send a
+// whole call in one delta, repeat empty tool_calls arrays or omit the index)
+// and returns either a complete Response or an error. It guarantees:
+//
+//   - A Response is only returned for a reply the server finished (a
+//     finish_reason was received). A stream that ends early yields an *Error
+//     of KindStreamCut; nothing half-parsed is ever returned as a Response.
+//   - Every server failure comes back as an *Error with a Kind decided from
+//     the structured error (status, code, type), falling back to the known
+//     overflow phrasings of vLLM, llama.cpp, Ollama and OpenRouter only where
+//     those servers send no code.
+//   - Rate limits, 5xx, mid-stream server errors, network errors and cut
+//     streams are retried (bounded, exponential backoff with jitter,
+//     Retry-After honoured) — but only while no text has been shown through
+//     onDelta in the failing attempt: once the user has seen partial output
+//     the error is returned with Partial set, so the front end can say so.
+//   - A cancelled ctx ends the call at once with an error wrapping ctx.Err();
+//     it is never retried. A server that goes silent for Config.IdleTimeout
+//     ends the attempt with a KindNetwork error instead of hanging.
+//
+// A Client is safe for concurrent use; onDelta is called from the goroutine
+// that called Stream, in order.
+package llm

@@ -1,0 +1,118 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrMissingAPIKey is returned by New when the endpoint is OpenAI's and no
+// key was given. It names the variable the user has to set.
+var ErrMissingAPIKey = errors.New("OPENAI_API_KEY is not set: the default endpoint " + DefaultBaseURL +
+	" needs an API key (set OPENAI_BASE_URL to use a local server without one)")
+
+// Kind classifies an error from the server.
+type Kind int
+
+const (
+	KindUnknown    Kind = iota
+	KindOverflow        // the request does not fit the model's context window
+	KindRateLimit       // 429 rate limit (retried)
+	KindQuota           // insufficient_quota / billing (not retried)
+	KindAuth            // 401/403 (not retried)
+	KindServer          // 5xx, mid-stream server error (retried)
+	KindBadRequest      // other 4xx
+	KindStreamCut       // the stream ended before the reply was complete
+	KindNetwork         // connection errors, timeouts
+)
+
+var kindNames = [...]string{
+	KindUnknown:    "unknown",
+	KindOverflow:   "overflow",
+	KindRateLimit:  "rate_limit",
+	KindQuota:      "quota",
+	KindAuth:       "auth",
+	KindServer:     "server",
+	KindBadRequest: "bad_request",
+	KindStreamCut:  "stream_cut",
+	KindNetwork:    "network",
+}
+
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// retryable reports whether another attempt can reasonably succeed.
+func (k Kind) retryable() bool {
+	switch k {
+	case KindRateLimit, KindServer, KindNetwork, KindStreamCut:
+		return true
+	}
+	return false
+}
+
+// Error is a classified LLM error.
+type Error struct {
+	Kind       Kind
+	StatusCode int    // HTTP status; 0 for errors inside a 200 stream or without a response
+	Message    string // the server's own message (or a description when there is none)
+	Code       string // the server's error code ("context_length_exceeded", "400", …) when it sent one
+	RetryAfter time.Duration
+	// Attempts is how many requests were made before giving up.
+	Attempts int
+	// Partial is set when text had already been passed to onDelta in the
+	// attempt that failed: the user saw an unfinished reply.
+	Partial bool
+	Err     error
+}
+
+// Error renders a one-line message for the user: what went wrong, the
+// status, the server's words, and a hint where one helps.
+func (e *Error) Error() string {
+	var s string
+	status := ""
+	if e.StatusCode != 0 {
+		status = fmt.Sprintf(" (%d)", e.StatusCode)
+	}
+	switch e.Kind {
+	case KindOverflow:
+		s = "context window exceeded" + status + ": " + e.Message
+	case KindRateLimit:
+		s = "rate limited" + status + ": " + e.Message
+	case KindQuota:
+		s = "quota exceeded" + status + ": " + e.Message + "; check the plan and billing of this API key"
+	case KindAuth:
+		s = "authentication failed" + status + ": " + e.Message + "; check OPENAI_API_KEY"
+	case KindServer:
+		s = "server error" + status + ": " + e.Message
+	case KindBadRequest:
+		s = "request rejected" + status + ": " + e.Message
+	case KindStreamCut:
+		s = "stream cut: " + e.Message
+	case KindNetwork:
+		s = "network error: " + e.Message
+	default:
+		s = e.Message
+		if status != "" {
+			s = "error" + status + ": " + e.Message
+		}
+	}
+	if e.Attempts > 1 {
+		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsOverflow reports whether err (anywhere in its chain) is a context-overflow error.
+func IsOverflow(err error) bool { return IsKind(err, KindOverflow) }
+
+// IsKind reports whether err (anywhere in its chain) is an *Error of kind k.
+func IsKind(err error, k Kind) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == k
+}

@@ -1,0 +1,126 @@
+package llm
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+)
+
+// attemptState is what the HTTP layer learns about one attempt that
+// go-openai does not pass on: the response headers (Retry-After lives
+// there, and go-openai's APIError drops them) and a heartbeat for the idle
+// timer. It travels in the request's context; Do runs on the caller's
+// goroutine, so header and status need no lock.
+type attemptState struct {
+	header http.Header
+	status int
+	touch  func() // called whenever bytes arrive from the server
+}
+
+type attemptKey struct{}
+
+func withAttempt(ctx context.Context, st *attemptState) context.Context {
+	return context.WithValue(ctx, attemptKey{}, st)
+}
+
+// observingDoer wraps the caller's *http.Client (go-openai accepts any
+// Doer), so the client itself is never modified.
+type observingDoer struct {
+	client *http.Client
+}
+
+func (d observingDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.client.Do(req)
+	st, _ := req.Context().Value(attemptKey{}).(*attemptState)
+	if err != nil || st == nil {
+		return resp, err
+	}
+	st.header = resp.Header
+	st.status = resp.StatusCode
+	st.touch()
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		resp.Body = newSSEFilter(resp.Body, st.touch)
+	}
+	return resp, nil
+}
+
+// sseFilter drops SSE comment lines (": OPENROUTER PROCESSING") and blank
+// lines from a response body. go-openai counts every line that is not
+// "data:" as an empty message, keeps its text in an error buffer that only
+// grows, and aborts the stream after 300 of them in a row — so a long wait
+// filled with keep-alives would kill a healthy stream. Event separators
+// carry no meaning for go-openai (one data line is one event), so dropping
+// them changes nothing else. Other non-data lines are passed through: a
+// server that answers a stream request with a plain JSON error body still
+// reaches go-openai's error decoding.
+//
+// The filter streams byte by byte through a bufio.Reader and never holds a
+// whole line, so arbitrarily long data lines cost no extra memory.
+type sseFilter struct {
+	r           *bufio.Reader
+	body        io.Closer
+	atLineStart bool
+	skipping    bool
+	err         error
+}
+
+func newSSEFilter(body io.ReadCloser, touch func()) *sseFilter {
+	return &sseFilter{
+		r:           bufio.NewReader(touchReader{body, touch}),
+		body:        body,
+		atLineStart: true,
+	}
+}
+
+func (f *sseFilter) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		// Hand back what we have rather than block for more.
+		if n > 0 && f.r.Buffered() == 0 {
+			break
+		}
+		if f.err != nil {
+			break
+		}
+		b, err := f.r.ReadByte()
+		if err != nil {
+			f.err = err
+			break
+		}
+		switch {
+		case f.skipping:
+			if b == '\n' {
+				f.skipping = false
+				f.atLineStart = true
+			}
+		case f.atLineStart && b == ':':
+			f.skipping = true
+		case f.atLineStart && (b == '\n' || b == '\r'):
+			// blank line: an event separator
+		default:
+			p[n] = b
+			n++
+			f.atLineStart = b == '\n'
+		}
+	}
+	if n > 0 {
+		return n, nil
+	}
+	return 0, f.err
+}
+
+func (f *sseFilter) Close() error { return f.body.Close() }
+
+type touchReader struct {
+	r     io.Reader
+	touch func()
+}
+
+func (t touchReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.touch()
+	}
+	return n, err
+}

@@ -1,0 +1,98 @@
+package llmtest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+)
+
+// Agent returns a responder that plays a small, predictable coding agent
+// with clawdcode's tool names, for end-to-end and kill tests.
+//
+// When the last message is from the user, each of its lines of one of these
+// forms becomes a tool call (several lines: parallel calls, in order; the
+// verb is case-insensitive and must start the line):
+//
+//	read <path>            → Read  {"file_path": "<path>"}
+//	write <path> <text>    → Write {"file_path": "<path>", "content": "<text>"}
+//	bash <command>         → Bash  {"command": "<command>"}
+//
+// A user message with no such line is answered with the text
+// "You said: <its first line>".
+//
+// When the last message is a tool result, the answer is the text
+// "Tool results:" followed by one line per tool message at the end of the
+// conversation, "- <tool_call_id>: <Digest(content)>", so a test can check
+// exactly which results the model was sent. Any other last message is
+// answered "OK".
+func Agent() func(Request) Reply {
+	return func(r Request) Reply {
+		if len(r.Messages) == 0 {
+			return Text("OK")
+		}
+		last := r.Messages[len(r.Messages)-1]
+		switch last.Role {
+		case chat.RoleUser:
+			if calls := agentCalls(last.Content); len(calls) > 0 {
+				return ToolCalls(calls...)
+			}
+			first, _, _ := strings.Cut(last.Content, "\n")
+			return Text("You said: " + first)
+		case chat.RoleTool:
+			var b strings.Builder
+			b.WriteString("Tool results:")
+			start := len(r.Messages)
+			for start > 0 && r.Messages[start-1].Role == chat.RoleTool {
+				start--
+			}
+			for _, m := range r.Messages[start:] {
+				fmt.Fprintf(&b, "\n- %s: %s", m.ToolCallID, Digest(m.Content))
+			}
+			return Text(b.String())
+		}
+		return Text("OK")
+	}
+}
+
+func agentCalls(content string) []ToolCall {
+	var calls []ToolCall
+	for _, line := range strings.Split(content, "\n") {
+		line = strings.TrimSpace(line)
+		verb, rest, _ := strings.Cut(line, " ")
+		rest = strings.TrimSpace(rest)
+		if rest == "" {
+			continue
+		}
+		var name string
+		var args map[string]string
+		switch strings.ToLower(verb) {
+		case "read":
+			name, args = "Read", map[string]string{"file_path": rest}
+		case "write":
+			path, text, _ := strings.Cut(rest, " ")
+			name, args = "Write", map[string]string{"file_path": path, "content": text}
+		case "bash":
+			name, args = "Bash", map[string]string{"command": rest}
+		default:
+			continue
+		}
+		b, _ := json.Marshal(args)
+		calls = append(calls, Call(name, string(b)))
+	}
+	return calls
+}
+
+// Digest summarises a tool result in one line: its first line (at most 60
+// bytes), its length, and the first 12 hex digits of its SHA-256.
+func Digest(output string) string {
+	first, _, _ := strings.Cut(output, "\n")
+	if len(first) > 60 {
+		first = first[:60]
+	}
+	sum := sha256.Sum256([]byte(output))
+	return fmt.Sprintf("%q (%d bytes, sha256 %s)", first, len(output), hex.EncodeToString(sum[:6]))
+}

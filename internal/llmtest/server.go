@@ -1,0 +1,333 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+)
+
+// Options configure a Server at start.
+type Options struct {
+	// Window, when positive, is the context window in tokens: a request
+	// whose estimate exceeds it is answered 400 context_length_exceeded.
+	Window int
+	// Tokens estimates a request's prompt tokens; nil = EstimateTokens.
+	Tokens func(Request) int
+	// RejectConsecutiveUser answers 400 when two user messages follow each
+	// other. The real API allows it; clawdcode is meant to merge such turns.
+	RejectConsecutiveUser bool
+	// APIKey, when set, must arrive as "Authorization: Bearer <APIKey>";
+	// anything else is answered 401 like OpenAI answers a bad key.
+	APIKey string
+}
+
+// Request is one recorded request, decoded.
+type Request struct {
+	Path          string
+	Authorization string // the Authorization header as sent
+	Model         string
+	Messages      []chat.Message
+	Tools         []chat.ToolDef
+	Stream        bool
+	IncludeUsage  bool // stream_options.include_usage
+	// MaxCompletionTokens and MaxTokens are 0 when not sent.
+	MaxCompletionTokens int
+	MaxTokens           int
+	Body                []byte // the raw request body
+	Tokens              int    // the prompt estimate the server used
+
+	// Status is the HTTP status the server answered with (200 for a
+	// completion, even one whose stream it then cut), and Error the
+	// message of a rejection.
+	Status int
+	Error  string
+}
+
+// Server is a scripted chat-completions endpoint; see the package doc.
+type Server struct {
+	tb   testing.TB
+	http *httptest.Server
+	done chan struct{}
+	once sync.Once
+
+	mu        sync.Mutex
+	opts      Options
+	queue     []Reply
+	responder func(Request) Reply
+	requests  []Request
+	calls     int // tool-call ids handed out
+	replies   int // completion ids handed out
+}
+
+// NewServer starts a server on loopback; it is closed when the test ends.
+func NewServer(tb testing.TB, opts Options) *Server {
+	tb.Helper()
+	s := &Server{tb: tb, done: make(chan struct{}), opts: opts}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/chat/completions", s.handle)
+	mux.HandleFunc("/chat/completions", s.handle)
+	s.http = httptest.NewServer(mux)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// URL is the base URL to hand to a client, "/v1" included
+// (OPENAI_BASE_URL).
+func (s *Server) URL() string { return s.http.URL + "/v1" }
+
+// Close releases hanging and delayed handlers, then shuts the server down.
+// It is safe to call more than once.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		close(s.done)
+		s.http.CloseClientConnections()
+		s.http.Close()
+	})
+}
+
+// Enqueue appends replies to the FIFO; each completion request that passes
+// validation takes the first one.
+func (s *Server) Enqueue(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, replies...)
+}
+
+// Pending is how many enqueued replies have not been used yet.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
+}
+
+// SetResponder sets the function that answers when the FIFO is empty. It
+// may be called concurrently for concurrent requests.
+func (s *Server) SetResponder(f func(Request) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responder = f
+}
+
+// SetWindow changes Options.Window.
+func (s *Server) SetWindow(tokens int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.Window = tokens
+}
+
+// Requests returns a copy of every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// LastRequest returns the latest request; the test fails if there is none.
+func (s *Server) LastRequest() Request {
+	s.tb.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.requests) == 0 {
+		s.tb.Fatalf("llmtest: no request received")
+	}
+	return s.requests[len(s.requests)-1]
+}
+
+// EstimateTokens is the server's default prompt size: the JSON encoding of
+// the messages and tools (as decoded into clawdcode's chat types), at four
+// bytes a token, rounded up. It is deliberately simple and predictable, not
+// a tokenizer: tests size their windows against it.
+func EstimateTokens(r Request) int {
+	n := 0
+	if b, err := json.Marshal(r.Messages); err == nil {
+		n += len(b)
+	}
+	if len(r.Tools) > 0 {
+		if b, err := json.Marshal(r.Tools); err == nil {
+			n += len(b)
+		}
+	}
+	return (n + 3) / 4
+}
+
+// completionTokens estimates a reply the same way: bytes of text, tool
+// names and arguments over four, at least one.
+func completionTokens(r Reply) int {
+	n := len(r.Text)
+	for _, c := range r.ToolCalls {
+		n += len(c.Name) + len(c.Arguments)
+	}
+	return max(1, (n+3)/4)
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		writeError(w, http.StatusMethodNotAllowed, errorBody("Method not allowed, use POST.", "invalid_request_error", "", ""))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return // the client went away mid-request
+	}
+	req := Request{Path: r.URL.Path, Authorization: r.Header.Get("Authorization"), Body: body}
+
+	s.mu.Lock()
+	opts := s.opts
+	s.mu.Unlock()
+
+	status, errBody, errMsg := s.check(&req, opts)
+	s.mu.Lock()
+	idx := len(s.requests)
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	if status != 0 {
+		s.setOutcome(idx, status, errMsg)
+		writeError(w, status, errBody)
+		return
+	}
+
+	reply := s.next(req)
+	if reply.Status != 0 {
+		s.setOutcome(idx, reply.Status, reply.Body)
+	} else {
+		s.setOutcome(idx, http.StatusOK, "")
+	}
+	s.serve(w, r, req, reply)
+}
+
+// check decodes and validates a request; a non-zero status is the
+// rejection to send.
+func (s *Server) check(req *Request, opts Options) (status int, body, msg string) {
+	if opts.APIKey != "" && req.Authorization != "Bearer "+opts.APIKey {
+		return http.StatusUnauthorized, unauthorizedBody, "invalid_api_key"
+	}
+	wire, err := decodeRequest(req)
+	if err != nil {
+		msg := "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)"
+		return http.StatusBadRequest, errorBody(msg, "invalid_request_error", "", ""), msg
+	}
+	if v := validate(wire, opts.RejectConsecutiveUser); v != nil {
+		return http.StatusBadRequest, v.body(), v.message
+	}
+	if opts.Tokens != nil {
+		req.Tokens = opts.Tokens(*req)
+	} else {
+		req.Tokens = EstimateTokens(*req)
+	}
+	if opts.Window > 0 && req.Tokens+req.MaxCompletionTokens > opts.Window {
+		b := overflowBody(opts.Window, req.Tokens, req.MaxCompletionTokens)
+		return http.StatusBadRequest, b, "context_length_exceeded"
+	}
+	return 0, "", ""
+}
+
+func (s *Server) setOutcome(idx, status int, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests[idx].Status = status
+	s.requests[idx].Error = msg
+}
+
+// next takes the reply for req and gives its tool calls their ids.
+func (s *Server) next(req Request) Reply {
+	s.mu.Lock()
+	var reply Reply
+	scripted := len(s.queue) > 0
+	responder := s.responder
+	if scripted {
+		reply = s.queue[0]
+		s.queue = s.queue[1:]
+	}
+	s.mu.Unlock()
+
+	switch {
+	case scripted:
+	case responder != nil:
+		reply = responder(req)
+	default:
+		msg := "llmtest: no reply scripted for this request (Enqueue or SetResponder)"
+		return Reply{Status: http.StatusBadRequest, Body: errorBody(msg, "invalid_request_error", "", "")}
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	calls := make([]ToolCall, len(reply.ToolCalls))
+	for i, c := range reply.ToolCalls {
+		if c.ID == "" {
+			s.calls++
+			c.ID = fmt.Sprintf("call_%03d", s.calls)
+		}
+		calls[i] = c
+	}
+	reply.ToolCalls = calls
+	return reply
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, reply Reply) {
+	if reply.Delay > 0 {
+		t := time.NewTimer(reply.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		case <-s.done:
+			t.Stop()
+			return
+		}
+	}
+	if reply.Hang {
+		select {
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+		return
+	}
+	for k, vs := range reply.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	if reply.Status != 0 {
+		writeError(w, reply.Status, reply.Body)
+		return
+	}
+	s.mu.Lock()
+	s.replies++
+	id := fmt.Sprintf("chatcmpl-llmtest-%d", s.replies)
+	s.mu.Unlock()
+	c := completion{id: id, model: req.Model, created: time.Now().Unix(), reply: reply, promptTokens: req.Tokens}
+	if req.Stream {
+		c.writeStream(w, req.IncludeUsage)
+		return
+	}
+	c.writeJSON(w)
+}
+
+func writeError(w http.ResponseWriter, status int, body string) {
+	if strings.HasPrefix(strings.TrimSpace(body), "{") {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+func errorBody(message, typ, param, code string) string {
+	e := map[string]any{"message": message, "type": typ, "param": nil, "code": nil}
+	if param != "" {
+		e["param"] = param
+	}
+	if code != "" {
+		e["code"] = code
+	}
+	b, _ := json.Marshal(map[string]any{"error": e})
+	return string(b)
+}
