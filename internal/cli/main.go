@@ -1,8 +1,72 @@
-// Package cli builds clawdcode's cobra commands (constructors, no package
-// state), resolves flags and environment into the engine's configuration,
-// and maps errors to exit codes in one place.
+// Package cli is clawdcode's command line: cobra commands built by
+// constructors (no package state), flag and environment resolution into the
+// engine's configuration, the -p output formats, the sessions commands, and
+// the one mapping from errors to exit statuses (Describe).
+//
+// Exit statuses follow CONTRACT.md section 1: 0 success, 1 runtime error,
+// 2 usage error, 130 interrupted. Every error is printed once, to stderr, as
+// "clawdcode: <message>" plus at most a few hint lines; data goes to stdout.
 package cli
 
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/clawdcode/clawdcode/internal/iostreams"
+)
+
 // Main runs clawdcode with the process's arguments and streams and returns
-// the exit code. THE CLI HELPER REPLACES THIS BODY.
-func Main() int { return 0 }
+// the exit status.
+func Main() int {
+	f := NewFactory(iostreams.System())
+	ctx, stop := withSignals(context.Background(), f)
+	defer stop()
+	return Run(ctx, f, os.Args[1:])
+}
+
+// Run executes one command line and returns its exit status, having printed
+// any error to f.IO.ErrOut. Tests call it in-process.
+func Run(ctx context.Context, f *Factory, args []string) int {
+	root := NewCmdRoot(f)
+	root.SetArgs(args)
+	_, err := root.ExecuteContextC(ctx)
+	failure := Describe(err, context.Cause(ctx))
+	failure.Print(f.IO.ErrOut)
+	return failure.Code
+}
+
+// withSignals cancels the returned context (cause errInterrupted) on the
+// first SIGINT or SIGTERM, and exits at once with 130 on the second, for a
+// run that does not stop in time. Once the REPL owns Ctrl-C, SIGINT is left
+// to it (it cancels only the current turn).
+func withSignals(parent context.Context, f *Factory) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		received := 0
+		for {
+			select {
+			case <-done:
+				return
+			case s := <-sigs:
+				if s == os.Interrupt && f.replOwnsInterrupt.Load() {
+					continue
+				}
+				received++
+				if received > 1 {
+					os.Exit(ExitInterrupted)
+				}
+				cancel(errInterrupted)
+			}
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}

@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses of CONTRACT.md section 1.
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitInterrupted = 130
+)
+
+// errInterrupted is the cancellation cause when SIGINT or SIGTERM arrives.
+var errInterrupted = errors.New("interrupted")
+
+// maxCandidates bounds the hint lines of an ambiguous session id: the
+// contract allows "at most a few lines" after the error.
+const maxCandidates = 8
+
+// UsageError is a mistake in how clawdcode was invoked (exit status 2):
+// a bad flag value, a missing argument, an unknown session id.
+type UsageError struct {
+	Err   error
+	Hints []string
+}
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// usageErrorf builds a *UsageError from a format.
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// flagError is a flag cobra or pflag rejected; it is the one error after
+// which the command's usage is printed.
+type flagError struct {
+	err error
+	cmd *cobra.Command
+}
+
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
+
+// hintError attaches hint lines to a runtime error.
+type hintError struct {
+	err   error
+	hints []string
+}
+
+func (e *hintError) Error() string { return e.err.Error() }
+func (e *hintError) Unwrap() error { return e.err }
+
+// withHint adds hint lines shown under the error message.
+func withHint(err error, hints ...string) error {
+	if err == nil {
+		return nil
+	}
+	return &hintError{err: err, hints: hints}
+}
+
+// Failure is what the user is told about an error: the exit status, the
+// message after "clawdcode: ", the hint lines and whether usage follows.
+type Failure struct {
+	Code    int
+	Message string
+	Hints   []string
+	Usage   string
+}
+
+// Describe is the one place that maps an error to an exit status and the
+// text printed for it. cause is the run context's cancellation cause (nil
+// while it runs), so an error provoked by an interrupt counts as one.
+func Describe(err error, cause error) Failure {
+	if err == nil {
+		return Failure{Code: ExitOK}
+	}
+	var (
+		usage *UsageError
+		flag  *flagError
+		amb   *storage.AmbiguousIDError
+		hint  *hintError
+		lerr  *llm.Error
+	)
+	f := Failure{Code: ExitError, Message: err.Error()}
+	if errors.As(err, &hint) {
+		f.Hints = append(f.Hints, hint.hints...)
+	}
+	switch {
+	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled),
+		errors.Is(cause, errInterrupted):
+		return Failure{Code: ExitInterrupted, Message: "interrupted"}
+	case errors.As(err, &flag):
+		f.Code = ExitUsage
+		if flag.cmd != nil {
+			f.Usage = flag.cmd.UsageString()
+		}
+	case errors.As(err, &usage):
+		f.Code = ExitUsage
+		f.Hints = append(f.Hints, usage.Hints...)
+	case errors.As(err, &amb):
+		f.Code = ExitUsage
+		f.Hints = append(f.Hints, candidateLines(amb.Candidates)...)
+	case errors.Is(err, storage.ErrInvalidID), errors.Is(err, storage.ErrNotFound):
+		f.Code = ExitUsage
+	case errors.Is(err, llm.ErrMissingAPIKey):
+		f.Hints = append(f.Hints, "set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server")
+	case errors.Is(err, agent.ErrMaxTurns):
+		f.Hints = append(f.Hints, "the session is saved: continue it with -c, or raise --max-turns")
+	case errors.Is(err, storage.ErrSessionBusy):
+		f.Hints = append(f.Hints, "close the other clawdcode, or start a new session without -c/-r")
+	case errors.As(err, &lerr):
+		switch lerr.Kind {
+		case llm.KindAuth:
+			f.Hints = append(f.Hints, "check OPENAI_API_KEY (and OPENAI_BASE_URL)")
+		case llm.KindQuota:
+			f.Hints = append(f.Hints, "the account behind OPENAI_API_KEY is out of quota")
+		case llm.KindNetwork:
+			f.Hints = append(f.Hints, "is the server at OPENAI_BASE_URL reachable?")
+		}
+	}
+	return f
+}
+
+// Print writes the failure to w: one "clawdcode: " line, the hints
+// indented, then the usage for flag errors.
+func (f Failure) Print(w io.Writer) {
+	if f.Code == ExitOK {
+		return
+	}
+	fmt.Fprintf(w, "clawdcode: %s\n", f.Message)
+	for _, h := range f.Hints {
+		fmt.Fprintf(w, "  %s\n", h)
+	}
+	if f.Usage != "" {
+		fmt.Fprintf(w, "\n%s", f.Usage)
+	}
+}
+
+// candidateLines renders the sessions an ambiguous prefix matched.
+func candidateLines(cands []storage.SessionInfo) []string {
+	lines := make([]string, 0, min(len(cands), maxCandidates)+1)
+	for i, c := range cands {
+		if i == maxCandidates {
+			lines = append(lines, fmt.Sprintf("… and %d more", len(cands)-maxCandidates))
+			break
+		}
+		title := strings.TrimSpace(c.Title)
+		if title == "" {
+			title = "(untitled)"
+		}
+		lines = append(lines, fmt.Sprintf("%s  %s  %s", c.ID, c.Updated.UTC().Format(time.RFC3339), title))
+	}
+	return lines
+}

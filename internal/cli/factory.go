@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// Cache sizing for the process-wide CacheStore (token counts, tool
+// results, file contents): enough for a long session, short-lived enough
+// that a file edited outside clawdcode is not served stale for long.
+const (
+	cacheEntries = 4096
+	cacheTTL     = 10 * time.Minute
+)
+
+// Factory hands out the dependencies commands need, each built on first
+// use, so that --version, completion and the sessions commands never build
+// an LLM client, a cache or a tokenizer. Safe for concurrent use.
+type Factory struct {
+	IO *iostreams.IOStreams
+
+	// Getenv, Getwd and Home are the process's environment, working
+	// directory and CLAWDCODE_HOME; tests replace them.
+	Getenv func(string) string
+	Getwd  func() (string, error)
+	Home   func() (string, error)
+	// HTTPClient is handed to the LLM client (nil = its default).
+	HTTPClient *http.Client
+
+	home    lazy[string]
+	store   lazy[*storage.Store]
+	project lazy[*storage.Project]
+	client  lazy[*llm.Client]
+	cache   lazy[*storage.CacheStore]
+
+	// replOwnsInterrupt is set once the REPL runs: it handles Ctrl-C
+	// itself, so SIGINT must no longer cancel the whole run.
+	replOwnsInterrupt atomic.Bool
+}
+
+// NewFactory returns a factory over the process's environment.
+func NewFactory(ios *iostreams.IOStreams) *Factory {
+	return &Factory{IO: ios, Getenv: os.Getenv, Getwd: os.Getwd, Home: storage.Home}
+}
+
+// lazy is a value built once on first use.
+type lazy[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+func (l *lazy[T]) get(build func() (T, error)) (T, error) {
+	l.once.Do(func() { l.v, l.err = build() })
+	return l.v, l.err
+}
+
+// HomeDir is CLAWDCODE_HOME (default ~/.clawdcode).
+func (f *Factory) HomeDir() (string, error) {
+	return f.home.get(func() (string, error) {
+		h, err := f.Home()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Abs(h)
+	})
+}
+
+// Store is the session store rooted at CLAWDCODE_HOME.
+func (f *Factory) Store() (*storage.Store, error) {
+	return f.store.get(func() (*storage.Store, error) {
+		home, err := f.HomeDir()
+		if err != nil {
+			return nil, err
+		}
+		return storage.NewStore(home), nil
+	})
+}
+
+// Project is the project of the working directory.
+func (f *Factory) Project() (*storage.Project, error) {
+	return f.project.get(func() (*storage.Project, error) {
+		s, err := f.Store()
+		if err != nil {
+			return nil, err
+		}
+		wd, err := f.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		return s.Project(wd)
+	})
+}
+
+// LLM is the chat-completions client for OPENAI_BASE_URL / OPENAI_API_KEY.
+// With the default endpoint and no key it fails (llm.ErrMissingAPIKey)
+// without touching the network.
+func (f *Factory) LLM() (*llm.Client, error) {
+	return f.client.get(func() (*llm.Client, error) {
+		return llm.New(llm.Config{
+			BaseURL:    strings.TrimSpace(f.Getenv("OPENAI_BASE_URL")),
+			APIKey:     strings.TrimSpace(f.Getenv("OPENAI_API_KEY")),
+			HTTPClient: f.HTTPClient,
+		})
+	})
+}
+
+// Cache is the process-wide CacheStore; it owns a goroutine, so it is
+// created once and only by commands that talk to a model.
+func (f *Factory) Cache() *storage.CacheStore {
+	c, _ := f.cache.get(func() (*storage.CacheStore, error) {
+		return storage.NewCacheStore(cacheEntries, cacheTTL), nil
+	})
+	return c
+}
+
+// handOverInterrupt tells the signal handler that the REPL now owns SIGINT.
+func (f *Factory) handOverInterrupt() { f.replOwnsInterrupt.Store(true) }

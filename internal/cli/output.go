@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/agent"
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// Result is the result object of CONTRACT.md section 5, printed by
+// --output-format json (alone) and stream-json (last line).
+type Result struct {
+	Type        string        `json:"type"`    // always "result"
+	Subtype     string        `json:"subtype"` // "success" or "error"
+	IsError     bool          `json:"is_error"`
+	Result      string        `json:"result"` // the final answer, or the error message
+	SessionID   string        `json:"session_id"`
+	NumTurns    int           `json:"num_turns"`
+	DurationMS  int64         `json:"duration_ms"`
+	Usage       ResultUsage   `json:"usage"`
+	Context     ResultContext `json:"context"`
+	Compactions int           `json:"compactions"`
+}
+
+// ResultUsage is the model usage of the run.
+type ResultUsage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// ResultContext is the session's context size when the run ended.
+type ResultContext struct {
+	Tokens int `json:"tokens"`
+	Window int `json:"window"`
+}
+
+// newResult builds the result object of a run that ended with err (nil =
+// success) after answer.
+func newResult(answer string, err error) Result {
+	r := Result{Type: "result", Subtype: "success", Result: answer}
+	if err != nil {
+		r.Subtype, r.IsError = "error", true
+		r.Result = Describe(err, nil).Message
+	}
+	return r
+}
+
+// event is one line of --output-format stream-json.
+type event map[string]any
+
+// printSink receives a -p run's events (agent.Sink) and writes them in the
+// chosen output format. Only stream-json writes while the run goes; text
+// and json write once, at the end (finish).
+type printSink struct {
+	format string
+	io     *iostreams.IOStreams
+	enc    *json.Encoder // stream-json lines on io.Out
+
+	// init returns the stream-json init event; it is written before the
+	// first other event, when the session id is known.
+	init     func() event
+	initDone bool
+	text     strings.Builder // assistant text not yet written as an event
+}
+
+var _ agent.Sink = (*printSink)(nil)
+
+func newPrintSink(ios *iostreams.IOStreams, format string, init func() event) *printSink {
+	s := &printSink{format: format, io: ios, init: init}
+	if format == FormatStreamJSON {
+		s.enc = json.NewEncoder(ios.Out)
+		s.enc.SetEscapeHTML(false)
+	}
+	return s
+}
+
+func (s *printSink) emit(e any) {
+	if !s.initDone {
+		s.initDone = true
+		if s.init != nil {
+			_ = s.enc.Encode(s.init())
+		}
+	}
+	_ = s.enc.Encode(e)
+}
+
+// flushText writes the assistant text gathered so far as one event: one
+// per model message, cut where a tool call or a notice comes between.
+func (s *printSink) flushText() {
+	if s.text.Len() == 0 {
+		return
+	}
+	s.emit(event{"type": "assistant", "text": s.text.String()})
+	s.text.Reset()
+}
+
+func (s *printSink) Text(delta string) {
+	if s.format == FormatStreamJSON {
+		s.text.WriteString(delta)
+	}
+}
+
+func (s *printSink) ToolStart(id, name string, input json.RawMessage) {
+	switch s.format {
+	case FormatStreamJSON:
+		s.flushText()
+		if len(input) == 0 || !json.Valid(input) {
+			input = json.RawMessage(`{}`)
+		}
+		s.emit(event{"type": "tool_use", "id": id, "name": name, "input": input})
+	case FormatText:
+		if s.io.IsStderrTTY() {
+			fmt.Fprintf(s.io.ErrOut, "→ %s\n", describeCall(name, input))
+		}
+	}
+}
+
+func (s *printSink) ToolEnd(id, name string, res tools.Result) {
+	switch s.format {
+	case FormatStreamJSON:
+		e := event{"type": "tool_result", "id": id, "name": name, "output": res.Output, "is_error": res.Error != ""}
+		if res.Error != "" {
+			e["error"] = res.Error
+		}
+		s.emit(e)
+	case FormatText:
+		if s.io.IsStderrTTY() && res.Error != "" {
+			fmt.Fprintf(s.io.ErrOut, "  ⎿ error: %s\n", oneLine(res.Error, toolResultPreview))
+		}
+	}
+}
+
+func (s *printSink) Notice(n contextmgr.Notice) {
+	switch s.format {
+	case FormatStreamJSON:
+		s.flushText()
+		typ := "notice"
+		switch n.Kind {
+		case "compacting", "compacted", "fallback":
+			typ = "compact"
+		}
+		s.emit(event{"type": typ, "kind": n.Kind, "text": n.Text})
+	default:
+		// stdout belongs to the answer (or the one JSON object); warnings
+		// always reach stderr, progress only when a person watches it.
+		if n.Kind == "warning" {
+			fmt.Fprintf(s.io.ErrOut, "clawdcode: warning: %s\n", n.Text)
+		} else if s.io.IsStderrTTY() {
+			fmt.Fprintf(s.io.ErrOut, "%s\n", n.Text)
+		}
+	}
+}
+
+// finish writes the end of the run: the answer (text), or the result object
+// (json, and stream-json as its last line).
+func (s *printSink) finish(res Result, started time.Time) {
+	res.DurationMS = time.Since(started).Milliseconds()
+	switch s.format {
+	case FormatText:
+		if !res.IsError && res.Result != "" {
+			writeAnswer(s.io.Out, res.Result)
+		}
+	case FormatJSON:
+		enc := json.NewEncoder(s.io.Out)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(res)
+	case FormatStreamJSON:
+		s.flushText()
+		s.emit(res)
+	}
+}
+
+// writeAnswer prints the final answer with exactly one trailing newline.
+func writeAnswer(w io.Writer, text string) {
+	fmt.Fprintf(w, "%s\n", strings.TrimRight(text, "\n"))
+}

@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/slash"
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// printRun is -p: one prompt (or one slash command) through the engine,
+// then the answer or the result object. Every failure after flag parsing
+// still produces the result object in the json formats.
+func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
+	started := time.Now()
+	var eng *agent.Engine
+	sink := newPrintSink(f.IO, opts.OutputFormat, func() event {
+		e := event{"type": "system", "subtype": "init", "model": opts.Model, "tools": contractTools}
+		e["session_id"], e["cwd"] = "", ""
+		if eng != nil {
+			e["session_id"] = eng.SessionID()
+			if p := eng.Project(); p != nil {
+				e["cwd"] = p.Root
+			}
+		}
+		return e
+	})
+
+	answer, turn, err := func() (answer string, turn *agent.TurnResult, err error) {
+		prompt, err := readPrompt(ctx, f.IO, opts.Prompt)
+		if err != nil {
+			return "", nil, err
+		}
+		registry := slash.Default()
+		isSlash := isSlashCommand(registry, prompt)
+		// A slash command may need no model at all (/help, /sessions), so
+		// the client is built only when one is called.
+		eng, err = openEngine(ctx, f, opts, nil, !isSlash)
+		if err != nil {
+			return "", nil, err
+		}
+		if isSlash {
+			out, err := runSlash(ctx, f.IO, opts.OutputFormat, registry, eng, prompt)
+			return out, nil, err
+		}
+		turn, err = eng.Submit(ctx, prompt, sink)
+		if turn != nil {
+			answer = turn.Text
+		}
+		return answer, turn, err
+	}()
+
+	res := newResult(answer, err)
+	if turn != nil {
+		res.NumTurns = turn.NumTurns
+		res.Usage = ResultUsage{InputTokens: turn.Usage.InputTokens, OutputTokens: turn.Usage.OutputTokens}
+	}
+	res.Context.Window = opts.Window
+	if eng != nil {
+		res.SessionID = eng.SessionID()
+		if m := eng.Context(); m != nil {
+			u := m.Usage()
+			res.Context = ResultContext{Tokens: u.Tokens, Window: u.Window}
+			res.Compactions = m.Compactions()
+		}
+		if cerr := eng.Close(); err == nil && cerr != nil {
+			err = cerr
+			res = newResult("", err)
+		}
+	}
+	sink.finish(res, started)
+	return err
+}
+
+// readPrompt joins the positional prompt and, when stdin is not a terminal,
+// what it carries. Reading stops at EOF (a closed or /dev/null stdin gives
+// it at once) or when ctx is cancelled.
+func readPrompt(ctx context.Context, ios *iostreams.IOStreams, positional string) (string, error) {
+	prompt := strings.TrimSpace(positional)
+	if !ios.IsStdinTTY() && ios.In != nil {
+		piped, err := readAll(ctx, ios.In)
+		if err != nil {
+			return "", err
+		}
+		if piped = strings.TrimSpace(piped); piped != "" {
+			if prompt == "" {
+				prompt = piped
+			} else {
+				prompt += "\n\n" + piped
+			}
+		}
+	}
+	if prompt == "" {
+		return "", usageErrorf("-p needs a prompt: pass it as an argument or on stdin")
+	}
+	return prompt, nil
+}
+
+// readAll reads r to its end in the background so that an interrupt is not
+// held up by a writer that never closes the pipe. A read error (stdin
+// closed by the parent) ends the input like EOF.
+func readAll(ctx context.Context, r io.Reader) (string, error) {
+	done := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		_, _ = io.Copy(&b, r)
+		done <- b.String()
+	}()
+	select {
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
+	case s := <-done:
+		return s, nil
+	}
+}
+
+// isSlashCommand reports whether a -p prompt is a slash command. "/etc/hosts
+// is …" is a prompt about a path; "/compact" and an unknown "/compcat" are
+// commands (the latter fails naming /help, as in the REPL).
+func isSlashCommand(reg *slash.Registry, prompt string) bool {
+	name, _, ok := slash.Parse(prompt)
+	if !ok || name == "" {
+		return false
+	}
+	if slices.ContainsFunc(reg.Commands(), func(c slash.Command) bool { return c.Name == name }) {
+		return true
+	}
+	return !strings.ContainsAny(name, "/.")
+}
+
+// runSlash runs a slash command against the engine. In the json formats its
+// output becomes the result text instead of going to stdout.
+func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg *slash.Registry, eng *agent.Engine, line string) (string, error) {
+	env := &slash.Env{Engine: eng, IO: ios}
+	var captured *strings.Builder
+	if format != FormatText {
+		capIO, _, _, _ := iostreams.Test()
+		captured = &strings.Builder{}
+		capIO.In, capIO.Out, capIO.ErrOut = ios.In, captured, ios.ErrOut
+		env.IO = capIO
+	}
+	err := reg.Run(ctx, env, line)
+	if errors.Is(err, slash.ErrExit) {
+		err = nil
+	}
+	if captured == nil {
+		return "", err
+	}
+	return strings.TrimRight(captured.String(), "\n"), err
+}
+
+// openEngine builds the engine for opts and opens its session: the one
+// -c/-r name, else a new one. eagerLLM builds the client first so that a
+// missing key stops the run before anything is written.
+func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.Asker, eagerLLM bool) (*agent.Engine, error) {
+	p, err := f.Project()
+	if err != nil {
+		return nil, err
+	}
+	id, err := sessionToOpen(f, opts)
+	if err != nil {
+		return nil, err
+	}
+	var client agent.LLM = &lazyLLM{f: f}
+	if eagerLLM {
+		c, err := f.LLM()
+		if err != nil {
+			return nil, err
+		}
+		client = c
+	}
+	eng := agent.New(agent.Config{
+		Model:       opts.Model,
+		Window:      opts.Window,
+		Threshold:   opts.Threshold,
+		MaxTurns:    opts.MaxTurns,
+		Project:     p,
+		LLM:         client,
+		Permissions: tools.NewPermissions(opts.AllowedTools, opts.SkipPermissions, asker),
+		Cache:       f.Cache(),
+	})
+	if id != "" {
+		err = eng.Resume(ctx, id)
+	} else {
+		err = eng.StartNew(ctx, "")
+	}
+	if err != nil {
+		_ = eng.Close()
+		return nil, err
+	}
+	return eng, nil
+}
+
+// errNothingToContinue is -c in a project without sessions.
+var errNothingToContinue = errors.New("no session to continue in this project")
+
+// sessionToOpen resolves -c/-r to a session id ("" = start a new session).
+func sessionToOpen(f *Factory, opts *RootOptions) (string, error) {
+	switch {
+	case opts.Resume != "":
+		_, id, err := resolveSession(f, opts.Resume)
+		return id, err
+	case opts.Continue:
+		p, err := f.Project()
+		if err != nil {
+			return "", err
+		}
+		id, err := p.Latest()
+		if err != nil {
+			if errors.Is(err, storage.ErrNotFound) {
+				return "", withHint(errNothingToContinue, "start one with `clawdcode` or `clawdcode -p`")
+			}
+			return "", err
+		}
+		return id, nil
+	}
+	return "", nil
+}
+
+// lazyLLM builds the client on the first model call, for runs that may
+// never make one.
+type lazyLLM struct{ f *Factory }
+
+func (l *lazyLLM) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	c, err := l.f.LLM()
+	if err != nil {
+		return nil, err
+	}
+	return c.Stream(ctx, req, onDelta)
+}

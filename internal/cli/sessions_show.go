@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/spf13/cobra"
+)
+
+// Export formats of `sessions export`.
+const (
+	ExportMarkdown = "markdown"
+	ExportJSON     = "json"
+	ExportJSONL    = "jsonl"
+)
+
+// SessionsShowOptions are the arguments of `sessions show`.
+type SessionsShowOptions struct {
+	ID   string
+	Full bool
+}
+
+// NewCmdSessionsShow builds `sessions show <id>`; runF replaces the behaviour in tests.
+func NewCmdSessionsShow(f *Factory, runF func(context.Context, *SessionsShowOptions) error) *cobra.Command {
+	opts := &SessionsShowOptions{}
+	cmd := &cobra.Command{
+		Use:   "show <id>",
+		Short: "Show a session as readable text",
+		Long: `Show the live context of a session: what a resume would restore, with
+the compaction summary in place of the history it replaced. --full shows
+every record, the history before each compaction included.`,
+		Args: exactArgs(1, "a session id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return sessionsShow(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Full, "full", false, "include the history before compactions")
+	return cmd
+}
+
+func sessionsShow(ctx context.Context, f *Factory, opts *SessionsShowOptions) error {
+	p, id, err := resolveSession(f, opts.ID)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f.IO.Out)
+	t := &textTranscript{w: w}
+	fmt.Fprintf(w, "session %s", id)
+	if title := sessionTitle(p, id); title != "" {
+		fmt.Fprintf(w, " · %s", oneLine(title, 80))
+	}
+	fmt.Fprintf(w, "\nproject %s\n\n", p.Root)
+
+	warn := warnTo(f.IO.ErrOut)
+	if opts.Full {
+		err = storage.ReadAll(ctx, p.Path(id), func(_ int64, r *storage.Record) error {
+			t.record(r)
+			return nil
+		}, func(msg string) {
+			_ = w.Flush() // keep warnings in place relative to the transcript
+			warn(msg)
+		})
+		if err != nil {
+			return fmt.Errorf("read session %s: %w", id, err)
+		}
+		return w.Flush()
+	}
+
+	live, err := storage.LoadLive(ctx, p.Path(id))
+	if err != nil {
+		return fmt.Errorf("load session %s: %w", id, err)
+	}
+	for _, msg := range live.Warnings {
+		warn(msg)
+	}
+	if live.Summary != nil {
+		t.summary(live.Summary)
+	}
+	for _, lr := range live.Records {
+		if lr.Record.IsBoundary() || lr.Record.IsSummary() {
+			continue // the summary in force is printed first, the older ones are gone
+		}
+		t.record(lr.Record)
+	}
+	return w.Flush()
+}
+
+// SessionsExportOptions are the arguments of `sessions export`.
+type SessionsExportOptions struct {
+	ID     string
+	Format string
+}
+
+// NewCmdSessionsExport builds `sessions export <id>`; runF replaces the behaviour in tests.
+func NewCmdSessionsExport(f *Factory, runF func(context.Context, *SessionsExportOptions) error) *cobra.Command {
+	opts := &SessionsExportOptions{}
+	cmd := &cobra.Command{
+		Use:   "export <id>",
+		Short: "Write a whole session to stdout (markdown, json or jsonl)",
+		Args:  exactArgs(1, "a session id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if !slices.Contains([]string{ExportMarkdown, ExportJSON, ExportJSONL}, opts.Format) {
+				return usageErrorf("invalid --format %q: want markdown, json or jsonl", opts.Format)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return sessionsExport(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Format, "format", ExportMarkdown, "markdown, json or jsonl")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(
+		[]string{ExportMarkdown, ExportJSON, ExportJSONL}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// sessionsExport streams every record: a session can be far larger than
+// memory, so nothing is collected first.
+func sessionsExport(ctx context.Context, f *Factory, opts *SessionsExportOptions) error {
+	p, id, err := resolveSession(f, opts.ID)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f.IO.Out, 64<<10)
+	warn := warnTo(f.IO.ErrOut)
+	var each func(r *storage.Record) error
+	switch opts.Format {
+	case ExportMarkdown:
+		md := &markdownTranscript{w: w}
+		md.header(id, sessionTitle(p, id), p.Root)
+		each = func(r *storage.Record) error { md.record(r); return nil }
+	case ExportJSONL:
+		each = func(r *storage.Record) error {
+			b, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			w.Write(b)
+			return w.WriteByte('\n')
+		}
+	case ExportJSON:
+		head, err := json.Marshal(struct {
+			SessionID string `json:"session_id"`
+			Project   string `json:"project"`
+		}{id, p.Root})
+		if err != nil {
+			return err
+		}
+		// {"session_id":…,"project":…,"records":[ … ]}
+		w.Write(head[:len(head)-1])
+		w.WriteString(`,"records":[`)
+		first := true
+		each = func(r *storage.Record) error {
+			b, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			if !first {
+				w.WriteByte(',')
+			}
+			first = false
+			_, err = w.Write(b)
+			return err
+		}
+	}
+	err = storage.ReadAll(ctx, p.Path(id), func(_ int64, r *storage.Record) error { return each(r) }, warn)
+	if err != nil {
+		return fmt.Errorf("export session %s: %w", id, err)
+	}
+	if opts.Format == ExportJSON {
+		w.WriteString("]}\n")
+	}
+	return w.Flush()
+}
+
+// SessionsRmOptions are the arguments of `sessions rm`.
+type SessionsRmOptions struct {
+	ID  string
+	Yes bool
+}
+
+// NewCmdSessionsRm builds `sessions rm <id>`; runF replaces the behaviour in tests.
+func NewCmdSessionsRm(f *Factory, runF func(context.Context, *SessionsRmOptions) error) *cobra.Command {
+	opts := &SessionsRmOptions{}
+	cmd := &cobra.Command{
+		Use:     "rm <id>",
+		Aliases: []string{"delete"},
+		Short:   "Delete a session",
+		Args:    exactArgs(1, "a session id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return sessionsRm(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "delete without asking")
+	return cmd
+}
+
+func sessionsRm(ctx context.Context, f *Factory, opts *SessionsRmOptions) error {
+	p, id, err := resolveSession(f, opts.ID)
+	if err != nil {
+		return err
+	}
+	if !opts.Yes {
+		if !f.IO.IsStdinTTY() {
+			return usageErrorf("refusing to delete session %s without confirmation: pass --yes", id)
+		}
+		label := id
+		if title := sessionTitle(p, id); title != "" {
+			label += " (" + oneLine(title, 60) + ")"
+		}
+		ok, err := confirm(ctx, f, fmt.Sprintf("Delete session %s? [y/N] ", label))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(f.IO.ErrOut, "Kept.")
+			return nil
+		}
+	}
+	if err := p.Remove(id); err != nil {
+		return fmt.Errorf("remove session %s: %w", id, err)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Deleted session %s\n", id)
+	return nil
+}
+
+// confirm asks a yes/no question on the terminal; anything but y/yes is no.
+func confirm(ctx context.Context, f *Factory, question string) (bool, error) {
+	fmt.Fprint(f.IO.ErrOut, question)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(f.IO.In).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case <-ctx.Done():
+		return false, context.Cause(ctx)
+	case line := <-answer:
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return true, nil
+		}
+		return false, nil
+	}
+}
