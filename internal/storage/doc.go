@@ -1,0 +1,74 @@
+// Package storage keeps clawdcode's sessions: the PersistentStore (one
+// append-only JSONL file per session under
+// $CLAWDCODE_HOME/projects/<escaped project path>/, see CONTRACT.md
+// section 4), the MemoryStore (the live context held in memory, with a
+// byte bound) and the CacheStore (an LRU with TTL for recomputable values).
+//
+// # Layout
+//
+// A project's directory name is its symlink-resolved absolute path with
+// every character outside [A-Za-z0-9] replaced by '-'. The directory holds
+// a .project marker with the real path; when the plain name already
+// belongs to another path, or the path is too long for a file name, a hash
+// of the real path is appended, so two projects never share a directory.
+// Directories are created 0700 and files 0600, whatever the umask. Nothing
+// is written outside CLAWDCODE_HOME, and Store.Project writes nothing at
+// all: the first Create makes the directory.
+//
+// # Durability
+//
+//   - Append: when it returns, the record is one complete line in the
+//     file, written by a single write(2) on an O_APPEND descriptor. It is
+//     in the OS page cache: it survives a crash or kill of clawdcode, not
+//     a power loss or kernel crash.
+//   - Sync: fsyncs the file (and, the first time, its directory). Every
+//     record appended before it is on stable storage when it returns.
+//   - Close and Flush write the session's entry into the project's
+//     index.json atomically (temporary file, fsync, rename, fsync of the
+//     directory). The index is a cache: the JSONL files are the truth, and
+//     List rebuilds any entry that is missing, stale or corrupt. Only a
+//     title set with SetTitle lives in the index alone.
+//   - The session files are never rewritten or truncated.
+//
+// # After a crash
+//
+// A reader may find the last line torn (a write cut short by a power loss).
+// Loading skips it with a warning and keeps everything before it; any line
+// that does not parse is skipped the same way, with a warning naming the
+// file and line (or byte offset when decoding started mid-file). The next
+// Append on a file that ends inside a line first writes a '\n', so the torn
+// bytes stay one bad line and never glue onto a good record; parentUuid
+// continues from the last record that parses.
+//
+// # Concurrency
+//
+// One process writes a session at a time. Create and Open take an
+// exclusive, non-blocking OS lock (flock) on the session file and hold it
+// until Close; a second writer — another process, or a second Open in the
+// same one — gets ErrSessionBusy naming the session. We chose an error
+// over forking the session: the user learns that the session is in use
+// and can resume it once the other process is done, and no second history
+// appears behind their back. The kernel releases the lock when the holder
+// dies, so a crash never leaves a session locked. Remove refuses a locked
+// session.
+//
+// Readers take no lock: LoadLive and ReadAll may run while another process
+// appends, and then may see the last line incomplete (reported as torn).
+// Store and Project are safe for concurrent use; so are a Session's
+// methods. Index updates from several processes are serialised by a lock
+// file next to the index. CacheStore is safe for concurrent use;
+// MemoryStore is not (its owner serialises access).
+//
+// # Resume cost
+//
+// LoadLive finds the last compact_boundary by reading the file backwards
+// from the end in 64 KiB chunks, looking for the raw bytes
+// "subtype":"compact_boundary" (inside a JSON string the quotes would be
+// escaped, so only a real field matches; a match is decoded to confirm).
+// The boundary's retainedOffset/retainedUuid point at the first retained
+// record; LoadLive checks that the line there carries that uuid and
+// decodes forward from it to the end. Nothing before the retained record
+// is read or decoded, so the cost follows the live context, not the file.
+// A pointer that does not check out falls back to a full scan, with a
+// warning.
+package storage

@@ -1,0 +1,41 @@
+package storage
+
+import (
+	"errors"
+	"strings"
+)
+
+var (
+	ErrNotFound    = errors.New("session not found")
+	ErrInvalidID   = errors.New("invalid session id")
+	ErrSessionBusy = errors.New("session is open in another clawdcode process")
+	// ErrContextTooLarge is returned by MemoryStore when a change would take
+	// it past its byte bound; the store is left as it was.
+	ErrContextTooLarge = errors.New("live context exceeds its size bound")
+	// ErrClosed is returned by a Session after Close.
+	ErrClosed = errors.New("session is closed")
+)
+
+// AmbiguousIDError is returned by Resolve when a prefix matches several sessions.
+type AmbiguousIDError struct {
+	Prefix     string
+	Candidates []SessionInfo // newest-updated first
+}
+
+func (e *AmbiguousIDError) Error() string {
+	ids := make([]string, len(e.Candidates))
+	for i, c := range e.Candidates {
+		ids[i] = c.ID
+	}
+	return "ambiguous session id " + e.Prefix + " (matches " + strings.Join(ids, ", ") + ")"
+}
+
+// busyError names the session a second process tried to open; it matches
+// ErrSessionBusy with errors.Is.
+type busyError struct{ id string }
+
+func (e *busyError) Error() string {
+	return "session " + e.id + " is open in another clawdcode process"
+}
+
+func (e *busyError) Is(target error) bool { return target == ErrSessionBusy }

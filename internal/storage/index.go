@@ -1,0 +1,444 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofrs/flock"
+)
+
+const (
+	indexName    = "index.json"
+	indexLock    = "index.lock"
+	indexVersion = 1
+	// indexLockWait bounds how long a writer waits for another process's
+	// index update; past it the index is written anyway (it is a cache the
+	// files can always rebuild).
+	indexLockWait = 2 * time.Second
+	titleRunes    = 60
+)
+
+// SessionInfo is one row of the per-project index.
+type SessionInfo struct {
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
+	Messages int       `json:"messages"` // user + assistant records (summaries not counted)
+	Tokens   int       `json:"tokens"`   // last known context tokens
+	Size     int64     `json:"size"`
+	Project  string    `json:"project"`
+}
+
+// indexEntry is a SessionInfo plus what tells whether it still describes
+// its file, and how far into the file it has counted.
+type indexEntry struct {
+	SessionInfo
+	ModTime  int64 `json:"mtime"`   // file mtime (unix ns) when indexed
+	Scanned  int64 `json:"scanned"` // bytes of whole lines counted
+	TitleSet bool  `json:"titleSet,omitempty"`
+}
+
+type indexFile struct {
+	Version  int           `json:"version"`
+	Sessions []*indexEntry `json:"sessions"`
+}
+
+func (e *indexEntry) fresh(fi fs.FileInfo) bool {
+	return e.Size == fi.Size() && e.ModTime == fi.ModTime().UnixNano()
+}
+
+// observe folds one record into the entry: the same rules whether the
+// record comes from Append or from a scan of the file.
+func (e *indexEntry) observe(typ string, ts time.Time, summary bool, content string, usage *Usage, postTokens int) {
+	if !ts.IsZero() {
+		if e.Created.IsZero() {
+			e.Created = ts
+		}
+		if ts.After(e.Updated) {
+			e.Updated = ts
+		}
+	}
+	switch typ {
+	case TypeUser:
+		if summary {
+			if postTokens > 0 {
+				e.Tokens = postTokens
+			}
+			return
+		}
+		e.Messages++
+		if e.Title == "" && !e.TitleSet {
+			e.Title = shortTitle(content)
+		}
+	case TypeAssistant:
+		e.Messages++
+		if usage != nil && usage.InputTokens+usage.OutputTokens > 0 {
+			e.Tokens = usage.InputTokens + usage.OutputTokens
+		}
+	}
+}
+
+func (e *indexEntry) observeRecord(r *Record) {
+	var content string
+	var usage *Usage
+	if r.Message != nil {
+		content, usage = r.Message.Content, r.Message.Usage
+	}
+	post := 0
+	if r.CompactMetadata != nil {
+		post = r.CompactMetadata.PostTokens
+	}
+	e.observe(r.Type, r.Timestamp, r.IsCompactSummary, content, usage, post)
+}
+
+// shortTitle makes one line of at most titleRunes runes.
+func shortTitle(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= titleRunes {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:titleRunes-1])) + "…"
+}
+
+// List returns the project's sessions newest-updated first, from the index
+// (refreshed from the files when missing, stale or corrupt: incrementally
+// when a file only grew). It never parses a file the index describes.
+func (p *Project) List() ([]SessionInfo, error) {
+	dir := p.dir()
+	entries, ok, err := p.scanIndex(dir, readIndex(dir), false)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		// Refresh under the index lock, from a fresh read, so that two
+		// processes do not both rescan and overwrite each other.
+		unlock := lockIndex(dir)
+		defer unlock()
+		if entries, _, err = p.scanIndex(dir, readIndex(dir), true); err != nil {
+			return nil, err
+		}
+		m := make(map[string]*indexEntry, len(entries))
+		for _, e := range entries {
+			m[e.ID] = e
+		}
+		if err := writeIndex(dir, m); err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+	}
+	out := make([]SessionInfo, len(entries))
+	for i, e := range entries {
+		out[i] = e.SessionInfo
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Updated.Equal(out[j].Updated) {
+			return out[i].Updated.After(out[j].Updated)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// scanIndex matches the index against the session files in dir. ok is
+// false when an entry is missing, stale or without a file; with refresh the
+// stale entries are rebuilt from their files, else scanning stops there.
+func (p *Project) scanIndex(dir string, idx map[string]*indexEntry, refresh bool) (entries []*indexEntry, ok bool, err error) {
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("list sessions: %w", err)
+	}
+	ok = true
+	seen := 0
+	for _, de := range des {
+		id, isSession := strings.CutSuffix(de.Name(), ".jsonl")
+		if !isSession || !de.Type().IsRegular() || checkID(id) != nil {
+			continue
+		}
+		fi, err := de.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since ReadDir
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("list sessions: %w", err)
+		}
+		old := idx[id]
+		if old != nil {
+			seen++
+			if old.fresh(fi) {
+				old.Project = p.Root
+				entries = append(entries, old)
+				continue
+			}
+		}
+		ok = false
+		if !refresh {
+			return nil, false, nil
+		}
+		e, err := p.refreshEntry(filepath.Join(dir, de.Name()), id, old, fi)
+		if err != nil {
+			return nil, false, err
+		}
+		entries = append(entries, e)
+	}
+	if seen != len(idx) {
+		ok = false // entries whose files are gone
+	}
+	return entries, ok, nil
+}
+
+// currentEntry returns the index entry of one session, refreshed from its
+// file if stale, without writing the index.
+func (p *Project) currentEntry(dir, id string, fi fs.FileInfo) (*indexEntry, error) {
+	old := readIndex(dir)[id]
+	if old != nil && old.fresh(fi) {
+		return old, nil
+	}
+	return p.refreshEntry(filepath.Join(dir, id+".jsonl"), id, old, fi)
+}
+
+// refreshEntry brings old (nil if none) up to date with the file described
+// by fi: counting only the new bytes when the file just grew, else
+// recounting from the start. A title set by SetTitle survives both.
+func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo) (*indexEntry, error) {
+	e := &indexEntry{SessionInfo: SessionInfo{ID: id}}
+	from := int64(0)
+	switch {
+	case old != nil && fi.Size() > old.Size && old.Scanned <= fi.Size():
+		*e = *old
+		from = old.Scanned
+	case old != nil && old.TitleSet:
+		e.Title, e.TitleSet = old.Title, true
+	}
+	e.Project = p.Root
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("index session %s: %w", id, err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("index session %s: %w", id, err)
+	}
+	e.Scanned = from
+	lr := newLineReader(f, from, from == 0)
+	for {
+		line, off, complete, err := lr.next()
+		if errors.Is(err, io.EOF) || (err == nil && !complete) {
+			break // an incomplete last line is counted once it is whole
+		}
+		if err != nil {
+			return nil, fmt.Errorf("index session %s: %w", id, err)
+		}
+		e.Scanned = off + int64(len(line)) + 1
+		var pr probe
+		if isBlank(line) || json.Unmarshal(line, &pr) != nil {
+			continue
+		}
+		var content string
+		var usage *Usage
+		if pr.Message != nil {
+			content, usage = pr.Message.Content, pr.Message.Usage
+		}
+		post := 0
+		if pr.CompactMetadata != nil {
+			post = pr.CompactMetadata.PostTokens
+		}
+		e.observe(pr.Type, pr.Timestamp, pr.IsCompactSummary, content, usage, post)
+	}
+	mt := fi.ModTime()
+	e.Size, e.ModTime = fi.Size(), mt.UnixNano()
+	if e.Created.IsZero() {
+		e.Created = mt.UTC()
+	}
+	if e.Updated.IsZero() {
+		e.Updated = mt.UTC()
+	}
+	return e, nil
+}
+
+// probe is the part of a record the index needs; decoding into it skips
+// the rest (tool inputs and results) without building it.
+type probe struct {
+	Type             string    `json:"type"`
+	Timestamp        time.Time `json:"timestamp"`
+	IsCompactSummary bool      `json:"isCompactSummary"`
+	Message          *struct {
+		Content string `json:"content"`
+		Usage   *Usage `json:"usage"`
+	} `json:"message"`
+	CompactMetadata *struct {
+		PostTokens int `json:"postTokens"`
+	} `json:"compactMetadata"`
+}
+
+// readIndex returns the index of dir; a missing or corrupt index is empty
+// (and will be rebuilt from the files).
+func readIndex(dir string) map[string]*indexEntry {
+	b, err := os.ReadFile(filepath.Join(dir, indexName))
+	if err != nil {
+		return nil
+	}
+	var f indexFile
+	if json.Unmarshal(b, &f) != nil || f.Version != indexVersion {
+		return nil
+	}
+	m := make(map[string]*indexEntry, len(f.Sessions))
+	for _, e := range f.Sessions {
+		if e != nil && checkID(e.ID) == nil {
+			m[e.ID] = e
+		}
+	}
+	return m
+}
+
+// writeIndex replaces the index atomically: a reader sees the old or the
+// new index, never a mix, even after a crash.
+func writeIndex(dir string, m map[string]*indexEntry) error {
+	f := indexFile{Version: indexVersion, Sessions: make([]*indexEntry, 0, len(m))}
+	for _, e := range m {
+		f.Sessions = append(f.Sessions, e)
+	}
+	sort.Slice(f.Sessions, func(i, j int) bool { return f.Sessions[i].ID < f.Sessions[j].ID })
+	b, err := json.Marshal(&f)
+	if err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	return writeFileAtomic(dir, indexName, b)
+}
+
+func writeFileAtomic(dir, name string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(dir, name+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(filePerm); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err = os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return syncDir(dir)
+}
+
+// lockIndex serialises index updates between processes. If the lock cannot
+// be had in indexLockWait the caller goes on without it.
+func lockIndex(dir string) (unlock func()) {
+	l := flock.New(filepath.Join(dir, indexLock), flock.SetPermissions(filePerm))
+	ctx, cancel := context.WithTimeout(context.Background(), indexLockWait)
+	defer cancel()
+	if ok, err := l.TryLockContext(ctx, 10*time.Millisecond); err != nil || !ok {
+		l.Close()
+		return func() {}
+	}
+	return func() { l.Unlock() }
+}
+
+// storeEntry writes one session's entry into the index.
+func (p *Project) storeEntry(dir string, e *indexEntry) error {
+	return p.updateIndex(dir, func(m map[string]*indexEntry) { m[e.ID] = e })
+}
+
+func (p *Project) updateIndex(dir string, fn func(map[string]*indexEntry)) error {
+	unlock := lockIndex(dir)
+	defer unlock()
+	m := readIndex(dir)
+	if m == nil {
+		m = map[string]*indexEntry{}
+	}
+	fn(m)
+	return writeIndex(dir, m)
+}
+
+// Resolve maps a full id or unique prefix to an id. Errors: ErrInvalidID (path
+// separators, "..", bad characters), ErrNotFound, *AmbiguousIDError.
+func (p *Project) Resolve(idOrPrefix string) (string, error) {
+	if err := checkID(idOrPrefix); err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(p.Path(idOrPrefix)); err == nil && fi.Mode().IsRegular() {
+		return idOrPrefix, nil
+	}
+	list, err := p.List()
+	if err != nil {
+		return "", err
+	}
+	var matches []SessionInfo
+	for _, s := range list {
+		if strings.HasPrefix(s.ID, idOrPrefix) {
+			matches = append(matches, s)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("%w: %s", ErrNotFound, idOrPrefix)
+	case 1:
+		return matches[0].ID, nil
+	}
+	return "", &AmbiguousIDError{Prefix: idOrPrefix, Candidates: matches}
+}
+
+// Latest returns the most recently updated session's id, or ErrNotFound.
+func (p *Project) Latest() (string, error) {
+	list, err := p.List()
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "", fmt.Errorf("%w: no session in %s", ErrNotFound, p.Root)
+	}
+	return list[0].ID, nil
+}
+
+// Remove deletes a session file and its index entry. A session open in
+// another process (or another Session of this one) is ErrSessionBusy.
+func (p *Project) Remove(id string) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	dir := p.dir()
+	path := filepath.Join(dir, id+".jsonl")
+	l := flock.New(path, flock.SetFlag(os.O_RDONLY))
+	ok, err := l.TryLock()
+	if err != nil {
+		return fmt.Errorf("remove session %s: %w", id, notFound(err))
+	}
+	if !ok {
+		return &busyError{id: id}
+	}
+	defer l.Unlock()
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("remove session %s: %w", id, notFound(err))
+	}
+	if err := p.updateIndex(dir, func(m map[string]*indexEntry) { delete(m, id) }); err != nil {
+		return fmt.Errorf("remove session %s: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,255 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Live is what a resume restores: the records from the last boundary's
+// retained offset to the end of the file (older boundary/summary records in
+// that range dropped), with their byte offsets. The last boundary and its
+// summary are among Records, at their place in the file, and are also
+// pointed to by Boundary and Summary. Without a boundary it is the whole
+// file.
+type Live struct {
+	Records  []LiveRecord
+	Boundary *Record // last compact_boundary, nil if none
+	Summary  *Record // the first summary record after it, nil if none
+	Warnings []string
+}
+
+// LiveRecord is a record and the byte offset of its line in the file.
+type LiveRecord struct {
+	Offset int64
+	Record *Record
+}
+
+// scanChunk is how much of the file the backward search reads at a time.
+const scanChunk = 64 << 10
+
+// boundaryMarker is how a boundary's subtype appears in a line as this
+// package writes it. Inside a JSON string every quote is escaped, so the
+// raw marker can only be a real field (of the record, or of an object
+// nested in it such as a tool input — which is why a hit is decoded to
+// confirm it).
+var boundaryMarker = []byte(`"subtype":"` + SubtypeCompactBoundary + `"`)
+
+// LoadLive reads the live context of a session file without locking it
+// (for `sessions show`). It finds the last compact_boundary by scanning
+// bytes backwards from the end and decodes only from its retained offset,
+// so its cost follows the size of the live context, not of the file.
+// Unparseable lines in what it decodes are skipped and reported in
+// Warnings. A missing file is ErrNotFound.
+func LoadLive(ctx context.Context, path string) (*Live, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load session: %w", notFound(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", path, err)
+	}
+	live, err := loadLive(ctx, f, path, fi.Size())
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", path, err)
+	}
+	return live, nil
+}
+
+func loadLive(ctx context.Context, f *os.File, path string, size int64) (*Live, error) {
+	live := &Live{}
+	warn := func(s string) { live.Warnings = append(live.Warnings, s) }
+
+	bOff, boundary, err := findLastBoundary(ctx, f, size)
+	if err != nil {
+		return nil, err
+	}
+	if boundary == nil {
+		err := readRecords(ctx, f, path, 0, func(off int64, r *Record) error {
+			live.Records = append(live.Records, LiveRecord{off, r})
+			return nil
+		}, warn)
+		return live, err
+	}
+
+	start, ok, err := retainedStart(f, bOff, boundary)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		warn(fmt.Sprintf("%s: compact boundary at byte offset %d: retained offset %d does not hold record %q; rescanning the whole file",
+			path, bOff, boundary.CompactMetadata.RetainedOffset, boundary.CompactMetadata.RetainedUUID))
+		return fullScanLive(ctx, f, path, bOff, boundary, live)
+	}
+
+	err = readRecords(ctx, f, path, start, func(off int64, r *Record) error {
+		live.add(off, r, bOff)
+		return nil
+	}, warn)
+	return live, err
+}
+
+// add places one decoded record, given the offset of the last boundary:
+// superseded compaction records before it are dropped.
+func (l *Live) add(off int64, r *Record, bOff int64) {
+	switch {
+	case off < bOff && (r.IsBoundary() || r.IsSummary()):
+		return
+	case off == bOff:
+		l.Boundary = r
+	case off > bOff && l.Boundary != nil && l.Summary == nil && r.IsSummary():
+		l.Summary = r
+	}
+	l.Records = append(l.Records, LiveRecord{off, r})
+}
+
+// retainedStart checks the boundary's pointer to its first retained record:
+// the offset must start a line before the boundary, and the line there must
+// carry the retained uuid. ok is false when the pointer cannot be trusted.
+func retainedStart(f *os.File, bOff int64, b *Record) (start int64, ok bool, err error) {
+	m := b.CompactMetadata
+	if m == nil || (m.RetainedOffset == 0 && m.RetainedUUID == "") {
+		return bOff, true, nil // nothing retained
+	}
+	r := m.RetainedOffset
+	if r == bOff {
+		return bOff, m.RetainedUUID == "" || m.RetainedUUID == b.UUID, nil
+	}
+	if r < 0 || r > bOff {
+		return 0, false, nil
+	}
+	if r > 0 {
+		var prev [1]byte
+		if _, err := f.ReadAt(prev[:], r-1); err != nil {
+			return 0, false, err
+		}
+		if prev[0] != '\n' {
+			return 0, false, nil
+		}
+	}
+	line, complete, err := readLineAt(f, r)
+	if err != nil {
+		return 0, false, err
+	}
+	if !complete {
+		return 0, false, nil
+	}
+	rec, err := decodeRecord(line)
+	if err != nil || (m.RetainedUUID != "" && rec.UUID != m.RetainedUUID) {
+		return 0, false, nil
+	}
+	return r, true, nil
+}
+
+// fullScanLive is the fallback when a boundary's retained offset is wrong:
+// decode the whole file and start the live context at the record carrying
+// the retained uuid (or at the boundary when no record does). Only the
+// records from the latest such start are kept in memory.
+func fullScanLive(ctx context.Context, f *os.File, path string, bOff int64, b *Record, live *Live) (*Live, error) {
+	want := b.CompactMetadata.RetainedUUID
+	found := false
+	err := readRecords(ctx, f, path, 0, func(off int64, r *Record) error {
+		if off < bOff && want != "" && r.UUID == want {
+			live.Records = live.Records[:0]
+			found = true
+		}
+		if off == bOff && !found {
+			live.Records = live.Records[:0]
+		}
+		live.add(off, r, bOff)
+		return nil
+	}, func(s string) { live.Warnings = append(live.Warnings, s) })
+	return live, err
+}
+
+// findLastBoundary searches f backwards from size for the last line that
+// carries the boundary marker and decodes as a boundary record. It returns
+// a nil record when there is none. Memory stays at one chunk whatever the
+// file or line sizes (a false hit in a huge line costs reading that line).
+func findLastBoundary(ctx context.Context, f *os.File, size int64) (int64, *Record, error) {
+	overlap := int64(len(boundaryMarker) - 1)
+	buf := make([]byte, scanChunk+overlap)
+	end := size // search [0, end); a marker may straddle end by overlap bytes
+	for end > 0 {
+		if err := ctx.Err(); err != nil {
+			return 0, nil, err
+		}
+		start := max(0, end-scanChunk)
+		stop := min(end+overlap, size)
+		chunk := buf[:stop-start]
+		if _, err := f.ReadAt(chunk, start); err != nil && !errors.Is(err, io.EOF) {
+			return 0, nil, err
+		}
+		i := bytes.LastIndex(chunk, boundaryMarker)
+		if i < 0 {
+			end = start
+			continue
+		}
+		lineOff, err := lineStartBefore(f, start, chunk[:i])
+		if err != nil {
+			return 0, nil, err
+		}
+		// A torn line cannot decode, so whether the line ends in '\n' does
+		// not matter: a whole object without one is still a record.
+		line, _, err := readLineAt(f, lineOff)
+		if err != nil {
+			return 0, nil, err
+		}
+		if rec, err := decodeRecord(line); err == nil && rec.IsBoundary() {
+			return lineOff, rec, nil
+		}
+		// A false hit: go on before the line that held it.
+		end = lineOff
+	}
+	return 0, nil, nil
+}
+
+// lineStartBefore returns the offset of the line that contains the byte
+// just after before, where before is f's content from start.
+func lineStartBefore(f *os.File, start int64, before []byte) (int64, error) {
+	if j := bytes.LastIndexByte(before, '\n'); j >= 0 {
+		return start + int64(j) + 1, nil
+	}
+	buf := make([]byte, scanChunk)
+	for end := start; end > 0; {
+		from := max(0, end-scanChunk)
+		b := buf[:end-from]
+		if _, err := f.ReadAt(b, from); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if j := bytes.LastIndexByte(b, '\n'); j >= 0 {
+			return from + int64(j) + 1, nil
+		}
+		end = from
+	}
+	return 0, nil
+}
+
+// readLineAt reads the line starting at off, without its '\n'. complete
+// is false when the file ends before a '\n'.
+func readLineAt(f *os.File, off int64) ([]byte, bool, error) {
+	var line []byte
+	buf := make([]byte, 4<<10)
+	for {
+		n, err := f.ReadAt(buf, off)
+		if j := bytes.IndexByte(buf[:n], '\n'); j >= 0 {
+			return append(line, buf[:j]...), true, nil
+		}
+		line = append(line, buf[:n]...)
+		off += int64(n)
+		if errors.Is(err, io.EOF) {
+			return line, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if len(buf) < scanChunk {
+			buf = make([]byte, scanChunk)
+		}
+	}
+}

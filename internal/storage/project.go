@@ -1,0 +1,315 @@
+package storage
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+const (
+	// markerName is the file inside a project directory that holds the
+	// project's real path; it is what makes escaped names collision-safe.
+	markerName = ".project"
+	// maxEscaped keeps a directory name (escaped path + '-' + hash) well
+	// under the usual 255-byte limit of a file name.
+	maxEscaped = 200
+	dirPerm    = 0o700
+	filePerm   = 0o600
+)
+
+// Home returns $CLAWDCODE_HOME or ~/.clawdcode, as an absolute path.
+func Home() (string, error) {
+	if h := os.Getenv("CLAWDCODE_HOME"); h != "" {
+		abs, err := filepath.Abs(h)
+		if err != nil {
+			return "", fmt.Errorf("resolve CLAWDCODE_HOME: %w", err)
+		}
+		return abs, nil
+	}
+	u, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("locate home directory (set CLAWDCODE_HOME): %w", err)
+	}
+	return filepath.Join(u, ".clawdcode"), nil
+}
+
+// Store is the PersistentStore rooted at a CLAWDCODE_HOME. It holds no open
+// files and is safe for concurrent use.
+type Store struct{ home string }
+
+func NewStore(home string) *Store { return &Store{home: home} }
+
+// Home is the directory the store is rooted at.
+func (s *Store) Home() string { return s.home }
+
+func (s *Store) projectsDir() string { return filepath.Join(s.home, "projects") }
+
+// Project returns the project for a working directory (symlinks resolved).
+// It does not create anything on disk: the directory is created by the
+// first Create.
+func (s *Store) Project(path string) (*Project, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("project %s: %w", path, err)
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("project %s: %w", path, err)
+	}
+	p := &Project{Root: root, store: s}
+	name, _, err := s.pickDir(root)
+	if err != nil {
+		return nil, err
+	}
+	p.Dir = filepath.Join(s.projectsDir(), name)
+	return p, nil
+}
+
+// Projects lists every project that has a directory under the store (for
+// --all), sorted by root. Directories without a readable marker are not
+// clawdcode's and are skipped.
+func (s *Store) Projects() ([]*Project, error) {
+	ents, err := os.ReadDir(s.projectsDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	var out []*Project
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(s.projectsDir(), e.Name())
+		root, err := readMarker(dir)
+		if err != nil || root == "" {
+			continue
+		}
+		out = append(out, &Project{Root: root, Dir: dir, store: s})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Root < out[j].Root })
+	return out, nil
+}
+
+// Project is one project's directory of sessions. Its methods are safe for
+// concurrent use; Dir only changes inside the first Create, in the rare case
+// that another project claimed the same directory name in between.
+type Project struct {
+	Root string // absolute, symlink-resolved project path (the records' cwd)
+	Dir  string // $CLAWDCODE_HOME/projects/<escaped>
+
+	store *Store
+	mu    sync.Mutex // guards Dir while Create claims the directory
+}
+
+func (p *Project) dir() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.Dir
+}
+
+// validID is what a session id (or a prefix of one) may contain: never a
+// path separator, a dot or anything a shell would mangle.
+var validID = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
+
+func checkID(id string) error {
+	if !validID.MatchString(id) {
+		return fmt.Errorf("%w %q", ErrInvalidID, id)
+	}
+	return nil
+}
+
+// Path returns the session file path of an id. For an id that is not valid
+// it returns "", so a user-supplied id can never name a file outside Dir.
+func (p *Project) Path(id string) string {
+	if checkID(id) != nil {
+		return ""
+	}
+	return filepath.Join(p.dir(), id+".jsonl")
+}
+
+// escapePath is the contract's escaping: every character outside
+// [A-Za-z0-9] becomes '-'.
+func escapePath(path string) string {
+	var b strings.Builder
+	b.Grow(len(path))
+	for _, r := range path {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// dirCandidates lists the directory names a root may live in, in order of
+// preference: the plain escaped name, then the same with longer and longer
+// hashes of the real path. A path too long for a plain name starts hashed.
+func dirCandidates(root string) []string {
+	sum := sha256.Sum256([]byte(root))
+	h := hex.EncodeToString(sum[:])
+	base := escapePath(root)
+	var out []string
+	if len(base) <= maxEscaped {
+		out = append(out, base)
+	} else {
+		base = base[:maxEscaped]
+	}
+	for _, n := range []int{8, 16, 32} {
+		out = append(out, base+"-"+h[:n])
+	}
+	return out
+}
+
+// pickDir finds the directory name for root without creating anything: the
+// first candidate whose marker names root, else the first one that is free.
+// free reports that the chosen name has no marker yet.
+func (s *Store) pickDir(root string) (name string, free bool, err error) {
+	firstFree := ""
+	for _, c := range dirCandidates(root) {
+		owner, err := readMarker(filepath.Join(s.projectsDir(), c))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if firstFree == "" {
+				firstFree = c
+			}
+		case err != nil:
+			return "", false, fmt.Errorf("project %s: %w", root, err)
+		case owner == root:
+			return c, false, nil
+		}
+	}
+	if firstFree == "" {
+		return "", false, fmt.Errorf("project %s: every directory name is taken by another path", root)
+	}
+	return firstFree, true, nil
+}
+
+func readMarker(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, markerName))
+	if err != nil {
+		return "", err
+	}
+	return string(bytes.TrimSuffix(b, []byte("\n"))), nil
+}
+
+// ensureDir creates the project directory and claims it with a marker, so
+// the directory belongs to Root before any session file exists in it. If
+// another path claimed the name since Project picked it, it moves Dir to
+// the next free candidate.
+func (p *Project) ensureDir() (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.store
+	if err := mkdirPrivate(s.home); err != nil {
+		return "", err
+	}
+	if err := mkdirPrivate(s.projectsDir()); err != nil {
+		return "", err
+	}
+	for range 4 {
+		if err := mkdirPrivate(p.Dir); err != nil {
+			return "", err
+		}
+		owner, err := claimMarker(p.Dir, p.Root)
+		if err != nil {
+			return "", err
+		}
+		if owner == p.Root {
+			return p.Dir, nil
+		}
+		name, _, err := s.pickDir(p.Root)
+		if err != nil {
+			return "", err
+		}
+		p.Dir = filepath.Join(s.projectsDir(), name)
+	}
+	return "", fmt.Errorf("project %s: could not claim a directory under %s", p.Root, s.projectsDir())
+}
+
+// claimMarker writes dir's marker if it has none and returns the root the
+// marker names. The marker appears complete or not at all: it is written to
+// a temporary file and hard-linked into place, which fails if a marker
+// already exists, so two processes cannot both claim one directory.
+func claimMarker(dir, root string) (string, error) {
+	marker := filepath.Join(dir, markerName)
+	if owner, err := readMarker(dir); err == nil {
+		return owner, nil
+	}
+	tmp, err := os.CreateTemp(dir, ".project-*")
+	if err != nil {
+		return "", fmt.Errorf("claim %s: %w", dir, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(filePerm); err == nil {
+		_, err = tmp.WriteString(root)
+		if err == nil {
+			err = tmp.Sync()
+		}
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", fmt.Errorf("claim %s: %w", dir, err)
+		}
+	} else {
+		tmp.Close()
+		return "", fmt.Errorf("claim %s: %w", dir, err)
+	}
+	if err := os.Link(tmp.Name(), marker); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("claim %s: %w", dir, err)
+	}
+	owner, err := readMarker(dir)
+	if err != nil {
+		return "", fmt.Errorf("claim %s: %w", dir, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return "", err
+	}
+	return owner, nil
+}
+
+// mkdirPrivate creates dir with mode 0700 whatever the umask; an existing
+// directory is left as its owner set it.
+func mkdirPrivate(dir string) error {
+	err := os.Mkdir(dir, dirPerm)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := mkdirPrivate(filepath.Dir(dir)); err != nil {
+			return err
+		}
+		err = os.Mkdir(dir, dirPerm)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, dirPerm); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}

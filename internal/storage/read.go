@@ -1,0 +1,151 @@
+package storage
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// lineReader yields the lines of a session file with the byte offset at
+// which each starts. It has no line-length limit: a line longer than the
+// buffer is gathered into line, which is reused between calls.
+type lineReader struct {
+	r      *bufio.Reader
+	off    int64 // offset of the next line
+	lineNo int   // number of the next line; 0 when reading began mid-file
+	line   []byte
+}
+
+func newLineReader(r io.Reader, start int64, fromStart bool) *lineReader {
+	lr := &lineReader{r: bufio.NewReaderSize(r, 256<<10), off: start}
+	if fromStart {
+		lr.lineNo = 1
+	}
+	return lr
+}
+
+// next returns the next line without its '\n'. complete is false for a
+// last line that has no '\n' (a torn write, or a writer still at work).
+// The slice is valid until the following call. At the end it returns io.EOF.
+func (lr *lineReader) next() (line []byte, off int64, complete bool, err error) {
+	off = lr.off
+	lr.line = lr.line[:0]
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			lr.line = append(lr.line, chunk...)
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, off, false, err
+		}
+		if len(lr.line) > 0 {
+			lr.line = append(lr.line, chunk...)
+			line = lr.line
+		} else {
+			line = chunk
+		}
+		if len(line) == 0 {
+			return nil, off, false, io.EOF
+		}
+		lr.off += int64(len(line))
+		if lr.lineNo > 0 {
+			lr.lineNo++
+		}
+		if line[len(line)-1] == '\n' {
+			return line[:len(line)-1], off, true, nil
+		}
+		return line, off, false, nil
+	}
+}
+
+// where names a line for a warning: its number when reading started at the
+// top of the file, else its byte offset.
+func (lr *lineReader) where(path string, off int64) string {
+	if lr.lineNo > 0 {
+		return fmt.Sprintf("%s: line %d", path, lr.lineNo-1)
+	}
+	return fmt.Sprintf("%s: byte offset %d", path, off)
+}
+
+// decodeRecord parses one line. Invalid UTF-8 inside strings is replaced
+// with U+FFFD by encoding/json, so such a line still loads.
+func decodeRecord(line []byte) (*Record, error) {
+	r := new(Record)
+	if err := json.Unmarshal(line, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
+
+// skipWarning words the warning for a line that did not parse.
+func skipWarning(where string, complete bool, size int, err error) string {
+	if !complete {
+		return fmt.Sprintf("%s: skipped incomplete last line (%d bytes, torn write?)", where, size)
+	}
+	return fmt.Sprintf("%s: skipped unparseable line (%d bytes): %v", where, size, err)
+}
+
+// readRecords decodes the lines of f from start to EOF, calling fn for
+// every record and warn for every line skipped.
+func readRecords(ctx context.Context, f *os.File, path string, start int64, fn func(off int64, r *Record) error, warn func(string)) error {
+	if _, err := f.Seek(start, io.SeekStart); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	lr := newLineReader(f, start, start == 0)
+	for n := 0; ; n++ {
+		if n%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		line, off, complete, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		if isBlank(line) {
+			continue
+		}
+		rec, err := decodeRecord(line)
+		if err != nil {
+			if warn != nil {
+				warn(skipWarning(lr.where(path, off), complete, len(line), err))
+			}
+			continue
+		}
+		if err := fn(off, rec); err != nil {
+			return err
+		}
+	}
+}
+
+// ReadAll streams every parseable record of a session file (for `sessions
+// show --full` and export), calling warn (which may be nil) for each
+// skipped line. It takes no lock: a writer may be appending, in which case
+// the last line may be seen incomplete and is reported as such.
+func ReadAll(ctx context.Context, path string, fn func(off int64, r *Record) error, warn func(string)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read session: %w", notFound(err))
+	}
+	defer f.Close()
+	return readRecords(ctx, f, path, 0, fn, warn)
+}
+
+// notFound turns a missing file into ErrNotFound, keeping the path.
+func notFound(err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return err
+}

@@ -1,0 +1,375 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/google/uuid"
+
+	"github.com/clawdcode/clawdcode/internal/buildinfo"
+)
+
+// Session is one session file opened for appending by this process. It
+// holds the session's write lock until Close. Its methods are safe for
+// concurrent use (they serialise on a mutex).
+type Session struct {
+	id      string
+	path    string
+	dir     string
+	root    string
+	project *Project
+
+	mu        sync.Mutex
+	f         *os.File // O_RDWR|O_APPEND
+	lock      *flock.Flock
+	size      int64 // bytes in the file: the offset of the next line
+	needNL    bool  // the file ends inside a line (torn write)
+	last      string
+	buf       bytes.Buffer
+	enc       *json.Encoder
+	git       *gitHead
+	entry     indexEntry
+	dirSynced bool
+	closed    bool
+}
+
+// Create starts a new session (id = random UUID v4) and holds its write
+// lock. The first Create of a project creates its directory.
+func (p *Project) Create(ctx context.Context) (*Session, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dir, err := p.ensureDir()
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	u, err := uuid.NewRandom()
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	id := u.String()
+	path := filepath.Join(dir, id+".jsonl")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, filePerm)
+	if err != nil {
+		return nil, fmt.Errorf("create session %s: %w", id, err)
+	}
+	if err := f.Chmod(filePerm); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("create session %s: %w", id, err)
+	}
+	s := p.newSession(id, path, dir, f)
+	if err := s.takeLock(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	now := time.Now().UTC()
+	s.entry = indexEntry{SessionInfo: SessionInfo{ID: id, Created: now, Updated: now, Project: p.Root}}
+	return s, nil
+}
+
+// Open opens an existing session for appending, taking its write lock:
+// ErrSessionBusy (naming the session) if another process — or another
+// Session in this one — holds it, ErrNotFound if there is no such session.
+func (p *Project) Open(ctx context.Context, id string) (*Session, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	dir := p.dir()
+	path := filepath.Join(dir, id+".jsonl")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open session %s: %w", id, notFound(err))
+	}
+	s := p.newSession(id, path, dir, f)
+	if err := s.takeLock(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := s.attach(); err != nil {
+		s.release()
+		return nil, fmt.Errorf("open session %s: %w", id, err)
+	}
+	return s, nil
+}
+
+func (p *Project) newSession(id, path, dir string, f *os.File) *Session {
+	s := &Session{id: id, path: path, dir: dir, root: p.Root, project: p, f: f, git: newGitHead(p.Root)}
+	s.enc = json.NewEncoder(&s.buf)
+	s.enc.SetEscapeHTML(false)
+	return s
+}
+
+// takeLock takes the session's flock without waiting. The lock is on the
+// session file itself, held through a second descriptor; the kernel drops
+// it when the process dies, so a crash never leaves a session locked.
+func (s *Session) takeLock() error {
+	l := flock.New(s.path, flock.SetFlag(os.O_RDONLY))
+	ok, err := l.TryLock()
+	if err != nil {
+		return fmt.Errorf("lock session %s: %w", s.id, err)
+	}
+	if !ok {
+		return &busyError{id: s.id}
+	}
+	s.lock = l
+	return nil
+}
+
+// attach reads what Append needs from an existing file: its size, whether
+// it ends inside a torn line, the last good record's uuid (searched
+// backwards from the end) and the session's index entry.
+func (s *Session) attach() error {
+	fi, err := s.f.Stat()
+	if err != nil {
+		return err
+	}
+	// A session removed between our open and our lock must not be
+	// written: the lock would be on an unlinked file.
+	cur, err := os.Stat(s.path)
+	if err != nil || !os.SameFile(fi, cur) {
+		return ErrNotFound
+	}
+	s.size = fi.Size()
+	if s.size > 0 {
+		var b [1]byte
+		if _, err := s.f.ReadAt(b[:], s.size-1); err != nil {
+			return err
+		}
+		s.needNL = b[0] != '\n'
+	}
+	if s.last, err = lastRecordUUID(s.f, s.size); err != nil {
+		return err
+	}
+	e, err := s.project.currentEntry(s.dir, s.id, fi)
+	if err != nil {
+		return err
+	}
+	s.entry = *e
+	return nil
+}
+
+// lastRecordUUID walks the lines of f backwards from size and returns the
+// uuid of the last one that parses, "" if none does.
+func lastRecordUUID(f *os.File, size int64) (string, error) {
+	end := size
+	for end > 0 {
+		lineEnd := end
+		var b [1]byte
+		if _, err := f.ReadAt(b[:], end-1); err != nil {
+			return "", err
+		}
+		if b[0] == '\n' {
+			lineEnd--
+		}
+		start, err := lineStartBefore(f, lineEnd, nil)
+		if err != nil {
+			return "", err
+		}
+		line := make([]byte, lineEnd-start)
+		if _, err := f.ReadAt(line, start); err != nil {
+			return "", err
+		}
+		var r struct {
+			UUID string `json:"uuid"`
+		}
+		if json.Unmarshal(line, &r) == nil && r.UUID != "" {
+			return r.UUID, nil
+		}
+		end = start
+	}
+	return "", nil
+}
+
+func (s *Session) ID() string { return s.id }
+
+// Path is the session file.
+func (s *Session) Path() string { return s.path }
+
+// Append fills the common fields left empty (uuid, parentUuid, sessionId,
+// timestamp, cwd, gitBranch, version) in r itself, writes the record as
+// one line with a single write(2) on an O_APPEND descriptor, and returns
+// the byte offset at which the line starts. The record is in the OS page
+// cache when Append returns (it survives a crash of the process, not of
+// the machine; see Sync).
+func (s *Session) Append(r *Record) (offset int64, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, fmt.Errorf("append to session %s: %w", s.id, ErrClosed)
+	}
+	if r.UUID == "" {
+		u, err := uuid.NewRandom()
+		if err != nil {
+			return 0, fmt.Errorf("append to session %s: %w", s.id, err)
+		}
+		r.UUID = u.String()
+	}
+	if r.ParentUUID == nil && s.last != "" {
+		parent := s.last
+		r.ParentUUID = &parent
+	}
+	if r.SessionID == "" {
+		r.SessionID = s.id
+	}
+	if r.Timestamp.IsZero() {
+		r.Timestamp = time.Now()
+	}
+	r.Timestamp = r.Timestamp.UTC()
+	if r.CWD == "" {
+		r.CWD = s.root
+	}
+	if r.GitBranch == "" {
+		r.GitBranch = s.git.Branch()
+	}
+	if r.Version == "" {
+		r.Version = buildinfo.Version
+	}
+
+	s.buf.Reset()
+	offset = s.size
+	if s.needNL {
+		// Close the torn line left by a crash, so it stays one bad
+		// line and never glues onto this record.
+		s.buf.WriteByte('\n')
+		offset++
+	}
+	if err := s.enc.Encode(r); err != nil {
+		return 0, fmt.Errorf("append to session %s: encode %s record: %w", s.id, r.Type, err)
+	}
+	line := s.buf.Bytes()
+	n, err := s.f.Write(line)
+	s.size += int64(n)
+	if n > 0 {
+		s.needNL = line[n-1] != '\n'
+	}
+	if cap(line) > 1<<20 {
+		s.buf = bytes.Buffer{} // do not pin the memory of one huge record
+	}
+	if err != nil {
+		return 0, fmt.Errorf("append to session %s: %w", s.id, err)
+	}
+	s.last = r.UUID
+	s.entry.observeRecord(r)
+	s.entry.Scanned = s.size
+	return offset, nil
+}
+
+// Sync fsyncs the session file (and, the first time, its directory, so a
+// new file's name survives a power loss too). Every record appended before
+// Sync returns is on stable storage.
+func (s *Session) Sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("sync session %s: %w", s.id, ErrClosed)
+	}
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("sync session %s: %w", s.id, err)
+	}
+	if !s.dirSynced {
+		if err := syncDir(s.dir); err != nil {
+			return fmt.Errorf("sync session %s: %w", s.id, err)
+		}
+		s.dirSynced = true
+	}
+	return nil
+}
+
+// SetTitle sets the session's title in the index (written on Flush/Close);
+// it then no longer follows the first user message.
+func (s *Session) SetTitle(title string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.entry.Title = shortTitle(title)
+	s.entry.TitleSet = true
+}
+
+// SetTokens records the last known context size for the index.
+func (s *Session) SetTokens(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.entry.Tokens = n
+}
+
+// Info is the session's index entry as this process knows it.
+func (s *Session) Info() SessionInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.entry.SessionInfo
+}
+
+// LoadLive returns the live context of this session: see Live. It reads
+// the file as of the last Append.
+func (s *Session) LoadLive(ctx context.Context) (*Live, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("load session %s: %w", s.id, ErrClosed)
+	}
+	live, err := loadLive(ctx, s.f, s.path, s.size)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", s.id, err)
+	}
+	return live, nil
+}
+
+// Flush writes the session's index entry now (Close does it too).
+func (s *Session) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	return s.flushLocked()
+}
+
+func (s *Session) flushLocked() error {
+	fi, err := s.f.Stat()
+	if err != nil {
+		return fmt.Errorf("index session %s: %w", s.id, err)
+	}
+	e := s.entry
+	e.Size = fi.Size()
+	e.ModTime = fi.ModTime().UnixNano()
+	if err := s.project.storeEntry(s.dir, &e); err != nil {
+		return fmt.Errorf("index session %s: %w", s.id, err)
+	}
+	return nil
+}
+
+// Close writes the index entry and releases the lock. Closing twice is a
+// no-op.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	err := s.flushLocked()
+	s.closed = true
+	return errors.Join(err, s.release())
+}
+
+func (s *Session) release() error {
+	var errs []error
+	if s.lock != nil {
+		if err := s.lock.Unlock(); err != nil {
+			errs = append(errs, fmt.Errorf("unlock session %s: %w", s.id, err))
+		}
+	}
+	if err := s.f.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close session %s: %w", s.id, err))
+	}
+	return errors.Join(errs...)
+}
