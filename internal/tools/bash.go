@@ -1,0 +1,164 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	bashDefaultTimeout = 120 * time.Second
+	bashMaxTimeout     = 600 * time.Second
+	// killGrace is how long a timed-out or cancelled command gets between
+	// SIGTERM and SIGKILL to clean up (remove temp files, flush output).
+	killGrace = 2 * time.Second
+	// pipeGrace bounds the wait for output after the shell exits: a
+	// background job that keeps the output pipe open must not hold the call.
+	pipeGrace = 2 * time.Second
+)
+
+func newBashTool(env *Env) Tool {
+	return &tool{
+		name: NameBash,
+		description: "Run a shell command with bash in the project root and return its combined stdout and stderr. " +
+			"Use it for builds, tests, git and other programs; prefer Read, Edit, Write, Glob and Grep for files. " +
+			"stdin is empty (interactive programs will not get input). Each call runs in a fresh shell: " +
+			"`cd` and variables do not carry over, so chain commands with && when needed. " +
+			"The timeout defaults to 120000 ms (2 minutes), at most 600000 ms; on timeout the command and " +
+			"everything it started are killed. A non-zero exit status is reported as an error with the output. " +
+			"Long output keeps its beginning and end.",
+		schema: `{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The command line to run, e.g. \"go test ./...\"."},
+    "timeout": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Timeout in milliseconds (default 120000, max 600000)."}
+  },
+  "required": ["command"]
+}`,
+		permission: true,
+		run:        env.runBash,
+		describe: func(a args) string {
+			c, _ := a.optionalString("command")
+			return strings.TrimSpace(c)
+		},
+	}
+}
+
+func (e *Env) runBash(ctx context.Context, a args) Result {
+	command, err := a.requiredString("command")
+	if err != nil {
+		return invalid(err)
+	}
+	if strings.TrimSpace(command) == "" {
+		return fail("invalid arguments: command is empty")
+	}
+	ms, given, err := a.optionalInt("timeout")
+	if err != nil {
+		return invalid(err)
+	}
+	timeout := bashDefaultTimeout
+	if given {
+		if ms <= 0 {
+			return fail("invalid arguments: timeout must be a positive number of milliseconds, got %d", ms)
+		}
+		timeout = min(time.Duration(ms)*time.Millisecond, bashMaxTimeout)
+	}
+	return e.execShell(ctx, command, timeout, OutputCap)
+}
+
+// execShell runs command and renders the outcome. It always returns once
+// the shell has exited, or once its group was killed after timeout or
+// cancellation, even if a stray descendant keeps the output pipe open.
+func (e *Env) execShell(ctx context.Context, command string, timeout time.Duration, limit int) Result {
+	out := newCappedBuffer(limit)
+	cmd := exec.Command(e.shell, "-c", command)
+	cmd.Dir = e.Root
+	// Same writer for both: exec then hands the child one pipe as fd 1 and 2,
+	// so stdout and stderr interleave exactly as the command wrote them.
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Stdin = nil // /dev/null: the terminal belongs to the user
+	cmd.Env = append(os.Environ(),
+		"GIT_TERMINAL_PROMPT=0", // git would otherwise ask for credentials on /dev/tty
+		"GIT_PAGER=cat", "PAGER=cat",
+	)
+	// A new session: its own process group (so the whole tree can be
+	// signalled) and no controlling terminal (so nothing can open /dev/tty
+	// and read the user's keystrokes or stop on SIGTTIN).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.WaitDelay = pipeGrace
+
+	if err := cmd.Start(); err != nil {
+		return fail("start %s: %v", e.shell, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var waitErr error
+	var stopped string
+	select {
+	case waitErr = <-done:
+	case <-timer.C:
+		stopped = fmt.Sprintf("command timed out after %s and was killed", timeout)
+		waitErr = killGroup(cmd.Process.Pid, done)
+	case <-ctx.Done():
+		stopped = "command was interrupted and killed"
+		waitErr = killGroup(cmd.Process.Pid, done)
+	}
+
+	text := out.String()
+	if stopped != "" {
+		if text != "" {
+			text += "\n"
+		}
+		return Result{Output: text, Error: stopped}
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case waitErr == nil, errors.Is(waitErr, exec.ErrWaitDelay):
+		// ErrWaitDelay: the shell succeeded but a background job kept the
+		// pipe open; the command itself is done.
+		if text == "" {
+			text = "(no output)"
+		}
+		return Result{Output: text}
+	case errors.As(waitErr, &exitErr):
+		return Result{Output: text, Error: exitDescription(exitErr)}
+	default:
+		return Result{Output: text, Error: fmt.Sprintf("run command: %v", waitErr)}
+	}
+}
+
+// killGroup stops the process group led by pid: SIGTERM, then SIGKILL once
+// the shell has exited or the grace is over. SIGKILL goes out either way,
+// because children that ignored SIGTERM outlive the shell.
+func killGroup(pid int, done <-chan error) error {
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	grace := time.NewTimer(killGrace)
+	defer grace.Stop()
+	var err error
+	exited := false
+	select {
+	case err = <-done:
+		exited = true
+	case <-grace.C:
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	if !exited {
+		err = <-done // bounded by WaitDelay once the shell is dead
+	}
+	return err
+}
+
+func exitDescription(err *exec.ExitError) string {
+	if ws, ok := err.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return fmt.Sprintf("command killed by signal %s", ws.Signal())
+	}
+	return fmt.Sprintf("exit status %d", err.ExitCode())
+}

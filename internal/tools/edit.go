@@ -1,0 +1,185 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const (
+	// maxEditBytes bounds the files Edit loads whole.
+	maxEditBytes = 32 << 20
+	// snippetContext is how many lines around a change Edit shows.
+	snippetContext = 3
+	// snippetMaxLines bounds that snippet when new_string itself is long.
+	snippetMaxLines = 30
+)
+
+func newEditTool(env *Env) Tool {
+	return &tool{
+		name: NameEdit,
+		description: "Replace text in a file. old_string must match the file exactly (whitespace and " +
+			"indentation included, without Read's line-number prefix) and be unique in the file; include " +
+			"enough surrounding lines to make it unique, or set replace_all to replace every occurrence. " +
+			"The file must have been read with Read (or written with Write) first, and not changed since. " +
+			"An empty old_string creates a new file with new_string as its content.",
+		schema: `{
+  "type": "object",
+  "properties": {
+    "file_path": {"type": "string", "description": "Path of the file to edit, absolute or relative to the project root."},
+    "old_string": {"type": "string", "description": "The exact text to replace."},
+    "new_string": {"type": "string", "description": "The text to replace it with (must differ from old_string)."},
+    "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence of old_string instead of requiring exactly one."}
+  },
+  "required": ["file_path", "old_string", "new_string"]
+}`,
+		permission: true,
+		run:        env.runEdit,
+		describe:   env.describePath,
+	}
+}
+
+func (e *Env) runEdit(ctx context.Context, a args) Result {
+	p, err := a.requiredString("file_path")
+	if err != nil {
+		return invalid(err)
+	}
+	if p == "" {
+		return fail("invalid arguments: file_path is empty")
+	}
+	oldS, err := a.requiredString("old_string")
+	if err != nil {
+		return invalid(err)
+	}
+	newS, err := a.requiredString("new_string")
+	if err != nil {
+		return invalid(err)
+	}
+	all, err := a.optionalBool("replace_all")
+	if err != nil {
+		return invalid(err)
+	}
+	if oldS == newS {
+		return fail("old_string and new_string are identical; there is nothing to change")
+	}
+	path := realPath(e.resolve(p))
+	shown := e.display(e.resolve(p))
+
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if oldS == "" {
+			return e.createByEdit(path, shown, newS)
+		}
+		return fail("file does not exist: %s (to create a file, use Write)", shown)
+	}
+	mode, _, res, ok := writableTarget(path, shown)
+	if !ok {
+		return res
+	}
+	if info.Size() > maxEditBytes {
+		return fail("%s is too large to edit (%d bytes; the limit is %d)", shown, info.Size(), maxEditBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return statFailure(err, shown)
+	}
+	switch e.freshness(path, info, data) {
+	case fileUnread:
+		return fail("%s has not been read in this session; Read it first, then edit it", shown)
+	case fileChanged:
+		return fail("%s was modified since it was last read (by the user or another program); Read it again before editing", shown)
+	}
+
+	content := string(data)
+	if oldS == "" {
+		if content != "" {
+			return fail("old_string is empty but %s is not; quote the text to replace, or use Write to replace the whole file", shown)
+		}
+		if res, ok := e.replaceFile(path, shown, []byte(newS), mode); !ok {
+			return res
+		}
+		return Result{Output: fmt.Sprintf("Wrote %s (%d lines).", shown, countLines(newS))}
+	}
+
+	count := strings.Count(content, oldS)
+	if count == 0 && strings.Contains(content, "\r\n") && strings.Contains(oldS, "\n") && !strings.Contains(oldS, "\r\n") {
+		// Read shows CRLF files without the \r; the model quotes them with \n.
+		crOld := strings.ReplaceAll(oldS, "\n", "\r\n")
+		if n := strings.Count(content, crOld); n > 0 {
+			oldS, newS, count = crOld, strings.ReplaceAll(newS, "\n", "\r\n"), n
+		}
+	}
+	switch {
+	case count == 0:
+		msg := fmt.Sprintf("old_string not found in %s. It must match the file exactly, including whitespace and indentation; Read the file to see its current content", shown)
+		if t := strings.TrimSpace(oldS); t != oldS && t != "" && strings.Contains(content, t) {
+			msg += " (the text does occur with different leading or trailing whitespace)"
+		}
+		return Result{Error: msg}
+	case count > 1 && !all:
+		return fail("old_string matches %d places in %s; include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence", count, shown)
+	}
+
+	first := strings.Index(content, oldS)
+	var updated string
+	if all {
+		updated = strings.ReplaceAll(content, oldS, newS)
+	} else {
+		updated = strings.Replace(content, oldS, newS, 1)
+		count = 1
+	}
+	if res, ok := e.replaceFile(path, shown, []byte(updated), mode); !ok {
+		return res
+	}
+	noun := "occurrence"
+	if count != 1 {
+		noun = "occurrences"
+	}
+	return Result{Output: fmt.Sprintf("Edited %s: replaced %d %s. The result around the first change:\n%s",
+		shown, count, noun, snippet(updated, first, len(newS)))}
+}
+
+func (e *Env) createByEdit(path, shown, content string) Result {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fail("create directory for %s: %v", shown, err)
+	}
+	if res, ok := e.replaceFile(path, shown, []byte(content), newFileMode); !ok {
+		return res
+	}
+	return Result{Output: fmt.Sprintf("Created %s (%d lines).", shown, countLines(content))}
+}
+
+// snippet numbers the lines of s covering [at, at+n) plus a little context,
+// the way Read shows them, so the model can check its change without
+// reading the file again.
+func snippet(s string, at, n int) string {
+	startLine := strings.Count(s[:at], "\n") + 1
+	endLine := startLine + strings.Count(s[at:at+n], "\n")
+	from := max(1, startLine-snippetContext)
+	to := endLine + snippetContext
+	clipped := false
+	if to-from+1 > snippetMaxLines {
+		to, clipped = from+snippetMaxLines-1, true
+	}
+	var b strings.Builder
+	line := 1
+	for rest := s; rest != "" && line <= to; line++ {
+		text, next, _ := strings.Cut(rest, "\n")
+		rest = next
+		if line >= from {
+			text = strings.TrimSuffix(text, "\r")
+			if len(text) > readMaxLineBytes {
+				text = string(trimPartialRuneEnd([]byte(text[:readMaxLineBytes]))) + " …"
+			}
+			fmt.Fprintf(&b, "%6d\t%s\n", line, text)
+		}
+	}
+	if clipped {
+		b.WriteString("   ...\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"crypto/sha256"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Env is what tools share within one session: the project root and the
+// read-state that lets Edit refuse files changed on disk since last read.
+// It is safe for concurrent use.
+type Env struct {
+	Root string
+
+	shell string // bash when installed, else sh
+
+	mu    sync.Mutex
+	files map[string]fileState // by real path
+}
+
+// fileState is what a tool last saw of a file. When the content was hashed
+// (files up to hashLimit), the hash decides whether it changed, so a file
+// rewritten within one mtime tick is still caught and a mere touch is not
+// a change; larger files fall back to mtime and size.
+type fileState struct {
+	modTime time.Time
+	size    int64
+	hashed  bool
+	sum     [sha256.Size]byte
+}
+
+// hashLimit bounds how much of a file Read hashes beyond the lines it shows.
+const hashLimit = 8 << 20
+
+// NewEnv returns the environment for tools working in root.
+func NewEnv(root string) *Env {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	shell := "/bin/sh"
+	if p, err := exec.LookPath("bash"); err == nil {
+		shell = p
+	}
+	return &Env{Root: root, shell: shell, files: make(map[string]fileState)}
+}
+
+// resolve makes a model-given path absolute (relative paths are relative to
+// the root) and clean.
+func (e *Env) resolve(p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.Root, p)
+	}
+	return filepath.Clean(p)
+}
+
+// realPath follows symlinks so that Write replaces a link's target rather
+// than the link, and read-state is keyed by the file actually touched.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// display renders an absolute path for the model and the user: relative to
+// the root when inside it, since relative paths are what the tools accept
+// back most naturally.
+func (e *Env) display(abs string) string {
+	rel, err := filepath.Rel(e.Root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+// remember records what a tool saw of the file at path. content is nil when
+// it was not read whole.
+func (e *Env) remember(path string, info fs.FileInfo, content []byte) {
+	st := fileState{modTime: info.ModTime(), size: info.Size()}
+	if content != nil {
+		st.hashed, st.sum = true, sha256.Sum256(content)
+	}
+	e.rememberState(path, st)
+}
+
+func (e *Env) rememberState(path string, st fileState) {
+	e.mu.Lock()
+	e.files[realPath(path)] = st
+	e.mu.Unlock()
+}
+
+// freshness says whether a file may be edited: never seen through this Env,
+// changed since, or current. content is the file's present content.
+type freshness int
+
+const (
+	fileUnread freshness = iota
+	fileChanged
+	fileCurrent
+)
+
+func (e *Env) freshness(path string, info fs.FileInfo, content []byte) freshness {
+	e.mu.Lock()
+	st, ok := e.files[realPath(path)]
+	e.mu.Unlock()
+	switch {
+	case !ok:
+		return fileUnread
+	case st.size != info.Size():
+		return fileChanged
+	case st.hashed:
+		if sha256.Sum256(content) != st.sum {
+			return fileChanged
+		}
+		return fileCurrent
+	case !st.modTime.Equal(info.ModTime()):
+		return fileChanged
+	default:
+		return fileCurrent
+	}
+}

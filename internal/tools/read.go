@@ -1,0 +1,270 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+)
+
+const (
+	readDefaultLimit = 2000
+	readMaxLineBytes = 2000
+	// readPageBudget bounds one Read's output (~25k tokens). Read stops at a
+	// line boundary and names the offset to continue from, which serves the
+	// model better than a head+tail cut through the middle of a file.
+	readPageBudget = 100_000
+	// binarySniff is how much of a file is checked for NUL bytes.
+	binarySniff = 8000
+)
+
+func newReadTool(env *Env) Tool {
+	return &tool{
+		name: NameRead,
+		description: "Read a text file from the local filesystem. Lines are numbered like `cat -n` " +
+			"(line number, a tab, then the line); the numbers are not part of the file. " +
+			"By default up to 2000 lines from the start; for long files pass offset (1-based line to start at) " +
+			"and limit (number of lines). Lines longer than 2000 bytes are truncated. " +
+			"Binary files and directories cannot be read (use Glob or Bash `ls` for directories). " +
+			"A file must be read before it can be edited with Edit.",
+		schema: `{
+  "type": "object",
+  "properties": {
+    "file_path": {"type": "string", "description": "Path of the file to read, absolute or relative to the project root."},
+    "offset": {"type": "integer", "minimum": 1, "description": "1-based line number to start reading at. Only needed for files too long to read at once."},
+    "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to read (default 2000)."}
+  },
+  "required": ["file_path"]
+}`,
+		run:      env.runRead,
+		describe: env.describePath,
+	}
+}
+
+func (e *Env) describePath(a args) string {
+	p, _ := a.optionalString("file_path")
+	if p == "" {
+		return ""
+	}
+	return e.display(e.resolve(p))
+}
+
+func (e *Env) runRead(ctx context.Context, a args) Result {
+	p, err := a.requiredString("file_path")
+	if err != nil {
+		return invalid(err)
+	}
+	if p == "" {
+		return fail("invalid arguments: file_path is empty")
+	}
+	offset, _, err := a.optionalInt("offset")
+	if err != nil {
+		return invalid(err)
+	}
+	limit, _, err := a.optionalInt("limit")
+	if err != nil {
+		return invalid(err)
+	}
+	switch {
+	case offset < 0:
+		return fail("invalid arguments: offset must be a 1-based line number, got %d", offset)
+	case limit < 0:
+		return fail("invalid arguments: limit must be positive, got %d", limit)
+	}
+	// 0 is what a model means by "from the start" when it counts from zero.
+	offset = max(offset, 1)
+	if limit == 0 {
+		limit = readDefaultLimit
+	}
+
+	path := e.resolve(p)
+	shown := e.display(path)
+	f, info, res, ok := openRegular(path, shown)
+	if !ok {
+		return res
+	}
+	defer f.Close()
+	if info.Size() == 0 {
+		e.remember(path, info, []byte{})
+		return Result{Output: fmt.Sprintf("(%s exists but is empty)", shown)}
+	}
+
+	var sum hash.Hash
+	var src io.Reader = f
+	if info.Size() <= hashLimit {
+		sum = sha256.New()
+		src = io.TeeReader(f, sum)
+	}
+	br := bufio.NewReaderSize(src, 64<<10)
+	if head, _ := br.Peek(binarySniff); bytes.IndexByte(head, 0) >= 0 {
+		return fail("cannot read %s: it is a binary file (%d bytes); Read shows text files only", shown, info.Size())
+	}
+
+	page, last, consumed, more, err := readPage(ctx, br, offset, limit)
+	if err != nil {
+		return fail("read %s: %v", shown, err)
+	}
+	total := -1 // unknown unless the rest is read for the hash anyway
+	if sum != nil {
+		rest, err := countLinesFrom(br)
+		if err != nil {
+			return fail("read %s: %v", shown, err)
+		}
+		total = consumed + rest
+		if !more && rest > 0 {
+			more = true
+		}
+		st := fileState{modTime: info.ModTime(), size: info.Size(), hashed: true}
+		copy(st.sum[:], sum.Sum(nil))
+		e.rememberState(path, st)
+	} else {
+		e.remember(path, info, nil)
+	}
+
+	if last < offset {
+		lines := strconv.Itoa(last)
+		if total < 0 {
+			lines = "fewer"
+		}
+		return fail("offset %d is past the end of %s (%s lines)", offset, shown, lines)
+	}
+	if more {
+		if total >= 0 {
+			fmt.Fprintf(page, "\n(Showing lines %d-%d of %d. Use offset=%d to read more.)\n", offset, last, total, last+1)
+		} else {
+			fmt.Fprintf(page, "\n(Showing lines %d-%d; the file continues. Use offset=%d to read more.)\n", offset, last, last+1)
+		}
+	}
+	return Result{Output: page.String()}
+}
+
+// openRegular opens path for reading, or explains to the model why not.
+func openRegular(path, shown string) (*os.File, fs.FileInfo, Result, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, statFailure(err, shown), false
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, statFailure(err, shown), false
+	}
+	if info.IsDir() {
+		f.Close()
+		return nil, nil, fail("%s is a directory, not a file; use Glob (or Bash `ls`) to list it", shown), false
+	}
+	return f, info, Result{}, true
+}
+
+func statFailure(err error, shown string) Result {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fail("file does not exist: %s", shown)
+	case errors.Is(err, fs.ErrPermission):
+		return fail("permission denied: %s", shown)
+	default:
+		return fail("cannot open %s: %v", shown, err)
+	}
+}
+
+// readPage numbers lines offset..offset+limit-1 like cat -n, stopping early at
+// the page budget. last is the number of the last line shown (or of the
+// file's last line when offset is past it), consumed how many lines were
+// taken from br, and more reports lines left unshown by limit or budget.
+func readPage(ctx context.Context, br *bufio.Reader, offset, limit int) (page *strings.Builder, last, consumed int, more bool, err error) {
+	page = &strings.Builder{}
+	var buf []byte
+	for n := 1; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return nil, 0, 0, false, ctx.Err()
+		}
+		if n >= offset+limit {
+			_, err := br.Peek(1)
+			return page, n - 1, n - 1, err == nil, nil
+		}
+		var size int
+		buf, size, err = readLine(br, readMaxLineBytes, buf)
+		if err == io.EOF {
+			return page, n - 1, n - 1, false, nil
+		}
+		if err != nil {
+			return nil, 0, 0, false, err
+		}
+		if n < offset {
+			continue
+		}
+		line := buf
+		note := ""
+		if size > len(line) {
+			line = trimPartialRuneEnd(line)
+			note = fmt.Sprintf(" … [line truncated: %d of %d bytes shown]", len(line), size)
+		} else {
+			line = bytes.TrimSuffix(line, []byte{'\r'})
+		}
+		entry := fmt.Sprintf("%6d\t%s%s\n", n, line, note)
+		if page.Len()+len(entry) > readPageBudget && page.Len() > 0 {
+			// This line was consumed but not shown; "last" must name the line
+			// shown last so the continuation offset starts at this one.
+			return page, n - 1, n, true, nil
+		}
+		page.WriteString(entry)
+	}
+}
+
+// readLine reads one line without its newline, keeping at most max bytes of
+// it in buf; size is the line's full length. Memory stays bounded whatever
+// the line length (minified files have megabyte lines).
+func readLine(br *bufio.Reader, max int, buf []byte) (line []byte, size int, err error) {
+	buf = buf[:0]
+	for {
+		frag, err := br.ReadSlice('\n')
+		size += len(frag)
+		if room := max - len(buf); room > 0 {
+			buf = append(buf, frag[:min(room, len(frag))]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && (err != io.EOF || size == 0) {
+			return buf, 0, err
+		}
+		if len(frag) > 0 && frag[len(frag)-1] == '\n' {
+			size--
+			buf = bytes.TrimSuffix(buf, []byte{'\n'})
+		}
+		return buf, size, nil
+	}
+}
+
+// countLinesFrom counts the lines left in br (a last line without a newline
+// included).
+func countLinesFrom(br *bufio.Reader) (int, error) {
+	n := 0
+	var lastByte byte = '\n'
+	chunk := make([]byte, 64<<10)
+	for {
+		k, err := br.Read(chunk)
+		if k > 0 {
+			n += bytes.Count(chunk[:k], []byte{'\n'})
+			lastByte = chunk[k-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if lastByte != '\n' {
+		n++
+	}
+	return n, nil
+}

@@ -1,0 +1,148 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+)
+
+// Result is what a tool answers the model. A non-empty Error marks a failed
+// call the model can act on (file missing, old_string not found, denied...);
+// Output may still carry text. Go errors are reserved for the program's own faults.
+type Result struct {
+	Output string
+	Error  string
+}
+
+// Tool is one tool offered to the model.
+type Tool interface {
+	Name() string
+	Definition() chat.ToolDef
+	// NeedsPermission reports whether the tool must be allowed before running
+	// (Write, Edit, Bash). Read, Glob, Grep never need it.
+	NeedsPermission() bool
+	// Describe renders a one-line human summary of a call for permission
+	// prompts and the transcript (e.g. "Bash(go test ./...)").
+	Describe(input json.RawMessage) string
+	Run(ctx context.Context, input json.RawMessage) Result
+}
+
+// Tool names, as offered to the model (CONTRACT.md §3).
+const (
+	NameRead  = "Read"
+	NameWrite = "Write"
+	NameEdit  = "Edit"
+	NameBash  = "Bash"
+	NameGlob  = "Glob"
+	NameGrep  = "Grep"
+)
+
+// Set returns the six contract tools, in the order offered to the model.
+func Set(env *Env) []Tool {
+	return []Tool{
+		newReadTool(env),
+		newWriteTool(env),
+		newEditTool(env),
+		newBashTool(env),
+		newGlobTool(env),
+		newGrepTool(env),
+	}
+}
+
+// Lookup finds a tool by name in set. An exact match wins; otherwise the
+// name is matched case-insensitively, because smaller models sometimes call
+// "read" for "Read".
+func Lookup(set []Tool, name string) (Tool, bool) {
+	for _, t := range set {
+		if t.Name() == name {
+			return t, true
+		}
+	}
+	for _, t := range set {
+		if strings.EqualFold(t.Name(), name) {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// tool is the one implementation of Tool: each of the six is a tool value
+// with its own run and describe functions, so argument decoding, panic
+// recovery and the definition live in one place.
+type tool struct {
+	name        string
+	description string
+	schema      string // JSON Schema of the parameters
+	permission  bool
+	run         func(ctx context.Context, a args) Result
+	describe    func(a args) string
+}
+
+var _ Tool = (*tool)(nil)
+
+func (t *tool) Name() string          { return t.name }
+func (t *tool) NeedsPermission() bool { return t.permission }
+
+func (t *tool) Definition() chat.ToolDef {
+	return chat.ToolDef{
+		Name:        t.name,
+		Description: t.description,
+		Parameters:  json.RawMessage(t.schema),
+	}
+}
+
+func (t *tool) Describe(input json.RawMessage) (s string) {
+	defer func() {
+		if r := recover(); r != nil {
+			s = t.name
+		}
+	}()
+	a, err := parseArgs(input)
+	if err != nil {
+		return t.name
+	}
+	return t.name + "(" + oneLine(t.describe(a), 80) + ")"
+}
+
+// Run decodes the arguments and runs the tool. A panic is turned into an
+// error result: one broken call must not take the session down.
+func (t *tool) Run(ctx context.Context, input json.RawMessage) (res Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = Result{Error: fmt.Sprintf("internal error in %s: %v", t.name, r)}
+		}
+	}()
+	a, err := parseArgs(input)
+	if err != nil {
+		return invalid(err)
+	}
+	return t.run(ctx, a)
+}
+
+// invalid is the result for arguments the tool cannot use.
+func invalid(err error) Result {
+	return Result{Error: err.Error()}
+}
+
+// fail is an error result with a formatted message.
+func fail(format string, v ...any) Result {
+	return Result{Error: fmt.Sprintf(format, v...)}
+}
+
+// oneLine keeps the first line of s, at most max runes, for one-line summaries.
+func oneLine(s string, max int) string {
+	cut := false
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s, cut = s[:i], true
+	}
+	if r := []rune(s); len(r) > max {
+		s, cut = string(r[:max]), true
+	}
+	if cut {
+		s += "…"
+	}
+	return s
+}

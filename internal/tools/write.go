@@ -1,0 +1,102 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+func newWriteTool(env *Env) Tool {
+	return &tool{
+		name: NameWrite,
+		description: "Write a file to the local filesystem, creating it (and its parent directories) or " +
+			"replacing its whole content. Prefer Edit for changing part of an existing file. " +
+			"The content is written exactly as given: no line numbers.",
+		schema: `{
+  "type": "object",
+  "properties": {
+    "file_path": {"type": "string", "description": "Path of the file to write, absolute or relative to the project root."},
+    "content": {"type": "string", "description": "The complete new content of the file."}
+  },
+  "required": ["file_path", "content"]
+}`,
+		permission: true,
+		run:        env.runWrite,
+		describe:   env.describePath,
+	}
+}
+
+func (e *Env) runWrite(ctx context.Context, a args) Result {
+	p, err := a.requiredString("file_path")
+	if err != nil {
+		return invalid(err)
+	}
+	if p == "" {
+		return fail("invalid arguments: file_path is empty")
+	}
+	content, err := a.requiredString("content")
+	if err != nil {
+		return invalid(err)
+	}
+	path := realPath(e.resolve(p))
+	shown := e.display(e.resolve(p))
+
+	mode, existed, res, ok := writableTarget(path, shown)
+	if !ok {
+		return res
+	}
+	if !existed {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fail("create directory for %s: %v", shown, err)
+		}
+	}
+	if res, ok := e.replaceFile(path, shown, []byte(content), mode); !ok {
+		return res
+	}
+	verb := "Created"
+	if existed {
+		verb = "Overwrote"
+	}
+	return Result{Output: fmt.Sprintf("%s %s (%d lines).", verb, shown, countLines(content))}
+}
+
+// writableTarget checks that path can be replaced and returns the mode the
+// new content gets: an existing file keeps its own.
+func writableTarget(path, shown string) (mode fs.FileMode, existed bool, res Result, ok bool) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return newFileMode, false, Result{}, true
+	case err != nil:
+		return 0, false, statFailure(err, shown), false
+	case info.IsDir():
+		return 0, false, fail("%s is a directory, not a file", shown), false
+	case !info.Mode().IsRegular():
+		return 0, false, fail("%s is not a regular file", shown), false
+	}
+	// A rename would replace a read-only file regardless of its mode; honour
+	// the mode the user set instead.
+	if unix.Access(path, unix.W_OK) != nil {
+		return 0, false, fail("%s is read-only; not changing it", shown), false
+	}
+	return info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), true, Result{}, true
+}
+
+// replaceFile writes data atomically and records it as seen, so an Edit may
+// follow a Write without a Read.
+func (e *Env) replaceFile(path, shown string, data []byte, mode fs.FileMode) (Result, bool) {
+	if err := writeFileAtomic(path, data, mode); err != nil {
+		return fail("write %s: %v", shown, err), false
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return fail("write %s: %v", shown, err), false
+	}
+	e.remember(path, info, data)
+	return Result{}, true
+}
