@@ -1,0 +1,33 @@
+package slash
+
+import (
+	"context"
+	"fmt"
+
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+func compactCommand() Command {
+	return Command{
+		Name:    "compact",
+		Args:    "[instructions]",
+		Summary: "compact the context now; instructions steer the summary",
+		Run: func(ctx context.Context, env *Env, instructions string) error {
+			m := env.Engine.Context()
+			if m == nil {
+				return errNoContext
+			}
+			if u := m.Usage(); u.Messages == 0 {
+				_, err := fmt.Fprintln(env.IO.Out, "Nothing to compact yet: the session has no messages.")
+				return err
+			}
+			res, err := m.Compact(ctx, storage.TriggerManual, instructions)
+			if err != nil {
+				return fmt.Errorf("compact: %w", err)
+			}
+			_, err = fmt.Fprint(env.IO.Out, withNewline(contextmgr.FormatCompact(res)))
+			return err
+		},
+	}
+}

@@ -1,0 +1,11 @@
+// Package slash holds clawdcode's slash commands (CONTRACT.md §2), one file
+// per command, and the registry both front ends use: the REPL for a line
+// that starts with "/", and -p when the whole prompt is a slash command.
+//
+// Every command works without a terminal: it writes its data to Env.IO.Out
+// and asks nothing unless Env.Pick is set. A command's failure is returned
+// as an error for the front end to show; /exit returns ErrExit.
+//
+// A Registry is read-only once built and safe for concurrent reads; the
+// commands themselves drive the engine and run one at a time.
+package slash

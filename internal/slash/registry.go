@@ -1,0 +1,134 @@
+package slash
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// Engine is what the commands need of the session engine (*agent.Engine).
+type Engine interface {
+	SessionID() string
+	StartNew(ctx context.Context, title string) error
+	Resume(ctx context.Context, id string) error
+	Project() *storage.Project
+	Context() *contextmgr.Manager
+	Model() string
+	SetModel(name string)
+}
+
+// Env is what a command runs with. Output goes to IO.Out (data) / IO.ErrOut.
+type Env struct {
+	Engine Engine
+	IO     *iostreams.IOStreams
+	// Pick lets the user choose one of sessions interactively; nil when not
+	// interactive (then /resume lists instead of asking). An empty id with a
+	// nil error means the user chose nothing.
+	Pick func(ctx context.Context, sessions []storage.SessionInfo) (id string, err error)
+}
+
+// Command is one slash command.
+type Command struct {
+	Name    string // without the slash
+	Args    string // usage of the arguments, e.g. "[instructions]"
+	Summary string
+	Run     func(ctx context.Context, env *Env, args string) error
+	// Aliases are other names that run the same command (not listed by /help).
+	Aliases []string
+}
+
+// Registry holds the commands.
+type Registry struct {
+	cmds   []Command
+	byName map[string]int
+}
+
+// Default returns the registry of the contract's commands.
+func Default() *Registry {
+	r := &Registry{byName: map[string]int{}}
+	r.Register(helpCommand(r))
+	r.Register(newCommand())
+	r.Register(clearCommand())
+	r.Register(switchCommand())
+	r.Register(sessionsCommand())
+	r.Register(resumeCommand())
+	r.Register(contextCommand())
+	r.Register(compactCommand())
+	r.Register(modelCommand())
+	r.Register(costCommand())
+	r.Register(exitCommand())
+	return r
+}
+
+// Register adds c (or replaces the command of the same name), keeping
+// registration order for /help.
+func (r *Registry) Register(c Command) {
+	if r.byName == nil {
+		r.byName = map[string]int{}
+	}
+	name := strings.ToLower(c.Name)
+	if i, ok := r.byName[name]; ok {
+		r.cmds[i] = c
+	} else {
+		r.cmds = append(r.cmds, c)
+		r.byName[name] = len(r.cmds) - 1
+	}
+	for _, a := range c.Aliases {
+		r.byName[strings.ToLower(a)] = r.byName[name]
+	}
+}
+
+// Commands lists the commands in /help order.
+func (r *Registry) Commands() []Command { return append([]Command(nil), r.cmds...) }
+
+// Lookup finds a command by name or alias (without the slash, any case).
+func (r *Registry) Lookup(name string) (Command, bool) {
+	i, ok := r.byName[strings.ToLower(name)]
+	if !ok {
+		return Command{}, false
+	}
+	return r.cmds[i], true
+}
+
+// Parse splits "/name args" (ok=false if line is not a slash command).
+// Surrounding space is ignored. A name is letters, digits, '-' and '_', so a
+// message that merely starts with a path ("/etc/hosts is empty, why?") is
+// not taken for a command. args is the rest of the line, trimmed.
+func Parse(line string) (name, args string, ok bool) {
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "/") {
+		return "", "", false
+	}
+	rest := line[1:]
+	end := strings.IndexFunc(rest, unicode.IsSpace)
+	if end < 0 {
+		end = len(rest)
+	}
+	name = rest[:end]
+	if name == "" || strings.IndexFunc(name, func(r rune) bool { return !isNameRune(r) }) >= 0 {
+		return "", "", false
+	}
+	return name, strings.TrimSpace(rest[end:]), true
+}
+
+func isNameRune(r rune) bool {
+	return r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_')
+}
+
+// Run parses and runs line; unknown commands are an error naming /help.
+func (r *Registry) Run(ctx context.Context, env *Env, line string) error {
+	name, args, ok := Parse(line)
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrNotCommand, line)
+	}
+	c, ok := r.Lookup(name)
+	if !ok {
+		return fmt.Errorf("%w /%s; type /help for the list", ErrUnknownCommand, name)
+	}
+	return c.Run(ctx, env, args)
+}

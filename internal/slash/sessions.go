@@ -1,0 +1,73 @@
+package slash
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"unicode"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+func sessionsCommand() Command {
+	return Command{
+		Name:    "sessions",
+		Summary: "list this project's sessions, newest first",
+		Run: func(_ context.Context, env *Env, _ string) error {
+			list, err := listSessions(env)
+			if err != nil {
+				return err
+			}
+			if len(list) == 0 {
+				_, err := fmt.Fprintln(env.IO.Out, "No sessions in this project yet.")
+				return err
+			}
+			return writeSessions(env.IO.Out, list, env.Engine.SessionID())
+		},
+	}
+}
+
+// listSessions is the project's sessions, newest-updated first.
+func listSessions(env *Env) ([]storage.SessionInfo, error) {
+	p := env.Engine.Project()
+	list, err := p.List()
+	if err != nil {
+		return nil, fmt.Errorf("list sessions of %s: %w", p.Root, err)
+	}
+	return list, nil
+}
+
+// writeSessions prints list as a table; the current session is marked "*".
+func writeSessions(out io.Writer, list []storage.SessionInfo, current string) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "  ID\tUPDATED\tMESSAGES\tTITLE")
+	for _, s := range list {
+		mark := " "
+		if s.ID == current {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "%s %s\t%s\t%d\t%s\n", mark, shortID(s.ID), s.Updated.Local().Format("2006-01-02 15:04"), s.Messages, displayTitle(s.Title))
+	}
+	return w.Flush()
+}
+
+// shortIDLen is enough of a random UUID to tell a project's sessions apart
+// and is accepted back as a prefix by /switch and -r.
+const shortIDLen = 8
+
+func shortID(id string) string {
+	if len(id) > shortIDLen {
+		return id[:shortIDLen]
+	}
+	return id
+}
+
+func displayTitle(t string) string {
+	if t == "" {
+		return "(untitled)"
+	}
+	return t
+}
+
+func isSpace(r rune) bool { return unicode.IsSpace(r) }
