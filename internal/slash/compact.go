@@ -2,6 +2,7 @@ package slash
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
@@ -18,11 +19,11 @@ func compactCommand() Command {
 			if m == nil {
 				return errNoContext
 			}
-			if u := m.Usage(); u.Messages == 0 {
-				_, err := fmt.Fprintln(env.IO.Out, "Nothing to compact yet: the session has no messages.")
+			res, err := m.Compact(ctx, storage.TriggerManual, instructions)
+			if errors.Is(err, contextmgr.ErrNothingToCompact) {
+				_, err := fmt.Fprintln(env.IO.Out, "Nothing to compact yet: the context holds no earlier conversation to summarise.")
 				return err
 			}
-			res, err := m.Compact(ctx, storage.TriggerManual, instructions)
 			if err != nil {
 				return fmt.Errorf("compact: %w", err)
 			}
