@@ -1,0 +1,166 @@
+package repl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// maxAttempts bounds how often a prompt repeats after an answer it does not understand.
+const maxAttempts = 3
+
+// NewAsker returns the TTY permission prompt (allow once / always / deny).
+//
+// It reads its answer as a plain line from io.In between the line editor's
+// reads (the terminal is in cooked mode then), so Ctrl-C at the prompt is
+// the same SIGINT that cancels the turn: Ask then returns Deny and the
+// context's error. End of input is a Deny without error. While a Run on
+// the same io is showing a spinner, Ask stops it before writing.
+func NewAsker(io *iostreams.IOStreams) tools.Asker {
+	return &asker{io: io, cs: colorScheme{on: io.IsStderrTTY()}}
+}
+
+type asker struct {
+	io *iostreams.IOStreams
+	cs colorScheme
+}
+
+func (a *asker) Ask(ctx context.Context, tool tools.Tool, input json.RawMessage) (tools.Decision, error) {
+	pauseOutput(a.io)
+	w := a.io.ErrOut
+	fmt.Fprintf(w, "%s %s\n", a.cs.warn("?"), a.cs.bold(tool.Describe(input)))
+	writePreview(w, a.cs, tool.Name(), input)
+	for range maxAttempts {
+		fmt.Fprint(w, "  Allow? [y]es once / [a]lways this session / [n]o: ")
+		line, err := readLine(ctx, a.io)
+		if err != nil {
+			fmt.Fprintln(w)
+			if errors.Is(err, io.EOF) {
+				return tools.Deny, nil
+			}
+			return tools.Deny, err
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return tools.AllowOnce, nil
+		case "a", "always":
+			return tools.AllowAlways, nil
+		case "n", "no", "":
+			return tools.Deny, nil
+		}
+	}
+	return tools.Deny, nil
+}
+
+// previewLines bounds each part of a preview.
+const previewLines = 8
+
+// writePreview shows what a Write or Edit would change, or the whole of a
+// multi-line command, so the user decides on the content and not a name.
+func writePreview(w io.Writer, cs colorScheme, name string, input json.RawMessage) {
+	var args struct {
+		Content   string `json:"content"`
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+		Command   string `json:"command"`
+	}
+	if json.Unmarshal(input, &args) != nil {
+		return
+	}
+	switch name {
+	case "Write":
+		previewBlock(w, "  │ ", args.Content, cs.dim)
+	case "Edit":
+		previewBlock(w, "  - ", args.OldString, cs.err)
+		previewBlock(w, "  + ", args.NewString, func(s string) string { return cs.wrap("\x1b[32m", styleFgReset, s) })
+	case "Bash":
+		if strings.Contains(strings.TrimSpace(args.Command), "\n") {
+			previewBlock(w, "  │ ", args.Command, cs.dim)
+		}
+	}
+}
+
+func previewBlock(w io.Writer, gutter, text string, style func(string) string) {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		fmt.Fprintln(w, style(strings.TrimRight(gutter, " "))+" (empty)")
+		return
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if i == previewLines {
+			fmt.Fprintln(w, style(fmt.Sprintf("%s… %d more lines", gutter, len(lines)-previewLines)))
+			return
+		}
+		fmt.Fprintln(w, style(gutter+clip(l, 120)))
+	}
+}
+
+// pick is the session picker of /resume: a numbered list, then a number
+// (or an id prefix) read from the terminal. An empty answer or end of
+// input cancels: it returns "" and no error.
+func pick(ctx context.Context, ios *iostreams.IOStreams, sessions []storage.SessionInfo) (string, error) {
+	w := ios.ErrOut
+	if len(sessions) == 0 {
+		fmt.Fprintln(w, "no sessions to resume")
+		return "", nil
+	}
+	width := len(strconv.Itoa(len(sessions)))
+	for i, s := range sessions {
+		title := s.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		fmt.Fprintf(w, "  %*d  %s  %s  %s\n", width, i+1, shortID(s.ID),
+			s.Updated.Local().Format("2006-01-02 15:04"), clip(oneLine(title), 60))
+	}
+	for range maxAttempts {
+		fmt.Fprint(w, "Resume which session? (number, Enter to cancel): ")
+		line, err := readLine(ctx, ios)
+		if errors.Is(err, io.EOF) {
+			fmt.Fprintln(w)
+			return "", nil
+		}
+		if err != nil {
+			fmt.Fprintln(w)
+			return "", err
+		}
+		answer := strings.TrimSpace(line)
+		if answer == "" {
+			return "", nil
+		}
+		if id, ok := choose(sessions, answer); ok {
+			return id, nil
+		}
+		fmt.Fprintf(w, "%q is not one of the listed sessions\n", answer)
+	}
+	return "", nil
+}
+
+// choose maps a 1-based number or a unique id prefix to a session id.
+func choose(sessions []storage.SessionInfo, answer string) (string, bool) {
+	if n, err := strconv.Atoi(answer); err == nil {
+		if n >= 1 && n <= len(sessions) {
+			return sessions[n-1].ID, true
+		}
+		return "", false
+	}
+	found := ""
+	for _, s := range sessions {
+		if strings.HasPrefix(s.ID, answer) {
+			if found != "" {
+				return "", false
+			}
+			found = s.ID
+		}
+	}
+	return found, found != ""
+}

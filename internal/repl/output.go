@@ -1,0 +1,258 @@
+package repl
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/clawdcode/clawdcode/internal/agent"
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// colorScheme styles status text; off, every method returns its input.
+type colorScheme struct{ on bool }
+
+func (c colorScheme) wrap(style, reset, s string) string {
+	if !c.on {
+		return s
+	}
+	return style + s + reset
+}
+
+func (c colorScheme) dim(s string) string  { return c.wrap(styleDim, styleNormal, s) }
+func (c colorScheme) bold(s string) string { return c.wrap(styleBold, styleNormal, s) }
+func (c colorScheme) err(s string) string  { return c.wrap(styleRed, styleFgReset, s) }
+func (c colorScheme) warn(s string) string { return c.wrap(styleYellow, styleFgReset, s) }
+
+// turnOutput is the agent.Sink of one REPL turn. Assistant text goes to
+// IO.Out — rendered Markdown on a terminal, untouched otherwise; tool
+// activity, notices and the spinner go to IO.ErrOut. Its methods are called
+// from the goroutine running Submit (and the asker, on the same goroutine);
+// the spinner is the only other goroutine and Stop waits for it.
+type turnOutput struct {
+	out, errOut io.Writer
+	md          *markdownWriter // nil: write text untouched
+	spin        *spinner        // nil: not a terminal
+	cs          colorScheme
+	root        string
+	done        <-chan struct{} // the turn's ctx.Done(), ends the spinner
+
+	midLine bool   // untouched text ended without a newline
+	label   string // what the spinner says while waiting
+}
+
+var _ agent.Sink = (*turnOutput)(nil)
+
+func newTurnOutput(ios *iostreams.IOStreams, root string, done <-chan struct{}) *turnOutput {
+	t := &turnOutput{out: ios.Out, errOut: ios.ErrOut, root: root, done: done,
+		cs: colorScheme{on: ios.IsStderrTTY()}}
+	if ios.IsStdoutTTY() {
+		t.md = newMarkdownWriter(ios.Out)
+	}
+	if ios.IsStderrTTY() {
+		t.spin = newSpinner(ios.ErrOut)
+	}
+	return t
+}
+
+// waiting shows the spinner with label until the next event.
+func (t *turnOutput) waiting(label string) {
+	t.label = label
+	t.spin.Start(t.done, label)
+}
+
+// pause stops the spinner so someone else (the permission prompt) can
+// write; the next event starts it again if there is still waiting to do.
+func (t *turnOutput) pause() {
+	t.spin.Stop()
+	t.endText()
+}
+
+func (t *turnOutput) Text(delta string) {
+	t.spin.Stop()
+	if t.md != nil {
+		_ = t.md.WriteString(delta) // a terminal write error has no one to go to
+		return
+	}
+	if delta != "" {
+		io.WriteString(t.out, delta)
+		t.midLine = !strings.HasSuffix(delta, "\n")
+	}
+}
+
+// endText finishes the assistant's text so status lines start on a line of their own.
+func (t *turnOutput) endText() {
+	if t.md != nil {
+		_ = t.md.Flush()
+		return
+	}
+	if t.midLine {
+		io.WriteString(t.out, "\n")
+		t.midLine = false
+	}
+}
+
+func (t *turnOutput) ToolStart(id, name string, input json.RawMessage) {
+	t.spin.Stop()
+	t.endText()
+	fmt.Fprintf(t.errOut, "%s %s\n", t.cs.wrap(styleCode, styleFgReset, "⏺"),
+		t.cs.bold(name)+"("+toolArgument(name, input, t.root)+")")
+	t.waiting("running " + name)
+}
+
+func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
+	t.spin.Stop()
+	t.endText()
+	summary := resultSummary(name, res)
+	if res.Error != "" {
+		summary = t.cs.err(summary)
+	}
+	fmt.Fprintf(t.errOut, "  %s %s\n", t.cs.dim("⎿"), summary)
+	t.waiting("thinking")
+}
+
+func (t *turnOutput) Notice(n contextmgr.Notice) {
+	t.spin.Stop()
+	t.endText()
+	switch n.Kind {
+	case "warning", "fallback", "truncated":
+		fmt.Fprintln(t.errOut, t.cs.warn("⚠ "+n.Text))
+	default:
+		fmt.Fprintln(t.errOut, t.cs.dim("✻ "+n.Text))
+	}
+	if n.Kind == "compacting" {
+		t.waiting("compacting")
+		return
+	}
+	t.waiting(t.label)
+}
+
+// finish ends the turn's output: spinner gone, last line ended.
+func (t *turnOutput) finish() {
+	t.spin.Stop()
+	t.endText()
+}
+
+// toolArgument is the one argument that says what a call does.
+func toolArgument(name string, input json.RawMessage, root string) string {
+	var args map[string]any
+	if err := json.Unmarshal(input, &args); err != nil {
+		return clip(string(input), 60)
+	}
+	str := func(k string) string { s, _ := args[k].(string); return s }
+	switch name {
+	case "Read", "Write", "Edit":
+		return relPath(str("file_path"), root)
+	case "Bash":
+		return clip(oneLine(str("command")), 80)
+	case "Glob", "Grep":
+		s := str("pattern")
+		if p := str("path"); p != "" {
+			s += " in " + relPath(p, root)
+		}
+		return clip(s, 80)
+	}
+	b, _ := json.Marshal(args) // sorted keys: stable
+	return clip(string(b), 60)
+}
+
+// resultSummary is one short line about a tool's result.
+func resultSummary(name string, res tools.Result) string {
+	if res.Error != "" {
+		return clip(oneLine(res.Error), 100)
+	}
+	out := strings.TrimRight(res.Output, "\n")
+	if out == "" {
+		return "(no output)"
+	}
+	n := strings.Count(out, "\n") + 1
+	switch name {
+	case "Read":
+		return plural(n, "line")
+	case "Glob":
+		return plural(n, "file")
+	}
+	if n == 1 {
+		return clip(out, 100)
+	}
+	return plural(n, "line")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func relPath(p, root string) string {
+	if root == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+// clip shortens s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// console links a running Run to the permission prompt made by NewAsker
+// for the same IOStreams: the prompt must stop the turn's spinner before
+// it writes. The link is keyed by the streams because the CLI builds the
+// asker (for tools.Permissions) before the engine and the REPL exist.
+type console struct {
+	mu     sync.Mutex
+	active *turnOutput
+}
+
+var consoles sync.Map // *iostreams.IOStreams → *console, only while a Run is running
+
+func attachConsole(ios *iostreams.IOStreams) *console {
+	c := &console{}
+	consoles.Store(ios, c)
+	return c
+}
+
+func detachConsole(ios *iostreams.IOStreams, c *console) { consoles.CompareAndDelete(ios, c) }
+
+func (c *console) setActive(t *turnOutput) {
+	c.mu.Lock()
+	c.active = t
+	c.mu.Unlock()
+}
+
+// pauseOutput stops the spinner of the running turn, if any, on ios.
+func pauseOutput(ios *iostreams.IOStreams) {
+	v, ok := consoles.Load(ios)
+	if !ok {
+		return
+	}
+	c := v.(*console)
+	c.mu.Lock()
+	t := c.active
+	c.mu.Unlock()
+	if t != nil {
+		t.pause()
+	}
+}

@@ -1,0 +1,317 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/agent"
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/slash"
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// Engine is what the REPL drives: the slash commands' view of the session
+// engine plus Submit. *agent.Engine satisfies it.
+type Engine interface {
+	slash.Engine
+	Submit(ctx context.Context, text string, sink agent.Sink) (*agent.TurnResult, error)
+}
+
+// Commands runs a slash command line. *slash.Registry satisfies it; when it
+// also lists its commands (Commands() []slash.Command) the REPL completes
+// their names on Tab.
+type Commands interface {
+	Run(ctx context.Context, env *slash.Env, line string) error
+}
+
+var (
+	_ Engine   = (*agent.Engine)(nil)
+	_ Commands = (*slash.Registry)(nil)
+)
+
+// Options configure the interactive session.
+type Options struct {
+	IO          *iostreams.IOStreams
+	Engine      Engine
+	Commands    Commands
+	HistoryPath string // $CLAWDCODE_HOME/history; "" keeps no history
+	FirstPrompt string // positional prompt, sent as the first message
+}
+
+const (
+	promptMain = "> "
+	promptMore = "… "
+)
+
+// session is one Run's state.
+type session struct {
+	opts  Options
+	io    *iostreams.IOStreams
+	con   *console
+	input lineSource
+	cs    colorScheme
+}
+
+// Run is the REPL: it returns nil on /exit, Ctrl-D or a second Ctrl-C at
+// an empty prompt, and ctx.Err() when ctx ends. Ctrl-C while a turn or a
+// command runs cancels only that (see the package doc for the signal rule).
+func Run(ctx context.Context, opts Options) error {
+	if opts.IO == nil || opts.Engine == nil || opts.Commands == nil {
+		return errors.New("repl: IO, Engine and Commands are required")
+	}
+	s := &session{opts: opts, io: opts.IO, cs: colorScheme{on: opts.IO.IsStderrTTY()}}
+
+	var hist *history
+	if opts.HistoryPath != "" {
+		h, err := openHistory(opts.HistoryPath)
+		if err != nil {
+			// History is a convenience: say why it is off and carry on.
+			fmt.Fprintf(s.io.ErrOut, "%s\n", s.cs.warn("history disabled: "+err.Error()))
+		} else {
+			hist = h
+		}
+	}
+	if opts.IO.Interactive() {
+		src, err := newReadlineSource(opts.IO, hist, opts.Commands)
+		if err != nil {
+			return fmt.Errorf("start line editor: %w", err)
+		}
+		s.input = src
+	} else {
+		s.input = newPlainSource(opts.IO, hist)
+	}
+	defer s.input.Close()
+
+	s.con = attachConsole(opts.IO)
+	defer detachConsole(opts.IO, s.con)
+
+	s.welcome()
+	if opts.FirstPrompt != "" {
+		if err := s.dispatch(ctx, opts.FirstPrompt); err != nil {
+			return s.leave(err)
+		}
+	}
+	interrupts := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		entry, err := s.readEntry(ctx)
+		switch {
+		case errors.Is(err, errInterrupt):
+			if entry != "" { // Ctrl-C clears a half-typed line; it is not a request to leave
+				interrupts = 0
+				continue
+			}
+			interrupts++
+			if interrupts >= 2 {
+				return nil
+			}
+			fmt.Fprintln(s.io.ErrOut, s.cs.dim("(press Ctrl-C again or Ctrl-D to exit)"))
+			continue
+		case errors.Is(err, io.EOF):
+			if entry == "" {
+				return nil
+			}
+		case err != nil:
+			return err
+		}
+		interrupts = 0
+		if strings.TrimSpace(entry) == "" {
+			continue
+		}
+		s.input.AddHistory(entry)
+		if err := s.dispatch(ctx, entry); err != nil {
+			return s.leave(err)
+		}
+	}
+}
+
+// leave turns the error that ends the loop into Run's result.
+func (s *session) leave(err error) error {
+	if errors.Is(err, slash.ErrExit) {
+		return nil
+	}
+	return err
+}
+
+// readEntry reads one request: a line, continued over further lines while
+// each ends with a backslash. On Ctrl-C it returns what was typed so far.
+func (s *session) readEntry(ctx context.Context) (string, error) {
+	var parts []string
+	prompt := promptMain
+	for {
+		line, err := s.input.ReadLine(ctx, prompt)
+		if err != nil {
+			if errors.Is(err, errInterrupt) {
+				return strings.Join(append(parts, line), "\n"), err
+			}
+			if errors.Is(err, io.EOF) && (len(parts) > 0 || line != "") {
+				return strings.Join(append(parts, line), "\n"), nil
+			}
+			return "", err
+		}
+		if cont, ok := strings.CutSuffix(line, `\`); ok {
+			parts = append(parts, cont)
+			prompt = promptMore
+			continue
+		}
+		return strings.Join(append(parts, line), "\n"), nil
+	}
+}
+
+// dispatch runs one entry — a slash command or a message for the model —
+// with Ctrl-C bound to cancelling just that entry. Only errors that must end
+// the REPL are returned (slash.ErrExit, or ctx ending).
+func (s *session) dispatch(parent context.Context, entry string) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	stopSignals := cancelOnInterrupt(ctx, cancel)
+	defer stopSignals()
+
+	text := strings.TrimSpace(entry)
+	var err error
+	if strings.HasPrefix(text, "/") {
+		err = s.command(ctx, text)
+	} else {
+		err = s.turn(ctx, entry)
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, slash.ErrExit):
+		return err
+	case parent.Err() != nil:
+		return parent.Err()
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		fmt.Fprintln(s.io.ErrOut, s.cs.warn("interrupted"))
+	default:
+		fmt.Fprintln(s.io.ErrOut, s.cs.err("error: "+err.Error()))
+	}
+	return nil
+}
+
+// cancelOnInterrupt turns SIGINT into cancel until the returned function is
+// called. Outside the line editor the terminal is in cooked mode, so Ctrl-C
+// arrives as a signal rather than as a key.
+func cancelOnInterrupt(ctx context.Context, cancel context.CancelFunc) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-sigs:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		cancel()
+		<-done
+	}
+}
+
+// turn sends text to the model and renders the reply as it streams.
+func (s *session) turn(ctx context.Context, text string) error {
+	out := newTurnOutput(s.io, s.projectRoot(), ctx.Done())
+	s.con.setActive(out)
+	defer s.con.setActive(nil)
+
+	out.waiting("thinking")
+	_, err := s.opts.Engine.Submit(ctx, text, out)
+	out.finish()
+	if err == nil && ctx.Err() == nil {
+		s.contextWarning()
+	}
+	return err
+}
+
+// command runs a slash command line.
+func (s *session) command(ctx context.Context, line string) error {
+	env := &slash.Env{Engine: s.opts.Engine, IO: s.io}
+	if s.io.IsStdinTTY() {
+		env.Pick = func(ctx context.Context, sessions []storage.SessionInfo) (string, error) {
+			return pick(ctx, s.io, sessions)
+		}
+	}
+	return s.opts.Commands.Run(ctx, env, line)
+}
+
+// contextWarning tells the user when the next auto-compaction is near.
+func (s *session) contextWarning() {
+	m := s.opts.Engine.Context()
+	if m == nil {
+		return
+	}
+	if msg, ok := autoCompactWarning(m.Usage()); ok {
+		fmt.Fprintln(s.io.ErrOut, s.cs.dim(msg))
+	}
+}
+
+// autoCompactWarning is the rule for "near the trigger": once the context
+// has used 80% of the budget before auto-compaction (the trigger is
+// Threshold×Window), report what is left of that budget. Below that the
+// number is noise; past the trigger compaction is about to happen anyway.
+func autoCompactWarning(u contextmgr.Usage) (string, bool) {
+	threshold := u.Threshold
+	if threshold <= 0 || threshold > 1 {
+		threshold = 0.8
+	}
+	trigger := threshold * float64(u.Window)
+	if trigger <= 0 || float64(u.Tokens) < 0.8*trigger {
+		return "", false
+	}
+	left := int((trigger - float64(u.Tokens)) / trigger * 100)
+	left = max(left, 0)
+	return fmt.Sprintf("context left until auto-compact: %d%%", left), true
+}
+
+func (s *session) projectRoot() string {
+	if p := s.opts.Engine.Project(); p != nil {
+		return p.Root
+	}
+	return ""
+}
+
+// welcome prints one short status line: model, session, directory.
+func (s *session) welcome() {
+	e := s.opts.Engine
+	sess := "new session"
+	if id := e.SessionID(); id != "" {
+		sess = "session " + shortID(id)
+	}
+	parts := []string{"clawdcode", e.Model(), sess}
+	if root := s.projectRoot(); root != "" {
+		parts = append(parts, tildePath(root))
+	}
+	line := strings.Join(parts, " · ")
+	if s.io.IsStdinTTY() {
+		line += "  " + s.cs.dim("(/help for commands, Ctrl-D to exit)")
+	}
+	fmt.Fprintln(s.io.ErrOut, line)
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func tildePath(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, home); ok && (rest == "" || rest[0] == '/') {
+		return "~" + rest
+	}
+	return p
+}

@@ -1,0 +1,88 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// spinner animates one status line on a terminal while nothing else is
+// being printed. Stop erases the line and returns only after the animating
+// goroutine has finished writing, so output that follows never interleaves
+// with a frame. A nil *spinner (not a terminal) does nothing.
+type spinner struct {
+	w        io.Writer
+	interval time.Duration
+
+	mu   sync.Mutex
+	stop chan struct{}
+	done chan struct{}
+}
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func newSpinner(w io.Writer) *spinner {
+	return &spinner{w: w, interval: 100 * time.Millisecond}
+}
+
+// Start shows label until Stop or ctxDone is closed (the turn's ctx.Done());
+// a running spinner is replaced.
+func (s *spinner) Start(ctxDone <-chan struct{}, label string) {
+	if s == nil {
+		return
+	}
+	s.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stop, finished := make(chan struct{}), make(chan struct{})
+	s.stop, s.done = stop, finished
+	go s.run(ctxDone, label, stop, finished)
+}
+
+// Stop erases the spinner line; it is safe to call when not running.
+func (s *spinner) Stop() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	stop, done := s.stop, s.done
+	s.stop, s.done = nil, nil
+	s.mu.Unlock()
+	if stop == nil {
+		return
+	}
+	close(stop)
+	<-done
+}
+
+func (s *spinner) run(ctxDone <-chan struct{}, label string, stop, done chan struct{}) {
+	defer close(done)
+	start := time.Now()
+	tick := time.NewTicker(s.interval)
+	defer tick.Stop()
+	drawn := false
+	for frame := 0; ; frame++ {
+		select {
+		case <-stop:
+			if drawn {
+				fmt.Fprint(s.w, "\r\x1b[2K")
+			}
+			return
+		case <-ctxDone:
+			if drawn {
+				fmt.Fprint(s.w, "\r\x1b[2K")
+			}
+			return
+		case <-tick.C:
+		}
+		// The first frame waits one interval: fast answers never flash a spinner.
+		elapsed := time.Since(start).Truncate(time.Second)
+		fmt.Fprintf(s.w, "\r\x1b[2K%s%s %s…%s %s",
+			styleCode, spinnerFrames[frame%len(spinnerFrames)], label, styleFgReset,
+			dim(fmt.Sprintf("(%s · Ctrl-C to interrupt)", elapsed)))
+		drawn = true
+	}
+}
+
+func dim(s string) string { return styleDim + s + styleNormal }
