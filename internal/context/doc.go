@@ -1,10 +1,46 @@
 // Package contextmgr (directory internal/context) owns the context window of
 // a session: token accounting, auto-compaction, compact boundaries, the
-// summary fallback and the overflow guard. The REPL and -p only call it.
+// summary fallback and the overflow guard. The REPL and -p only call it;
+// every compaction decision is made here.
 //
 // The package is named contextmgr, not context, so that it never shadows the
 // standard library's context package, which every blocking call here takes.
 // Every import site names it explicitly:
 //
 //	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+//
+// # What a Manager guarantees
+//
+//   - Every record is appended to the session log as it is added; the log is
+//     never rewritten. Truncating long texts to fit the window happens in
+//     memory only.
+//   - Every request Request returns is well formed for a strict server:
+//     each tool call is answered right after its assistant message, no tool
+//     result lacks its call, no two user messages follow each other (see
+//     Messages).
+//   - Auto-compaction is checked before every request, not only at the end
+//     of a turn. It fires when the request reaches Threshold × Window, or
+//     when less than the reply reserve (default min(8192, Window/8)) would
+//     be left.
+//   - Counting costs O(new content): a cheap byte bound decides first (a
+//     small context never loads the tokenizer), each record is counted once,
+//     and the server's prompt_tokens, when reported, replaces the count of
+//     everything it covered.
+//   - A compaction keeps the most recent ~20% of the messages verbatim
+//     (30% on the fallback), cut before a user record (or, when the last
+//     turn alone is too big, before an assistant reply inside it), so no
+//     tool call is ever separated from its results. It appends one
+//     compact_boundary record (with the byte offset of the first retained
+//     record) and one summary record, and leaves the request well under the
+//     trigger.
+//   - When the summary fails (error, timeout, empty, not smaller than what
+//     it replaces), a deterministic digest stands in for it and the session
+//     goes on. After 2 failures in a row the next 3 auto-compactions skip
+//     the model (then 6, 12, up to 24); a success resets this, and a
+//     manual /compact always asks the model.
+//
+// # Concurrency
+//
+// A Manager is not safe for concurrent use: one goroutine (the agent loop)
+// owns it. Messages, FormatContext and FormatCompact are pure functions.
 package contextmgr

@@ -1,0 +1,191 @@
+package contextmgr
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// Messages rebuilds the chat-completions messages[] (without the system
+// prompt) from records, so that any sequence of records yields a request a
+// strict server accepts:
+//
+//   - the latest summary record becomes the first message (a user message);
+//     older summaries and every system record are left out;
+//   - an assistant record carries the tool_use records that follow it as its
+//     tool calls (arguments = the recorded input JSON), and each call is
+//     answered right after it, in call order, by a tool message: its
+//     recorded result, or an "interrupted" result when none was recorded;
+//   - tool results without a matching open call are dropped, as are tool
+//     uses without an id and repeated call ids within one reply;
+//   - a tool_use with no assistant record before it gets an empty assistant
+//     message of its own;
+//   - an assistant message with neither text nor tool calls is left out;
+//   - consecutive user messages (a turn persisted without a reply, then a
+//     new one) are merged into one, joined by a blank line.
+func Messages(records []*storage.Record) []chat.Message {
+	var summary *storage.Record
+	for _, r := range records {
+		if r != nil && r.IsSummary() {
+			summary = r
+		}
+	}
+	b := messageBuilder{out: make([]chat.Message, 0, len(records)+1)}
+	if summary != nil {
+		b.user(messageContent(summary))
+	}
+	for _, r := range records {
+		if r == nil {
+			continue
+		}
+		switch r.Type {
+		case storage.TypeUser:
+			if r.IsCompactSummary {
+				continue
+			}
+			b.closeGroup()
+			b.user(messageContent(r))
+		case storage.TypeAssistant:
+			b.closeGroup()
+			b.open = true
+			b.reply = chat.Message{Role: chat.RoleAssistant, Content: messageContent(r)}
+		case storage.TypeToolUse:
+			if r.Tool == nil || r.Tool.ID == "" {
+				continue
+			}
+			if !b.open {
+				b.open = true
+				b.reply = chat.Message{Role: chat.RoleAssistant}
+			}
+			if b.hasCall(r.Tool.ID) {
+				continue
+			}
+			b.reply.ToolCalls = append(b.reply.ToolCalls, toolCall(r.Tool))
+		case storage.TypeToolResult:
+			if r.ToolResult == nil || !b.open || !b.hasCall(r.ToolResult.ID) {
+				continue
+			}
+			if b.results == nil {
+				b.results = make(map[string]string)
+			}
+			if _, dup := b.results[r.ToolResult.ID]; !dup {
+				b.results[r.ToolResult.ID] = toolResultContent(r.ToolResult)
+			}
+		}
+	}
+	b.closeGroup()
+	return b.out
+}
+
+// messageBuilder accumulates the open assistant reply (its calls and the
+// results seen so far) until the next user or assistant record closes it.
+type messageBuilder struct {
+	out     []chat.Message
+	open    bool
+	reply   chat.Message
+	results map[string]string
+}
+
+func (b *messageBuilder) hasCall(id string) bool {
+	for _, c := range b.reply.ToolCalls {
+		if c.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *messageBuilder) user(content string) {
+	if n := len(b.out); n > 0 && b.out[n-1].Role == chat.RoleUser {
+		b.out[n-1].Content = joinUser(b.out[n-1].Content, content)
+		return
+	}
+	b.out = append(b.out, chat.Message{Role: chat.RoleUser, Content: content})
+}
+
+func joinUser(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
+}
+
+func (b *messageBuilder) closeGroup() {
+	if !b.open {
+		return
+	}
+	b.open = false
+	if b.reply.Content == "" && len(b.reply.ToolCalls) == 0 {
+		b.results = nil
+		return
+	}
+	b.out = append(b.out, b.reply)
+	for _, c := range b.reply.ToolCalls {
+		content, ok := b.results[c.ID]
+		if !ok {
+			content = "Error: " + interruptedText
+		}
+		b.out = append(b.out, chat.Message{Role: chat.RoleTool, Content: content, ToolCallID: c.ID})
+	}
+	b.results = nil
+	b.reply = chat.Message{}
+}
+
+func messageContent(r *storage.Record) string {
+	if r.Message == nil {
+		return ""
+	}
+	return r.Message.Content
+}
+
+// toolCall turns a tool_use record into a call. The input is stored as an
+// object; arguments the model produced that were not valid JSON are stored
+// as a JSON string and given back as the original text.
+func toolCall(t *storage.ToolUse) chat.ToolCall {
+	return chat.ToolCall{ID: t.ID, Name: t.Name, Arguments: toolArguments(t.Input)}
+}
+
+func toolArguments(in json.RawMessage) string {
+	if len(in) > 0 && in[0] == '"' {
+		var s string
+		if json.Unmarshal(in, &s) == nil {
+			return s
+		}
+	}
+	if len(in) == 0 {
+		return "{}"
+	}
+	return string(in)
+}
+
+// toolInput is the inverse of toolArguments: what a tool_use record stores
+// for the arguments the model sent.
+func toolInput(args string) json.RawMessage {
+	if strings.TrimSpace(args) == "" {
+		return json.RawMessage("{}")
+	}
+	// Compact valid JSON now so the record in memory and the line on disk
+	// (which encoding/json compacts) rebuild the same request.
+	var buf bytes.Buffer
+	if json.Compact(&buf, []byte(args)) == nil {
+		return json.RawMessage(buf.Bytes())
+	}
+	q, _ := json.Marshal(args)
+	return json.RawMessage(q)
+}
+
+func toolResultContent(t *storage.ToolResult) string {
+	if t.Error == "" {
+		return t.Output
+	}
+	if t.Output == "" {
+		return "Error: " + t.Error
+	}
+	return t.Output + "\n\nError: " + t.Error
+}

@@ -1,0 +1,346 @@
+package contextmgr
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/fileanalyzer"
+	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// The opening of every summary record, so the model (and a reader of the
+// file) knows what the message is.
+const (
+	summaryPreamble = "This conversation was compacted to fit the context window. " +
+		"The summary below replaces the earlier messages; the messages after it are the most recent part of the conversation, kept word for word. " +
+		"Continue the work from where it stopped."
+	fallbackPreamble = "This conversation was compacted to fit the context window, but no summary could be written. " +
+		"Below is a short digest of the earlier part; the messages after it are the most recent part of the conversation, kept word for word. " +
+		"Continue the work from where it stopped, and ask the user if something essential is missing."
+)
+
+const summarizerInstructions = `You write the working memory of a coding assistant. The conversation below, between a user and an AI coding assistant with tools, is being removed from the assistant's context; the assistant will continue with only your summary and the few most recent messages. Write a dense, faithful summary in markdown under exactly these headings:
+
+## User requests and instructions
+Every request and standing instruction the user gave, in order. Quote short ones verbatim; restate long ones precisely.
+## Key decisions
+Technical choices made and the reasons for them.
+## Files and changes
+Files read, created or modified, what changed in each and why; exact names of functions, types and commands that matter.
+## Errors and fixes
+Problems met, their causes, and how they were fixed or what was tried.
+## Pending tasks
+What the user asked for that is not finished.
+## Current work
+What was being done immediately before this point, in detail.
+## Next step
+The next action, consistent with the user's most recent request.
+
+If a previous summary is given, fold it in: keep whatever still matters. Write "none" under a heading with nothing to say. Do not invent facts, do not address the user, output only the summary.`
+
+const partInstructions = `You condense one part of a long conversation between a user and an AI coding assistant with tools, so that a later step can merge the parts into one summary. Keep every user request and instruction (verbatim when short), decisions, file names and changes, errors and their fixes, and unfinished work. Be dense and faithful; output only the condensed notes.`
+
+// Bounds of how much of one record goes into the summarization material:
+// long outputs are rarely needed word for word, and the files that matter
+// are attached with their current content anyway.
+const (
+	renderTextMax   = 8000
+	renderCallMax   = 2000
+	renderResultMax = 3000
+	maxSummaryDepth = 4
+)
+
+// piece is one rendered record of the material to summarise.
+type piece struct {
+	text   string
+	tokens int
+}
+
+// summarize writes the summary of dropped (and of the summary in force).
+// The material goes to the model in one call when it fits the window,
+// otherwise in parts whose condensed notes are then merged.
+func (m *Manager) summarize(ctx context.Context, dropped []*entry, instructions string) (string, []string, error) {
+	prev, replaced := "", m.sizeOf(dropped)
+	if m.summary != nil {
+		prev = summaryBody(messageContent(m.summary.rec))
+		replaced += m.countEntry(m.summary)
+	}
+	pieces := make([]piece, 0, len(dropped))
+	for _, e := range dropped {
+		if p, ok := m.render(e); ok {
+			pieces = append(pieces, p)
+		}
+	}
+	files := m.files()
+	text, included, err := m.summarizeMaterial(ctx, prev, pieces, instructions, files, 0)
+	if err != nil {
+		return "", nil, err
+	}
+	if n := m.counter.Text(summaryPreamble + "\n\n" + text); n >= replaced {
+		return "", nil, fmt.Errorf("%w is not smaller than what it replaces (%d ≥ %d tokens)", errSummary, n, replaced)
+	}
+	return text, included, nil
+}
+
+func (m *Manager) summarizeMaterial(ctx context.Context, prev string, pieces []piece, instructions string, files []fileanalyzer.File, depth int) (string, []string, error) {
+	avail := m.summaryInputBudget()
+	fixed := m.counter.Text(summarizerInstructions) + m.counter.Text(prev) + m.counter.Text(instructions) + 64
+	material := 0
+	for _, p := range pieces {
+		material += p.tokens
+	}
+	if fixed+material <= avail {
+		var fileText strings.Builder
+		var included []string
+		room := avail - fixed - material
+		for _, f := range files {
+			block := fileBlock(f)
+			n := m.counter.Text(block)
+			if n > room {
+				continue
+			}
+			room -= n
+			fileText.WriteString(block)
+			included = append(included, f.Path)
+		}
+		user := summaryRequestText(prev, pieces, fileText.String(), instructions, depth > 0)
+		text, err := m.callSummarizer(ctx, summarizerInstructions, user)
+		return text, included, err
+	}
+	if depth >= maxSummaryDepth {
+		return "", nil, fmt.Errorf("%w: the material still does not fit the window after %d rounds", errSummary, depth)
+	}
+	partRoom := avail - m.counter.Text(partInstructions) - m.counter.Text(instructions) - 64
+	if partRoom < 64 {
+		return "", nil, fmt.Errorf("%w: the window is too small to summarise in parts", errSummary)
+	}
+	chunks := chunkPieces(pieces, partRoom)
+	notes := make([]piece, 0, len(chunks))
+	for i, chunk := range chunks {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Part %d of %d of the conversation, oldest first:\n\n", i+1, len(chunks))
+		for _, p := range chunk {
+			b.WriteString(p.text)
+		}
+		if instructions != "" {
+			fmt.Fprintf(&b, "\n\nThe user asked that the summary follow these instructions: %s\n", instructions)
+		}
+		text, err := m.callSummarizer(ctx, partInstructions, b.String())
+		if err != nil {
+			return "", nil, fmt.Errorf("part %d of %d: %w", i+1, len(chunks), err)
+		}
+		note := fmt.Sprintf("### Notes on part %d of %d\n%s\n\n", i+1, len(chunks), text)
+		notes = append(notes, piece{text: note, tokens: m.counter.Text(note)})
+	}
+	return m.summarizeMaterial(ctx, prev, notes, instructions, files, depth+1)
+}
+
+// summaryInputBudget is how much a summarization request may hold: the
+// window less the summary's completion budget and a safety margin for the
+// difference between our count and the server's.
+func (m *Manager) summaryInputBudget() int {
+	return m.window - m.summaryMax() - m.window/20
+}
+
+// chunkPieces groups pieces into chunks of at most room tokens each; a
+// single piece larger than room is split by bytes (a token is at least one
+// byte, so room bytes are at most room tokens).
+func chunkPieces(pieces []piece, room int) [][]piece {
+	var chunks [][]piece
+	var cur []piece
+	size := 0
+	flush := func() {
+		if len(cur) > 0 {
+			chunks = append(chunks, cur)
+			cur, size = nil, 0
+		}
+	}
+	for _, p := range pieces {
+		if p.tokens > room {
+			flush()
+			for s := p.text; s != ""; {
+				part := cutUTF8(s, room)
+				chunks = append(chunks, []piece{{text: part, tokens: len(part)}})
+				s = s[len(part):]
+			}
+			continue
+		}
+		if size+p.tokens > room {
+			flush()
+		}
+		cur = append(cur, p)
+		size += p.tokens
+	}
+	flush()
+	return chunks
+}
+
+func summaryRequestText(prev string, pieces []piece, files, instructions string, notes bool) string {
+	var b strings.Builder
+	if prev != "" {
+		b.WriteString("<previous-summary>\n")
+		b.WriteString(prev)
+		b.WriteString("\n</previous-summary>\n\n")
+	}
+	if notes {
+		b.WriteString("<conversation-notes>\nThe conversation was too long to read at once; these are notes on its consecutive parts, oldest first.\n\n")
+	} else {
+		b.WriteString("<conversation>\n")
+	}
+	for _, p := range pieces {
+		b.WriteString(p.text)
+	}
+	if notes {
+		b.WriteString("</conversation-notes>\n")
+	} else {
+		b.WriteString("</conversation>\n")
+	}
+	if files != "" {
+		b.WriteString("\n<files>\nThe current content of the files this conversation touched most:\n\n")
+		b.WriteString(files)
+		b.WriteString("</files>\n")
+	}
+	if instructions != "" {
+		b.WriteString("\nThe user asked that the summary follow these instructions:\n")
+		b.WriteString(instructions)
+		b.WriteString("\n")
+	}
+	b.WriteString("\nWrite the summary now.")
+	return b.String()
+}
+
+func fileBlock(f fileanalyzer.File) string {
+	note := ""
+	if f.Truncated {
+		note = " (first lines only)"
+	}
+	return fmt.Sprintf("### %s%s\n```\n%s\n```\n\n", f.Path, note, strings.TrimRight(f.Content, "\n"))
+}
+
+// callSummarizer makes one summarization call.
+func (m *Manager) callSummarizer(ctx context.Context, system, user string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, m.opt.SummaryTimeout)
+	defer cancel()
+	resp, err := m.opt.LLM.Stream(ctx, llm.Request{
+		Model: m.opt.Model,
+		Messages: []chat.Message{
+			{Role: chat.RoleSystem, Content: system},
+			{Role: chat.RoleUser, Content: user},
+		},
+		MaxCompletionTokens: m.summaryMax(),
+	}, func(llm.Delta) {})
+	if err != nil {
+		return "", fmt.Errorf("%w call: %w", errSummary, err)
+	}
+	text := strings.TrimSpace(resp.Content)
+	if text == "" {
+		return "", fmt.Errorf("%w call: empty answer", errSummary)
+	}
+	return text, nil
+}
+
+// files asks the file analyzer which files' current content to include.
+// Failing to read them is not worth failing the summary for.
+func (m *Manager) files() []fileanalyzer.File {
+	if m.opt.Root == "" {
+		return nil
+	}
+	files, err := m.opt.Files(m.opt.Root, m.messages())
+	if err != nil {
+		m.notify("warning", "could not read the files for the summary: %v", err)
+		return nil
+	}
+	return files
+}
+
+// render writes one record of the material to summarise.
+func (m *Manager) render(e *entry) (piece, bool) {
+	r := e.rec
+	var head, body string
+	limit := renderTextMax
+	switch r.Type {
+	case storage.TypeUser:
+		head, body = "[user]\n", messageContent(r)
+	case storage.TypeAssistant:
+		head, body = "[assistant]\n", messageContent(r)
+		if body == "" {
+			return piece{}, false
+		}
+	case storage.TypeToolUse:
+		head, body, limit = "[tool call "+r.Tool.Name+"] ", toolArguments(r.Tool.Input), renderCallMax
+	case storage.TypeToolResult:
+		head, limit = "[tool result]\n", renderResultMax
+		if r.ToolResult.Error != "" {
+			head = "[tool result, failed: " + cutUTF8(r.ToolResult.Error, 500) + "]\n"
+		}
+		body = r.ToolResult.Output
+	default:
+		return piece{}, false
+	}
+	if len(body) <= limit {
+		// The record's own count covers its text; the label is a few bytes.
+		return piece{text: head + body + "\n\n", tokens: m.countEntry(e) + len(head) + 2}, true
+	}
+	text := head + truncateText(body, limit) + "\n\n"
+	return piece{text: text, tokens: m.counter.Text(text)}, true
+}
+
+// summaryBody strips the preamble from a summary record's content.
+func summaryBody(content string) string {
+	for _, p := range []string{summaryPreamble, fallbackPreamble} {
+		if rest, ok := strings.CutPrefix(content, p); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return content
+}
+
+// digest is the fallback's stand-in for a summary: the previous summary
+// and the user's requests in the dropped part, most recent kept first when
+// space runs out. Deterministic, no model involved.
+func (m *Manager) digest(dropped []*entry) string {
+	limit := m.summaryMax() // bytes: at most that many tokens
+	var reqs []string
+	for _, e := range dropped {
+		if e.rec.Type == storage.TypeUser {
+			if s := oneLine(messageContent(e.rec), 300); s != "" {
+				reqs = append(reqs, "- "+s)
+			}
+		}
+	}
+	var b strings.Builder
+	if m.summary != nil {
+		if prev := summaryBody(messageContent(m.summary.rec)); prev != "" {
+			b.WriteString("Earlier summary:\n")
+			b.WriteString(cutUTF8(prev, limit/2))
+			b.WriteString("\n\n")
+		}
+	}
+	if len(reqs) == 0 {
+		b.WriteString("The user made no new requests in the compacted part.")
+		return cutUTF8(b.String(), limit)
+	}
+	b.WriteString("The user's requests in the compacted part, oldest first:\n")
+	room := limit - b.Len()
+	first := len(reqs)
+	for first > 0 && room-len(reqs[first-1])-1 >= 0 {
+		first--
+		room -= len(reqs[first]) + 1
+	}
+	if first > 0 {
+		fmt.Fprintf(&b, "- (%d earlier requests left out)\n", first)
+	}
+	b.WriteString(strings.Join(reqs[first:], "\n"))
+	return cutUTF8(b.String(), limit)
+}
+
+func oneLine(s string, limit int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= limit {
+		return s
+	}
+	return cutUTF8(s, limit-3) + "..."
+}
