@@ -30,6 +30,14 @@ func classifyServerError(err error) *Error {
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
+	// RequestError first: when go-openai fails to decode a body it may
+	// still wrap a half-filled, empty APIError inside it.
+	case errors.As(err, &reqErr):
+		se = parseErrorBody(reqErr.Body)
+		se.status = reqErr.HTTPStatusCode
+		if se.message == "" {
+			se.message = http.StatusText(reqErr.HTTPStatusCode)
+		}
 	case errors.As(err, &apiErr):
 		se = serverError{
 			status:  apiErr.HTTPStatusCode,
@@ -43,12 +51,6 @@ func classifyServerError(err error) *Error {
 			if n, ok := apiErr.Code.(int); ok && n >= 400 && n < 600 {
 				se.status = n
 			}
-		}
-	case errors.As(err, &reqErr):
-		se = parseErrorBody(reqErr.Body)
-		se.status = reqErr.HTTPStatusCode
-		if se.message == "" {
-			se.message = http.StatusText(reqErr.HTTPStatusCode)
 		}
 	default:
 		return nil
@@ -155,6 +157,7 @@ var overflowPhrases = []string{
 	"prompt is too long",                 // Anthropic via compatible proxies
 	"exceed context limit",               // Anthropic via compatible proxies
 	"request too large",                  // OpenAI 429 when one request exceeds the TPM limit
+	"middle-out",                         // OpenRouter's older overflow advice
 }
 
 func kindOf(se serverError) Kind {
