@@ -74,3 +74,8 @@ func wantError(t *testing.T, r Result, substrs ...string) {
 		}
 	}
 }
+
+// clip shortens long outputs in failure messages.
+func clip(s string) string {
+	return CapText(s, 600)
+}

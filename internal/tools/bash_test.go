@@ -1,0 +1,158 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestBash(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "marker.txt"), "here")
+	tests := []struct {
+		name    string
+		command string
+		want    string
+		wantErr string
+	}{
+		{name: "stdout", command: "echo hello", want: "hello\n"},
+		{name: "interleaved stderr", command: "echo out; echo err >&2; echo out2", want: "out\nerr\nout2\n"},
+		{name: "runs in the project root", command: "cat marker.txt", want: "here"},
+		{name: "stdin is empty", command: "cat; echo done", want: "done\n"},
+		{name: "no output", command: "true", want: "(no output)"},
+		{name: "non-zero exit", command: "echo oops; exit 3", want: "oops\n", wantErr: "exit status 3"},
+		{name: "killed by a signal", command: "echo before; kill -KILL $$", want: "before\n", wantErr: "killed by signal killed"},
+		{name: "no controlling terminal", command: "exec 3</dev/tty && echo opened || echo none", want: "none\n"},
+		{name: "git never prompts", command: `echo "$GIT_TERMINAL_PROMPT"`, want: "0\n"},
+	}
+	env := NewEnv(root)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := call(t, env, NameBash, obj{"command": tt.command})
+			if !strings.Contains(r.Output, tt.want) || (tt.want == "(no output)") != (r.Output == "(no output)") {
+				t.Fatalf("output %q, want %q", r.Output, tt.want)
+			}
+			if tt.wantErr == "" {
+				wantOK(t, r)
+			} else {
+				wantError(t, r, tt.wantErr)
+			}
+		})
+	}
+}
+
+// processGone waits until pid no longer runs. A zombie counts as gone: it is
+// dead and only waits for a parent (init, here) to reap it.
+func processGone(t *testing.T, pid int) bool {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return true
+		}
+		if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+				return true
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+func firstPid(t *testing.T, out string) int {
+	t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(out, "\n", 2)[0]))
+	if err != nil || pid <= 1 {
+		t.Fatalf("no pid in output %q", out)
+	}
+	return pid
+}
+
+func TestBashTimeoutKillsTheGroup(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t.TempDir())
+	start := time.Now()
+	r := call(t, env, NameBash, obj{"command": "sleep 30 & echo $!; sleep 30; wait", "timeout": 300})
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("took %v", d)
+	}
+	wantError(t, r, "timed out after 300ms")
+	if pid := firstPid(t, r.Output); !processGone(t, pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("background child %d survived the timeout", pid)
+	}
+}
+
+func TestBashSIGKILLAfterGrace(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t.TempDir())
+	// The child ignores SIGTERM (an ignored signal stays ignored across exec).
+	r := call(t, env, NameBash, obj{"command": "trap '' TERM; sleep 30 & echo $!; wait", "timeout": 200})
+	wantError(t, r, "timed out")
+	if pid := firstPid(t, r.Output); !processGone(t, pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("child %d ignoring SIGTERM survived", pid)
+	}
+}
+
+func TestBashContextCancel(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	r := callCtx(t, ctx, env, NameBash, obj{"command": "echo started; sleep 30"})
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("took %v", d)
+	}
+	wantError(t, r, "interrupted")
+	if !strings.Contains(r.Output, "started") {
+		t.Fatalf("captured output lost: %q", r.Output)
+	}
+}
+
+func TestBashBackgroundJobDoesNotHoldTheCall(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t.TempDir())
+	start := time.Now()
+	r := call(t, env, NameBash, obj{"command": "sleep 30 & echo $!"})
+	pid := firstPid(t, r.Output)
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	if d := time.Since(start); d > pipeGrace+5*time.Second {
+		t.Fatalf("took %v", d)
+	}
+	wantOK(t, r)
+}
+
+func TestBashHugeOutputCapped(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t.TempDir())
+	// 5.5 MB of output.
+	r := call(t, env, NameBash, obj{"command": "yes 0123456789 | head -n 500000; echo last"})
+	wantOK(t, r)
+	if len(r.Output) > OutputCap+100 {
+		t.Fatalf("output %d bytes, cap %d", len(r.Output), OutputCap)
+	}
+	if !strings.HasPrefix(r.Output, "0123456789\n") || !strings.HasSuffix(r.Output, "0123456789\nlast\n") {
+		t.Fatalf("head or tail lost: %q", clip(r.Output))
+	}
+	if !markerRE.MatchString(r.Output) {
+		t.Fatalf("no omission marker: %q", clip(r.Output))
+	}
+}
+
+func TestBashTimeoutClamped(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t.TempDir())
+	// A timeout beyond the maximum is clamped, not refused.
+	wantOK(t, call(t, env, NameBash, obj{"command": "true", "timeout": 10_000_000}))
+}
