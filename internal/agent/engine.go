@@ -215,7 +215,9 @@ func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
 	if title == "" {
 		title = Title(firstMessage)
 	}
-	sess.SetTitle(title)
+	if title != "" {
+		sess.SetTitle(title)
+	}
 	e.sess, e.pendingTitle = sess, ""
 	return nil
 }

@@ -1,0 +1,487 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// world is one engine over the real store, tools, context manager and LLM
+// client, talking to the in-repo chat-completions server that rejects any
+// request the real API would.
+type world struct {
+	srv   *llmtest.Server
+	store *storage.Store
+	proj  *storage.Project
+	root  string
+	llm   *llm.Client
+}
+
+func newWorld(t *testing.T, opts llmtest.Options) *world {
+	t.Helper()
+	srv := llmtest.NewServer(t, opts)
+	store := storage.NewStore(t.TempDir())
+	root := t.TempDir()
+	proj, err := store.Project(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := llm.New(llm.Config{
+		BaseURL: srv.URL(),
+		APIKey:  "test-key",
+		Retry:   llm.RetryPolicy{MaxAttempts: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &world{srv: srv, store: store, proj: proj, root: proj.Root, llm: client}
+}
+
+func (w *world) engine(t *testing.T, perms *tools.Permissions, maxTurns int) *Engine {
+	t.Helper()
+	e := New(Config{
+		Model:       "gpt-4o",
+		Window:      128000,
+		Threshold:   0.8,
+		MaxTurns:    maxTurns,
+		Project:     w.proj,
+		LLM:         w.llm,
+		Permissions: perms,
+		Now:         func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+	})
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return e
+}
+
+// records reads a session file back as the store would show it.
+func (w *world) records(t *testing.T, id string) []*storage.Record {
+	t.Helper()
+	var out []*storage.Record
+	err := storage.ReadAll(t.Context(), w.proj.Path(id), func(_ int64, r *storage.Record) error {
+		out = append(out, r)
+		return nil
+	}, func(msg string) { t.Errorf("session file warning: %s", msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func types(rs []*storage.Record) string {
+	var s []string
+	for _, r := range rs {
+		s = append(s, r.Type)
+	}
+	return strings.Join(s, ",")
+}
+
+// lastTool is the content of the last tool message of the last request.
+func (w *world) lastTool(t *testing.T) string {
+	t.Helper()
+	msgs := w.srv.LastRequest().Messages
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "tool" {
+			return msgs[i].Content
+		}
+	}
+	t.Fatalf("last request has no tool message: %+v", msgs)
+	return ""
+}
+
+// checkAccepted fails t if the server rejected any request.
+func (w *world) checkAccepted(t *testing.T) {
+	t.Helper()
+	for i, r := range w.srv.Requests() {
+		if r.Status != 200 {
+			t.Fatalf("request %d rejected with %d: %s", i, r.Status, r.Error)
+		}
+	}
+}
+
+func TestEngineOneShotAnswer(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	if id := e.SessionID(); id != "" {
+		t.Fatalf("a session %s exists before any message", id)
+	}
+	w.srv.Enqueue(llmtest.Text("Hello from the model."))
+	sink := &recSink{}
+	res, err := e.Submit(t.Context(), "Say hello\nplease", sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "Hello from the model." || res.NumTurns != 1 || res.Usage.OutputTokens == 0 {
+		t.Fatalf("result = %+v", res)
+	}
+	if sink.text.String() != "Hello from the model." {
+		t.Fatalf("streamed %q", sink.text.String())
+	}
+	req := w.srv.LastRequest()
+	if req.Model != "gpt-4o" || req.Messages[0].Role != "system" || !strings.Contains(req.Messages[0].Content, w.root) {
+		t.Fatalf("request model %q, first message %+v", req.Model, req.Messages[0])
+	}
+	if len(req.Tools) != 6 {
+		t.Fatalf("offered %d tools, want the six contract tools", len(req.Tools))
+	}
+	id := e.SessionID()
+	if got := types(w.records(t, id)); got != "user,assistant" {
+		t.Fatalf("records = %s", got)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	list, err := w.proj.List()
+	if err != nil || len(list) != 1 || list[0].Title != "Say hello" {
+		t.Fatalf("list = %+v, %v", list, err)
+	}
+}
+
+func TestEngineStartAndQuitLeavesNoSession(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	if err := e.StartNew(t.Context(), "unused"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := w.proj.List(); err != nil || len(list) != 0 {
+		t.Fatalf("list = %+v, %v", list, err)
+	}
+}
+
+func TestEngineReadRoundTrip(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	if err := os.WriteFile(filepath.Join(w.root, "notes.txt"), []byte("the secret is 42\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := w.engine(t, nil, 0)
+	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Read", `{"file_path":"notes.txt"}`)), llmtest.Text("It is 42."))
+	sink := &recSink{}
+	res, err := e.Submit(t.Context(), "what is the secret?", sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.checkAccepted(t)
+	if res.Text != "It is 42." || res.NumTurns != 2 {
+		t.Fatalf("result = %+v", res)
+	}
+	if !strings.Contains(w.lastTool(t), "the secret is 42") {
+		t.Fatalf("model was sent %q", w.lastTool(t))
+	}
+	if got := types(w.records(t, e.SessionID())); got != "user,assistant,tool_use,tool_result,assistant" {
+		t.Fatalf("records = %s", got)
+	}
+	if len(sink.events) != 2 || !strings.HasPrefix(sink.events[0], "start ") || !strings.HasPrefix(sink.events[1], "end ") {
+		t.Fatalf("events = %q", sink.events)
+	}
+}
+
+func TestEngineWritePermission(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		perms   *tools.Permissions
+		written bool
+	}{
+		{"denied without permission", tools.NewPermissions(nil, false, nil), false},
+		{"allowed by --allowed-tools", tools.NewPermissions([]string{"Write"}, false, nil), true},
+		{"allowed by --dangerously-skip-permissions", tools.NewPermissions(nil, true, nil), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, llmtest.Options{})
+			e := w.engine(t, tt.perms, 0)
+			w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Write", `{"file_path":"out.txt","content":"hi\n"}`)), llmtest.Text("done"))
+			if _, err := e.Submit(t.Context(), "write out.txt", nil); err != nil {
+				t.Fatal(err)
+			}
+			w.checkAccepted(t)
+			_, statErr := os.Stat(filepath.Join(w.root, "out.txt"))
+			if written := statErr == nil; written != tt.written {
+				t.Fatalf("file written = %v, want %v", written, tt.written)
+			}
+			told := w.lastTool(t)
+			if denied := strings.Contains(told, "denied"); denied == tt.written {
+				t.Fatalf("model was told %q", told)
+			}
+		})
+	}
+}
+
+func TestEngineBadCallsAreAnsweredAndTheRunGoesOn(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	w.srv.Enqueue(
+		llmtest.ToolCalls(llmtest.Call("Teleport", `{}`), llmtest.Call("Read", `{"file_path": "x`), llmtest.Call("Read", `{"file_path":"missing.txt"}`)),
+		llmtest.Text("I will stop guessing."),
+	)
+	res, err := e.Submit(t.Context(), "go", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.checkAccepted(t)
+	if res.Text != "I will stop guessing." {
+		t.Fatalf("result = %+v", res)
+	}
+	msgs := w.srv.LastRequest().Messages
+	var results []string
+	for _, m := range msgs {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 3 || !strings.Contains(results[0], "unknown tool Teleport") ||
+		!strings.Contains(results[1], "invalid JSON arguments for Read") || !strings.Contains(strings.ToLower(results[2]), "missing.txt") {
+		t.Fatalf("tool results = %q", results)
+	}
+}
+
+func TestEngineMaxTurns(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 2)
+	read := llmtest.ToolCalls(llmtest.Call("Glob", `{"pattern":"*"}`), llmtest.Call("Glob", `{"pattern":"*.go"}`))
+	w.srv.Enqueue(read, read, llmtest.Text("never reached"))
+	res, err := e.Submit(t.Context(), "look around", nil)
+	if !errors.Is(err, ErrMaxTurns) || err.Error() != "reached --max-turns 2" {
+		t.Fatalf("err = %v", err)
+	}
+	if res.NumTurns != 2 || len(w.srv.Requests()) != 2 {
+		t.Fatalf("turns = %d, requests = %d", res.NumTurns, len(w.srv.Requests()))
+	}
+	// Every call was answered: the next message makes a valid request.
+	w.srv.Enqueue(llmtest.Text("ok"))
+	if _, err := e.Submit(t.Context(), "stop", nil); err != nil {
+		t.Fatal(err)
+	}
+	w.checkAccepted(t)
+}
+
+func TestEngineOverflowGivesUpClearly(t *testing.T) {
+	t.Parallel()
+	// The server's real window is far smaller than clawdcode believes.
+	w := newWorld(t, llmtest.Options{Window: 200})
+	e := w.engine(t, nil, 0)
+	sink := &recSink{}
+	_, err := e.Submit(t.Context(), "hello", sink)
+	if !errors.Is(err, ErrContextOverflow) {
+		t.Fatalf("err = %v", err)
+	}
+	// The guard was walked (retries after recovery steps) and the user was
+	// told about each step through the sink.
+	if n := len(w.srv.Requests()); n < 2 || len(sink.events) == 0 || !strings.HasPrefix(sink.events[0], "notice ") {
+		t.Fatalf("%d requests, events %q", n, sink.events)
+	}
+	if !strings.HasPrefix(err.Error(), "context window exceeded even after truncating tool results and compacting: ") ||
+		!strings.Contains(err.Error(), "maximum context length") {
+		t.Fatalf("err = %q", err)
+	}
+	if got := types(w.records(t, e.SessionID())); !strings.HasPrefix(got, "user") || strings.Contains(got, "assistant") {
+		t.Fatalf("records = %s", got)
+	}
+}
+
+// cancelOnToolStart cancels the turn once a tool has started.
+type cancelOnToolStart struct {
+	recSink
+	cancel context.CancelFunc
+}
+
+func (s *cancelOnToolStart) ToolStart(id, name string, input json.RawMessage) {
+	s.recSink.ToolStart(id, name, input)
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		s.cancel()
+	}()
+}
+
+func TestEngineCtrlCDuringATool(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, tools.NewPermissions(nil, true, nil), 0)
+	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", `{"command":"sleep 30"}`), llmtest.Call("Glob", `{"pattern":"*"}`)))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	start := time.Now()
+	_, err := e.Submit(ctx, "sleep", &cancelOnToolStart{cancel: cancel})
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("the tool was not killed: Submit took %v", d)
+	}
+	recs := w.records(t, e.SessionID())
+	if got := types(recs); got != "user,assistant,tool_use,tool_use,tool_result,tool_result" {
+		t.Fatalf("records = %s", got)
+	}
+	for _, r := range recs[4:] {
+		if !strings.Contains(r.ToolResult.Error, "interrupted") {
+			t.Fatalf("result %+v not marked interrupted", r.ToolResult)
+		}
+	}
+	// The session goes on with a valid request.
+	w.srv.Enqueue(llmtest.Text("ok"))
+	if _, err := e.Submit(t.Context(), "never mind", nil); err != nil {
+		t.Fatal(err)
+	}
+	w.checkAccepted(t)
+}
+
+func TestEngineCtrlCWhileStreamingStoresNoReply(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	w.srv.Enqueue(llmtest.Reply{Hang: true})
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := e.Submit(ctx, "hello", nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	if got := types(w.records(t, e.SessionID())); got != "user" {
+		t.Fatalf("records = %s", got)
+	}
+}
+
+func TestEngineResumeAfterACrashSendsAValidRequest(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{RejectConsecutiveUser: true})
+	// A previous process recorded a tool call and died before its result.
+	sess, err := w.proj.Create(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*storage.Record{
+		{Type: storage.TypeUser, Message: &storage.Message{Role: "user", Content: "list the files"}},
+		{Type: storage.TypeAssistant, Message: &storage.Message{Role: "assistant", Model: "gpt-4o"}},
+		{Type: storage.TypeToolUse, Tool: &storage.ToolUse{ID: "call_dead", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}},
+	} {
+		if _, err := sess.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := sess.ID()
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e := w.engine(t, nil, 0)
+	if err := e.Resume(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	if e.SessionID() != id {
+		t.Fatalf("current session = %q, want %q", e.SessionID(), id)
+	}
+	w.srv.Enqueue(llmtest.Text("Resumed."))
+	if _, err := e.Submit(t.Context(), "go on", nil); err != nil {
+		t.Fatal(err)
+	}
+	w.checkAccepted(t)
+	msgs := w.srv.LastRequest().Messages
+	if msgs[1].Content != "list the files" || len(msgs[2].ToolCalls) != 1 || msgs[3].ToolCallID != "call_dead" || msgs[4].Content != "go on" {
+		t.Fatalf("request = %+v", msgs)
+	}
+}
+
+func TestEngineResumeBusyAndMissing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	a := w.engine(t, nil, 0)
+	w.srv.Enqueue(llmtest.Text("first"))
+	if _, err := a.Submit(t.Context(), "hi", nil); err != nil {
+		t.Fatal(err)
+	}
+	b := w.engine(t, nil, 0)
+	if err := b.Resume(t.Context(), a.SessionID()); !errors.Is(err, storage.ErrSessionBusy) {
+		t.Fatalf("resume of a session open elsewhere: err = %v", err)
+	}
+	if err := b.Resume(t.Context(), "00000000-0000-4000-8000-000000000000"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("resume of a missing session: err = %v", err)
+	}
+	if b.SessionID() != "" {
+		t.Fatal("a failed resume changed the current session")
+	}
+	if err := a.Resume(t.Context(), a.SessionID()); err != nil {
+		t.Fatalf("resuming the current session: %v", err)
+	}
+}
+
+func TestEngineNewSessionAndSwitchBack(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	w.srv.Enqueue(llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("three"))
+	if _, err := e.Submit(t.Context(), "first session", nil); err != nil {
+		t.Fatal(err)
+	}
+	first := e.SessionID()
+	if err := e.StartNew(t.Context(), "Second, titled"); err != nil {
+		t.Fatal(err)
+	}
+	if e.SessionID() != "" {
+		t.Fatal("StartNew kept the old session current")
+	}
+	if _, err := e.Submit(t.Context(), "second session", nil); err != nil {
+		t.Fatal(err)
+	}
+	second := e.SessionID()
+	if second == "" || second == first {
+		t.Fatalf("second session id %q (first %q)", second, first)
+	}
+	if msgs := w.srv.LastRequest().Messages; len(msgs) != 2 {
+		t.Fatalf("the new session's request carries old history: %+v", msgs)
+	}
+	if err := e.Resume(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Submit(t.Context(), "back again", nil); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := w.srv.LastRequest().Messages; len(msgs) != 4 || msgs[1].Content != "first session" {
+		t.Fatalf("switching back did not restore the history: %+v", msgs)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	list, err := w.proj.List()
+	if err != nil || len(list) != 2 {
+		t.Fatalf("list = %+v, %v", list, err)
+	}
+	titles := map[string]string{list[0].ID: list[0].Title, list[1].ID: list[1].Title}
+	if titles[second] != "Second, titled" || titles[first] != "first session" {
+		t.Fatalf("titles = %q", titles)
+	}
+}
+
+func TestEngineSetModel(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	e.SetModel("gpt-4.1-mini")
+	w.srv.Enqueue(llmtest.Text("ok"))
+	if _, err := e.Submit(t.Context(), "hi", nil); err != nil {
+		t.Fatal(err)
+	}
+	if e.Model() != "gpt-4.1-mini" || w.srv.LastRequest().Model != "gpt-4.1-mini" {
+		t.Fatalf("model = %q, sent %q", e.Model(), w.srv.LastRequest().Model)
+	}
+}
