@@ -34,9 +34,17 @@ const maxCandidates = 8
 type UsageError struct {
 	Err   error
 	Hints []string
+	// Message, when set, replaces Err's text for the user (Err stays in
+	// the chain for errors.Is).
+	Message string
 }
 
-func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	return e.Err.Error()
+}
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // usageErrorf builds a *UsageError from a format.
@@ -112,24 +120,20 @@ func Describe(err error, cause error) Failure {
 		f.Hints = append(f.Hints, usage.Hints...)
 	case errors.As(err, &amb):
 		f.Code = ExitUsage
+		f.Message = ambiguousMessage(amb)
 		f.Hints = append(f.Hints, candidateLines(amb.Candidates)...)
 	case errors.Is(err, storage.ErrInvalidID), errors.Is(err, storage.ErrNotFound):
 		f.Code = ExitUsage
 	case errors.Is(err, llm.ErrMissingAPIKey):
-		f.Hints = append(f.Hints, "set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server")
+		// llm's message already says what to set.
 	case errors.Is(err, agent.ErrMaxTurns):
 		f.Hints = append(f.Hints, "the session is saved: continue it with -c, or raise --max-turns")
 	case errors.Is(err, storage.ErrSessionBusy):
 		f.Hints = append(f.Hints, "close the other clawdcode, or start a new session without -c/-r")
-	case errors.As(err, &lerr):
-		switch lerr.Kind {
-		case llm.KindAuth:
-			f.Hints = append(f.Hints, "check OPENAI_API_KEY (and OPENAI_BASE_URL)")
-		case llm.KindQuota:
-			f.Hints = append(f.Hints, "the account behind OPENAI_API_KEY is out of quota")
-		case llm.KindNetwork:
-			f.Hints = append(f.Hints, "is the server at OPENAI_BASE_URL reachable?")
-		}
+	case errors.As(err, &lerr) && lerr.Kind == llm.KindNetwork:
+		// llm words auth and quota failures itself; an unreachable server
+		// is most often a wrong or unset OPENAI_BASE_URL.
+		f.Hints = append(f.Hints, "is the server at OPENAI_BASE_URL running and reachable?")
 	}
 	return f
 }
@@ -147,6 +151,10 @@ func (f Failure) Print(w io.Writer) {
 	if f.Usage != "" {
 		fmt.Fprintf(w, "\n%s", f.Usage)
 	}
+}
+
+func ambiguousMessage(amb *storage.AmbiguousIDError) string {
+	return fmt.Sprintf("ambiguous session id %q matches %d sessions", amb.Prefix, len(amb.Candidates))
 }
 
 // candidateLines renders the sessions an ambiguous prefix matched.

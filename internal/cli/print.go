@@ -39,8 +39,12 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		if err != nil {
 			return "", nil, err
 		}
-		registry := slash.Default()
-		isSlash := isSlashCommand(registry, prompt)
+		var registry *slash.Registry
+		isSlash := false
+		if strings.HasPrefix(prompt, "/") {
+			registry = slash.Default()
+			isSlash = isSlashCommand(registry, prompt)
+		}
 		// A slash command may need no model at all (/help, /sessions), so
 		// the client is built only when one is called.
 		eng, err = openEngine(ctx, f, opts, nil, !isSlash)

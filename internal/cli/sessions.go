@@ -177,17 +177,15 @@ func sessionIDError(idOrPrefix string, err error) error {
 	var amb *storage.AmbiguousIDError
 	switch {
 	case errors.As(err, &amb):
-		return &UsageError{
-			Err:   fmt.Errorf("ambiguous session id %q matches %d sessions", idOrPrefix, len(amb.Candidates)),
-			Hints: candidateLines(amb.Candidates),
-		}
+		return err // Describe lists the candidates
 	case errors.Is(err, storage.ErrNotFound):
 		return &UsageError{
-			Err:   fmt.Errorf("no session %q in this project: %w", idOrPrefix, err),
-			Hints: []string{"`clawdcode sessions` lists this project's sessions"},
+			Err:     err,
+			Message: fmt.Sprintf("no session %q in this project", idOrPrefix),
+			Hints:   []string{"`clawdcode sessions` lists this project's sessions"},
 		}
 	case errors.Is(err, storage.ErrInvalidID):
-		return &UsageError{Err: fmt.Errorf("invalid session id %q: %w", idOrPrefix, err)}
+		return &UsageError{Err: err, Message: fmt.Sprintf("invalid session id %q: ids are letters, digits and '-'", idOrPrefix)}
 	}
 	return fmt.Errorf("resolve session %q: %w", idOrPrefix, err)
 }

@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run the real main in a child process:
+// "clawdcode" in a script is Main, and "exits N prog args…" runs prog and
+// passes when its exit status is exactly N.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"clawdcode": func() { os.Exit(Main()) },
+		"exits":     exitsMain,
+	})
+}
+
+// exitsMain checks an exit status, which testscript's exec cannot: the
+// contract gives 1, 2 and 130 distinct meanings.
+func exitsMain() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: exits status program [args...]")
+		os.Exit(1)
+	}
+	want, err := strconv.Atoi(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "exits: bad status:", os.Args[1])
+		os.Exit(1)
+	}
+	cmd := exec.Command(os.Args[2], os.Args[3:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	got := 0
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			fmt.Fprintln(os.Stderr, "exits:", err)
+			os.Exit(1)
+		}
+		got = exit.ExitCode()
+	}
+	if got != want {
+		fmt.Fprintf(os.Stderr, "exits: %s exited with status %d, want %d\n", os.Args[2], got, want)
+		os.Exit(1)
+	}
+}
+
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	servers := &fakeServers{t: t, m: map[*testscript.TestScript]*llmtest.Server{}}
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("CLAWDCODE_HOME", filepath.Join(env.WorkDir, "home"))
+			env.Setenv("HOME", filepath.Join(env.WorkDir, "userhome"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"session": cmdSession,
+			"llm":     servers.cmd,
+		},
+		RequireExplicitExec: true,
+	})
+}
+
+// offsetRef is a placeholder for the byte offset of the line holding a
+// uuid, so a crafted boundary's retainedOffset stays right whatever the
+// length of $WORK.
+var offsetRef = regexp.MustCompile(`@OFFSET:([A-Za-z0-9-]+)@`)
+
+// cmdSession installs a crafted session file as the session <id> of the
+// project in the current directory:
+//
+//	session [-torn] <id> <file>
+//
+// $CWD in the file becomes the project root and @OFFSET:<uuid>@ the byte
+// offset of the line with that uuid; -torn drops the final newline so the
+// last line is cut as a crash mid-write leaves it.
+func cmdSession(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! session")
+	}
+	torn := len(args) > 0 && args[0] == "-torn"
+	if torn {
+		args = args[1:]
+	}
+	if len(args) != 2 {
+		ts.Fatalf("usage: session [-torn] <id> <file>")
+	}
+	store := storage.NewStore(ts.Getenv("CLAWDCODE_HOME"))
+	p, err := store.Project(ts.MkAbs("."))
+	ts.Check(err)
+
+	text := strings.ReplaceAll(ts.ReadFile(args[1]), "$CWD", p.Root)
+	lineStart := map[string]int{}
+	off := 0
+	for line := range strings.SplitAfterSeq(text, "\n") {
+		if m := regexp.MustCompile(`"uuid":"([^"]+)"`).FindStringSubmatch(line); m != nil {
+			lineStart[m[1]] = off
+		}
+		off += len(line)
+	}
+	text = offsetRef.ReplaceAllStringFunc(text, func(ref string) string {
+		uuid := offsetRef.FindStringSubmatch(ref)[1]
+		o, ok := lineStart[uuid]
+		if !ok {
+			ts.Fatalf("session %s: no line with uuid %q for %s", args[0], uuid, ref)
+		}
+		return strconv.Itoa(o)
+	})
+	if torn {
+		text = strings.TrimSuffix(text, "\n")
+	}
+
+	// The directory is claimed with storage's documented .project marker,
+	// as the first Create would.
+	ts.Check(os.MkdirAll(p.Dir, 0o700))
+	marker := filepath.Join(p.Dir, ".project")
+	if _, err := os.Stat(marker); err != nil {
+		ts.Check(os.WriteFile(marker, []byte(p.Root), 0o600))
+	}
+	ts.Check(os.WriteFile(filepath.Join(p.Dir, args[0]+".jsonl"), []byte(text), 0o600))
+}
+
+// fakeServers holds each script's fake chat-completions server.
+type fakeServers struct {
+	t  *testing.T
+	mu sync.Mutex
+	m  map[*testscript.TestScript]*llmtest.Server
+}
+
+// cmd drives the script's fake server (internal/llmtest):
+//
+//	llm start [api-key]       start it, playing llmtest.Agent; OPENAI_BASE_URL points at it
+//	llm enqueue <reply> [arg] script the next reply: text <s> | 429 | 401 | 500 | quota | cut <s>
+//	llm requests              print the requests received, one message a line
+//	llm pending <n>           check how many enqueued replies are unused
+func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! llm")
+	}
+	if len(args) == 0 {
+		ts.Fatalf("usage: llm start|enqueue|requests|pending")
+	}
+	s.mu.Lock()
+	srv := s.m[ts]
+	s.mu.Unlock()
+	if args[0] != "start" && srv == nil {
+		ts.Fatalf("llm %s: no server; run 'llm start' first", args[0])
+	}
+	switch args[0] {
+	case "start":
+		opts := llmtest.Options{}
+		if len(args) > 1 {
+			opts.APIKey = args[1]
+		}
+		srv = llmtest.NewServer(s.t, opts)
+		srv.SetResponder(llmtest.Agent())
+		s.mu.Lock()
+		s.m[ts] = srv
+		s.mu.Unlock()
+		ts.Defer(func() {
+			srv.Close()
+			s.mu.Lock()
+			delete(s.m, ts)
+			s.mu.Unlock()
+		})
+		ts.Setenv("OPENAI_BASE_URL", srv.URL())
+	case "enqueue":
+		if len(args) < 2 {
+			ts.Fatalf("usage: llm enqueue text <s> | 429 | 401 | 500 | quota | cut <s>")
+		}
+		arg := strings.Join(args[2:], " ")
+		switch args[1] {
+		case "text":
+			srv.Enqueue(llmtest.Text(arg))
+		case "429":
+			srv.Enqueue(llmtest.RateLimited(time.Second))
+		case "401":
+			srv.Enqueue(llmtest.Unauthorized())
+		case "500":
+			srv.Enqueue(llmtest.ServerError())
+		case "quota":
+			srv.Enqueue(llmtest.QuotaExceeded())
+		case "cut":
+			srv.Enqueue(llmtest.CutAfter(llmtest.Text(arg), 2))
+		default:
+			ts.Fatalf("llm enqueue: unknown reply %q", args[1])
+		}
+	case "requests":
+		var b bytes.Buffer
+		for i, r := range srv.Requests() {
+			fmt.Fprintf(&b, "request %d status %d model %s tools %d\n", i+1, r.Status, r.Model, len(r.Tools))
+			for _, m := range r.Messages {
+				fmt.Fprintf(&b, "  %s", m.Role)
+				if m.ToolCallID != "" {
+					fmt.Fprintf(&b, " %s", m.ToolCallID)
+				}
+				fmt.Fprintf(&b, ": %s\n", oneLine(m.Content, 100))
+				for _, c := range m.ToolCalls {
+					fmt.Fprintf(&b, "    call %s %s %s\n", c.ID, c.Name, c.Arguments)
+				}
+			}
+		}
+		ts.Stdout().Write(b.Bytes())
+	case "pending":
+		if len(args) != 2 {
+			ts.Fatalf("usage: llm pending <n>")
+		}
+		if got := strconv.Itoa(srv.Pending()); got != args[1] {
+			ts.Fatalf("llm pending: %s replies unused, want %s", got, args[1])
+		}
+	default:
+		ts.Fatalf("llm: unknown subcommand %q", args[0])
+	}
+}
