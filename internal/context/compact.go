@@ -31,7 +31,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 // summary: it appends a compact_boundary and a summary record, then makes
 // summary + retained records the live context.
 func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*CompactResult, error) {
-	pre := m.requestTokens(true)
+	pre := m.requestTokens(exact)
 	useLLM := m.opt.LLM != nil && (trigger == storage.TriggerManual || m.skipLeft == 0)
 	frac := keepFraction
 	if !useLLM {
@@ -112,7 +112,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 			m.notify("truncated", "cut %d long texts of the kept messages down in memory to fit the window", n)
 		}
 	}
-	post := replyPriming + m.partSize(&m.system, true) + m.partSize(&m.tools, true) + sumTokens + m.sizeOf(retained)
+	post := replyPriming + m.partSize(&m.system, exact) + m.partSize(&m.tools, exact) + sumTokens + m.sizeOf(retained)
 
 	usage := m.SessionUsage()
 	boundary := &storage.Record{

@@ -1,6 +1,7 @@
 package contextmgr
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -17,49 +18,84 @@ func (m *Manager) trigger() int {
 	return max(1, min(t, m.window-m.opt.replyReserve(m.window)))
 }
 
-// requestTokens is the size of the next request. With exact false it uses
-// only what is already known (exact counts where made, upper bounds
-// elsewhere); with exact true it counts, with the tokenizer, every part not
-// counted before. Since the server's last prompt_tokens covers everything up
-// to calib.upto, only what came after is looked at.
-func (m *Manager) requestTokens(exact bool) int {
+// countMode says how a size is measured.
+type countMode int
+
+const (
+	// bound uses exact counts already made and cheap upper bounds
+	// elsewhere: never tokenizes, never under-counts. Decisions use it.
+	bound countMode = iota
+	// exact tokenizes whatever was not counted before.
+	exact
+	// estimate uses exact counts already made and the fast estimate
+	// elsewhere: never tokenizes; for display.
+	estimate
+)
+
+// requestTokens is the size of the next request, measured per mode. Since
+// the server's last prompt_tokens covers everything up to calib.upto, only
+// what came after is looked at.
+func (m *Manager) requestTokens(mode countMode) int {
 	if m.calib.ok && m.calib.upto <= len(m.entries) {
 		n := m.calib.tokens
 		for _, e := range m.entries[m.calib.upto:] {
-			n += m.size(e, exact)
+			n += m.size(e, mode)
 		}
 		return n
 	}
-	n := replyPriming + m.partSize(&m.system, exact) + m.partSize(&m.tools, exact)
+	n := replyPriming + m.partSize(&m.system, mode) + m.partSize(&m.tools, mode)
 	if m.summary != nil {
-		n += m.size(m.summary, exact)
+		n += m.size(m.summary, mode)
 	}
 	for _, e := range m.entries {
-		n += m.size(e, exact)
+		n += m.size(e, mode)
 	}
 	return n
 }
 
-func (m *Manager) size(e *entry, exact bool) int {
-	if exact {
+func (m *Manager) size(e *entry, mode countMode) int {
+	switch {
+	case mode == exact:
 		return m.countEntry(e)
+	case mode == estimate && e.exact < 0:
+		if e.est < 0 {
+			e.est = estimateMessage(m.opt.Estimate, recordMessage(e.sent()))
+		}
+		return e.est
 	}
 	return e.best()
 }
 
-func (m *Manager) partSize(p *part, exact bool) int {
+func (m *Manager) partSize(p *part, mode countMode) int {
 	if p.ub == 0 {
 		return 0
 	}
-	if exact && p.exact < 0 {
+	isSystem := p == &m.system
+	switch {
+	case mode == exact && p.exact < 0:
 		m.tokenized = true
-		if p == &m.system {
+		if isSystem {
 			p.exact = m.counter.Message(chat.Message{Role: chat.RoleSystem, Content: m.opt.System})
 		} else {
 			p.exact = m.counter.Tools(m.opt.Tools)
 		}
+	case mode == estimate && p.exact < 0:
+		if isSystem {
+			return estimateMessage(m.opt.Estimate, chat.Message{Role: chat.RoleSystem, Content: m.opt.System})
+		}
+		b, _ := json.Marshal(m.opt.Tools)
+		return m.opt.Estimate(string(b))
 	}
 	return p.best()
+}
+
+// estimateMessage applies the chat accounting to the fast text estimate.
+func estimateMessage(est func(string) int, msg chat.Message) int {
+	n := 3 + est(msg.Content)
+	for _, c := range msg.ToolCalls {
+		n += 3 + est(c.Name) + est(c.Arguments)
+	}
+	return n
 }
 
 // countEntry returns the exact count of e, counting it (or finding it in

@@ -19,6 +19,7 @@ type entry struct {
 
 	ub    int // cheap upper bound of the tokens it adds (of sent())
 	exact int // exact count of sent(), -1 until counted
+	est   int // fast estimate of sent(), -1 until made
 }
 
 func (e *entry) sent() *storage.Record {

@@ -21,7 +21,7 @@ func (m *Manager) RecoverOverflow(ctx context.Context, attempt int) (bool, error
 	}
 	rejected := m.sent.tokens
 	if !m.sent.ok || rejected == 0 {
-		rejected = m.requestTokens(true)
+		rejected = m.requestTokens(exact)
 	}
 	if w := max(int(0.9*float64(rejected)), minEffectiveWindow); w < m.window {
 		m.window = w
@@ -59,7 +59,7 @@ func (m *Manager) RecoverOverflow(ctx context.Context, attempt int) (bool, error
 // shrinkToFit cuts long texts of the live context down in memory until the
 // request fits target tokens (or nothing more can be cut).
 func (m *Manager) shrinkToFit(target int) {
-	over := m.requestTokens(true) - target
+	over := m.requestTokens(exact) - target
 	if over <= 0 {
 		return
 	}
@@ -123,7 +123,7 @@ func (m *Manager) truncateEntry(e *entry, limit int) bool {
 	}
 	e.trunc = &t
 	e.ub = m.opt.UpperBound(recordMessage(&t))
-	e.exact = -1
+	e.exact, e.est = -1, -1
 	m.invalidate()
 	return true
 }

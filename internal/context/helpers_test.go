@@ -211,6 +211,7 @@ func newFixture(t testing.TB, window int, tweak func(*Options)) *fixture {
 		LLM:        f.llm,
 		Counter:    f.counter,
 		UpperBound: byteUpperBound,
+		Estimate:   func(s string) int { return (len(s) + 3) / 4 },
 		Files:      func(string, []chat.Message) ([]fileanalyzer.File, error) { return nil, nil },
 		Notify:     func(n Notice) { f.notices = append(f.notices, n) },
 	}

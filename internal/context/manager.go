@@ -170,7 +170,7 @@ func (m *Manager) repair() error {
 }
 
 func (m *Manager) newEntry(r *storage.Record, offset int64) *entry {
-	e := &entry{rec: r, offset: offset, exact: -1}
+	e := &entry{rec: r, offset: offset, exact: -1, est: -1}
 	e.ub = m.opt.UpperBound(recordMessage(r))
 	if r.Tokens > 0 {
 		e.exact = r.Tokens
@@ -256,9 +256,9 @@ func (m *Manager) AddToolResult(id, output, errText string) error {
 // The check costs O(new content): the cheap upper bound decides first, and
 // only records never counted before are tokenized.
 func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
-	n := m.requestTokens(false)
+	n := m.requestTokens(bound)
 	if n >= m.trigger() {
-		n = m.requestTokens(true)
+		n = m.requestTokens(exact)
 	}
 	if n >= m.trigger() {
 		_, err := m.compact(ctx, storage.TriggerAuto, "")
@@ -269,7 +269,7 @@ func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 		default:
 			return llm.Request{}, err
 		}
-		n = m.requestTokens(true)
+		n = m.requestTokens(exact)
 	}
 	m.sent = calibration{ok: true, tokens: n, upto: len(m.entries)}
 	if s, ok := m.log.(interface{ SetTokens(int) }); ok {

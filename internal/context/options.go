@@ -66,6 +66,9 @@ type Options struct {
 	// UpperBound is a cheap upper bound of Counter.Message that needs no
 	// encoder; nil = tokens.MessageUpperBound.
 	UpperBound func(m chat.Message) int
+	// Estimate is the fast token estimate of a text for display (Usage);
+	// nil = tokens.Estimate.
+	Estimate func(s string) int
 	// Files picks the files whose current content goes into a summary
 	// request; nil = fileanalyzer.Select with the top 5 files, 1000 lines each.
 	Files func(root string, msgs []chat.Message) ([]fileanalyzer.File, error)
@@ -149,6 +152,9 @@ func (opt Options) withDefaults() Options {
 	}
 	if opt.UpperBound == nil {
 		opt.UpperBound = tokens.MessageUpperBound
+	}
+	if opt.Estimate == nil {
+		opt.Estimate = tokens.Estimate
 	}
 	if opt.Files == nil {
 		opt.Files = func(root string, msgs []chat.Message) ([]fileanalyzer.File, error) {

@@ -302,13 +302,20 @@ func summaryBody(content string) string {
 // and the user's requests in the dropped part, most recent kept first when
 // space runs out. Deterministic, no model involved.
 func (m *Manager) digest(dropped []*entry) string {
-	limit := m.summaryMax() // bytes: at most that many tokens
-	var reqs []string
+	// In bytes: about twice the summary budget in tokens for ordinary text,
+	// and commit cuts the retained part down if the digest weighs more.
+	limit := 2 * m.summaryMax()
+	var users []string
 	for _, e := range dropped {
 		if e.rec.Type == storage.TypeUser {
-			if s := oneLine(messageContent(e.rec), 300); s != "" {
-				reqs = append(reqs, "- "+s)
-			}
+			users = append(users, messageContent(e.rec))
+		}
+	}
+	perRequest := min(max(limit/max(len(users), 1), 80), 300)
+	var reqs []string
+	for _, u := range users {
+		if s := oneLine(u, perRequest); s != "" {
+			reqs = append(reqs, "- "+s)
 		}
 	}
 	var b strings.Builder

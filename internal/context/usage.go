@@ -15,21 +15,23 @@ type Usage struct {
 	Messages       int
 }
 
-// Usage counts the next request exactly (loading the encoding if it was
-// not yet), broken down by part. When the server has reported the size of
-// a recent request, Tokens is that figure plus what came after, and the
-// messages line absorbs the difference between the two ways of counting.
+// Usage is the size of the next request, broken down by part. It never
+// loads the tokenizer (front ends call it after every turn): parts counted
+// exactly are exact, the rest is the fast estimate. When the server has
+// reported the size of a recent request, Tokens is that figure plus what
+// came after, and the messages line absorbs the difference between the two
+// ways of counting.
 func (m *Manager) Usage() Usage {
 	u := Usage{
-		Tokens:    m.requestTokens(true),
+		Tokens:    m.requestTokens(estimate),
 		Window:    m.window,
 		Threshold: m.opt.Threshold,
 		Trigger:   m.trigger(),
-		System:    m.partSize(&m.system, true),
-		Tools:     m.partSize(&m.tools, true),
+		System:    m.partSize(&m.system, estimate),
+		Tools:     m.partSize(&m.tools, estimate),
 	}
 	if m.summary != nil {
-		u.Summary = m.countEntry(m.summary)
+		u.Summary = m.size(m.summary, estimate)
 	}
 	u.Messages = max(u.Tokens-u.System-u.Tools-u.Summary, 0)
 	return u
@@ -72,11 +74,11 @@ func FormatContext(u Usage) string {
 // FormatCompact renders a compaction's outcome for /compact.
 func FormatCompact(r *CompactResult) string {
 	var b strings.Builder
-	saved := 0
-	if r.PreTokens > 0 {
-		saved = percent(r.PreTokens-r.PostTokens, r.PreTokens)
+	sign, change := "-", r.PreTokens-r.PostTokens
+	if change < 0 {
+		sign, change = "+", -change
 	}
-	fmt.Fprintf(&b, "Compacted: %d → %d tokens (-%d%%)\n", r.PreTokens, r.PostTokens, saved)
+	fmt.Fprintf(&b, "Compacted: %d → %d tokens (%s%d%%)\n", r.PreTokens, r.PostTokens, sign, percent(change, r.PreTokens))
 	if len(r.Files) > 0 {
 		fmt.Fprintf(&b, "Files included: %s\n", strings.Join(r.Files, ", "))
 	} else {
@@ -94,5 +96,5 @@ func FormatCompact(r *CompactResult) string {
 // for every prompt.
 func (m *Manager) ContextLeft() int {
 	t := m.trigger()
-	return max(0, percent(t-m.requestTokens(false), t))
+	return max(0, percent(t-m.requestTokens(estimate), t))
 }
