@@ -113,7 +113,7 @@ func (e *Env) runGrep(ctx context.Context, a args) Result {
 		fmt.Fprintf(&s.out, "(%d files over %d MB were skipped.)\n", s.skippedLarge, grepMaxFileBytes>>20)
 	}
 	if s.matches == 0 {
-		return Result{Output: "No matches\n" + s.out.String()}
+		return Result{Output: strings.TrimSuffix("No matches\n"+s.out.String(), "\n")}
 	}
 	return Result{Output: s.out.String()}
 }
