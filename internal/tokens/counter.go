@@ -72,16 +72,19 @@ func (c *Counter) Text(s string) int {
 	if err != nil {
 		return Estimate(s)
 	}
-	n, start, runStart, runClass := 0, 0, 0, classNone
+	// A BPE piece is a run of letters, of whitespace, or of punctuation
+	// with trailing newlines (and, in o200k, slashes): track all three.
+	n, start := 0, 0
+	letterFrom, spaceFrom, punctFrom := -1, -1, -1
 	for i, r := range s {
 		cls := classOf(r)
-		if cls != runClass {
-			runClass, runStart = cls, i
-			continue
-		}
-		if cls != classDigit && i-runStart >= maxRun {
+		letterFrom = extendRun(letterFrom, i, cls == classLetter)
+		spaceFrom = extendRun(spaceFrom, i, cls == classSpace)
+		punctFrom = extendRun(punctFrom, i, cls == classOther || r == '\n' || r == '\r')
+		if longRun(letterFrom, i) || longRun(spaceFrom, i) || longRun(punctFrom, i) {
 			n += len(enc.EncodeOrdinary(s[start:i]))
-			start, runStart = i, i
+			start = i
+			letterFrom, spaceFrom, punctFrom = restartRun(letterFrom, i), restartRun(spaceFrom, i), restartRun(punctFrom, i)
 		}
 	}
 	return n + len(enc.EncodeOrdinary(s[start:]))
@@ -114,11 +117,32 @@ func (c *Counter) Messages(ms []chat.Message) int {
 	return n
 }
 
+// extendRun returns where the run containing position i started, or -1
+// when the rune at i does not belong to the run.
+func extendRun(from, i int, in bool) int {
+	switch {
+	case !in:
+		return -1
+	case from < 0:
+		return i
+	}
+	return from
+}
+
+func longRun(from, i int) bool { return from >= 0 && i-from >= maxRun }
+
+// restartRun moves a run's start to the cut at i.
+func restartRun(from, i int) int {
+	if from < 0 {
+		return -1
+	}
+	return i
+}
+
 // Character classes for splitting over-long runs (see maxRun). They mirror
 // the classes tiktoken's pre-tokenisation patterns group into one piece.
 const (
-	classNone = iota
-	classLetter
+	classLetter = iota
 	classDigit
 	classSpace
 	classOther

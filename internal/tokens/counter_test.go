@@ -74,7 +74,7 @@ func TestTextLongRunStaysCloseAndBounded(t *testing.T) {
 	t.Parallel()
 	c := NewCounter("gpt-4o")
 	// 64 KB of one character class would take seconds as one BPE piece.
-	for _, unit := range []string{"=", "x", " ", "ab"} {
+	for _, unit := range []string{"=", "x", " ", "ab", "\n/", "}\n"} {
 		s := strings.Repeat(unit, 64<<10/len(unit))
 		got := c.Text(s)
 		if got < 1 || got > len(s) {
