@@ -30,7 +30,8 @@ type Sink interface {
 	Notice(n contextmgr.Notice)                       // compaction and retry notices
 }
 
-// Config is everything an Engine is built from (flags + env resolved by the CLI).
+// Config is everything an Engine is built from (flags + env resolved by the
+// CLI). Project and LLM are required.
 type Config struct {
 	Model       string
 	Window      int
@@ -171,7 +172,8 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 	}
 	sess, err := e.cfg.Project.Open(ctx, id)
 	if err != nil {
-		return fmt.Errorf("resume session %s: %w", id, err)
+		// The store's errors already name the session.
+		return fmt.Errorf("resume: %w", err)
 	}
 	live, err := sess.LoadLive(ctx)
 	if err != nil {

@@ -485,3 +485,15 @@ func TestEngineSetModel(t *testing.T) {
 		t.Fatalf("model = %q, sent %q", e.Model(), w.srv.LastRequest().Model)
 	}
 }
+
+func TestEngineRefusesAnEmptyMessage(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	if _, err := e.Submit(t.Context(), " \n\t", nil); !errors.Is(err, ErrEmptyMessage) {
+		t.Fatalf("err = %v", err)
+	}
+	if e.SessionID() != "" || len(w.srv.Requests()) != 0 {
+		t.Fatal("an empty message started a session or reached the model")
+	}
+}

@@ -15,6 +15,10 @@ var (
 	// (Ctrl-C); errors.Is(err, context.Canceled) still holds.
 	ErrInterrupted = errors.New("turn interrupted")
 
+	// ErrEmptyMessage refuses a message with no text: the API rejects it,
+	// and a session should not start with it.
+	ErrEmptyMessage = errors.New("empty message")
+
 	// ErrNoSession is returned when a record must be written before any
 	// session exists (a program fault: Submit creates one first).
 	ErrNoSession = errors.New("no session open")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
@@ -45,6 +46,9 @@ var _ conversation = (*contextmgr.Manager)(nil)
 func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResult, error) {
 	if e.mgr == nil {
 		return nil, e.mgrErr
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil, ErrEmptyMessage
 	}
 	if sink == nil {
 		sink = discardSink{}
