@@ -16,10 +16,10 @@
 // Ctrl-C: at the prompt the line editor sees it as a key — it clears a
 // half-typed line; at an empty prompt the first one prints a hint and a
 // second in a row ends Run. While a turn or a slash command runs, the
-// terminal is in cooked mode and Ctrl-C is a SIGINT: Run catches it for
-// that entry only (signal.Notify per entry) and cancels the entry's
-// context. The caller must therefore not turn SIGINT into cancelling the
-// ctx it passes to Run.
+// terminal is in cooked mode and Ctrl-C is a SIGINT: Run catches SIGINT
+// (signal.Notify) for as long as it runs and cancels the context of the
+// running entry only; between entries the signal is ignored. The caller
+// must therefore not turn SIGINT into cancelling the ctx it passes to Run.
 //
 // Concurrency: Run is meant to be the only reader of its IOStreams' input
 // while it runs. The asker from NewAsker is called on the goroutine that

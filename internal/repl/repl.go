@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
@@ -56,6 +57,8 @@ type session struct {
 	con   *console
 	input lineSource
 	cs    colorScheme
+
+	interrupts interruptRouter
 }
 
 // Run is the REPL: it returns nil on /exit, Ctrl-D or a second Ctrl-C at
@@ -90,6 +93,8 @@ func Run(ctx context.Context, opts Options) error {
 
 	s.con = attachConsole(opts.IO)
 	defer detachConsole(opts.IO, s.con)
+	stopInterrupts := s.interrupts.listen(ctx)
+	defer stopInterrupts()
 
 	s.welcome()
 	if opts.FirstPrompt != "" {
@@ -172,8 +177,8 @@ func (s *session) readEntry(ctx context.Context) (string, error) {
 func (s *session) dispatch(parent context.Context, entry string) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	stopSignals := cancelOnInterrupt(ctx, cancel)
-	defer stopSignals()
+	s.interrupts.route(cancel)
+	defer s.interrupts.route(nil)
 
 	text := strings.TrimSpace(entry)
 	var err error
@@ -196,19 +201,36 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	return nil
 }
 
-// cancelOnInterrupt turns SIGINT into cancel until the returned function is
-// called. Outside the line editor the terminal is in cooked mode, so Ctrl-C
-// arrives as a signal rather than as a key.
-func cancelOnInterrupt(ctx context.Context, cancel context.CancelFunc) (stop func()) {
+// interruptRouter owns SIGINT for the whole of Run and cancels the entry
+// that is running, if any. Outside the line editor the terminal is in
+// cooked mode, so Ctrl-C arrives as a signal rather than as a key; keeping
+// the handler for all of Run (not only during entries) means a Ctrl-C in
+// the instant between two prompts is ignored instead of killing the process.
+type interruptRouter struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+}
+
+// listen routes SIGINT until ctx ends; the returned function stops it and
+// waits for the routing goroutine.
+func (r *interruptRouter) listen(ctx context.Context) (stop func()) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
+	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		select {
-		case <-sigs:
-			cancel()
-		case <-ctx.Done():
+		for {
+			select {
+			case <-sigs:
+				r.mu.Lock()
+				if r.cancel != nil {
+					r.cancel()
+				}
+				r.mu.Unlock()
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
 	return func() {
@@ -216,6 +238,13 @@ func cancelOnInterrupt(ctx context.Context, cancel context.CancelFunc) (stop fun
 		cancel()
 		<-done
 	}
+}
+
+// route makes SIGINT cancel the running entry (nil: nothing to cancel).
+func (r *interruptRouter) route(cancel context.CancelFunc) {
+	r.mu.Lock()
+	r.cancel = cancel
+	r.mu.Unlock()
 }
 
 // turn sends text to the model and renders the reply as it streams.
