@@ -2,6 +2,7 @@ package fileanalyzer
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -34,4 +35,26 @@ func TestAppendMentions(t *testing.T) {
 			t.Errorf("appendMentions(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
+}
+
+func FuzzAppendMentions(f *testing.F) {
+	for _, s := range []string{"edit internal/foo/bar.go please", "https://x.io/a.go", "a.go:1: b.py", "...", ".a.b./c.d."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, m := range appendMentions(nil, text) {
+			if !strings.Contains(text, m) {
+				t.Fatalf("mention %q is not in the text", m)
+			}
+			for i := 0; i < len(m); i++ {
+				if !pathBytes[m[i]] {
+					t.Fatalf("mention %q holds byte %q", m, m[i])
+				}
+			}
+			base := m[strings.LastIndexByte(m, '/')+1:]
+			if dot := strings.LastIndexByte(base, '.'); dot <= 0 || !plausibleExtension(base[dot+1:]) || strings.HasPrefix(m, "//") || strings.HasPrefix(m, "~") {
+				t.Fatalf("mention %q is not a plausible path", m)
+			}
+		}
+	})
 }
