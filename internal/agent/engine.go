@@ -58,8 +58,9 @@ type Engine struct {
 	perms  permissionChecker
 	system string
 
-	// sess is nil until the first message of a new session is submitted.
-	sess         *storage.Session
+	// log.sess is the current session: nil until the first message of a
+	// new session is submitted. mgr writes through log.
+	log          *sessionLog
 	pendingTitle string
 	mgr          *contextmgr.Manager
 	// mgrErr is why mgr could not be built (New has no error to return it).
@@ -95,7 +96,8 @@ func New(cfg Config) *Engine {
 	e.system = SystemPrompt(PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)})
 	// A manager for a new session does no I/O and cannot block, so a
 	// background context is enough here.
-	e.mgr, e.mgrErr = e.newManager(context.Background(), nil)
+	e.log = &sessionLog{}
+	e.mgr, e.mgrErr = e.newManager(context.Background(), e.log, nil)
 	return e
 }
 
@@ -107,10 +109,10 @@ func toolDefs(set []tools.Tool) []chat.ToolDef {
 	return defs
 }
 
-// newManager builds the context manager of the current session (live nil =
-// a session with no records yet).
-func (e *Engine) newManager(ctx context.Context, live *storage.Live) (*contextmgr.Manager, error) {
-	m, err := contextmgr.New(ctx, sessionLog{e}, live, contextmgr.Options{
+// newManager builds a context manager over log (whose session is nil for a
+// session not yet created; live nil = no records yet).
+func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.Live) (*contextmgr.Manager, error) {
+	m, err := contextmgr.New(ctx, log, live, contextmgr.Options{
 		Model:     e.model,
 		Window:    e.cfg.Window,
 		Threshold: e.cfg.Threshold,
@@ -136,29 +138,38 @@ func (e *Engine) notify(n contextmgr.Notice) {
 	}
 }
 
-// sessionLog is the manager's Log: the engine's current session, which
-// exists once Submit has created it (or Resume opened it).
-type sessionLog struct{ e *Engine }
+// sessionLog is a manager's Log. Each manager has its own, bound to one
+// session for good: a manager someone kept after /new or /switch can only
+// ever write to its own (closed) session, never into the current one. The
+// session is nil until the first message of a new session creates it.
+type sessionLog struct {
+	sess   *storage.Session
+	closed bool
+}
 
-func (l sessionLog) Append(r *storage.Record) (int64, error) {
-	if l.e.sess == nil {
+func (l *sessionLog) Append(r *storage.Record) (int64, error) {
+	switch {
+	case l.sess == nil:
 		return 0, ErrNoSession
+	case l.closed:
+		return 0, fmt.Errorf("session %s: %w", l.sess.ID(), ErrClosed)
 	}
-	return l.e.sess.Append(r)
+	return l.sess.Append(r)
 }
 
 // StartNew makes the next submitted message start a new session titled
 // title (empty = from that message); the current one is closed and stays
 // resumable.
 func (e *Engine) StartNew(ctx context.Context, title string) error {
-	mgr, err := e.newManager(ctx, nil)
+	log := &sessionLog{}
+	mgr, err := e.newManager(ctx, log, nil)
 	if err != nil {
 		return err
 	}
 	if err := e.closeSession(); err != nil {
 		return err
 	}
-	e.mgr, e.mgrErr = mgr, nil
+	e.log, e.mgr, e.mgrErr = log, mgr, nil
 	e.pendingTitle = title
 	return nil
 }
@@ -167,7 +178,7 @@ func (e *Engine) StartNew(ctx context.Context, title string) error {
 // The previous session is closed only once the new one is open, so a failed
 // resume (ErrSessionBusy, ErrNotFound...) leaves the engine as it was.
 func (e *Engine) Resume(ctx context.Context, id string) error {
-	if e.sess != nil && e.sess.ID() == id {
+	if e.log.sess != nil && !e.log.closed && e.log.sess.ID() == id {
 		return nil
 	}
 	sess, err := e.cfg.Project.Open(ctx, id)
@@ -180,33 +191,24 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 		sess.Close()
 		return fmt.Errorf("load session %s: %w", id, err)
 	}
-	prev := e.sess
 	// The manager may append repair records (answers to calls a crash left
-	// unanswered) while it is built, so the log must point at sess already.
-	e.sess = sess
-	mgr, err := e.newManager(ctx, live)
+	// unanswered) while it is built: its log is the new session already.
+	log := &sessionLog{sess: sess}
+	mgr, err := e.newManager(ctx, log, live)
 	if err != nil {
-		e.sess = prev
 		sess.Close()
 		return fmt.Errorf("restore session %s: %w", id, err)
 	}
-	if prev != nil {
-		e.sess = prev
-		if err := e.closeSession(); err != nil {
-			e.sess = sess
-			e.mgr, e.mgrErr = mgr, nil
-			return err
-		}
-	}
-	e.sess, e.mgr, e.mgrErr = sess, mgr, nil
+	closeErr := e.closeSession()
+	e.log, e.mgr, e.mgrErr = log, mgr, nil
 	e.pendingTitle = ""
-	return nil
+	return closeErr
 }
 
 // ensureSession creates the session on disk for the first message of a new
 // session; title is used when no /new title was given.
 func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
-	if e.sess != nil {
+	if e.log.sess != nil {
 		return nil
 	}
 	sess, err := e.cfg.Project.Create(ctx)
@@ -220,17 +222,17 @@ func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
 	if title != "" {
 		sess.SetTitle(title)
 	}
-	e.sess, e.pendingTitle = sess, ""
+	e.log.sess, e.pendingTitle = sess, ""
 	return nil
 }
 
 // SessionID is the current session's id ("" before the first message of a
-// new session is stored).
+// new session is stored). It stays readable after Close.
 func (e *Engine) SessionID() string {
-	if e.sess == nil {
+	if e.log.sess == nil {
 		return ""
 	}
-	return e.sess.ID()
+	return e.log.sess.ID()
 }
 
 // Context exposes the current session's context manager (for /context,
@@ -256,11 +258,13 @@ func (e *Engine) Project() *storage.Project { return e.cfg.Project }
 func (e *Engine) Close() error { return e.closeSession() }
 
 func (e *Engine) closeSession() error {
-	if e.sess == nil {
+	sess := e.log.sess
+	if sess == nil || e.log.closed {
 		return nil
 	}
-	sess := e.sess
-	e.sess = nil
+	// The id stays readable (the -p result names it after Close); the
+	// manager can no longer write. StartNew and Resume replace both.
+	e.log.closed = true
 	if e.mgr != nil {
 		sess.SetTokens(e.mgr.Usage().Tokens)
 	}

@@ -497,3 +497,40 @@ func TestEngineRefusesAnEmptyMessage(t *testing.T) {
 		t.Fatal("an empty message started a session or reached the model")
 	}
 }
+
+func TestEngineOldManagerCannotWriteIntoTheNewSession(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	w.srv.Enqueue(llmtest.Text("one"), llmtest.Text("two"))
+	if _, err := e.Submit(t.Context(), "first", nil); err != nil {
+		t.Fatal(err)
+	}
+	first, kept := e.SessionID(), e.Context()
+	if err := e.StartNew(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Submit(t.Context(), "second", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := kept.AddUser("stray"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("a kept manager wrote after /new: err = %v", err)
+	}
+	for _, id := range []string{first, e.SessionID()} {
+		for _, r := range w.records(t, id) {
+			if r.Message != nil && r.Message.Content == "stray" {
+				t.Fatalf("session %s got a record from a stale manager", id)
+			}
+		}
+	}
+	second := e.SessionID()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if e.SessionID() != second {
+		t.Fatal("the session id is gone after Close")
+	}
+	if _, err := e.Submit(t.Context(), "after close", nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Submit after Close: err = %v", err)
+	}
+}

@@ -19,6 +19,10 @@ var (
 	// and a session should not start with it.
 	ErrEmptyMessage = errors.New("empty message")
 
+	// ErrClosed is returned when a record is written after the engine
+	// closed its session (Close, or a manager kept past /new or /switch).
+	ErrClosed = errors.New("session closed")
+
 	// ErrNoSession is returned when a record must be written before any
 	// session exists (a program fault: Submit creates one first).
 	ErrNoSession = errors.New("no session open")

@@ -69,7 +69,7 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 		sink:     sink,
 	}
 	res, err := l.run(ctx, text)
-	e.sess.SetTokens(e.mgr.Usage().Tokens)
+	e.log.sess.SetTokens(e.mgr.Usage().Tokens)
 	return res, err
 }
 
