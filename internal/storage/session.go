@@ -70,8 +70,7 @@ func (p *Project) Create(ctx context.Context) (*Session, error) {
 		f.Close()
 		return nil, err
 	}
-	now := time.Now().UTC()
-	s.entry = indexEntry{SessionInfo: SessionInfo{ID: id, Created: now, Updated: now, Project: p.Root}}
+	s.entry = indexEntry{SessionInfo: SessionInfo{ID: id, Project: p.Root}}
 	return s, nil
 }
 
@@ -342,6 +341,13 @@ func (s *Session) flushLocked() error {
 	e := s.entry
 	e.Size = fi.Size()
 	e.ModTime = fi.ModTime().UnixNano()
+	// The same defaults a rebuild from the file would give.
+	if e.Created.IsZero() {
+		e.Created = fi.ModTime().UTC()
+	}
+	if e.Updated.IsZero() {
+		e.Updated = fi.ModTime().UTC()
+	}
 	if err := s.project.storeEntry(s.dir, &e); err != nil {
 		return fmt.Errorf("index session %s: %w", s.id, err)
 	}

@@ -1,0 +1,259 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// session writes a closed session with the given user messages, each
+// answered once, at increasing timestamps from base.
+func writeSession(t testing.TB, p *Project, base time.Time, msgs ...string) string {
+	t.Helper()
+	s := mustCreate(t, p)
+	for i, m := range msgs {
+		u := userRecord(m)
+		u.Timestamp = base.Add(time.Duration(2*i) * time.Second)
+		mustAppend(t, s, u)
+		a := assistantRecord("answer", 100+i, 10)
+		a.Timestamp = base.Add(time.Duration(2*i+1) * time.Second)
+		mustAppend(t, s, a)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return s.ID()
+}
+
+func TestListFromIndex(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	older := writeSession(t, p, t0, "first question\nwith two lines", "second")
+	newer := writeSession(t, p, t0.Add(time.Hour), strings.Repeat("long title words ", 10))
+
+	list, err := p.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].ID != newer || list[1].ID != older {
+		t.Fatalf("list order %+v", list)
+	}
+	o := list[1]
+	if o.Title != "first question with two lines" || o.Messages != 4 || o.Tokens != 111 ||
+		!o.Created.Equal(t0) || !o.Updated.Equal(t0.Add(3*time.Second)) || o.Project != p.Root || o.Size == 0 {
+		t.Errorf("older = %+v", o)
+	}
+	if n := len([]rune(list[0].Title)); n > titleRunes || !strings.HasSuffix(list[0].Title, "…") {
+		t.Errorf("long title %q (%d runes)", list[0].Title, n)
+	}
+	if id, err := p.Latest(); err != nil || id != newer {
+		t.Errorf("Latest = %s, %v; want %s", id, err, newer)
+	}
+
+	// A fresh index is trusted: List does not parse the files. Swap a
+	// file's bytes for garbage of the same size and mtime; List must not
+	// notice.
+	path := p.Path(older)
+	fi, _ := os.Stat(path)
+	if err := os.WriteFile(path, []byte(strings.Repeat("?", int(fi.Size()))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(path, fi.ModTime(), fi.ModTime())
+	again, err := p.List()
+	if err != nil || again[1].Messages != 4 {
+		t.Fatalf("List with a fresh index reparsed a file: %+v, %v", again, err)
+	}
+}
+
+func TestIndexRebuilt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		spoil func(t *testing.T, p *Project, ids []string)
+	}{
+		{"deleted", func(t *testing.T, p *Project, _ []string) {
+			os.Remove(filepath.Join(p.Dir, indexName))
+		}},
+		{"corrupt", func(t *testing.T, p *Project, _ []string) {
+			os.WriteFile(filepath.Join(p.Dir, indexName), []byte(`{"version":1,"sessions":[{"id":`), 0o600)
+		}},
+		{"truncated to nothing", func(t *testing.T, p *Project, _ []string) {
+			os.WriteFile(filepath.Join(p.Dir, indexName), nil, 0o600)
+		}},
+		{"stale: an entry lies", func(t *testing.T, p *Project, ids []string) {
+			m := readIndex(p.Dir)
+			m[ids[0]].Messages = 99
+			m[ids[0]].ModTime++
+			writeIndex(p.Dir, m)
+		}},
+		{"entry missing", func(t *testing.T, p *Project, ids []string) {
+			m := readIndex(p.Dir)
+			delete(m, ids[1])
+			writeIndex(p.Dir, m)
+		}},
+		{"entry without a file", func(t *testing.T, p *Project, ids []string) {
+			m := readIndex(p.Dir)
+			m["0000"] = &indexEntry{SessionInfo: SessionInfo{ID: "0000"}}
+			writeIndex(p.Dir, m)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := newTestProject(t)
+			t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+			ids := []string{writeSession(t, p, t0, "a", "b"), writeSession(t, p, t0.Add(time.Minute), "c")}
+			want, err := p.List()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.spoil(t, p, ids)
+			got, err := p.List()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("after the index was %s:\n got %+v\nwant %+v", tt.name, got, want)
+			}
+			// And the rebuilt index was written back.
+			m := readIndex(p.Dir)
+			if len(m) != 2 || m[ids[0]].Messages != 4 {
+				t.Fatalf("index not rewritten: %+v", m)
+			}
+		})
+	}
+}
+
+func TestIndexGrowsIncrementally(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	id := writeSession(t, p, t0, "a")
+	if _, err := p.List(); err != nil {
+		t.Fatal(err)
+	}
+	// Only whole new lines count; bytes before the indexed size are not
+	// read again (make them unparseable to prove it).
+	path := p.Path(id)
+	m := readIndex(p.Dir)
+	scanned := m[id].Scanned
+	b, _ := os.ReadFile(path)
+	copy(b, strings.Repeat("#", 20))
+	os.WriteFile(path, b, 0o600)
+	os.Chtimes(path, time.Unix(0, m[id].ModTime), time.Unix(0, m[id].ModTime))
+	appendRaw(t, path, `{"type":"user","timestamp":"2026-05-02T00:00:00Z","message":{"role":"user","content":"later"}}`+"\n"+`{"type":"assis`)
+
+	list, err := p.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list[0].Messages != 3 || !list[0].Updated.Equal(time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)) || list[0].Title != "a" {
+		t.Fatalf("incremental refresh: %+v", list[0])
+	}
+	if m := readIndex(p.Dir); m[id].Scanned <= scanned || m[id].Scanned >= list[0].Size {
+		t.Fatalf("scanned %d of %d bytes (was %d): the torn tail must wait", m[id].Scanned, list[0].Size, scanned)
+	}
+	// The torn tail completes: it is counted then.
+	appendRaw(t, path, `tant","message":{"role":"assistant","content":"x"}}`+"\n")
+	if list, _ := p.List(); list[0].Messages != 4 {
+		t.Fatalf("completed line not counted: %+v", list[0])
+	}
+}
+
+func TestSetTitleAndTokens(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	s := mustCreate(t, p)
+	mustAppend(t, s, userRecord("what the user said"))
+	s.SetTitle("  My\ttitle  ")
+	s.SetTokens(4242)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := p.List()
+	if list[0].Title != "My title" || list[0].Tokens != 4242 {
+		t.Fatalf("after SetTitle/SetTokens: %+v", list[0])
+	}
+	// The file grows elsewhere; the refresh keeps the chosen title.
+	appendRaw(t, s.Path(), `{"type":"user","message":{"role":"user","content":"more"}}`+"\n")
+	list, _ = p.List()
+	if list[0].Title != "My title" || list[0].Messages != 2 {
+		t.Fatalf("after growth: %+v", list[0])
+	}
+	// Reopen: the entry carries on from the index.
+	s2, err := p.Open(context.Background(), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s2, assistantRecord("ok", 10, 5))
+	s2.Close()
+	list, _ = p.List()
+	if list[0].Title != "My title" || list[0].Messages != 3 || list[0].Tokens != 15 {
+		t.Fatalf("after reopen: %+v", list[0])
+	}
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	mk := func(id string) {
+		if err := mkdirPrivate(p.Dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p.Dir, id+".jsonl"), []byte(`{"type":"user","message":{"content":"`+id+`"}}`+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"abc111", "abc222", "def333"} {
+		mk(id)
+	}
+	tests := []struct {
+		in, want string
+		err      error
+	}{
+		{"def", "def333", nil},
+		{"abc111", "abc111", nil},
+		{"abc2", "abc222", nil},
+		{"zzz", "", ErrNotFound},
+		{"../x", "", ErrInvalidID},
+		{"a/b", "", ErrInvalidID},
+		{"", "", ErrInvalidID},
+	}
+	for _, tt := range tests {
+		got, err := p.Resolve(tt.in)
+		if got != tt.want || !errors.Is(err, tt.err) {
+			t.Errorf("Resolve(%q) = %q, %v; want %q, %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+	_, err := p.Resolve("abc")
+	var amb *AmbiguousIDError
+	if !errors.As(err, &amb) || len(amb.Candidates) != 2 || amb.Candidates[0].Title == "" {
+		t.Fatalf("Resolve(abc) = %v, want ambiguity with titled candidates", err)
+	}
+	if !strings.Contains(err.Error(), "abc111") || !strings.Contains(err.Error(), "abc222") {
+		t.Errorf("ambiguity error %q does not list the candidates", err)
+	}
+}
+
+func TestRemoveUpdatesIndex(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	t0 := time.Now()
+	a := writeSession(t, p, t0, "a")
+	b := writeSession(t, p, t0.Add(time.Second), "b")
+	if err := p.Remove(a); err != nil {
+		t.Fatal(err)
+	}
+	if m := readIndex(p.Dir); len(m) != 1 || m[b] == nil {
+		t.Fatalf("index after Remove: %+v", m)
+	}
+	if list, _ := p.List(); len(list) != 1 || list[0].ID != b {
+		t.Fatalf("List after Remove: %+v", list)
+	}
+}
