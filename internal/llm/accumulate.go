@@ -43,7 +43,7 @@ type partialCall struct {
 
 // add folds one chunk in and returns the text it contributed, for the user
 // to see at once.
-func (a *accumulator) add(chunk openai.ChatCompletionStreamResponse) string {
+func (a *accumulator) add(chunk *openai.ChatCompletionStreamResponse) string {
 	a.chunks++
 	if a.model == "" {
 		a.model = chunk.Model
@@ -52,16 +52,17 @@ func (a *accumulator) add(chunk openai.ChatCompletionStreamResponse) string {
 		a.usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens}
 	}
 	var text string
-	for _, choice := range chunk.Choices {
+	for i := range chunk.Choices {
+		choice := &chunk.Choices[i]
 		// clawdcode asks for one choice; a second one would be a different
 		// reply, not a continuation of this one.
 		if choice.Index != 0 {
 			continue
 		}
-		delta := choice.Delta
+		delta := &choice.Delta
 		text += delta.Content + delta.Refusal
-		for _, tc := range delta.ToolCalls {
-			a.addToolCall(tc)
+		for j := range delta.ToolCalls {
+			a.addToolCall(&delta.ToolCalls[j])
 		}
 		if choice.FinishReason != "" {
 			a.finishReason = string(choice.FinishReason)
@@ -71,7 +72,7 @@ func (a *accumulator) add(chunk openai.ChatCompletionStreamResponse) string {
 	return text
 }
 
-func (a *accumulator) addToolCall(tc openai.ToolCall) {
+func (a *accumulator) addToolCall(tc *openai.ToolCall) {
 	var call *partialCall
 	if tc.Index != nil {
 		if a.byIndex == nil {

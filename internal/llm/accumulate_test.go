@@ -24,7 +24,7 @@ func accumulateLines(lines []string) (*accumulator, string) {
 		if json.Unmarshal([]byte(line), &chunk) != nil {
 			continue
 		}
-		shown.WriteString(acc.add(chunk))
+		shown.WriteString(acc.add(&chunk))
 	}
 	return &acc, shown.String()
 }

@@ -173,7 +173,7 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 			le.Partial = emitted
 			return nil, le
 		}
-		if text := acc.add(chunk); text != "" {
+		if text := acc.add(&chunk); text != "" {
 			emitted = true
 			if onDelta != nil {
 				onDelta(Delta{Content: text})
