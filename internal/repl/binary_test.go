@@ -3,9 +3,11 @@
 package repl
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -63,21 +65,26 @@ func removeBuiltBinary() {
 // to srv, under a pty.
 func startClawdcode(t *testing.T, srv *llmtest.Server, args ...string) *terminal {
 	t.Helper()
-	bin := clawdcodeBinary(t)
 	tmp := t.TempDir()
-	home, project := filepath.Join(tmp, "home"), filepath.Join(tmp, "project")
+	project := filepath.Join(tmp, "project")
 	if err := os.MkdirAll(project, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = project
-	cmd.Env = []string{
+	env := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + tmp,
 		"TERM=xterm",
-		"CLAWDCODE_HOME=" + home,
+		"CLAWDCODE_HOME=" + filepath.Join(tmp, "home"),
 		"OPENAI_BASE_URL=" + srv.URL(),
 	}
+	return startClawdcodeIn(t, srv, project, env, args...)
+}
+
+// startClawdcodeIn runs the binary again in an existing project and home.
+func startClawdcodeIn(t *testing.T, srv *llmtest.Server, dir string, env []string, args ...string) *terminal {
+	t.Helper()
+	cmd := exec.Command(clawdcodeBinary(t), args...)
+	cmd.Dir, cmd.Env = dir, env
 	return startTerminal(t, cmd)
 }
 
@@ -141,5 +148,74 @@ func TestClawdcodeCtrlCDuringTurn(t *testing.T) {
 	term.send("\x04")
 	if code := term.wait(); code != 0 {
 		t.Fatalf("Ctrl-D after an interrupted turn: exit %d", code)
+	}
+}
+
+func TestClawdcodeToolRoundTripWithPermission(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.Enqueue(
+		llmtest.ToolCalls(llmtest.Call("Write", `{"file_path":"hello.txt","content":"hi there\n"}`)),
+		llmtest.Text("I wrote hello.txt."),
+	)
+	term := startClawdcode(t, srv)
+	term.expectPrompt()
+	term.send("write hello.txt\r")
+	term.expect("hello.txt")
+	term.expect("│ hi there")
+	term.expect("Allow? [y]es once / [a]lways this session / [n]o: ")
+	term.send("y\r")
+	term.expect("⏺ Write(hello.txt)")
+	term.expect("⎿ ")
+	term.expect("I wrote hello.txt.")
+	term.expectPrompt()
+	t.Logf("%s", term.output())
+	term.send("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	data, err := os.ReadFile(filepath.Join(term.cmd.Dir, "hello.txt"))
+	if err != nil || string(data) != "hi there\n" {
+		t.Fatalf("hello.txt = %q, %v", data, err)
+	}
+}
+
+// Near the auto-compaction trigger the REPL says how much is left. The
+// window is chosen from what /context reports, so the test does not depend
+// on the size of the system prompt or the tool definitions.
+func TestClawdcodeWarnsNearAutoCompact(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.Enqueue(llmtest.Text("first answer"), llmtest.Text("second answer"))
+	term := startClawdcode(t, srv)
+	term.expectPrompt()
+	term.send("hello\r")
+	term.expect("first answer")
+	term.expectPrompt()
+	if strings.Contains(term.output(), "auto-compact") {
+		t.Fatalf("warned far from the trigger:\n%s", term.output())
+	}
+	term.send("/context\r")
+	term.expect("Context usage: ~")
+	term.expectPrompt()
+	var tokens, window int
+	usage := term.output()[strings.LastIndex(term.output(), "Context usage: ~"):]
+	if _, err := fmt.Sscanf(usage, "Context usage: ~%d / %d tokens", &tokens, &window); err != nil || tokens == 0 {
+		t.Fatalf("cannot read /context (%v):\n%s", err, usage)
+	}
+	term.send("\x04")
+	term.wait()
+
+	// Resume with a window whose trigger (80%) the context is 90% of.
+	small := int(float64(tokens) / 0.8 / 0.9)
+	term = startClawdcodeIn(t, srv, term.cmd.Dir, term.cmd.Env, "-c", "--context-window", strconv.Itoa(small))
+	term.expectPrompt()
+	term.send("again\r")
+	term.expect("second answer")
+	term.expect("context left until auto-compact: ")
+	term.expectPrompt()
+	term.send("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }

@@ -22,6 +22,7 @@ import (
 //	"slow ..."   streams "thinking slowly" and then waits for ctx
 //	"tool ..."   a Read call, then text
 //	"write ..."  asks the asker (when set) for a Write, then reports the decision
+//	"compact ..." sends compaction notices, then text
 //	"fail ..."   returns an error
 //	"md ..."     streams a small Markdown document
 //	anything     streams "you said: <text>" in small pieces
@@ -73,6 +74,10 @@ func (e *fakeEngine) Submit(ctx context.Context, text string, sink agent.Sink) (
 			return nil, err
 		}
 		sink.Text(fmt.Sprintf("decision=%s\n", decisionName(d)))
+	case "compact":
+		sink.Notice(contextmgr.Notice{Kind: "compacting", Text: "compacting the conversation…"})
+		sink.Notice(contextmgr.Notice{Kind: "fallback", Text: "the summary failed"})
+		sink.Text("still here")
 	case "fail":
 		return nil, fmt.Errorf("server said no")
 	case "md":

@@ -51,13 +51,26 @@ var _ agent.Sink = (*turnOutput)(nil)
 func newTurnOutput(ios *iostreams.IOStreams, root string, done <-chan struct{}) *turnOutput {
 	t := &turnOutput{out: ios.Out, errOut: ios.ErrOut, root: root, done: done,
 		cs: colorScheme{on: ios.IsStderrTTY()}}
-	if ios.IsStdoutTTY() {
-		t.md = newMarkdownWriter(ios.Out)
-	}
 	if ios.IsStderrTTY() {
 		t.spin = newSpinner(ios.ErrOut)
 	}
+	if ios.IsStdoutTTY() {
+		// Rendering holds text back until a line is complete, so the
+		// spinner keeps going until the first line is actually written.
+		t.md = newMarkdownWriter(stopSpinnerWriter{spin: t.spin, w: ios.Out})
+	}
 	return t
+}
+
+// stopSpinnerWriter stops the spinner before every write it passes on.
+type stopSpinnerWriter struct {
+	spin *spinner
+	w    io.Writer
+}
+
+func (s stopSpinnerWriter) Write(p []byte) (int, error) {
+	s.spin.Stop()
+	return s.w.Write(p)
 }
 
 // waiting shows the spinner with label until the next event.
@@ -74,11 +87,11 @@ func (t *turnOutput) pause() {
 }
 
 func (t *turnOutput) Text(delta string) {
-	t.spin.Stop()
 	if t.md != nil {
 		_ = t.md.WriteString(delta) // a terminal write error has no one to go to
 		return
 	}
+	t.spin.Stop()
 	if delta != "" {
 		io.WriteString(t.out, delta)
 		t.midLine = !strings.HasSuffix(delta, "\n")

@@ -210,7 +210,7 @@ func TestTerminalSlashCommandAndPicker(t *testing.T) {
 	t.Parallel()
 	term := startHarness(t)
 	term.expectPrompt()
-	term.send("/help\r")
+	term.send("/he\t\r") // Tab completes the command name
 	term.expect("commands: /help /exit")
 	term.expectPrompt()
 	term.send("/resume\r")

@@ -106,6 +106,12 @@ func TestRunPiped(t *testing.T) {
 			wantErrOut:    []string{"⏺ Read(internal/x.go)\n  ⎿ 3 lines\n", "⏺ Read(missing.go)\n  ⎿ file not found: missing.go\n"},
 		},
 		{
+			name:       "context notices go to stderr",
+			input:      "compact now\n",
+			wantOut:    "still here\n",
+			wantErrOut: []string{"✻ compacting the conversation…\n", "⚠ the summary failed\n"},
+		},
+		{
 			name:    "markdown untouched when not a terminal",
 			input:   "md\n",
 			wantOut: "# Title\nuse `go test`\n```go\nfunc x() {}\n```\n- a **b**\n",
@@ -280,7 +286,14 @@ func TestTurnOutputOnTerminal(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	o.Text("**hi**\n")
+	o.Text("**h")
+	if !o.spin.running() {
+		t.Fatal("spinner stopped before any text was shown")
+	}
+	o.Text("i**\n")
+	if o.spin.running() {
+		t.Fatal("spinner still running over the text")
+	}
 	o.finish()
 	if got := plainStyles.Replace(out.String()); got != "<b>hi</>\n" {
 		t.Fatalf("stdout %q", got)
