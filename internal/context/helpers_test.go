@@ -43,13 +43,15 @@ func (l *memLog) Append(r *storage.Record) (int64, error) {
 	}
 	r.SessionID, r.CWD, r.Version = "sess", "/proj", "test"
 	r.Timestamp = time.Date(2026, 1, 1, 0, 0, len(l.recs), 0, time.UTC)
-	line, err := json.Marshal(r)
-	if err != nil {
+	// Encoded like the store does: no HTML escaping, newline-terminated.
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
 		return 0, err
 	}
 	off := int64(l.data.Len())
-	l.data.Write(line)
-	l.data.WriteByte('\n')
+	l.data.Write(line.Bytes())
 	l.recs = append(l.recs, storage.LiveRecord{Offset: off, Record: r})
 	l.parent = r.UUID
 	return off, nil

@@ -77,6 +77,7 @@ func Messages(records []*storage.Record) []chat.Message {
 		}
 	}
 	b.closeGroup()
+	b.flushUser()
 	return b.out
 }
 
@@ -87,6 +88,9 @@ type messageBuilder struct {
 	open    bool
 	reply   chat.Message
 	results map[string]string
+
+	pendingUser []string // the user message being collected
+	hasUser     bool
 }
 
 func (b *messageBuilder) hasCall(id string) bool {
@@ -98,22 +102,25 @@ func (b *messageBuilder) hasCall(id string) bool {
 	return false
 }
 
+// user adds a user message; consecutive ones are collected and joined once
+// (joining as they come would copy the text again for every orphan turn).
 func (b *messageBuilder) user(content string) {
-	if n := len(b.out); n > 0 && b.out[n-1].Role == chat.RoleUser {
-		b.out[n-1].Content = joinUser(b.out[n-1].Content, content)
-		return
-	}
-	b.out = append(b.out, chat.Message{Role: chat.RoleUser, Content: content})
+	b.pendingUser = append(b.pendingUser, content)
+	b.hasUser = true
 }
 
-func joinUser(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
+func (b *messageBuilder) flushUser() {
+	if !b.hasUser {
+		return
 	}
-	return a + "\n\n" + b
+	parts := b.pendingUser[:0]
+	for _, p := range b.pendingUser {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	b.out = append(b.out, chat.Message{Role: chat.RoleUser, Content: strings.Join(parts, "\n\n")})
+	b.pendingUser, b.hasUser = b.pendingUser[:0], false
 }
 
 func (b *messageBuilder) closeGroup() {
@@ -125,6 +132,7 @@ func (b *messageBuilder) closeGroup() {
 		b.results = nil
 		return
 	}
+	b.flushUser()
 	b.out = append(b.out, b.reply)
 	for _, c := range b.reply.ToolCalls {
 		content, ok := b.results[c.ID]
