@@ -165,6 +165,16 @@ func TestStreamRetries(t *testing.T) {
 			},
 		},
 		{
+			name:     "a burst of three 429s without Retry-After backs off and succeeds",
+			replies:  []llmtest.Reply{llmtest.RateLimited(0), llmtest.RateLimited(0), llmtest.RateLimited(0), llmtest.Text("ok")},
+			requests: 4,
+			check: func(t *testing.T, d []time.Duration) {
+				if len(d) != 3 || d[0] < 500*time.Millisecond || d[0] > time.Second || d[2] < 2*time.Second || d[2] > 4*time.Second {
+					t.Errorf("slept %v, want the default backoff 1s, 2s, 4s with jitter", d)
+				}
+			},
+		},
+		{
 			name:     "cut before any text is retried",
 			replies:  []llmtest.Reply{llmtest.CutAfter(llmtest.ToolCalls(llmtest.Call("Read", `{"file_path":"a.txt"}`)), 3), llmtest.Text("ok")},
 			requests: 2,
@@ -382,5 +392,32 @@ func TestStreamStrictServerAcceptsTheRoundTrip(t *testing.T) {
 	want := "Tool results:\n- " + first.ToolCalls[0].ID + ": " + llmtest.Digest("out of Read") + "\n- " + first.ToolCalls[1].ID + ": " + llmtest.Digest("out of Bash")
 	if second.Content != want {
 		t.Errorf("final answer %q, want %q", second.Content, want)
+	}
+}
+
+func TestStreamRateLimitBoundedGivesUp(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(func(llmtest.Request) llmtest.Reply { return llmtest.RateLimited(time.Second) })
+	c, sleeps := newTestClient(t, srv.URL())
+	le, _ := streamErr(t, c, userRequest("hi"))
+	if le.Kind != KindRateLimit || le.Attempts != 4 || le.RetryAfter != time.Second || len(sleeps.recorded()) != 3 {
+		t.Errorf("got %v after %d attempts (Retry-After %v), want a rate limit after 4", le.Kind, le.Attempts, le.RetryAfter)
+	}
+}
+
+func TestStreamMalformedToolArgumentsPassThrough(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Write", `{"file_path": "a.txt", "content": "unterminated`)))
+	c, _ := newTestClient(t, srv.URL())
+	resp, err := c.Stream(context.Background(), userRequest("hi"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The model's mistake is the tools' to report back to it, not a
+	// transport error.
+	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Arguments != `{"file_path": "a.txt", "content": "unterminated` {
+		t.Errorf("tool calls %+v", resp.ToolCalls)
 	}
 }

@@ -46,7 +46,7 @@ type Request struct {
 
 	// Status is the HTTP status the server answered with (200 for a
 	// completion, even one whose stream it then cut), and Error the
-	// message of a rejection.
+	// message of a rejection or of a scripted error reply.
 	Status int
 	Error  string
 }
@@ -196,7 +196,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 
 	reply := s.next(req)
 	if reply.Status != 0 {
-		s.setOutcome(idx, reply.Status, reply.Body)
+		s.setOutcome(idx, reply.Status, bodyMessage(reply.Body))
 	} else {
 		s.setOutcome(idx, http.StatusOK, "")
 	}
@@ -207,7 +207,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 // rejection to send.
 func (s *Server) check(req *Request, opts Options) (status int, body, msg string) {
 	if opts.APIKey != "" && req.Authorization != "Bearer "+opts.APIKey {
-		return http.StatusUnauthorized, unauthorizedBody, "invalid_api_key"
+		return http.StatusUnauthorized, unauthorizedBody, bodyMessage(unauthorizedBody)
 	}
 	wire, err := decodeRequest(req)
 	if err != nil {
@@ -224,7 +224,7 @@ func (s *Server) check(req *Request, opts Options) (status int, body, msg string
 	}
 	if opts.Window > 0 && req.Tokens+req.MaxCompletionTokens > opts.Window {
 		b := overflowBody(opts.Window, req.Tokens, req.MaxCompletionTokens)
-		return http.StatusBadRequest, b, "context_length_exceeded"
+		return http.StatusBadRequest, b, bodyMessage(b)
 	}
 	return 0, "", ""
 }
@@ -318,6 +318,19 @@ func writeError(w http.ResponseWriter, status int, body string) {
 	}
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, body)
+}
+
+// bodyMessage is the message of an OpenAI-shaped error body, or the body.
+func bodyMessage(body string) string {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(body), &e) == nil && e.Error.Message != "" {
+		return e.Error.Message
+	}
+	return body
 }
 
 func errorBody(message, typ, param, code string) string {

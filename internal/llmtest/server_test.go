@@ -232,7 +232,7 @@ func TestScriptOrder(t *testing.T) {
 		t.Errorf("replies out of order: %s | %d %s %s | %s", b1, resp.StatusCode, resp.Header, b2, b3)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 4 || reqs[0].Status != 400 || reqs[1].Status != 200 || reqs[2].Status != 429 || reqs[3].Messages[0].Content != "u" {
+	if len(reqs) != 4 || reqs[0].Status != 400 || reqs[1].Status != 200 || reqs[2].Status != 429 || !strings.HasPrefix(reqs[2].Error, "Rate limit reached") || reqs[3].Messages[0].Content != "u" {
 		t.Errorf("recorded %+v", reqs)
 	}
 }
