@@ -66,7 +66,7 @@ type session struct {
 // command runs cancels only that (see the package doc for the signal rule).
 func Run(ctx context.Context, opts Options) error {
 	if opts.IO == nil || opts.Engine == nil || opts.Commands == nil {
-		return errors.New("repl: IO, Engine and Commands are required")
+		return errors.New("repl options: IO, Engine and Commands are required")
 	}
 	s := &session{opts: opts, io: opts.IO, cs: colorScheme{on: opts.IO.IsStderrTTY()}}
 
@@ -120,10 +120,8 @@ func Run(ctx context.Context, opts Options) error {
 			}
 			fmt.Fprintln(s.io.ErrOut, s.cs.dim("(press Ctrl-C again or Ctrl-D to exit)"))
 			continue
-		case errors.Is(err, io.EOF):
-			if entry == "" {
-				return nil
-			}
+		case errors.Is(err, io.EOF): // Ctrl-D at an empty prompt, or the input ended
+			return nil
 		case err != nil:
 			return err
 		}
