@@ -71,6 +71,9 @@ type Client struct {
 	api   *openai.Client
 	retry RetryPolicy
 	idle  time.Duration
+	// noUsage is set once the server rejected stream_options (older Azure
+	// API versions and some proxies do); usage is then simply not reported.
+	noUsage atomic.Bool
 }
 
 // New builds the client. With the default base URL and no API key it returns
@@ -114,6 +117,9 @@ func defaultHTTPClient() *http.Client {
 // policy, and returns the complete reply or a classified *Error.
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
 	oreq := toOpenAIRequest(req)
+	if c.noUsage.Load() {
+		oreq.StreamOptions = nil
+	}
 	for attempt := 1; ; attempt++ {
 		resp, err := c.attempt(ctx, oreq, onDelta)
 		if err == nil {
@@ -127,6 +133,11 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 			return nil, err
 		}
 		le.Attempts = attempt
+		if le.Kind == KindBadRequest && oreq.StreamOptions != nil && strings.Contains(le.Message, "stream_options") {
+			c.noUsage.Store(true)
+			oreq.StreamOptions = nil
+			continue
+		}
 		if le.Partial || !le.Kind.retryable() || attempt >= c.retry.MaxAttempts {
 			return nil, le
 		}

@@ -421,3 +421,31 @@ func TestStreamMalformedToolArgumentsPassThrough(t *testing.T) {
 		t.Errorf("tool calls %+v", resp.ToolCalls)
 	}
 }
+
+func TestStreamFallsBackWithoutStreamOptions(t *testing.T) {
+	t.Parallel()
+	text := readFixtureStream(t, "openai_stream_text_only_with_usage.sse", false)
+	var withOptions, without int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		if _, ok := body["stream_options"]; ok {
+			withOptions++
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error","param":null,"code":null}}`))
+			return
+		}
+		without++
+		_, _ = w.Write(text)
+	}))
+	t.Cleanup(srv.Close)
+	c, _ := newTestClient(t, srv.URL)
+	for range 2 {
+		if _, err := c.Stream(context.Background(), userRequest("hi"), nil); err != nil {
+			t.Fatalf("Stream: %v", err)
+		}
+	}
+	if withOptions != 1 || without != 2 {
+		t.Errorf("%d requests with stream_options, %d without; want the option dropped once and remembered", withOptions, without)
+	}
+}

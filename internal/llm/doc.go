@@ -19,6 +19,9 @@
 //     Retry-After honoured) — but only while no text has been shown through
 //     onDelta in the failing attempt: once the user has seen partial output
 //     the error is returned with Partial set, so the front end can say so.
+//   - A server that rejects stream_options (older Azure API versions, some
+//     proxies) is asked again without it, and never again with it by this
+//     Client; its replies then carry no Usage.
 //   - A cancelled ctx ends the call at once with an error wrapping ctx.Err();
 //     it is never retried. A server that goes silent for Config.IdleTimeout
 //     ends the attempt with a KindNetwork error instead of hanging.

@@ -72,6 +72,10 @@ type Error struct {
 // Error renders a one-line message for the user: what went wrong, the
 // status, the server's words, and a hint where one helps.
 func (e *Error) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = "the server gave no reason"
+	}
 	var s string
 	status := ""
 	if e.StatusCode != 0 {
@@ -79,25 +83,25 @@ func (e *Error) Error() string {
 	}
 	switch e.Kind {
 	case KindOverflow:
-		s = "context window exceeded" + status + ": " + e.Message
+		s = "context window exceeded" + status + ": " + msg
 	case KindRateLimit:
-		s = "rate limited" + status + ": " + e.Message
+		s = "rate limited" + status + ": " + msg
 	case KindQuota:
-		s = "quota exceeded" + status + ": " + e.Message + "; check the plan and billing of this API key"
+		s = "quota exceeded" + status + ": " + msg + "; check the plan and billing of this API key"
 	case KindAuth:
-		s = "authentication failed" + status + ": " + e.Message + "; check OPENAI_API_KEY"
+		s = "authentication failed" + status + ": " + msg + "; check OPENAI_API_KEY"
 	case KindServer:
-		s = "server error" + status + ": " + e.Message
+		s = "server error" + status + ": " + msg
 	case KindBadRequest:
-		s = "request rejected" + status + ": " + e.Message
+		s = "request rejected" + status + ": " + msg
 	case KindStreamCut:
-		s = "stream cut: " + e.Message
+		s = "stream cut: " + msg
 	case KindNetwork:
-		s = "network error: " + e.Message
+		s = "network error: " + msg
 	default:
-		s = e.Message
+		s = msg
 		if status != "" {
-			s = "error" + status + ": " + e.Message
+			s = "error" + status + ": " + msg
 		}
 	}
 	if e.Attempts > 1 {
