@@ -157,3 +157,27 @@ func TestPickNothing(t *testing.T) {
 		t.Fatalf("got %q, %v, %q", got, err, errOut)
 	}
 }
+
+// The permission prompt must not be drawn over by the spinner of the turn
+// that asks: the asker stops it through the Run on the same streams.
+func TestAskerStopsTheTurnSpinner(t *testing.T) {
+	t.Parallel()
+	ios, in, _, _ := iostreams.Test()
+	errOut := &lockedBuffer{}
+	ios.ErrOut = errOut
+	ios.SetTTY(false, true, true)
+	in.WriteString("y\n")
+	con := attachConsole(ios)
+	defer detachConsole(ios, con)
+	done := make(chan struct{})
+	defer close(done)
+	out := newTurnOutput(ios, "", done)
+	con.setActive(out)
+	out.waiting("thinking")
+	if _, err := NewAsker(ios).Ask(context.Background(), fakeTool{}, json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if out.spin.running() {
+		t.Fatal("spinner still running during the permission prompt")
+	}
+}

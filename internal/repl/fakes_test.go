@@ -153,6 +153,7 @@ func (c *fakeCommands) Run(ctx context.Context, env *slash.Env, line string) err
 		}
 		fmt.Fprintf(env.IO.Out, "picked %q\n", id)
 	case "/wait":
+		fmt.Fprintln(env.IO.Out, "waiting for Ctrl-C")
 		<-ctx.Done()
 		return ctx.Err()
 	default:

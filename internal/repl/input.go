@@ -30,6 +30,7 @@ type readlineSource struct {
 	rl    *readline.Instance
 	stdin *readline.CancelableStdin
 	hist  *history
+	last  string // the latest history line, not stored twice in a row
 }
 
 func newReadlineSource(ios *iostreams.IOStreams, hist *history, cmds Commands) (*readlineSource, error) {
@@ -62,6 +63,9 @@ func newReadlineSource(ios *iostreams.IOStreams, hist *history, cmds Commands) (
 		for _, e := range entries {
 			_ = rl.SaveHistory(e) // in memory only: the editor has no file of its own
 		}
+		if len(entries) > 0 {
+			src.last = entries[len(entries)-1]
+		}
 	}
 	return src, nil
 }
@@ -86,9 +90,10 @@ func (s *readlineSource) ReadLine(ctx context.Context, prompt string) (string, e
 
 func (s *readlineSource) AddHistory(entry string) {
 	line := historyLine(entry)
-	if line == "" {
+	if line == "" || line == s.last {
 		return
 	}
+	s.last = line
 	_ = s.rl.SaveHistory(line)
 	if s.hist != nil {
 		_ = s.hist.Add(entry) // losing one history line is not worth interrupting the user

@@ -237,6 +237,12 @@ func TestTerminalCtrlCCancelsTurnOnly(t *testing.T) {
 	term.send("still here?\r")
 	term.expect("you said: still here?")
 	term.expectPrompt()
+	// A slash command is an entry like a turn: Ctrl-C cancels just it.
+	term.send("/wait\r")
+	term.expect("waiting for Ctrl-C")
+	term.send("\x03")
+	term.expect("interrupted")
+	term.expectPrompt()
 	// At an empty prompt: a hint first, then a second Ctrl-C leaves.
 	term.send("\x03")
 	term.expect("press Ctrl-C again or Ctrl-D to exit")
@@ -296,6 +302,9 @@ func TestTerminalHistory(t *testing.T) {
 	term := startHarness(t, "CLAWDCODE_REPL_TEST_HISTORY="+hist)
 	term.expectPrompt()
 	term.send("first entry\r")
+	term.expect("you said: first entry")
+	term.expectPrompt()
+	term.send("first entry\r") // the same again is not stored twice
 	term.expect("you said: first entry")
 	term.expectPrompt()
 	term.send("\x04")
