@@ -1,14 +1,11 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -94,20 +91,20 @@ func (e *Env) runGrep(ctx context.Context, a args) Result {
 		return statFailure(err, e.display(base))
 	}
 
-	s := &grepSearch{env: e, m: m, filter: filter, buf: make([]byte, grepChunk)}
+	s := &grepSearch{env: e, m: m, filter: filter}
 	switch {
 	case info.IsDir():
 		err = s.walk(ctx, base)
 	case info.Mode().IsRegular():
-		err = s.file(base, info.Size())
+		s.accept(newFileScanner(e, m).scan(base))
 	default:
 		return fail("%s is not a regular file or directory", e.display(base))
 	}
-	switch {
-	case errors.Is(err, errOutputFull):
-		fmt.Fprintf(&s.out, "(Stopped after %d matches: output limit reached. Narrow the pattern, path or glob.)\n", s.matches)
-	case err != nil:
+	if err != nil {
 		return fail("search %s: %v", e.display(base), err)
+	}
+	if s.full {
+		fmt.Fprintf(&s.out, "(Stopped after %d matches: output limit reached. Narrow the pattern, path or glob.)\n", s.matches)
 	}
 	if s.skippedLarge > 0 {
 		fmt.Fprintf(&s.out, "(%d files over %d MB were skipped.)\n", s.skippedLarge, grepMaxFileBytes>>20)
@@ -124,9 +121,12 @@ func (e *Env) runGrep(ctx context.Context, a args) Result {
 // ^ and \b behave the same at line boundaries. Patterns anchored to the
 // whole text (\A, \z) or to a line end ($, which a \r before \n defeats in
 // multi-line mode) are matched line by line only.
+//
+// lits, when set, rules chunks out faster still: see requiredLiterals.
 type lineMatcher struct {
 	line  *regexp.Regexp
 	chunk *regexp.Regexp
+	lits  *requiredLiterals
 }
 
 func newLineMatcher(pattern string) (*lineMatcher, error) {
@@ -134,7 +134,7 @@ func newLineMatcher(pattern string) (*lineMatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &lineMatcher{line: re}
+	m := &lineMatcher{line: re, lits: newRequiredLiterals(pattern)}
 	if !strings.Contains(pattern, `\A`) && !strings.Contains(pattern, `\z`) && !strings.Contains(pattern, "$") {
 		if c, err := regexp.Compile("(?m)" + pattern); err == nil {
 			m.chunk = c
@@ -166,151 +166,4 @@ func (f *fileFilter) keep(rel string) bool {
 		return f.g.match(rel)
 	}
 	return f.g.match(rel[strings.LastIndexByte(rel, '/')+1:])
-}
-
-// errOutputFull stops a search once the answer is as long as it may be.
-var errOutputFull = errors.New("output full")
-
-type grepSearch struct {
-	env    *Env
-	m      *lineMatcher
-	filter *fileFilter
-	buf    []byte // reused across files
-
-	out          strings.Builder
-	matches      int
-	skippedLarge int
-}
-
-func (s *grepSearch) walk(ctx context.Context, base string) error {
-	return filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		if err != nil {
-			// Unreadable entries are skipped: report what can be seen.
-			if d != nil && d.IsDir() && p != base {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if p != base && grepSkipDirs[d.Name()] {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		rel, _ := filepath.Rel(base, p)
-		if !s.filter.keep(filepath.ToSlash(rel)) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		if err := s.file(p, info.Size()); err != nil && !errors.Is(err, errUnreadable) {
-			return err
-		}
-		return nil
-	})
-}
-
-// errUnreadable marks a file that vanished or cannot be opened mid-walk.
-var errUnreadable = errors.New("unreadable")
-
-// file searches one file in chunks that end at a line end, so memory stays
-// at one chunk plus the longest line.
-func (s *grepSearch) file(path string, size int64) error {
-	if size > grepMaxFileBytes {
-		s.skippedLarge++
-		return nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUnreadable, err)
-	}
-	defer f.Close()
-	shown := s.env.display(path)
-
-	buf := s.buf
-	carry := 0 // bytes of an unfinished line kept at the start of buf
-	lineNo := 1
-	first := true
-	for {
-		if carry == len(buf) {
-			// One line longer than the buffer: grow (bounded by the file size limit).
-			buf = append(buf, make([]byte, len(buf))...)
-			s.buf = buf
-		}
-		n, rerr := io.ReadFull(f, buf[carry:])
-		data := buf[:carry+n]
-		if first {
-			first = false
-			if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
-				return nil
-			}
-		}
-		eof := rerr == io.EOF || rerr == io.ErrUnexpectedEOF
-		if rerr != nil && !eof {
-			return fmt.Errorf("%w: %v", errUnreadable, rerr)
-		}
-		end := len(data)
-		if !eof {
-			end = bytes.LastIndexByte(data, '\n') + 1
-			if end == 0 {
-				carry = len(data)
-				continue
-			}
-		}
-		if err := s.chunk(shown, data[:end], &lineNo); err != nil {
-			return err
-		}
-		if eof {
-			return nil
-		}
-		carry = copy(buf, data[end:])
-	}
-}
-
-// chunk matches the whole lines in data, numbering from *lineNo.
-func (s *grepSearch) chunk(shown string, data []byte, lineNo *int) error {
-	if s.m.chunk != nil && !s.m.chunk.Match(data) {
-		*lineNo += bytes.Count(data, []byte{'\n'})
-		return nil
-	}
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		if s.m.line.Match(line) {
-			if err := s.emit(shown, *lineNo, line); err != nil {
-				return err
-			}
-		}
-		*lineNo++
-	}
-	return nil
-}
-
-func (s *grepSearch) emit(shown string, lineNo int, line []byte) error {
-	text := line
-	suffix := ""
-	if len(text) > grepMaxLineBytes {
-		text = trimPartialRuneEnd(text[:grepMaxLineBytes])
-		suffix = " …"
-	}
-	entry := fmt.Sprintf("%s:%d:%s%s\n", shown, lineNo, text, suffix)
-	if s.out.Len()+len(entry) > OutputCap {
-		return errOutputFull
-	}
-	s.out.WriteString(entry)
-	s.matches++
-	return nil
 }

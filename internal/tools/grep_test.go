@@ -140,3 +140,54 @@ func FuzzGrepPrefilter(f *testing.F) {
 		}
 	})
 }
+
+func TestASCIILower(t *testing.T) {
+	t.Parallel()
+	var all []byte
+	for c := range 256 {
+		all = append(all, byte(c))
+	}
+	for off := range 9 { // every alignment of the 8-byte loop and its tail
+		src := all[off:]
+		got := asciiLower(nil, src)
+		for i, c := range src {
+			want := c
+			if 'A' <= c && c <= 'Z' {
+				want = c + 32
+			}
+			if got[i] != want {
+				t.Fatalf("offset %d: byte %#x lowered to %#x, want %#x", off, c, got[i], want)
+			}
+		}
+	}
+}
+
+func TestRequiredLiterals(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern string
+		want    string // literals joined by |, "" for none
+	}{
+		{"NEEDLE", "NEEDLE"},
+		{`func \w+Handler\(`, "Handler("},
+		{"TODO|FIXME", "TODO|FIXME"},
+		{"(?i)needle", "needle"},
+		{"(?i)kind", ""}, // k folds to the Kelvin sign: not ASCII-safe
+		{"a*", ""},
+		{"(foo)+bar?", "foo"},
+		{"x|y*", ""},
+		{"日本", "日本"},
+	}
+	for _, tt := range tests {
+		r := newRequiredLiterals(tt.pattern)
+		var got []string
+		if r != nil {
+			for _, l := range r.lits {
+				got = append(got, string(l.text))
+			}
+		}
+		if strings.Join(got, "|") != tt.want {
+			t.Errorf("%q: literals %q, want %q", tt.pattern, got, tt.want)
+		}
+	}
+}
