@@ -51,8 +51,41 @@ func newResult(answer string, err error) Result {
 	return r
 }
 
-// event is one line of --output-format stream-json.
-type event map[string]any
+// Events of --output-format stream-json, one JSON object a line; "type"
+// comes first so a reader can dispatch on it.
+type (
+	initEvent struct {
+		Type      string   `json:"type"`    // "system"
+		Subtype   string   `json:"subtype"` // "init"
+		SessionID string   `json:"session_id"`
+		Model     string   `json:"model"`
+		CWD       string   `json:"cwd"`
+		Tools     []string `json:"tools"`
+	}
+	assistantEvent struct {
+		Type string `json:"type"` // "assistant"
+		Text string `json:"text"`
+	}
+	toolUseEvent struct {
+		Type  string          `json:"type"` // "tool_use"
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	}
+	toolResultEvent struct {
+		Type    string `json:"type"` // "tool_result"
+		ID      string `json:"id"`
+		Name    string `json:"name"`
+		Output  string `json:"output"`
+		Error   string `json:"error,omitempty"`
+		IsError bool   `json:"is_error"`
+	}
+	noticeEvent struct {
+		Type string `json:"type"` // "compact" or "notice"
+		Kind string `json:"kind"`
+		Text string `json:"text"`
+	}
+)
 
 // printSink receives a -p run's events (agent.Sink) and writes them in the
 // chosen output format. Only stream-json writes while the run goes; text
@@ -64,14 +97,14 @@ type printSink struct {
 
 	// init returns the stream-json init event; it is written before the
 	// first other event, when the session id is known.
-	init     func() event
+	init     func() initEvent
 	initDone bool
 	text     strings.Builder // assistant text not yet written as an event
 }
 
 var _ agent.Sink = (*printSink)(nil)
 
-func newPrintSink(ios *iostreams.IOStreams, format string, init func() event) *printSink {
+func newPrintSink(ios *iostreams.IOStreams, format string, init func() initEvent) *printSink {
 	s := &printSink{format: format, io: ios, init: init}
 	if format == FormatStreamJSON {
 		s.enc = json.NewEncoder(ios.Out)
@@ -96,7 +129,7 @@ func (s *printSink) flushText() {
 	if s.text.Len() == 0 {
 		return
 	}
-	s.emit(event{"type": "assistant", "text": s.text.String()})
+	s.emit(assistantEvent{Type: "assistant", Text: s.text.String()})
 	s.text.Reset()
 }
 
@@ -113,7 +146,7 @@ func (s *printSink) ToolStart(id, name string, input json.RawMessage) {
 		if len(input) == 0 || !json.Valid(input) {
 			input = json.RawMessage(`{}`)
 		}
-		s.emit(event{"type": "tool_use", "id": id, "name": name, "input": input})
+		s.emit(toolUseEvent{Type: "tool_use", ID: id, Name: name, Input: input})
 	case FormatText:
 		if s.io.IsStderrTTY() {
 			fmt.Fprintf(s.io.ErrOut, "→ %s\n", describeCall(name, input))
@@ -124,11 +157,7 @@ func (s *printSink) ToolStart(id, name string, input json.RawMessage) {
 func (s *printSink) ToolEnd(id, name string, res tools.Result) {
 	switch s.format {
 	case FormatStreamJSON:
-		e := event{"type": "tool_result", "id": id, "name": name, "output": res.Output, "is_error": res.Error != ""}
-		if res.Error != "" {
-			e["error"] = res.Error
-		}
-		s.emit(e)
+		s.emit(toolResultEvent{Type: "tool_result", ID: id, Name: name, Output: res.Output, Error: res.Error, IsError: res.Error != ""})
 	case FormatText:
 		if s.io.IsStderrTTY() && res.Error != "" {
 			fmt.Fprintf(s.io.ErrOut, "  ⎿ error: %s\n", oneLine(res.Error, toolResultPreview))
@@ -145,7 +174,7 @@ func (s *printSink) Notice(n contextmgr.Notice) {
 		case "compacting", "compacted", "fallback":
 			typ = "compact"
 		}
-		s.emit(event{"type": typ, "kind": n.Kind, "text": n.Text})
+		s.emit(noticeEvent{Type: typ, Kind: n.Kind, Text: n.Text})
 	default:
 		// stdout belongs to the answer (or the one JSON object); warnings
 		// always reach stderr, progress only when a person watches it.

@@ -54,8 +54,8 @@ func TestResultShape(t *testing.T) {
 func TestStreamJSONSink(t *testing.T) {
 	t.Parallel()
 	ios, _, out, _ := iostreams.Test()
-	s := newPrintSink(ios, FormatStreamJSON, func() event {
-		return event{"type": "system", "subtype": "init", "session_id": "s1"}
+	s := newPrintSink(ios, FormatStreamJSON, func() initEvent {
+		return initEvent{Type: "system", Subtype: "init", SessionID: "s1"}
 	})
 	s.Text("Let me ")
 	s.Text("look.")

@@ -22,13 +22,12 @@ import (
 func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	started := time.Now()
 	var eng *agent.Engine
-	sink := newPrintSink(f.IO, opts.OutputFormat, func() event {
-		e := event{"type": "system", "subtype": "init", "model": opts.Model, "tools": contractTools}
-		e["session_id"], e["cwd"] = "", ""
+	sink := newPrintSink(f.IO, opts.OutputFormat, func() initEvent {
+		e := initEvent{Type: "system", Subtype: "init", Model: opts.Model, Tools: contractTools}
 		if eng != nil {
-			e["session_id"] = eng.SessionID()
+			e.SessionID = eng.SessionID()
 			if p := eng.Project(); p != nil {
-				e["cwd"] = p.Root
+				e.CWD = p.Root
 			}
 		}
 		return e

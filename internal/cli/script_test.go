@@ -66,6 +66,9 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CLAWDCODE_HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "userhome"))
+			// A race-enabled child waits 1 s at exit by default; with
+			// ~100 children that is most of the suite's time under -race.
+			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
