@@ -29,6 +29,7 @@ func newBashTool(env *Env) Tool {
 			"Use it for builds, tests, git and other programs; prefer Read, Edit, Write, Glob and Grep for files. " +
 			"stdin is empty (interactive programs will not get input). Each call runs in a fresh shell: " +
 			"`cd` and variables do not carry over, so chain commands with && when needed. " +
+			"Background jobs (`cmd &`) keep running after the call; redirect their output to a file. " +
 			"The timeout defaults to 120000 ms (2 minutes), at most 600000 ms; on timeout the command and " +
 			"everything it started are killed. A non-zero exit status is reported as an error with the output. " +
 			"Long output keeps its beginning and end.",
@@ -114,9 +115,6 @@ func (e *Env) execShell(ctx context.Context, command string, timeout time.Durati
 
 	text := out.String()
 	if stopped != "" {
-		if text != "" {
-			text += "\n"
-		}
 		return Result{Output: text, Error: stopped}
 	}
 	var exitErr *exec.ExitError

@@ -71,3 +71,53 @@ func BenchmarkCappedBufferWrite(b *testing.B) {
 		buf.Write(chunk)
 	}
 }
+
+// BenchmarkRead is one Read call on a 2,000-line source file: the tool's
+// share of a Read round trip.
+func BenchmarkRead(b *testing.B) {
+	root := b.TempDir()
+	var body strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&body, "\tx%d := helper(%d) // a line of ordinary Go code\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(root, "big.go"), []byte(body.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	tl, _ := Lookup(Set(NewEnv(root)), NameRead)
+	input := []byte(`{"file_path":"big.go"}`)
+	b.SetBytes(int64(body.Len()))
+	for b.Loop() {
+		if r := tl.Run(b.Context(), input); r.Error != "" {
+			b.Fatal(r.Error)
+		}
+	}
+}
+
+// BenchmarkEdit is one Edit of a 2,000-line file (read check, replace,
+// atomic write with fsync).
+func BenchmarkEdit(b *testing.B) {
+	root := b.TempDir()
+	var body strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&body, "\tx%d := helper(%d)\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(root, "big.go"), []byte(body.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	env := NewEnv(root)
+	set := Set(env)
+	read, _ := Lookup(set, NameRead)
+	edit, _ := Lookup(set, NameEdit)
+	read.Run(b.Context(), []byte(`{"file_path":"big.go"}`))
+	inputs := [][]byte{
+		[]byte(`{"file_path":"big.go","old_string":"x1000 := helper(1000)","new_string":"y1000 := helper(1000)"}`),
+		[]byte(`{"file_path":"big.go","old_string":"y1000 := helper(1000)","new_string":"x1000 := helper(1000)"}`),
+	}
+	i := 0
+	for b.Loop() {
+		if r := edit.Run(b.Context(), inputs[i%2]); r.Error != "" {
+			b.Fatal(r.Error)
+		}
+		i++
+	}
+}

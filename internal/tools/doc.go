@@ -24,7 +24,10 @@
 //   - Bash runs `bash -c` (or `sh -c`) in Env.Root in a new session, so it has
 //     its own process group and no controlling terminal; stdin is /dev/null.
 //     On timeout or context cancellation the whole group is sent SIGTERM and,
-//     after a short grace, SIGKILL.
+//     after a short grace, SIGKILL. When the shell exits on its own, jobs it
+//     put in the background keep running (a model may start a server that
+//     way); the call returns at most a short grace later even if they hold
+//     the output pipe open.
 //
 // Concurrency: an Env, the tools built on it and a Permissions are safe for
 // concurrent use. Two calls editing the same file at the same time are not

@@ -175,7 +175,7 @@ func snippet(s string, at, n int) string {
 			if len(text) > readMaxLineBytes {
 				text = string(trimPartialRuneEnd([]byte(text[:readMaxLineBytes]))) + " …"
 			}
-			fmt.Fprintf(&b, "%6d\t%s\n", line, text)
+			b.Write(append(appendNumbered(nil, line, []byte(text)), '\n'))
 		}
 	}
 	if clipped {

@@ -108,7 +108,9 @@ func (e *Env) runRead(ctx context.Context, a args) Result {
 		return fail("cannot read %s: it is a binary file (%d bytes); Read shows text files only", shown, info.Size())
 	}
 
-	page, last, consumed, more, err := readPage(ctx, br, offset, limit)
+	// Numbering adds about 8 bytes a line; ~40-byte lines is a fair guess.
+	sizeHint := int(min(info.Size()+info.Size()/5, readPageBudget+readPageBudget/8))
+	page, last, consumed, more, err := readPage(ctx, br, offset, limit, sizeHint)
 	if err != nil {
 		return fail("read %s: %v", shown, err)
 	}
@@ -179,9 +181,10 @@ func statFailure(err error, shown string) Result {
 // the page budget. last is the number of the last line shown (or of the
 // file's last line when offset is past it), consumed how many lines were
 // taken from br, and more reports lines left unshown by limit or budget.
-func readPage(ctx context.Context, br *bufio.Reader, offset, limit int) (page *strings.Builder, last, consumed int, more bool, err error) {
+func readPage(ctx context.Context, br *bufio.Reader, offset, limit, sizeHint int) (page *strings.Builder, last, consumed int, more bool, err error) {
 	page = &strings.Builder{}
-	var buf []byte
+	page.Grow(sizeHint)
+	var buf, entry []byte
 	for n := 1; ; n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
 			return nil, 0, 0, false, ctx.Err()
@@ -209,13 +212,14 @@ func readPage(ctx context.Context, br *bufio.Reader, offset, limit int) (page *s
 		} else {
 			line = bytes.TrimSuffix(line, []byte{'\r'})
 		}
-		entry := fmt.Sprintf("%6d\t%s%s\n", n, line, note)
+		entry = appendNumbered(entry[:0], n, line)
+		entry = append(append(entry, note...), '\n')
 		if page.Len()+len(entry) > readPageBudget && page.Len() > 0 {
 			// This line was consumed but not shown; "last" must name the line
 			// shown last so the continuation offset starts at this one.
 			return page, n - 1, n, true, nil
 		}
-		page.WriteString(entry)
+		page.Write(entry)
 	}
 }
 
@@ -267,4 +271,16 @@ func countLinesFrom(br *bufio.Reader) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// appendNumbered appends a line as `cat -n` shows it (number right-aligned
+// in six columns, a tab, the line), without the newline.
+func appendNumbered(dst []byte, n int, line []byte) []byte {
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], int64(n), 10)
+	for i := len(digits); i < 6; i++ {
+		dst = append(dst, ' ')
+	}
+	dst = append(append(dst, digits...), '\t')
+	return append(dst, line...)
 }
