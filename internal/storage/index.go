@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -233,7 +234,7 @@ func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo)
 		return nil, fmt.Errorf("index session %s: %w", id, err)
 	}
 	e.Scanned = from
-	lr := newLineReader(f, from, from == 0)
+	lr := newLineReader(f, from, from == 0, indexBuffer)
 	for {
 		line, off, complete, err := lr.next()
 		if errors.Is(err, io.EOF) || (err == nil && !complete) {
@@ -243,8 +244,17 @@ func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo)
 			return nil, fmt.Errorf("index session %s: %w", id, err)
 		}
 		e.Scanned = off + int64(len(line)) + 1
+		if !bytes.Contains(line, markUser) && !bytes.Contains(line, markAssistant) {
+			// Tool calls, results and system records are most of the
+			// bytes and add nothing to the entry but their time: take it
+			// without decoding the line.
+			if ts, ok := rawTimestamp(line); ok {
+				e.observe("", ts, false, "", nil, 0)
+			}
+			continue
+		}
 		var pr probe
-		if isBlank(line) || json.Unmarshal(line, &pr) != nil {
+		if json.Unmarshal(line, &pr) != nil {
 			continue
 		}
 		var content string
@@ -267,6 +277,31 @@ func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo)
 		e.Updated = mt.UTC()
 	}
 	return e, nil
+}
+
+// The raw forms of the message types as this package writes them (like
+// boundaryMarker, only a real field can match; a match is then decoded).
+var (
+	markUser      = []byte(`"type":"user"`)
+	markAssistant = []byte(`"type":"assistant"`)
+	markTimestamp = []byte(`"timestamp":"`)
+)
+
+// rawTimestamp reads a record's timestamp from its line without decoding
+// it: Append writes the common fields first, so the first timestamp key in
+// the line is the record's.
+func rawTimestamp(line []byte) (time.Time, bool) {
+	i := bytes.Index(line, markTimestamp)
+	if i < 0 {
+		return time.Time{}, false
+	}
+	rest := line[i+len(markTimestamp):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return time.Time{}, false
+	}
+	ts, err := time.Parse(time.RFC3339Nano, string(rest[:j]))
+	return ts, err == nil
 }
 
 // probe is the part of a record the index needs; decoding into it skips

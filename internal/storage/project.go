@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -118,12 +117,16 @@ func (p *Project) dir() string {
 	return p.Dir
 }
 
-// validID is what a session id (or a prefix of one) may contain: never a
-// path separator, a dot or anything a shell would mangle.
-var validID = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
-
+// checkID accepts what a session id (or a prefix of one) may contain:
+// [A-Za-z0-9-]+, so never a path separator, a dot or anything a shell
+// would mangle.
 func checkID(id string) error {
-	if !validID.MatchString(id) {
+	ok := id != ""
+	for i := 0; ok && i < len(id); i++ {
+		c := id[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
+	}
+	if !ok {
 		return fmt.Errorf("%w %q", ErrInvalidID, id)
 	}
 	return nil

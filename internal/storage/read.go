@@ -21,8 +21,15 @@ type lineReader struct {
 	line   []byte
 }
 
-func newLineReader(r io.Reader, start int64, fromStart bool) *lineReader {
-	lr := &lineReader{r: bufio.NewReaderSize(r, 256<<10), off: start}
+// Buffer sizes: loads read megabytes and want large reads; the index scans
+// a thousand small files and wants little garbage.
+const (
+	loadBuffer  = 256 << 10
+	indexBuffer = 16 << 10
+)
+
+func newLineReader(r io.Reader, start int64, fromStart bool, bufSize int) *lineReader {
+	lr := &lineReader{r: bufio.NewReaderSize(r, bufSize), off: start}
 	if fromStart {
 		lr.lineNo = 1
 	}
@@ -99,7 +106,7 @@ func readRecords(ctx context.Context, f *os.File, path string, start int64, fn f
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	lr := newLineReader(f, start, start == 0)
+	lr := newLineReader(f, start, start == 0, loadBuffer)
 	for n := 0; ; n++ {
 		if n%256 == 0 {
 			if err := ctx.Err(); err != nil {
