@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,8 +45,20 @@ func exitsMain() {
 	}
 	cmd := exec.Command(os.Args[2], os.Args[3:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "exits:", err)
+		os.Exit(1)
+	}
+	// A script's "kill -INT" reaches this wrapper: pass it on.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for s := range sigs {
+			_ = cmd.Process.Signal(s)
+		}
+	}()
 	got := 0
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Wait(); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
 			fmt.Fprintln(os.Stderr, "exits:", err)
@@ -148,8 +162,9 @@ type fakeServers struct {
 // cmd drives the script's fake server (internal/llmtest):
 //
 //	llm start [api-key]       start it, playing llmtest.Agent; OPENAI_BASE_URL points at it
-//	llm enqueue <reply> [arg] script the next reply: text <s> | 429 | 401 | 500 | quota | cut <s>
+//	llm enqueue <reply> [arg] script the next reply: text <s> | 429 | 401 | 500 | quota | cut <s> | hang
 //	llm requests              print the requests received, one message a line
+//	llm wait <n>              wait (up to 10 s) until n requests have arrived
 //	llm pending <n>           check how many enqueued replies are unused
 func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
@@ -200,6 +215,8 @@ func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
 			srv.Enqueue(llmtest.QuotaExceeded())
 		case "cut":
 			srv.Enqueue(llmtest.CutAfter(llmtest.Text(arg), 2))
+		case "hang":
+			srv.Enqueue(llmtest.Hang())
 		default:
 			ts.Fatalf("llm enqueue: unknown reply %q", args[1])
 		}
@@ -219,6 +236,17 @@ func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 		ts.Stdout().Write(b.Bytes())
+	case "wait":
+		n, err := strconv.Atoi(strings.Join(args[1:], ""))
+		if err != nil {
+			ts.Fatalf("usage: llm wait <n>")
+		}
+		for deadline := time.Now().Add(10 * time.Second); len(srv.Requests()) < n; {
+			if time.Now().After(deadline) {
+				ts.Fatalf("llm wait: %d requests after 10 s, want %d", len(srv.Requests()), n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	case "pending":
 		if len(args) != 2 {
 			ts.Fatalf("usage: llm pending <n>")
