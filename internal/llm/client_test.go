@@ -449,3 +449,28 @@ func TestStreamFallsBackWithoutStreamOptions(t *testing.T) {
 		t.Errorf("%d requests with stream_options, %d without; want the option dropped once and remembered", withOptions, without)
 	}
 }
+
+// An error event is reported as soon as its event ends, even when the
+// server then holds the connection open instead of sending [DONE].
+func TestStreamErrorEventWithoutDoneIsReportedAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(": OPENROUTER PROCESSING\n\n" + `data: {"error":{"message":"Provider returned error","code":502}}` + "\n\n"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	c, _ := newTestClient(t, srv.URL, func(c *Config) {
+		c.IdleTimeout = time.Hour
+		c.Retry.MaxAttempts = 1
+	})
+	// Not a timing assertion: the deadline only turns a hang into a failure.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := c.Stream(ctx, userRequest("hi"), nil)
+	var le *Error
+	if !errors.As(err, &le) || le.Kind != KindServer || le.StatusCode != 502 || !strings.Contains(le.Error(), "Provider returned error") {
+		t.Errorf("got %v; want the server's error without waiting", err)
+	}
+}

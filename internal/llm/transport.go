@@ -45,15 +45,16 @@ func (d observingDoer) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// sseFilter drops SSE comment lines (": OPENROUTER PROCESSING") and blank
-// lines from a response body. go-openai counts every line that is not
-// "data:" as an empty message, keeps its text in an error buffer that only
-// grows, and aborts the stream after 300 of them in a row — so a long wait
-// filled with keep-alives would kill a healthy stream. Event separators
-// carry no meaning for go-openai (one data line is one event), so dropping
-// them changes nothing else. Other non-data lines are passed through: a
-// server that answers a stream request with a plain JSON error body still
-// reaches go-openai's error decoding.
+// sseFilter drops SSE comment lines (": OPENROUTER PROCESSING") from a
+// response body and collapses the blank lines around them to one.
+// go-openai counts every line that is not "data:" as an empty message,
+// keeps its text in an error buffer that only grows, and aborts the stream
+// after 300 of them in a row — so a long wait filled with keep-alives would
+// kill a healthy stream. One blank line after each event is kept: go-openai
+// needs the line after a `data: {"error":…}` event to report the error
+// without waiting for more. Other non-data lines pass through, so a server
+// that answers a stream request with a plain JSON error body still reaches
+// go-openai's error decoding.
 //
 // The filter streams byte by byte through a bufio.Reader and never holds a
 // whole line, so arbitrarily long data lines cost no extra memory.
@@ -61,7 +62,8 @@ type sseFilter struct {
 	r           *bufio.Reader
 	body        io.Closer
 	atLineStart bool
-	skipping    bool
+	skipping    bool // inside a comment line
+	lastBlank   bool // the last line let through was blank (or none was yet)
 	err         error
 }
 
@@ -70,6 +72,7 @@ func newSSEFilter(body io.ReadCloser, touch func()) *sseFilter {
 		r:           bufio.NewReader(touchReader{body, touch}),
 		body:        body,
 		atLineStart: true,
+		lastBlank:   true,
 	}
 }
 
@@ -96,12 +99,19 @@ func (f *sseFilter) Read(p []byte) (int, error) {
 			}
 		case f.atLineStart && b == ':':
 			f.skipping = true
-		case f.atLineStart && (b == '\n' || b == '\r'):
-			// blank line: an event separator
+		case f.atLineStart && b == '\r':
+			// the CR of a CRLF line ending; go-openai trims it anyway
+		case f.atLineStart && b == '\n':
+			if !f.lastBlank {
+				p[n] = b
+				n++
+				f.lastBlank = true
+			}
 		default:
 			p[n] = b
 			n++
 			f.atLineStart = b == '\n'
+			f.lastBlank = false
 		}
 	}
 	if n > 0 {

@@ -10,15 +10,24 @@ import (
 )
 
 // filterReference is the SSE filter's contract written the slow way: per
-// line, leading CRs dropped, then blank lines and ":" comment lines dropped.
+// line, leading CRs dropped, then ":" comment lines dropped, and a blank
+// line kept only right after a line that was kept and not blank.
 func filterReference(in string) string {
 	var out strings.Builder
+	lastBlank := true
 	for _, line := range strings.SplitAfter(in, "\n") {
 		line = strings.TrimLeft(line, "\r")
-		if line == "" || line == "\n" || strings.HasPrefix(line, ":") {
-			continue
+		switch {
+		case line == "" || strings.HasPrefix(line, ":"):
+		case line == "\n":
+			if !lastBlank {
+				out.WriteString(line)
+				lastBlank = true
+			}
+		default:
+			out.WriteString(line)
+			lastBlank = false
 		}
-		out.WriteString(line)
 	}
 	return out.String()
 }
@@ -51,8 +60,8 @@ func readFiltered(t testing.TB, in string, oneByte bool) string {
 func TestSSEFilter(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, in, want string }{
-		{"openrouter keep-alives", ": OPENROUTER PROCESSING\n\n: OPENROUTER PROCESSING\n\ndata: {\"a\":1}\n\ndata: [DONE]\n\n", "data: {\"a\":1}\ndata: [DONE]\n"},
-		{"crlf", ": ping\r\n\r\ndata: x\r\n\r\n", "data: x\r\n"},
+		{"openrouter keep-alives", ": OPENROUTER PROCESSING\n\n: OPENROUTER PROCESSING\n\ndata: {\"a\":1}\n\n: OPENROUTER PROCESSING\n\n\n\ndata: [DONE]\n\n", "data: {\"a\":1}\n\ndata: [DONE]\n\n"},
+		{"crlf", ": ping\r\n\r\ndata: x\r\n\r\n", "data: x\r\n\n"},
 		{"colon inside a data line is kept", "data: {\"k\":\": not a comment\"}\n", "data: {\"k\":\": not a comment\"}\n"},
 		{"plain json error body passes", "{\n  \"error\": {\"message\": \"boom\"}\n}\n", "{\n  \"error\": {\"message\": \"boom\"}\n}\n"},
 		{"unterminated last line", "data: x\n: trailing comment", "data: x\n"},
