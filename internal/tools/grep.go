@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -166,4 +167,17 @@ func (f *fileFilter) keep(rel string) bool {
 		return f.g.match(rel)
 	}
 	return f.g.match(rel[strings.LastIndexByte(rel, '/')+1:])
+}
+
+// mayMatchUnder reports whether files under dir can pass the filter, so the
+// walk can skip directories a path glob excludes ("src/**/*.ts" and lib/).
+func (f *fileFilter) mayMatchUnder(base, dir string) bool {
+	if f == nil || !f.fullPath {
+		return true
+	}
+	rel, err := filepath.Rel(base, dir)
+	if err != nil {
+		return true
+	}
+	return f.g.mayMatchUnder(filepath.ToSlash(rel))
 }

@@ -32,10 +32,9 @@ type grepSearch struct {
 
 // fileResult is one file's rendered matches ("path:line:text\n" each).
 type fileResult struct {
-	seq     int
-	out     []byte
-	matches int
-	large   bool // skipped: over grepMaxFileBytes
+	seq   int
+	out   []byte
+	large bool // skipped: over grepMaxFileBytes
 }
 
 // accept appends a file's matches while they fit under the output cap.
@@ -90,7 +89,7 @@ func (s *grepSearch) walk(parent context.Context, base string) error {
 				return nil
 			}
 			if d.IsDir() {
-				if p != base && grepSkipDirs[d.Name()] {
+				if p != base && (grepSkipDirs[d.Name()] || !s.filter.mayMatchUnder(base, p)) {
 					return fs.SkipDir
 				}
 				return nil
@@ -215,7 +214,6 @@ func (sc *fileScanner) scan(path string) fileResult {
 			text, suffix = trimPartialRuneEnd(text[:grepMaxLineBytes]), " …"
 		}
 		res.out = fmt.Appendf(res.out, "%s:%d:%s%s\n", shown, n, text, suffix)
-		res.matches++
 		return len(res.out) <= OutputCap // past the cap the merge drops the rest anyway
 	}
 	for first := true; ; first = false {

@@ -132,11 +132,8 @@ func (e *Env) runRead(ctx context.Context, a args) Result {
 	}
 
 	if last < offset {
-		lines := strconv.Itoa(last)
-		if total < 0 {
-			lines = "fewer"
-		}
-		return fail("offset %d is past the end of %s (%s lines)", offset, shown, lines)
+		// readPage read to the end looking for line offset: last is the count.
+		return fail("offset %d is past the end of %s (%d lines)", offset, shown, last)
 	}
 	if more {
 		if total >= 0 {
