@@ -17,7 +17,8 @@ import (
 // Options configure a Server at start.
 type Options struct {
 	// Window, when positive, is the context window in tokens: a request
-	// whose estimate exceeds it is answered 400 context_length_exceeded.
+	// whose estimate plus its max_completion_tokens exceeds it is answered
+	// 400 context_length_exceeded.
 	Window int
 	// Tokens estimates a request's prompt tokens; nil = EstimateTokens.
 	Tokens func(Request) int
@@ -45,8 +46,9 @@ type Request struct {
 	Tokens              int    // the prompt estimate the server used
 
 	// Status is the HTTP status the server answered with (200 for a
-	// completion, even one whose stream it then cut), and Error the
-	// message of a rejection or of a scripted error reply.
+	// completion, even one whose stream it then cut; 0 while undecided and
+	// for a Hang), and Error the message of a rejection or of a scripted
+	// error reply.
 	Status int
 	Error  string
 }
@@ -195,9 +197,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 
 	reply := s.next(req)
-	if reply.Status != 0 {
+	switch {
+	case reply.Hang:
+		// never answered: Status stays 0
+	case reply.Status != 0:
 		s.setOutcome(idx, reply.Status, bodyMessage(reply.Body))
-	} else {
+	default:
 		s.setOutcome(idx, http.StatusOK, "")
 	}
 	s.serve(w, r, req, reply)
@@ -206,10 +211,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 // check decodes and validates a request; a non-zero status is the
 // rejection to send.
 func (s *Server) check(req *Request, opts Options) (status int, body, msg string) {
+	wire, err := decodeRequest(req)
 	if opts.APIKey != "" && req.Authorization != "Bearer "+opts.APIKey {
 		return http.StatusUnauthorized, unauthorizedBody, bodyMessage(unauthorizedBody)
 	}
-	wire, err := decodeRequest(req)
 	if err != nil {
 		msg := "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)"
 		return http.StatusBadRequest, errorBody(msg, "invalid_request_error", "", ""), msg

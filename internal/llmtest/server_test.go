@@ -277,6 +277,9 @@ func TestHangEndsWithClientOrServer(t *testing.T) {
 	if _, err := http.DefaultClient.Do(req); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("hang: %v, want the client's deadline", err)
 	}
+	if st := srv.LastRequest().Status; st != 0 {
+		t.Errorf("a request that was never answered recorded status %d", st)
+	}
 
 	done := make(chan error, 1)
 	go func() {
@@ -314,6 +317,9 @@ func TestAPIKeyRequired(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != want || (want == 401 && !strings.Contains(string(b), "invalid_api_key")) {
 			t.Errorf("Authorization %q: %d %s, want %d", key, resp.StatusCode, b, want)
+		}
+		if r := srv.LastRequest(); r.Model != "gpt-4o" || r.Status != want {
+			t.Errorf("recorded model %q status %d: a rejected request is still decoded", r.Model, r.Status)
 		}
 	}
 }
