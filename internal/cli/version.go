@@ -56,6 +56,12 @@ func newCmdCompletion(f *Factory) *cobra.Command {
 // noArgs rejects positional arguments as a usage error (cobra's own would
 // be indistinguishable from a runtime error).
 func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 && cmd.HasAvailableSubCommands() {
+		return &UsageError{
+			Err:   fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath()),
+			Hints: []string{fmt.Sprintf("`%s --help` lists its commands", cmd.CommandPath())},
+		}
+	}
 	if len(args) > 0 {
 		return usageErrorf("unexpected argument %q for %q", args[0], cmd.CommandPath())
 	}
