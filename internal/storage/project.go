@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -204,7 +203,8 @@ func readMarker(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return string(bytes.TrimSuffix(b, []byte("\n"))), nil
+	// Exactly the bytes written: a path may itself end in a newline.
+	return string(b), nil
 }
 
 // ensureDir creates the project directory and claims it with a marker, so
