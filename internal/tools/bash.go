@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -83,10 +84,7 @@ func (e *Env) execShell(ctx context.Context, command string, timeout time.Durati
 	// so stdout and stderr interleave exactly as the command wrote them.
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Stdin = nil // /dev/null: the terminal belongs to the user
-	cmd.Env = append(os.Environ(),
-		"GIT_TERMINAL_PROMPT=0", // git would otherwise ask for credentials on /dev/tty
-		"GIT_PAGER=cat", "PAGER=cat",
-	)
+	cmd.Env = commandEnv(os.Environ())
 	// A new session: its own process group (so the whole tree can be
 	// signalled) and no controlling terminal (so nothing can open /dev/tty
 	// and read the user's keystrokes or stop on SIGTTIN).
@@ -159,4 +157,25 @@ func exitDescription(err *exec.ExitError) string {
 		return fmt.Sprintf("command killed by signal %s", ws.Signal())
 	}
 	return fmt.Sprintf("exit status %d", err.ExitCode())
+}
+
+// hiddenEnv are variables commands do not see: clawdcode's own API key
+// would otherwise be one `env` away from the model, and from there in the
+// session file, which must never hold it.
+var hiddenEnv = []string{"OPENAI_API_KEY"}
+
+// commandEnv is the environment a command runs with: the user's, minus
+// hiddenEnv, plus settings that keep programs from waiting on a terminal.
+func commandEnv(environ []string) []string {
+	env := make([]string, 0, len(environ)+3)
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(hiddenEnv, name) {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"GIT_TERMINAL_PROMPT=0", // git would otherwise ask for credentials on /dev/tty
+		"GIT_PAGER=cat", "PAGER=cat",
+	)
 }

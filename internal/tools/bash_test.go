@@ -156,3 +156,12 @@ func TestBashTimeoutClamped(t *testing.T) {
 	// A timeout beyond the maximum is clamped, not refused.
 	wantOK(t, call(t, env, NameBash, obj{"command": "true", "timeout": 10_000_000}))
 }
+
+func TestBashHidesTheAPIKey(t *testing.T) {
+	t.Parallel()
+	env := commandEnv([]string{"OPENAI_API_KEY=sk-secret", "HOME=/h", "OPENAI_API_KEY_FILE=x"})
+	joined := strings.Join(env, "\n")
+	if strings.Contains(joined, "sk-secret") || !strings.Contains(joined, "HOME=/h") || !strings.Contains(joined, "OPENAI_API_KEY_FILE=x") {
+		t.Fatalf("environment %q", env)
+	}
+}

@@ -8,19 +8,26 @@
 //     can act on (bad arguments, a missing file, old_string not found, a
 //     non-zero exit) is a Result with Error set, and a panic inside a tool is
 //     turned into such a Result too.
+//
 //   - Arguments are decoded leniently where a model's intent is clear: unknown
 //     fields are ignored, integers may arrive as numbers ("10", 10, 10.0) and
 //     booleans as true/false or "true"/"false". Anything else of the wrong
 //     type, and missing required fields, are reported by name.
+//
 //   - Paths may be absolute or relative to Env.Root. Tools are not confined
 //     to the root; Permissions is what guards writes and commands.
-//   - Output is capped: Bash, Glob and Grep keep a head and a tail around a
-//     "[... N bytes (M lines) omitted ...]" marker (see CapText); Read stops at
-//     a page budget and says which offset continues. Bash never holds more
-//     than the cap in memory, whatever the command prints.
+//
+//   - Output is capped at about OutputCap bytes. Bash keeps a head and a tail
+//     around a "[... N bytes (M lines) omitted ...]" marker (CapText, the one
+//     renderer of that marker) and never holds more than the cap in memory,
+//     whatever the command prints. Glob and Grep, whose results are lists,
+//     stop at the cap and say how to narrow the search; Read stops at a page
+//     budget and names the offset that continues.
+//
 //   - Edit only changes a file that was Read (or written) through the same Env
 //     and has not changed on disk since; Write and Edit replace files
 //     atomically (temp file + rename) and keep an existing file's mode.
+//
 //   - Bash runs `bash -c` (or `sh -c`) in Env.Root in a new session, so it has
 //     its own process group and no controlling terminal; stdin is /dev/null.
 //     On timeout or context cancellation the whole group is sent SIGTERM and,
@@ -29,7 +36,9 @@
 //     way); the call returns at most a short grace later even if they hold
 //     the output pipe open.
 //
+//   - Bash commands do not see OPENAI_API_KEY: its output is stored in the
+//     session file, which must never hold the key.
+//
 // Concurrency: an Env, the tools built on it and a Permissions are safe for
-// concurrent use. Two calls editing the same file at the same time are not
-// serialised against each other beyond the read-state check.
+// concurrent use; Write and Edit calls on one Env run one at a time.
 package tools

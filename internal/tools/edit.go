@@ -44,6 +44,8 @@ func newEditTool(env *Env) Tool {
 }
 
 func (e *Env) runEdit(ctx context.Context, a args) Result {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
 	p, err := a.requiredString("file_path")
 	if err != nil {
 		return invalid(err)

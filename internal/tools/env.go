@@ -20,6 +20,10 @@ type Env struct {
 
 	mu    sync.Mutex
 	files map[string]fileState // by real path
+
+	// writeMu serialises Write and Edit, so two calls on one file in
+	// parallel cannot lose an update between Edit's read and its write.
+	writeMu sync.Mutex
 }
 
 // fileState is what a tool last saw of a file. When the content was hashed

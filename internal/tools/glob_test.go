@@ -143,3 +143,42 @@ func TestGlobCapped(t *testing.T) {
 		t.Fatalf("output %d bytes", len(r.Output))
 	}
 }
+
+// FuzzGlobPruning checks the walk never prunes a directory holding a match:
+// whenever a path matches, every directory above it may hold matches.
+func FuzzGlobPruning(f *testing.F) {
+	f.Add("**/*.go", "a/b/c.go")
+	f.Add("src/*/x.{go,md}", "src/a/x.md")
+	f.Add("a/**/b/**/c", "a/x/b/y/c")
+	f.Add("{a,b}/**", "b/c/d")
+	f.Fuzz(func(t *testing.T, pattern, path string) {
+		g, err := compileGlob(pattern)
+		if err != nil {
+			return
+		}
+		if !g.match(path) {
+			return
+		}
+		segs := strings.Split(path, "/")
+		for i := 1; i < len(segs); i++ {
+			dir := strings.Join(segs[:i], "/")
+			if !g.mayMatchUnder(dir) {
+				t.Fatalf("%q matches %q but the walk would prune %q", pattern, path, dir)
+			}
+		}
+	})
+}
+
+// TestGlobManyDoubleStars guards against exponential backtracking: a model
+// can send any pattern.
+func TestGlobManyDoubleStars(t *testing.T) {
+	t.Parallel()
+	g, err := compileGlob(strings.Repeat("**/a/", 12) + "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := strings.Repeat("a/", 200)
+	if g.match(deep+"c") || !g.match(deep+"b") {
+		t.Fatal("wrong answer on a deep path")
+	}
+}

@@ -78,29 +78,35 @@ func (g *globPattern) mayMatchUnder(dir string) bool {
 	return false
 }
 
+// matchSegments decides pat against name by dynamic programming over
+// (pattern segment, name segment) pairs: backtracking on each "**" would
+// be exponential in their number ("**/a/**/a/**/b" on a deep path).
+// ok[j] holds whether pat[i:] matches name[j:], built from the last pattern
+// segment backwards.
 func matchSegments(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
-			if len(rest) == 0 {
-				return len(name) > 0
+	n := len(name)
+	ok := make([]bool, n+1)
+	next := make([]bool, n+1)
+	ok[n] = true // the empty pattern matches only the empty rest
+	for i := len(pat) - 1; i >= 0; i-- {
+		ok, next = next, ok // next: pat[i+1:]; ok: being built for pat[i:]
+		if pat[i] == "**" {
+			last := i == len(pat)-1
+			ok[n] = !last && next[n]
+			for j := n - 1; j >= 0; j-- {
+				// Zero segments (not for a trailing "**", which needs one),
+				// or this segment and any number more.
+				ok[j] = (!last && next[j]) || ok[j+1] || (last && j < n)
 			}
-			for i := 0; i < len(name); i++ {
-				if matchSegments(rest, name[i:]) {
-					return true
-				}
-			}
-			return false
+			continue
 		}
-		if len(name) == 0 {
-			return false
+		ok[n] = false
+		for j := n - 1; j >= 0; j-- {
+			m, _ := path.Match(pat[i], name[j])
+			ok[j] = m && next[j+1]
 		}
-		if ok, _ := path.Match(pat[0], name[0]); !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
 	}
-	return len(name) == 0
+	return ok[0]
 }
 
 func prefixMatches(pat, dir []string) bool {

@@ -32,6 +32,8 @@ func newWriteTool(env *Env) Tool {
 }
 
 func (e *Env) runWrite(ctx context.Context, a args) Result {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
 	p, err := a.requiredString("file_path")
 	if err != nil {
 		return invalid(err)
