@@ -34,23 +34,34 @@ const (
 
 // requestTokens is the size of the next request, measured per mode. Since
 // the server's last prompt_tokens covers everything up to calib.upto, only
-// what came after is looked at.
+// what came after is looked at; a count read back from the file on resume
+// is only a floor under the local count (see calibration.fromFile).
 func (m *Manager) requestTokens(mode countMode) int {
+	// Stand-in answers are in no record: counted for every one, even those
+	// the server's count already covers (a slight, safe over-count).
+	synth := 0
+	if m.synthesized > 0 {
+		synth = m.synthesized * m.partSize(&m.interrupted, mode)
+	}
+	calibrated := -1
 	if m.calib.ok && m.calib.upto <= len(m.entries) {
-		n := m.calib.tokens
+		n := m.calib.tokens + synth
 		for _, e := range m.entries[m.calib.upto:] {
 			n += m.size(e, mode)
 		}
-		return n
+		if !m.calib.fromFile {
+			return n
+		}
+		calibrated = n
 	}
-	n := replyPriming + m.partSize(&m.system, mode) + m.partSize(&m.tools, mode)
+	n := replyPriming + synth + m.partSize(&m.system, mode) + m.partSize(&m.tools, mode)
 	if m.summary != nil {
 		n += m.size(m.summary, mode)
 	}
 	for _, e := range m.entries {
 		n += m.size(e, mode)
 	}
-	return n
+	return max(n, calibrated)
 }
 
 func (m *Manager) size(e *entry, mode countMode) int {
@@ -70,23 +81,30 @@ func (m *Manager) partSize(p *part, mode countMode) int {
 	if p.ub == 0 {
 		return 0
 	}
-	isSystem := p == &m.system
-	switch {
-	case mode == exact && p.exact < 0:
-		m.tokenized = true
-		if isSystem {
-			p.exact = m.counter.Message(chat.Message{Role: chat.RoleSystem, Content: m.opt.System})
-		} else {
-			p.exact = m.counter.Tools(m.opt.Tools)
-		}
-	case mode == estimate && p.exact < 0:
-		if isSystem {
-			return estimateMessage(m.opt.Estimate, chat.Message{Role: chat.RoleSystem, Content: m.opt.System})
-		}
-		b, _ := json.Marshal(m.opt.Tools)
-		return m.opt.Estimate(string(b))
+	if p.exact >= 0 || mode == bound {
+		return p.best()
 	}
-	return p.best()
+	var msg chat.Message
+	switch p {
+	case &m.system:
+		msg = chat.Message{Role: chat.RoleSystem, Content: m.opt.System}
+	case &m.interrupted:
+		msg = interruptedAnswer
+	default:
+		if mode == estimate {
+			b, _ := json.Marshal(m.opt.Tools)
+			return m.opt.Estimate(string(b))
+		}
+		m.tokenized = true
+		p.exact = m.counter.Tools(m.opt.Tools)
+		return p.exact
+	}
+	if mode == estimate {
+		return estimateMessage(m.opt.Estimate, msg)
+	}
+	m.tokenized = true
+	p.exact = m.counter.Message(msg)
+	return p.exact
 }
 
 // estimateMessage applies the chat accounting to the fast text estimate.

@@ -24,6 +24,10 @@ type Manager struct {
 	entries []*entry // the other records in force, in file order
 
 	system, tools part
+	// interrupted is the size of one stand-in answer for a missing tool
+	// result; synthesized is how many the last built request had.
+	interrupted part
+	synthesized int
 	window        int // effective window: opt.Window until the server proves it smaller
 
 	// calib is the server's prompt_tokens for a request made of the
@@ -49,6 +53,10 @@ type calibration struct {
 	ok     bool
 	tokens int
 	upto   int
+	// fromFile marks a count read back on resume. The process that got it
+	// may have cut long texts down in memory, which the file does not show,
+	// so it is only a floor under the local count, not a replacement.
+	fromFile bool
 }
 
 // New restores the manager from a loaded session (nil live = new session),
@@ -61,6 +69,7 @@ func New(ctx context.Context, log Log, live *storage.Live, opt Options) (*Manage
 	if opt.System == "" {
 		m.system = part{}
 	}
+	m.interrupted = part{ub: m.opt.UpperBound(interruptedAnswer), exact: -1}
 	m.tools = part{ub: toolsUpperBound(opt.Tools), exact: -1}
 	if len(opt.Tools) == 0 {
 		m.tools = part{}
@@ -68,6 +77,7 @@ func New(ctx context.Context, log Log, live *storage.Live, opt Options) (*Manage
 	if live != nil {
 		m.restore(live)
 	}
+	m.messages() // notes the calls a crash left unanswered
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -125,7 +135,7 @@ func (m *Manager) restore(live *storage.Live) {
 		m.usageSince.InputTokens += u.InputTokens
 		m.usageSince.OutputTokens += u.OutputTokens
 		if u.InputTokens > 0 {
-			m.calib = calibration{ok: true, tokens: u.InputTokens, upto: i}
+			m.calib = calibration{ok: true, tokens: u.InputTokens, upto: i, fromFile: true}
 		}
 	}
 }
@@ -256,6 +266,7 @@ func (m *Manager) AddToolResult(id, output, errText string) error {
 // The check costs O(new content): the cheap upper bound decides first, and
 // only records never counted before are tokenized.
 func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
+	msgs := m.messages()
 	n := m.requestTokens(bound)
 	if n >= m.trigger() {
 		n = m.requestTokens(exact)
@@ -269,16 +280,18 @@ func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 		default:
 			return llm.Request{}, err
 		}
+		msgs = m.messages()
 		n = m.requestTokens(exact)
 	}
 	m.sent = calibration{ok: true, tokens: n, upto: len(m.entries)}
 	if s, ok := m.log.(interface{ SetTokens(int) }); ok {
 		s.SetTokens(n)
 	}
-	return llm.Request{Model: m.opt.Model, Messages: m.messages(), Tools: m.opt.Tools}, nil
+	return llm.Request{Model: m.opt.Model, Messages: msgs, Tools: m.opt.Tools}, nil
 }
 
 // messages is the full messages[] of the next request, system prompt first.
+// It also notes how many calls it answered as interrupted, for the count.
 func (m *Manager) messages() []chat.Message {
 	recs := make([]*storage.Record, 0, len(m.entries)+1)
 	if m.summary != nil {
@@ -287,7 +300,8 @@ func (m *Manager) messages() []chat.Message {
 	for _, e := range m.entries {
 		recs = append(recs, e.sent())
 	}
-	msgs := Messages(recs)
+	msgs, synthesized := buildMessages(recs)
+	m.synthesized = synthesized
 	if m.opt.System == "" {
 		return msgs
 	}
@@ -304,7 +318,7 @@ func (m *Manager) SetModel(model string) {
 	m.counter = m.opt.NewCounter(model)
 	m.tokenized = false
 	m.calib.ok, m.sent.ok = false, false
-	m.system.exact, m.tools.exact = -1, -1
+	m.system.exact, m.tools.exact, m.interrupted.exact = -1, -1, -1
 	if m.summary != nil {
 		m.summary.exact = -1
 	}

@@ -27,6 +27,14 @@ import (
 //   - consecutive user messages (a turn persisted without a reply, then a
 //     new one) are merged into one, joined by a blank line.
 func Messages(records []*storage.Record) []chat.Message {
+	msgs, _ := buildMessages(records)
+	return msgs
+}
+
+// buildMessages is Messages, also reporting how many tool calls it had to
+// answer as interrupted: those answers are in no record, so the manager
+// counts them apart.
+func buildMessages(records []*storage.Record) ([]chat.Message, int) {
 	var summary *storage.Record
 	for _, r := range records {
 		if r != nil && r.IsSummary() {
@@ -78,7 +86,7 @@ func Messages(records []*storage.Record) []chat.Message {
 	}
 	b.closeGroup()
 	b.flushUser()
-	return b.out
+	return b.out, b.synthesized
 }
 
 // messageBuilder accumulates the open assistant reply (its calls and the
@@ -91,6 +99,8 @@ type messageBuilder struct {
 
 	pendingUser []string // the user message being collected
 	hasUser     bool
+
+	synthesized int // calls answered as interrupted
 }
 
 func (b *messageBuilder) hasCall(id string) bool {
@@ -137,13 +147,17 @@ func (b *messageBuilder) closeGroup() {
 	for _, c := range b.reply.ToolCalls {
 		content, ok := b.results[c.ID]
 		if !ok {
-			content = "Error: " + interruptedText
+			content = interruptedAnswer.Content
+			b.synthesized++
 		}
 		b.out = append(b.out, chat.Message{Role: chat.RoleTool, Content: content, ToolCallID: c.ID})
 	}
 	b.results = nil
 	b.reply = chat.Message{}
 }
+
+// interruptedAnswer is the tool message that stands in for a missing result.
+var interruptedAnswer = chat.Message{Role: chat.RoleTool, Content: "Error: " + interruptedText}
 
 func messageContent(r *storage.Record) string {
 	if r.Message == nil {
