@@ -28,7 +28,7 @@ type Manager struct {
 	// result; synthesized is how many the last built request had.
 	interrupted part
 	synthesized int
-	window        int // effective window: opt.Window until the server proves it smaller
+	window      int // effective window: opt.Window until the server proves it smaller
 
 	// calib is the server's prompt_tokens for a request made of the
 	// summary and entries[:calib.upto]; only what came after is counted.
