@@ -24,11 +24,11 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	var eng *agent.Engine
 	sink := newPrintSink(f.IO, opts.OutputFormat, func() initEvent {
 		e := initEvent{Type: "system", Subtype: "init", Model: opts.Model, Tools: contractTools}
+		if p, err := f.Project(); err == nil {
+			e.CWD = p.Root
+		}
 		if eng != nil {
 			e.SessionID = eng.SessionID()
-			if p := eng.Project(); p != nil {
-				e.CWD = p.Root
-			}
 		}
 		return e
 	})
