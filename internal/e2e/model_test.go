@@ -24,7 +24,9 @@ func isSummaryRequest(r llmtest.Request) bool {
 const summaryText = "## User requests and instructions\nrun the numbered steps\n## Current work\nthe steps\n## Next step\nthe next step"
 
 // stepPrompt is the user message of step i of a scripted run.
-func stepPrompt(i int) string { return fmt.Sprintf("step %d: write, inspect and read back s%d.txt", i, i) }
+func stepPrompt(i int) string {
+	return fmt.Sprintf("step %d: write, inspect and read back s%d.txt", i, i)
+}
 
 // stepContent is the file a step writes: big enough that a few steps fill
 // a small context window.

@@ -1,0 +1,199 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// gate holds back the replies to requests whose last user message contains
+// a marker until it is opened, so a test can keep one clawdcode process
+// busy mid-turn for as long as it needs.
+type gate struct {
+	marker  string
+	arrived chan struct{}
+	open    chan struct{}
+	once    sync.Once
+}
+
+func newGate(marker string) *gate {
+	return &gate{marker: marker, arrived: make(chan struct{}, 16), open: make(chan struct{})}
+}
+
+func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
+
+// wrap answers with next, first waiting for the gate when the request
+// carries the marker. The wait is bounded so a failing test cannot leave a
+// handler behind.
+func (g *gate) wrap(next func(llmtest.Request) llmtest.Reply) func(llmtest.Request) llmtest.Reply {
+	return func(r llmtest.Request) llmtest.Reply {
+		if lastUser(r) != "" && strings.Contains(lastUser(r), g.marker) {
+			select {
+			case g.arrived <- struct{}{}:
+			default:
+			}
+			select {
+			case <-g.open:
+			case <-time.After(runTimeout):
+			}
+		}
+		return next(r)
+	}
+}
+
+func lastUser(r llmtest.Request) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == chat.RoleUser {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+func waitArrived(t *testing.T, g *gate) {
+	t.Helper()
+	select {
+	case <-g.arrived:
+	case <-time.After(runTimeout):
+		t.Fatal("the first process never reached the server")
+	}
+}
+
+func TestSecondProcessOnSameSessionIsRefused(t *testing.T) {
+	w := newWorld(t, llmtest.Options{})
+	g := newGate("step 2:")
+	w.srv.SetResponder(g.wrap(threeRounds))
+	flags := []string{"-p", "--dangerously-skip-permissions"}
+	w.mustRun(append(flags, stepPrompt(1))...)
+	id, path := w.onlySession()
+
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	first := w.command(ctx, append(append([]string{"-c"}, flags...), stepPrompt(2))...)
+	var firstOut, firstErr bytes.Buffer
+	first.Stdout, first.Stderr = &firstOut, &firstErr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var firstErrv error
+	done := make(chan struct{})
+	go func() { firstErrv = first.Wait(); close(done) }()
+	defer func() {
+		g.release()
+		<-done // bounded by ctx
+	}()
+	waitArrived(t, g)
+	before := readFile(t, path)
+
+	for _, args := range [][]string{
+		append([]string{"-c"}, append(flags, "second writer via -c")...),
+		append([]string{"-r", id}, append(flags, "second writer via -r")...),
+		append([]string{"-r", id[:8]}, append(flags, "second writer via a prefix")...),
+	} {
+		r := w.run(args...)
+		if r.code != 1 {
+			t.Errorf("clawdcode %q while the session is open elsewhere: want exit 1\n%s", args, r)
+		}
+		if line := oneErrorLine(t, r); !strings.Contains(line, "open in another clawdcode process") || !strings.Contains(line, id) {
+			t.Errorf("clawdcode %q: want an error naming session %s as open in another clawdcode process, got %q", args, id, line)
+		}
+	}
+	if got := readFile(t, path); !bytes.Equal(got, before) {
+		t.Errorf("the refused processes changed the session file:\nbefore %d bytes, after %d bytes", len(before), len(got))
+	}
+	r := w.run("sessions", "rm", "--yes", id)
+	if r.code == 0 {
+		t.Errorf("sessions rm of a session open in another process succeeded\n%s", r)
+	}
+
+	g.release()
+	select {
+	case <-done:
+		if firstErrv != nil {
+			t.Fatalf("the first process failed: %v\n%s\n%s", firstErrv, firstOut.String(), firstErr.String())
+		}
+	case <-time.After(runTimeout):
+		t.Fatal("the first process did not finish")
+	}
+
+	p := parseSession(t, path)
+	if len(p.bad) > 0 || p.tornTail {
+		t.Fatalf("session file has unparsable lines %v (torn tail %v)", p.bad, p.tornTail)
+	}
+	checkChain(t, id, p.records)
+	var users []string
+	for _, rec := range p.records {
+		if rec.Type == "user" && rec.Message != nil {
+			users = append(users, rec.Message.Content)
+		}
+	}
+	if want := []string{stepPrompt(1), stepPrompt(2)}; strings.Join(users, "|") != strings.Join(want, "|") {
+		t.Errorf("user records %q, want exactly %q", users, want)
+	}
+	// Both steps ran to the end: three tool rounds and a final text each.
+	if n := countType(p.records, "assistant"); n != 8 {
+		t.Errorf("%d assistant records, want 8 (two steps of four model calls)", n)
+	}
+	if r := w.run("sessions", "show", id); r.code != 0 || r.stderr != "" {
+		t.Errorf("sessions show after the race\n%s", r)
+	}
+	w.mustRun("-c", "-p", "after the race")
+}
+
+func TestTwoNewSessionsConcurrently(t *testing.T) {
+	w := newWorld(t, llmtest.Options{})
+	w.srv.SetResponder(threeRounds)
+	var wg sync.WaitGroup
+	results := make([]result, 2)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			defer cancel()
+			results[i] = wait(t, ctx, w.command(ctx, "-p", "--dangerously-skip-permissions", stepPrompt(10+i)))
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 0 {
+			t.Fatalf("process %d: want exit 0\n%s", i, r)
+		}
+	}
+	files := w.sessionFiles()
+	if len(files) != 2 {
+		t.Fatalf("want two session files, have %v", files)
+	}
+	for id, path := range files {
+		p := parseSession(t, path)
+		if len(p.bad) > 0 || p.tornTail {
+			t.Errorf("session %s: unparsable lines %v", id, p.bad)
+		}
+		checkChain(t, id, p.records)
+		if n := countType(p.records, "user"); n != 1 {
+			t.Errorf("session %s: %d user records, want 1 (no lines from the other process)", id, n)
+		}
+	}
+	r := w.mustRun("sessions", "list", "--json")
+	for id := range files {
+		if !strings.Contains(r.stdout, id) {
+			t.Errorf("sessions list --json does not list %s\n%s", id, r)
+		}
+	}
+}
+
+func countType(recs []record, typ string) int {
+	n := 0
+	for _, r := range recs {
+		if r.Type == typ && !r.IsCompactSummary {
+			n++
+		}
+	}
+	return n
+}
