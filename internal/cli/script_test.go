@@ -86,8 +86,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"session": cmdSession,
-			"llm":     servers.cmd,
+			"session":  cmdSession,
+			"waitfile": cmdWaitFile,
+			"llm":      servers.cmd,
 		},
 		RequireExplicitExec: true,
 	})
@@ -150,6 +151,23 @@ func cmdSession(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.WriteFile(marker, []byte(p.Root), 0o600))
 	}
 	ts.Check(os.WriteFile(filepath.Join(p.Dir, args[0]+".jsonl"), []byte(text), 0o600))
+}
+
+// cmdWaitFile waits (up to 10 s) until a file exists: a script's way to
+// know that a background command reached a point.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile <path>")
+	}
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfile: %s did not appear in 10 s", args[0])
+		}
+	}
 }
 
 // fakeServers holds each script's fake chat-completions server.
