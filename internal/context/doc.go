@@ -23,9 +23,14 @@
 //     when less than the reply reserve (default min(8192, Window/8)) would
 //     be left.
 //   - Counting costs O(new content): a cheap byte bound decides first (a
-//     small context never loads the tokenizer), each record is counted once,
-//     and the server's prompt_tokens, when reported, replaces the count of
-//     everything it covered.
+//     small context never loads the tokenizer), each record is counted once
+//     (kept on the record as Record.Tokens once the tokenizer is in use, and
+//     in the Cache), and the server's prompt_tokens, when reported, replaces
+//     the count of everything it covered. On resume the last reply's
+//     recorded usage is only a floor under the local count: the process
+//     that received it may have cut texts down in memory. Usage never
+//     tokenizes (front ends call it after every turn): where no exact count
+//     exists it shows the fast estimate.
 //   - A compaction keeps the most recent ~20% of the messages verbatim
 //     (30% on the fallback), cut before a user record (or, when the last
 //     turn alone is too big, before an assistant reply inside it), so no

@@ -77,13 +77,13 @@ func New(ctx context.Context, log Log, live *storage.Live, opt Options) (*Manage
 	if live != nil {
 		m.restore(live)
 	}
-	m.messages() // notes the calls a crash left unanswered
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := m.repair(); err != nil {
 		return nil, err
 	}
+	m.messages() // notes the calls still answered by a stand-in
 	return m, nil
 }
 

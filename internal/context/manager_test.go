@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llm"
@@ -596,4 +597,32 @@ func TestSetModelRecounts(t *testing.T) {
 	if req := f.request(); req.Model != "other" {
 		t.Errorf("request model %q", req.Model)
 	}
+}
+
+func TestCountsAreSharedThroughTheCache(t *testing.T) {
+	t.Parallel()
+	cache := storage.NewCacheStore(1000, time.Hour)
+	f := newFixture(t, 4000, func(o *Options) { o.Cache = cache })
+	for i := range 4 {
+		f.turn(i)
+	}
+	first := f.m.requestTokens(exact)
+	f.counter.calls.Store(0)
+	// A second manager over the same records (a /switch back, say) finds
+	// every count in the cache; the system prompt and tools are its own.
+	m := f.resume(true)
+	if got := m.requestTokens(exact); got != first {
+		t.Errorf("count %d, want %d", got, first)
+	}
+	if n := f.counter.calls.Load(); n > 3 {
+		t.Errorf("counter called %d times, want only system, tools and the stand-in", n)
+	}
+}
+
+func TestTypedNilCacheAndCounterAreAbsent(t *testing.T) {
+	t.Parallel()
+	var cache *storage.CacheStore
+	f := newFixture(t, 4000, func(o *Options) { o.Cache = cache })
+	f.turn(0)
+	f.m.requestTokens(exact) // would panic on a nil *CacheStore
 }

@@ -280,7 +280,7 @@ func (m *Manager) render(e *entry) (piece, bool) {
 	default:
 		return piece{}, false
 	}
-	if len(body) <= limit {
+	if len(body) <= limit && e.trunc == nil {
 		// The record's own count covers its text; the label is a few bytes.
 		return piece{text: head + body + "\n\n", tokens: m.countEntry(e) + len(head) + 2}, true
 	}
