@@ -185,7 +185,7 @@ func findLastBoundary(ctx context.Context, f *os.File, size int64) (int64, *Reco
 		if _, err := f.ReadAt(chunk, start); err != nil && !errors.Is(err, io.EOF) {
 			return 0, nil, err
 		}
-		i := bytes.LastIndex(chunk, boundaryMarker)
+		i := lastIndex(chunk, boundaryMarker)
 		if i < 0 {
 			end = start
 			continue
@@ -251,5 +251,19 @@ func readLineAt(f *os.File, off int64) ([]byte, bool, error) {
 		if len(buf) < scanChunk {
 			buf = make([]byte, scanChunk)
 		}
+	}
+}
+
+// lastIndex is bytes.LastIndex by repeated forward search: bytes.Index is
+// vectorised, LastIndex is not, and a marker is rare in a chunk.
+func lastIndex(b, sep []byte) int {
+	last := -1
+	for from := 0; ; {
+		i := bytes.Index(b[from:], sep)
+		if i < 0 {
+			return last
+		}
+		last = from + i
+		from = last + 1
 	}
 }
