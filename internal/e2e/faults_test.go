@@ -1,0 +1,304 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// quickRateLimit is a 429 that asks for a 20 ms wait (OpenAI's
+// retry-after-ms), so a burst costs the test almost nothing.
+func quickRateLimit() llmtest.Reply {
+	r := llmtest.RateLimited(0)
+	r.Header = http.Header{"Retry-After-Ms": {"20"}}
+	return r
+}
+
+// quickServerError is a 500 that asks for a 20 ms wait.
+func quickServerError() llmtest.Reply {
+	r := llmtest.ServerError()
+	r.Header = http.Header{"Retry-After-Ms": {"20"}}
+	return r
+}
+
+func quickCut(r llmtest.Reply, n int) llmtest.Reply {
+	r = llmtest.CutAfter(r, n)
+	r.Header = http.Header{"Retry-After-Ms": {"20"}}
+	return r
+}
+
+const cutArgs = `{"file_path":"cut.txt","content":"the whole content, which arrives in several pieces"}`
+
+// establish starts a session with one ordinary step, so each fault hits a
+// session that already has history to keep intact.
+func (w *world) establish(flags ...string) (id, path string) {
+	w.t.Helper()
+	w.srv.SetResponder(threeRounds)
+	w.mustRun(append([]string{"-p", "--dangerously-skip-permissions"}, append(flags, stepPrompt(1))...)...)
+	return w.onlySession()
+}
+
+// checkHealthy asserts the session survived: every line parses, the chain
+// holds, it loads without a warning, and -c continues it with requests the
+// strict server accepts.
+func (w *world) checkHealthy(id, path string) []record {
+	w.t.Helper()
+	t := w.t
+	p := parseSession(t, path)
+	if len(p.bad) > 0 || p.tornTail {
+		t.Errorf("session file has unparsable lines %v (torn tail %v)", p.bad, p.tornTail)
+	}
+	checkChain(t, id, p.records)
+	if r := w.run("sessions", "show", id); r.code != 0 || strings.TrimSpace(r.stderr) != "" {
+		t.Errorf("sessions show %s: want exit 0 and nothing on stderr\n%s", id, r)
+	}
+	mark := len(w.srv.Requests())
+	w.srv.SetResponder(threeRounds)
+	obj, r := w.printJSON("-c", "-p", "--dangerously-skip-permissions", "continue")
+	if r.code != 0 || obj.IsError || obj.SessionID != id {
+		t.Errorf("-c after the fault: want success on session %s\n%s", id, r)
+	}
+	for _, req := range w.srv.Requests()[mark:] {
+		if req.Status != http.StatusOK {
+			t.Errorf("-c after the fault sent a request the server rejected: %d %s", req.Status, req.Error)
+		}
+	}
+	return p.records
+}
+
+func TestServerFaults(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		replies []llmtest.Reply
+		// wantErr, when set, is a phrase the one error line must contain
+		// (exit 1); otherwise the run must succeed with wantAnswer.
+		wantErr    string
+		wantAnswer string
+		// wantRequests is how many completion requests the run makes.
+		wantRequests int
+		check        func(t *testing.T, w *world, recs []record, reqs []llmtest.Request)
+	}{
+		{
+			name:         "429 burst then success",
+			replies:      []llmtest.Reply{quickRateLimit(), quickRateLimit(), quickRateLimit(), llmtest.Text("after the burst")},
+			wantAnswer:   "after the burst",
+			wantRequests: 4,
+		},
+		{
+			name:         "429 burst longer than the retries",
+			replies:      []llmtest.Reply{quickRateLimit(), quickRateLimit(), quickRateLimit(), quickRateLimit()},
+			wantErr:      "rate limit",
+			wantRequests: 4,
+		},
+		{
+			name: "429 with Retry-After seconds then success",
+			replies: []llmtest.Reply{
+				llmtest.RateLimited(time.Second), llmtest.Text("after waiting"),
+			},
+			wantAnswer:   "after waiting",
+			wantRequests: 2,
+		},
+		{
+			name:         "500s then success",
+			replies:      []llmtest.Reply{quickServerError(), quickServerError(), llmtest.Text("after the 500s")},
+			wantAnswer:   "after the 500s",
+			wantRequests: 3,
+		},
+		{
+			name:         "500 with the default backoff then success",
+			replies:      []llmtest.Reply{llmtest.ServerError(), llmtest.Text("after one 500")},
+			wantAnswer:   "after one 500",
+			wantRequests: 2,
+		},
+		{
+			name: "stream cut mid tool call then success",
+			replies: []llmtest.Reply{
+				quickCut(llmtest.ToolCalls(llmtest.Call("Write", cutArgs)), 3),
+				llmtest.ToolCalls(llmtest.Call("Write", cutArgs)),
+				llmtest.Text("written after the cut"),
+			},
+			wantAnswer:   "written after the cut",
+			wantRequests: 3,
+			check: func(t *testing.T, w *world, recs []record, _ []llmtest.Request) {
+				if n := countToolOn(recs, "Write", "cut.txt"); n != 1 {
+					t.Errorf("%d Write tool_use records, want 1: the cut call must not be recorded", n)
+				}
+				b, err := os.ReadFile(filepath.Join(w.project, "cut.txt"))
+				if err != nil || !strings.Contains(string(b), "the whole content") {
+					t.Errorf("cut.txt = %q, %v; want the complete content written once", b, err)
+				}
+			},
+		},
+		{
+			name: "stream cut mid tool call on every attempt",
+			replies: []llmtest.Reply{
+				quickCut(llmtest.ToolCalls(llmtest.Call("Write", cutArgs)), 3),
+				quickCut(llmtest.ToolCalls(llmtest.Call("Write", cutArgs)), 3),
+				quickCut(llmtest.ToolCalls(llmtest.Call("Write", cutArgs)), 3),
+				quickCut(llmtest.ToolCalls(llmtest.Call("Write", cutArgs)), 3),
+			},
+			wantErr:      "cut",
+			wantRequests: 4,
+			check: func(t *testing.T, w *world, recs []record, _ []llmtest.Request) {
+				if n := countToolOn(recs, "Write", "cut.txt"); n != 0 {
+					t.Errorf("%d Write tool_use records from a stream that never finished", n)
+				}
+				if _, err := os.Stat(filepath.Join(w.project, "cut.txt")); err == nil {
+					t.Errorf("cut.txt exists: a half-received tool call was run")
+				}
+			},
+		},
+		{
+			name:         "text shown then the stream breaks",
+			replies:      []llmtest.Reply{llmtest.MidStreamError(llmtest.Text("this partial answer is never finished by the server"), 4)},
+			wantErr:      "server error",
+			wantRequests: 1,
+		},
+		{
+			name: "malformed tool-call arguments",
+			replies: []llmtest.Reply{
+				llmtest.ToolCalls(llmtest.Call("Write", `{"file_path": "bad.txt", "content": "never closed`)),
+				llmtest.Text("recovered from bad arguments"),
+			},
+			wantAnswer:   "recovered from bad arguments",
+			wantRequests: 2,
+			check: func(t *testing.T, w *world, recs []record, reqs []llmtest.Request) {
+				if _, err := os.Stat(filepath.Join(w.project, "bad.txt")); err == nil {
+					t.Errorf("bad.txt exists: a call with malformed arguments was run")
+				}
+				last := reqs[len(reqs)-1].Messages
+				tool := last[len(last)-1]
+				if tool.Role != chat.RoleTool || tool.Content == "" {
+					t.Fatalf("the model was not sent a tool result for the malformed call: last message %+v", tool)
+				}
+				t.Logf("tool result sent to the model: %q", tool.Content)
+				var res *recordResult
+				for _, r := range recs {
+					if r.Type == "tool_result" && r.ToolResult != nil && r.ToolResult.ID == tool.ToolCallID {
+						res = r.ToolResult
+					}
+				}
+				if res == nil || res.Error == "" {
+					t.Errorf("the tool_result record of the malformed call carries no error: %+v", res)
+				}
+			},
+		},
+		{
+			name:         "401",
+			replies:      []llmtest.Reply{llmtest.Unauthorized()},
+			wantErr:      "OPENAI_API_KEY",
+			wantRequests: 1,
+		},
+		{
+			name:         "insufficient quota is not retried",
+			replies:      []llmtest.Reply{llmtest.QuotaExceeded()},
+			wantErr:      "quota",
+			wantRequests: 1,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, llmtest.Options{})
+			id, path := w.establish()
+			mark := len(w.srv.Requests())
+			w.srv.Enqueue(tc.replies...)
+			r := w.run("-c", "-p", "--dangerously-skip-permissions", "the faulty turn")
+			reqs := w.srv.Requests()
+			if got := len(reqs) - mark; got != tc.wantRequests {
+				t.Errorf("%d requests, want %d", got, tc.wantRequests)
+			}
+			if tc.wantErr != "" {
+				if r.code != 1 {
+					t.Errorf("want exit 1\n%s", r)
+				}
+				if line := oneErrorLine(t, r); !strings.Contains(strings.ToLower(line), strings.ToLower(tc.wantErr)) {
+					t.Errorf("error line %q does not mention %q", line, tc.wantErr)
+				}
+			} else if r.code != 0 || strings.TrimSpace(r.stdout) != tc.wantAnswer {
+				t.Errorf("want exit 0 and the answer %q\n%s", tc.wantAnswer, r)
+			}
+			w.srv.SetResponder(nil)
+			recs := parseSession(t, path).records
+			if tc.check != nil {
+				tc.check(t, w, recs, reqs[mark:])
+			}
+			w.checkHealthy(id, path)
+		})
+	}
+}
+
+// countToolOn counts the tool_use records of a tool whose input mentions
+// a word (a file name).
+func countToolOn(recs []record, name, word string) int {
+	n := 0
+	for _, r := range recs {
+		if r.Type == "tool_use" && r.Tool != nil && r.Tool.Name == name && strings.Contains(string(r.Tool.Input), word) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestInterruptWhileServerHangs: SIGINT during a request the server never
+// answers ends the run with 130 and leaves the session resumable.
+func TestInterruptWhileServerHangs(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	id, path := w.establish()
+	mark := len(w.srv.Requests())
+	w.srv.Enqueue(llmtest.Hang())
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := w.command(ctx, "-c", "-p", "this request hangs")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for len(w.srv.Requests()) == mark && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // let it settle into waiting for the headers
+	start := time.Now()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	r := result{stdout: stdout.String(), stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
+	if ctx.Err() != nil {
+		t.Fatalf("SIGINT did not end the run: %v\n%s", err, r)
+	}
+	if r.code != 130 {
+		t.Errorf("SIGINT during a hanging request: want exit 130\n%s", r)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("SIGINT took %v to end the run", d)
+	}
+	w.checkHealthy(id, path)
+}
+
+// TestServerThatHangsTimesOut: a server that accepts the request and never
+// answers must end the run with a clear error in bounded time.
+func TestServerThatHangsTimesOut(t *testing.T) {
+	t.Skip("BUG: a hanging server keeps clawdcode waiting 4 × 120 s (llm.DefaultIdleTimeout, 4 attempts) with no flag or env to shorten it — see report")
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	id, path := w.establish()
+	w.srv.Enqueue(llmtest.Hang(), llmtest.Hang(), llmtest.Hang(), llmtest.Hang())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r := wait(t, ctx, w.command(ctx, "-c", "-p", "this request hangs"))
+	if r.code != 1 {
+		t.Errorf("want exit 1\n%s", r)
+	}
+	oneErrorLine(t, r)
+	w.checkHealthy(id, path)
+}
