@@ -11,6 +11,8 @@
 // a .project marker with the real path; when the plain name already
 // belongs to another path, or the path is too long for a file name, a hash
 // of the real path is appended, so two projects never share a directory.
+// Beside the <sessionId>.jsonl files, a project directory holds the
+// .project marker, index.json (the listing cache) and index.lock.
 // Directories are created 0700 and files 0600, whatever the umask. Nothing
 // is written outside CLAWDCODE_HOME, and Store.Project writes nothing at
 // all: the first Create makes the directory.

@@ -389,13 +389,15 @@ func writeFileAtomic(dir, name string, data []byte) (err error) {
 // lockIndex serialises index updates between processes. If the lock cannot
 // be had in indexLockWait the caller goes on without it.
 func lockIndex(dir string) (unlock func()) {
-	l := flock.New(filepath.Join(dir, indexLock), flock.SetPermissions(filePerm))
+	path := filepath.Join(dir, indexLock)
+	l := flock.New(path, flock.SetPermissions(filePerm))
 	ctx, cancel := context.WithTimeout(context.Background(), indexLockWait)
 	defer cancel()
 	if ok, err := l.TryLockContext(ctx, 10*time.Millisecond); err != nil || !ok {
 		l.Close()
 		return func() {}
 	}
+	os.Chmod(path, filePerm) // the library's create mode is subject to the umask
 	return func() { l.Unlock() }
 }
 
