@@ -315,8 +315,8 @@ func checkWellFormed(t testing.TB, msgs []chat.Message) {
 			}
 			seen := map[string]bool{}
 			for j, c := range m.ToolCalls {
-				if c.ID == "" || seen[c.ID] {
-					t.Fatalf("message %d: call %d has an empty or repeated id %q", i, j, c.ID)
+				if c.ID == "" || c.Name == "" || seen[c.ID] {
+					t.Fatalf("message %d: call %d has an empty or repeated id %q, or no name", i, j, c.ID)
 				}
 				seen[c.ID] = true
 				k := i + 1 + j

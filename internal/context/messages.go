@@ -20,7 +20,7 @@ import (
 //     answered right after it, in call order, by a tool message: its
 //     recorded result, or an "interrupted" result when none was recorded;
 //   - tool results without a matching open call are dropped, as are tool
-//     uses without an id and repeated call ids within one reply;
+//     uses without an id or a name and repeated call ids within one reply;
 //   - a tool_use with no assistant record before it gets an empty assistant
 //     message of its own;
 //   - an assistant message with neither text nor tool calls is left out;
@@ -61,7 +61,7 @@ func buildMessages(records []*storage.Record) ([]chat.Message, int) {
 			b.open = true
 			b.reply = chat.Message{Role: chat.RoleAssistant, Content: messageContent(r)}
 		case storage.TypeToolUse:
-			if r.Tool == nil || r.Tool.ID == "" {
+			if r.Tool == nil || r.Tool.ID == "" || r.Tool.Name == "" {
 				continue
 			}
 			if !b.open {

@@ -151,7 +151,7 @@ func FuzzMessages(f *testing.F) {
 			case 1:
 				recs = append(recs, asstRec([]string{"", "text"}[i%2]))
 			case 2:
-				recs = append(recs, useRec(id, "Read", `{}`))
+				recs = append(recs, useRec(id, []string{"Read", ""}[i%2], `{}`))
 			case 3:
 				recs = append(recs, resultRec(id, "out", ""))
 			case 4:
