@@ -238,3 +238,27 @@ func TestPathRejectsInvalidIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateMovesWhenNameClaimedMeanwhile(t *testing.T) {
+	t.Parallel()
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	ra, rb := filepath.Join(base, "a-b", "c"), filepath.Join(base, "a", "b-c")
+	os.MkdirAll(ra, 0o755)
+	os.MkdirAll(rb, 0o755)
+	st := NewStore(t.TempDir())
+	pa, _ := st.Project(ra)
+	pb, _ := st.Project(rb)
+	if pa.Dir != pb.Dir {
+		t.Fatalf("setup: both should pick the free plain name, got %s and %s", pa.Dir, pb.Dir)
+	}
+	sb := mustCreate(t, pb) // b claims the name first
+	sb.Close()
+	sa := mustCreate(t, pa) // a finds it taken and moves
+	sa.Close()
+	if filepath.Dir(sa.Path()) == filepath.Dir(sb.Path()) || pa.Dir == pb.Dir {
+		t.Fatalf("a and b share %s", pa.Dir)
+	}
+	if again, _ := st.Project(ra); again.Dir != pa.Dir {
+		t.Fatalf("a found %s, then %s", pa.Dir, again.Dir)
+	}
+}
