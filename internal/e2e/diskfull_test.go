@@ -1,0 +1,93 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// limitedCommand runs clawdcode under a file-size limit of blocks × 1024
+// bytes. SIGXFSZ is ignored (an ignored disposition survives exec, and Go
+// leaves it alone), so a write past the limit fails with EFBIG instead of
+// killing the process — what a full disk looks like to a program: a short
+// write, then an error.
+func (w *world) limitedCommand(ctx context.Context, blocks int, args ...string) *exec.Cmd {
+	script := `trap '' XFSZ; ulimit -f "$1" || exit 99; shift; exec "$0" "$@"`
+	cmd := exec.CommandContext(ctx, "bash", append([]string{"-c", script, binary, strconv.Itoa(blocks)}, args...)...)
+	cmd.Dir = w.project
+	cmd.Env = w.env()
+	return cmd
+}
+
+func TestWriteErrorMidTurn(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash for ulimit -f")
+	}
+	w := newWorld(t, llmtest.Options{})
+	id, path := w.establish()
+	flags := []string{"-p", "--dangerously-skip-permissions"}
+
+	sawTorn := false
+	for i, room := range []int{0, 1, 2, 1} {
+		before := readFile(t, path)
+		// The limit lands between 0 and (room+1) KiB past the current
+		// end: inside the next step's records.
+		blocks := (len(before)+1023)/1024 + room
+		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+		r := wait(t, ctx, w.limitedCommand(ctx, blocks, append(append([]string{"-c"}, flags...), stepPrompt(2+i))...))
+		cancel()
+		if r.code == 99 {
+			t.Skip("ulimit -f is not permitted here")
+		}
+		if r.code != 1 {
+			t.Fatalf("attempt %d (limit %d KiB, file %d B): want exit 1 from a write error\n%s", i, blocks, len(before), r)
+		}
+		line := oneErrorLine(t, r)
+		if !strings.Contains(strings.ToLower(line), "file too large") {
+			t.Errorf("attempt %d: the error does not say what failed (want the EFBIG text \"file too large\"): %q", i, line)
+		}
+		after := readFile(t, path)
+		if !bytes.HasPrefix(after, before) {
+			t.Fatalf("attempt %d: the failed run changed earlier lines of the session", i)
+		}
+		p := parseSessionBytes(after)
+		// Only the tail the failed write cut short may be unparsable.
+		prior := parseSessionBytes(before)
+		if len(p.bad) != len(prior.bad) && !(len(p.bad) == len(prior.bad)+1 && p.tornTail) {
+			t.Errorf("attempt %d: unparsable lines %v (before %v, torn tail %v): a complete line is broken", i, p.bad, prior.bad, p.tornTail)
+		}
+		sawTorn = sawTorn || p.tornTail
+		checkChain(t, id, p.records)
+
+		show := w.run("sessions", "show", id)
+		if show.code != 0 {
+			t.Fatalf("attempt %d: the session does not load after the write error\n%s", i, show)
+		}
+		if warnings := nonEmptyLines(show.stderr); len(warnings) > len(p.bad) {
+			t.Errorf("attempt %d: %d stderr lines for %d unparsable lines\n%s", i, len(warnings), len(p.bad), show)
+		}
+
+		mark := len(w.srv.Requests())
+		obj, cont := w.printJSON("-c", "-p", "--dangerously-skip-permissions", "continue")
+		if cont.code != 0 || obj.IsError || obj.SessionID != id {
+			t.Fatalf("attempt %d: -c without the limit: want success on %s\n%s", i, id, cont)
+		}
+		for _, req := range w.srv.Requests()[mark:] {
+			if req.Status != 200 {
+				t.Errorf("attempt %d: -c after the write error sent a rejected request: %d %s", i, req.Status, req.Error)
+			}
+		}
+		final := parseSession(t, path)
+		if final.tornTail {
+			t.Errorf("attempt %d: the file still ends inside a line after a successful -c", i)
+		}
+		checkChain(t, id, final.records)
+	}
+	t.Logf("a write was cut short mid-line in at least one attempt: %v", sawTorn)
+}
