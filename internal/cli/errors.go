@@ -129,7 +129,7 @@ func Describe(err error, cause error) Failure {
 	case errors.Is(err, agent.ErrMaxTurns):
 		f.Hints = append(f.Hints, "the session is saved: continue it with -c, or raise --max-turns")
 	case errors.Is(err, storage.ErrSessionBusy):
-		f.Hints = append(f.Hints, "close the other clawdcode, or start a new session without -c/-r")
+		f.Hints = append(f.Hints, "another clawdcode process has this session open; try again once it has finished")
 	case errors.As(err, &lerr) && lerr.Kind == llm.KindNetwork:
 		// llm words auth and quota failures itself; an unreachable server
 		// is most often a wrong or unset OPENAI_BASE_URL.

@@ -45,7 +45,7 @@ func TestDescribe(t *testing.T) {
 			(&llm.Error{Kind: llm.KindNetwork, Message: "connection refused"}).Error(),
 			[]string{"is the server at OPENAI_BASE_URL running and reachable?"}},
 		{"busy", fmt.Errorf("resume session x: %w", storage.ErrSessionBusy), nil, 1, "resume session x: " + storage.ErrSessionBusy.Error(),
-			[]string{"close the other clawdcode, or start a new session without -c/-r"}},
+			[]string{"another clawdcode process has this session open; try again once it has finished"}},
 		{"hint", withHint(errors.New("no session to continue"), "start one"), nil, 1, "no session to continue", []string{"start one"}},
 	}
 	for _, tt := range tests {
