@@ -18,6 +18,7 @@ const (
 	// killGrace is how long a timed-out or cancelled command gets between
 	// SIGTERM and SIGKILL to clean up (remove temp files, flush output).
 	killGrace = 2 * time.Second
+	killPoll  = 20 * time.Millisecond
 	// pipeGrace bounds the wait for output after the shell exits: a
 	// background job that keeps the output pipe open must not hold the call.
 	pipeGrace = 2 * time.Second
@@ -131,23 +132,33 @@ func (e *Env) execShell(ctx context.Context, command string, timeout time.Durati
 	}
 }
 
-// killGroup stops the process group led by pid: SIGTERM, then SIGKILL once
-// the shell has exited or the grace is over. SIGKILL goes out either way,
-// because children that ignored SIGTERM outlive the shell.
+// killGroup stops the process group led by pid: SIGTERM to every member,
+// then SIGKILL to whatever is left once the grace is over. The grace is for
+// the whole group, not just the shell: a test runner's children get their
+// chance to clean up even though the shell itself dies at once.
 func killGroup(pid int, done <-chan error) error {
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	grace := time.NewTimer(killGrace)
-	defer grace.Stop()
+	deadline := time.Now().Add(killGrace)
+	tick := time.NewTicker(killPoll)
+	defer tick.Stop()
 	var err error
 	exited := false
-	select {
-	case err = <-done:
-		exited = true
-	case <-grace.C:
+	for {
+		select {
+		case err = <-done:
+			exited, done = true, nil // a nil channel is never ready again
+		case <-tick.C:
+		}
+		if exited && errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) {
+			return err // the group is gone: nothing left to kill
+		}
+		if time.Now().After(deadline) {
+			break
+		}
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	if !exited {
-		err = <-done // bounded by WaitDelay once the shell is dead
+		err = <-done // prompt now: the shell is dead and WaitDelay bounds the pipes
 	}
 	return err
 }

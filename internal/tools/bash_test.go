@@ -165,3 +165,18 @@ func TestBashHidesTheAPIKey(t *testing.T) {
 		t.Fatalf("environment %q", env)
 	}
 }
+
+// TestBashGraceCoversTheGroup: the shell dies at SIGTERM at once, but a
+// child that cleans up on SIGTERM still gets the grace to finish.
+func TestBashGraceCoversTheGroup(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	env := NewEnv(root)
+	child := `trap 'sleep 0.3; echo cleaned > cleaned.txt; exit 0' TERM; while :; do sleep 0.05; done`
+	// The child's output goes elsewhere, so the call is not held by its pipe.
+	r := call(t, env, NameBash, obj{"command": "bash -c \"" + child + "\" >/dev/null 2>&1 & wait", "timeout": 300})
+	wantError(t, r, "timed out")
+	if got, err := os.ReadFile(filepath.Join(root, "cleaned.txt")); err != nil || string(got) != "cleaned\n" {
+		t.Fatalf("child did not finish its cleanup: %q, %v", got, err)
+	}
+}
