@@ -110,7 +110,11 @@ func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) erro
 	}
 	fmt.Fprintln(tw, header)
 	for _, s := range infos {
-		line := fmt.Sprintf("%s\t%s\t%d\t%s", shortID(s.ID), formatWhen(s.Updated, now, f.IO.IsStdoutTTY()), s.Messages, oneLine(s.Title, 60))
+		title := oneLine(s.Title, 60)
+		if title == "" {
+			title = "(untitled)"
+		}
+		line := fmt.Sprintf("%s\t%s\t%d\t%s", shortID(s.ID), formatWhen(s.Updated, now, f.IO.IsStdoutTTY()), s.Messages, title)
 		if opts.All {
 			line += "\t" + s.Project
 		}
