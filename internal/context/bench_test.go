@@ -10,13 +10,14 @@ import (
 	"github.com/clawdcode/clawdcode/internal/fileanalyzer"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
 // benchLive builds the live context of a session of about tokens tokens
 // (byteCounter: 4 bytes a token), in turns of a request, two tool calls
 // with results and a reply, each record already counted at append time as
 // a long session's records are.
-func benchLive(b *testing.B, tokens int) *storage.Live {
+func benchLive(b testing.TB, tokens int) *storage.Live {
 	b.Helper()
 	log := &memLog{}
 	c := &byteCounter{}
@@ -55,7 +56,7 @@ func (l *discardLog) Append(r *storage.Record) (int64, error) {
 	return off, nil
 }
 
-func benchOptions(b *testing.B, window int) Options {
+func benchOptions(b testing.TB, window int) Options {
 	root := b.TempDir()
 	for i := range 7 {
 		writeFile(&testing.T{}, root, fmt.Sprintf("f%d.go", i), strings.Repeat("package pkg // a line of code\n", 1000))
@@ -168,6 +169,30 @@ func BenchmarkThresholdCheck100k(b *testing.B) {
 		}
 		if n := m.requestTokens(bound); n >= m.trigger() {
 			m.requestTokens(exact)
+		}
+	}
+}
+
+// BenchmarkCompactLocal200kTiktoken is BenchmarkCompactLocal200k with the
+// real counter (encoding loaded before timing): the records carry their
+// counts as a long session's do, so what is tokenized is the material's
+// capped texts, the files and the summary.
+func BenchmarkCompactLocal200kTiktoken(b *testing.B) {
+	live := benchLive(b, 200_000)
+	opt := benchOptions(b, 250_000)
+	opt.Counter, opt.UpperBound, opt.Estimate = tokens.NewCounter("gpt-4o"), tokens.MessageUpperBound, tokens.Estimate
+	opt.Counter.Text("warm up")
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		m, err := New(ctx, &discardLog{}, live, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := m.Compact(ctx, storage.TriggerAuto, ""); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

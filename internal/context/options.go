@@ -30,6 +30,7 @@ type LLM interface {
 // TokenCounter counts tokens exactly for the current model; *tokens.Counter
 // satisfies it. Calls may be expensive (the first loads an encoding), which
 // is why the manager asks only when the cheap upper bound is not enough.
+// It must be safe for concurrent use: file contents are counted in parallel.
 type TokenCounter interface {
 	Message(m chat.Message) int
 	Tools(defs []chat.ToolDef) int

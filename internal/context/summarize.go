@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/fileanalyzer"
@@ -96,15 +97,14 @@ func (m *Manager) summarizeMaterial(ctx context.Context, prev string, pieces []p
 		var fileText strings.Builder
 		var included []string
 		room := avail - fixed - material
-		for _, f := range files {
-			block := fileBlock(f)
-			n := m.counter.Text(block)
-			if n > room {
+		blocks, sizes := m.fileBlocks(files, room)
+		for i, block := range blocks {
+			if sizes[i] > room {
 				continue
 			}
-			room -= n
+			room -= sizes[i]
 			fileText.WriteString(block)
-			included = append(included, f.Path)
+			included = append(included, files[i].Path)
 		}
 		user := summaryRequestText(prev, pieces, fileText.String(), instructions, depth > 0)
 		text, err := m.callSummarizer(ctx, summarizerInstructions, user)
@@ -136,6 +136,30 @@ func (m *Manager) summarizeMaterial(ctx context.Context, prev string, pieces []p
 		notes = append(notes, piece{text: note, tokens: m.counter.Text(note)})
 	}
 	return m.summarizeMaterial(ctx, prev, notes, instructions, files, depth+1)
+}
+
+// fileBlocks renders the files for the summary request with their sizes.
+// When their bytes fit room they need no counting (a token is at least a
+// byte); otherwise they are counted exactly, in parallel: tokenizing a few
+// thousand lines is the slowest local step of a compaction.
+func (m *Manager) fileBlocks(files []fileanalyzer.File, room int) ([]string, []int) {
+	blocks := make([]string, len(files))
+	sizes := make([]int, len(files))
+	total := 0
+	for i, f := range files {
+		blocks[i] = fileBlock(f)
+		sizes[i] = len(blocks[i])
+		total += sizes[i]
+	}
+	if total <= room {
+		return blocks, sizes
+	}
+	var wg sync.WaitGroup
+	for i := range blocks {
+		wg.Go(func() { sizes[i] = m.counter.Text(blocks[i]) })
+	}
+	wg.Wait()
+	return blocks, sizes
 }
 
 // summaryInputBudget is how much a summarization request may hold: the
