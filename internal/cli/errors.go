@@ -144,8 +144,21 @@ func (f Failure) Print(w io.Writer) {
 	if f.Code == ExitOK {
 		return
 	}
-	fmt.Fprintf(w, "clawdcode: %s\n", f.Message)
-	for _, h := range f.Hints {
+	// The contract promises one error line: a multi-line message (a
+	// server's body, a joined error) continues as hint lines.
+	first, rest, _ := strings.Cut(strings.TrimSpace(f.Message), "\n")
+	fmt.Fprintf(w, "clawdcode: %s\n", first)
+	hints := f.Hints
+	if rest != "" {
+		var more []string
+		for line := range strings.SplitSeq(rest, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				more = append(more, line)
+			}
+		}
+		hints = append(more, hints...)
+	}
+	for _, h := range hints {
 		fmt.Fprintf(w, "  %s\n", h)
 	}
 	if f.Usage != "" {

@@ -79,6 +79,11 @@ func TestFailurePrint(t *testing.T) {
 		t.Errorf("printed %q, want %q", got, want)
 	}
 	buf.Reset()
+	Failure{Code: 1, Message: "write a: disk full\nclose b: disk full\n", Hints: []string{"free some space"}}.Print(&buf)
+	if got, want := buf.String(), "clawdcode: write a: disk full\n  close b: disk full\n  free some space\n"; got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+	buf.Reset()
 	Failure{Code: 0}.Print(&buf)
 	if buf.Len() != 0 {
 		t.Errorf("success printed %q", buf.String())
