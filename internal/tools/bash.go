@@ -24,7 +24,7 @@ const (
 	pipeGrace = 2 * time.Second
 )
 
-func newBashTool(env *Env) Tool {
+func newBashTool(env *Env) *tool {
 	return &tool{
 		name: NameBash,
 		description: "Run a shell command with bash in the project root and return its combined stdout and stderr. " +

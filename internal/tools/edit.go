@@ -19,7 +19,7 @@ const (
 	snippetMaxLines = 30
 )
 
-func newEditTool(env *Env) Tool {
+func newEditTool(env *Env) *tool {
 	return &tool{
 		name: NameEdit,
 		description: "Replace text in a file. old_string must match the file exactly (whitespace and " +
@@ -33,7 +33,7 @@ func newEditTool(env *Env) Tool {
     "file_path": {"type": "string", "description": "Path of the file to edit, absolute or relative to the project root."},
     "old_string": {"type": "string", "description": "The exact text to replace."},
     "new_string": {"type": "string", "description": "The text to replace it with (must differ from old_string)."},
-    "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence of old_string instead of requiring exactly one."}
+    "replace_all": {"type": "boolean", "description": "Replace every occurrence of old_string instead of requiring exactly one (default false)."}
   },
   "required": ["file_path", "old_string", "new_string"]
 }`,

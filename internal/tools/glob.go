@@ -15,7 +15,7 @@ import (
 // globMaxResults bounds how many paths Glob lists.
 const globMaxResults = 1000
 
-func newGlobTool(env *Env) Tool {
+func newGlobTool(env *Env) *tool {
 	return &tool{
 		name: NameGlob,
 		description: "Find files by name pattern, e.g. \"**/*.go\" or \"src/**/*.{ts,tsx}\". " +

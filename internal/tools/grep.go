@@ -25,7 +25,7 @@ const (
 // dependency trees are noise in a code search and can be huge.
 var grepSkipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true}
 
-func newGrepTool(env *Env) Tool {
+func newGrepTool(env *Env) *tool {
 	return &tool{
 		name: NameGrep,
 		description: "Search file contents with a regular expression (Go RE2 syntax, e.g. `func \\w+\\(`, " +

@@ -26,7 +26,7 @@ const (
 	binarySniff = 8000
 )
 
-func newReadTool(env *Env) Tool {
+func newReadTool(env *Env) *tool {
 	return &tool{
 		name: NameRead,
 		description: "Read a text file from the local filesystem. Lines are numbered like `cat -n` " +

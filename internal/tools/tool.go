@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,7 +43,7 @@ const (
 
 // Set returns the six contract tools, in the order offered to the model.
 func Set(env *Env) []Tool {
-	return []Tool{
+	set := []*tool{
 		newReadTool(env),
 		newWriteTool(env),
 		newEditTool(env),
@@ -50,6 +51,18 @@ func Set(env *Env) []Tool {
 		newGlobTool(env),
 		newGrepTool(env),
 	}
+	out := make([]Tool, len(set))
+	for i, t := range set {
+		// The schemas are written indented for people; every request carries
+		// them, so the model gets them without the whitespace tokens.
+		var b bytes.Buffer
+		if err := json.Compact(&b, []byte(t.schema)); err != nil {
+			panic(fmt.Sprintf("tools: schema of %s: %v", t.name, err))
+		}
+		t.schema = b.String()
+		out[i] = t
+	}
+	return out
 }
 
 // Lookup finds a tool by name in set. An exact match wins; otherwise the

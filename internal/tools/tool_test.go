@@ -47,6 +47,9 @@ func TestSetDefinitions(t *testing.T) {
 		if err := json.Unmarshal(def.Parameters, &schema); err != nil {
 			t.Fatalf("%s: schema is not JSON: %v", w.name, err)
 		}
+		if strings.ContainsAny(string(def.Parameters), "\n\t") {
+			t.Errorf("%s: schema not compact: %s", w.name, def.Parameters)
+		}
 		if schema.Type != "object" || !slices.Equal(schema.Required, w.required) {
 			t.Errorf("%s: schema type %q required %v, want object %v", w.name, schema.Type, schema.Required, w.required)
 		}

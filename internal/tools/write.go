@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func newWriteTool(env *Env) Tool {
+func newWriteTool(env *Env) *tool {
 	return &tool{
 		name: NameWrite,
 		description: "Write a file to the local filesystem, creating it (and its parent directories) or " +
