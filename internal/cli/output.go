@@ -41,12 +41,12 @@ type ResultContext struct {
 }
 
 // newResult builds the result object of a run that ended with err (nil =
-// success) after answer.
-func newResult(answer string, err error) Result {
+// success) after answer; cause is the run context's cancellation cause.
+func newResult(answer string, err, cause error) Result {
 	r := Result{Type: "result", Subtype: "success", Result: answer}
 	if err != nil {
 		r.Subtype, r.IsError = "error", true
-		r.Result = Describe(err, nil).Message
+		r.Result = Describe(err, cause).Message
 	}
 	return r
 }

@@ -15,7 +15,7 @@ import (
 // TestResultShape pins the field names and types of CONTRACT.md section 5.
 func TestResultShape(t *testing.T) {
 	t.Parallel()
-	res := newResult("done", nil)
+	res := newResult("done", nil, nil)
 	res.SessionID, res.NumTurns = "s1", 2
 	res.Usage = ResultUsage{InputTokens: 10, OutputTokens: 3}
 	res.Context = ResultContext{Tokens: 120, Window: 128000}
@@ -45,7 +45,7 @@ func TestResultShape(t *testing.T) {
 		t.Errorf("result has %d fields, want %d: %s", len(m), len(want), b)
 	}
 
-	failed := newResult("partial", usageErrorf("no prompt"))
+	failed := newResult("partial", usageErrorf("no prompt"), nil)
 	if !failed.IsError || failed.Subtype != "error" || failed.Result != "no prompt" {
 		t.Errorf("error result = %+v", failed)
 	}
@@ -65,7 +65,7 @@ func TestStreamJSONSink(t *testing.T) {
 	s.ToolEnd("call_2", "Write", tools.Result{Error: "denied"})
 	s.Notice(contextmgr.Notice{Kind: "compacted", Text: "compacted 100 → 10"})
 	s.Text("Done.")
-	res := newResult("Done.", nil)
+	res := newResult("Done.", nil, nil)
 	s.finish(res, time.Now())
 
 	var types []string
@@ -93,7 +93,7 @@ func TestJSONSinkPrintsOneObject(t *testing.T) {
 	s.Text("hello")
 	s.ToolStart("c", "Bash", json.RawMessage(`{"command":"ls"}`))
 	s.Notice(contextmgr.Notice{Kind: "warning", Text: "line 3 skipped"})
-	s.finish(newResult("", errors.New("server said no")), time.Now())
+	s.finish(newResult("", errors.New("server said no"), nil), time.Now())
 	var res Result
 	dec := json.NewDecoder(strings.NewReader(out.String()))
 	if err := dec.Decode(&res); err != nil {
@@ -117,7 +117,7 @@ func TestTextSinkWritesAnswerOnly(t *testing.T) {
 	s.Text("thinking out loud")
 	s.ToolStart("c", "Read", json.RawMessage(`{"file_path":"x"}`))
 	s.Notice(contextmgr.Notice{Kind: "compacting", Text: "compacting…"})
-	s.finish(newResult("The answer.\n\n", nil), time.Now())
+	s.finish(newResult("The answer.\n\n", nil, nil), time.Now())
 	if out.String() != "The answer.\n" || errOut.Len() != 0 {
 		t.Errorf("stdout %q stderr %q", out, errOut)
 	}

@@ -61,23 +61,28 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		return answer, turn, err
 	}()
 
-	res := newResult(answer, err)
+	// The session's figures are read before Close, which forgets the session.
+	var (
+		sessionID   string
+		contextUse  = ResultContext{Window: opts.Window}
+		compactions int
+	)
+	if eng != nil {
+		sessionID = eng.SessionID()
+		if m := eng.Context(); m != nil {
+			u := m.Usage()
+			contextUse = ResultContext{Tokens: u.Tokens, Window: u.Window}
+			compactions = m.Compactions()
+		}
+		if cerr := eng.Close(); err == nil {
+			err = cerr
+		}
+	}
+	res := newResult(answer, err, context.Cause(ctx))
+	res.SessionID, res.Context, res.Compactions = sessionID, contextUse, compactions
 	if turn != nil {
 		res.NumTurns = turn.NumTurns
 		res.Usage = ResultUsage{InputTokens: turn.Usage.InputTokens, OutputTokens: turn.Usage.OutputTokens}
-	}
-	res.Context.Window = opts.Window
-	if eng != nil {
-		res.SessionID = eng.SessionID()
-		if m := eng.Context(); m != nil {
-			u := m.Usage()
-			res.Context = ResultContext{Tokens: u.Tokens, Window: u.Window}
-			res.Compactions = m.Compactions()
-		}
-		if cerr := eng.Close(); err == nil && cerr != nil {
-			err = cerr
-			res = newResult("", err)
-		}
 	}
 	sink.finish(res, started)
 	return err
