@@ -88,6 +88,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"session":  cmdSession,
 			"waitfile": cmdWaitFile,
+			"latest":   cmdLatest,
 			"llm":      servers.cmd,
 		},
 		RequireExplicitExec: true,
@@ -151,6 +152,19 @@ func cmdSession(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.WriteFile(marker, []byte(p.Root), 0o600))
 	}
 	ts.Check(os.WriteFile(filepath.Join(p.Dir, args[0]+".jsonl"), []byte(text), 0o600))
+}
+
+// cmdLatest sets $LATEST to the id of this project's most recently
+// updated session, for scripts that look at what a run stored.
+func cmdLatest(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: latest")
+	}
+	p, err := storage.NewStore(ts.Getenv("CLAWDCODE_HOME")).Project(ts.MkAbs("."))
+	ts.Check(err)
+	id, err := p.Latest()
+	ts.Check(err)
+	ts.Setenv("LATEST", id)
 }
 
 // cmdWaitFile waits (up to 10 s) until a file exists: a script's way to
