@@ -208,6 +208,9 @@ func (s *sessionWriter) flush() error { return s.w.Flush() }
 type bigSession struct {
 	bulk, retained, live int64
 	withBoundary         bool
+	// count, when set, stores a token count on every retained and live
+	// record (Record.Tokens), as clawdcode does once it has tokenized.
+	count func(*storage.Record) int
 }
 
 // write appends the session to f (already holding off bytes) and returns
@@ -227,6 +230,7 @@ func (spec bigSession) write(ctx context.Context, f io.Writer, id, cwd string, o
 	}
 	retainedOff := s.off
 	retainedUUID := s.uuid()
+	s.countedTokens = spec.count
 	for s.off-retainedOff < spec.retained {
 		s.turn(bulkSeeds+s.n, 4096)
 	}
@@ -259,6 +263,12 @@ func createSession(ctx context.Context, p *storage.Project, spec bigSession) (id
 		return "", "", "", err
 	}
 	retainedUUID, err = spec.write(ctx, f, id, p.Root, fi.Size())
+	if err == nil {
+		// Write the pages back now: otherwise the kernel flushes a freshly
+		// written 1 GB file while the benchmark runs, and the index fsync
+		// of every timed run waits behind it.
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
