@@ -2,6 +2,7 @@ package contextmgr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 
@@ -46,7 +47,7 @@ func (m *Manager) RecoverOverflow(ctx context.Context, attempt int) (bool, error
 	}
 	m.notify("warning", "the server still rejects the request as too long; compacting")
 	_, err := m.compact(ctx, storage.TriggerAuto, "")
-	if err == ErrNothingToCompact {
+	if errors.Is(err, ErrNothingToCompact) {
 		m.shrinkToFit(m.trigger() - 1)
 		return true, nil
 	}

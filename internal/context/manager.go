@@ -2,6 +2,7 @@ package contextmgr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -275,7 +276,7 @@ func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 		_, err := m.compact(ctx, storage.TriggerAuto, "")
 		switch {
 		case err == nil:
-		case err == ErrNothingToCompact:
+		case errors.Is(err, ErrNothingToCompact):
 			m.shrinkToFit(m.trigger() - 1)
 		default:
 			return llm.Request{}, err
