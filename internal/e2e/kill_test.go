@@ -109,6 +109,7 @@ func choosePlan(rng *rand.Rand) killPlan {
 }
 
 func TestKillAtAnyMoment(t *testing.T) {
+	t.Parallel()
 	const (
 		wantKills = 24
 		maxSteps  = 60

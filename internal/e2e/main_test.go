@@ -384,35 +384,27 @@ func added(before, after map[string]os.FileMode) []string {
 	return out
 }
 
-// oneErrorLine asserts the contract's error shape: stderr's first line
-// starts "clawdcode: " and at most a few hint lines follow.
+// oneErrorLine asserts the contract's error shape: exactly one line
+// starting "clawdcode: " that is not a warning, followed by at most a few
+// hint lines. It returns that line.
 func oneErrorLine(t *testing.T, r result) string {
 	t.Helper()
 	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
-	var errLines []string
-	for _, l := range lines {
-		if strings.HasPrefix(l, "clawdcode: ") {
-			errLines = append(errLines, l)
-		}
-	}
-	if len(errLines) != 1 {
-		t.Errorf("want exactly one \"clawdcode: \" error line on stderr, have %d\n%s", len(errLines), r)
-		if len(errLines) == 0 {
-			return ""
-		}
-	}
-	if last := lines[len(lines)-1]; len(lines) > 1 && !strings.HasPrefix(lines[0], "clawdcode: ") && !strings.HasPrefix(last, "clawdcode: ") {
-		// Warnings may precede the error; what matters is that the error
-		// line is followed by at most a few hints.
-	}
-	idx := 0
+	idx := -1
 	for i, l := range lines {
-		if l == errLines[0] {
+		if strings.HasPrefix(l, "clawdcode: ") && !strings.HasPrefix(l, "clawdcode: warning:") {
+			if idx >= 0 {
+				t.Errorf("more than one \"clawdcode: \" error line on stderr\n%s", r)
+			}
 			idx = i
 		}
+	}
+	if idx < 0 {
+		t.Errorf("no \"clawdcode: \" error line on stderr\n%s", r)
+		return ""
 	}
 	if hints := len(lines) - idx - 1; hints > 5 {
 		t.Errorf("error followed by %d lines, want at most a few hints\n%s", hints, r)
 	}
-	return errLines[0]
+	return lines[idx]
 }
