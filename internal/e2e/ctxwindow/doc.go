@@ -1,0 +1,34 @@
+// Package ctxwindow holds the end-to-end acceptance tests of clawdcode's
+// context management (issue 4, "Done when"). They build the real binary
+// once (TestMain) and drive it through the contract — `-p` runs with a
+// small --context-window, `-c` to continue, `/compact` and `/context` as
+// prompts — against the in-repo chat-completions server (internal/llmtest),
+// which validates every request as strictly as the real API and, with a
+// window set, rejects an oversized one with OpenAI's
+// context_length_exceeded body.
+//
+// The server counts a request's tokens with tiktoken on its own (counter
+// in main_test.go), not with clawdcode's counter, so "compaction fires
+// before the server would reject" is checked against an independent
+// measure.
+//
+// What the tests establish, each through the binary and the session file:
+//
+//   - auto-compaction fires before a strict server of the same window
+//     would reject, writing a compact_boundary and its summary record;
+//   - the request after a compaction carries the summary right after the
+//     system prompt, then the retained tail, with nothing orphaned, and
+//     `-c` sends exactly that context again without needing the history
+//     before the retained part;
+//   - a failing summary call falls back (fallback: true, ~30% kept), the
+//     run still answers and the user is told;
+//   - a server window smaller than believed is met by truncation, then
+//     compaction, then a clear error that leaves the session resumable;
+//   - material larger than the window is summarised in pieces and merged;
+//   - the summary request carries the current content of touched files,
+//     and the user's /compact instructions;
+//   - /compact and /context print the contract's lines;
+//   - an orphan user turn is merged with the next one.
+//
+// Every process a test starts has a deadline; tests share only the binary.
+package ctxwindow

@@ -1,0 +1,157 @@
+package ctxwindow
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// quickServerError is a 500 that asks for a 20 ms wait, so the client's
+// retries cost no real backoff.
+func quickServerError(llmtest.Request) llmtest.Reply {
+	r := llmtest.ServerError()
+	r.Header = http.Header{"Retry-After-Ms": {"20"}}
+	return r
+}
+
+// fallbackSession runs small turns (medium reads, so the cut can fall
+// close to 30%) in a window where the summariser always answers 500, until
+// a run compacts. It returns the last run's result and the world.
+func fallbackSession(t *testing.T, format string, window int) (*world, result) {
+	t.Helper()
+	w := newWorld(t, llmtest.Options{Window: window})
+	w.srv.SetResponder(agentWithSummaries(quickServerError))
+	for i := range 40 {
+		name := "part" + itoa(i) + ".txt"
+		w.writeFile(name, bigText("part"+itoa(i), 30))
+		args := []string{"-p", "read " + name, "--context-window", itoa(window), "--output-format", format}
+		if i > 0 {
+			args = append([]string{"-c"}, args...)
+		}
+		r := w.run(args...)
+		if r.code != 0 {
+			t.Fatalf("turn %d: the run must still answer when the summary fails\n%s", i, r)
+		}
+		if len(summaryRequests(w.srv)) > 0 {
+			return w, r
+		}
+	}
+	t.Fatal("no compaction after 40 turns")
+	return nil, result{}
+}
+
+// TestSummaryFailureFallsBack: the summariser answering 500 (after the
+// client's retries) ends in a fallback compaction — a summary record with
+// fallback: true and the error, about 30% of the messages kept — and the
+// run still answers. The window is large enough that the post-compaction
+// ceiling (60% of the trigger, less system prompt, tools and summary
+// budget) does not bind before the 30% does.
+func TestSummaryFailureFallsBack(t *testing.T) {
+	t.Parallel()
+	const window = 16000
+	w, r := fallbackSession(t, "json", window)
+	var obj resultObject
+	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &obj); err != nil {
+		t.Fatalf("stdout is not one result object: %v\n%s", err, r)
+	}
+	if obj.IsError || !strings.HasPrefix(obj.Result, "Tool results:") || obj.Compactions == nil || *obj.Compactions != 1 {
+		t.Errorf("the compacting run's result: is_error %v, compactions %v, result %.80q; want an answer after one compaction", obj.IsError, obj.Compactions, obj.Result)
+	}
+	if n := len(summaryRequests(w.srv)); n < 2 {
+		t.Errorf("the summary call was made %d times; a 500 is worth a retry", n)
+	}
+	for _, q := range w.srv.Requests() {
+		if !isSummaryRequest(q) && q.Status != 200 {
+			t.Errorf("an agent request was answered %d: %s", q.Status, q.Error)
+		}
+	}
+
+	recs := readRecords(t, w.onlySession())
+	cs := compactions(t, recs)
+	if len(cs) != 1 {
+		t.Fatalf("%d compactions in the file, want 1", len(cs))
+	}
+	c := cs[0]
+	m := c.summary.CompactMetadata
+	if !m.Fallback || m.Error == "" || m.Trigger != "auto" {
+		t.Errorf("summary metadata %+v: want trigger auto, fallback true and the error", m)
+	}
+	if m.PostTokens <= 0 || m.PostTokens >= m.PreTokens {
+		t.Errorf("preTokens %d, postTokens %d: want 0 < post < pre", m.PreTokens, m.PostTokens)
+	}
+
+	// How much of the conversation was kept, in tokens of message text.
+	ri := retainedIndex(t, recs, c)
+	kept, all := 0, 0
+	for i, rec := range recs[:c.index] {
+		n := recordTokens(rec)
+		all += n
+		if i >= ri {
+			kept += n
+		}
+	}
+	frac := float64(kept) / float64(all)
+	t.Logf("fallback kept %d of %d tokens of messages (%.0f%%)", kept, all, 100*frac)
+	if frac < 0.2 || frac > 0.4 {
+		t.Errorf("the fallback kept %.0f%% of the messages (%d of %d tokens), want about 30%%", 100*frac, kept, all)
+	}
+	if recs[ri].Type != "user" && recs[ri].Type != "assistant" {
+		t.Errorf("the retained part starts with a %s record; a cut falls only before a user or assistant record", recs[ri].Type)
+	}
+
+	// The next turn goes on from the fallback context.
+	n := len(w.srv.Requests())
+	w.mustJSON("-c", "-p", "still there?", "--context-window", itoa(window))
+	next := w.srv.Requests()[n]
+	if next.Status != 200 || !strings.Contains(next.Messages[1].Content, "read part0.txt") {
+		t.Errorf("the request after the fallback (status %d) does not carry the digest of the user's earlier requests:\n%.400q", next.Status, next.Messages[1].Content)
+	}
+}
+
+// TestSummaryFailureIsReported: the user is told about a fallback — a
+// "compact" event in stream-json, and a line on stderr otherwise.
+func TestSummaryFailureIsReported(t *testing.T) {
+	t.Parallel()
+	t.Run("stream-json", func(t *testing.T) {
+		t.Parallel()
+		_, r := fallbackSession(t, "stream-json", autoWindow)
+		found := false
+		sc := bufio.NewScanner(strings.NewReader(r.stdout))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var ev struct{ Type, Kind, Text string }
+			if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Type == "compact" && ev.Kind == "fallback" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no compact event of kind fallback in the stream\n%s", r)
+		}
+	})
+	t.Run("stderr", func(t *testing.T) {
+		t.Parallel()
+		t.Skip("BUG: a fallback compaction in a -p run with stderr not a terminal tells the user nothing (the \"fallback\" notice is printed only on a TTY) — see report")
+		_, r := fallbackSession(t, "json", autoWindow)
+		if !strings.Contains(strings.ToLower(r.stderr), "summary") {
+			t.Errorf("a -p run whose summary failed said nothing about it on stderr\n%s", r)
+		}
+	})
+}
+
+// recordTokens is a record's text in the server's tokens.
+func recordTokens(r record) int {
+	count := textTokens
+	switch {
+	case r.Type == "user" && r.Message != nil, r.Type == "assistant" && r.Message != nil:
+		return count(r.Message.Content)
+	case r.Type == "tool_result" && r.ToolResult != nil:
+		return count(r.ToolResult.Output + r.ToolResult.Error)
+	case r.Type == "tool_use" && r.Tool != nil:
+		return count(r.Tool.Name) + 7
+	}
+	return 0
+}
