@@ -288,7 +288,7 @@ func readRecords(t *testing.T, path string) []record {
 // compaction is one boundary and its summary record, as found in a file.
 type compaction struct {
 	boundary, summary record
-	index            int // the boundary's index in the records
+	index             int // the boundary's index in the records
 }
 
 // compactions finds every compact_boundary and asserts the contract's
