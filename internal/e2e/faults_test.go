@@ -302,3 +302,90 @@ func TestServerThatHangsTimesOut(t *testing.T) {
 	oneErrorLine(t, r)
 	w.checkHealthy(id, path)
 }
+
+// TestInterruptDuringBash: SIGINT while a Bash command runs ends the run
+// with 130, kills the command's process group (its delayed side effect
+// never happens), and leaves a session -c continues with a valid request.
+func TestInterruptDuringBash(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	id, path := w.establish()
+	w.srv.Enqueue(llmtest.ToolCalls(call("Bash", map[string]any{"command": "touch started; sleep 2; touch late-marker"})))
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := w.command(ctx, "-c", "-p", "--dangerously-skip-permissions", "run the slow command")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := filepath.Join(w.project, "started")
+	for ctx.Err() == nil {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Wait()
+	r := result{stdout: stdout.String(), stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
+	if ctx.Err() != nil {
+		t.Fatalf("SIGINT did not end the run\n%s", r)
+	}
+	if r.code != 130 {
+		t.Errorf("SIGINT during Bash: want exit 130\n%s", r)
+	}
+	time.Sleep(2500 * time.Millisecond) // past the command's own sleep
+	if _, err := os.Stat(filepath.Join(w.project, "late-marker")); err == nil {
+		t.Errorf("the Bash command kept running after the interrupt (late-marker exists)")
+	}
+	w.checkHealthy(id, path)
+}
+
+// TestServerWindowSmallerThanDeclared: the server's real window is smaller
+// than --context-window says, so it answers 400 context_length_exceeded;
+// clawdcode must recover (compact) or fail clearly, never corrupt the
+// session.
+func TestServerWindowSmallerThanDeclared(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	id, path := w.establish("--context-window", "64000")
+	for i := 2; i <= 4; i++ {
+		w.mustRun("-c", "-p", "--dangerously-skip-permissions", "--context-window", "64000", stepPrompt(i))
+	}
+	size := w.srv.LastRequest().Tokens
+	w.srv.SetWindow(size * 3 / 4)
+	mark := len(w.srv.Requests())
+	r := w.run("-c", "-p", "--dangerously-skip-permissions", "--context-window", "64000", stepPrompt(5))
+	overflows := 0
+	for _, req := range w.srv.Requests()[mark:] {
+		if strings.Contains(req.Error, "maximum context length") {
+			overflows++
+		}
+	}
+	if overflows == 0 {
+		t.Fatalf("the server never overflowed (window %d): the test does not exercise recovery", size*3/4)
+	}
+	t.Logf("%d overflow answers; exit %d %s", overflows, r.code, firstLine(r.stderr))
+	if r.code != 0 {
+		if r.code != 1 {
+			t.Errorf("want success after recovery or a clear error (exit 1)\n%s", r)
+		}
+		oneErrorLine(t, r)
+	}
+	w.srv.SetWindow(0)
+	w.checkHealthy(id, path)
+}
+
+// TestFailedRunStillPrintsResult: -p --output-format json prints its
+// result object with is_error even when the model call fails.
+func TestFailedRunStillPrintsResult(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.srv.Enqueue(llmtest.Unauthorized())
+	obj, r := w.printJSON("-p", "hello")
+	if r.code != 1 || !obj.IsError || obj.Subtype != "error" || obj.Type != "result" || !strings.Contains(obj.Result, "OPENAI_API_KEY") {
+		t.Errorf("want exit 1 and a result object with is_error and the message\n%s", r)
+	}
+	oneErrorLine(t, r)
+}

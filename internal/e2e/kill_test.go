@@ -203,6 +203,18 @@ func TestKillAtAnyMoment(t *testing.T) {
 // have succeeded.
 func (w *world) runAndKill(t *testing.T, k *killer, plan killPlan, args ...string) (killed bool, snapshot []byte, what string) {
 	t.Helper()
+	id, _ := w.onlySession()
+	return w.runAndKillPlan(t, k, plan, id, args...)
+}
+
+// runAndKillSession kills on k's trigger at once, snapshotting session id.
+func (w *world) runAndKillSession(t *testing.T, k *killer, id string, args ...string) (killed bool, snapshot []byte, what string) {
+	t.Helper()
+	return w.runAndKillPlan(t, k, killPlan{mode: "request"}, id, args...)
+}
+
+func (w *world) runAndKillPlan(t *testing.T, k *killer, plan killPlan, id string, args ...string) (killed bool, snapshot []byte, what string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := w.command(ctx, args...)
@@ -232,8 +244,7 @@ func (w *world) runAndKill(t *testing.T, k *killer, plan killPlan, args ...strin
 		time.Sleep(plan.jitter)
 	case <-clock:
 	}
-	_, path := w.onlySession()
-	snapshot = readFile(t, path)
+	snapshot = readFile(t, w.sessionFiles()[id])
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	err = <-done
 	if ctx.Err() != nil {
@@ -303,4 +314,41 @@ func nonEmptyLines(s string) []string {
 		}
 	}
 	return out
+}
+
+// TestContinueAfterKillPicksKilledSession: a process killed mid-turn never
+// updates the index, yet its session is now the most recently updated one,
+// so -c must pick it over an older session whose index entry looks newer.
+func TestContinueAfterKillPicksKilledSession(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	k := newKiller()
+	w.srv.SetResponder(k.respond)
+	flags := []string{"-p", "--dangerously-skip-permissions"}
+
+	w.mustRun(append(flags, stepPrompt(1))...)
+	first, _ := w.onlySession()
+	w.mustRun(append(flags, stepPrompt(2))...) // a second, newer session
+	second := ""
+	for id := range w.sessionFiles() {
+		if id != first {
+			second = id
+		}
+	}
+	time.Sleep(20 * time.Millisecond) // distinct modification times
+	// Resume the older session and kill it after its first reply.
+	reqs, _ := k.count()
+	k.arm(reqs+2, false, 0)
+	killed, _, what := w.runAndKillSession(t, k, first, append([]string{"-r", first}, append(flags, stepPrompt(3))...)...)
+	if !killed {
+		t.Fatal("the resumed run finished before the kill")
+	}
+	t.Logf("killed on %s", what)
+	obj, r := w.printJSON("-c", "-p", "which session?")
+	if r.code != 0 {
+		t.Fatalf("-c after the kill\n%s", r)
+	}
+	if obj.SessionID != first {
+		t.Errorf("-c continued %s, want the session last written to (%s, killed mid-turn) over %s", obj.SessionID, first, second)
+	}
 }
