@@ -1,0 +1,228 @@
+package ctxwindow
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// believedWindow is what clawdcode is told in the guard tests; the server's
+// real window is much smaller.
+const believedWindow = 16000
+
+// statuses lists the server's answers, S for a summarisation call's.
+func statuses(reqs []llmtest.Request) string {
+	var b strings.Builder
+	for i, r := range reqs {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		if isSummaryRequest(r) {
+			b.WriteString("S")
+		}
+		b.WriteString(itoa(r.Status))
+	}
+	return b.String()
+}
+
+// TestGuardTruncatesOversizedToolResults: one tool result the server's
+// smaller window cannot hold is rejected once, then sent cut down (head,
+// marker, tail); the run answers and the file keeps the result whole.
+func TestGuardTruncatesOversizedToolResults(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{Window: 6000})
+	w.srv.SetResponder(agentWithSummaries(fixedSummary))
+	whole := bigText("huge", 400) // ~6000 tokens: alone over the server's window
+	w.writeFile("huge.txt", whole)
+
+	obj := w.mustJSON("-p", "read huge.txt", "--context-window", itoa(believedWindow))
+	if !strings.HasPrefix(obj.Result, "Tool results:") {
+		t.Errorf("result %.100q, want the answer to the tool result", obj.Result)
+	}
+	reqs := w.srv.Requests()
+	if got := statuses(reqs); got != "200 400 200" {
+		t.Fatalf("server answers %q, want \"200 400 200\" (the call, the rejected result, the retry)", got)
+	}
+	retry := reqs[2].Messages
+	checkNoOrphans(t, retry)
+	tool := retry[len(retry)-1]
+	if tool.Role != chat.RoleTool || !strings.Contains(tool.Content, "cut here to fit") {
+		t.Fatalf("the retry's last message is %s %.200q, want the tool result cut with a marker", tool.Role, tool.Content)
+	}
+	if !strings.Contains(tool.Content, "huge 0000:") || !strings.Contains(tool.Content, "huge 0399:") {
+		t.Errorf("the cut result lost its head or its tail")
+	}
+	if len(summaryRequests(w.srv)) != 0 {
+		t.Errorf("the guard compacted although truncation sufficed")
+	}
+
+	recs := readRecords(t, w.onlySession())
+	for _, r := range recs {
+		if r.Type == "tool_result" && !strings.Contains(r.ToolResult.Output, "huge 0200:") {
+			t.Errorf("the session file keeps the tool result cut; it must keep it whole")
+		}
+	}
+}
+
+// guardCompactScenario: the server's window is just above a long history
+// of mid-sized results, and a huge result arrives. The first retry, with
+// the huge result cut down, still does not fit (the mid-sized ones are not
+// oversized); the second attempt compacts, and the retry after it fits.
+// It returns the requests of the last run.
+func guardCompactScenario(t *testing.T) (*world, []llmtest.Request) {
+	t.Helper()
+	const believed = 32000
+	w := newWorld(t, llmtest.Options{})
+	w.srv.SetResponder(agentWithSummaries(fixedSummary))
+	for i := range 6 {
+		name := "mid" + itoa(i) + ".txt"
+		w.writeFile(name, bigText("mid"+itoa(i), 60))
+		args := []string{"-p", "read " + name, "--context-window", itoa(believed)}
+		if i > 0 {
+			args = append([]string{"-c"}, args...)
+		}
+		w.mustRun(args...)
+	}
+	w.writeFile("huge.txt", bigText("huge", 480))
+	// The next run's first request (the history and a short user turn)
+	// fits; with the huge result even cut down to a head and a tail, the
+	// request does not.
+	history := w.srv.LastRequest().Tokens
+	w.srv.SetWindow(history + 300)
+	before := len(w.srv.Requests())
+
+	obj := w.mustJSON("-c", "-p", "read huge.txt", "--context-window", itoa(believed))
+	if !strings.HasPrefix(obj.Result, "Tool results:") || *obj.Compactions != 1 {
+		t.Errorf("result %.100q after %d compactions, want the answer after one", obj.Result, *obj.Compactions)
+	}
+	reqs := w.srv.Requests()[before:]
+	var agent []string
+	for _, q := range reqs {
+		if !isSummaryRequest(q) {
+			agent = append(agent, itoa(q.Status))
+		}
+	}
+	if got := strings.Join(agent, " "); got != "200 400 400 200" {
+		t.Fatalf("agent requests answered %q (all: %s), want 200 (the call), 400 (rejected), 400 (cut, still too long), 200 (after compacting)", got, statuses(reqs))
+	}
+	if got := statuses(reqs); !strings.HasPrefix(got, "200 400 400 S") {
+		t.Fatalf("server answers %q: no summarisation call right after the second rejection", got)
+	}
+	return w, reqs
+}
+
+// TestGuardCompactsWhenTruncationIsNotEnough: truncate, still too long,
+// compact, fits.
+func TestGuardCompactsWhenTruncationIsNotEnough(t *testing.T) {
+	t.Parallel()
+	w, reqs := guardCompactScenario(t)
+	cut := reqs[2].Messages
+	if m := cut[len(cut)-1]; m.Role != chat.RoleTool || !strings.Contains(m.Content, "cut here to fit") {
+		t.Errorf("the first retry does not carry the huge result cut down: %s %.100q", m.Role, m.Content)
+	}
+	last := reqs[len(reqs)-1].Messages
+	checkNoOrphans(t, last)
+	if last[1].Role != chat.RoleUser || !strings.Contains(last[1].Content, "compacted to fit the context window") {
+		t.Errorf("the retry after the guard's compaction does not start with the summary: %s", roles(last))
+	}
+	cs := compactions(t, readRecords(t, w.onlySession()))
+	if len(cs) != 1 || cs[0].summary.CompactMetadata.Trigger != "auto" {
+		t.Errorf("want one auto compaction on disk, have %d", len(cs))
+	}
+}
+
+// TestGuardSummaryFitsTheRealWindow: the compaction the guard makes after
+// two rejections has learnt the server's window, so its summary call fits
+// it and the summary is a real one, not the fallback.
+func TestGuardSummaryFitsTheRealWindow(t *testing.T) {
+	t.Skip("BUG: the guard lowers its window from the cheap byte upper bound of the rejected request (Manager.Request records requestTokens(bound) as sent.tokens), not its token count, so the summary call after a rejection is sized for a window the server does not have and is rejected too (fallback) — see report")
+	t.Parallel()
+	w, reqs := guardCompactScenario(t)
+	for _, q := range reqs {
+		if isSummaryRequest(q) && q.Status != 200 {
+			t.Errorf("the guard's summarisation call (%d tokens + %d for the reply) was answered %d: %s", q.Tokens, q.MaxCompletionTokens, q.Status, q.Error)
+		}
+	}
+	cs := compactions(t, readRecords(t, w.onlySession()))
+	if len(cs) != 1 || cs[0].summary.CompactMetadata.Fallback {
+		t.Errorf("want one compaction with a real summary, have %d (fallback: %v)", len(cs), len(cs) == 1 && cs[0].summary.CompactMetadata.Fallback)
+	}
+}
+
+// TestGuardGivesUpClearly: a server window too small for anything ends in
+// one clear error (exit 1) after truncating and compacting; the session
+// file stays intact and loads without warnings, and -c against a normal
+// server answers.
+func TestGuardGivesUpClearly(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.srv.SetResponder(agentWithSummaries(fixedSummary))
+	for i := range 3 {
+		name := "small" + itoa(i) + ".txt"
+		w.writeFile(name, bigText("small"+itoa(i), 40))
+		args := []string{"-p", "read " + name, "--context-window", itoa(believedWindow)}
+		if i > 0 {
+			args = append([]string{"-c"}, args...)
+		}
+		w.mustRun(args...)
+	}
+	path := w.onlySession()
+	before := len(w.srv.Requests())
+	w.srv.SetWindow(300)
+
+	obj, r := w.runJSON("-c", "-p", "one more", "--context-window", itoa(believedWindow))
+	if r.code != 1 || !obj.IsError || obj.Subtype != "error" {
+		t.Fatalf("want exit 1 with an error result\n%s", r)
+	}
+	var errLines []string
+	for _, l := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+		if strings.HasPrefix(l, "clawdcode: ") && !strings.HasPrefix(l, "clawdcode: warning:") {
+			errLines = append(errLines, l)
+		}
+	}
+	if len(errLines) != 1 || !strings.Contains(strings.ToLower(errLines[0]), "context") {
+		t.Errorf("want one \"clawdcode: \" error line about the context window, have %q\n%s", errLines, r)
+	}
+	reqs := w.srv.Requests()[before:]
+	agent := 0
+	for _, q := range reqs {
+		if !isSummaryRequest(q) {
+			agent++
+			if q.Status != 400 {
+				t.Errorf("an agent request was answered %d in a 300-token window", q.Status)
+			}
+		}
+	}
+	if agent != 3 {
+		t.Errorf("%d agent requests (%s), want 3: the first, after truncating, after compacting", agent, statuses(reqs))
+	}
+	if len(reqs) == agent {
+		t.Errorf("the guard never tried to compact (%s)", statuses(reqs))
+	}
+
+	// Intact: every line parses, the compaction (a fallback: the summary
+	// call could not fit either) is well formed, and -c loads it with no
+	// warning and answers once the server accepts requests again.
+	recs := readRecords(t, path)
+	for _, c := range compactions(t, recs) {
+		if m := c.summary.CompactMetadata; m.Trigger != "auto" {
+			t.Errorf("guard compaction with trigger %q", m.Trigger)
+		}
+	}
+	w.srv.SetWindow(0)
+	before = len(w.srv.Requests())
+	r2 := w.mustRun("-c", "-p", "are you back?", "--context-window", itoa(believedWindow))
+	if strings.Contains(r2.stderr, "warning") {
+		t.Errorf("-c after the failed run warned:\n%s", r2.stderr)
+	}
+	if !strings.HasPrefix(r2.stdout, "You said: ") {
+		t.Errorf("-c answered %q", r2.stdout)
+	}
+	next := w.srv.Requests()[before].Messages
+	checkNoOrphans(t, next)
+	if u := next[len(next)-1]; u.Role != chat.RoleUser || !strings.Contains(u.Content, "one more") || !strings.HasSuffix(u.Content, "are you back?") {
+		t.Errorf("the failed run's user turn and the new one should arrive as one user message, got %s %.200q", u.Role, u.Content)
+	}
+}
