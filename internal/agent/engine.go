@@ -215,11 +215,15 @@ func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
 	if err != nil {
 		return fmt.Errorf("create session: %w", err)
 	}
-	title := e.pendingTitle
-	if title == "" {
-		title = Title(firstMessage)
-	}
-	if title != "" {
+	if e.pendingTitle != "" {
+		// A title the user chose goes into the file, so that it survives
+		// a rebuild of the index; one derived from the message does not
+		// need to (a rebuild derives it again).
+		if err := sess.SaveTitle(e.pendingTitle); err != nil {
+			_ = sess.Close()
+			return fmt.Errorf("create session: %w", err)
+		}
+	} else if title := Title(firstMessage); title != "" {
 		sess.SetTitle(title)
 	}
 	e.log.sess, e.pendingTitle = sess, ""

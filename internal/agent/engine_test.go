@@ -534,3 +534,45 @@ func TestEngineOldManagerCannotWriteIntoTheNewSession(t *testing.T) {
 		t.Fatalf("Submit after Close: err = %v", err)
 	}
 }
+
+// A /new title is stored in the session file: it survives the loss of the
+// index, and the record never reaches the model, before or after a resume.
+func TestEngineNewTitleSurvivesIndexRebuild(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{RejectConsecutiveUser: true})
+	e := w.engine(t, nil, 0)
+	if err := e.StartNew(t.Context(), "Release notes"); err != nil {
+		t.Fatal(err)
+	}
+	w.srv.Enqueue(llmtest.Text("Drafted."), llmtest.Text("Shortened."))
+	if _, err := e.Submit(t.Context(), "write the notes for v2", nil); err != nil {
+		t.Fatal(err)
+	}
+	id := e.SessionID()
+	if got := types(w.records(t, id)); got != "title,user,assistant" {
+		t.Fatalf("records = %s", got)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(w.proj.Dir, "index.json")); err != nil {
+		t.Fatal(err)
+	}
+	list, err := w.proj.List()
+	if err != nil || len(list) != 1 || list[0].Title != "Release notes" {
+		t.Fatalf("list after an index rebuild = %+v, %v", list, err)
+	}
+
+	r := w.engine(t, nil, 0)
+	if err := r.Resume(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Submit(t.Context(), "shorter", nil); err != nil {
+		t.Fatal(err)
+	}
+	w.checkAccepted(t)
+	msgs := w.srv.LastRequest().Messages
+	if len(msgs) != 4 || msgs[1].Content != "write the notes for v2" || msgs[3].Content != "shorter" {
+		t.Fatalf("resumed request = %+v", msgs)
+	}
+}

@@ -14,7 +14,9 @@ import (
 // strict server accepts:
 //
 //   - the latest summary record becomes the first message (a user message);
-//     older summaries and every system record are left out;
+//     older summaries, every system record and every record of another type
+//     (a session title, a type added later) are left out, without breaking
+//     the tool round or the user turn they sit in;
 //   - an assistant record carries the tool_use records that follow it as its
 //     tool calls (arguments = the recorded input JSON), and each call is
 //     answered right after it, in call order, by a tool message: its

@@ -29,6 +29,10 @@ func summaryRec(text string) *storage.Record {
 	return &storage.Record{Type: storage.TypeUser, IsCompactSummary: true, Message: &storage.Message{Role: "user", Content: text}}
 }
 
+func titleRec(title string) *storage.Record {
+	return &storage.Record{Type: storage.TypeTitle, Title: title}
+}
+
 func boundaryRec() *storage.Record {
 	return &storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeCompactBoundary, Message: &storage.Message{Role: "system", Content: "Conversation compacted"}}
 }
@@ -101,6 +105,12 @@ func TestMessages(t *testing.T) {
 			"repeated call id and empty id",
 			[]*storage.Record{userRec("go"), asstRec("x"), useRec("c1", "Read", `{}`), useRec("c1", "Read", `{"again":1}`), useRec("", "Read", `{}`), resultRec("c1", "one", ""), resultRec("c1", "two", "")},
 			[]chat.Message{u("go"), a("x", call("c1", "Read", `{}`)), tool("c1", "one")},
+		},
+		{
+			"title records and unknown types are not messages, even inside a tool round",
+			[]*storage.Record{titleRec("first"), userRec("go"), asstRec("x"), useRec("c1", "Read", `{}`), titleRec("renamed"),
+				{Type: "future_kind"}, resultRec("c1", "r", ""), asstRec("done")},
+			[]chat.Message{u("go"), a("x", call("c1", "Read", `{}`)), tool("c1", "r"), a("done")},
 		},
 		{
 			"malformed arguments round-trip as text",

@@ -29,7 +29,9 @@
 //     index.json atomically (temporary file, fsync, rename, fsync of the
 //     directory). The index is a cache: the JSONL files are the truth, and
 //     List rebuilds any entry that is missing, stale or corrupt. Only a
-//     title set with SetTitle lives in the index alone.
+//     title set with SetTitle lives in the index alone; SaveTitle also
+//     appends a "title" record (a clawdcode record type the contract lets
+//     other readers ignore), from which a rebuild takes the title.
 //   - The session files are never rewritten or truncated.
 //
 // # After a crash

@@ -60,7 +60,8 @@ func (e *indexEntry) fresh(fi fs.FileInfo) bool {
 }
 
 // observe folds one record into the entry: the same rules whether the
-// record comes from Append or from a scan of the file.
+// record comes from Append or from a scan of the file. content is the
+// message's text, or the title of a TypeTitle record.
 func (e *indexEntry) observe(typ string, ts time.Time, summary bool, content string, usage *Usage, postTokens int) {
 	if !ts.IsZero() {
 		if e.Created.IsZero() {
@@ -87,6 +88,10 @@ func (e *indexEntry) observe(typ string, ts time.Time, summary bool, content str
 		if usage != nil && usage.InputTokens+usage.OutputTokens > 0 {
 			e.Tokens = usage.InputTokens + usage.OutputTokens
 		}
+	case TypeTitle:
+		if t := shortTitle(content); t != "" {
+			e.Title, e.TitleSet = t, true
+		}
 	}
 }
 
@@ -95,6 +100,9 @@ func (e *indexEntry) observeRecord(r *Record) {
 	var usage *Usage
 	if r.Message != nil {
 		content, usage = r.Message.Content, r.Message.Usage
+	}
+	if r.Type == TypeTitle {
+		content = r.Title
 	}
 	post := 0
 	if r.CompactMetadata != nil {
@@ -216,7 +224,9 @@ func (p *Project) currentEntry(dir, id string, fi fs.FileInfo) (*indexEntry, err
 
 // refreshEntry brings old (nil if none) up to date with the file described
 // by fi: counting only the new bytes when the file just grew, else
-// recounting from the start. A title set by SetTitle survives both.
+// recounting from the start. A title set by SetTitle survives both; one
+// saved with SaveTitle is also read back from its record, so it survives
+// the loss of the index too.
 func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo) (*indexEntry, error) {
 	e := &indexEntry{SessionInfo: SessionInfo{ID: id}}
 	from := int64(0)
@@ -247,7 +257,7 @@ func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo)
 			return nil, fmt.Errorf("index session %s: %w", id, err)
 		}
 		e.Scanned = off + int64(len(line)) + 1
-		if !bytes.Contains(line, markUser) && !bytes.Contains(line, markAssistant) {
+		if !bytes.Contains(line, markUser) && !bytes.Contains(line, markAssistant) && !bytes.Contains(line, markTitle) {
 			// Tool calls, results and system records are most of the
 			// bytes and add nothing to the entry but their time: take it
 			// without decoding the line.
@@ -264,6 +274,9 @@ func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo)
 		var usage *Usage
 		if pr.Message != nil {
 			content, usage = pr.Message.Content, pr.Message.Usage
+		}
+		if pr.Type == TypeTitle {
+			content = pr.Title
 		}
 		post := 0
 		if pr.CompactMetadata != nil {
@@ -287,6 +300,7 @@ func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo)
 var (
 	markUser      = []byte(`"type":"user"`)
 	markAssistant = []byte(`"type":"assistant"`)
+	markTitle     = []byte(`"type":"` + TypeTitle + `"`)
 	markTimestamp = []byte(`"timestamp":"`)
 )
 
@@ -313,6 +327,7 @@ type probe struct {
 	Type             string    `json:"type"`
 	Timestamp        time.Time `json:"timestamp"`
 	IsCompactSummary bool      `json:"isCompactSummary"`
+	Title            string    `json:"title"`
 	Message          *struct {
 		Content string `json:"content"`
 		Usage   *Usage `json:"usage"`

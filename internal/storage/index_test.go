@@ -257,3 +257,65 @@ func TestRemoveUpdatesIndex(t *testing.T) {
 		t.Fatalf("List after Remove: %+v", list)
 	}
 }
+
+// A title the user chose is in the file, so it survives the loss of the
+// index; the last title record wins over the first message and over
+// earlier titles, and the record does not count as a message.
+func TestSavedTitleSurvivesIndexRebuild(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	s := mustCreate(t, p)
+	if err := s.SaveTitle("first name"); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, userRecord("what the user said"))
+	mustAppend(t, s, assistantRecord("ok", 10, 5))
+	if err := s.SaveTitle("  Refactor\tthe parser  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, damage := range []string{"removed", "corrupt"} {
+		switch damage {
+		case "removed":
+			if err := os.Remove(filepath.Join(p.Dir, indexName)); err != nil {
+				t.Fatal(err)
+			}
+		case "corrupt":
+			if err := os.WriteFile(filepath.Join(p.Dir, indexName), []byte("{"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		list, err := p.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 1 || list[0].Title != "Refactor the parser" || list[0].Messages != 2 {
+			t.Fatalf("index %s, rebuilt: %+v", damage, list)
+		}
+	}
+	// The record is an ordinary line of the session: the live context
+	// loads with it, without warnings.
+	live, err := LoadLive(context.Background(), s.Path())
+	if err != nil || len(live.Warnings) != 0 || len(live.Records) != 4 {
+		t.Fatalf("LoadLive: %v, %+v", err, live)
+	}
+	if r := live.Records[3].Record; r.Type != TypeTitle || r.Title != "  Refactor\tthe parser  " {
+		t.Fatalf("title record read back as %+v", r)
+	}
+	// An untitled session still takes its title from its first message.
+	u := mustCreate(t, p)
+	if err := u.SaveTitle("  "); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, u, userRecord("fix the build"))
+	u.Close()
+	os.Remove(filepath.Join(p.Dir, indexName))
+	list, _ := p.List()
+	for _, si := range list {
+		if si.ID == u.ID() && si.Title != "fix the build" {
+			t.Fatalf("untitled session: %+v", si)
+		}
+	}
+}

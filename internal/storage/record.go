@@ -13,6 +13,13 @@ const (
 	TypeToolResult = "tool_result"
 	TypeSystem     = "system"
 
+	// TypeTitle is clawdcode's extension (CONTRACT.md section 4 lets
+	// readers ignore types they do not know): a title the user gave the
+	// session (/new <title>), in the Title field. It sends nothing to the
+	// model. It lives in the file so that an index rebuilt from the files
+	// keeps the title; the last one in the file wins.
+	TypeTitle = "title"
+
 	// SubtypeCompactBoundary marks a compaction on a TypeSystem record.
 	SubtypeCompactBoundary = "compact_boundary"
 
@@ -39,6 +46,9 @@ type Record struct {
 	ToolResult       *ToolResult      `json:"toolResult,omitempty"`
 	IsCompactSummary bool             `json:"isCompactSummary,omitempty"`
 	CompactMetadata  *CompactMetadata `json:"compactMetadata,omitempty"`
+
+	// Title is the title of a TypeTitle record.
+	Title string `json:"title,omitempty"`
 
 	// Tokens is clawdcode's extension: the token count of this record's
 	// contribution to a request, when it was known at write time (0 = unknown).

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -286,12 +287,26 @@ func (s *Session) Sync() error {
 }
 
 // SetTitle sets the session's title in the index (written on Flush/Close);
-// it then no longer follows the first user message.
+// it then no longer follows the first user message. The title lives in the
+// index alone: a rebuild from the file derives it again. For a title the
+// user chose, use SaveTitle.
 func (s *Session) SetTitle(title string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.entry.Title = shortTitle(title)
 	s.entry.TitleSet = true
+}
+
+// SaveTitle appends a TypeTitle record carrying title and sets it as the
+// session's title, like SetTitle. Because the record is in the file, the
+// title survives a rebuild of the index (the last title record wins over
+// the first user message). A blank title is ignored.
+func (s *Session) SaveTitle(title string) error {
+	if strings.TrimSpace(title) == "" {
+		return nil
+	}
+	_, err := s.Append(&Record{Type: TypeTitle, Title: title})
+	return err
 }
 
 // SetTokens records the last known context size for the index.
