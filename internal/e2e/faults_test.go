@@ -288,7 +288,7 @@ func TestInterruptWhileServerHangs(t *testing.T) {
 // TestServerThatHangsTimesOut: a server that accepts the request and never
 // answers must end the run with a clear error in bounded time.
 func TestServerThatHangsTimesOut(t *testing.T) {
-	t.Skip("BUG: a hanging server keeps clawdcode waiting 4 × 120 s (llm.DefaultIdleTimeout, 4 attempts) with no flag or env to shorten it — see report")
+	knownBug(t, "a hanging server keeps clawdcode waiting 4 × 120 s (llm.DefaultIdleTimeout, 4 attempts) with no flag or env to shorten it")
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	id, path := w.establish()

@@ -309,8 +309,9 @@ func parseSessionBytes(data []byte) parsedFile {
 
 // checkChain asserts the contract's invariants over a file's good records:
 // one session id, unique uuids, each parentUuid naming an earlier record,
-// every tool_result answering a tool_use, and each compact_boundary
-// followed at once by its summary.
+// every tool_result answering a tool_use, and each compaction summary
+// right after its compact_boundary. (A boundary may lack its summary: a
+// crash between the two appends leaves exactly that.)
 func checkChain(t *testing.T, id string, recs []record) {
 	t.Helper()
 	seen := map[string]bool{}
@@ -338,10 +339,9 @@ func checkChain(t *testing.T, id string, recs []record) {
 			if r.ToolResult == nil || !calls[r.ToolResult.ID] {
 				t.Errorf("record %d: tool_result %+v answers no earlier tool_use", i, r.ToolResult)
 			}
-		case "system":
-			if r.Subtype == "compact_boundary" && i+1 < len(recs) && !recs[i+1].IsCompactSummary {
-				t.Errorf("record %d: compact_boundary not followed by its summary (next: %s)", i, recs[i+1].Type)
-			}
+		}
+		if r.IsCompactSummary && (i == 0 || recs[i-1].Subtype != "compact_boundary") {
+			t.Errorf("record %d: a compaction summary not right after a compact_boundary", i)
 		}
 	}
 }
@@ -407,4 +407,14 @@ func oneErrorLine(t *testing.T, r result) string {
 		t.Errorf("error followed by %d lines, want at most a few hints\n%s", hints, r)
 	}
 	return lines[idx]
+}
+
+// knownBug skips a test that demonstrates a reported bug in another
+// package, unless E2E_KNOWN_BUGS=1 asks to see it fail. The message is
+// the one-line description the report uses.
+func knownBug(t *testing.T, description string) {
+	t.Helper()
+	if os.Getenv("E2E_KNOWN_BUGS") != "1" {
+		t.Skip("BUG: " + description + " — see report (E2E_KNOWN_BUGS=1 runs it)")
+	}
 }
