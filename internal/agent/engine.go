@@ -47,6 +47,10 @@ type Config struct {
 	Tools []tools.Tool
 	// Now is the clock for the date in the system prompt; nil = time.Now.
 	Now func() time.Time
+	// Warn receives each warning about a session being resumed: the lines
+	// of its live context that could not be parsed and are left out
+	// (CONTRACT.md section 4 wants the user told). nil drops them.
+	Warn func(msg string)
 }
 
 // Engine is the session engine both front ends (REPL and -p) drive: one
@@ -176,7 +180,9 @@ func (e *Engine) StartNew(ctx context.Context, title string) error {
 
 // Resume opens an existing session (full id) and restores its live context.
 // The previous session is closed only once the new one is open, so a failed
-// resume (ErrSessionBusy, ErrNotFound...) leaves the engine as it was.
+// resume (ErrSessionBusy, ErrNotFound...) leaves the engine as it was. Lines
+// of the live context that cannot be parsed are skipped and each reported
+// to Config.Warn once the session is loaded.
 func (e *Engine) Resume(ctx context.Context, id string) error {
 	if e.log.sess != nil && !e.log.closed && e.log.sess.ID() == id {
 		return nil
@@ -190,6 +196,11 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 	if err != nil {
 		sess.Close()
 		return fmt.Errorf("load session %s: %w", id, err)
+	}
+	if e.cfg.Warn != nil {
+		for _, w := range live.Warnings {
+			e.cfg.Warn(w)
+		}
 	}
 	// The manager may append repair records (answers to calls a crash left
 	// unanswered) while it is built: its log is the new session already.

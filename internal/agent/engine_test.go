@@ -576,3 +576,51 @@ func TestEngineNewTitleSurvivesIndexRebuild(t *testing.T) {
 		t.Fatalf("resumed request = %+v", msgs)
 	}
 }
+
+// The lines a resume leaves out are reported through Config.Warn, once
+// each, and the rest of the session still loads.
+func TestEngineResumeReportsSkippedLines(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{RejectConsecutiveUser: true})
+	sess, err := w.proj.Create(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*storage.Record{
+		{Type: storage.TypeUser, Message: &storage.Message{Role: "user", Content: "hello"}},
+		{Type: storage.TypeAssistant, Message: &storage.Message{Role: "assistant", Content: "hi"}},
+	} {
+		if _, err := sess.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, path := sess.ID(), sess.Path()
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"user","message":{"content":"cut sh`)
+	f.Close()
+
+	var warnings []string
+	e := New(Config{Model: "gpt-4o", Window: 128000, Threshold: 0.8, Project: w.proj, LLM: w.llm,
+		Warn: func(msg string) { warnings = append(warnings, msg) }})
+	t.Cleanup(func() { e.Close() })
+	if err := e.Resume(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "line 3") {
+		t.Fatalf("warnings = %q, want one about line 3", warnings)
+	}
+	w.srv.Enqueue(llmtest.Text("still here"))
+	if _, err := e.Submit(t.Context(), "again", nil); err != nil {
+		t.Fatal(err)
+	}
+	w.checkAccepted(t)
+	if msgs := w.srv.LastRequest().Messages; len(msgs) != 4 || msgs[3].Content != "again" {
+		t.Fatalf("request = %+v", msgs)
+	}
+}

@@ -194,9 +194,9 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		LLM:         client,
 		Permissions: tools.NewPermissions(opts.AllowedTools, opts.SkipPermissions, asker),
 		Cache:       f.Cache(),
+		Warn:        warnTo(f.IO.ErrOut),
 	})
 	if id != "" {
-		warnSkippedLines(ctx, f, p.Path(id))
 		err = eng.Resume(ctx, id)
 	} else {
 		err = eng.StartNew(ctx, "")
@@ -206,23 +206,6 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		return nil, err
 	}
 	return eng, nil
-}
-
-// warnSkippedLines reports, on stderr, the lines of a session's live
-// context that cannot be parsed and will be left out of the resumed
-// context (CONTRACT.md section 4). The engine does not hand out the
-// warnings of the load it does, so this reads the live context once more:
-// the cost follows the live context, not the file. A load error is left
-// for the engine's own load to report.
-func warnSkippedLines(ctx context.Context, f *Factory, path string) {
-	live, err := storage.LoadLive(ctx, path)
-	if err != nil {
-		return
-	}
-	warn := warnTo(f.IO.ErrOut)
-	for _, w := range live.Warnings {
-		warn(w)
-	}
 }
 
 // errNothingToContinue is -c in a project without sessions.
