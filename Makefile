@@ -21,8 +21,16 @@ test: lint
 test-short:
 	$(GO) test -count=1 ./...
 
+# Every benchmark, bounded for a 2-core machine (see BENCHMARKS.md). The
+# package benchmarks run with the default -benchtime; internal/perf drives
+# the built binary and the whole engine, so its ops are fixed counts: 20
+# runs each for processes and turns, 3 for the 30-turn play and the 200 MB
+# replay. Its fixtures (a 1 GiB session, a 200 MB one) are built once per
+# invocation in a temporary directory.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./...
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $$($(GO) list ./... | grep -v /internal/perf)
+	$(GO) test -run='^$$' -bench='Version|OneShot|ReadRoundTrip|SessionsList|Resume1GB|TurnLocal|CompactLocal' -benchtime=20x -benchmem -count=1 -timeout=30m ./internal/perf/
+	$(GO) test -run='^$$' -bench='ContinuedTurn|Replay' -benchtime=3x -benchmem -count=1 -timeout=30m ./internal/perf/
 
 lint:
 	$(GO) vet ./...
