@@ -406,3 +406,23 @@ func TestOddProjectPath(t *testing.T) {
 	}
 	w.assertNothingOutside(before, twin)
 }
+
+// TestEmptyResumeID: `-r ""` (say, a script's unset variable) names no
+// session; it must not silently start a new one.
+func TestEmptyResumeID(t *testing.T) {
+	t.Parallel()
+	knownBug(t, "clawdcode -r \"\" -p … silently starts a new session instead of a usage error")
+	w := newWorld(t, llmtest.Options{})
+	w.establish()
+	mark := len(w.srv.Requests())
+	r := w.run("-r", "", "-p", "hi")
+	if r.code != 2 {
+		t.Errorf("-r with an empty id: want exit 2 (usage error)\n%s", r)
+	}
+	if n := len(w.srv.Requests()) - mark; n != 0 {
+		t.Errorf("%d requests sent for an empty session id", n)
+	}
+	if n := len(w.sessionFiles()); n != 1 {
+		t.Errorf("%d session files: an empty -r created a new session", n)
+	}
+}

@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -196,4 +198,75 @@ func countType(recs []record, typ string) int {
 		}
 	}
 	return n
+}
+
+// TestCollidingProjectsStartedTogether: four project paths that escape to
+// the same directory name, each used for the first time at the same
+// moment, must still end up in four directories, each session with its
+// own project's cwd.
+func TestCollidingProjectsStartedTogether(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.srv.SetResponder(llmtest.Agent())
+	var all []string
+	for round := range 3 {
+		base := filepath.Join(w.root, "race", string(rune('a'+round)))
+		paths := []string{base + " x", base + "-x", base + "_x", base + ".x"}
+		all = append(all, paths...)
+		for _, p := range paths {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		res := make([]result, len(paths))
+		for i, p := range paths {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+				defer cancel()
+				cmd := w.command(ctx, "-p", "hello from "+p)
+				cmd.Dir = p
+				res[i] = wait(t, ctx, cmd)
+			}()
+		}
+		wg.Wait()
+		for i, r := range res {
+			if r.code != 0 {
+				t.Errorf("%s: want exit 0\n%s", paths[i], r)
+			}
+		}
+	}
+	dirs, err := filepath.Glob(filepath.Join(w.projectsDir(), "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) != len(all) {
+		t.Fatalf("%d project directories for %d project paths: %v", len(dirs), len(all), dirs)
+	}
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		files, _ := filepath.Glob(filepath.Join(d, "*.jsonl"))
+		if len(files) != 1 {
+			t.Errorf("%s holds %d sessions, want 1", d, len(files))
+			continue
+		}
+		recs := parseSession(t, files[0]).records
+		cwd := recs[0].Cwd
+		for _, r := range recs {
+			if r.Cwd != cwd {
+				t.Errorf("%s mixes projects: cwd %q and %q", files[0], cwd, r.Cwd)
+			}
+		}
+		if recs[0].Message == nil || recs[0].Message.Content != "hello from "+cwd {
+			t.Errorf("%s (cwd %s) holds another project's prompt: %+v", files[0], cwd, recs[0].Message)
+		}
+		seen[cwd] = true
+	}
+	for _, p := range all {
+		if !seen[p] {
+			t.Errorf("no session directory records project %s", p)
+		}
+	}
 }
