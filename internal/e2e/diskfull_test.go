@@ -91,3 +91,42 @@ func TestWriteErrorMidTurn(t *testing.T) {
 	}
 	t.Logf("a write was cut short mid-line in at least one attempt: %v", sawTorn)
 }
+
+// TestWriteErrorOnFirstUse: with no room at all, the very first run of a
+// project fails clearly, leaves no half-made session or marker behind, and
+// the project works once there is room again.
+func TestWriteErrorOnFirstUse(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash for ulimit -f")
+	}
+	w := newWorld(t, llmtest.Options{})
+	w.srv.SetResponder(llmtest.Agent())
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	r := wait(t, ctx, w.limitedCommand(ctx, 0, "-p", "hello"))
+	if r.code == 99 {
+		t.Skip("ulimit -f is not permitted here")
+	}
+	if r.code != 1 {
+		t.Fatalf("want exit 1\n%s", r)
+	}
+	if line := oneErrorLine(t, r); !strings.Contains(line, "file too large") {
+		t.Errorf("the error does not say what failed: %q", line)
+	}
+	for p, mode := range tree(t, w.home) {
+		if !mode.IsDir() {
+			t.Errorf("the failed first run left %s behind", p)
+		}
+	}
+	if list := w.run("sessions", "list"); list.code != 0 {
+		t.Errorf("sessions list after the failed first run\n%s", list)
+	}
+	w.mustRun("-p", "hello again")
+	id, path := w.onlySession()
+	p := parseSession(t, path)
+	if len(p.bad) > 0 {
+		t.Errorf("unparsable lines %v", p.bad)
+	}
+	checkChain(t, id, p.records)
+}

@@ -249,40 +249,46 @@ func countToolOn(recs []record, name, word string) int {
 	return n
 }
 
-// TestInterruptWhileServerHangs: SIGINT during a request the server never
-// answers ends the run with 130 and leaves the session resumable.
+// TestInterruptWhileServerHangs: SIGINT or SIGTERM during a request the
+// server never answers ends the run with 130 and leaves the session
+// resumable.
 func TestInterruptWhileServerHangs(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, llmtest.Options{})
-	id, path := w.establish()
-	mark := len(w.srv.Requests())
-	w.srv.Enqueue(llmtest.Hang())
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	cmd := w.command(ctx, "-c", "-p", "this request hangs")
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, llmtest.Options{})
+			id, path := w.establish()
+			mark := len(w.srv.Requests())
+			w.srv.Enqueue(llmtest.Hang())
+			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			defer cancel()
+			cmd := w.command(ctx, "-c", "-p", "this request hangs")
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for len(w.srv.Requests()) == mark && ctx.Err() == nil {
+				time.Sleep(5 * time.Millisecond)
+			}
+			time.Sleep(50 * time.Millisecond) // let it settle into waiting for the headers
+			start := time.Now()
+			_ = cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			r := result{stdout: stdout.String(), stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
+			if ctx.Err() != nil {
+				t.Fatalf("%v did not end the run: %v\n%s", sig, err, r)
+			}
+			if r.code != 130 {
+				t.Errorf("%v during a hanging request: want exit 130\n%s", sig, r)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("%v took %v to end the run", sig, d)
+			}
+			w.checkHealthy(id, path)
+		})
 	}
-	for len(w.srv.Requests()) == mark && ctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(50 * time.Millisecond) // let it settle into waiting for the headers
-	start := time.Now()
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	r := result{stdout: stdout.String(), stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
-	if ctx.Err() != nil {
-		t.Fatalf("SIGINT did not end the run: %v\n%s", err, r)
-	}
-	if r.code != 130 {
-		t.Errorf("SIGINT during a hanging request: want exit 130\n%s", r)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("SIGINT took %v to end the run", d)
-	}
-	w.checkHealthy(id, path)
 }
 
 // TestServerThatHangsTimesOut: a server that accepts the request and never
