@@ -130,6 +130,8 @@ func Describe(err error, cause error) Failure {
 		f.Hints = append(f.Hints, "the session is saved: continue it with -c, or raise --max-turns")
 	case errors.Is(err, storage.ErrSessionBusy):
 		f.Hints = append(f.Hints, "another clawdcode process has this session open; try again once it has finished")
+	case errors.Is(err, llm.ErrIdleTimeout):
+		f.Hints = append(f.Hints, "the server sent nothing in time; if it is only slow, raise CLAWDCODE_TIMEOUT (e.g. CLAWDCODE_TIMEOUT=300s)")
 	case errors.As(err, &lerr) && lerr.Kind == llm.KindNetwork:
 		// llm words auth and quota failures itself; an unreachable server
 		// is most often a wrong or unset OPENAI_BASE_URL.

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,18 +104,51 @@ func (f *Factory) Project() (*storage.Project, error) {
 	})
 }
 
-// LLM is the chat-completions client for OPENAI_BASE_URL / OPENAI_API_KEY.
-// With the default endpoint and no key it fails (llm.ErrMissingAPIKey)
-// without touching the network.
+// LLM is the chat-completions client for OPENAI_BASE_URL / OPENAI_API_KEY,
+// with CLAWDCODE_TIMEOUT as its idle timeout. With the default endpoint and
+// no key it fails (llm.ErrMissingAPIKey) without touching the network; an
+// unreadable CLAWDCODE_TIMEOUT is a usage error.
 func (f *Factory) LLM() (*llm.Client, error) {
 	return f.client.get(func() (*llm.Client, error) {
+		idle, err := parseTimeout(f.Getenv("CLAWDCODE_TIMEOUT"))
+		if err != nil {
+			return nil, err
+		}
 		return llm.New(llm.Config{
-			BaseURL:    strings.TrimSpace(f.Getenv("OPENAI_BASE_URL")),
-			APIKey:     strings.TrimSpace(f.Getenv("OPENAI_API_KEY")),
-			HTTPClient: f.HTTPClient,
+			BaseURL:     strings.TrimSpace(f.Getenv("OPENAI_BASE_URL")),
+			APIKey:      strings.TrimSpace(f.Getenv("OPENAI_API_KEY")),
+			HTTPClient:  f.HTTPClient,
+			IdleTimeout: idle,
 		})
 	})
 }
+
+// parseTimeout reads CLAWDCODE_TIMEOUT: a Go duration ("90s", "2m") or a
+// number of seconds ("90", "1.5"). Empty is 0, the client's default.
+func parseTimeout(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		secs, ferr := strconv.ParseFloat(v, 64)
+		if ferr != nil || math.IsNaN(secs) || math.IsInf(secs, 0) || secs > maxTimeout.Seconds() {
+			return 0, &UsageError{
+				Err:   fmt.Errorf("invalid CLAWDCODE_TIMEOUT %q", v),
+				Hints: []string{`want a duration such as "90s" or "2m", or a number of seconds`},
+			}
+		}
+		d = time.Duration(secs * float64(time.Second))
+	}
+	if d <= 0 {
+		return 0, usageErrorf("invalid CLAWDCODE_TIMEOUT %q: must be more than zero", v)
+	}
+	return d, nil
+}
+
+// maxTimeout keeps a number of seconds from overflowing a Duration.
+const maxTimeout = 24 * time.Hour
 
 // Cache is the process-wide CacheStore; it owns a goroutine, so it is
 // created once and only by commands that talk to a model.

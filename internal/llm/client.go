@@ -26,14 +26,21 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 // servers send no keep-alives while they do.
 const DefaultIdleTimeout = 120 * time.Second
 
+// maxTimeoutRetries bounds the retries of attempts that timed out,
+// whatever RetryPolicy.MaxAttempts allows: a server that said nothing for
+// a whole IdleTimeout twice in a row is hung, not busy, and each further
+// try would cost the user another IdleTimeout.
+const maxTimeoutRetries = 1
+
 // Config configures the OpenAI-compatible client.
 type Config struct {
 	BaseURL    string       // OPENAI_BASE_URL; DefaultBaseURL when empty
 	APIKey     string       // OPENAI_API_KEY
 	HTTPClient *http.Client // nil = a default client with sane timeouts
 	Retry      RetryPolicy  // zero = DefaultRetryPolicy
-	// IdleTimeout ends an attempt (as a KindNetwork error, retried) when
-	// the server sends nothing for this long. 0 = DefaultIdleTimeout.
+	// IdleTimeout ends an attempt (as a KindNetwork error wrapping
+	// ErrIdleTimeout) when the server sends nothing for this long. 0 =
+	// DefaultIdleTimeout. A timed-out attempt is retried once at most.
 	IdleTimeout time.Duration
 }
 
@@ -120,6 +127,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	if c.noUsage.Load() {
 		oreq.StreamOptions = nil
 	}
+	timeouts := 0
 	for attempt := 1; ; attempt++ {
 		resp, err := c.attempt(ctx, oreq, onDelta)
 		if err == nil {
@@ -138,7 +146,10 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 			oreq.StreamOptions = nil
 			continue
 		}
-		if le.Partial || !le.Kind.retryable() || attempt >= c.retry.MaxAttempts {
+		if errors.Is(le, ErrIdleTimeout) {
+			timeouts++
+		}
+		if le.Partial || !le.Kind.retryable() || attempt >= c.retry.MaxAttempts || timeouts > maxTimeoutRetries {
 			return nil, le
 		}
 		if err := c.retry.Sleep(ctx, c.retry.delay(attempt, le.RetryAfter)); err != nil {
@@ -209,7 +220,9 @@ func (c *Client) requestError(err error, st *attemptState, idled bool) error {
 		return le
 	}
 	if idled {
-		return &Error{Kind: KindNetwork, Message: fmt.Sprintf("no response from the server within %v", c.idle), Err: err}
+		// Err is the sentinel, not err: the attempt's own cancellation
+		// shows as context.Canceled, which callers read as the user's.
+		return &Error{Kind: KindNetwork, Message: fmt.Sprintf("no response from the server within %v", c.idle), Err: ErrIdleTimeout}
 	}
 	if isNetworkError(err) || errors.Is(err, context.Canceled) {
 		return &Error{Kind: KindNetwork, Message: err.Error(), Err: err}
@@ -226,7 +239,7 @@ func (c *Client) streamError(err error, acc *accumulator, idled bool) *Error {
 	}
 	switch {
 	case idled:
-		return &Error{Kind: KindNetwork, Message: fmt.Sprintf("the server sent nothing for %v in the middle of the reply", c.idle), Err: err}
+		return &Error{Kind: KindNetwork, Message: fmt.Sprintf("the server sent nothing for %v in the middle of the reply", c.idle), Err: ErrIdleTimeout}
 	case errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
 		return &Error{Kind: KindServer, Message: "the stream carried no data for too long", Err: err}
 	case isDecodeError(err):

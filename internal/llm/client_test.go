@@ -295,6 +295,48 @@ func TestStreamHungServerTimesOut(t *testing.T) {
 	}
 }
 
+// A server that says nothing is hung, not busy: a timed-out attempt is
+// retried once, however many attempts the policy allows, so a hang costs
+// about two idle timeouts rather than one per attempt.
+func TestStreamTimeoutRetriedOnce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		replies  []llmtest.Reply
+		attempts int  // requests made
+		ok       bool // the call succeeds
+	}{
+		{"hung every time", []llmtest.Reply{llmtest.Hang(), llmtest.Hang(), llmtest.Hang(), llmtest.Hang()}, 2, false},
+		{"hung once, then answers", []llmtest.Reply{llmtest.Hang(), llmtest.Text("late")}, 2, true},
+		{"other failures do not count", []llmtest.Reply{llmtest.Hang(), llmtest.ServerError(), llmtest.Hang(), llmtest.Text("never")}, 3, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(t, llmtest.Options{})
+			srv.Enqueue(tt.replies...)
+			c, _ := newTestClient(t, srv.URL(), func(c *Config) {
+				c.IdleTimeout = 50 * time.Millisecond
+				c.Retry.MaxAttempts = 4
+			})
+			resp, err := c.Stream(context.Background(), userRequest("hi"), nil)
+			if got := len(srv.Requests()); got != tt.attempts {
+				t.Errorf("%d requests, want %d", got, tt.attempts)
+			}
+			if tt.ok {
+				if err != nil || resp.Content != "late" {
+					t.Fatalf("got (%v, %v), want the late answer", resp, err)
+				}
+				return
+			}
+			var le *Error
+			if !errors.As(err, &le) || le.Kind != KindNetwork || !errors.Is(err, ErrIdleTimeout) || errors.Is(err, context.Canceled) || le.Attempts != tt.attempts {
+				t.Fatalf("got %v, want a timed-out network error after %d attempts", err, tt.attempts)
+			}
+		})
+	}
+}
+
 func TestStreamSilentMidStreamTimesOut(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})

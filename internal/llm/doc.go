@@ -24,7 +24,10 @@
 //     Client; its replies then carry no Usage.
 //   - A cancelled ctx ends the call at once with an error wrapping ctx.Err();
 //     it is never retried. A server that goes silent for Config.IdleTimeout
-//     ends the attempt with a KindNetwork error instead of hanging.
+//     ends the attempt with a KindNetwork error wrapping ErrIdleTimeout
+//     (never context.Canceled) instead of hanging; such an attempt is
+//     retried once at most, so a hung server costs about two IdleTimeouts,
+//     not one per allowed attempt.
 //
 // A Client is safe for concurrent use; onDelta is called from the goroutine
 // that called Stream, in order.

@@ -11,6 +11,11 @@ import (
 var ErrMissingAPIKey = errors.New("OPENAI_API_KEY is not set: the default endpoint " + DefaultBaseURL +
 	" needs an API key (set OPENAI_BASE_URL to use a local server without one)")
 
+// ErrIdleTimeout is wrapped by the KindNetwork *Error of an attempt that
+// ended because the server sent nothing for Config.IdleTimeout. It is not
+// a context error: the caller's context was not cancelled.
+var ErrIdleTimeout = errors.New("idle timeout")
+
 // Kind classifies an error from the server.
 type Kind int
 
