@@ -2,6 +2,7 @@ package ctxwindow
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,9 +18,7 @@ const autoWindow = 6000
 // compactedSession fills a session by reading large project files, one
 // `-c -p` turn each, against a server whose window is clawdcode's, until a
 // run reports a compaction (and one turn more, so a request follows the
-// compaction in a process of its own). It returns the world and the index
-// in the server's record of the first agent request after the first
-// summary call.
+// compaction in a process of its own).
 func compactedSession(t *testing.T) *world {
 	t.Helper()
 	w := newWorld(t, llmtest.Options{Window: autoWindow})
@@ -123,8 +122,10 @@ func TestRequestAfterCompaction(t *testing.T) {
 	if after < 0 {
 		t.Fatal("no agent request follows the summarisation call")
 	}
+	for _, q := range agentRequests(w.srv) {
+		checkNoOrphans(t, q.Messages)
+	}
 	got := reqs[after].Messages
-	checkNoOrphans(t, got)
 	if len(got) < 2 || got[0].Role != chat.RoleSystem {
 		t.Fatalf("request after compaction does not start with the system prompt: %s", roles(got))
 	}
@@ -349,8 +350,8 @@ func roles(msgs []chat.Message) string {
 
 // absIn resolves a path relative to the project.
 func absIn(project, p string) string {
-	if strings.HasPrefix(p, "/") {
+	if filepath.IsAbs(p) {
 		return p
 	}
-	return project + "/" + p
+	return filepath.Join(project, p)
 }

@@ -418,6 +418,9 @@ var (
 	encOnce sync.Once
 	enc     *tiktoken.Tiktoken
 	encErr  error
+	// counted memoises textTokens: every request repeats the system
+	// prompt, the tools and the history, and tokenizing is slow under -race.
+	counted sync.Map // string → int
 )
 
 // textTokens is the o200k_base token count of s.
@@ -429,7 +432,12 @@ func textTokens(s string) int {
 	if encErr != nil {
 		panic(fmt.Sprintf("load o200k_base: %v", encErr))
 	}
-	return len(enc.EncodeOrdinary(s))
+	if n, ok := counted.Load(s); ok {
+		return n.(int)
+	}
+	n := len(enc.EncodeOrdinary(s))
+	counted.Store(s, n)
+	return n
 }
 
 func serverTokens(r llmtest.Request) int {
