@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/spf13/cobra"
 )
@@ -123,6 +124,12 @@ func Describe(err error, cause error) Failure {
 		f.Message = ambiguousMessage(amb)
 		f.Hints = append(f.Hints, candidateLines(amb.Candidates)...)
 	case errors.Is(err, storage.ErrInvalidID), errors.Is(err, storage.ErrNotFound):
+		f.Code = ExitUsage
+	case errors.Is(err, slash.ErrUnknownCommand):
+		// Only -p gets here: the REPL reports its commands' errors itself.
+		f.Code = ExitUsage
+		f.Hints = append(f.Hints, "`clawdcode -p /help` lists the commands")
+	case errors.Is(err, slash.ErrUsage):
 		f.Code = ExitUsage
 	case errors.Is(err, llm.ErrMissingAPIKey):
 		// llm's message already says what to set.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -47,6 +48,10 @@ func TestDescribe(t *testing.T) {
 		{"idle timeout is no interrupt", fmt.Errorf("model call: %w", &llm.Error{Kind: llm.KindNetwork, Message: "no response", Err: llm.ErrIdleTimeout}), nil, 1,
 			"model call: network error: no response",
 			[]string{"the server sent nothing in time; if it is only slow, raise CLAWDCODE_TIMEOUT (e.g. CLAWDCODE_TIMEOUT=300s)"}},
+		{"unknown slash command", fmt.Errorf("%w /compcat; type /help for the list", slash.ErrUnknownCommand), nil, 2,
+			"unknown command /compcat; type /help for the list", []string{"`clawdcode -p /help` lists the commands"}},
+		{"slash command arguments", fmt.Errorf("%w: /switch <id-prefix or title-prefix>", slash.ErrUsage), nil, 2,
+			"usage: /switch <id-prefix or title-prefix>", nil},
 		{"busy", fmt.Errorf("resume session x: %w", storage.ErrSessionBusy), nil, 1, "resume session x: " + storage.ErrSessionBusy.Error(),
 			[]string{"another clawdcode process has this session open; try again once it has finished"}},
 		{"hint", withHint(errors.New("no session to continue"), "start one"), nil, 1, "no session to continue", []string{"start one"}},
