@@ -166,6 +166,7 @@ func TestKillAtAnyMoment(t *testing.T) {
 		if obj.SessionID != id {
 			t.Fatalf("step %d: -c continued session %s, want %s", step, obj.SessionID, id)
 		}
+		checkRestored(t, step, parseSessionBytes(verified).records, w.srv.Requests()[mark:])
 		after := readFile(t, path)
 		if !bytes.HasPrefix(after, verified) {
 			t.Fatalf("step %d: -c rewrote earlier lines of the session file", step)
@@ -350,5 +351,40 @@ func TestContinueAfterKillPicksKilledSession(t *testing.T) {
 	}
 	if obj.SessionID != first {
 		t.Errorf("-c continued %s, want the session last written to (%s, killed mid-turn) over %s", obj.SessionID, first, second)
+	}
+}
+
+// checkRestored asserts that the first model request of a resume carries
+// the context in force when the session was left: the latest summary when
+// the file holds a finished compaction (or the resume compacted first),
+// else the very first request.
+func checkRestored(t *testing.T, step int, recs []record, reqs []llmtest.Request) {
+	t.Helper()
+	want, what := stepPrompt(1), "the first step's request"
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].Subtype == "compact_boundary" {
+			if i+1 >= len(recs) || !recs[i+1].IsCompactSummary {
+				// A boundary without its summary: a known bug
+				// (TestBoundaryWithoutSummaryKeepsHistory).
+				t.Logf("step %d: the kill fell between a compact_boundary and its summary", step)
+				return
+			}
+			want, what = "the next step", "the summary in force"
+			break
+		}
+	}
+	for _, r := range reqs {
+		if isSummaryRequest(r) {
+			// The resume compacted first: its summary is now in force.
+			want, what = "the next step", "the summary just written"
+			continue
+		}
+		for _, m := range r.Messages {
+			if strings.Contains(m.Content, want) {
+				return
+			}
+		}
+		t.Errorf("step %d: the resumed request (%d messages) lacks %s (%q)", step, len(r.Messages), what, want)
+		return
 	}
 }
