@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/llmtest"
@@ -154,4 +155,65 @@ func recordTokens(r record) int {
 		return count(r.Tool.Name) + 7
 	}
 	return 0
+}
+
+// TestRepeatedSummaryFailuresBackOff: within one run that compacts again
+// and again while the summariser keeps failing, clawdcode stops asking it
+// for a while (the fallback says it skipped the model) instead of
+// spending a round of retries on every compaction.
+func TestRepeatedSummaryFailuresBackOff(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{Window: autoWindow})
+	const reads = 14
+	for i := range 4 {
+		w.writeFile("chunk"+itoa(i)+".txt", bigText("chunk"+itoa(i), 110))
+	}
+	// One model call per request, in order: a large read each time, then
+	// the answer. A counter, not the messages, decides: compaction keeps
+	// changing what the messages hold.
+	var mu sync.Mutex
+	calls := 0
+	w.srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if isSummaryRequest(r) {
+			return quickServerError(r)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls > reads {
+			return llmtest.Text("all read")
+		}
+		return llmtest.ToolCalls(llmtest.Call("Read", `{"file_path": "chunk`+itoa(calls%4)+`.txt"}`))
+	})
+	obj := w.mustJSON("-p", "read the chunks", "--context-window", itoa(autoWindow))
+	if obj.Result != "all read" {
+		t.Errorf("result %q", obj.Result)
+	}
+	for _, q := range agentRequests(w.srv) {
+		if q.Status != 200 {
+			t.Errorf("an agent request was answered %d: %s", q.Status, q.Error)
+		}
+	}
+	cs := compactions(t, readRecords(t, w.onlySession()))
+	skipped := 0
+	for _, c := range cs {
+		m := c.summary.CompactMetadata
+		if !m.Fallback {
+			t.Errorf("a compaction did not fall back although the summariser always fails: %+v", m)
+		}
+		if strings.Contains(m.Error, "skipped") {
+			skipped++
+		}
+	}
+	sums := len(summaryRequests(w.srv))
+	t.Logf("%d compactions, %d of them without asking the model; %d summarisation requests", len(cs), skipped, sums)
+	if len(cs) < 4 {
+		t.Fatalf("only %d compactions in %d large reads; the test needs several", len(cs), reads)
+	}
+	if skipped == 0 {
+		t.Errorf("every one of %d compactions asked the failing summariser (%d requests)", len(cs), sums)
+	}
+	if asked := len(cs) - skipped; sums < asked {
+		t.Errorf("%d summarisation requests for %d compactions that asked the model", sums, asked)
+	}
 }
