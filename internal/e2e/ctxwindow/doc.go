@@ -21,7 +21,8 @@
 //     `-c` sends exactly that context again without needing the history
 //     before the retained part;
 //   - a failing summary call falls back (fallback: true, ~30% kept), the
-//     run still answers and the user is told;
+//     run still answers and the user is told; repeated failures within a
+//     run stop asking the summariser for a while;
 //   - a server window smaller than believed is met by truncation, then
 //     compaction, then a clear error that leaves the session resumable;
 //   - material larger than the window is summarised in pieces and merged;
