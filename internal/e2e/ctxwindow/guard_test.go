@@ -182,6 +182,7 @@ func TestGuardGivesUpClearly(t *testing.T) {
 			errLines = append(errLines, l)
 		}
 	}
+	t.Logf("stderr:\n%s", r.stderr)
 	if len(errLines) != 1 || !strings.Contains(strings.ToLower(errLines[0]), "context") {
 		t.Errorf("want one \"clawdcode: \" error line about the context window, have %q\n%s", errLines, r)
 	}
