@@ -13,11 +13,17 @@ import (
 // replRun is the interactive front end: the session named by -c/-r (or a
 // new one), then the REPL until /exit, Ctrl-D or a second Ctrl-C.
 func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
-	var asker tools.Asker
+	// The permission prompt is built before the engine that asks through
+	// it, and handed to the REPL too, which links it to its spinner.
+	var (
+		asker     *repl.Asker
+		toolAsker tools.Asker // stays a nil interface without a terminal
+	)
 	if f.IO.Interactive() {
 		asker = repl.NewAsker(f.IO)
+		toolAsker = asker
 	}
-	eng, err := openEngine(ctx, f, opts, asker, true)
+	eng, err := openEngine(ctx, f, opts, toolAsker, true)
 	if err != nil {
 		return err
 	}
@@ -34,6 +40,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		Commands:    slash.Default(),
 		HistoryPath: filepath.Join(home, "history"),
 		FirstPrompt: opts.Prompt,
+		Asker:       asker,
 	})
 	if errors.Is(err, slash.ErrExit) {
 		err = nil

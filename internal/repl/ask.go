@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -17,24 +18,50 @@ import (
 // maxAttempts bounds how often a prompt repeats after an answer it does not understand.
 const maxAttempts = 3
 
-// NewAsker returns the TTY permission prompt (allow once / always / deny).
+// Asker is the TTY permission prompt (allow once / always / deny).
 //
 // It reads its answer as a plain line from io.In between the line editor's
 // reads (the terminal is in cooked mode then), so Ctrl-C at the prompt is
 // the same SIGINT that cancels the turn: Ask then returns Deny and the
-// context's error. End of input is a Deny without error. While a Run on
-// the same io is showing a spinner, Ask stops it before writing.
-func NewAsker(io *iostreams.IOStreams) tools.Asker {
-	return &asker{io: io, cs: colorScheme{on: io.IsStderrTTY()}}
-}
-
-type asker struct {
+// context's error. End of input is a Deny without error.
+//
+// The CLI builds the Asker before the engine (whose permission policy
+// holds it) and hands the same value to Run in Options.Asker; while that
+// Run shows a turn's spinner, Ask stops it before writing. Ask is called
+// on the goroutine running the turn; the link Run sets is guarded, so the
+// Asker is safe to share between them.
+type Asker struct {
 	io *iostreams.IOStreams
 	cs colorScheme
+
+	mu  sync.Mutex
+	con *console // the running Run's turns, nil outside Run
 }
 
-func (a *asker) Ask(ctx context.Context, tool tools.Tool, input json.RawMessage) (tools.Decision, error) {
-	pauseOutput(a.io)
+var _ tools.Asker = (*Asker)(nil)
+
+// NewAsker returns the permission prompt on io.
+func NewAsker(io *iostreams.IOStreams) *Asker {
+	return &Asker{io: io, cs: colorScheme{on: io.IsStderrTTY()}}
+}
+
+// attach links the asker to a Run's console (nil unlinks it).
+func (a *Asker) attach(c *console) {
+	a.mu.Lock()
+	a.con = c
+	a.mu.Unlock()
+}
+
+// pauseTurn stops the spinner of the turn that asks, if a Run shows one.
+func (a *Asker) pauseTurn() {
+	a.mu.Lock()
+	c := a.con
+	a.mu.Unlock()
+	c.pause()
+}
+
+func (a *Asker) Ask(ctx context.Context, tool tools.Tool, input json.RawMessage) (tools.Decision, error) {
+	a.pauseTurn()
 	w := a.io.ErrOut
 	fmt.Fprintf(w, "%s %s\n", a.cs.warn("?"), a.cs.bold(tool.Describe(input)))
 	writePreview(w, a.cs, tool.Name(), input)

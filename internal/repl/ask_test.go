@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -159,25 +160,43 @@ func TestPickNothing(t *testing.T) {
 }
 
 // The permission prompt must not be drawn over by the spinner of the turn
-// that asks: the asker stops it through the Run on the same streams.
+// that asks: Run links the Asker it is given to its turns, and Ask stops
+// the spinner before it writes.
 func TestAskerStopsTheTurnSpinner(t *testing.T) {
 	t.Parallel()
 	ios, in, _, _ := iostreams.Test()
-	errOut := &lockedBuffer{}
-	ios.ErrOut = errOut
-	ios.SetTTY(false, true, true)
-	in.WriteString("y\n")
-	con := attachConsole(ios)
-	defer detachConsole(ios, con)
-	done := make(chan struct{})
-	defer close(done)
-	out := newTurnOutput(ios, "", done)
-	con.setActive(out)
-	out.waiting("thinking")
-	if _, err := NewAsker(ios).Ask(context.Background(), fakeTool{}, json.RawMessage(`{}`)); err != nil {
+	ios.ErrOut = &lockedBuffer{}
+	ios.SetTTY(false, false, true) // a spinner on stderr, lines read plainly
+	in.WriteString("write it\ny\n")
+	asker := NewAsker(ios)
+	eng := &spinnerProbe{fakeEngine: &fakeEngine{asker: asker}}
+	if err := Run(context.Background(), Options{IO: ios, Engine: eng, Commands: &fakeCommands{}, Asker: asker}); err != nil {
 		t.Fatal(err)
 	}
-	if out.spin.running() {
+	if !eng.before {
+		t.Fatal("no spinner was running when the turn asked: the test shows nothing")
+	}
+	if eng.during {
 		t.Fatal("spinner still running during the permission prompt")
 	}
+	if eng.decision != tools.AllowOnce {
+		t.Fatalf("decision %v, want allow once", eng.decision)
+	}
+}
+
+// spinnerProbe asks for permission in its turn and notes whether the
+// turn's spinner ran before the question and after it was answered.
+type spinnerProbe struct {
+	*fakeEngine
+	before, during bool
+	decision       tools.Decision
+}
+
+func (e *spinnerProbe) Submit(ctx context.Context, text string, sink agent.Sink) (*agent.TurnResult, error) {
+	out := sink.(*turnOutput)
+	e.before = out.spin.running()
+	d, err := e.asker.Ask(ctx, fakeTool{}, json.RawMessage(`{"file_path":"a.txt","content":"x"}`))
+	e.during = out.spin.running()
+	e.decision = d
+	return &agent.TurnResult{Text: text}, err
 }

@@ -22,7 +22,8 @@
 // must therefore not turn SIGINT into cancelling the ctx it passes to Run.
 //
 // Concurrency: Run is meant to be the only reader of its IOStreams' input
-// while it runs. The asker from NewAsker is called on the goroutine that
-// runs a turn (the engine asks from Submit) and cooperates with the Run on
-// the same IOStreams through a small registry keyed by that pointer.
+// while it runs. The Asker from NewAsker is called on the goroutine that
+// runs a turn (the engine asks from Submit); the caller passes the same
+// Asker to Run (Options.Asker), which links it to its turns so that the
+// prompt can stop the spinner. The package keeps no state of its own.
 package repl

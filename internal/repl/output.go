@@ -230,24 +230,12 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// console links a running Run to the permission prompt made by NewAsker
-// for the same IOStreams: the prompt must stop the turn's spinner before
-// it writes. The link is keyed by the streams because the CLI builds the
-// asker (for tools.Permissions) before the engine and the REPL exist.
+// console is a Run's side of the link to its Asker: the turn whose
+// spinner the permission prompt must stop before it writes.
 type console struct {
 	mu     sync.Mutex
 	active *turnOutput
 }
-
-var consoles sync.Map // *iostreams.IOStreams → *console, only while a Run is running
-
-func attachConsole(ios *iostreams.IOStreams) *console {
-	c := &console{}
-	consoles.Store(ios, c)
-	return c
-}
-
-func detachConsole(ios *iostreams.IOStreams, c *console) { consoles.CompareAndDelete(ios, c) }
 
 func (c *console) setActive(t *turnOutput) {
 	c.mu.Lock()
@@ -255,13 +243,12 @@ func (c *console) setActive(t *turnOutput) {
 	c.mu.Unlock()
 }
 
-// pauseOutput stops the spinner of the running turn, if any, on ios.
-func pauseOutput(ios *iostreams.IOStreams) {
-	v, ok := consoles.Load(ios)
-	if !ok {
+// pause stops the spinner of the running turn, if any. A nil console (an
+// Asker outside Run) has none.
+func (c *console) pause() {
+	if c == nil {
 		return
 	}
-	c := v.(*console)
 	c.mu.Lock()
 	t := c.active
 	c.mu.Unlock()

@@ -42,9 +42,11 @@ func TestMain(m *testing.M) {
 // harnessMain is the REPL over the fake engine on the process's real streams.
 func harnessMain() int {
 	ios := iostreams.System()
-	eng := &fakeEngine{asker: NewAsker(ios)}
+	asker := NewAsker(ios)
+	eng := &fakeEngine{asker: asker}
 	err := Run(context.Background(), Options{
 		IO:          ios,
+		Asker:       asker,
 		Engine:      eng,
 		Commands:    &fakeCommands{},
 		HistoryPath: os.Getenv("CLAWDCODE_REPL_TEST_HISTORY"),

@@ -43,6 +43,10 @@ type Options struct {
 	Commands    Commands
 	HistoryPath string // $CLAWDCODE_HOME/history; "" keeps no history
 	FirstPrompt string // positional prompt, sent as the first message
+	// Asker is the permission prompt the engine's tools ask through, if
+	// any: Run links it to its turns for as long as it runs, so that the
+	// prompt stops the spinner before it writes.
+	Asker *Asker
 }
 
 const (
@@ -91,8 +95,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer s.input.Close()
 
-	s.con = attachConsole(opts.IO)
-	defer detachConsole(opts.IO, s.con)
+	s.con = &console{}
+	if opts.Asker != nil {
+		opts.Asker.attach(s.con)
+		defer opts.Asker.attach(nil)
+	}
 	stopInterrupts := s.interrupts.listen(ctx)
 	defer stopInterrupts()
 
