@@ -27,7 +27,8 @@
 //     record appended before it is on stable storage when it returns.
 //   - Close and Flush write the session's entry into the project's
 //     index.json atomically (temporary file, fsync, rename, fsync of the
-//     directory). The index is a cache: the JSONL files are the truth, and
+//     directory). A temporary file that a crash left behind is removed by
+//     a later index write once it is a minute old. The index is a cache: the JSONL files are the truth, and
 //     List rebuilds any entry that is missing, stale or corrupt. Only a
 //     title set with SetTitle lives in the index alone; SaveTitle also
 //     appends a "title" record (a clawdcode record type the contract lets

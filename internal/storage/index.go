@@ -369,7 +369,37 @@ func writeIndex(dir string, m map[string]*indexEntry) error {
 	if err != nil {
 		return fmt.Errorf("write index: %w", err)
 	}
-	return writeFileAtomic(dir, indexName, b)
+	if err := writeFileAtomic(dir, indexName, b); err != nil {
+		return err
+	}
+	removeStaleTemps(dir, indexName, time.Now())
+	return nil
+}
+
+// staleTempAge is the age past which a temporary file of an atomic write
+// belongs to no writer still at work: a write takes milliseconds, so such a
+// file was left by a process that died between creating and renaming it.
+const staleTempAge = time.Minute
+
+// removeStaleTemps deletes the temporary files of name that crashed writes
+// left in dir. It is best effort: a file it cannot remove now is tried
+// again at the next write, and the index never depends on it.
+func removeStaleTemps(dir, name string, now time.Time) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := name + ".tmp-"
+	for _, de := range des {
+		if !strings.HasPrefix(de.Name(), prefix) || !de.Type().IsRegular() {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil || now.Sub(fi.ModTime()) < staleTempAge {
+			continue
+		}
+		_ = os.Remove(filepath.Join(dir, de.Name()))
+	}
 }
 
 func writeFileAtomic(dir, name string, data []byte) (err error) {

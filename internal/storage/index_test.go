@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -317,5 +318,43 @@ func TestSavedTitleSurvivesIndexRebuild(t *testing.T) {
 		if si.ID == u.ID() && si.Title != "fix the build" {
 			t.Fatalf("untitled session: %+v", si)
 		}
+	}
+}
+
+// A crash between creating the index's temporary file and renaming it
+// leaves the file behind; the next index write removes it once it is
+// clearly abandoned, and leaves a fresh one (another writer's) alone.
+func TestIndexWriteRemovesStaleTempFiles(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	s := mustCreate(t, p)
+	mustAppend(t, s, userRecord("hello"))
+	stale := filepath.Join(p.Dir, indexName+".tmp-1234567")
+	fresh := filepath.Join(p.Dir, indexName+".tmp-7654321")
+	other := filepath.Join(p.Dir, "notes.tmp-1")
+	old := time.Now().Add(-2 * time.Minute)
+	for _, f := range []string{stale, fresh, other} {
+		if err := os.WriteFile(f, []byte(`{"version":1,"sess`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if f != fresh {
+			if err := os.Chtimes(f, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stale temp file still there after an index write: %v", err)
+	}
+	for _, f := range []string{fresh, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(f), err)
+		}
+	}
+	if list, err := p.List(); err != nil || len(list) != 1 {
+		t.Fatalf("list = %+v, %v", list, err)
 	}
 }
