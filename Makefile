@@ -26,11 +26,14 @@ test-short:
 # the built binary and the whole engine, so its ops are fixed counts: 20
 # runs each for processes and turns, 3 for the 30-turn play and the 200 MB
 # replay. Its fixtures (a 1 GiB session, a 200 MB one) are built once per
-# invocation in a temporary directory.
+# invocation in a temporary directory. A failing step does not hide the
+# figures of the others; make still fails at the end.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $$($(GO) list ./... | grep -v /internal/perf)
-	$(GO) test -run='^$$' -bench='Version|OneShot|ReadRoundTrip|SessionsList|Resume1GB|TurnLocal|CompactLocal' -benchtime=20x -benchmem -count=1 -timeout=30m ./internal/perf/
-	$(GO) test -run='^$$' -bench='ContinuedTurn|Replay' -benchtime=3x -benchmem -count=1 -timeout=30m ./internal/perf/
+	status=0; \
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $$($(GO) list ./... | grep -v /internal/perf) || status=1; \
+	$(GO) test -run='^$$' -bench='Version|OneShot|ReadRoundTrip|SessionsList|Resume1GB|TurnLocal|CompactLocal' -benchtime=20x -benchmem -count=1 -timeout=30m ./internal/perf/ || status=1; \
+	$(GO) test -run='^$$' -bench='ContinuedTurn|Replay' -benchtime=3x -benchmem -count=1 -timeout=30m ./internal/perf/ || status=1; \
+	exit $$status
 
 lint:
 	$(GO) vet ./...
