@@ -43,7 +43,9 @@
 // file and line (or byte offset when decoding started mid-file). The next
 // Append on a file that ends inside a line first writes a '\n', so the torn
 // bytes stay one bad line and never glue onto a good record; parentUuid
-// continues from the last record that parses.
+// continues from the last record that parses. A session file left without
+// a single message (a crash right after Create) is not listed, so -c never
+// continues it.
 //
 // # Concurrency
 //

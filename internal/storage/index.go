@@ -124,6 +124,12 @@ func shortTitle(s string) string {
 // List returns the project's sessions newest-updated first, from the index
 // (refreshed from the files when missing, stale or corrupt: incrementally
 // when a file only grew). It never parses a file the index describes.
+//
+// A session without a single user or assistant message is left out (and so
+// is never what Latest, and thus -c, picks): its file was created but
+// nothing readable was appended — a crash right after Create, or another
+// process about to write its first message. There is nothing in it to
+// resume; its full id still opens it.
 func (p *Project) List() ([]SessionInfo, error) {
 	dir := p.dir()
 	entries, ok, err := p.scanIndex(dir, readIndex(dir), false)
@@ -149,9 +155,11 @@ func (p *Project) List() ([]SessionInfo, error) {
 			}
 		}
 	}
-	out := make([]SessionInfo, len(entries))
-	for i, e := range entries {
-		out[i] = e.SessionInfo
+	out := make([]SessionInfo, 0, len(entries))
+	for _, e := range entries {
+		if e.Messages > 0 {
+			out = append(out, e.SessionInfo)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Updated.Equal(out[j].Updated) {

@@ -358,3 +358,46 @@ func TestIndexWriteRemovesStaleTempFiles(t *testing.T) {
 		t.Fatalf("list = %+v, %v", list, err)
 	}
 }
+
+// A session file with nothing in it to resume — created and never written
+// (a crash right after Create, or another process about to write), or
+// holding no message — is neither listed nor what Latest picks, even when
+// it is the newest; its full id still resolves.
+func TestListAndLatestSkipSessionsWithoutMessages(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	good := mustCreate(t, p)
+	mustAppend(t, good, userRecord("real work"))
+	mustAppend(t, good, assistantRecord("done", 10, 2))
+	if err := good.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	crashed := mustCreate(t, p) // closed without a record: an empty file
+	if err := crashed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	titled := mustCreate(t, p) // a title, then the first message failed
+	if err := titled.SaveTitle("never used"); err != nil {
+		t.Fatal(err)
+	}
+	titled.Close()
+	open := mustCreate(t, p) // another writer's, still before its first Append
+	defer open.Close()
+	if err := os.Remove(filepath.Join(p.Dir, indexName)); err != nil {
+		t.Fatal(err)
+	}
+
+	for round := range 2 { // rebuilt from the files, then from the index
+		list, err := p.List()
+		if err != nil || len(list) != 1 || list[0].ID != good.ID() {
+			t.Fatalf("round %d: list = %+v, %v; want only %s", round, list, err, good.ID())
+		}
+		if id, err := p.Latest(); err != nil || id != good.ID() {
+			t.Fatalf("round %d: Latest = %q, %v; want %s", round, id, err, good.ID())
+		}
+	}
+	if id, err := p.Resolve(crashed.ID()); err != nil || id != crashed.ID() {
+		t.Fatalf("Resolve(full id of the empty session) = %q, %v", id, err)
+	}
+}

@@ -38,6 +38,7 @@ func (p *Project) Resolve(idOrPrefix string) (string, error) {
 }
 
 // Latest returns the most recently updated session's id, or ErrNotFound.
+// Like List, it passes over sessions without a message.
 func (p *Project) Latest() (string, error) {
 	list, err := p.List()
 	if err != nil {
