@@ -38,6 +38,12 @@
 //     compact_boundary record (with the byte offset of the first retained
 //     record) and one summary record, and leaves the request well under the
 //     trigger.
+//   - When the server rejects a request as too long (RecoverOverflowFrom),
+//     the effective window becomes the window the server states in its
+//     message (ServerWindow), or else 90% of the exact count of the
+//     rejected request, never more than before; then oversized tool
+//     results are cut in memory, then the context is compacted, then the
+//     guard gives up and the caller reports the error.
 //   - When the summary fails (error, timeout, empty, not smaller than what
 //     it replaces), a deterministic digest stands in for it and the session
 //     goes on. After 2 failures in a row the next 3 auto-compactions skip

@@ -4,29 +4,35 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"unicode/utf8"
 
+	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
 // RecoverOverflow is the ContextGuard, called after the server rejected
-// the last request as too long. The server's window is evidently smaller
-// than believed, so every attempt first lowers the effective window to 90%
-// of the rejected request. Attempt 1 then cuts oversized tool results down
-// in memory (head and tail kept, the session file keeps them whole);
-// attempt 2 compacts; from attempt 3 on it returns false: the caller stops
-// with an error and the session stays resumable.
+// the last request as too long, without the server's words: it is
+// RecoverOverflowFrom with no rejection to read.
 func (m *Manager) RecoverOverflow(ctx context.Context, attempt int) (bool, error) {
+	return m.RecoverOverflowFrom(ctx, attempt, nil)
+}
+
+// RecoverOverflowFrom is the ContextGuard, called after the server
+// rejected the last request (rejection, may be nil) as too long. The
+// server's window is evidently smaller than believed, so every attempt
+// first lowers the effective window: to the maximum the server states in
+// its message when it states one (see ServerWindow), otherwise to 90% of
+// the exact token count of the rejected request. Attempt 1 then cuts
+// oversized tool results down in memory (head and tail kept, the session
+// file keeps them whole); attempt 2 compacts; from attempt 3 on it returns
+// false: the caller stops with an error and the session stays resumable.
+func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejection error) (bool, error) {
 	if attempt >= 3 {
 		return false, nil
 	}
-	rejected := m.sent.tokens
-	if !m.sent.ok || rejected == 0 {
-		rejected = m.requestTokens(exact)
-	}
-	if w := max(int(0.9*float64(rejected)), minEffectiveWindow); w < m.window {
-		m.window = w
-	}
+	m.learnWindow(rejection)
 	m.invalidate()
 	if attempt <= 1 {
 		limit := max(m.window/8, 256)
@@ -55,6 +61,65 @@ func (m *Manager) RecoverOverflow(ctx context.Context, attempt int) (bool, error
 		return false, fmt.Errorf("compact after overflow: %w", err)
 	}
 	return true, nil
+}
+
+// learnWindow lowers the effective window after a rejection. What the
+// server states is the truth and is taken as it is. Otherwise the rejected
+// request is counted exactly: it was at least one token over the real
+// window, and the cheap byte bound that Request decides with can be far
+// above the real count (a third above it for ordinary text, more once
+// results were cut), which would leave the estimate too large for the
+// guard's own summary call. Tokenizing here is worth it: overflows are rare.
+// The window is never raised above what it was.
+func (m *Manager) learnWindow(rejection error) {
+	if w, ok := ServerWindow(rejectionMessage(rejection)); ok {
+		m.window = min(w, m.window)
+		return
+	}
+	rejected := m.requestTokens(exact) // the live context is still what was sent
+	if w := max(int(0.9*float64(rejected)), minEffectiveWindow); w < m.window {
+		m.window = w
+	}
+}
+
+// rejectionMessage is the server's own words when err carries them.
+func rejectionMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	if le, ok := errors.AsType[*llm.Error](err); ok && le.Message != "" {
+		return le.Message
+	}
+	return err.Error()
+}
+
+// serverWindowPatterns find the context window stated in the overflow
+// messages of the servers clawdcode meets (OpenAI, OpenRouter, vLLM,
+// llama.cpp and Ollama, Anthropic-style proxies). The first group is the
+// window, prompt and completion together.
+var serverWindowPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)maximum context length is (\d+) tokens`),
+	regexp.MustCompile(`(?i)context length is only (\d+) tokens`),
+	regexp.MustCompile(`(?i)(?:available|max) context size \((\d+) tokens\)`),
+	regexp.MustCompile(`(?i)tokens > (\d+) maximum`),
+	regexp.MustCompile(`(?i)exceed context limit: [\d\s+]*> (\d+)`),
+}
+
+// ServerWindow reads the context window a server states in the message of
+// a context-overflow error ("This model's maximum context length is 9088
+// tokens. …"); ok is false when the message states none. It is a pure
+// function of the text.
+func ServerWindow(message string) (tokens int, ok bool) {
+	for _, re := range serverWindowPatterns {
+		sub := re.FindStringSubmatch(message)
+		if sub == nil {
+			continue
+		}
+		if n, err := strconv.Atoi(sub[1]); err == nil && n > 0 {
+			return n, true
+		}
+	}
+	return 0, false
 }
 
 // shrinkToFit cuts long texts of the live context down in memory until the

@@ -34,7 +34,9 @@ type Manager struct {
 	// calib is the server's prompt_tokens for a request made of the
 	// summary and entries[:calib.upto]; only what came after is counted.
 	calib calibration
-	// sent describes the last request handed out by Request.
+	// sent says which entries the last request handed out by Request
+	// covered. Its size is not kept: Request decides with the cheap byte
+	// bound, which is no measure of what the server counted.
 	sent calibration
 
 	// tokenized is set once the exact counter has been used: from then on
@@ -284,7 +286,7 @@ func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 		msgs = m.messages()
 		n = m.requestTokens(exact)
 	}
-	m.sent = calibration{ok: true, tokens: n, upto: len(m.entries)}
+	m.sent = calibration{ok: true, upto: len(m.entries)}
 	if s, ok := m.log.(interface{ SetTokens(int) }); ok {
 		s.SetTokens(n)
 	}

@@ -1,0 +1,225 @@
+package contextmgr
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/llm"
+)
+
+// guardFixture is a session whose next request is far below the trigger
+// by the cheap byte bound too, so Request never counts it exactly: the
+// case where the bound (four times the count with byteCounter) used to
+// stand in for the size of the rejected request.
+func guardFixture(t *testing.T) (*fixture, int) {
+	t.Helper()
+	f := newFixture(t, 100000, nil)
+	for i := range 4 {
+		f.turn(i)
+	}
+	f.user("look at the log")
+	f.toolTurn("log", "Read", `{"file_path":"x.log"}`, strings.Repeat("L", 12000))
+	sent := requestSize(f.counter, f.request())
+	if f.m.tokenized {
+		t.Fatal("the request was counted exactly; the test needs one decided by the bound")
+	}
+	return f, sent
+}
+
+// TestGuardLearnsFromTheExactCount: without the server's words, the new
+// window is 90% of what the rejected request really weighed, not of its
+// byte bound, so the guard's own summary call (sized from the window)
+// fits the server that rejected it.
+func TestGuardLearnsFromTheExactCount(t *testing.T) {
+	t.Parallel()
+	f, sent := guardFixture(t)
+	if ok, err := f.m.RecoverOverflow(context.Background(), 1); !ok || err != nil {
+		t.Fatalf("attempt 1: %v %v", ok, err)
+	}
+	// The manager's count of a request is a little above the server's
+	// (records are counted one by one), hence not exactly 90%.
+	if f.m.window >= sent {
+		t.Fatalf("effective window %d after a rejected %d-token request, want below it", f.m.window, sent)
+	}
+	f.request()
+	if ok, err := f.m.RecoverOverflowFrom(context.Background(), 2, errors.New("400 too long")); !ok || err != nil {
+		t.Fatalf("attempt 2: %v %v", ok, err)
+	}
+	if f.llm.calls() == 0 {
+		t.Fatal("attempt 2 did not ask for a summary")
+	}
+	for i, r := range f.llm.reqs {
+		if n := requestSize(f.counter, r) + r.MaxCompletionTokens; n > sent-1 {
+			t.Errorf("summary call %d needs %d tokens; the server rejected %d", i, n, sent)
+		}
+	}
+}
+
+// TestGuardTakesTheServersWindow: when the rejection states the window,
+// that is the effective window (never above what was believed).
+func TestGuardTakesTheServersWindow(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		rejection error
+		want      int
+	}{
+		{"llm error", &llm.Error{Kind: llm.KindOverflow, StatusCode: 400, Message: "This model's maximum context length is 9088 tokens. However, your messages resulted in 10048 tokens. Please reduce the length of the messages."}, 9088},
+		{"wrapped", fmt.Errorf("model call: %w", &llm.Error{Kind: llm.KindOverflow, Message: "request (9200 tokens) exceeds the available context size (8192 tokens), try increasing it"}), 8192},
+		{"plain error text", errors.New("prompt is too long: 9000 tokens > 4000 maximum"), 4000},
+		{"larger than believed", errors.New("This model's maximum context length is 200000 tokens."), 100000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f, _ := guardFixture(t)
+			if ok, err := f.m.RecoverOverflowFrom(context.Background(), 1, tt.rejection); !ok || err != nil {
+				t.Fatalf("attempt 1: %v %v", ok, err)
+			}
+			if f.m.window != tt.want {
+				t.Errorf("effective window %d, want %d", f.m.window, tt.want)
+			}
+			if u := f.m.Usage(); u.Window != tt.want {
+				t.Errorf("Usage().Window = %d, want %d", u.Window, tt.want)
+			}
+		})
+	}
+}
+
+// fixtureTemplate matches the placeholders of the server source quoted in
+// the fixtures: Python f-string fields and printf verbs.
+var fixtureTemplate = regexp.MustCompile(`\{[^{}]*\}|%d`)
+
+// fixtureMessages collects every error text of provider_error_bodies.json,
+// keyed "section[i]/field[j]". Templates quoted from server source get
+// their placeholders filled with 1001, 1002, … in order.
+func fixtureMessages(t *testing.T) map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", "errors", "provider_error_bodies.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for section, arr := range file {
+		if strings.HasPrefix(section, "_") {
+			continue
+		}
+		var entries []map[string]json.RawMessage
+		if err := json.Unmarshal(arr, &entries); err != nil {
+			t.Fatalf("%s: %v", section, err)
+		}
+		for i, entry := range entries {
+			for field, v := range entry {
+				for j, text := range fixtureTexts(field, v) {
+					out[fmt.Sprintf("%s[%d]/%s[%d]", section, i, field, j)] = text
+				}
+			}
+		}
+	}
+	return out
+}
+
+func fixtureTexts(field string, v json.RawMessage) []string {
+	var strs []string
+	template := false
+	switch field {
+	case "body", "body_shape_seen_in_tests", "body_fields_quoted":
+		var b struct {
+			Message string
+			Error   struct{ Message string }
+		}
+		if json.Unmarshal(v, &b) == nil {
+			strs = append(strs, b.Message, b.Error.Message)
+		}
+	case "quoted", "quoted_variants", "other_variants", "error_variants", "observed", "other_observed_variant", "older_still":
+		template = field == "older_still"
+		var one string
+		if json.Unmarshal(v, &one) == nil {
+			strs = append(strs, one)
+		} else {
+			_ = json.Unmarshal(v, &strs)
+		}
+	case "source_code_quote":
+		template = true
+		var src string
+		_ = json.Unmarshal(v, &src)
+		for _, m := range regexp.MustCompile(`f"((?:[^"\\]|\\.)*)"`).FindAllStringSubmatch(src, -1) {
+			strs = append(strs, m[1])
+		}
+	}
+	var out []string
+	for _, s := range strs {
+		if s == "" {
+			continue
+		}
+		if !template {
+			out = append(out, s)
+			continue
+		}
+		n := 1000
+		out = append(out, fixtureTemplate.ReplaceAllStringFunc(s, func(string) string {
+			n++
+			return strconv.Itoa(n)
+		}))
+	}
+	return out
+}
+
+// TestServerWindowOfEveryFixtureMessage reads every error text in the
+// fixtures: the overflow messages that state a window yield it, and no
+// other text (rate limits with their "Limit 30000", quotas, tool-order
+// errors, overflows that state no window) yields one.
+func TestServerWindowOfEveryFixtureMessage(t *testing.T) {
+	t.Parallel()
+	want := map[string]int{
+		"openai[0]/body[0]":   4097,
+		"openai[0]/quoted[0]": 4097,
+		"openai[1]/quoted[0]": 128000,
+		"openai[2]/body[0]":   128000,
+		"openai[2]/quoted[0]": 128000,
+		"openai[3]/quoted[0]": 4097,
+		"context_overflow_other_servers[0]/source_code_quote[0]":      1001, // {self.max_model_len}
+		"context_overflow_other_servers[0]/source_code_quote[1]":      1001,
+		"context_overflow_other_servers[0]/observed[0]":               8192,
+		"context_overflow_other_servers[1]/body[0]":                   4096, // vLLM max_tokens check
+		"context_overflow_other_servers[2]/source_code_quote[0]":      1003, // {self.max_total_tokens}
+		"context_overflow_other_servers[2]/source_code_quote[1]":      1003,
+		"context_overflow_other_servers[2]/other_observed_variant[0]": 8192,
+		"context_overflow_other_servers[4]/body[0]":                   32768, // llama.cpp
+		"context_overflow_other_servers[5]/older_still[0]":            1002,  // input (%d) … max context size (%d)
+		"context_overflow_other_servers[6]/error_variants[1]":         4096,  // Ollama on llama-server
+		"context_overflow_other_servers[7]/body[0]":                   16384, // OpenRouter
+		"context_overflow_other_servers[7]/other_variants[0]":         65536,
+		"context_overflow_other_servers[7]/other_variants[1]":         131072,
+		"context_overflow_other_servers[8]/quoted[0]":                 200000, // Anthropic wording
+		"context_overflow_other_servers[8]/quoted[1]":                 200000,
+	}
+	msgs := fixtureMessages(t)
+	for key := range want {
+		if _, ok := msgs[key]; !ok {
+			t.Errorf("%s is not in the fixture file", key)
+		}
+	}
+	for key, text := range msgs {
+		got, ok := ServerWindow(text)
+		if w, stated := want[key]; stated {
+			if !ok || got != w {
+				t.Errorf("%s: ServerWindow = %d, %v; want %d\n%s", key, got, ok, w, text)
+			}
+		} else if ok {
+			t.Errorf("%s: ServerWindow = %d from a text that states no window\n%s", key, got, text)
+		}
+	}
+}
