@@ -2,10 +2,10 @@ package e2e
 
 import (
 	"bytes"
-	"strings"
 	"math/rand/v2"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/llmtest"
