@@ -116,6 +116,7 @@ func TestBadSessionIDs(t *testing.T) {
 		{"rm", func(id string) []string { return []string{"sessions", "rm", "--yes", id} }},
 	}
 	before := w.outside(other)
+	projectBefore := tree(t, w.project)
 	homeBefore := tree(t, w.home)
 	for _, c := range ids {
 		for _, cmd := range commands {
@@ -160,6 +161,18 @@ func TestBadSessionIDs(t *testing.T) {
 		}
 	}
 	w.assertNothingOutside(before, other)
+	assertTreeSame(t, "the project", projectBefore, tree(t, w.project))
+}
+
+// assertTreeSame fails when paths appeared in or vanished from a tree.
+func assertTreeSame(t *testing.T, what string, before, after map[string]os.FileMode) {
+	t.Helper()
+	if a := added(before, after); len(a) > 0 {
+		t.Errorf("clawdcode created %v in %s", a, what)
+	}
+	if gone := added(after, before); len(gone) > 0 {
+		t.Errorf("clawdcode removed %v from %s", gone, what)
+	}
 }
 
 // garbage is session files that are not sessions, by name.
@@ -182,6 +195,7 @@ func TestGarbageSessionFiles(t *testing.T) {
 		}
 	}
 	before := w.outside()
+	projectBefore := tree(t, w.project)
 
 	list := w.run("sessions", "list")
 	if list.code != 0 {
@@ -239,6 +253,7 @@ func TestGarbageSessionFiles(t *testing.T) {
 		t.Errorf("the good session has unparsable lines %v", p.bad)
 	}
 	w.assertNothingOutside(before)
+	assertTreeSame(t, "the project", projectBefore, tree(t, w.project))
 }
 
 // checkNoCrash fails on a Go panic or a fatal runtime error.
@@ -326,9 +341,7 @@ func TestUnusableHome(t *testing.T) {
 				t.Logf("%q: exit %d %q", args, r.code, firstLine(r.stderr))
 			}
 			w.assertNothingOutside(before)
-			if a := added(projectBefore, tree(t, w.project)); len(a) > 0 {
-				t.Errorf("clawdcode wrote into the project without a tool call: %v", a)
-			}
+			assertTreeSame(t, "the project", projectBefore, tree(t, w.project))
 		})
 	}
 }
