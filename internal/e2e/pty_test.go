@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -26,7 +25,9 @@ type terminal struct {
 	err    error
 }
 
-func (w *world) startREPL(ctx context.Context, cmd *exec.Cmd) *terminal {
+// startREPL starts cmd under a pty; the process is killed at the end of
+// the test if it is still running (cmd's own context bounds it too).
+func (w *world) startREPL(cmd *exec.Cmd) *terminal {
 	w.t.Helper()
 	cmd.Env = append(cmd.Env, "TERM=dumb")
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
@@ -65,7 +66,6 @@ func (w *world) startREPL(ctx context.Context, cmd *exec.Cmd) *terminal {
 		}
 		ptmx.Close()
 	})
-	_ = ctx
 	return term
 }
 

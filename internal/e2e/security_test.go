@@ -41,7 +41,7 @@ func (w *world) replTurn(prompt string, args ...string) {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
-	term := w.startREPL(ctx, w.umaskCommand(ctx, args...))
+	term := w.startREPL(w.umaskCommand(ctx, args...))
 	term.expect("> ")
 	term.send(prompt + "\r")
 	term.expect(prompt)
