@@ -165,9 +165,15 @@ func (s *printSink) ToolEnd(id, name string, res tools.Result) {
 	}
 }
 
+// Notice tells the user what the context manager did. What changes the
+// run's outcome — a warning, a summary that failed (fallback), texts cut
+// down to fit (truncated) — reaches stderr as one "clawdcode: warning:"
+// line in every format, terminal or not: a script's log is where a user of
+// -p finds it. Progress (compacting, compacted) is shown only when a
+// person watches stderr. stdout keeps the answer (or the one JSON object);
+// stream-json also carries every notice as an event.
 func (s *printSink) Notice(n contextmgr.Notice) {
-	switch s.format {
-	case FormatStreamJSON:
+	if s.format == FormatStreamJSON {
 		s.flushText()
 		typ := "notice"
 		switch n.Kind {
@@ -175,12 +181,12 @@ func (s *printSink) Notice(n contextmgr.Notice) {
 			typ = "compact"
 		}
 		s.emit(noticeEvent{Type: typ, Kind: n.Kind, Text: n.Text})
+	}
+	switch n.Kind {
+	case "warning", "fallback", "truncated":
+		fmt.Fprintf(s.io.ErrOut, "clawdcode: warning: %s\n", strings.Join(strings.Fields(n.Text), " "))
 	default:
-		// stdout belongs to the answer (or the one JSON object); warnings
-		// always reach stderr, progress only when a person watches it.
-		if n.Kind == "warning" {
-			fmt.Fprintf(s.io.ErrOut, "clawdcode: warning: %s\n", n.Text)
-		} else if s.io.IsStderrTTY() {
+		if s.format != FormatStreamJSON && s.io.IsStderrTTY() {
 			fmt.Fprintf(s.io.ErrOut, "%s\n", n.Text)
 		}
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +121,60 @@ func TestTextSinkWritesAnswerOnly(t *testing.T) {
 	s.finish(newResult("The answer.\n\n", nil, nil), time.Now())
 	if out.String() != "The answer.\n" || errOut.Len() != 0 {
 		t.Errorf("stdout %q stderr %q", out, errOut)
+	}
+}
+
+// TestNoticesOnStderr: what the user must know of a -p run (a warning, a
+// summary that failed, texts cut to fit) reaches stderr as one
+// "clawdcode: warning:" line in every format, terminal or not; progress
+// only on a terminal; stdout never carries a notice outside stream-json.
+func TestNoticesOnStderr(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		kind, text string
+		tty        bool
+		want       map[string]string // format → stderr
+	}{
+		{"fallback", "the summary failed (server error (500): boom\nafter 3 attempts); kept the most recent part", false, map[string]string{
+			FormatText:       "clawdcode: warning: the summary failed (server error (500): boom after 3 attempts); kept the most recent part\n",
+			FormatJSON:       "clawdcode: warning: the summary failed (server error (500): boom after 3 attempts); kept the most recent part\n",
+			FormatStreamJSON: "clawdcode: warning: the summary failed (server error (500): boom after 3 attempts); kept the most recent part\n",
+		}},
+		{"truncated", "cut 2 oversized tool results down", false, map[string]string{
+			FormatText:       "clawdcode: warning: cut 2 oversized tool results down\n",
+			FormatJSON:       "clawdcode: warning: cut 2 oversized tool results down\n",
+			FormatStreamJSON: "clawdcode: warning: cut 2 oversized tool results down\n",
+		}},
+		{"fallback", "the summary failed", true, map[string]string{
+			FormatText: "clawdcode: warning: the summary failed\n",
+			FormatJSON: "clawdcode: warning: the summary failed\n",
+		}},
+		{"warning", "line 3 skipped", false, map[string]string{
+			FormatText:       "clawdcode: warning: line 3 skipped\n",
+			FormatStreamJSON: "clawdcode: warning: line 3 skipped\n",
+		}},
+		{"compacting", "compacting…", false, map[string]string{FormatText: "", FormatJSON: "", FormatStreamJSON: ""}},
+		{"compacted", "compacted: 100 → 10 tokens", true, map[string]string{
+			FormatText:       "compacted: 100 → 10 tokens\n",
+			FormatJSON:       "compacted: 100 → 10 tokens\n",
+			FormatStreamJSON: "",
+		}},
+	}
+	for _, tt := range tests {
+		for format, want := range tt.want {
+			t.Run(tt.kind+"/"+format+"/tty="+strconv.FormatBool(tt.tty), func(t *testing.T) {
+				t.Parallel()
+				ios, _, out, errOut := iostreams.Test()
+				ios.SetTTY(false, false, tt.tty)
+				s := newPrintSink(ios, format, func() initEvent { return initEvent{Type: "system", Subtype: "init"} })
+				s.Notice(contextmgr.Notice{Kind: tt.kind, Text: tt.text})
+				if got := errOut.String(); got != want {
+					t.Errorf("stderr = %q, want %q", got, want)
+				}
+				if format != FormatStreamJSON && out.Len() != 0 {
+					t.Errorf("stdout = %q, want nothing before the result", out)
+				}
+			})
+		}
 	}
 }
