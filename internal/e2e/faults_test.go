@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -181,6 +182,7 @@ func TestServerFaults(t *testing.T) {
 					t.Fatalf("the model was not sent a tool result for the malformed call: last message %+v", tool)
 				}
 				t.Logf("tool result sent to the model: %q", tool.Content)
+
 				var res *recordResult
 				for _, r := range recs {
 					if r.Type == "tool_result" && r.ToolResult != nil && r.ToolResult.ID == tool.ToolCallID {
@@ -394,4 +396,33 @@ func TestFailedRunStillPrintsResult(t *testing.T) {
 		t.Errorf("want exit 1 and a result object with is_error and the message\n%s", r)
 	}
 	oneErrorLine(t, r)
+}
+
+// TestMalformedArgumentsNotReplayed: vLLM and SGLang parse the arguments of
+// every tool call in the history and answer 400 when one does not parse, so
+// a malformed call the model once made must not be sent back verbatim, or
+// the session is poisoned for those servers (the strict fake server, like
+// OpenAI, does not check this, hence the explicit assertion).
+func TestMalformedArgumentsNotReplayed(t *testing.T) {
+	t.Parallel()
+	knownBug(t, "a tool call with malformed JSON arguments is replayed verbatim in every later request, which vLLM/SGLang reject with 400")
+	w := newWorld(t, llmtest.Options{})
+	id, path := w.establish()
+	w.srv.Enqueue(
+		llmtest.ToolCalls(llmtest.Call("Write", `{"file_path": "bad.txt", "content": "never closed`)),
+		llmtest.Text("recovered"),
+	)
+	mark := len(w.srv.Requests())
+	w.mustRun("-c", "-p", "--dangerously-skip-permissions", "write badly")
+	w.mustRun("-c", "-p", "and later")
+	for _, r := range w.srv.Requests()[mark:] {
+		for _, m := range r.Messages {
+			for _, tc := range m.ToolCalls {
+				if !json.Valid([]byte(tc.Arguments)) {
+					t.Errorf("a request carries the malformed arguments %q of %s", tc.Arguments, tc.ID)
+				}
+			}
+		}
+	}
+	w.checkHealthy(id, path)
 }
