@@ -396,6 +396,23 @@ func TestFailedRunStillPrintsResult(t *testing.T) {
 		t.Errorf("want exit 1 and a result object with is_error and the message\n%s", r)
 	}
 	oneErrorLine(t, r)
+
+	// stream-json: one object per line, the last the same result object.
+	w.srv.Enqueue(quickServerError(), quickServerError(), quickServerError(), quickServerError())
+	r = w.run("-p", "--output-format", "stream-json", "hello")
+	lines := nonEmptyLines(r.stdout)
+	if r.code != 1 || len(lines) == 0 {
+		t.Fatalf("stream-json failing run: want exit 1 and events\n%s", r)
+	}
+	for i, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("stream-json line %d is not one JSON object: %q", i, l)
+		}
+	}
+	var last resultObject
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Type != "result" || !last.IsError || last.Subtype != "error" {
+		t.Errorf("the last stream-json line is not an error result object: %q", lines[len(lines)-1])
+	}
 }
 
 // TestMalformedArgumentsNotReplayed: vLLM and SGLang parse the arguments of
