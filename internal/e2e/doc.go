@@ -23,5 +23,12 @@
 //     and Write/Edit/Bash never run unallowed under -p.
 //
 // Every wait has a deadline; the package holds no state between tests
-// except the built binary.
+// except the built binary. Kill points come from a PRNG with a fixed seed
+// (killSeed in kill_test.go), so a run explores the same points each time.
+//
+// A few tests show bugs reported in other packages; they skip with a
+// "BUG: …" message unless E2E_KNOWN_BUGS=1, so the suite stays green while
+// the fix is routed and the failing check is one variable away:
+//
+//	E2E_KNOWN_BUGS=1 go test -run 'TestServerThatHangsTimesOut' ./internal/e2e/
 package e2e
