@@ -36,6 +36,15 @@ func quickCut(r llmtest.Reply, n int) llmtest.Reply {
 	return r
 }
 
+// htmlReply is what a proxy or captive portal sends instead of the API.
+func htmlReply(status int) llmtest.Reply {
+	return llmtest.Reply{
+		Status: status,
+		Body:   "<html><body><h1>Bad Gateway</h1>Please sign in to the proxy.</body></html>",
+		Header: http.Header{"Content-Type": {"text/html"}, "Retry-After-Ms": {"10"}},
+	}
+}
+
 const cutArgs = `{"file_path":"cut.txt","content":"the whole content, which arrives in several pieces"}`
 
 // establish starts a session with one ordinary step, so each fault hits a
@@ -198,6 +207,24 @@ func TestServerFaults(t *testing.T) {
 			name:         "401",
 			replies:      []llmtest.Reply{llmtest.Unauthorized()},
 			wantErr:      "OPENAI_API_KEY",
+			wantRequests: 1,
+		},
+		{
+			name:         "a proxy's HTML 502 on every attempt",
+			replies:      []llmtest.Reply{htmlReply(502), htmlReply(502), htmlReply(502), htmlReply(502)},
+			wantErr:      "502",
+			wantRequests: 4,
+		},
+		{
+			name:         "a proxy's HTML page with status 200",
+			replies:      []llmtest.Reply{htmlReply(200), htmlReply(200), htmlReply(200), htmlReply(200)},
+			wantErr:      "stream",
+			wantRequests: 4,
+		},
+		{
+			name:         "404 from a wrong base path is not retried",
+			replies:      []llmtest.Reply{{Status: 404, Body: "404 page not found"}},
+			wantErr:      "404",
 			wantRequests: 1,
 		},
 		{
