@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -269,4 +270,78 @@ func TestCollidingProjectsStartedTogether(t *testing.T) {
 			t.Errorf("no session directory records project %s", p)
 		}
 	}
+}
+
+// TestSimultaneousContinue: several `-c` started at the same instant race
+// for one session. Each either runs or is refused as busy; whoever runs
+// writes its turn as one unbroken run of lines.
+func TestSimultaneousContinue(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	id, path := w.establish()
+	// Hold every reply back a little so the racers overlap.
+	w.srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		reply := threeRounds(r)
+		reply.Delay = 150 * time.Millisecond
+		return reply
+	})
+	const racers = 4
+	var wg sync.WaitGroup
+	results := make([]result, racers)
+	start := make(chan struct{})
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			defer cancel()
+			cmd := w.command(ctx, "-c", "-p", "--dangerously-skip-permissions", stepPrompt(10+i))
+			<-start
+			results[i] = wait(t, ctx, cmd)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	ran := 0
+	for i, r := range results {
+		switch r.code {
+		case 0:
+			ran++
+		case 1:
+			if line := oneErrorLine(t, r); !strings.Contains(line, "open in another clawdcode process") {
+				t.Errorf("racer %d: refused with %q, want the busy error", i, line)
+			}
+		default:
+			t.Errorf("racer %d: want exit 0 or the busy error\n%s", i, r)
+		}
+	}
+	if ran == 0 {
+		t.Fatal("no racer ran")
+	}
+	p := parseSession(t, path)
+	if len(p.bad) > 0 || p.tornTail {
+		t.Fatalf("unparsable lines %v (torn tail %v)", p.bad, p.tornTail)
+	}
+	checkChain(t, id, p.records)
+	// Every step's records are contiguous: between a step's user record
+	// and the next user record, every tool call names that step's file.
+	steps := 0
+	current := ""
+	for _, r := range p.records {
+		if r.Type == "user" && r.Message != nil {
+			var n int
+			if _, err := fmt.Sscanf(r.Message.Content, "step %d:", &n); err == nil {
+				current = fmt.Sprintf("s%d.txt", n)
+				steps++
+			}
+			continue
+		}
+		if r.Type == "tool_use" && r.Tool != nil && r.Tool.Name != "Bash" && !strings.Contains(string(r.Tool.Input), current) {
+			t.Errorf("a %s call on %s sits inside the turn of %s: interleaved lines", r.Tool.Name, r.Tool.Input, current)
+		}
+	}
+	if steps != 1+ran {
+		t.Errorf("%d step prompts recorded, want %d (the first and one per racer that ran)", steps, 1+ran)
+	}
+	t.Logf("%d of %d racers ran", ran, racers)
 }

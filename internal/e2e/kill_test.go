@@ -187,6 +187,11 @@ func TestKillAtAnyMoment(t *testing.T) {
 	}
 	p := parseSession(t, path)
 	checkChain(t, id, p.records)
+	// No process closed the session cleanly after most kills, so the index
+	// is stale: listing must rebuild it from the file.
+	if list := w.run("sessions", "list", "--json"); list.code != 0 || !strings.Contains(list.stdout, id) {
+		t.Errorf("sessions list after the kills\n%s", list)
+	}
 	boundaries := 0
 	for _, r := range p.records {
 		if r.Subtype == "compact_boundary" {
