@@ -27,44 +27,48 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// built holds the binaries, compiled on first use so that a plain
-// `go test` of this package (no benchmarks) does not pay for the build.
-var built struct {
-	once      sync.Once
-	clawdcode string
-	launcher  string
-	err       error
+// program is a binary of this module built on first use, so that a plain
+// `go test` of this package (no benchmarks) builds only what its tests need.
+type program struct {
+	once sync.Once
+	pkg  string
+	path string
+	err  error
 }
 
-// binaries returns the clawdcode binary, built with the flags of
-// `make build` (-trimpath -ldflags '-s -w'), and the launcher.
-func binaries(tb testing.TB) (clawdcode, launcher string) {
+var (
+	clawdcodeProgram = &program{pkg: "./cmd/clawdcode"}
+	launcherProgram  = &program{pkg: "./internal/perf/launcher"}
+)
+
+// build compiles the package with the flags of `make build` (-trimpath
+// -ldflags '-s -w', a fixed version string) into the run's scratch dir.
+func (p *program) build(tb testing.TB) string {
 	tb.Helper()
-	built.once.Do(func() {
+	p.once.Do(func() {
 		root, err := moduleRoot()
 		if err != nil {
-			built.err = err
+			p.err = err
 			return
 		}
-		built.clawdcode = filepath.Join(scratch, "clawdcode")
-		built.launcher = filepath.Join(scratch, "launcher")
+		p.path = filepath.Join(scratch, filepath.Base(p.pkg))
 		ldflags := "-s -w -X github.com/clawdcode/clawdcode/internal/buildinfo.Version=perf"
-		for _, b := range []struct{ out, pkg string }{
-			{built.clawdcode, "./cmd/clawdcode"},
-			{built.launcher, "./internal/perf/launcher"},
-		} {
-			cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", b.out, b.pkg)
-			cmd.Dir = root
-			if out, err := cmd.CombinedOutput(); err != nil {
-				built.err = fmt.Errorf("build %s: %w\n%s", b.pkg, err, out)
-				return
-			}
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", p.path, p.pkg)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			p.err = fmt.Errorf("build %s: %w\n%s", p.pkg, err, out)
 		}
 	})
-	if built.err != nil {
-		tb.Fatal(built.err)
+	if p.err != nil {
+		tb.Fatal(p.err)
 	}
-	return built.clawdcode, built.launcher
+	return p.path
+}
+
+// binaries returns the clawdcode binary and the launcher, built once.
+func binaries(tb testing.TB) (clawdcode, launcher string) {
+	tb.Helper()
+	return clawdcodeProgram.build(tb), launcherProgram.build(tb)
 }
 
 func moduleRoot() (string, error) {
