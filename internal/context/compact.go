@@ -126,6 +126,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 			RetainedOffset: retained[0].offset,
 			RetainedUUID:   retained[0].rec.UUID,
 			SessionUsage:   &usage,
+			Truncated:      truncatedLimits(retained),
 		},
 	}
 	meta := &storage.CompactMetadata{Trigger: trigger, PreTokens: pre, PostTokens: post, FilesIncluded: files}
@@ -149,6 +150,23 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 	m.compactions++
 	m.invalidate()
 	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error}, nil
+}
+
+// truncatedLimits records which of es are sent cut down, and to what
+// limit, so that a resume restores the same context (restore re-applies
+// them): whoever cut them, this compaction or the overflow guard before it.
+func truncatedLimits(es []*entry) map[string]int {
+	var cut map[string]int
+	for _, e := range es {
+		if e.trunc == nil || e.rec.UUID == "" {
+			continue
+		}
+		if cut == nil {
+			cut = make(map[string]int)
+		}
+		cut[e.rec.UUID] = e.truncLimit
+	}
+	return cut
 }
 
 // selectRetained picks the first retained record: entries[cut:] is kept

@@ -13,7 +13,9 @@
 //
 //   - Every record is appended to the session log as it is added; the log is
 //     never rewritten. Truncating long texts to fit the window happens in
-//     memory only.
+//     memory only. A compaction records on its boundary which retained
+//     records the context in force sends cut, and to what size
+//     (compactMetadata.truncated), so a resume sends them cut the same way.
 //   - Every request Request returns is well formed for a strict server:
 //     each tool call is answered right after its assistant message, no tool
 //     result lacks its call, no two user messages follow each other (see

@@ -14,8 +14,11 @@ type entry struct {
 	offset int64 // byte offset of its line in the session file; -1 unknown
 
 	// trunc, when set, is what is sent instead of rec: a copy whose long
-	// text was cut down in memory. The file keeps the full record.
-	trunc *storage.Record
+	// text was cut down in memory to truncLimit bytes (truncateText of the
+	// full text, so the same limit always gives the same text). The file
+	// keeps the full record.
+	trunc      *storage.Record
+	truncLimit int
 
 	ub    int // cheap upper bound of the tokens it adds (of sent())
 	exact int // exact count of sent(), -1 until counted

@@ -187,7 +187,7 @@ func (m *Manager) truncateEntry(e *entry, limit int) bool {
 		msg.Content = short
 		t.Message = &msg
 	}
-	e.trunc = &t
+	e.trunc, e.truncLimit = &t, limit
 	e.ub = m.opt.UpperBound(recordMessage(&t))
 	e.exact, e.est = -1, -1
 	m.invalidate()

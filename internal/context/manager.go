@@ -90,7 +90,8 @@ func New(ctx context.Context, log Log, live *storage.Live, opt Options) (*Manage
 	return m, nil
 }
 
-// restore takes over a session's live context. Records after the summary
+// restore takes over a session's live context, with the retained records
+// the boundary names cut down as they were sent. Records after the summary
 // (post) are what the session did since the last compaction: only their
 // usage counts on top of the boundary's, and the last reply among them with
 // a usage report calibrates the count.
@@ -100,8 +101,12 @@ func (m *Manager) restore(live *storage.Live) {
 		summaryUUID = live.Summary.UUID
 		m.summary = m.newEntry(live.Summary, -1)
 	}
-	if b := live.Boundary; b != nil && b.CompactMetadata != nil && b.CompactMetadata.SessionUsage != nil {
-		m.usageBase = *b.CompactMetadata.SessionUsage
+	var truncated map[string]int
+	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
+		if b.CompactMetadata.SessionUsage != nil {
+			m.usageBase = *b.CompactMetadata.SessionUsage
+		}
+		truncated = b.CompactMetadata.Truncated
 	}
 	post := -1
 	if live.Summary == nil {
@@ -124,7 +129,12 @@ func (m *Manager) restore(live *storage.Live) {
 		if !relevant(r) {
 			continue
 		}
-		m.entries = append(m.entries, m.newEntry(r, lr.Offset))
+		e := m.newEntry(r, lr.Offset)
+		if limit, ok := truncated[r.UUID]; ok && limit > 0 {
+			// Cut as the compaction cut it: the context in force sent it so.
+			m.truncateEntry(e, limit)
+		}
+		m.entries = append(m.entries, e)
 	}
 	if post < 0 {
 		post = len(m.entries)

@@ -102,6 +102,11 @@ type CompactMetadata struct {
 	// SessionUsage is the session's cumulative model usage when the
 	// compaction happened, so /cost needs nothing from before the boundary.
 	SessionUsage *Usage `json:"sessionUsage,omitempty"`
+	// Truncated is clawdcode's extension on the boundary: the retained
+	// records that the context in force sends cut down to fit the window
+	// (the file keeps them whole), by uuid, with the byte limit each was
+	// cut to. A resume cuts them again the same way (see contextmgr).
+	Truncated map[string]int `json:"truncated,omitempty"`
 }
 
 // IsBoundary reports whether r is a compact_boundary record.

@@ -17,8 +17,9 @@ const autoWindow = 6000
 
 // compactedSession fills a session by reading large project files, one
 // `-c -p` turn each, against a server whose window is clawdcode's, until a
-// run reports a compaction (and one turn more, so a request follows the
-// compaction in a process of its own).
+// run reports a compaction (and one short turn more, so a request follows
+// the compaction in a process of its own and the context stays well below
+// the trigger for what a test sends next).
 func compactedSession(t *testing.T) *world {
 	t.Helper()
 	w := newWorld(t, llmtest.Options{Window: autoWindow})
@@ -29,7 +30,11 @@ func compactedSession(t *testing.T) *world {
 	}
 	compacted := false
 	for i, f := range files {
-		args := []string{"-p", "read " + f, "--context-window", itoa(autoWindow)}
+		prompt := "read " + f
+		if compacted {
+			prompt = "go on"
+		}
+		args := []string{"-p", prompt, "--context-window", itoa(autoWindow)}
 		if i > 0 {
 			args = append([]string{"-c"}, args...)
 		}
@@ -107,8 +112,27 @@ func TestRequestAfterCompaction(t *testing.T) {
 	last := cs[len(cs)-1]
 	live := liveMessages(t, recs, last)
 
-	// The agent request right after the last summary call.
-	reqs := w.srv.Requests()
+	for _, q := range agentRequests(w.srv) {
+		checkNoOrphans(t, q.Messages)
+	}
+	got := requestAfterCompaction(t, w.srv.Requests()).Messages
+	if len(got) < 2 || got[0].Role != chat.RoleSystem {
+		t.Fatalf("request after compaction does not start with the system prompt: %s", roles(got))
+	}
+	if got[1].Role != chat.RoleUser || !strings.Contains(got[1].Content, "SUMMARY-MARKER") {
+		t.Fatalf("message 1 after compaction is %s %.200q, want the summary as a user message", got[1].Role, got[1].Content)
+	}
+	samePrefix(t, "request after compaction", got[1:], live, true)
+	if len(got)-1 > len(live) {
+		t.Errorf("the request has %d messages after the system prompt; the file's live context only %d", len(got)-1, len(live))
+	}
+}
+
+// requestAfterCompaction is the agent request right after the last
+// summarisation call: the first one the compacting process made with the
+// compacted context.
+func requestAfterCompaction(t *testing.T, reqs []llmtest.Request) llmtest.Request {
+	t.Helper()
 	after := -1
 	for i, r := range reqs {
 		if isSummaryRequest(r) {
@@ -122,31 +146,19 @@ func TestRequestAfterCompaction(t *testing.T) {
 	if after < 0 {
 		t.Fatal("no agent request follows the summarisation call")
 	}
-	for _, q := range agentRequests(w.srv) {
-		checkNoOrphans(t, q.Messages)
-	}
-	got := reqs[after].Messages
-	if len(got) < 2 || got[0].Role != chat.RoleSystem {
-		t.Fatalf("request after compaction does not start with the system prompt: %s", roles(got))
-	}
-	if got[1].Role != chat.RoleUser || !strings.Contains(got[1].Content, "SUMMARY-MARKER") {
-		t.Fatalf("message 1 after compaction is %s %.200q, want the summary as a user message", got[1].Role, got[1].Content)
-	}
-	samePrefix(t, "request after compaction", got[1:], live)
-	if len(got)-1 > len(live) {
-		t.Errorf("the request has %d messages after the system prompt; the file's live context only %d", len(got)-1, len(live))
-	}
+	return reqs[after]
 }
 
 // TestContinueAfterCompaction: `-c` sends exactly the context in force when
-// the last run ended — summary, retained records, what followed — and does
-// not need the history before the retained part: a corrupted line there
-// goes unnoticed.
+// the last run ended — summary, retained records (cut down as the
+// compacting process sent them), what followed — and does not need the
+// history before the retained part: a corrupted line there goes unnoticed.
 func TestContinueAfterCompaction(t *testing.T) {
 	t.Parallel()
 	w := compactedSession(t)
 	before := agentRequests(w.srv)
 	prev := before[len(before)-1]
+	compacting := requestAfterCompaction(t, w.srv.Requests())
 
 	path := w.onlySession()
 	recs := readRecords(t, path)
@@ -172,14 +184,17 @@ func TestContinueAfterCompaction(t *testing.T) {
 	if len(resumed) != len(live) {
 		t.Errorf("-c sent %d messages of context; the file's live context is %d", len(resumed), len(live))
 	}
-	samePrefix(t, "-c request against the file", resumed, live)
+	samePrefix(t, "-c request against the file", resumed, live, true)
 	// What was in force at the end of the previous run: its last request
-	// and the answer to it.
+	// and the answer to it, word for word.
 	inForce := append(append([]chat.Message(nil), prev.Messages[1:]...), chat.Message{Role: chat.RoleAssistant, Content: lastAssistantText(recs)})
 	if len(resumed) != len(inForce) {
 		t.Errorf("-c sent %d messages; the previous run's last request plus its answer were %d", len(resumed), len(inForce))
 	}
-	samePrefix(t, "-c request against the previous run's", resumed, inForce)
+	samePrefix(t, "-c request against the previous run's", resumed, inForce, false)
+	// And what the compacting process itself sent after compacting, word
+	// for word: a kept result it cut down to fit is sent cut down again.
+	samePrefix(t, "-c request against the compacting process's", compacting.Messages[1:], resumed, false)
 
 	// Garble the first line (the session's first user turn, long dropped)
 	// at its own length, so every offset stays valid.
@@ -279,9 +294,10 @@ func liveMessages(t *testing.T, recs []record, c compaction) []chat.Message {
 
 // samePrefix compares got with a prefix of want, message by message: roles,
 // user and assistant texts, tool call ids and names, tool result ids and
-// contents (a result cut down to fit carries the truncation marker and
-// the head of the original).
-func samePrefix(t *testing.T, what string, got, want []chat.Message) {
+// contents. With cutOK a result of got may be want's cut down to fit (the
+// truncation marker and the head of the original): want is then the
+// session file, which keeps every result whole.
+func samePrefix(t *testing.T, what string, got, want []chat.Message, cutOK bool) {
 	t.Helper()
 	for i, g := range got {
 		if i >= len(want) {
@@ -298,8 +314,8 @@ func samePrefix(t *testing.T, what string, got, want []chat.Message) {
 			if g.ToolCallID != x.ToolCallID {
 				t.Errorf("%s: message %d answers %s, want %s", what, i, g.ToolCallID, x.ToolCallID)
 			}
-			if !sameResult(g.Content, x.Content) {
-				t.Errorf("%s: message %d (result of %s) differs from the file's record\n got %.300q\nwant %.300q", what, i, g.ToolCallID, g.Content, x.Content)
+			if g.Content != x.Content && !(cutOK && isCutOf(g.Content, x.Content)) {
+				t.Errorf("%s: message %d (result of %s) differs\n got %.300q\nwant %.300q", what, i, g.ToolCallID, g.Content, x.Content)
 			}
 		default:
 			if g.Content != x.Content {
@@ -318,17 +334,9 @@ func samePrefix(t *testing.T, what string, got, want []chat.Message) {
 	}
 }
 
-// sameResult: equal, or one is the other cut down in memory to fit the
-// window (the marker, and the same head). The session file always keeps
-// the whole result; a process may send it cut.
-func sameResult(a, b string) bool {
-	if a == b {
-		return true
-	}
-	cut, whole := a, b
-	if !strings.Contains(cut, "cut here to fit") {
-		cut, whole = b, a
-	}
+// isCutOf reports whether cut is whole cut down in memory to fit the
+// window: the marker, and the same head.
+func isCutOf(cut, whole string) bool {
 	head := cut[:min(len(cut), 200)]
 	return strings.Contains(cut, "cut here to fit") && len(cut) < len(whole) && strings.HasPrefix(whole, head)
 }

@@ -1,0 +1,146 @@
+package contextmgr
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/fileanalyzer"
+	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// storeSession is a session file of the real store with the options of a
+// small-window manager over it, and a way to resume it as -c does.
+type storeSession struct {
+	t    *testing.T
+	sess *storage.Session
+	opt  Options
+	sum  *fakeLLM
+}
+
+func newStoreSession(t *testing.T, window int) *storeSession {
+	t.Helper()
+	proj, err := storage.NewStore(t.TempDir()).Project(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := proj.Create(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	s := &storeSession{t: t, sess: sess, sum: &fakeLLM{}}
+	s.opt = Options{
+		Model:      "test-model",
+		Window:     window,
+		System:     "You are a test assistant.",
+		Tools:      []chat.ToolDef{{Name: "Read", Description: "read a file", Parameters: []byte(`{"type":"object","properties":{"file_path":{"type":"string"}}}`)}},
+		LLM:        s.sum,
+		Counter:    &byteCounter{},
+		UpperBound: byteUpperBound,
+		Estimate:   func(s string) int { return (len(s) + 3) / 4 },
+		Files:      func(string, []chat.Message) ([]fileanalyzer.File, error) { return nil, nil },
+	}
+	return s
+}
+
+// open builds a manager over the session: from the file as LoadLive reads
+// it (what -c does), or a new one.
+func (s *storeSession) open(fromFile bool) *Manager {
+	s.t.Helper()
+	var live *storage.Live
+	if fromFile {
+		var err error
+		if live, err = storage.LoadLive(context.Background(), s.sess.Path()); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	m, err := New(context.Background(), s.sess, live, s.opt)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return m
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestResumeCutsWhatTheCompactionCut: a compaction whose retained part is
+// too big for the window sends a kept tool result cut down; the file keeps
+// it whole, and a resume from the file sends exactly the request the
+// compacting process sends next, the cut included.
+func TestResumeCutsWhatTheCompactionCut(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStoreSession(t, 4000)
+	m := s.open(false)
+	for i := range 4 {
+		must(t, m.AddUser(fmt.Sprintf("request %d: %s", i, strings.Repeat("q", 400))))
+		must(t, m.AddAssistant(&llm.Response{Content: "answer " + strings.Repeat("a", 300)}))
+	}
+	// The last turn alone is far above what a compaction may keep.
+	whole := strings.Repeat("line of a long log\n", 700)
+	must(t, m.AddUser("read the log"))
+	must(t, m.AddAssistant(&llm.Response{Content: "Reading.", ToolCalls: []chat.ToolCall{{ID: "log", Name: "Read", Arguments: `{"file_path":"x.log"}`}}}))
+	must(t, m.AddToolResult("log", whole, ""))
+	if _, err := m.Request(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m.Compactions() != 1 {
+		t.Fatalf("compactions = %d, want 1", m.Compactions())
+	}
+	must(t, m.AddAssistant(&llm.Response{Content: "The log is long."}))
+	must(t, m.AddUser("what next?"))
+	want, err := m.Request(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Compactions() != 1 {
+		t.Fatalf("the next request compacted again (%d)", m.Compactions())
+	}
+	cut := false
+	for _, msg := range want.Messages {
+		if msg.ToolCallID == "log" {
+			cut = strings.Contains(msg.Content, "cut here to fit") && len(msg.Content) < len(whole)
+		}
+	}
+	if !cut {
+		t.Fatal("the compacting process does not send the kept result cut down; the test needs it to")
+	}
+
+	live, err := storage.LoadLive(ctx, s.sess.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := live.Boundary.CompactMetadata.Truncated; len(tr) != 1 {
+		t.Errorf("boundary truncated = %v, want the one kept result", tr)
+	}
+	for _, lr := range live.Records {
+		if r := lr.Record; r.Type == storage.TypeToolResult && r.ToolResult.Output != whole {
+			t.Error("the session file keeps the result cut; it must keep it whole")
+		}
+	}
+
+	m2 := s.open(true)
+	got, err := m2.Request(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.Compactions() != 0 {
+		t.Fatal("the resumed manager compacted")
+	}
+	if !reflect.DeepEqual(got.Messages, want.Messages) {
+		t.Errorf("resumed request differs from the one the compacting process sends:\n got %.600v\nwant %.600v", got.Messages, want.Messages)
+	}
+	if g, w := m2.Usage().Tokens, m.Usage().Tokens; g < w {
+		t.Errorf("resumed usage %d tokens, below the compacting process's %d", g, w)
+	}
+}
