@@ -129,4 +129,20 @@ func BenchmarkResume1GB(b *testing.B) {
 			b.ReportMetric(float64(w.srv.LastRequest().Tokens)/1000, "request-ktok")
 		})
 	}
+	// The same resume against a server that does not decode the request:
+	// the client's own time, without llmtest's validation of 1 MB.
+	b.Run("Counted/RawServer", func(b *testing.B) {
+		fx := resumeFixtures["Counted"].build(b, "Counted")
+		w := &world{root: fx.root, home: filepath.Join(fx.root, "clawdcode-home"), project: filepath.Join(fx.root, "project"),
+			baseURL: newRawServer(b), env: []string{"CLAWDCODE_CONTEXT_WINDOW=" + resumeWindow, "CLAWDCODE_MODEL=gpt-4.1"}}
+		var s sample
+		for b.Loop() {
+			r := w.run(b, "-c", "-p", "Where were we?")
+			if !strings.HasPrefix(r.stdout, "Resumed.") {
+				b.Fatalf("stdout %q", r.stdout)
+			}
+			s.add(r)
+		}
+		s.report(b, "")
+	})
 }

@@ -23,6 +23,8 @@ type world struct {
 	project string
 	srv     *llmtest.Server
 	env     []string // extra variables, after the defaults
+	// baseURL, when set, replaces srv as the endpoint (see newRawServer).
+	baseURL string
 }
 
 func newWorld(tb testing.TB) *world {
@@ -43,12 +45,16 @@ func newWorld(tb testing.TB) *world {
 }
 
 func (w *world) environ() []string {
+	url := w.baseURL
+	if url == "" {
+		url = w.srv.URL()
+	}
 	return append([]string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + filepath.Join(w.root, "user"),
 		"TMPDIR=" + filepath.Join(w.root, "tmp"),
 		"CLAWDCODE_HOME=" + w.home,
-		"OPENAI_BASE_URL=" + w.srv.URL(),
+		"OPENAI_BASE_URL=" + url,
 		"OPENAI_API_KEY=perf-key",
 	}, w.env...)
 }
