@@ -129,7 +129,8 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 			Truncated:      truncatedLimits(retained),
 		},
 	}
-	meta := &storage.CompactMetadata{Trigger: trigger, PreTokens: pre, PostTokens: post, FilesIncluded: files}
+	meta := &storage.CompactMetadata{Trigger: trigger, PreTokens: pre, PostTokens: post, FilesIncluded: files,
+		Failures: m.failStreak, SkipsLeft: m.skipLeft}
 	if failure != nil {
 		meta.Fallback, meta.Error = true, failure.Error()
 	}

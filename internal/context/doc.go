@@ -50,7 +50,10 @@
 //     it replaces), a deterministic digest stands in for it and the session
 //     goes on. After 2 failures in a row the next 3 auto-compactions skip
 //     the model (then 6, 12, up to 24); a success resets this, and a
-//     manual /compact always asks the model.
+//     manual /compact always asks the model. The failure count and the
+//     compactions left to skip are kept on the summary record
+//     (compactMetadata failures, skipsLeft), so the back-off carries over
+//     a resume: a -c -p run per turn does not ask a failing model again.
 //
 // # Concurrency
 //

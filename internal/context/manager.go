@@ -100,6 +100,12 @@ func (m *Manager) restore(live *storage.Live) {
 	if live.Summary != nil {
 		summaryUUID = live.Summary.UUID
 		m.summary = m.newEntry(live.Summary, -1)
+		if meta := live.Summary.CompactMetadata; meta != nil {
+			// The back-off outlives the process: a -c -p run per turn
+			// would otherwise ask a failing summariser every time.
+			m.failStreak, m.skipLeft = meta.Failures, meta.SkipsLeft
+			m.backoff = backoffAfter(meta.Failures)
+		}
 	}
 	var truncated map[string]int
 	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
@@ -151,6 +157,17 @@ func (m *Manager) restore(live *storage.Live) {
 			m.calib = calibration{ok: true, tokens: u.InputTokens, upto: i, fromFile: true}
 		}
 	}
+}
+
+// backoffAfter is the next back-off length once failures summaries in a
+// row have failed: it starts when the streak reaches failStreakLimit and
+// doubles with every failure after that, as compact does.
+func backoffAfter(failures int) int {
+	b := backoffStart
+	for i := failStreakLimit; i <= failures && b < backoffMax; i++ {
+		b = min(2*b, backoffMax)
+	}
+	return b
 }
 
 // repair answers the calls of the last reply that have no result, so the

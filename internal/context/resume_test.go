@@ -144,3 +144,56 @@ func TestResumeCutsWhatTheCompactionCut(t *testing.T) {
 		t.Errorf("resumed usage %d tokens, below the compacting process's %d", g, w)
 	}
 }
+
+// TestResumedSessionKeepsBackingOff: with a -c run per compaction and a
+// summariser that always fails, the back-off carries over from run to run
+// through the summary records, exactly as within one process.
+func TestResumedSessionKeepsBackingOff(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStoreSession(t, 4000)
+	s.sum.answer = func(int, llm.Request) (*llm.Response, error) { return nil, errServer }
+	compactInNewRun := func(i int, trigger string, wantFallback bool) {
+		t.Helper()
+		m := s.open(i > 0)
+		for j := range 2 {
+			must(t, m.AddUser(fmt.Sprintf("request %d.%d: %s", i, j, strings.Repeat("q", 400))))
+			must(t, m.AddAssistant(&llm.Response{Content: "answer " + strings.Repeat("a", 300)}))
+		}
+		res, err := m.Compact(ctx, trigger, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Fallback != wantFallback {
+			t.Fatalf("run %d: fallback %v, want %v", i, res.Fallback, wantFallback)
+		}
+	}
+	var calls []int
+	for i := range 7 {
+		compactInNewRun(i, storage.TriggerAuto, true)
+		calls = append(calls, s.sum.calls())
+	}
+	// Two failures, three runs that skip the model, a try that fails,
+	// then the pause doubles.
+	if want := []int{1, 2, 2, 2, 2, 3, 3}; !reflect.DeepEqual(calls, want) {
+		t.Fatalf("summariser calls after each run's compaction %v, want %v", calls, want)
+	}
+	live, err := storage.LoadLive(ctx, s.sess.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta := live.Summary.CompactMetadata; meta.Failures != 3 || meta.SkipsLeft != 5 {
+		t.Errorf("last summary record failures %d, skipsLeft %d; want 3 and 5", meta.Failures, meta.SkipsLeft)
+	}
+	// A manual /compact in a resumed run still asks; its success ends the
+	// back-off for the runs after it.
+	s.sum.answer = nil
+	compactInNewRun(7, storage.TriggerManual, false)
+	if s.sum.calls() != 4 {
+		t.Fatalf("manual compact: %d calls, want 4", s.sum.calls())
+	}
+	compactInNewRun(8, storage.TriggerAuto, false)
+	if s.sum.calls() != 5 {
+		t.Fatalf("%d calls after the success, want 5: the next run asks again", s.sum.calls())
+	}
+}

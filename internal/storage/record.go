@@ -107,6 +107,13 @@ type CompactMetadata struct {
 	// (the file keeps them whole), by uuid, with the byte limit each was
 	// cut to. A resume cuts them again the same way (see contextmgr).
 	Truncated map[string]int `json:"truncated,omitempty"`
+	// Failures and SkipsLeft are clawdcode's extension on the summary
+	// record: how many summaries had failed in a row when it was written,
+	// and how many further auto-compactions skip the summariser (back-off),
+	// so a resumed session keeps backing off (see contextmgr). Both are 0
+	// after a summary that succeeded.
+	Failures  int `json:"failures,omitempty"`
+	SkipsLeft int `json:"skipsLeft,omitempty"`
 }
 
 // IsBoundary reports whether r is a compact_boundary record.

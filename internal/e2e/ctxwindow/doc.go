@@ -18,11 +18,13 @@
 //     would reject, writing a compact_boundary and its summary record;
 //   - the request after a compaction carries the summary right after the
 //     system prompt, then the retained tail, with nothing orphaned, and
-//     `-c` sends exactly that context again without needing the history
-//     before the retained part;
+//     `-c` sends exactly that context again (kept results cut down as the
+//     compacting process sent them) without needing the history before
+//     the retained part;
 //   - a failing summary call falls back (fallback: true, ~30% kept), the
-//     run still answers and the user is told; repeated failures within a
-//     run stop asking the summariser for a while;
+//     run still answers and the user is told (a "clawdcode: warning:"
+//     line on stderr); repeated failures stop asking the summariser for a
+//     while, within a run and across `-c` runs;
 //   - a server window smaller than believed is met by truncation, then
 //     compaction, then a clear error that leaves the session resumable;
 //   - material larger than the window is summarised in pieces and merged;

@@ -225,3 +225,47 @@ func TestRepeatedSummaryFailuresBackOff(t *testing.T) {
 		t.Errorf("%d summarisation requests for %d compactions that asked the model", sums, asked)
 	}
 }
+
+// TestSummaryBackOffSurvivesContinue: the back-off holds across `-c -p`
+// runs, one compaction each at most: once the summariser has failed twice
+// in a row, the next compactions skip it although every run is a new
+// process.
+func TestSummaryBackOffSurvivesContinue(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{Window: autoWindow})
+	w.srv.SetResponder(agentWithSummaries(quickServerError))
+	for i := range 4 {
+		w.writeFile("chunk"+itoa(i)+".txt", bigText("chunk"+itoa(i), 110))
+	}
+	var cs []compaction
+	for i := 0; len(cs) < 4; i++ {
+		if i >= 30 {
+			t.Fatalf("only %d compactions after %d runs", len(cs), i)
+		}
+		args := []string{"-p", "read chunk" + itoa(i%4) + ".txt", "--context-window", itoa(autoWindow)}
+		if i > 0 {
+			args = append([]string{"-c"}, args...)
+		}
+		w.mustRun(args...)
+		cs = compactions(t, readRecords(t, w.onlySession()))
+	}
+	var errs []string
+	for _, c := range cs {
+		m := c.summary.CompactMetadata
+		if !m.Fallback {
+			t.Errorf("a compaction did not fall back although the summariser always fails: %+v", m)
+		}
+		errs = append(errs, m.Error)
+	}
+	t.Logf("fallback errors: %q", errs)
+	for i, e := range errs[:2] {
+		if strings.Contains(e, "skipped") {
+			t.Errorf("compaction %d skipped the summariser before it had failed twice: %q", i+1, e)
+		}
+	}
+	for i, e := range errs[2:4] {
+		if !strings.Contains(e, "skipped") {
+			t.Errorf("compaction %d, in a later run after two failures in a row, asked the summariser again: %q", i+3, e)
+		}
+	}
+}
