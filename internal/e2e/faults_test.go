@@ -321,20 +321,40 @@ func TestInterruptWhileServerHangs(t *testing.T) {
 }
 
 // TestServerThatHangsTimesOut: a server that accepts the request and never
-// answers must end the run with a clear error in bounded time.
+// answers must end the run with a clear error in bounded time. With
+// CLAWDCODE_TIMEOUT=1s an idle attempt is retried once at most, so the run
+// ends after about two seconds; the error names the timeout.
 func TestServerThatHangsTimesOut(t *testing.T) {
-	knownBug(t, "a hanging server keeps clawdcode waiting 4 × 120 s (llm.DefaultIdleTimeout, 4 attempts) with no flag or env to shorten it")
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	id, path := w.establish()
-	w.srv.Enqueue(llmtest.Hang(), llmtest.Hang(), llmtest.Hang(), llmtest.Hang())
+	w.extraEnv = append(w.extraEnv, "CLAWDCODE_TIMEOUT=1s")
+	// Two hangs: the idle timeout is retried once at most.
+	w.srv.Enqueue(llmtest.Hang(), llmtest.Hang())
+	mark := len(w.srv.Requests())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	start := time.Now()
 	r := wait(t, ctx, w.command(ctx, "-c", "-p", "this request hangs"))
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("a 1 s idle timeout took %v to end the run", d)
+	}
 	if r.code != 1 {
 		t.Errorf("want exit 1\n%s", r)
 	}
-	oneErrorLine(t, r)
+	if line := oneErrorLine(t, r); !strings.Contains(line, "no response from the server within 1s") {
+		t.Errorf("the error does not name the 1 s idle timeout: %q", line)
+	}
+	if !strings.Contains(r.stderr, "CLAWDCODE_TIMEOUT") {
+		t.Errorf("no hint names CLAWDCODE_TIMEOUT\n%s", r)
+	}
+	if n := len(w.srv.Requests()) - mark; n != 2 {
+		t.Errorf("%d attempts against a hanging server, want 2 (one retry)", n)
+	}
+	if p := w.srv.Pending(); p != 0 {
+		t.Fatalf("%d hangs left queued", p)
+	}
+	w.extraEnv = nil
 	w.checkHealthy(id, path)
 }
 
