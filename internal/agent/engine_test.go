@@ -299,6 +299,11 @@ func TestEngineOverflowGivesUpClearly(t *testing.T) {
 	if got := types(w.records(t, e.SessionID())); !strings.HasPrefix(got, "user") || strings.Contains(got, "assistant") {
 		t.Fatalf("records = %s", got)
 	}
+	// The server said its window is 200 tokens; the guard must have taken
+	// that figure rather than an estimate from the rejected request's size.
+	if got := e.Context().Usage().Window; got != 200 {
+		t.Fatalf("effective window after the rejections = %d, want the stated 200", got)
+	}
 }
 
 // cancelOnToolStart cancels the turn once a tool has started.

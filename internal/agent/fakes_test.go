@@ -18,10 +18,11 @@ import (
 // loop recorded, in order, and can play a scripted overflow recovery.
 type fakeConv struct {
 	msgs []chat.Message
-	// recover answers RecoverOverflow(attempt) with recover[attempt-1];
+	// recover answers RecoverOverflowFrom(attempt) with recover[attempt-1];
 	// past its end it answers false.
-	recover  []bool
-	attempts []int
+	recover    []bool
+	attempts   []int
+	rejections []error // what each recovery attempt was told
 }
 
 func (c *fakeConv) AddUser(text string) error {
@@ -47,8 +48,9 @@ func (c *fakeConv) Request(context.Context) (llm.Request, error) {
 	return llm.Request{Model: "conv-model", Messages: append([]chat.Message(nil), c.msgs...)}, nil
 }
 
-func (c *fakeConv) RecoverOverflow(_ context.Context, attempt int) (bool, error) {
+func (c *fakeConv) RecoverOverflowFrom(_ context.Context, attempt int, rejection error) (bool, error) {
 	c.attempts = append(c.attempts, attempt)
+	c.rejections = append(c.rejections, rejection)
 	if attempt-1 < len(c.recover) {
 		return c.recover[attempt-1], nil
 	}

@@ -35,7 +35,9 @@ type conversation interface {
 	AddAssistant(resp *llm.Response) error
 	AddToolResult(id, output, errText string) error
 	Request(ctx context.Context) (llm.Request, error)
-	RecoverOverflow(ctx context.Context, attempt int) (bool, error)
+	// RecoverOverflowFrom gets the server's rejection so that the guard can
+	// take the window the server states instead of guessing one.
+	RecoverOverflowFrom(ctx context.Context, attempt int, rejection error) (bool, error)
 }
 
 var _ conversation = (*contextmgr.Manager)(nil)
@@ -149,7 +151,7 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		more := false
 		if attempt <= maxOverflowAttempts {
 			var rerr error
-			more, rerr = l.conv.RecoverOverflow(ctx, attempt)
+			more, rerr = l.conv.RecoverOverflowFrom(ctx, attempt, err)
 			if rerr != nil {
 				if ctx.Err() != nil {
 					return nil, interrupted(ctx)

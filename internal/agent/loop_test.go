@@ -197,6 +197,13 @@ func TestLoopOverflowRecovery(t *testing.T) {
 		if !slices.Equal(conv.attempts, []int{1, 2}) || model.calls() != 3 || res.NumTurns != 1 {
 			t.Fatalf("attempts = %v, calls = %d, turns = %d", conv.attempts, model.calls(), res.NumTurns)
 		}
+		// The guard reads the window the server states from the rejection
+		// itself, so each attempt must be handed the error it answers.
+		for i, rej := range conv.rejections {
+			if rej != error(overflow) {
+				t.Fatalf("attempt %d was given rejection %v, want the server's overflow error", i+1, rej)
+			}
+		}
 	})
 	t.Run("gives up", func(t *testing.T) {
 		t.Parallel()
