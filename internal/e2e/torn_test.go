@@ -130,7 +130,6 @@ func TestCrashStatesOnDisk(t *testing.T) {
 // it; resuming must not drop that history without a summary in its place.
 func TestBoundaryWithoutSummaryKeepsHistory(t *testing.T) {
 	t.Parallel()
-	knownBug(t, "resume after a crash between compact_boundary and its summary drops all earlier history with no summary")
 	w := newWorld(t, llmtest.Options{})
 	w.srv.SetResponder(threeRounds)
 	flags := []string{"-p", "--dangerously-skip-permissions", "--context-window", "4000"}

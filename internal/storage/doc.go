@@ -23,6 +23,11 @@
 //     file, written by a single write(2) on an O_APPEND descriptor. It is
 //     in the OS page cache: it survives a crash or kill of clawdcode, not
 //     a power loss or kernel crash.
+//   - AppendBatch: several records (a compaction's boundary and summary)
+//     in ONE write(2), each record's parent the one before it. Nothing
+//     else lands between them, but it is no transaction: a short write or
+//     a power loss can keep a prefix only, and then it is the last lines
+//     that are missing or torn (see After a crash).
 //   - Sync: fsyncs the file (and, the first time, its directory). Every
 //     record appended before it is on stable storage when it returns.
 //   - Close and Flush write the session's entry into the project's
@@ -46,6 +51,13 @@
 // continues from the last record that parses. A session file left without
 // a single message (a crash right after Create) is not listed, so -c never
 // continues it.
+//
+// A compact_boundary that is not followed by its summary record (a crash
+// between the two appends, or a torn batch) belongs to a compaction that
+// never finished: LoadLive ignores it, with a warning, as if it were not
+// in the file — the live context starts from the last complete boundary
+// before it, or is the whole file — so the history it would have cut is
+// not lost without a summary in its place.
 //
 // # Concurrency
 //

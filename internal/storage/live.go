@@ -9,16 +9,18 @@ import (
 	"os"
 )
 
-// Live is what a resume restores: the records from the last boundary's
-// retained offset to the end of the file (older boundary/summary records in
-// that range dropped), with their byte offsets. The last boundary and its
-// summary are among Records, at their place in the file, and are also
-// pointed to by Boundary and Summary. Without a boundary it is the whole
-// file.
+// Live is what a resume restores: the records from the last complete
+// boundary's retained offset to the end of the file (other boundaries and
+// older summary records in that range dropped), with their byte offsets. A
+// boundary is complete when its summary record follows it; one that is not
+// is ignored (see the package doc, After a crash). The boundary in force
+// and its summary are among Records, at their place in the file, and are
+// also pointed to by Boundary and Summary. Without a complete boundary it
+// is the whole file, less any unfinished boundaries.
 type Live struct {
 	Records  []LiveRecord
-	Boundary *Record // last compact_boundary, nil if none
-	Summary  *Record // the first summary record after it, nil if none
+	Boundary *Record // last complete compact_boundary, nil if none
+	Summary  *Record // the summary record after it, nil if none
 	Warnings []string
 }
 
@@ -65,13 +67,13 @@ func loadLive(ctx context.Context, f *os.File, path string, size int64) (*Live, 
 	live := &Live{}
 	warn := func(s string) { live.Warnings = append(live.Warnings, s) }
 
-	bOff, boundary, err := findLastBoundary(ctx, f, size)
+	bOff, boundary, err := findCompleteBoundary(ctx, f, path, size, warn)
 	if err != nil {
 		return nil, err
 	}
 	if boundary == nil {
 		err := readRecords(ctx, f, path, 0, func(off int64, r *Record) error {
-			live.Records = append(live.Records, LiveRecord{off, r})
+			live.add(off, r, -1)
 			return nil
 		}, warn)
 		return live, err
@@ -94,11 +96,65 @@ func loadLive(ctx context.Context, f *os.File, path string, size int64) (*Live, 
 	return live, err
 }
 
-// add places one decoded record, given the offset of the last boundary:
-// superseded compaction records before it are dropped.
+// findCompleteBoundary returns the last compact_boundary that the
+// compaction finished: one followed by its summary record. A boundary
+// without one is what a crash between a compaction's two records leaves
+// (or a torn write of both). That compaction never took effect — the
+// context in force was still the history before it, and resuming from the
+// boundary would drop that history with no summary in its place — so the
+// boundary is passed over with a warning and the search goes on before it.
+// A nil record means no complete boundary: the whole file is live.
+func findCompleteBoundary(ctx context.Context, f *os.File, path string, size int64, warn func(string)) (int64, *Record, error) {
+	for end := size; ; {
+		off, b, err := findLastBoundary(ctx, f, end)
+		if err != nil || b == nil {
+			return 0, nil, err
+		}
+		ok, err := summaryFollows(f, off, size)
+		if err != nil {
+			return 0, nil, err
+		}
+		if ok {
+			return off, b, nil
+		}
+		warn(fmt.Sprintf("%s: compact boundary at byte offset %d has no summary after it (the compaction did not finish); ignoring it", path, off))
+		end = off
+	}
+}
+
+// summaryFollows reports whether the first non-blank line after the one at
+// off, within the first size bytes, decodes as a compaction summary.
+func summaryFollows(f *os.File, off, size int64) (bool, error) {
+	line, complete, err := readLineAt(f, off)
+	if err != nil || !complete {
+		return false, err
+	}
+	for next := off + int64(len(line)) + 1; next < size; next += int64(len(line)) + 1 {
+		line, complete, err = readLineAt(f, next)
+		if err != nil {
+			return false, err
+		}
+		if isBlank(line) && complete {
+			continue
+		}
+		if next+int64(len(line)) > size {
+			return false, nil // written after the size we read as of
+		}
+		r, err := decodeRecord(line)
+		return err == nil && r.IsSummary(), nil
+	}
+	return false, nil
+}
+
+// add places one decoded record, given the offset of the boundary in force
+// (-1 for none): superseded compaction records before it are dropped, and
+// so is every other boundary — one after it is an unfinished compaction's,
+// which LoadLive treats as if it were not there.
 func (l *Live) add(off int64, r *Record, bOff int64) {
 	switch {
 	case off < bOff && (r.IsBoundary() || r.IsSummary()):
+		return
+	case off != bOff && r.IsBoundary():
 		return
 	case off == bOff:
 		l.Boundary = r

@@ -203,20 +203,82 @@ func (s *Session) Path() string { return s.path }
 // cache when Append returns (it survives a crash of the process, not of
 // the machine; see Sync).
 func (s *Session) Append(r *Record) (offset int64, err error) {
+	offs, err := s.AppendBatch(r)
+	if err != nil {
+		return 0, err
+	}
+	return offs[0], nil
+}
+
+// AppendBatch is Append for several records that belong together (a
+// compaction's boundary and its summary): it fills each one's common fields
+// as Append does, each record's parent being the one before it, and writes
+// all the lines with ONE write(2) on the O_APPEND descriptor. It returns the
+// byte offset of each line. No other append, of this process or another
+// (which cannot hold the lock), lands between them. One write is not a
+// transaction: a crash of the machine, or a short write on a full disk, can
+// still keep only a prefix of it — but then the lines lost or torn are the
+// last ones, so a reader sees the first records without the later ones
+// (LoadLive ignores a boundary whose summary did not make it). On error
+// nothing is returned, and the session's parent chain does not advance.
+func (s *Session) AppendBatch(recs ...*Record) ([]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return 0, fmt.Errorf("append to session %s: %w", s.id, ErrClosed)
+		return nil, fmt.Errorf("append to session %s: %w", s.id, ErrClosed)
 	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	s.buf.Reset()
+	if s.needNL {
+		// Close the torn line left by a crash, so it stays one bad
+		// line and never glues onto this record.
+		s.buf.WriteByte('\n')
+	}
+	offs := make([]int64, len(recs))
+	last := s.last
+	for i, r := range recs {
+		if err := s.fill(r, last); err != nil {
+			return nil, fmt.Errorf("append to session %s: %w", s.id, err)
+		}
+		offs[i] = s.size + int64(s.buf.Len())
+		if err := s.enc.Encode(r); err != nil {
+			return nil, fmt.Errorf("append to session %s: encode %s record: %w", s.id, r.Type, err)
+		}
+		last = r.UUID
+	}
+	line := s.buf.Bytes()
+	n, err := s.f.Write(line)
+	s.size += int64(n)
+	if n > 0 {
+		s.needNL = line[n-1] != '\n'
+	}
+	if cap(line) > 1<<20 {
+		s.buf = bytes.Buffer{} // do not pin the memory of one huge record
+	}
+	if err != nil {
+		return nil, fmt.Errorf("append to session %s: %w", s.id, err)
+	}
+	s.last = last
+	for _, r := range recs {
+		s.entry.observeRecord(r)
+	}
+	s.entry.Scanned = s.size
+	return offs, nil
+}
+
+// fill sets the common fields r leaves empty; parent is the uuid of the
+// record written just before it ("" at the start of the file).
+func (s *Session) fill(r *Record, parent string) error {
 	if r.UUID == "" {
 		u, err := uuid.NewRandom()
 		if err != nil {
-			return 0, fmt.Errorf("append to session %s: %w", s.id, err)
+			return err
 		}
 		r.UUID = u.String()
 	}
-	if r.ParentUUID == nil && s.last != "" {
-		parent := s.last
+	if r.ParentUUID == nil && parent != "" {
 		r.ParentUUID = &parent
 	}
 	if r.SessionID == "" {
@@ -235,34 +297,7 @@ func (s *Session) Append(r *Record) (offset int64, err error) {
 	if r.Version == "" {
 		r.Version = buildinfo.Version
 	}
-
-	s.buf.Reset()
-	offset = s.size
-	if s.needNL {
-		// Close the torn line left by a crash, so it stays one bad
-		// line and never glues onto this record.
-		s.buf.WriteByte('\n')
-		offset++
-	}
-	if err := s.enc.Encode(r); err != nil {
-		return 0, fmt.Errorf("append to session %s: encode %s record: %w", s.id, r.Type, err)
-	}
-	line := s.buf.Bytes()
-	n, err := s.f.Write(line)
-	s.size += int64(n)
-	if n > 0 {
-		s.needNL = line[n-1] != '\n'
-	}
-	if cap(line) > 1<<20 {
-		s.buf = bytes.Buffer{} // do not pin the memory of one huge record
-	}
-	if err != nil {
-		return 0, fmt.Errorf("append to session %s: %w", s.id, err)
-	}
-	s.last = r.UUID
-	s.entry.observeRecord(r)
-	s.entry.Scanned = s.size
-	return offset, nil
+	return nil
 }
 
 // Sync fsyncs the session file (and, the first time, its directory, so a
