@@ -85,7 +85,11 @@ func (f *Factory) Store() (*storage.Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		return storage.NewStore(home), nil
+		st := storage.NewStore(home)
+		// An index that cannot be written fails nothing (it is a cache
+		// of the session files), but the user should hear of it once.
+		st.SetWarn(warnTo(f.IO.ErrOut))
+		return st, nil
 	})
 }
 

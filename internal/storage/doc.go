@@ -33,8 +33,11 @@
 //   - Close and Flush write the session's entry into the project's
 //     index.json atomically (temporary file, fsync, rename, fsync of the
 //     directory). A temporary file that a crash left behind is removed by
-//     a later index write once it is a minute old. The index is a cache: the JSONL files are the truth, and
-//     List rebuilds any entry that is missing, stale or corrupt. Only a
+//     a later index write once it is a minute old. The index is a cache:
+//     the JSONL files are the truth, and List rebuilds any entry that is
+//     missing, stale or corrupt. So an index that cannot be written fails
+//     no operation; the Store reports it once through its warning hook
+//     (SetWarn), and List keeps reading the files. Only a
 //     title set with SetTitle lives in the index alone; SaveTitle also
 //     appends a "title" record (a clawdcode record type the contract lets
 //     other readers ignore), from which a rebuild takes the title.

@@ -151,7 +151,9 @@ func (p *Project) List() ([]SessionInfo, error) {
 				m[e.ID] = e
 			}
 			if err := writeIndex(dir, m); err != nil {
-				return nil, fmt.Errorf("list sessions: %w", err)
+				// The entries came from the files; only the cache of
+				// them is lost, and the next List scans again.
+				p.store.indexUnwritable(err)
 			}
 		}
 	}
@@ -375,7 +377,7 @@ func writeIndex(dir string, m map[string]*indexEntry) error {
 	sort.Slice(f.Sessions, func(i, j int) bool { return f.Sessions[i].ID < f.Sessions[j].ID })
 	b, err := json.Marshal(&f)
 	if err != nil {
-		return fmt.Errorf("write index: %w", err)
+		return fmt.Errorf("encode index: %w", err)
 	}
 	if err := writeFileAtomic(dir, indexName, b); err != nil {
 		return err
@@ -410,10 +412,13 @@ func removeStaleTemps(dir, name string, now time.Time) {
 	}
 }
 
+// writeFileAtomic replaces dir/name by data through a temporary file. Its
+// errors are the OS's own, which name the file (temporary or final) that
+// failed.
 func writeFileAtomic(dir, name string, data []byte) (err error) {
 	tmp, err := os.CreateTemp(dir, name+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return err
 	}
 	defer func() {
 		if err != nil {
@@ -422,19 +427,19 @@ func writeFileAtomic(dir, name string, data []byte) (err error) {
 		}
 	}()
 	if err = tmp.Chmod(filePerm); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return err
 	}
 	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return err
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return err
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return err
 	}
 	if err = os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return err
 	}
 	return syncDir(dir)
 }
@@ -455,11 +460,15 @@ func lockIndex(dir string) (unlock func()) {
 }
 
 // storeEntry writes one session's entry into the index.
-func (p *Project) storeEntry(dir string, e *indexEntry) error {
-	return p.updateIndex(dir, func(m map[string]*indexEntry) { m[e.ID] = e })
+func (p *Project) storeEntry(dir string, e *indexEntry) {
+	p.updateIndex(dir, func(m map[string]*indexEntry) { m[e.ID] = e })
 }
 
-func (p *Project) updateIndex(dir string, fn func(map[string]*indexEntry)) error {
+// updateIndex applies fn to the index and writes it back. A write that
+// fails is reported through the store's warning hook, never returned: the
+// index is a cache of the session files, which List reads when an entry is
+// missing or stale, so no operation may fail for its sake.
+func (p *Project) updateIndex(dir string, fn func(map[string]*indexEntry)) {
 	unlock := lockIndex(dir)
 	defer unlock()
 	m := readIndex(dir)
@@ -467,5 +476,7 @@ func (p *Project) updateIndex(dir string, fn func(map[string]*indexEntry)) error
 		m = map[string]*indexEntry{}
 	}
 	fn(m)
-	return writeIndex(dir, m)
+	if err := writeIndex(dir, m); err != nil {
+		p.store.indexUnwritable(err)
+	}
 }

@@ -70,8 +70,6 @@ func (p *Project) Remove(id string) error {
 	if err := os.Remove(path); err != nil {
 		return fmt.Errorf("remove session %s: %w", id, notFound(err))
 	}
-	if err := p.updateIndex(dir, func(m map[string]*indexEntry) { delete(m, id) }); err != nil {
-		return fmt.Errorf("remove session %s: %w", id, err)
-	}
+	p.updateIndex(dir, func(m map[string]*indexEntry) { delete(m, id) })
 	return nil
 }

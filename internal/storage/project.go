@@ -42,7 +42,13 @@ func Home() (string, error) {
 
 // Store is the PersistentStore rooted at a CLAWDCODE_HOME. It holds no open
 // files and is safe for concurrent use.
-type Store struct{ home string }
+type Store struct {
+	home string
+
+	mu          sync.Mutex
+	warn        func(msg string)
+	indexWarned bool
+}
 
 func NewStore(home string) *Store { return &Store{home: home} }
 
@@ -308,11 +314,8 @@ func mkdirPrivate(dir string) error {
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
+		return err // names dir
 	}
 	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return d.Sync() // "sync <dir>: …"
 }

@@ -373,7 +373,9 @@ func (s *Session) LoadLive(ctx context.Context) (*Live, error) {
 	return live, nil
 }
 
-// Flush writes the session's index entry now (Close does it too).
+// Flush writes the session's index entry now (Close does it too). An index
+// that cannot be written is reported through the Store's warning hook (see
+// SetWarn), not as an error: it is a cache of the files.
 func (s *Session) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -398,9 +400,7 @@ func (s *Session) flushLocked() error {
 	if e.Updated.IsZero() {
 		e.Updated = fi.ModTime().UTC()
 	}
-	if err := s.project.storeEntry(s.dir, &e); err != nil {
-		return fmt.Errorf("index session %s: %w", s.id, err)
-	}
+	s.project.storeEntry(s.dir, &e)
 	return nil
 }
 

@@ -1,0 +1,27 @@
+package storage
+
+// SetWarn sets where the store reports what goes wrong without failing an
+// operation. Today that is an index.json that cannot be written: the index
+// is only a cache of the session files (List rebuilds it from them), so
+// listing, creating, closing and removing sessions all succeed without it,
+// and the problem is reported once per Store rather than once per write.
+// Without a hook such problems are not reported. Call it before the store
+// is used.
+func (s *Store) SetWarn(fn func(msg string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.warn = fn
+}
+
+// indexUnwritable reports, the first time only, that the index of dir
+// could not be written.
+func (s *Store) indexUnwritable(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.indexWarned || s.warn == nil {
+		return
+	}
+	s.indexWarned = true
+	// The OS error names the index (or its temporary file) with its path.
+	s.warn("the session index cannot be written, so sessions are listed from their files: " + err.Error())
+}
