@@ -79,7 +79,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Prompt = strings.Join(args, " ")
 			flags := cmd.Flags()
-			if err := opts.resolve(f.Getenv, flags.Changed("model"), flags.Changed("context-window"), windowFlag, allowedTools); err != nil {
+			if err := opts.resolve(f.Getenv, flags.Changed("model"), flags.Changed("resume"), flags.Changed("context-window"), windowFlag, allowedTools); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -126,14 +126,19 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 
 // resolve validates the flags and fills what they leave unset from the
 // environment and the defaults.
-func (o *RootOptions) resolve(getenv func(string) string, modelSet, windowSet bool, windowFlag int, allowedTools string) error {
+func (o *RootOptions) resolve(getenv func(string) string, modelSet, resumeSet, windowSet bool, windowFlag int, allowedTools string) error {
 	if !slices.Contains([]string{FormatText, FormatJSON, FormatStreamJSON}, o.OutputFormat) {
 		return usageErrorf("invalid --output-format %q: want text, json or stream-json", o.OutputFormat)
 	}
 	if o.OutputFormat != FormatText && !o.Print {
 		return usageErrorf("--output-format %s needs -p", o.OutputFormat)
 	}
-	if o.Continue && o.Resume != "" {
+	// An empty -r is what a script's unset variable gives ("-r $ID"): it
+	// names no session, and starting a new one instead would hide that.
+	if resumeSet && strings.TrimSpace(o.Resume) == "" {
+		return usageErrorf("-r/--resume needs a session id, got an empty one")
+	}
+	if o.Continue && resumeSet {
 		return usageErrorf("-c/--continue and -r/--resume cannot be used together")
 	}
 

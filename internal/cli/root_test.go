@@ -117,6 +117,9 @@ func TestRootFlagErrors(t *testing.T) {
 		{"unknown tool", []string{"--allowed-tools", "Read,Delete"}, nil, `unknown tool "Delete"`},
 		{"empty model", []string{"-m", " "}, nil, "--model needs a model name"},
 		{"resume without id", []string{"-r"}, nil, "flag needs an argument"},
+		{"resume with an empty id", []string{"-r", "", "-p", "hi"}, nil, "needs a session id"},
+		{"resume with an empty id, long form", []string{"--resume=", "-p", "hi"}, nil, "needs a session id"},
+		{"resume with a blank id", []string{"-r", "  ", "-p", "hi"}, nil, "needs a session id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -424,7 +424,6 @@ func TestOddProjectPath(t *testing.T) {
 // session; it must not silently start a new one.
 func TestEmptyResumeID(t *testing.T) {
 	t.Parallel()
-	knownBug(t, "clawdcode -r \"\" -p … silently starts a new session instead of a usage error")
 	w := newWorld(t, llmtest.Options{})
 	w.establish()
 	mark := len(w.srv.Requests())
