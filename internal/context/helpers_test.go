@@ -319,6 +319,11 @@ func checkWellFormed(t testing.TB, msgs []chat.Message) {
 					t.Fatalf("message %d: call %d has an empty or repeated id %q, or no name", i, j, c.ID)
 				}
 				seen[c.ID] = true
+				// Strict servers (vLLM, SGLang) parse every call's arguments.
+				var args map[string]any
+				if json.Unmarshal([]byte(c.Arguments), &args) != nil || args == nil {
+					t.Fatalf("message %d: call %q has arguments %q, not a JSON object", i, c.ID, c.Arguments)
+				}
 				k := i + 1 + j
 				if k >= len(msgs) || msgs[k].Role != chat.RoleTool || msgs[k].ToolCallID != c.ID {
 					t.Fatalf("message %d: call %q not answered at %d", i, c.ID, k)

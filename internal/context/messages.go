@@ -18,9 +18,10 @@ import (
 //     (a session title, a type added later) are left out, without breaking
 //     the tool round or the user turn they sit in;
 //   - an assistant record carries the tool_use records that follow it as its
-//     tool calls (arguments = the recorded input JSON), and each call is
-//     answered right after it, in call order, by a tool message: its
-//     recorded result, or an "interrupted" result when none was recorded;
+//     tool calls (arguments = the recorded input when it is a JSON object,
+//     else "{}"), and each call is answered right after it, in call order,
+//     by a tool message: its recorded result, or an "interrupted" result
+//     when none was recorded;
 //   - tool results without a matching open call are dropped, as are tool
 //     uses without an id or a name and repeated call ids within one reply;
 //   - a tool_use with no assistant record before it gets an empty assistant
@@ -168,14 +169,30 @@ func messageContent(r *storage.Record) string {
 	return r.Message.Content
 }
 
-// toolCall turns a tool_use record into a call. The input is stored as an
-// object; arguments the model produced that were not valid JSON are stored
-// as a JSON string and given back as the original text.
+// toolCall turns a tool_use record into a call. Only a JSON object goes
+// back as arguments: vLLM and SGLang parse the arguments of every call in
+// the history and reject the whole request (400) when one does not parse,
+// so replaying a malformed call verbatim would break every later request
+// of the session on those servers. A call whose recorded input is anything
+// else is sent with "{}"; its tool result already told the model that the
+// arguments were malformed, quoting them.
 func toolCall(t *storage.ToolUse) chat.ToolCall {
 	return chat.ToolCall{ID: t.ID, Name: t.Name, Arguments: toolArguments(t.Input)}
 }
 
 func toolArguments(in json.RawMessage) string {
+	obj := bytes.TrimSpace(in)
+	if len(obj) == 0 || obj[0] != '{' || !json.Valid(obj) {
+		return "{}"
+	}
+	return string(in)
+}
+
+// recordedArguments is the text the model sent for a call: the input
+// object, or the original text of arguments that were not valid JSON
+// (stored as a JSON string). It is for showing the call to a reader (the
+// summariser), never for replaying it.
+func recordedArguments(in json.RawMessage) string {
 	if len(in) > 0 && in[0] == '"' {
 		var s string
 		if json.Unmarshal(in, &s) == nil {
@@ -188,8 +205,8 @@ func toolArguments(in json.RawMessage) string {
 	return string(in)
 }
 
-// toolInput is the inverse of toolArguments: what a tool_use record stores
-// for the arguments the model sent.
+// toolInput is the inverse of recordedArguments: what a tool_use record
+// stores for the arguments the model sent.
 func toolInput(args string) json.RawMessage {
 	if strings.TrimSpace(args) == "" {
 		return json.RawMessage("{}")

@@ -113,9 +113,17 @@ func TestMessages(t *testing.T) {
 			[]chat.Message{u("go"), a("x", call("c1", "Read", `{}`)), tool("c1", "r"), a("done")},
 		},
 		{
-			"malformed arguments round-trip as text",
-			[]*storage.Record{userRec("go"), asstRec("x"), useRec("c1", "Read", string(toolInput(`{"file_path": "a`))), resultRec("c1", "r", "")},
-			[]chat.Message{u("go"), a("x", call("c1", "Read", `{"file_path": "a`)), tool("c1", "r")},
+			// vLLM and SGLang parse historical arguments and answer 400 when
+			// one does not parse; the result already quotes the bad text.
+			"malformed arguments are replayed as an empty object",
+			[]*storage.Record{userRec("go"), asstRec("x"), useRec("c1", "Read", string(toolInput(`{"file_path": "a`))), resultRec("c1", "r", "bad")},
+			[]chat.Message{u("go"), a("x", call("c1", "Read", `{}`)), tool("c1", "r\n\nError: bad")},
+		},
+		{
+			"arguments that are valid JSON but no object are replayed as an empty object",
+			[]*storage.Record{userRec("go"), asstRec("x"), useRec("c1", "Read", `[1,2]`), useRec("c2", "Read", `null`), useRec("c3", "Read", `"{\"a\":1}"`),
+				resultRec("c1", "r1", ""), resultRec("c2", "r2", ""), resultRec("c3", "r3", "")},
+			[]chat.Message{u("go"), a("x", call("c1", "Read", `{}`), call("c2", "Read", `{}`), call("c3", "Read", `{}`)), tool("c1", "r1"), tool("c2", "r2"), tool("c3", "r3")},
 		},
 	}
 	for _, tt := range tests {
@@ -161,7 +169,9 @@ func FuzzMessages(f *testing.F) {
 			case 1:
 				recs = append(recs, asstRec([]string{"", "text"}[i%2]))
 			case 2:
-				recs = append(recs, useRec(id, []string{"Read", ""}[i%2], `{}`))
+				// Inputs as a crash, a hand edit or a model may leave them.
+				in := []string{`{}`, string(toolInput(`{"a":`)), `[1]`, `{"a":1}`, `null`}[i%5]
+				recs = append(recs, useRec(id, []string{"Read", ""}[i%2], in))
 			case 3:
 				recs = append(recs, resultRec(id, "out", ""))
 			case 4:
@@ -189,4 +199,45 @@ func FuzzMessages(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMalformedCallIsNotReplayed: a call whose arguments did not parse is
+// kept on record as the model sent it, but every later request — live or
+// after a resume — sends "{}" for it, since vLLM and SGLang reject a
+// history whose arguments do not parse.
+func TestMalformedCallIsNotReplayed(t *testing.T) {
+	t.Parallel()
+	const bad = `{"file_path": "a.txt", "content": "never closed`
+	f := newFixture(t, 100000, nil)
+	f.user("write it")
+	f.toolTurn("c1", "Read", bad, "")
+	f.reply("done")
+	for name, m := range map[string]*Manager{"live": f.m, "resumed": f.resume(false)} {
+		req, err := m.Request(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkWellFormed(t, req.Messages)
+		calls := 0
+		for _, msg := range req.Messages {
+			for _, c := range msg.ToolCalls {
+				calls++
+				if c.Arguments != "{}" {
+					t.Errorf("%s: the malformed call is sent with arguments %q, want {}", name, c.Arguments)
+				}
+			}
+		}
+		if calls != 1 {
+			t.Errorf("%s: %d calls in the request, want 1", name, calls)
+		}
+	}
+	var stored string
+	for _, r := range f.log.records(t) {
+		if r.Type == storage.TypeToolUse {
+			stored = recordedArguments(r.Tool.Input)
+		}
+	}
+	if stored != bad {
+		t.Errorf("the record keeps %q, want the model's own text %q", stored, bad)
+	}
 }

@@ -294,7 +294,7 @@ func (m *Manager) render(e *entry) (piece, bool) {
 			return piece{}, false
 		}
 	case storage.TypeToolUse:
-		head, body, limit = "[tool call "+r.Tool.Name+"] ", toolArguments(r.Tool.Input), renderCallMax
+		head, body, limit = "[tool call "+r.Tool.Name+"] ", recordedArguments(r.Tool.Input), renderCallMax
 	case storage.TypeToolResult:
 		head, limit = "[tool result]\n", renderResultMax
 		if r.ToolResult.Error != "" {

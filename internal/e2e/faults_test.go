@@ -469,7 +469,6 @@ func TestFailedRunStillPrintsResult(t *testing.T) {
 // OpenAI, does not check this, hence the explicit assertion).
 func TestMalformedArgumentsNotReplayed(t *testing.T) {
 	t.Parallel()
-	knownBug(t, "a tool call with malformed JSON arguments is replayed verbatim in every later request, which vLLM/SGLang reject with 400")
 	w := newWorld(t, llmtest.Options{})
 	id, path := w.establish()
 	w.srv.Enqueue(
