@@ -195,7 +195,7 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 	live, err := sess.LoadLive(ctx)
 	if err != nil {
 		sess.Close()
-		return fmt.Errorf("load session %s: %w", id, err)
+		return fmt.Errorf("resume: %w", err) // "load session <id>: …"
 	}
 	if e.cfg.Warn != nil {
 		for _, w := range live.Warnings {
@@ -224,7 +224,7 @@ func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
 	}
 	sess, err := e.cfg.Project.Create(ctx)
 	if err != nil {
-		return fmt.Errorf("create session: %w", err)
+		return err // the store's errors begin "create session"
 	}
 	if e.pendingTitle != "" {
 		// A title the user chose goes into the file, so that it survives
@@ -232,7 +232,7 @@ func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
 		// need to (a rebuild derives it again).
 		if err := sess.SaveTitle(e.pendingTitle); err != nil {
 			_ = sess.Close()
-			return fmt.Errorf("create session: %w", err)
+			return fmt.Errorf("save the title of new session %s: %w", sess.ID(), err)
 		}
 	} else if title := Title(firstMessage); title != "" {
 		sess.SetTitle(title)
@@ -283,8 +283,5 @@ func (e *Engine) closeSession() error {
 	if e.mgr != nil {
 		sess.SetTokens(e.mgr.Usage().Tokens)
 	}
-	if err := sess.Close(); err != nil {
-		return fmt.Errorf("close session %s: %w", sess.ID(), err)
-	}
-	return nil
+	return sess.Close() // its errors name the session
 }

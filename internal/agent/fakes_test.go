@@ -23,19 +23,32 @@ type fakeConv struct {
 	recover    []bool
 	attempts   []int
 	rejections []error // what each recovery attempt was told
+	// failRole, when set, makes adding a message of that role fail with
+	// failErr, as a session file that cannot be written would.
+	failRole string
+	failErr  error
 }
 
 func (c *fakeConv) AddUser(text string) error {
+	if c.failRole == chat.RoleUser {
+		return c.failErr
+	}
 	c.msgs = append(c.msgs, chat.Message{Role: chat.RoleUser, Content: text})
 	return nil
 }
 
 func (c *fakeConv) AddAssistant(resp *llm.Response) error {
+	if c.failRole == chat.RoleAssistant {
+		return c.failErr
+	}
 	c.msgs = append(c.msgs, chat.Message{Role: chat.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
 	return nil
 }
 
 func (c *fakeConv) AddToolResult(id, output, errText string) error {
+	if c.failRole == chat.RoleTool {
+		return c.failErr
+	}
 	content := output
 	if errText != "" {
 		content = "error: " + errText + "\n" + output

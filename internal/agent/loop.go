@@ -89,8 +89,11 @@ type loop struct {
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 	res := &TurnResult{}
+	// The conversation's errors name the record they failed to append
+	// ("append user record: write <file>: …"); a second "record …" here
+	// would only repeat it.
 	if err := l.conv.AddUser(text); err != nil {
-		return res, fmt.Errorf("record user message: %w", err)
+		return res, err
 	}
 	for {
 		resp, err := l.call(ctx)
@@ -102,7 +105,7 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 		res.Usage.OutputTokens += resp.Usage.CompletionTokens
 		res.Text = resp.Content
 		if err := l.conv.AddAssistant(resp); err != nil {
-			return res, fmt.Errorf("record reply: %w", err)
+			return res, err
 		}
 		if len(resp.ToolCalls) == 0 {
 			return res, nil
@@ -226,7 +229,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 // answer records a call's result and tells the sink.
 func (l *loop) answer(id, name string, res tools.Result) error {
 	if err := l.conv.AddToolResult(id, res.Output, res.Error); err != nil {
-		return fmt.Errorf("record result of %s: %w", name, err)
+		return fmt.Errorf("%s result: %w", name, err) // which tool: the conversation does not know
 	}
 	l.sink.ToolEnd(id, name, res)
 	return nil

@@ -149,7 +149,7 @@ func listSessions(f *Factory, all bool) ([]storage.SessionInfo, error) {
 	for _, p := range projects {
 		list, err := p.List()
 		if err != nil {
-			return nil, fmt.Errorf("list sessions of %s: %w", p.Root, err)
+			return nil, fmt.Errorf("project %s: %w", p.Root, err) // storage's error says "list sessions"
 		}
 		for _, s := range list {
 			if s.Project == "" {

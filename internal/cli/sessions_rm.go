@@ -58,7 +58,7 @@ func sessionsRm(ctx context.Context, f *Factory, opts *SessionsRmOptions) error 
 		}
 	}
 	if err := p.Remove(id); err != nil {
-		return fmt.Errorf("remove session %s: %w", id, err)
+		return err // the store's errors name the session
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Deleted session %s\n", id)
 	return nil

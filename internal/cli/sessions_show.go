@@ -69,14 +69,14 @@ func sessionsShow(ctx context.Context, f *Factory, opts *SessionsShowOptions) er
 			warn(msg)
 		})
 		if err != nil {
-			return fmt.Errorf("read session %s: %w", id, err)
+			return err // "read session: …" naming the file, hence the session
 		}
 		return w.Flush()
 	}
 
 	live, err := storage.LoadLive(ctx, p.Path(id))
 	if err != nil {
-		return fmt.Errorf("load session %s: %w", id, err)
+		return err // "load session <file>: …"
 	}
 	for _, msg := range live.Warnings {
 		warn(msg)

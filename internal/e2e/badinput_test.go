@@ -323,9 +323,11 @@ func TestUnusableHome(t *testing.T) {
 			if r.code != 1 {
 				t.Errorf("-p with an unusable CLAWDCODE_HOME: want exit 1\n%s", r)
 			}
-			if line := oneErrorLine(t, r); !strings.Contains(line, w.home) && !strings.Contains(line, filepath.Dir(w.home)) {
+			line := oneErrorLine(t, r)
+			if !strings.Contains(line, w.home) && !strings.Contains(line, filepath.Dir(w.home)) {
 				t.Errorf("the error %q does not name the unusable path %s", line, w.home)
 			}
+			checkSaidOnce(t, line)
 			if n := len(w.srv.Requests()); n != 0 {
 				t.Errorf("%d model requests made although no session can be stored", n)
 			}
@@ -336,7 +338,7 @@ func TestUnusableHome(t *testing.T) {
 					t.Errorf("%q with an unusable CLAWDCODE_HOME succeeded\n%s", args, r)
 				}
 				if r.code != 0 {
-					oneErrorLine(t, r)
+					checkSaidOnce(t, oneErrorLine(t, r))
 				}
 				t.Logf("%q: exit %d %q", args, r.code, firstLine(r.stderr))
 			}

@@ -52,6 +52,7 @@ func TestWriteErrorMidTurn(t *testing.T) {
 		if !strings.Contains(strings.ToLower(line), "file too large") {
 			t.Errorf("attempt %d: the error does not say what failed (want the EFBIG text \"file too large\"): %q", i, line)
 		}
+		checkSaidOnce(t, line, id)
 		after := readFile(t, path)
 		if !bytes.HasPrefix(after, before) {
 			t.Fatalf("attempt %d: the failed run changed earlier lines of the session", i)
@@ -111,9 +112,11 @@ func TestWriteErrorOnFirstUse(t *testing.T) {
 	if r.code != 1 {
 		t.Fatalf("want exit 1\n%s", r)
 	}
-	if line := oneErrorLine(t, r); !strings.Contains(line, "file too large") {
+	line := oneErrorLine(t, r)
+	if !strings.Contains(line, "file too large") {
 		t.Errorf("the error does not say what failed: %q", line)
 	}
+	checkSaidOnce(t, line, w.home)
 	for p, mode := range tree(t, w.home) {
 		if !mode.IsDir() {
 			t.Errorf("the failed first run left %s behind", p)
@@ -129,4 +132,29 @@ func TestWriteErrorOnFirstUse(t *testing.T) {
 		t.Errorf("unparsable lines %v", p.bad)
 	}
 	checkChain(t, id, p.records)
+}
+
+// checkSaidOnce fails when an error line repeats its context — two of its
+// ": "-separated parts beginning with the same two words ("create session:
+// create session: …"), or one of names (a session id, a path) said more
+// than once.
+func checkSaidOnce(t *testing.T, line string, names ...string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, part := range strings.Split(strings.TrimPrefix(line, "clawdcode: "), ": ") {
+		words := strings.Fields(strings.ToLower(part))
+		if len(words) < 2 {
+			continue
+		}
+		lead := words[0] + " " + words[1]
+		if seen[lead] {
+			t.Errorf("the error repeats %q: %q", lead, line)
+		}
+		seen[lead] = true
+	}
+	for _, name := range names {
+		if n := strings.Count(line, name); n > 1 {
+			t.Errorf("the error names %s %d times: %q", name, n, line)
+		}
+	}
 }

@@ -248,7 +248,8 @@ func (p *Project) ensureDir() (string, error) {
 }
 
 // claimMarker writes dir's marker if it has none and returns the root the
-// marker names. The marker appears complete or not at all: it is written to
+// marker names. Its errors do not repeat dir: the OS errors they wrap name
+// the file in it. The marker appears complete or not at all: it is written to
 // a temporary file and hard-linked into place, which fails if a marker
 // already exists, so two processes cannot both claim one directory.
 func claimMarker(dir, root string) (string, error) {
@@ -258,7 +259,7 @@ func claimMarker(dir, root string) (string, error) {
 	}
 	tmp, err := os.CreateTemp(dir, ".project-*")
 	if err != nil {
-		return "", fmt.Errorf("claim %s: %w", dir, err)
+		return "", fmt.Errorf("claim project directory: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := tmp.Chmod(filePerm); err == nil {
@@ -270,18 +271,18 @@ func claimMarker(dir, root string) (string, error) {
 			err = cerr
 		}
 		if err != nil {
-			return "", fmt.Errorf("claim %s: %w", dir, err)
+			return "", fmt.Errorf("claim project directory: %w", err)
 		}
 	} else {
 		tmp.Close()
-		return "", fmt.Errorf("claim %s: %w", dir, err)
+		return "", fmt.Errorf("claim project directory: %w", err)
 	}
 	if err := os.Link(tmp.Name(), marker); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("claim %s: %w", dir, err)
+		return "", fmt.Errorf("claim project directory: %w", err)
 	}
 	owner, err := readMarker(dir)
 	if err != nil {
-		return "", fmt.Errorf("claim %s: %w", dir, err)
+		return "", fmt.Errorf("claim project directory: %w", err)
 	}
 	if err := syncDir(dir); err != nil {
 		return "", err

@@ -58,13 +58,14 @@ func (p *Project) Create(ctx context.Context) (*Session, error) {
 	}
 	id := u.String()
 	path := filepath.Join(dir, id+".jsonl")
+	// The OS errors name the file, whose name is the session id.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, filePerm)
 	if err != nil {
-		return nil, fmt.Errorf("create session %s: %w", id, err)
+		return nil, fmt.Errorf("create session: %w", err)
 	}
 	if err := f.Chmod(filePerm); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("create session %s: %w", id, err)
+		return nil, fmt.Errorf("create session: %w", err)
 	}
 	s := p.newSession(id, path, dir, f)
 	if err := s.takeLock(); err != nil {
@@ -258,7 +259,9 @@ func (s *Session) AppendBatch(recs ...*Record) ([]int64, error) {
 		s.buf = bytes.Buffer{} // do not pin the memory of one huge record
 	}
 	if err != nil {
-		return nil, fmt.Errorf("append to session %s: %w", s.id, err)
+		// The *PathError names the session file, hence the session; the
+		// caller says what it was appending.
+		return nil, err
 	}
 	s.last = last
 	for _, r := range recs {
