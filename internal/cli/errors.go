@@ -80,6 +80,14 @@ func withHint(err error, hints ...string) error {
 	return &hintError{err: err, hints: hints}
 }
 
+// What to do about a session another process has open depends on what
+// the user tried: a resume can start afresh instead, a removal cannot.
+const (
+	busyHint       = "another clawdcode process has this session open; try again once it has finished"
+	busyHintResume = busyHint + ", or start a new session without -c/-r"
+	busyHintRemove = "another clawdcode process has this session open; end that process first (a session in use is never deleted)"
+)
+
 // Failure is what the user is told about an error: the exit status, the
 // message after "clawdcode: ", the hint lines and whether usage follows.
 type Failure struct {
@@ -136,7 +144,9 @@ func Describe(err error, cause error) Failure {
 	case errors.Is(err, agent.ErrMaxTurns):
 		f.Hints = append(f.Hints, "the session is saved: continue it with -c, or raise --max-turns")
 	case errors.Is(err, storage.ErrSessionBusy):
-		f.Hints = append(f.Hints, "another clawdcode process has this session open; try again once it has finished")
+		if hint == nil { // the command that met it knows better what to do
+			f.Hints = append(f.Hints, busyHint)
+		}
 	case errors.Is(err, llm.ErrIdleTimeout):
 		f.Hints = append(f.Hints, "the server sent nothing in time; if it is only slow, raise CLAWDCODE_TIMEOUT (e.g. CLAWDCODE_TIMEOUT=300s)")
 	case errors.As(err, &lerr) && lerr.Kind == llm.KindNetwork:

@@ -197,7 +197,9 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		Warn:        warnTo(f.IO.ErrOut),
 	})
 	if id != "" {
-		err = eng.Resume(ctx, id)
+		if err = eng.Resume(ctx, id); errors.Is(err, storage.ErrSessionBusy) {
+			err = withHint(err, busyHintResume)
+		}
 	} else {
 		err = eng.StartNew(ctx, "")
 	}

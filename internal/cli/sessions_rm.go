@@ -3,10 +3,13 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
 // SessionsRmOptions are the arguments of `sessions rm`.
@@ -58,6 +61,9 @@ func sessionsRm(ctx context.Context, f *Factory, opts *SessionsRmOptions) error 
 		}
 	}
 	if err := p.Remove(id); err != nil {
+		if errors.Is(err, storage.ErrSessionBusy) {
+			return withHint(err, busyHintRemove)
+		}
 		return err // the store's errors name the session
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Deleted session %s\n", id)

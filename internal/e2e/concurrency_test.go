@@ -106,6 +106,9 @@ func TestSecondProcessOnSameSessionIsRefused(t *testing.T) {
 		if line := oneErrorLine(t, r); !strings.Contains(line, "open in another clawdcode process") || !strings.Contains(line, id) {
 			t.Errorf("clawdcode %q: want an error naming session %s as open in another clawdcode process, got %q", args, id, line)
 		}
+		if !strings.Contains(r.stderr, "without -c/-r") {
+			t.Errorf("clawdcode %q: the hint does not offer a new session instead\n%s", args, r)
+		}
 	}
 	if got := readFile(t, path); !bytes.Equal(got, before) {
 		t.Errorf("the refused processes changed the session file:\nbefore %d bytes, after %d bytes", len(before), len(got))
@@ -113,6 +116,10 @@ func TestSecondProcessOnSameSessionIsRefused(t *testing.T) {
 	r := w.run("sessions", "rm", "--yes", id)
 	if r.code == 0 {
 		t.Errorf("sessions rm of a session open in another process succeeded\n%s", r)
+	}
+	// Starting a new session is no answer to a refused removal.
+	if strings.Contains(r.stderr, "-c/-r") || !strings.Contains(r.stderr, "end that process first") {
+		t.Errorf("sessions rm of a busy session: the hint does not fit rm\n%s", r)
 	}
 
 	g.release()
