@@ -216,10 +216,12 @@ func TestServerFaults(t *testing.T) {
 			wantRequests: 4,
 		},
 		{
+			// Not "stream cut": the answer never was a stream, and the
+			// same URL gives the same page again, so it is not retried.
 			name:         "a proxy's HTML page with status 200",
-			replies:      []llmtest.Reply{htmlReply(200), htmlReply(200), htmlReply(200), htmlReply(200)},
-			wantErr:      "stream",
-			wantRequests: 4,
+			replies:      []llmtest.Reply{htmlReply(200)},
+			wantErr:      "the server answered with text/html instead of an event stream — is OPENAI_BASE_URL an OpenAI-compatible /v1 endpoint?",
+			wantRequests: 1,
 		},
 		{
 			name:         "404 from a wrong base path is not retried",

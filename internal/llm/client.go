@@ -1,11 +1,13 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -191,7 +193,7 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 				// was lost, and the reply is worth more than its count.
 				break
 			}
-			le := c.streamError(err, &acc, idled.Load())
+			le := c.streamError(err, &acc, st, idled.Load())
 			le.Partial = emitted
 			return nil, le
 		}
@@ -203,6 +205,11 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 		}
 	}
 	if !acc.finished() {
+		if acc.chunks == 0 {
+			if le := notEventStream(st); le != nil {
+				return nil, le
+			}
+		}
 		msg := "the server closed the stream before the reply was complete"
 		if acc.chunks == 0 {
 			msg = "the server closed the stream without sending a reply"
@@ -233,9 +240,14 @@ func (c *Client) requestError(err error, st *attemptState, idled bool) error {
 }
 
 // streamError classifies a failure while reading a 200 stream.
-func (c *Client) streamError(err error, acc *accumulator, idled bool) *Error {
+func (c *Client) streamError(err error, acc *accumulator, st *attemptState, idled bool) *Error {
 	if le := classifyServerError(err); le != nil {
 		return le
+	}
+	if acc.chunks == 0 && !idled {
+		if le := notEventStream(st); le != nil {
+			return le
+		}
 	}
 	switch {
 	case idled:
@@ -246,6 +258,51 @@ func (c *Client) streamError(err error, acc *accumulator, idled bool) *Error {
 		return &Error{Kind: KindServer, Message: fmt.Sprintf("malformed stream chunk: %v", err), Err: err}
 	}
 	return &Error{Kind: KindStreamCut, Message: fmt.Sprintf("the stream broke after %d chunks: %v", acc.chunks, err), Err: err}
+}
+
+// notEventStream explains an attempt whose 2xx answer yielded no chunk
+// because it was never an event stream — a proxy's or a web UI's HTML
+// page, a plain JSON body: "stream cut" would send the user looking at the
+// network instead of at OPENAI_BASE_URL. It is nil when the body is empty
+// or starts like SSE (a stream that really was cut).
+func notEventStream(st *attemptState) *Error {
+	head := bytes.TrimLeft(bytes.TrimPrefix(st.head, []byte("\uFEFF")), " \t\r\n")
+	if len(head) == 0 || looksLikeSSE(head) {
+		return nil
+	}
+	mt, _, _ := mime.ParseMediaType(st.header.Get("Content-Type"))
+	var msg string
+	switch mt {
+	case "":
+		msg = "the server answered without a content type instead of an event stream"
+	case "text/event-stream":
+		// Labelled right, but the bytes say otherwise.
+		msg = fmt.Sprintf("the server answered with something that is not an event stream (it begins %q)", firstLine(head, 60))
+	default:
+		msg = fmt.Sprintf("the server answered with %s instead of an event stream", mt)
+	}
+	return &Error{Kind: KindNotStream, StatusCode: st.status, Message: msg}
+}
+
+// looksLikeSSE reports whether b starts with an SSE field or comment.
+func looksLikeSSE(b []byte) bool {
+	for _, p := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if bytes.HasPrefix(b, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine is b's first line, cut to at most n bytes.
+func firstLine(b []byte, n int) string {
+	if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
+		b = b[:i]
+	}
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
 }
 
 // toOpenAIRequest maps clawdcode's vocabulary onto go-openai's. Content

@@ -14,6 +14,10 @@
 //     the structured error (status, code, type), falling back to the known
 //     overflow phrasings of vLLM, llama.cpp, Ollama and OpenRouter only where
 //     those servers send no code.
+//   - A 2xx answer that is no event stream at all (a proxy's or web UI's
+//     HTML page, a plain JSON body) is KindNotStream, naming its content
+//     type and OPENAI_BASE_URL, not a "stream cut"; like a 404 from a
+//     wrong base path it is not retried.
 //   - Rate limits, 5xx, mid-stream server errors, network errors and cut
 //     streams are retried (bounded, exponential backoff with jitter,
 //     Retry-After honoured) — but only while no text has been shown through

@@ -29,6 +29,11 @@ const (
 	KindBadRequest      // other 4xx
 	KindStreamCut       // the stream ended before the reply was complete
 	KindNetwork         // connection errors, timeouts
+	// KindNotStream is a 2xx answer that is not an event stream at all (a
+	// proxy's or web UI's HTML page, a JSON body): the base URL is most
+	// likely not an OpenAI-compatible endpoint. Not retried — like a 404
+	// from a wrong base path, asking again gets the same page.
+	KindNotStream
 )
 
 var kindNames = [...]string{
@@ -41,6 +46,7 @@ var kindNames = [...]string{
 	KindBadRequest: "bad_request",
 	KindStreamCut:  "stream_cut",
 	KindNetwork:    "network",
+	KindNotStream:  "not_stream",
 }
 
 func (k Kind) String() string {
@@ -103,6 +109,12 @@ func (e *Error) Error() string {
 		s = "stream cut: " + msg
 	case KindNetwork:
 		s = "network error: " + msg
+	case KindNotStream:
+		s = msg
+		if e.Attempts > 1 {
+			s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
+		}
+		return s + " — is OPENAI_BASE_URL an OpenAI-compatible /v1 endpoint?"
 	default:
 		s = msg
 		if status != "" {

@@ -16,7 +16,14 @@ type attemptState struct {
 	header http.Header
 	status int
 	touch  func() // called whenever bytes arrive from the server
+	// head is the start of a 2xx body as the server sent it (before the
+	// SSE filter), to tell an answer that is no event stream at all from
+	// a stream that was cut.
+	head []byte
 }
+
+// headSize is how much of a 2xx body attemptState keeps.
+const headSize = 256
 
 type attemptKey struct{}
 
@@ -40,7 +47,7 @@ func (d observingDoer) Do(req *http.Request) (*http.Response, error) {
 	st.status = resp.StatusCode
 	st.touch()
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		resp.Body = newSSEFilter(resp.Body, st.touch)
+		resp.Body = newSSEFilter(resp.Body, st)
 	}
 	return resp, nil
 }
@@ -67,9 +74,9 @@ type sseFilter struct {
 	err         error
 }
 
-func newSSEFilter(body io.ReadCloser, touch func()) *sseFilter {
+func newSSEFilter(body io.ReadCloser, st *attemptState) *sseFilter {
 	return &sseFilter{
-		r:           bufio.NewReader(touchReader{body, touch}),
+		r:           bufio.NewReader(touchReader{body, st}),
 		body:        body,
 		atLineStart: true,
 		lastBlank:   true,
@@ -122,15 +129,20 @@ func (f *sseFilter) Read(p []byte) (int, error) {
 
 func (f *sseFilter) Close() error { return f.body.Close() }
 
+// touchReader tells the attempt of every byte that arrives (the idle
+// timer) and keeps the first headSize of them.
 type touchReader struct {
-	r     io.Reader
-	touch func()
+	r  io.Reader
+	st *attemptState
 }
 
 func (t touchReader) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	if n > 0 {
-		t.touch()
+		if room := headSize - len(t.st.head); room > 0 {
+			t.st.head = append(t.st.head, p[:min(n, room)]...)
+		}
+		t.st.touch()
 	}
 	return n, err
 }

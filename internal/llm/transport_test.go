@@ -38,7 +38,7 @@ func readFiltered(t testing.TB, in string, oneByte bool) string {
 		r = iotest.OneByteReader(r)
 	}
 	touched := 0
-	f := newSSEFilter(io.NopCloser(r), func() { touched++ })
+	f := newSSEFilter(io.NopCloser(r), &attemptState{touch: func() { touched++ }})
 	var got bytes.Buffer
 	buf := make([]byte, 7) // small reads exercise the resumable state
 	for {
@@ -85,7 +85,7 @@ func TestSSEFilter(t *testing.T) {
 func TestSSEFilterPassesReadErrors(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("connection reset")
-	f := newSSEFilter(io.NopCloser(io.MultiReader(strings.NewReader("data: x\n"), iotest.ErrReader(boom))), func() {})
+	f := newSSEFilter(io.NopCloser(io.MultiReader(strings.NewReader("data: x\n"), iotest.ErrReader(boom))), &attemptState{touch: func() {}})
 	got, err := io.ReadAll(f)
 	if string(got) != "data: x\n" || !errors.Is(err, boom) {
 		t.Errorf("got %q, %v; want the data then the error", got, err)
