@@ -161,6 +161,19 @@ func (l *sessionLog) Append(r *storage.Record) (int64, error) {
 	return l.sess.Append(r)
 }
 
+// AppendBatch writes records that belong together (a compaction's boundary
+// and summary) with one write, as storage.Session.AppendBatch does, so that
+// the context manager can ask for it through this log as well.
+func (l *sessionLog) AppendBatch(recs ...*storage.Record) ([]int64, error) {
+	switch {
+	case l.sess == nil:
+		return nil, ErrNoSession
+	case l.closed:
+		return nil, fmt.Errorf("session %s: %w", l.sess.ID(), ErrClosed)
+	}
+	return l.sess.AppendBatch(recs...)
+}
+
 // StartNew makes the next submitted message start a new session titled
 // title (empty = from that message); the current one is closed and stays
 // resumable.

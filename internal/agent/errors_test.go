@@ -75,3 +75,32 @@ func TestCreateErrorSaysItOnce(t *testing.T) {
 		t.Errorf("%q does not name the path that failed", err)
 	}
 }
+
+// TestSessionLogAppendBatch: the engine's log hands a batch to the session
+// as one, and refuses it without a session or after close, like Append.
+func TestSessionLogAppendBatch(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	if _, err := (&sessionLog{}).AppendBatch(&storage.Record{Type: storage.TypeUser}); !errors.Is(err, ErrNoSession) {
+		t.Errorf("without a session: %v, want ErrNoSession", err)
+	}
+	sess, err := w.proj.Create(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	log := &sessionLog{sess: sess}
+	a := &storage.Record{Type: storage.TypeUser, Message: &storage.Message{Role: "user", Content: "a"}}
+	b := &storage.Record{Type: storage.TypeUser, Message: &storage.Message{Role: "user", Content: "b"}}
+	offs, err := log.AppendBatch(a, b)
+	if err != nil || len(offs) != 2 || offs[0] != 0 || offs[1] <= 0 {
+		t.Fatalf("AppendBatch = %v, %v", offs, err)
+	}
+	if b.ParentUUID == nil || *b.ParentUUID != a.UUID {
+		t.Errorf("the second record's parent is %v, want %s", b.ParentUUID, a.UUID)
+	}
+	log.closed = true
+	if _, err := log.AppendBatch(a); !errors.Is(err, ErrClosed) {
+		t.Errorf("after close: %v, want ErrClosed", err)
+	}
+}
