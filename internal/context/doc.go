@@ -45,7 +45,12 @@
 //     message (ServerWindow), or else 90% of the exact count of the
 //     rejected request, never more than before; then oversized tool
 //     results are cut in memory, then the context is compacted, then the
-//     guard gives up and the caller reports the error.
+//     guard gives up and the caller reports the error. A lowered window is
+//     kept in the session: a "system" record with subtype context_window
+//     (field contextWindow) is appended when it is learnt, and every later
+//     boundary carries it (compactMetadata.effectiveWindow). A resume
+//     starts with the smallest of these in the live context, so -c does
+//     not send a request the server has already refused.
 //   - When the summary fails (error, timeout, empty, not smaller than what
 //     it replaces), a deterministic digest stands in for it and the session
 //     goes on. After 2 failures in a row the next 3 auto-compactions skip

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -32,7 +34,13 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 	if attempt >= 3 {
 		return false, nil
 	}
+	before := m.window
 	m.learnWindow(rejection)
+	if m.window < before {
+		if err := m.recordWindow(); err != nil {
+			return false, err
+		}
+	}
 	m.invalidate()
 	if attempt <= 1 {
 		limit := max(m.window/8, 256)
@@ -80,6 +88,53 @@ func (m *Manager) learnWindow(rejection error) {
 	if w := max(int(0.9*float64(rejected)), minEffectiveWindow); w < m.window {
 		m.window = w
 	}
+}
+
+// recordWindow appends a context_window record with the effective window
+// just learnt, so that a resume (-c) starts with it instead of sending a
+// request the server already refused. It is appended at once, not with
+// the next compaction: most rejections are recovered by truncation alone.
+func (m *Manager) recordWindow() error {
+	r := &storage.Record{
+		UUID:          uuid.NewString(),
+		Type:          storage.TypeSystem,
+		Subtype:       storage.SubtypeContextWindow,
+		ContextWindow: m.window,
+	}
+	if _, err := m.log.Append(r); err != nil {
+		return fmt.Errorf("record the learnt context window: %w", err)
+	}
+	return nil
+}
+
+// learntWindow is the smallest window a server rejection taught this
+// session, as recorded in the live context (0 = none): the boundary's
+// effectiveWindow and every context_window record after it.
+func learntWindow(live *storage.Live) int {
+	w := 0
+	lower := func(n int) {
+		if n > 0 && (w == 0 || n < w) {
+			w = n
+		}
+	}
+	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
+		lower(b.CompactMetadata.EffectiveWindow)
+	}
+	for _, lr := range live.Records {
+		if r := lr.Record; r != nil && r.Type == storage.TypeSystem && r.Subtype == storage.SubtypeContextWindow {
+			lower(r.ContextWindow)
+		}
+	}
+	return w
+}
+
+// lowered is the effective window for a boundary's effectiveWindow: 0 while
+// it is the configured one.
+func (m *Manager) lowered() int {
+	if m.window < m.opt.Window {
+		return m.window
+	}
+	return 0
 }
 
 // rejectionMessage is the server's own words when err carries them.

@@ -107,6 +107,11 @@ func (m *Manager) restore(live *storage.Live) {
 			m.backoff = backoffAfter(meta.Failures)
 		}
 	}
+	// A window a server rejection taught an earlier run still holds: the
+	// same request would be refused again.
+	if w := learntWindow(live); w > 0 && w < m.window {
+		m.window = w
+	}
 	var truncated map[string]int
 	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
 		if b.CompactMetadata.SessionUsage != nil {

@@ -107,6 +107,12 @@ func TestMessages(t *testing.T) {
 			[]chat.Message{u("go"), a("x", call("c1", "Read", `{}`)), tool("c1", "one")},
 		},
 		{
+			"a learnt context window is no message, even inside a tool round",
+			[]*storage.Record{userRec("go"), asstRec("x"), useRec("c1", "Read", `{}`),
+				{Type: storage.TypeSystem, Subtype: storage.SubtypeContextWindow, ContextWindow: 9000}, resultRec("c1", "r", "")},
+			[]chat.Message{u("go"), a("x", call("c1", "Read", `{}`)), tool("c1", "r")},
+		},
+		{
 			"title records and unknown types are not messages, even inside a tool round",
 			[]*storage.Record{titleRec("first"), userRec("go"), asstRec("x"), useRec("c1", "Read", `{}`), titleRec("renamed"),
 				{Type: "future_kind"}, resultRec("c1", "r", ""), asstRec("done")},

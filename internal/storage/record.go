@@ -23,6 +23,17 @@ const (
 	// SubtypeCompactBoundary marks a compaction on a TypeSystem record.
 	SubtypeCompactBoundary = "compact_boundary"
 
+	// SubtypeContextWindow is clawdcode's extension on a TypeSystem record
+	// (CONTRACT.md section 4 lets readers ignore what they do not know): the
+	// effective context window, in ContextWindow, that the overflow guard
+	// learnt when the server rejected a request as too long (the server's
+	// stated maximum, or an estimate below the rejected request). It sends
+	// nothing to the model and is no message of the transcript. It lives in
+	// the file so that a resumed session does not overflow again: a resume
+	// takes the smallest window of these records in the live context and of
+	// the boundary's CompactMetadata.EffectiveWindow (see contextmgr).
+	SubtypeContextWindow = "context_window"
+
 	TriggerAuto   = "auto"
 	TriggerManual = "manual"
 )
@@ -49,6 +60,9 @@ type Record struct {
 
 	// Title is the title of a TypeTitle record.
 	Title string `json:"title,omitempty"`
+
+	// ContextWindow is the window in tokens of a SubtypeContextWindow record.
+	ContextWindow int `json:"contextWindow,omitempty"`
 
 	// Tokens is clawdcode's extension: the token count of this record's
 	// contribution to a request, when it was known at write time (0 = unknown).
@@ -114,6 +128,12 @@ type CompactMetadata struct {
 	// after a summary that succeeded.
 	Failures  int `json:"failures,omitempty"`
 	SkipsLeft int `json:"skipsLeft,omitempty"`
+	// EffectiveWindow is clawdcode's extension on the boundary: the context
+	// window in tokens in force when the compaction happened, when a server
+	// rejection had lowered it below the configured one (0 = not lowered).
+	// The SubtypeContextWindow records before the boundary are not read on
+	// resume; this carries what they said across it.
+	EffectiveWindow int `json:"effectiveWindow,omitempty"`
 }
 
 // IsBoundary reports whether r is a compact_boundary record.

@@ -191,10 +191,12 @@ func TestGuardGivesUpClearly(t *testing.T) {
 		t.Errorf("%d agent requests (%s), want 3: the first, after truncating, after compacting", agent, statuses(reqs))
 	}
 
-	// Intact: every line parses, the guard's compaction is well formed (a
-	// fallback: the stated 300 tokens leave no room to ask for a summary at
-	// all), and -c loads it with no warning and answers once the server
-	// accepts requests again.
+	// Intact: every line parses, and the guard's compaction is well formed:
+	// a fallback, since the stated 300 tokens leave no room to ask for a
+	// summary at all. -c loads the file without a warning about it and
+	// answers once the server accepts requests again; it still works within
+	// the 300 tokens the server stated (see TestLearntWindowSurvivesResume),
+	// compacting again to fit them.
 	recs := readRecords(t, path)
 	cs := compactions(t, recs)
 	if len(cs) == 0 {
@@ -208,8 +210,11 @@ func TestGuardGivesUpClearly(t *testing.T) {
 	w.srv.SetWindow(0)
 	before = len(w.srv.Requests())
 	r2 := w.mustRun("-c", "-p", "are you back?", "--context-window", itoa(believedWindow))
-	if strings.Contains(r2.stderr, "warning") {
-		t.Errorf("-c after the failed run warned:\n%s", r2.stderr)
+	t.Logf("-c stderr:\n%s", r2.stderr)
+	for _, l := range strings.Split(r2.stderr, "\n") {
+		if strings.Contains(l, "line") || strings.Contains(l, "skip") {
+			t.Errorf("-c after the failed run warned about the file: %s", l)
+		}
 	}
 	if !strings.HasPrefix(r2.stdout, "You said: ") {
 		t.Errorf("-c answered %q", r2.stdout)
