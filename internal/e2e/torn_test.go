@@ -84,8 +84,12 @@ func TestCrashStatesOnDisk(t *testing.T) {
 		if show.code != 0 {
 			t.Fatalf("cut at %d (%s): sessions show\n%s", c.at, c.why, show)
 		}
-		if n := len(nonEmptyLines(show.stderr)); n > len(p.bad) || (!c.torn && n > 0 && len(p.bad) == 0) {
-			t.Errorf("cut at %d (%s): %d stderr lines for %d unparsable lines\n%s", c.at, c.why, n, len(p.bad), show)
+		// One warning per unparsable line, and one per boundary whose
+		// summary was cut off: that compaction never finished, and the
+		// loader says it ignores it.
+		unfinished := unfinishedBoundaries(p.records)
+		if n := len(nonEmptyLines(show.stderr)); n > len(p.bad)+unfinished || (!c.torn && n > unfinished && len(p.bad) == 0) {
+			t.Errorf("cut at %d (%s): %d stderr lines for %d unparsable lines and %d unfinished compactions\n%s", c.at, c.why, n, len(p.bad), unfinished, show)
 		}
 		mark := len(w.srv.Requests())
 		// A large window: this resume should not compact (the kill test
@@ -122,6 +126,18 @@ func TestCrashStatesOnDisk(t *testing.T) {
 		}
 		checkChain(t, id, ap.records)
 	}
+}
+
+// unfinishedBoundaries counts the compact_boundary records not directly
+// followed by their summary record.
+func unfinishedBoundaries(recs []record) int {
+	n := 0
+	for i, r := range recs {
+		if r.Subtype == "compact_boundary" && (i+1 == len(recs) || !recs[i+1].IsCompactSummary) {
+			n++
+		}
+	}
+	return n
 }
 
 // TestBoundaryWithoutSummaryKeepsHistory: a crash between the two appends
