@@ -137,12 +137,9 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 	}
 	sumRec.CompactMetadata = meta
 	sumRec.Tokens = sumTokens
-	if _, err := m.log.Append(boundary); err != nil {
-		return nil, fmt.Errorf("append compact boundary: %w", err)
-	}
-	off, err := m.log.Append(sumRec)
+	off, err := m.appendCompaction(boundary, sumRec)
 	if err != nil {
-		return nil, fmt.Errorf("append compact summary: %w", err)
+		return nil, err
 	}
 	sum.offset = off
 
@@ -152,6 +149,30 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 	m.compactions++
 	m.invalidate()
 	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error}, nil
+}
+
+// appendCompaction writes the boundary and the summary, with one write
+// when the log can: two appends leave a window in which a crash keeps the
+// boundary without its summary. It returns the summary's offset.
+func (m *Manager) appendCompaction(boundary, summary *storage.Record) (int64, error) {
+	if b, ok := m.log.(batchLog); ok {
+		offs, err := b.AppendBatch(boundary, summary)
+		if err != nil {
+			return 0, fmt.Errorf("append compact boundary and summary: %w", err)
+		}
+		if len(offs) != 2 {
+			return 0, fmt.Errorf("append compact boundary and summary: the log returned %d offsets for 2 records", len(offs))
+		}
+		return offs[1], nil
+	}
+	if _, err := m.log.Append(boundary); err != nil {
+		return 0, fmt.Errorf("append compact boundary: %w", err)
+	}
+	off, err := m.log.Append(summary)
+	if err != nil {
+		return 0, fmt.Errorf("append compact summary: %w", err)
+	}
+	return off, nil
 }
 
 // truncatedLimits records which of es are sent cut down, and to what

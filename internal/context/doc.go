@@ -38,7 +38,9 @@
 //     turn alone is too big, before an assistant reply inside it), so no
 //     tool call is ever separated from its results. It appends one
 //     compact_boundary record (with the byte offset of the first retained
-//     record) and one summary record, and leaves the request well under the
+//     record) and one summary record — with one write when the Log offers
+//     AppendBatch, as *storage.Session does, so a crash cannot keep the
+//     boundary without its summary — and leaves the request well under the
 //     trigger.
 //   - When the server rejects a request as too long (RecoverOverflowFrom),
 //     the effective window becomes the window the server states in its

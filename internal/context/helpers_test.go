@@ -22,40 +22,64 @@ import (
 
 // memLog is an in-memory session file: it fills the common fields like the
 // store does and encodes every record as one JSONL line, so its offsets
-// are real byte offsets into data.
+// are real byte offsets into data. Like *storage.Session it offers
+// AppendBatch; writes keeps the records of each write, in order.
 type memLog struct {
 	data    bytes.Buffer
 	recs    []storage.LiveRecord
 	parent  string
 	failErr error
+	writes  [][]*storage.Record
 }
 
 func (l *memLog) Append(r *storage.Record) (int64, error) {
-	if l.failErr != nil {
-		return 0, l.failErr
-	}
-	if r.UUID == "" {
-		r.UUID = uuid.NewString()
-	}
-	if l.parent != "" {
-		p := l.parent
-		r.ParentUUID = &p
-	}
-	r.SessionID, r.CWD, r.Version = "sess", "/proj", "test"
-	r.Timestamp = time.Date(2026, 1, 1, 0, 0, len(l.recs), 0, time.UTC)
-	// Encoded like the store does: no HTML escaping, newline-terminated.
-	var line bytes.Buffer
-	enc := json.NewEncoder(&line)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	offs, err := l.AppendBatch(r)
+	if err != nil {
 		return 0, err
 	}
-	off := int64(l.data.Len())
-	l.data.Write(line.Bytes())
-	l.recs = append(l.recs, storage.LiveRecord{Offset: off, Record: r})
-	l.parent = r.UUID
-	return off, nil
+	return offs[0], nil
 }
+
+// AppendBatch writes recs as one write: all of them or, on failErr, none.
+func (l *memLog) AppendBatch(recs ...*storage.Record) ([]int64, error) {
+	if l.failErr != nil {
+		return nil, l.failErr
+	}
+	var lines bytes.Buffer
+	offs := make([]int64, len(recs))
+	parent := l.parent
+	for i, r := range recs {
+		if r.UUID == "" {
+			r.UUID = uuid.NewString()
+		}
+		if parent != "" {
+			p := parent
+			r.ParentUUID = &p
+		}
+		r.SessionID, r.CWD, r.Version = "sess", "/proj", "test"
+		r.Timestamp = time.Date(2026, 1, 1, 0, 0, len(l.recs)+i, 0, time.UTC)
+		// Encoded like the store does: no HTML escaping, newline-terminated.
+		offs[i] = int64(l.data.Len() + lines.Len())
+		enc := json.NewEncoder(&lines)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			return nil, err
+		}
+		parent = r.UUID
+	}
+	l.data.Write(lines.Bytes())
+	for i, r := range recs {
+		l.recs = append(l.recs, storage.LiveRecord{Offset: offs[i], Record: r})
+	}
+	l.parent = parent
+	l.writes = append(l.writes, recs)
+	return offs, nil
+}
+
+// appendOnly is a Log without AppendBatch, as a Log from elsewhere may be.
+type appendOnly struct{ log *memLog }
+
+func (l appendOnly) Append(r *storage.Record) (int64, error) { return l.log.Append(r) }
 
 // records decodes every line of the file.
 func (l *memLog) records(t testing.TB) []*storage.Record {

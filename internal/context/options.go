@@ -21,6 +21,16 @@ type Log interface {
 
 var _ Log = (*storage.Session)(nil)
 
+// batchLog is a Log that can write several records with one write
+// (*storage.Session can). A compaction's boundary and summary go together
+// that way when the log offers it, so that a crash cannot come between
+// them; with a Log that cannot, they are appended one after the other.
+type batchLog interface {
+	AppendBatch(recs ...*storage.Record) (offsets []int64, err error)
+}
+
+var _ batchLog = (*storage.Session)(nil)
+
 // LLM is what the manager needs to write a summary: something that streams
 // a chat completion. *llm.Client satisfies it.
 type LLM interface {
