@@ -127,7 +127,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 			RetainedUUID:    retained[0].rec.UUID,
 			SessionUsage:    &usage,
 			Truncated:       truncatedLimits(retained),
-			EffectiveWindow: m.lowered(),
+			EffectiveWindow: m.learnt,
 		},
 	}
 	meta := &storage.CompactMetadata{Trigger: trigger, PreTokens: pre, PostTokens: post, FilesIncluded: files,

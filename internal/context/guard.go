@@ -37,6 +37,7 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 	before := m.window
 	m.learnWindow(rejection)
 	if m.window < before {
+		m.learnt = m.window
 		if err := m.recordWindow(); err != nil {
 			return false, err
 		}
@@ -126,15 +127,6 @@ func learntWindow(live *storage.Live) int {
 		}
 	}
 	return w
-}
-
-// lowered is the effective window for a boundary's effectiveWindow: 0 while
-// it is the configured one.
-func (m *Manager) lowered() int {
-	if m.window < m.opt.Window {
-		return m.window
-	}
-	return 0
 }
 
 // rejectionMessage is the server's own words when err carries them.

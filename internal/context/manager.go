@@ -30,6 +30,11 @@ type Manager struct {
 	interrupted part
 	synthesized int
 	window      int // effective window: opt.Window until the server proves it smaller
+	// learnt is the smallest window a server rejection has taught the
+	// session, in this run or an earlier one (0 = none). Boundaries carry
+	// it even when this run's configured window is smaller still, so a
+	// later run configured larger keeps it.
+	learnt int
 
 	// calib is the server's prompt_tokens for a request made of the
 	// summary and entries[:calib.upto]; only what came after is counted.
@@ -109,8 +114,9 @@ func (m *Manager) restore(live *storage.Live) {
 	}
 	// A window a server rejection taught an earlier run still holds: the
 	// same request would be refused again.
-	if w := learntWindow(live); w > 0 && w < m.window {
-		m.window = w
+	m.learnt = learntWindow(live)
+	if m.learnt > 0 && m.learnt < m.window {
+		m.window = m.learnt
 	}
 	var truncated map[string]int
 	if b := live.Boundary; b != nil && b.CompactMetadata != nil {

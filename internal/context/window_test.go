@@ -119,10 +119,22 @@ func TestLearntWindowSurvivesResume(t *testing.T) {
 	}
 
 	// A run configured with a smaller window than the one learnt keeps
-	// its own.
+	// its own, and its compactions still carry the learnt one for the
+	// runs configured larger after it.
 	s.opt.Window = 5000
-	if w := s.open(true).Usage().Window; w != 5000 {
+	m = s.open(true)
+	if w := m.Usage().Window; w != 5000 {
 		t.Fatalf("window %d with a configured 5000, want 5000", w)
+	}
+	for i := 8; i < 14; i++ {
+		storeTurn(t, m, i)
+	}
+	if _, err := m.Compact(ctx, storage.TriggerManual, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.opt.Window = 100000
+	if w := s.open(true).Usage().Window; w != 7000 {
+		t.Fatalf("window %d after a compaction in a run configured smaller, want the learnt 7000", w)
 	}
 }
 

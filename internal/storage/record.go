@@ -128,10 +128,10 @@ type CompactMetadata struct {
 	// after a summary that succeeded.
 	Failures  int `json:"failures,omitempty"`
 	SkipsLeft int `json:"skipsLeft,omitempty"`
-	// EffectiveWindow is clawdcode's extension on the boundary: the context
-	// window in tokens in force when the compaction happened, when a server
-	// rejection had lowered it below the configured one (0 = not lowered).
-	// The SubtypeContextWindow records before the boundary are not read on
+	// EffectiveWindow is clawdcode's extension on the boundary: the
+	// smallest context window in tokens that a server rejection had taught
+	// the session when the compaction happened (0 = none). The
+	// SubtypeContextWindow records before the boundary are not read on
 	// resume; this carries what they said across it.
 	EffectiveWindow int `json:"effectiveWindow,omitempty"`
 }
