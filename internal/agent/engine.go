@@ -247,7 +247,7 @@ func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
 			_ = sess.Close()
 			return fmt.Errorf("save the title of new session %s: %w", sess.ID(), err)
 		}
-	} else if title := Title(firstMessage); title != "" {
+	} else if title := storage.Title(firstMessage); title != "" {
 		sess.SetTitle(title)
 	}
 	e.log.sess, e.pendingTitle = sess, ""

@@ -107,28 +107,3 @@ func readMemoryFile(path string) (text string, truncated, ok bool) {
 	}
 	return string(buf), truncated, true
 }
-
-// maxTitleRunes bounds a session title taken from its first message.
-const maxTitleRunes = 60
-
-// Title makes a session title from its first user message: the first
-// non-empty line, whitespace collapsed, shortened at a word boundary.
-func Title(message string) string {
-	line := ""
-	for _, l := range strings.Split(message, "\n") {
-		if strings.TrimSpace(l) != "" {
-			line = l
-			break
-		}
-	}
-	line = strings.Join(strings.Fields(line), " ")
-	if utf8.RuneCountInString(line) <= maxTitleRunes {
-		return line
-	}
-	runes := []rune(line)[:maxTitleRunes]
-	cut := string(runes)
-	if i := strings.LastIndexByte(cut, ' '); i > maxTitleRunes/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " .,;:") + "…"
-}

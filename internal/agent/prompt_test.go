@@ -65,19 +65,3 @@ func TestSystemPromptCapsMemoryFiles(t *testing.T) {
 	}
 }
 
-func TestTitle(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"fix the bug", "fix the bug"},
-		{"\n\n  fix   the\tbug  \nmore text", "fix the bug"},
-		{"", ""},
-		{strings.Repeat("word ", 30), "word word word word word word word word word word word word…"},
-		{strings.Repeat("x", 100), strings.Repeat("x", maxTitleRunes) + "…"},
-		{strings.Repeat("日本", 40), strings.Repeat("日本", maxTitleRunes/2) + "…"},
-	}
-	for _, tt := range tests {
-		if got := Title(tt.in); got != tt.want {
-			t.Errorf("Title(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gofrs/flock"
 )
@@ -26,7 +25,6 @@ const (
 	// index update; past it the index is written anyway (it is a cache the
 	// files can always rebuild).
 	indexLockWait = 2 * time.Second
-	titleRunes    = 60
 )
 
 // SessionInfo is one row of the per-project index.
@@ -81,7 +79,7 @@ func (e *indexEntry) observe(typ string, ts time.Time, summary bool, content str
 		}
 		e.Messages++
 		if e.Title == "" && !e.TitleSet {
-			e.Title = shortTitle(content)
+			e.Title = Title(content)
 		}
 	case TypeAssistant:
 		e.Messages++
@@ -89,7 +87,7 @@ func (e *indexEntry) observe(typ string, ts time.Time, summary bool, content str
 			e.Tokens = usage.InputTokens + usage.OutputTokens
 		}
 	case TypeTitle:
-		if t := shortTitle(content); t != "" {
+		if t := Title(content); t != "" {
 			e.Title, e.TitleSet = t, true
 		}
 	}
@@ -109,16 +107,6 @@ func (e *indexEntry) observeRecord(r *Record) {
 		post = r.CompactMetadata.PostTokens
 	}
 	e.observe(r.Type, r.Timestamp, r.IsCompactSummary, content, usage, post)
-}
-
-// shortTitle makes one line of at most titleRunes runes.
-func shortTitle(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= titleRunes {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:titleRunes-1])) + "…"
 }
 
 // List returns the project's sessions newest-updated first, from the index

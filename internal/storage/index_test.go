@@ -46,7 +46,7 @@ func TestListFromIndex(t *testing.T) {
 		t.Fatalf("list order %+v", list)
 	}
 	o := list[1]
-	if o.Title != "first question with two lines" || o.Messages != 4 || o.Tokens != 111 ||
+	if o.Title != "first question" || o.Messages != 4 || o.Tokens != 111 ||
 		!o.Created.Equal(t0) || !o.Updated.Equal(t0.Add(3*time.Second)) || o.Project != p.Root || o.Size == 0 {
 		t.Errorf("older = %+v", o)
 	}

@@ -331,7 +331,7 @@ func (s *Session) Sync() error {
 func (s *Session) SetTitle(title string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.entry.Title = shortTitle(title)
+	s.entry.Title = Title(title)
 	s.entry.TitleSet = true
 }
 
