@@ -261,7 +261,9 @@ func (m *Manager) selectRetained(frac float64) (cut int, ok bool) {
 // prompt, tools, a summary of summaryTokens and they stay well under the
 // trigger.
 func (m *Manager) retainCeiling(summaryTokens int) int {
-	c := int(postCompactionCeiling*float64(m.trigger())) - m.system.best() - m.tools.best() - summaryTokens - replyPriming
+	// Counted, not bounded: the byte bounds of a long system prompt and the
+	// tool definitions would eat most of a small window's ceiling.
+	c := int(postCompactionCeiling*float64(m.trigger())) - m.partSize(&m.system, exact) - m.partSize(&m.tools, exact) - summaryTokens - replyPriming
 	return max(c, m.window/20)
 }
 

@@ -34,8 +34,8 @@ const (
 
 // requestTokens is the size of the next request, measured per mode. Since
 // the server's last prompt_tokens covers everything up to calib.upto, only
-// what came after is looked at; a count read back from the file on resume
-// is only a floor under the local count (see calibration.fromFile).
+// what came after is looked at; a count that another model's tokenizer
+// made is only a floor under the local count (see calibration.floor).
 func (m *Manager) requestTokens(mode countMode) int {
 	// Stand-in answers are in no record: counted for every one, even those
 	// the server's count already covers (a slight, safe over-count).
@@ -49,7 +49,7 @@ func (m *Manager) requestTokens(mode countMode) int {
 		for _, e := range m.entries[m.calib.upto:] {
 			n += m.size(e, mode)
 		}
-		if !m.calib.fromFile {
+		if !m.calib.floor {
 			return n
 		}
 		calibrated = n

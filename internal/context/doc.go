@@ -28,11 +28,22 @@
 //     small context never loads the tokenizer), each record is counted once
 //     (kept on the record as Record.Tokens once the tokenizer is in use, and
 //     in the Cache), and the server's prompt_tokens, when reported, replaces
-//     the count of everything it covered. On resume the last reply's
-//     recorded usage is only a floor under the local count: the process
-//     that received it may have cut texts down in memory. Usage never
-//     tokenizes (front ends call it after every turn): where no exact count
-//     exists it shows the fast estimate.
+//     the count of everything it covered. Usage never tokenizes (front ends
+//     call it after every turn): where no exact count exists it shows the
+//     fast estimate.
+//   - A resume sizes the request as the last reply's recorded usage
+//     (prompt_tokens, after the summary) plus what came after, as the
+//     live process does — no tokenizer for a steady -c turn — because it
+//     sends what that request held: the retained records the boundary
+//     names are cut as they were (compactMetadata.truncated). Texts cut
+//     down in memory outside a compaction (the overflow guard, a context
+//     with nothing to compact) are not cut again on resume; such a cut
+//     appends a "system" record with subtype context_cut (the same
+//     truncated map), and a reply after it, or after a context_window
+//     record, is only a floor under the local count. So is a reply from
+//     another model than this run's (a dated snapshot of it,
+//     "gpt-4o-2024-08-06" for "gpt-4o", counts as the same). The system
+//     prompt and tool definitions are taken to be this run's.
 //   - A compaction keeps the most recent ~20% of the messages verbatim
 //     (30% on the fallback), cut before a user record (or, when the last
 //     turn alone is too big, before an assistant reply inside it), so no

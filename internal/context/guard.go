@@ -57,13 +57,20 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 				n++
 			}
 		}
+		if n > 0 {
+			if err := m.recordCuts(); err != nil {
+				return false, err
+			}
+		}
 		m.notify("truncated", "the server rejected the request as too long; cut %d oversized tool results down and lowered the window estimate to %d tokens", n, m.window)
 		return true, nil
 	}
 	m.notify("warning", "the server still rejects the request as too long; compacting")
 	_, err := m.compact(ctx, storage.TriggerAuto, "")
 	if errors.Is(err, ErrNothingToCompact) {
-		m.shrinkToFit(m.trigger() - 1)
+		if err := m.shrinkToFit(m.trigger() - 1); err != nil {
+			return false, err
+		}
 		return true, nil
 	}
 	if err != nil {
@@ -170,15 +177,48 @@ func ServerWindow(message string) (tokens int, ok bool) {
 }
 
 // shrinkToFit cuts long texts of the live context down in memory until the
-// request fits target tokens (or nothing more can be cut).
-func (m *Manager) shrinkToFit(target int) {
+// request fits target tokens (or nothing more can be cut), and records the
+// cuts in the session.
+func (m *Manager) shrinkToFit(target int) error {
 	over := m.requestTokens(exact) - target
 	if over <= 0 {
-		return
+		return nil
 	}
-	if n := m.truncateEntries(m.entries, m.sizeOf(m.entries)-over); n > 0 {
-		m.notify("truncated", "cut %d long texts down in memory to fit the context window", n)
+	n := m.truncateEntries(m.entries, m.sizeOf(m.entries)-over)
+	if n == 0 {
+		return nil
 	}
+	m.notify("truncated", "cut %d long texts down in memory to fit the context window", n)
+	return m.recordCuts()
+}
+
+// subtypeContextCut is clawdcode's extension on a "system" record (readers
+// ignore what they do not know): records of the live context were cut
+// down in memory outside a compaction (by the overflow guard, or to fit a
+// context with nothing to compact), listed in compactMetadata.truncated as
+// a boundary lists them: uuid → byte limit. A resume does not cut them
+// again — the whole records are in the file, and the next request is
+// measured afresh — but it knows from this record that the server's
+// prompt_tokens recorded after it measured a smaller request than the one
+// it sends, so that count is only a floor (see restore).
+const subtypeContextCut = "context_cut"
+
+// recordCuts appends a context_cut record naming every entry now sent cut.
+func (m *Manager) recordCuts() error {
+	cut := truncatedLimits(m.entries)
+	if len(cut) == 0 {
+		return nil
+	}
+	r := &storage.Record{
+		UUID:            uuid.NewString(),
+		Type:            storage.TypeSystem,
+		Subtype:         subtypeContextCut,
+		CompactMetadata: &storage.CompactMetadata{Truncated: cut},
+	}
+	if _, err := m.log.Append(r); err != nil {
+		return fmt.Errorf("record the texts cut in memory: %w", err)
+	}
+	return nil
 }
 
 // truncateEntries cuts the longest texts of es until they weigh at most

@@ -61,10 +61,12 @@ type calibration struct {
 	ok     bool
 	tokens int
 	upto   int
-	// fromFile marks a count read back on resume. The process that got it
-	// may have cut long texts down in memory, which the file does not show,
-	// so it is only a floor under the local count, not a replacement.
-	fromFile bool
+	// floor marks a count read back on resume that need not measure this
+	// run's request: the reply names another model than this run's, whose
+	// tokenizer may count fewer tokens, or the request it measured had
+	// texts cut down in memory that the resume sends whole. It is then
+	// only a floor under the local count, not a replacement (see restore).
+	floor bool
 }
 
 // New restores the manager from a loaded session (nil live = new session),
@@ -96,10 +98,11 @@ func New(ctx context.Context, log Log, live *storage.Live, opt Options) (*Manage
 }
 
 // restore takes over a session's live context, with the retained records
-// the boundary names cut down as they were sent. Records after the summary
-// (post) are what the session did since the last compaction: only their
-// usage counts on top of the boundary's, and the last reply among them with
-// a usage report calibrates the count.
+// the boundary names cut down as they were sent.
+// Records after the summary (post) are what the session did since the last
+// compaction: only their usage counts on top of the boundary's, and the
+// last reply among them with a usage report calibrates the count (see
+// trustedCalibration for when it replaces the local count).
 func (m *Manager) restore(live *storage.Live) {
 	var summaryUUID string
 	if live.Summary != nil {
@@ -129,6 +132,13 @@ func (m *Manager) restore(live *storage.Live) {
 	if live.Summary == nil {
 		post = 0
 	}
+	// cutFrom is the number of entries when the first record after the
+	// summary says the live context was cut down in memory outside a
+	// compaction (context_cut), or that the server rejected it
+	// (context_window, which came with cuts before context_cut existed):
+	// the requests measured after it were smaller than what a resume
+	// sends, since it sends those records whole.
+	cutFrom := -1
 	for _, lr := range live.Records {
 		r := lr.Record
 		if r == nil {
@@ -142,6 +152,10 @@ func (m *Manager) restore(live *storage.Live) {
 		}
 		if post < 0 && r.ParentUUID != nil && *r.ParentUUID == summaryUUID {
 			post = len(m.entries)
+		}
+		if post >= 0 && cutFrom < 0 && r.Type == storage.TypeSystem &&
+			(r.Subtype == subtypeContextCut || r.Subtype == storage.SubtypeContextWindow) {
+			cutFrom = len(m.entries)
 		}
 		if !relevant(r) {
 			continue
@@ -165,9 +179,18 @@ func (m *Manager) restore(live *storage.Live) {
 		m.usageSince.InputTokens += u.InputTokens
 		m.usageSince.OutputTokens += u.OutputTokens
 		if u.InputTokens > 0 {
-			m.calib = calibration{ok: true, tokens: u.InputTokens, upto: i, fromFile: true}
+			cut := cutFrom >= 0 && i >= cutFrom
+			m.calib = calibration{ok: true, tokens: u.InputTokens, upto: i, floor: cut || !m.sameModel(r.Message.Model)}
 		}
 	}
+}
+
+// sameModel reports whether a reply of model (as the server named it) was
+// counted by this run's model's tokenizer: the same name, or a dated
+// snapshot of it ("gpt-4o-2024-08-06" for "gpt-4o"), which servers report
+// in place of the alias asked for.
+func (m *Manager) sameModel(model string) bool {
+	return model == "" || model == m.opt.Model || strings.HasPrefix(model, m.opt.Model+"-")
 }
 
 // backoffAfter is the next back-off length once failures summaries in a
@@ -317,7 +340,9 @@ func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 		switch {
 		case err == nil:
 		case errors.Is(err, ErrNothingToCompact):
-			m.shrinkToFit(m.trigger() - 1)
+			if err := m.shrinkToFit(m.trigger() - 1); err != nil {
+				return llm.Request{}, err
+			}
 		default:
 			return llm.Request{}, err
 		}

@@ -2,6 +2,7 @@ package contextmgr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -195,5 +196,114 @@ func TestResumedSessionKeepsBackingOff(t *testing.T) {
 	compactInNewRun(8, storage.TriggerAuto, false)
 	if s.sum.calls() != 5 {
 		t.Fatalf("%d calls after the success, want 5: the next run asks again", s.sum.calls())
+	}
+}
+
+// TestResumeAfterGuardCut: the overflow guard cuts a result down in memory,
+// outside any compaction, and says so in a context_cut record. A resume
+// sends the result whole, so the server's count of the cut request is only
+// a floor under its own count.
+func TestResumeAfterGuardCut(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStoreSession(t, 8000)
+	m := s.open(false)
+	whole := strings.Repeat("line of a long log\n", 200)
+	must(t, m.AddUser("read the log"))
+	must(t, m.AddAssistant(&llm.Response{Content: "Reading.", ToolCalls: []chat.ToolCall{{ID: "log", Name: "Read", Arguments: `{"file_path":"x.log"}`}}}))
+	must(t, m.AddToolResult("log", whole, ""))
+	if _, err := m.Request(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := m.RecoverOverflowFrom(ctx, 1, errors.New("maximum context length is 2000 tokens")); err != nil || !ok {
+		t.Fatalf("RecoverOverflowFrom = %v, %v", ok, err)
+	}
+	if _, err := m.Request(ctx); err != nil {
+		t.Fatal(err)
+	}
+	must(t, m.AddAssistant(&llm.Response{Content: "The log is long.", Usage: llm.Usage{PromptTokens: 300}}))
+	must(t, m.AddUser("what next?"))
+
+	live, err := storage.LoadLive(ctx, s.sess.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cuts []map[string]int
+	for _, lr := range live.Records {
+		if r := lr.Record; r.Type == storage.TypeSystem && r.Subtype == subtypeContextCut {
+			cuts = append(cuts, r.CompactMetadata.Truncated)
+		}
+	}
+	if len(cuts) != 1 || len(cuts[0]) != 1 {
+		t.Fatalf("context_cut records %v, want one naming the cut result", cuts)
+	}
+
+	m2 := s.open(true)
+	if !m2.calib.ok || !m2.calib.floor {
+		t.Errorf("resumed calibration %+v, want the server's count of the cut request as a floor", m2.calib)
+	}
+	if n := m2.requestTokens(bound); n < len(whole) {
+		t.Errorf("resumed size %d, below the whole result it sends (%d bytes)", n, len(whole))
+	}
+}
+
+// TestResumeCalibration: the last reply's prompt_tokens replaces the local
+// count on resume as it does live, unless the live context was changed in
+// place after it (as the process that did it forgot it too), and it is
+// only a floor when another model's tokenizer made it.
+func TestResumeCalibration(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		replyModel string
+		lowerAfter bool
+		lowerFirst bool
+		wantOK     bool
+		wantFloor  bool
+	}{
+		{"same model", "test-model", false, false, true, false},
+		{"dated snapshot", "test-model-2024-08-06", false, false, true, false},
+		{"other model", "other-model", false, false, true, true},
+		{"window lowered after it", "test-model", true, false, true, false},
+		{"window lowered before it", "test-model", false, true, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newStoreSession(t, 100_000)
+			m := s.open(false)
+			must(t, m.AddUser(strings.Repeat("q", 4000)))
+			if _, err := m.Request(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if tc.lowerFirst {
+				m.window = 50_000
+				must(t, m.recordWindow())
+			}
+			must(t, m.AddAssistant(&llm.Response{Model: tc.replyModel, Content: "ok", Usage: llm.Usage{PromptTokens: 1000}}))
+			if tc.lowerAfter {
+				m.window = 50_000
+				must(t, m.recordWindow())
+			}
+			must(t, m.AddUser("next"))
+			m2 := s.open(true)
+			c := m2.calib
+			if c.ok != tc.wantOK || (c.ok && c.floor != tc.wantFloor) {
+				t.Fatalf("calibration %+v, want ok %v floor %v", c, tc.wantOK, tc.wantFloor)
+			}
+			if !c.ok {
+				return
+			}
+			want := 1000
+			for _, e := range m2.entries[c.upto:] {
+				want += e.best()
+			}
+			n := m2.requestTokens(bound)
+			switch {
+			case !tc.wantFloor && n != want:
+				t.Errorf("resumed size %d, want the server's count and what came after: %d", n, want)
+			case tc.wantFloor && n < max(want, 4000):
+				t.Errorf("resumed size %d, below the local bound", n)
+			}
+		})
 	}
 }
