@@ -25,9 +25,9 @@
 //     when less than the reply reserve (default min(8192, Window/8)) would
 //     be left.
 //   - Counting costs O(new content): a cheap byte bound decides first (a
-//     small context never loads the tokenizer), each record is counted once
-//     (kept on the record as Record.Tokens once the tokenizer is in use, and
-//     in the Cache), and the server's prompt_tokens, when reported, replaces
+//     small context never loads the tokenizer), each record is counted at most once
+//     (kept on the record as Record.Tokens, and in the Cache), and only
+//     when the request could reach the trigger with it, and the server's prompt_tokens, when reported, replaces
 //     the count of everything it covered. Usage never tokenizes (front ends
 //     call it after every turn): where no exact count exists it shows the
 //     fast estimate.

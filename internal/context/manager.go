@@ -44,8 +44,7 @@ type Manager struct {
 	// bound, which is no measure of what the server counted.
 	sent calibration
 
-	// tokenized is set once the exact counter has been used: from then on
-	// new records are counted as they are appended (Record.Tokens).
+	// tokenized is set once the exact counter has been used.
 	tokenized bool
 
 	usageBase  storage.Usage // the last boundary's sessionUsage
@@ -258,7 +257,12 @@ func (m *Manager) add(r *storage.Record) error {
 		r.UUID = uuid.NewString()
 	}
 	e := m.newEntry(r, -1)
-	if m.tokenized {
+	// A record is counted only when the next request could reach the
+	// trigger with it, since Request must count it then anyway: counted
+	// now, the count is stored with it and no later run counts it again
+	// (a user message included, which is appended before Request). Below
+	// that, the server's next prompt_tokens covers it for free.
+	if m.requestTokens(bound)+e.ub >= m.trigger() {
 		m.countEntry(e)
 		r.Tokens = e.exact
 	}

@@ -626,3 +626,36 @@ func TestTypedNilCacheAndCounterAreAbsent(t *testing.T) {
 	f.turn(0)
 	f.m.requestTokens(exact) // would panic on a nil *CacheStore
 }
+
+// TestRecordsCountedOnlyNearTheTrigger: a record is tokenized as it is
+// appended only when the request could reach the trigger with it (then
+// Request would count it anyway, and its count is stored with it — a user
+// message included); below that the server's next count covers it.
+func TestRecordsCountedOnlyNearTheTrigger(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 4000, nil) // trigger 3200
+	f.user("hello")
+	f.request()
+	if err := f.m.AddAssistant(&llm.Response{Content: "hi", Usage: llm.Usage{PromptTokens: 50}}); err != nil {
+		t.Fatal(err)
+	}
+	calls := f.counter.calls.Load()
+	f.toolTurn("c1", "Read", `{"file_path":"a.go"}`, strings.Repeat("a", 1500))
+	if n := f.counter.calls.Load() - calls; n != 0 {
+		t.Fatalf("records far below the trigger were tokenized %d times", n)
+	}
+	f.user(strings.Repeat("b", 2000)) // the bound with it passes the trigger
+	recs := f.log.records(t)
+	for _, r := range recs[:len(recs)-1] {
+		if r.Tokens != 0 {
+			t.Errorf("%s record stored %d tokens without being near the trigger", r.Type, r.Tokens)
+		}
+	}
+	last := recs[len(recs)-1]
+	if want := f.counter.Message(recordMessage(last)); last.Tokens != want {
+		t.Errorf("user record near the trigger stored %d tokens, want %d", last.Tokens, want)
+	}
+	if n := f.m.requestTokens(exact); n >= f.m.trigger() {
+		t.Fatalf("the test needs the exact request (%d) under the trigger (%d)", n, f.m.trigger())
+	}
+}
