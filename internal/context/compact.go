@@ -50,9 +50,10 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 		failure  error
 		skipped  = !useLLM
 		fallback bool
+		counted  = -1 // the summary record's count, when summarize made it
 	)
 	if useLLM {
-		text, files, failure = m.summarize(ctx, m.entries[:cut], instructions)
+		text, files, counted, failure = m.summarize(ctx, m.entries[:cut], instructions)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -76,14 +77,14 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 		if c, ok := m.selectRetained(fallbackKeepFraction); ok {
 			cut = c
 		}
-		text, files = m.digest(m.entries[:cut]), nil
+		text, files, counted = m.digest(m.entries[:cut]), nil, -1
 	}
 
 	content := summaryPreamble + "\n\n" + text
 	if fallback {
 		content = fallbackPreamble + "\n\n" + text
 	}
-	res, err := m.commit(trigger, pre, cut, content, files, failure)
+	res, err := m.commit(trigger, pre, cut, content, counted, files, failure)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +97,12 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 
 // commit appends the boundary and summary records and installs summary +
 // entries[cut:] as the live context. The retained records are cut down in
-// memory when they alone would leave the request above the ceiling.
-func (m *Manager) commit(trigger string, pre, cut int, content string, files []string, failure error) (*CompactResult, error) {
+// memory when they alone would leave the request above the ceiling; they
+// are tokenized only when their byte bound does not settle that. The
+// summary's count is contentTokens when known (≥ 0), else it is counted.
+// PostTokens counts what is not counted by the fast estimate, as Usage
+// does: the server's next prompt_tokens replaces it anyway.
+func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error) (*CompactResult, error) {
 	retained := m.entries[cut:]
 	sumRec := &storage.Record{
 		UUID:             uuid.NewString(),
@@ -106,13 +111,19 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 		Message:          &storage.Message{Role: chat.RoleUser, Content: content},
 	}
 	sum := m.newEntry(sumRec, -1)
+	if contentTokens >= 0 {
+		sum.exact = contentTokens
+	}
 	sumTokens := m.countEntry(sum)
-	if c := m.retainCeiling(sumTokens); m.sizeOf(retained) > c {
+	if c := m.retainCeiling(sumTokens); m.boundOf(retained) > c && m.sizeOf(retained) > c {
 		if n := m.truncateEntries(retained, c); n > 0 {
 			m.notify("truncated", "cut %d long texts of the kept messages down in memory to fit the window", n)
 		}
 	}
-	post := replyPriming + m.partSize(&m.system, exact) + m.partSize(&m.tools, exact) + sumTokens + m.sizeOf(retained)
+	post := replyPriming + m.partSize(&m.system, exact) + m.partSize(&m.tools, exact) + sumTokens
+	for _, e := range retained {
+		post += m.size(e, estimate)
+	}
 
 	usage := m.SessionUsage()
 	boundary := &storage.Record{
@@ -196,7 +207,7 @@ func truncatedLimits(es []*entry) map[string]int {
 // verbatim, entries[:cut] summarised. ok is false when nothing would be
 // dropped.
 //
-// The kept part is the most recent frac of the messages (by tokens),
+// The kept part is the most recent frac of the messages (by approx),
 // starting at a user record. When the last user turn alone is larger, it
 // is kept whole if it stays under the post-compaction ceiling; otherwise
 // the cut falls inside it, at an assistant reply (the summary, a user
@@ -207,9 +218,11 @@ func (m *Manager) selectRetained(frac float64) (cut int, ok bool) {
 	if n == 0 {
 		return 0, false
 	}
+	// Sized by approx, not counted: how much is kept verbatim is a share,
+	// not a bound; commit makes sure the kept part fits the ceiling.
 	tail := make([]int, n+1)
 	for i := n - 1; i >= 0; i-- {
-		tail[i] = tail[i+1] + m.countEntry(m.entries[i])
+		tail[i] = tail[i+1] + m.approx(m.entries[i])
 	}
 	ceiling := m.retainCeiling(m.summaryMax())
 	budget := min(int(frac*float64(min(tail[0], m.window))), ceiling)
@@ -265,6 +278,16 @@ func (m *Manager) retainCeiling(summaryTokens int) int {
 	// tool definitions would eat most of a small window's ceiling.
 	c := int(postCompactionCeiling*float64(m.trigger())) - m.partSize(&m.system, exact) - m.partSize(&m.tools, exact) - summaryTokens - replyPriming
 	return max(c, m.window/20)
+}
+
+// boundOf is the size of es from exact counts made and byte bounds:
+// never below their exact count, never tokenizes.
+func (m *Manager) boundOf(es []*entry) int {
+	n := 0
+	for _, e := range es {
+		n += e.best()
+	}
+	return n
 }
 
 func (m *Manager) sizeOf(es []*entry) int {

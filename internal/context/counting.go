@@ -149,3 +149,24 @@ func (m *Manager) invalidate() {
 	m.calib.ok = false
 	m.sent.ok = false
 }
+
+// approxMargin is how far above the fast estimate approx sizes what was not
+// counted: the estimate is typically within a factor of two, and code, the
+// bulk of a coding session, runs about a fifth above it.
+const approxMargin = 1.5
+
+// approx is e's size for choices that need no guarantee (how much to keep
+// verbatim, how to split the material of a summary): the exact count when
+// made, else the fast estimate with approxMargin, never above the bound.
+// It never tokenizes.
+func (m *Manager) approx(e *entry) int {
+	if e.exact >= 0 {
+		return e.exact
+	}
+	return min(e.ub, int(approxMargin*float64(m.size(e, estimate))))
+}
+
+// approxText is approx for a text that is no record.
+func (m *Manager) approxText(s string) int {
+	return min(len(s), int(approxMargin*float64(m.opt.Estimate(s))))
+}

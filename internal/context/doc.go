@@ -45,7 +45,9 @@
 //     "gpt-4o-2024-08-06" for "gpt-4o", counts as the same). The system
 //     prompt and tool definitions are taken to be this run's.
 //   - A compaction keeps the most recent ~20% of the messages verbatim
-//     (30% on the fallback), cut before a user record (or, when the last
+//     (30% on the fallback; sized by the counts known and the fast
+//     estimate, so it tokenizes neither what it drops nor, unless their
+//     byte bound exceeds the ceiling, what it keeps), cut before a user record (or, when the last
 //     turn alone is too big, before an assistant reply inside it), so no
 //     tool call is ever separated from its results. It appends one
 //     compact_boundary record (with the byte offset of the first retained

@@ -659,3 +659,37 @@ func TestRecordsCountedOnlyNearTheTrigger(t *testing.T) {
 		t.Fatalf("the test needs the exact request (%d) under the trigger (%d)", n, f.m.trigger())
 	}
 }
+
+// TestCompactionTokenizesNoDroppedRecord: choosing what to keep and sizing
+// the summary material use the records' known counts and the fast
+// estimate, and the server's count answers the size before; so a
+// compaction tokenizes only the summary and the fixed parts, however long
+// the history it drops.
+func TestCompactionTokenizesNoDroppedRecord(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 100_000, nil)
+	for i := range 40 {
+		f.user(fmt.Sprintf("step %d", i))
+		f.toolTurn(fmt.Sprintf("c%d", i), "Read", `{"file_path":"a.go"}`, strings.Repeat("func x() {}\n", 200+i*10))
+		f.reply("done")
+	}
+	// The server measured the request, as it does every turn.
+	f.request()
+	if err := f.m.AddAssistant(&llm.Response{Content: "ok", Usage: llm.Usage{PromptTokens: 30_000}}); err != nil {
+		t.Fatal(err)
+	}
+	calls := f.counter.calls.Load()
+	res, err := f.m.Compact(context.Background(), storage.TriggerManual, "")
+	if err != nil || res.Fallback {
+		t.Fatalf("Compact = %+v, %v", res, err)
+	}
+	if n := f.counter.calls.Load() - calls; n > 10 {
+		t.Errorf("the compaction tokenized %d times for 160 records", n)
+	}
+	if res.PostTokens <= 0 || res.PostTokens >= res.PreTokens {
+		t.Errorf("pre %d, post %d tokens: want 0 < post < pre", res.PreTokens, res.PostTokens)
+	}
+	if len(f.m.entries) < 3 || len(f.m.entries) > 40 {
+		t.Errorf("kept %d of 160 records, want about a fifth", len(f.m.entries))
+	}
+}

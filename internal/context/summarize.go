@@ -62,12 +62,23 @@ type piece struct {
 
 // summarize writes the summary of dropped (and of the summary in force).
 // The material goes to the model in one call when it fits the window,
-// otherwise in parts whose condensed notes are then merged.
-func (m *Manager) summarize(ctx context.Context, dropped []*entry, instructions string) (string, []string, error) {
-	prev, replaced := "", m.sizeOf(dropped)
+// otherwise in parts whose condensed notes are then merged. It returns the
+// summary, the files included and the count of the summary record's
+// message (summaryPreamble and the summary).
+func (m *Manager) summarize(ctx context.Context, dropped []*entry, instructions string) (string, []string, int, error) {
+	prev := ""
+	replaced := func(size func(*entry) int) int {
+		n := 0
+		for _, e := range dropped {
+			n += size(e)
+		}
+		if m.summary != nil {
+			n += m.countEntry(m.summary)
+		}
+		return n
+	}
 	if m.summary != nil {
 		prev = summaryBody(messageContent(m.summary.rec))
-		replaced += m.countEntry(m.summary)
 	}
 	pieces := make([]piece, 0, len(dropped))
 	for _, e := range dropped {
@@ -78,12 +89,17 @@ func (m *Manager) summarize(ctx context.Context, dropped []*entry, instructions 
 	files := m.files()
 	text, included, err := m.summarizeMaterial(ctx, prev, pieces, instructions, files, 0)
 	if err != nil {
-		return "", nil, err
+		return "", nil, 0, err
 	}
-	if n := m.counter.Text(summaryPreamble + "\n\n" + text); n >= replaced {
-		return "", nil, fmt.Errorf("%w is not smaller than what it replaces (%d ≥ %d tokens)", errSummary, n, replaced)
+	n := m.counter.Message(chat.Message{Role: chat.RoleUser, Content: summaryPreamble + "\n\n" + text})
+	// The dropped part is counted only when the summary is not clearly
+	// smaller: approx is at most about three times the exact count.
+	if r := replaced(m.approx); n >= r/4 {
+		if r := replaced(m.countEntry); n >= r {
+			return "", nil, 0, fmt.Errorf("%w is not smaller than what it replaces (%d ≥ %d tokens)", errSummary, n, r)
+		}
 	}
-	return text, included, nil
+	return text, included, n, nil
 }
 
 func (m *Manager) summarizeMaterial(ctx context.Context, prev string, pieces []piece, instructions string, files []fileanalyzer.File, depth int) (string, []string, error) {
@@ -304,12 +320,15 @@ func (m *Manager) render(e *entry) (piece, bool) {
 	default:
 		return piece{}, false
 	}
+	// Sized by approx, not counted: the material only has to fit the
+	// summarizer's budget, which keeps a margin of its own, and counting
+	// every record the compaction drops was most of its local work.
 	if len(body) <= limit && e.trunc == nil {
-		// The record's own count covers its text; the label is a few bytes.
-		return piece{text: head + body + "\n\n", tokens: m.countEntry(e) + len(head) + 2}, true
+		// The record's own size covers its text; the label is a few bytes.
+		return piece{text: head + body + "\n\n", tokens: m.approx(e) + len(head) + 2}, true
 	}
 	text := head + truncateText(body, limit) + "\n\n"
-	return piece{text: text, tokens: m.counter.Text(text)}, true
+	return piece{text: text, tokens: m.approxText(text)}, true
 }
 
 // summaryBody strips the preamble from a summary record's content.
