@@ -2,8 +2,13 @@ package tokens
 
 import (
 	"fmt"
+	"runtime"
+	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	tiktoken "github.com/pkoukk/tiktoken-go"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 )
@@ -63,7 +68,9 @@ func (c *Counter) Load() error {
 
 // Text returns the exact token count of s as ordinary text (loads the
 // encoding). Should the embedded encoding ever fail to load, it returns
-// Estimate(s) rather than nothing; Load reports that error.
+// Estimate(s) rather than nothing; Load reports that error. A long text is
+// counted in parallel, in parts cut where no pre-tokenizer piece can span
+// the cut (see splitText), so the count is the same as in one piece.
 func (c *Counter) Text(s string) int {
 	if s == "" {
 		return 0
@@ -72,6 +79,76 @@ func (c *Counter) Text(s string) int {
 	if err != nil {
 		return Estimate(s)
 	}
+	parts := splitText(s, runtime.GOMAXPROCS(0), parallelPart)
+	if len(parts) == 1 {
+		return countPieces(enc, s)
+	}
+	counts := make([]int, len(parts))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Go(func() { counts[i] = countPieces(enc, p) })
+	}
+	wg.Wait()
+	n := 0
+	for _, k := range counts {
+		n += k
+	}
+	return n
+}
+
+// parallelPart is the least a part of a text counted in parallel holds:
+// below ~8 ms of tokenizing, a goroutine per part gains little.
+const parallelPart = 8 << 10
+
+// splitText cuts s into at most n parts of at least least bytes, each cut
+// right after a '\n' that is followed by an ASCII letter or digit. No piece
+// of the cl100k or o200k pre-tokenizer spans such a cut: a letter or digit
+// piece never takes a preceding newline ([^\r\n\p{L}\p{N}]? is its only
+// prefix), and a piece holding a newline continues only with whitespace,
+// '\r', '\n' or (o200k) '/'. Nor does a long run (see maxRun), which every
+// such cut ends. So the count of s is the sum of the counts of the parts.
+func splitText(s string, n, least int) []string {
+	if n < 2 || len(s) < 2*least {
+		return []string{s}
+	}
+	n = min(n, len(s)/least)
+	parts := make([]string, 0, n)
+	start := 0
+	for k := 1; k < n; k++ {
+		at := max(start+least, k*len(s)/n)
+		cut := safeCut(s, at)
+		if cut < 0 || len(s)-cut < least {
+			break
+		}
+		parts = append(parts, s[start:cut])
+		start = cut
+	}
+	return append(parts, s[start:])
+}
+
+// safeCut is the first cut at or after at that splitText may make, or -1.
+func safeCut(s string, at int) int {
+	for i := at; i < len(s); {
+		j := strings.IndexByte(s[i-1:], '\n')
+		if j < 0 {
+			return -1
+		}
+		cut := i + j // s[cut-1] == '\n'
+		if cut < len(s) && isASCIIAlnum(s[cut]) {
+			return cut
+		}
+		i = cut + 1
+	}
+	return -1
+}
+
+func isASCIIAlnum(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
+}
+
+// countPieces counts s with the encoding, handing over-long runs of one
+// character class to the BPE in maxRun slices.
+func countPieces(enc *tiktoken.Tiktoken, s string) int {
 	// A BPE piece is a run of letters, of whitespace, or of punctuation
 	// with trailing newlines (and, in o200k, slashes): track all three.
 	n, start := 0, 0

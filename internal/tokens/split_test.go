@@ -1,0 +1,106 @@
+package tokens
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// splitCorpus is every text the counter is checked against: the token
+// vectors, the realistic corpus, ~256 KB of this repository's Go source,
+// and texts made to sit on the edges of the cut rule.
+func splitCorpus(t *testing.T) []string {
+	t.Helper()
+	var texts []string
+	for _, v := range tokenVectors(t) {
+		texts = append(texts, v.Text)
+	}
+	for _, s := range corpusSamples(t) {
+		texts = append(texts, s.Text)
+	}
+	var code strings.Builder
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || code.Len() > 256<<10 {
+			return fs.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") {
+			data, err := os.ReadFile(path)
+			if err == nil {
+				code.Write(data)
+			}
+		}
+		return nil
+	})
+	if err != nil && err != fs.SkipDir {
+		t.Fatal(err)
+	}
+	texts = append(texts, code.String())
+	edges := []string{
+		"}\n// comment\n//path\n/x\nfunc f() {}\n",
+		"a\r\nb\n\nc\n 1\n22\n333\n4444\n's\n'll\nThe\nthe\n",
+		"x=1\n\t\ty\n  z\n\u00e9t\u00e9\n\u65e5\u672c\n\u00a0a\nZ\n",
+		strings.Repeat("=", 3000) + "\nA" + strings.Repeat("b", 3000) + "\n9\n",
+		strings.Repeat("line of text\n", 2000),
+	}
+	return append(texts, edges...)
+}
+
+// TestSplitCountsEqualWhole: the parts splitText cuts a text into encode to
+// the very tokens of the whole text, in both encodings, on every corpus
+// text, with the parts as small as splitText may make them.
+func TestSplitCountsEqualWhole(t *testing.T) {
+	t.Parallel()
+	texts := splitCorpus(t)
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		enc, err := encoding(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cuts := 0
+		for _, s := range texts {
+			parts := splitText(s, 1<<20, 16)
+			if strings.Join(parts, "") != s {
+				t.Fatalf("the parts of a %d-byte text do not make it up", len(s))
+			}
+			cuts += len(parts) - 1
+			var ids []int
+			n := 0
+			for _, p := range parts {
+				ids = append(ids, enc.EncodeOrdinary(p)...)
+				n += countPieces(enc, p)
+			}
+			if want := enc.EncodeOrdinary(s); !slices.Equal(ids, want) {
+				t.Errorf("%s: the parts of %.60q encode to other tokens than the whole", name, s)
+			}
+			if want := countPieces(enc, s); n != want {
+				t.Errorf("%s: the parts of %.60q count %d, the whole %d", name, s, n, want)
+			}
+		}
+		if cuts < 1000 {
+			t.Errorf("%s: only %d cuts over the corpus; the test proves little", name, cuts)
+		}
+	}
+}
+
+// TestTextSplitsLongTexts: Text counts a long text in parts, and gets the
+// count of the whole.
+func TestTextSplitsLongTexts(t *testing.T) {
+	t.Parallel()
+	s := strings.Repeat("func f(x int) int {\n\treturn x * 2 // double\n}\n", 1200)
+	if parts := splitText(s, 2, parallelPart); len(parts) != 2 {
+		t.Fatalf("a %d-byte text is cut into %d parts, want 2", len(s), len(parts))
+	}
+	enc, err := encoding(O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := NewCounter("gpt-4o").Text(s), countPieces(enc, s); got != want {
+		t.Errorf("Text = %d, the whole counts %d", got, want)
+	}
+	if parts := splitText("short\ntext", 8, parallelPart); len(parts) != 1 {
+		t.Errorf("a short text is cut into %d parts", len(parts))
+	}
+}
