@@ -12,6 +12,9 @@
 //     "<|endoftext|>" inside a file are counted as the characters they are,
 //     never as special tokens, and never panic.
 //   - MessageUpperBound and Estimate need no encoder and are O(bytes).
+//   - A text of 16 KB or more is counted in parallel parts (up to
+//     GOMAXPROCS), cut only where no pre-tokenizer piece can span the cut,
+//     so the count is the one of the whole text.
 //
 // Chat accounting follows the OpenAI cookbook (How_to_count_tokens_with_tiktoken):
 // 3 tokens per message, +1 per name, +3 to prime the reply, and tool
