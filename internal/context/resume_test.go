@@ -307,3 +307,32 @@ func TestResumeCalibration(t *testing.T) {
 		})
 	}
 }
+
+// TestSteadyContinuedTurnsDoNotTokenize: -c -p turns, one process each,
+// in a session whose byte bound is far past the trigger while the server
+// counts it well below: the last reply's prompt_tokens plus the bound of
+// the new message answers every turn, and nothing is tokenized.
+func TestSteadyContinuedTurnsDoNotTokenize(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStoreSession(t, 10_000) // trigger 8000
+	counter := s.opt.Counter.(*byteCounter)
+	prompt := strings.Repeat("words of a long prompt ", 130) // ~3 KB, ~750 tokens
+	for turn := range 6 {
+		m := s.open(turn > 0)
+		must(t, m.AddUser(prompt))
+		if _, err := m.Request(ctx); err != nil {
+			t.Fatal(err)
+		}
+		must(t, m.AddAssistant(&llm.Response{Content: "noted", Usage: llm.Usage{PromptTokens: 800 * (turn + 1)}}))
+		if turn == 5 && m.boundOf(m.entries) < m.trigger() {
+			t.Fatalf("the session's byte bound %d is under the trigger %d; the test needs it over", m.boundOf(m.entries), m.trigger())
+		}
+		if m.Compactions() != 0 {
+			t.Fatalf("turn %d compacted", turn)
+		}
+	}
+	if n := counter.calls.Load(); n != 0 {
+		t.Errorf("the turns tokenized %d times", n)
+	}
+}
