@@ -87,7 +87,14 @@ func (m *Manager) summarize(ctx context.Context, dropped []*entry, instructions 
 		}
 	}
 	files := m.files()
-	text, included, err := m.summarizeMaterial(ctx, prev, pieces, instructions, files, 0)
+	prevTokens := 0
+	if m.summary != nil {
+		// The summary record's count (stored with it) covers its body
+		// and more: the preamble it drops outweighs any difference the
+		// cut makes to the pieces at its edge.
+		prevTokens = m.countEntry(m.summary)
+	}
+	text, included, err := m.summarizeMaterial(ctx, prev, prevTokens, pieces, instructions, files, 0)
 	if err != nil {
 		return "", nil, 0, err
 	}
@@ -102,9 +109,9 @@ func (m *Manager) summarize(ctx context.Context, dropped []*entry, instructions 
 	return text, included, n, nil
 }
 
-func (m *Manager) summarizeMaterial(ctx context.Context, prev string, pieces []piece, instructions string, files []fileanalyzer.File, depth int) (string, []string, error) {
+func (m *Manager) summarizeMaterial(ctx context.Context, prev string, prevTokens int, pieces []piece, instructions string, files []fileanalyzer.File, depth int) (string, []string, error) {
 	avail := m.summaryInputBudget()
-	fixed := m.counter.Text(summarizerInstructions) + m.counter.Text(prev) + m.counter.Text(instructions) + 64
+	fixed := m.counter.Text(summarizerInstructions) + prevTokens + m.counter.Text(instructions) + 64
 	material := 0
 	for _, p := range pieces {
 		material += p.tokens
@@ -151,7 +158,7 @@ func (m *Manager) summarizeMaterial(ctx context.Context, prev string, pieces []p
 		note := fmt.Sprintf("### Notes on part %d of %d\n%s\n\n", i+1, len(chunks), text)
 		notes = append(notes, piece{text: note, tokens: m.counter.Text(note)})
 	}
-	return m.summarizeMaterial(ctx, prev, notes, instructions, files, depth+1)
+	return m.summarizeMaterial(ctx, prev, prevTokens, notes, instructions, files, depth+1)
 }
 
 // fileBlocks renders the files for the summary request with their sizes.
