@@ -192,17 +192,6 @@ func (m *Manager) shrinkToFit(target int) error {
 	return m.recordCuts()
 }
 
-// subtypeContextCut is clawdcode's extension on a "system" record (readers
-// ignore what they do not know): records of the live context were cut
-// down in memory outside a compaction (by the overflow guard, or to fit a
-// context with nothing to compact), listed in compactMetadata.truncated as
-// a boundary lists them: uuid → byte limit. A resume does not cut them
-// again — the whole records are in the file, and the next request is
-// measured afresh — but it knows from this record that the server's
-// prompt_tokens recorded after it measured a smaller request than the one
-// it sends, so that count is only a floor (see restore).
-const subtypeContextCut = "context_cut"
-
 // recordCuts appends a context_cut record naming every entry now sent cut.
 func (m *Manager) recordCuts() error {
 	cut := truncatedLimits(m.entries)
@@ -212,7 +201,7 @@ func (m *Manager) recordCuts() error {
 	r := &storage.Record{
 		UUID:            uuid.NewString(),
 		Type:            storage.TypeSystem,
-		Subtype:         subtypeContextCut,
+		Subtype:         storage.SubtypeContextCut,
 		CompactMetadata: &storage.CompactMetadata{Truncated: cut},
 	}
 	if _, err := m.log.Append(r); err != nil {

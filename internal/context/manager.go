@@ -153,7 +153,7 @@ func (m *Manager) restore(live *storage.Live) {
 			post = len(m.entries)
 		}
 		if post >= 0 && cutFrom < 0 && r.Type == storage.TypeSystem &&
-			(r.Subtype == subtypeContextCut || r.Subtype == storage.SubtypeContextWindow) {
+			(r.Subtype == storage.SubtypeContextCut || r.Subtype == storage.SubtypeContextWindow) {
 			cutFrom = len(m.entries)
 		}
 		if !relevant(r) {

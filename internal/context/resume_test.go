@@ -230,7 +230,7 @@ func TestResumeAfterGuardCut(t *testing.T) {
 	}
 	var cuts []map[string]int
 	for _, lr := range live.Records {
-		if r := lr.Record; r.Type == storage.TypeSystem && r.Subtype == subtypeContextCut {
+		if r := lr.Record; r.Type == storage.TypeSystem && r.Subtype == storage.SubtypeContextCut {
 			cuts = append(cuts, r.CompactMetadata.Truncated)
 		}
 	}

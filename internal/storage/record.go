@@ -34,6 +34,16 @@ const (
 	// the boundary's CompactMetadata.EffectiveWindow (see contextmgr).
 	SubtypeContextWindow = "context_window"
 
+	// SubtypeContextCut is clawdcode's extension on a TypeSystem record:
+	// records of the live context were cut down in memory outside a
+	// compaction (by the overflow guard, or to fit a context with nothing
+	// to compact), listed in CompactMetadata.Truncated as a boundary lists
+	// them (uuid → byte limit). The whole records stay in the file. A
+	// resume does not cut them again, but learns from it that the server's
+	// prompt_tokens recorded after it measured a smaller request than the
+	// one it sends, so that count is only a floor (see contextmgr).
+	SubtypeContextCut = "context_cut"
+
 	TriggerAuto   = "auto"
 	TriggerManual = "manual"
 )
