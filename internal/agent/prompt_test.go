@@ -64,4 +64,3 @@ func TestSystemPromptCapsMemoryFiles(t *testing.T) {
 		t.Fatal("a directory was read as a memory file")
 	}
 }
-
