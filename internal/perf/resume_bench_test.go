@@ -138,7 +138,7 @@ func BenchmarkResume1GB(b *testing.B) {
 		var s sample
 		for b.Loop() {
 			r := w.run(b, "-c", "-p", "Where were we?")
-			if !strings.HasPrefix(r.stdout, "Resumed.") {
+			if !strings.HasPrefix(r.stdout, "Noted: ") {
 				b.Fatalf("stdout %q", r.stdout)
 			}
 			s.add(r)
