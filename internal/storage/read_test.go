@@ -128,6 +128,14 @@ func FuzzLoader(f *testing.F) {
 	f.Add([]byte("{\"type\":\"user\"}\n"))
 	f.Add([]byte("{\"subtype\":\"compact_boundary\",\"type\":\"system\",\"compactMetadata\":{\"retainedOffset\":3}}\n"))
 	f.Add([]byte("\xff\x00{"))
+	// Real session files of another agent (Claude Code), whose record
+	// shapes differ from clawdcode's: every line must load or be skipped.
+	seeds, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "fixtures", "claude-code", "*.jsonl"))
+	for _, seed := range seeds {
+		if data, err := os.ReadFile(seed); err == nil {
+			f.Add(data)
+		}
+	}
 	good := `{"uuid":"sentinel","type":"user","message":{"role":"user","content":"x"}}` + "\n"
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "s.jsonl")
