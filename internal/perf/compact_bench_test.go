@@ -12,10 +12,11 @@ import (
 // history read, store) with a model that answers the summary at once:
 // selection, the summary request, the file contents, the two records.
 // The window is 300k (trigger 240k), so the turn before does not compact.
-// Warm: a turn ran first, so every record has been counted, as when an
-// auto-compaction fires at the end of a turn. Cold: straight after the
-// resume, so the compaction counts the whole context itself (the encoding
-// is already loaded in this process; loading it is BenchmarkFirstLoadO200k
+// Warm: a turn ran first, as when an auto-compaction fires at the end of
+// a turn. Cold: straight after the resume, with only what the file tells
+// the manager (the last reply's prompt_tokens, stored counts); a manager
+// that had to count the context itself would pay for it here (the
+// encoding is loaded once per process; that cost is BenchmarkFirstLoadO200k
 // in internal/tokens). Target ≤ 50 ms.
 func BenchmarkCompactLocal200k(b *testing.B) {
 	// 170k by the fast estimate is ~200k by the tokenizer on this text.
