@@ -40,10 +40,11 @@
 //     with nothing to compact) are not cut again on resume; such a cut
 //     appends a "system" record with subtype context_cut (the same
 //     truncated map), and a reply after it, or after a context_window
-//     record, is only a floor under the local count. So is a reply from
-//     another model than this run's (a dated snapshot of it,
-//     "gpt-4o-2024-08-06" for "gpt-4o", counts as the same). The system
-//     prompt and tool definitions are taken to be this run's.
+//     record, is only a floor under the local count. So is a reply from a
+//     model of another tokenizer encoding than this run's (names are not
+//     compared: servers answer with dated snapshots, provider prefixes or
+//     file names). The system prompt and tool definitions are taken to be
+//     this run's.
 //   - A compaction keeps the most recent ~20% of the messages verbatim
 //     (30% on the fallback; sized by the counts known and the fast
 //     estimate, so it tokenizes neither what it drops nor, unless their

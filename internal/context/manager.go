@@ -11,6 +11,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
 // Manager owns one session's live context: the records in force, their
@@ -185,11 +186,14 @@ func (m *Manager) restore(live *storage.Live) {
 }
 
 // sameModel reports whether a reply of model (as the server named it) was
-// counted by this run's model's tokenizer: the same name, or a dated
-// snapshot of it ("gpt-4o-2024-08-06" for "gpt-4o"), which servers report
-// in place of the alias asked for.
+// counted the way this run's model counts: servers name the model in their
+// own way — a dated snapshot for an alias ("gpt-4o-2024-08-06"), a provider
+// prefix ("openai/gpt-4o"), a local server's file name — so names are not
+// compared; what matters is whether clawdcode's table maps both to the same
+// tokenizer encoding. Only a switch between tokenizers (gpt-4 → gpt-4o)
+// makes the recorded count a mere floor.
 func (m *Manager) sameModel(model string) bool {
-	return model == "" || model == m.opt.Model || strings.HasPrefix(model, m.opt.Model+"-")
+	return model == "" || tokens.EncodingFor(model) == tokens.EncodingFor(m.opt.Model)
 }
 
 // backoffAfter is the next back-off length once failures summaries in a

@@ -263,7 +263,9 @@ func TestResumeCalibration(t *testing.T) {
 	}{
 		{"same model", "test-model", false, false, true, false},
 		{"dated snapshot", "test-model-2024-08-06", false, false, true, false},
-		{"other model", "other-model", false, false, true, true},
+		{"provider prefix", "openai/test-model", false, false, true, false},
+		{"server's own name, same tokenizer", "/models/local.gguf", false, false, true, false},
+		{"a model of another tokenizer", "gpt-4-0613", false, false, true, true},
 		{"window lowered after it", "test-model", true, false, true, false},
 		{"window lowered before it", "test-model", false, true, true, true},
 	} {
