@@ -13,11 +13,11 @@ import (
 // outside lists everything under the test's root except CLAWDCODE_HOME
 // and the given project directories: what clawdcode must never touch.
 func (w *world) outside(projects ...string) map[string]os.FileMode {
-	w.t.Helper()
-	all := tree(w.t, w.root)
-	skip := append([]string{w.home, w.project}, projects...)
+	w.T.Helper()
+	all := tree(w.T, w.Root)
+	skip := append([]string{w.Home, w.Project}, projects...)
 	for p := range all {
-		abs := filepath.Join(w.root, p)
+		abs := filepath.Join(w.Root, p)
 		for _, s := range skip {
 			if abs == s || strings.HasPrefix(abs, s+string(filepath.Separator)) {
 				delete(all, p)
@@ -30,13 +30,13 @@ func (w *world) outside(projects ...string) map[string]os.FileMode {
 // assertNothingOutside fails if paths appeared or vanished outside
 // CLAWDCODE_HOME and the projects since before.
 func (w *world) assertNothingOutside(before map[string]os.FileMode, projects ...string) {
-	w.t.Helper()
+	w.T.Helper()
 	after := w.outside(projects...)
 	if a := added(before, after); len(a) > 0 {
-		w.t.Errorf("clawdcode wrote outside CLAWDCODE_HOME and the project: %v", a)
+		w.T.Errorf("clawdcode wrote outside CLAWDCODE_HOME and the project: %v", a)
 	}
 	if gone := added(after, before); len(gone) > 0 {
-		w.t.Errorf("clawdcode removed paths outside CLAWDCODE_HOME and the project: %v", gone)
+		w.T.Errorf("clawdcode removed paths outside CLAWDCODE_HOME and the project: %v", gone)
 	}
 }
 
@@ -73,11 +73,11 @@ func TestBadSessionIDs(t *testing.T) {
 
 	// A session of another project, and a file outside CLAWDCODE_HOME,
 	// that a path-like id could reach if ids were used as paths.
-	other := filepath.Join(w.root, "other")
+	other := filepath.Join(w.Root, "other")
 	if err := os.MkdirAll(other, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w.runIn(other, "-p", "hello from the other project")
+	w.RunIn(other, "-p", "hello from the other project")
 	var otherID, otherPath string
 	for sid, p := range w.sessionFiles() {
 		if sid != id && sid != twin {
@@ -87,7 +87,7 @@ func TestBadSessionIDs(t *testing.T) {
 	if otherID == "" {
 		t.Fatal("the other project's session was not created")
 	}
-	victim := filepath.Join(w.root, "victim.jsonl")
+	victim := filepath.Join(w.Root, "victim.jsonl")
 	if err := os.WriteFile(victim, readFile(t, path), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +116,8 @@ func TestBadSessionIDs(t *testing.T) {
 		{"rm", func(id string) []string { return []string{"sessions", "rm", "--yes", id} }},
 	}
 	before := w.outside(other)
-	projectBefore := tree(t, w.project)
-	homeBefore := tree(t, w.home)
+	projectBefore := tree(t, w.Project)
+	homeBefore := tree(t, w.Home)
 	for _, c := range ids {
 		for _, cmd := range commands {
 			t.Run(c.name+"/"+cmd.name, func(t *testing.T) {
@@ -126,9 +126,9 @@ func TestBadSessionIDs(t *testing.T) {
 					// closest is the id cut at the NUL, covered above.
 					t.Skip("an argument cannot carry NUL")
 				}
-				mark := len(w.srv.Requests())
-				r := w.run(cmd.args(c.id)...)
-				if r.code != 2 {
+				mark := len(w.Server.Requests())
+				r := w.Run(cmd.args(c.id)...)
+				if r.Code != 2 {
 					t.Errorf("want exit 2 (usage error)\n%s", r)
 				}
 				line := oneErrorLine(t, r)
@@ -136,14 +136,14 @@ func TestBadSessionIDs(t *testing.T) {
 					t.Errorf("error %q does not mention %q", line, c.want)
 				}
 				if c.want == "ambiguous" {
-					if !strings.Contains(r.stderr, id) || !strings.Contains(r.stderr, twin) {
+					if !strings.Contains(r.Stderr, id) || !strings.Contains(r.Stderr, twin) {
 						t.Errorf("an ambiguous prefix must list the candidates %s and %s\n%s", id, twin, r)
 					}
 				}
-				if strings.TrimSpace(r.stdout) != "" {
+				if strings.TrimSpace(r.Stdout) != "" {
 					t.Errorf("a refused id printed on stdout:\n%s", r)
 				}
-				if n := len(w.srv.Requests()) - mark; n != 0 {
+				if n := len(w.Server.Requests()) - mark; n != 0 {
 					t.Errorf("%d requests sent to the model for a bad session id", n)
 				}
 			})
@@ -154,14 +154,14 @@ func TestBadSessionIDs(t *testing.T) {
 			t.Errorf("%s is gone after the bad ids: %v", p, err)
 		}
 	}
-	homeAfter := tree(t, w.home)
+	homeAfter := tree(t, w.Home)
 	for p, mode := range homeAfter {
 		if _, ok := homeBefore[p]; !ok && !strings.HasSuffix(p, ".lock") && filepath.Base(p) != "index.json" {
 			t.Errorf("the bad ids created %s (%v) under CLAWDCODE_HOME", p, mode)
 		}
 	}
 	w.assertNothingOutside(before, other)
-	assertTreeSame(t, "the project", projectBefore, tree(t, w.project))
+	assertTreeSame(t, "the project", projectBefore, tree(t, w.Project))
 }
 
 // assertTreeSame fails when paths appeared in or vanished from a tree.
@@ -195,17 +195,17 @@ func TestGarbageSessionFiles(t *testing.T) {
 		}
 	}
 	before := w.outside()
-	projectBefore := tree(t, w.project)
+	projectBefore := tree(t, w.Project)
 
-	list := w.run("sessions", "list")
-	if list.code != 0 {
+	list := w.Run("sessions", "list")
+	if list.Code != 0 {
 		t.Fatalf("sessions list with garbage files: want exit 0\n%s", list)
 	}
-	if !strings.Contains(list.stdout, id[:8]) {
+	if !strings.Contains(list.Stdout, id[:8]) {
 		t.Errorf("sessions list no longer lists the good session %s\n%s", id, list)
 	}
 	checkNoCrash(t, list)
-	if js := w.run("sessions", "list", "--json"); js.code != 0 || !strings.Contains(js.stdout, id) {
+	if js := w.Run("sessions", "list", "--json"); js.Code != 0 || !strings.Contains(js.Stdout, id) {
 		t.Errorf("sessions list --json with garbage files\n%s", js)
 	}
 
@@ -215,23 +215,23 @@ func TestGarbageSessionFiles(t *testing.T) {
 				{"sessions", "show", gid},
 				{"sessions", "export", "--format", "json", gid},
 			} {
-				r := w.run(args...)
+				r := w.Run(args...)
 				checkNoCrash(t, r)
-				if r.code != 0 && r.code != 1 {
+				if r.Code != 0 && r.Code != 1 {
 					t.Errorf("%q on a garbage file: want exit 0 (with warnings) or 1 (a clear error)\n%s", args, r)
 				}
-				if r.code == 1 {
+				if r.Code == 1 {
 					oneErrorLine(t, r)
 				}
-				t.Logf("%q: exit %d, stderr %q", args, r.code, firstLine(r.stderr))
+				t.Logf("%q: exit %d, stderr %q", args, r.Code, firstLine(r.Stderr))
 			}
 
-			mark := len(w.srv.Requests())
-			r := w.run("-r", gid, "-p", "resume the garbage")
+			mark := len(w.Server.Requests())
+			r := w.Run("-r", gid, "-p", "resume the garbage")
 			checkNoCrash(t, r)
-			switch r.code {
+			switch r.Code {
 			case 0:
-				for _, req := range w.srv.Requests()[mark:] {
+				for _, req := range w.Server.Requests()[mark:] {
 					if req.Status != 200 {
 						t.Errorf("resuming a garbage file sent a rejected request: %d %s", req.Status, req.Error)
 					}
@@ -241,11 +241,11 @@ func TestGarbageSessionFiles(t *testing.T) {
 			default:
 				t.Errorf("-r on a garbage file: want exit 0 or a clear error (1)\n%s", r)
 			}
-			t.Logf("-r: exit %d, stderr %q", r.code, firstLine(r.stderr))
+			t.Logf("-r: exit %d, stderr %q", r.Code, firstLine(r.Stderr))
 		})
 	}
 	// The good session is untouched and still continues.
-	if r := w.run("-r", id, "-p", "still fine"); r.code != 0 {
+	if r := w.Run("-r", id, "-p", "still fine"); r.Code != 0 {
 		t.Errorf("-r of the good session next to garbage files\n%s", r)
 	}
 	p := parseSession(t, path)
@@ -253,19 +253,19 @@ func TestGarbageSessionFiles(t *testing.T) {
 		t.Errorf("the good session has unparsable lines %v", p.bad)
 	}
 	w.assertNothingOutside(before)
-	assertTreeSame(t, "the project", projectBefore, tree(t, w.project))
+	assertTreeSame(t, "the project", projectBefore, tree(t, w.Project))
 }
 
 // checkNoCrash fails on a Go panic or a fatal runtime error.
 func checkNoCrash(t *testing.T, r result) {
 	t.Helper()
 	for _, s := range []string{"panic:", "goroutine ", "fatal error:", "SIGSEGV"} {
-		if strings.Contains(r.stderr, s) {
+		if strings.Contains(r.Stderr, s) {
 			t.Fatalf("clawdcode crashed (%q on stderr)\n%s", s, r)
 		}
 	}
-	if len(r.stderr) > 16<<10 {
-		t.Errorf("%d bytes on stderr: warnings must not dump the file", len(r.stderr))
+	if len(r.Stderr) > 16<<10 {
+		t.Errorf("%d bytes on stderr: warnings must not dump the file", len(r.Stderr))
 	}
 }
 
@@ -281,14 +281,14 @@ func TestUnusableHome(t *testing.T) {
 		setup func(t *testing.T, w *world) string // returns CLAWDCODE_HOME
 	}{
 		{"parent is a regular file", func(t *testing.T, w *world) string {
-			f := filepath.Join(w.root, "afile")
+			f := filepath.Join(w.Root, "afile")
 			if err := os.WriteFile(f, []byte("not a directory"), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			return filepath.Join(f, "home")
 		}},
 		{"home is a regular file", func(t *testing.T, w *world) string {
-			f := filepath.Join(w.root, "homefile")
+			f := filepath.Join(w.Root, "homefile")
 			if err := os.WriteFile(f, []byte("not a directory"), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -298,7 +298,7 @@ func TestUnusableHome(t *testing.T) {
 			if os.Geteuid() == 0 {
 				t.Skip("running as root: chmod 000 does not stop root from reading (covered by the regular-file cases)")
 			}
-			h := filepath.Join(w.root, "locked")
+			h := filepath.Join(w.Root, "locked")
 			if err := os.MkdirAll(filepath.Join(h, "projects"), 0o700); err != nil {
 				t.Fatal(err)
 			}
@@ -313,37 +313,37 @@ func TestUnusableHome(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, llmtest.Options{})
-			w.srv.SetResponder(llmtest.Agent())
-			w.home = c.setup(t, w)
+			w.Server.SetResponder(llmtest.Agent())
+			w.Home = c.setup(t, w)
 			before := w.outside()
-			projectBefore := tree(t, w.project)
+			projectBefore := tree(t, w.Project)
 
-			r := w.run("-p", "hello")
+			r := w.Run("-p", "hello")
 			checkNoCrash(t, r)
-			if r.code != 1 {
+			if r.Code != 1 {
 				t.Errorf("-p with an unusable CLAWDCODE_HOME: want exit 1\n%s", r)
 			}
 			line := oneErrorLine(t, r)
-			if !strings.Contains(line, w.home) && !strings.Contains(line, filepath.Dir(w.home)) {
-				t.Errorf("the error %q does not name the unusable path %s", line, w.home)
+			if !strings.Contains(line, w.Home) && !strings.Contains(line, filepath.Dir(w.Home)) {
+				t.Errorf("the error %q does not name the unusable path %s", line, w.Home)
 			}
 			checkSaidOnce(t, line)
-			if n := len(w.srv.Requests()); n != 0 {
+			if n := len(w.Server.Requests()); n != 0 {
 				t.Errorf("%d model requests made although no session can be stored", n)
 			}
 			for _, args := range [][]string{{"sessions", "list"}, {"sessions", "show", "abc"}, {"-c", "-p", "x"}} {
-				r := w.run(args...)
+				r := w.Run(args...)
 				checkNoCrash(t, r)
-				if r.code == 0 && args[1] != "list" {
+				if r.Code == 0 && args[1] != "list" {
 					t.Errorf("%q with an unusable CLAWDCODE_HOME succeeded\n%s", args, r)
 				}
-				if r.code != 0 {
+				if r.Code != 0 {
 					checkSaidOnce(t, oneErrorLine(t, r))
 				}
-				t.Logf("%q: exit %d %q", args, r.code, firstLine(r.stderr))
+				t.Logf("%q: exit %d %q", args, r.Code, firstLine(r.Stderr))
 			}
 			w.assertNothingOutside(before)
-			assertTreeSame(t, "the project", projectBefore, tree(t, w.project))
+			assertTreeSame(t, "the project", projectBefore, tree(t, w.Project))
 		})
 	}
 }
@@ -351,18 +351,18 @@ func TestUnusableHome(t *testing.T) {
 func TestOddProjectPath(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
-	w.srv.SetResponder(threeRounds)
+	w.Server.SetResponder(threeRounds)
 	// Spaces, non-ASCII letters, an emoji, and enough nesting that the
 	// escaped directory name would pass 255 bytes without shortening.
 	seg := "my project ünïcødé 日本語 🚀"
-	dir := w.root
+	dir := w.Root
 	for len(dir) < 320 {
 		dir = filepath.Join(dir, seg)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w.project = dir
+	w.Project = dir
 	// A second project whose escaped name is the same as the first's: the
 	// same path with "-" where the first has a space.
 	twin := strings.ReplaceAll(dir, " ", "-")
@@ -371,7 +371,7 @@ func TestOddProjectPath(t *testing.T) {
 	}
 	before := w.outside(twin)
 
-	w.mustRun("-p", "--dangerously-skip-permissions", stepPrompt(1))
+	w.MustRun("-p", "--dangerously-skip-permissions", stepPrompt(1))
 	if _, err := os.Stat(filepath.Join(dir, "s1.txt")); err != nil {
 		t.Errorf("the tool did not write inside the odd project path: %v", err)
 	}
@@ -392,19 +392,19 @@ func TestOddProjectPath(t *testing.T) {
 			t.Fatalf("record cwd %q, want the real path %q", r.Cwd, dir)
 		}
 	}
-	list := w.mustRun("sessions", "list")
-	if !strings.Contains(list.stdout, id[:8]) {
+	list := w.MustRun("sessions", "list")
+	if !strings.Contains(list.Stdout, id[:8]) {
 		t.Errorf("sessions list in the odd path does not list %s\n%s", id, list)
 	}
 	obj, r := w.printJSON("-c", "-p", "continue")
-	if r.code != 0 || obj.SessionID != id {
+	if r.Code != 0 || obj.SessionID != id {
 		t.Errorf("-c in the odd path: want session %s continued\n%s", id, r)
 	}
-	if all := w.runIn(w.root, "sessions", "list", "--all"); all.code != 0 || !strings.Contains(all.stdout, id[:8]) {
+	if all := w.RunIn(w.Root, "sessions", "list", "--all"); all.Code != 0 || !strings.Contains(all.Stdout, id[:8]) {
 		t.Errorf("sessions list --all from elsewhere\n%s", all)
 	}
 	// The twin must get its own directory.
-	if r := w.runIn(twin, "-p", "hello from the twin"); r.code != 0 {
+	if r := w.RunIn(twin, "-p", "hello from the twin"); r.Code != 0 {
 		t.Fatalf("-p in the twin path\n%s", r)
 	}
 	dirs, _ := filepath.Glob(filepath.Join(w.projectsDir(), "*"))
@@ -416,7 +416,7 @@ func TestOddProjectPath(t *testing.T) {
 			t.Errorf("project directory name is %d bytes, want ≤ 255", len(filepath.Base(d)))
 		}
 	}
-	if tw := w.runIn(twin, "sessions", "list", "--json"); strings.Contains(tw.stdout, id) {
+	if tw := w.RunIn(twin, "sessions", "list", "--json"); strings.Contains(tw.Stdout, id) {
 		t.Errorf("the twin project lists the first project's session %s\n%s", id, tw)
 	}
 	w.assertNothingOutside(before, twin)
@@ -428,12 +428,12 @@ func TestEmptyResumeID(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	w.establish()
-	mark := len(w.srv.Requests())
-	r := w.run("-r", "", "-p", "hi")
-	if r.code != 2 {
+	mark := len(w.Server.Requests())
+	r := w.Run("-r", "", "-p", "hi")
+	if r.Code != 2 {
 		t.Errorf("-r with an empty id: want exit 2 (usage error)\n%s", r)
 	}
-	if n := len(w.srv.Requests()) - mark; n != 0 {
+	if n := len(w.Server.Requests()) - mark; n != 0 {
 		t.Errorf("%d requests sent for an empty session id", n)
 	}
 	if n := len(w.sessionFiles()); n != 1 {
@@ -471,11 +471,11 @@ func TestDamagedIndex(t *testing.T) {
 			}
 			w.checkListed(id)
 			obj, r := w.printJSON("-c", "-p", "again")
-			if r.code != 0 || obj.SessionID != id {
+			if r.Code != 0 || obj.SessionID != id {
 				t.Errorf("-c with a damaged index: want session %s continued\n%s", id, r)
 			}
-			w.mustRun("-p", "a new session")
-			if list := w.mustRun("sessions", "list"); len(nonEmptyLines(list.stdout)) != 3 {
+			w.MustRun("-p", "a new session")
+			if list := w.MustRun("sessions", "list"); len(nonEmptyLines(list.Stdout)) != 3 {
 				t.Errorf("want a header and two sessions\n%s", list)
 			}
 		})
@@ -497,23 +497,23 @@ func TestUnwritableIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.checkListed(id)
-	r := w.run("-c", "-p", "again")
-	if r.code != 0 {
+	r := w.Run("-c", "-p", "again")
+	if r.Code != 0 {
 		t.Errorf("-c with an unwritable index: want exit 0\n%s", r)
 	}
 	checkIndexWarning(t, r)
-	r = w.run("-p", "a new session")
-	if r.code != 0 {
+	r = w.Run("-p", "a new session")
+	if r.Code != 0 {
 		t.Errorf("-p with an unwritable index: want exit 0 (the answer was given and recorded)\n%s", r)
 	}
 	checkIndexWarning(t, r)
 	// The listing comes from the files: the new session is in it.
-	list := w.run("sessions", "list")
-	if list.code != 0 || len(nonEmptyLines(list.stdout)) != 3 {
+	list := w.Run("sessions", "list")
+	if list.Code != 0 || len(nonEmptyLines(list.Stdout)) != 3 {
 		t.Errorf("sessions list: want a header and two sessions\n%s", list)
 	}
 	checkIndexWarning(t, list)
-	if r := w.run("sessions", "rm", "--yes", id); r.code != 0 {
+	if r := w.Run("sessions", "rm", "--yes", id); r.Code != 0 {
 		t.Errorf("sessions rm with an unwritable index: want exit 0\n%s", r)
 	}
 }
@@ -523,7 +523,7 @@ func TestUnwritableIndex(t *testing.T) {
 func checkIndexWarning(t *testing.T, r result) {
 	t.Helper()
 	n := 0
-	for _, line := range strings.Split(r.stderr, "\n") {
+	for _, line := range strings.Split(r.Stderr, "\n") {
 		if strings.Contains(line, "index") {
 			n++
 			t.Logf("%s", line)
@@ -539,10 +539,10 @@ func checkIndexWarning(t *testing.T, r result) {
 
 // checkListed asserts that sessions list succeeds and names id.
 func (w *world) checkListed(id string) {
-	w.t.Helper()
-	list := w.run("sessions", "list")
-	checkNoCrash(w.t, list)
-	if list.code != 0 || !strings.Contains(list.stdout, id[:8]) {
-		w.t.Errorf("sessions list: want exit 0 listing %s\n%s", id, list)
+	w.T.Helper()
+	list := w.Run("sessions", "list")
+	checkNoCrash(w.T, list)
+	if list.Code != 0 || !strings.Contains(list.Stdout, id[:8]) {
+		w.T.Errorf("sessions list: want exit 0 listing %s\n%s", id, list)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
@@ -43,7 +44,7 @@ func (g *gate) wrap(next func(llmtest.Request) llmtest.Reply) func(llmtest.Reque
 			}
 			select {
 			case <-g.open:
-			case <-time.After(runTimeout):
+			case <-time.After(harness.RunTimeout):
 			}
 		}
 		return next(r)
@@ -63,7 +64,7 @@ func waitArrived(t *testing.T, g *gate) {
 	t.Helper()
 	select {
 	case <-g.arrived:
-	case <-time.After(runTimeout):
+	case <-time.After(harness.RunTimeout):
 		t.Fatal("the first process never reached the server")
 	}
 }
@@ -71,14 +72,14 @@ func waitArrived(t *testing.T, g *gate) {
 func TestSecondProcessOnSameSessionIsRefused(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	g := newGate("step 2:")
-	w.srv.SetResponder(g.wrap(threeRounds))
+	w.Server.SetResponder(g.wrap(threeRounds))
 	flags := []string{"-p", "--dangerously-skip-permissions"}
-	w.mustRun(append(flags, stepPrompt(1))...)
+	w.MustRun(append(flags, stepPrompt(1))...)
 	id, path := w.onlySession()
 
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 	defer cancel()
-	first := w.command(ctx, append(append([]string{"-c"}, flags...), stepPrompt(2))...)
+	first := w.Command(ctx, append(append([]string{"-c"}, flags...), stepPrompt(2))...)
 	var firstOut, firstErr bytes.Buffer
 	first.Stdout, first.Stderr = &firstOut, &firstErr
 	if err := first.Start(); err != nil {
@@ -99,26 +100,26 @@ func TestSecondProcessOnSameSessionIsRefused(t *testing.T) {
 		append([]string{"-r", id}, append(flags, "second writer via -r")...),
 		append([]string{"-r", id[:8]}, append(flags, "second writer via a prefix")...),
 	} {
-		r := w.run(args...)
-		if r.code != 1 {
+		r := w.Run(args...)
+		if r.Code != 1 {
 			t.Errorf("clawdcode %q while the session is open elsewhere: want exit 1\n%s", args, r)
 		}
 		if line := oneErrorLine(t, r); !strings.Contains(line, "open in another clawdcode process") || !strings.Contains(line, id) {
 			t.Errorf("clawdcode %q: want an error naming session %s as open in another clawdcode process, got %q", args, id, line)
 		}
-		if !strings.Contains(r.stderr, "without -c/-r") {
+		if !strings.Contains(r.Stderr, "without -c/-r") {
 			t.Errorf("clawdcode %q: the hint does not offer a new session instead\n%s", args, r)
 		}
 	}
 	if got := readFile(t, path); !bytes.Equal(got, before) {
 		t.Errorf("the refused processes changed the session file:\nbefore %d bytes, after %d bytes", len(before), len(got))
 	}
-	r := w.run("sessions", "rm", "--yes", id)
-	if r.code == 0 {
+	r := w.Run("sessions", "rm", "--yes", id)
+	if r.Code == 0 {
 		t.Errorf("sessions rm of a session open in another process succeeded\n%s", r)
 	}
 	// Starting a new session is no answer to a refused removal.
-	if strings.Contains(r.stderr, "-c/-r") || !strings.Contains(r.stderr, "end that process first") {
+	if strings.Contains(r.Stderr, "-c/-r") || !strings.Contains(r.Stderr, "end that process first") {
 		t.Errorf("sessions rm of a busy session: the hint does not fit rm\n%s", r)
 	}
 
@@ -128,7 +129,7 @@ func TestSecondProcessOnSameSessionIsRefused(t *testing.T) {
 		if firstErrv != nil {
 			t.Fatalf("the first process failed: %v\n%s\n%s", firstErrv, firstOut.String(), firstErr.String())
 		}
-	case <-time.After(runTimeout):
+	case <-time.After(harness.RunTimeout):
 		t.Fatal("the first process did not finish")
 	}
 
@@ -150,29 +151,29 @@ func TestSecondProcessOnSameSessionIsRefused(t *testing.T) {
 	if n := countType(p.records, "assistant"); n != 8 {
 		t.Errorf("%d assistant records, want 8 (two steps of four model calls)", n)
 	}
-	if r := w.run("sessions", "show", id); r.code != 0 || r.stderr != "" {
+	if r := w.Run("sessions", "show", id); r.Code != 0 || r.Stderr != "" {
 		t.Errorf("sessions show after the race\n%s", r)
 	}
-	w.mustRun("-c", "-p", "after the race")
+	w.MustRun("-c", "-p", "after the race")
 }
 
 func TestTwoNewSessionsConcurrently(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
-	w.srv.SetResponder(threeRounds)
+	w.Server.SetResponder(threeRounds)
 	var wg sync.WaitGroup
 	results := make([]result, 2)
 	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 			defer cancel()
-			results[i] = wait(t, ctx, w.command(ctx, "-p", "--dangerously-skip-permissions", stepPrompt(10+i)))
+			results[i] = harness.Wait(t, ctx, w.Command(ctx, "-p", "--dangerously-skip-permissions", stepPrompt(10+i)))
 		}()
 	}
 	wg.Wait()
 	for i, r := range results {
-		if r.code != 0 {
+		if r.Code != 0 {
 			t.Fatalf("process %d: want exit 0\n%s", i, r)
 		}
 	}
@@ -190,9 +191,9 @@ func TestTwoNewSessionsConcurrently(t *testing.T) {
 			t.Errorf("session %s: %d user records, want 1 (no lines from the other process)", id, n)
 		}
 	}
-	r := w.mustRun("sessions", "list", "--json")
+	r := w.MustRun("sessions", "list", "--json")
 	for id := range files {
-		if !strings.Contains(r.stdout, id) {
+		if !strings.Contains(r.Stdout, id) {
 			t.Errorf("sessions list --json does not list %s\n%s", id, r)
 		}
 	}
@@ -215,10 +216,10 @@ func countType(recs []record, typ string) int {
 func TestCollidingProjectsStartedTogether(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
-	w.srv.SetResponder(llmtest.Agent())
+	w.Server.SetResponder(llmtest.Agent())
 	var all []string
 	for round := range 3 {
-		base := filepath.Join(w.root, "race", string(rune('a'+round)))
+		base := filepath.Join(w.Root, "race", string(rune('a'+round)))
 		paths := []string{base + " x", base + "-x", base + "_x", base + ".x"}
 		all = append(all, paths...)
 		for _, p := range paths {
@@ -232,16 +233,16 @@ func TestCollidingProjectsStartedTogether(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+				ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 				defer cancel()
-				cmd := w.command(ctx, "-p", "hello from "+p)
+				cmd := w.Command(ctx, "-p", "hello from "+p)
 				cmd.Dir = p
-				res[i] = wait(t, ctx, cmd)
+				res[i] = harness.Wait(t, ctx, cmd)
 			}()
 		}
 		wg.Wait()
 		for i, r := range res {
-			if r.code != 0 {
+			if r.Code != 0 {
 				t.Errorf("%s: want exit 0\n%s", paths[i], r)
 			}
 		}
@@ -287,7 +288,7 @@ func TestSimultaneousContinue(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	id, path := w.establish()
 	// Hold every reply back a little so the racers overlap.
-	w.srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
 		reply := threeRounds(r)
 		reply.Delay = 150 * time.Millisecond
 		return reply
@@ -300,18 +301,18 @@ func TestSimultaneousContinue(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 			defer cancel()
-			cmd := w.command(ctx, "-c", "-p", "--dangerously-skip-permissions", stepPrompt(10+i))
+			cmd := w.Command(ctx, "-c", "-p", "--dangerously-skip-permissions", stepPrompt(10+i))
 			<-start
-			results[i] = wait(t, ctx, cmd)
+			results[i] = harness.Wait(t, ctx, cmd)
 		}()
 	}
 	close(start)
 	wg.Wait()
 	ran := 0
 	for i, r := range results {
-		switch r.code {
+		switch r.Code {
 		case 0:
 			ran++
 		case 1:

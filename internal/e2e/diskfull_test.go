@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
@@ -18,9 +19,9 @@ import (
 // write, then an error.
 func (w *world) limitedCommand(ctx context.Context, blocks int, args ...string) *exec.Cmd {
 	script := `trap '' XFSZ; ulimit -f "$1" || exit 99; shift; exec "$0" "$@"`
-	cmd := exec.CommandContext(ctx, "bash", append([]string{"-c", script, binary, strconv.Itoa(blocks)}, args...)...)
-	cmd.Dir = w.project
-	cmd.Env = w.env()
+	cmd := exec.CommandContext(ctx, "bash", append([]string{"-c", script, w.Binary, strconv.Itoa(blocks)}, args...)...)
+	cmd.Dir = w.Project
+	cmd.Env = w.Env()
 	return cmd
 }
 
@@ -39,13 +40,13 @@ func TestWriteErrorMidTurn(t *testing.T) {
 		// The limit lands between 0 and (room+1) KiB past the current
 		// end: inside the next step's records.
 		blocks := (len(before)+1023)/1024 + room
-		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-		r := wait(t, ctx, w.limitedCommand(ctx, blocks, append(append([]string{"-c"}, flags...), stepPrompt(2+i))...))
+		ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
+		r := harness.Wait(t, ctx, w.limitedCommand(ctx, blocks, append(append([]string{"-c"}, flags...), stepPrompt(2+i))...))
 		cancel()
-		if r.code == 99 {
+		if r.Code == 99 {
 			t.Skip("ulimit -f is not permitted here")
 		}
-		if r.code != 1 {
+		if r.Code != 1 {
 			t.Fatalf("attempt %d (limit %d KiB, file %d B): want exit 1 from a write error\n%s", i, blocks, len(before), r)
 		}
 		line := oneErrorLine(t, r)
@@ -66,20 +67,20 @@ func TestWriteErrorMidTurn(t *testing.T) {
 		sawTorn = sawTorn || p.tornTail
 		checkChain(t, id, p.records)
 
-		show := w.run("sessions", "show", id)
-		if show.code != 0 {
+		show := w.Run("sessions", "show", id)
+		if show.Code != 0 {
 			t.Fatalf("attempt %d: the session does not load after the write error\n%s", i, show)
 		}
-		if warnings := nonEmptyLines(show.stderr); len(warnings) > len(p.bad) {
+		if warnings := nonEmptyLines(show.Stderr); len(warnings) > len(p.bad) {
 			t.Errorf("attempt %d: %d stderr lines for %d unparsable lines\n%s", i, len(warnings), len(p.bad), show)
 		}
 
-		mark := len(w.srv.Requests())
+		mark := len(w.Server.Requests())
 		obj, cont := w.printJSON("-c", "-p", "--dangerously-skip-permissions", "continue")
-		if cont.code != 0 || obj.IsError || obj.SessionID != id {
+		if cont.Code != 0 || obj.IsError || obj.SessionID != id {
 			t.Fatalf("attempt %d: -c without the limit: want success on %s\n%s", i, id, cont)
 		}
-		for _, req := range w.srv.Requests()[mark:] {
+		for _, req := range w.Server.Requests()[mark:] {
 			if req.Status != 200 {
 				t.Errorf("attempt %d: -c after the write error sent a rejected request: %d %s", i, req.Status, req.Error)
 			}
@@ -102,30 +103,30 @@ func TestWriteErrorOnFirstUse(t *testing.T) {
 		t.Skip("needs bash for ulimit -f")
 	}
 	w := newWorld(t, llmtest.Options{})
-	w.srv.SetResponder(llmtest.Agent())
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	w.Server.SetResponder(llmtest.Agent())
+	ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 	defer cancel()
-	r := wait(t, ctx, w.limitedCommand(ctx, 0, "-p", "hello"))
-	if r.code == 99 {
+	r := harness.Wait(t, ctx, w.limitedCommand(ctx, 0, "-p", "hello"))
+	if r.Code == 99 {
 		t.Skip("ulimit -f is not permitted here")
 	}
-	if r.code != 1 {
+	if r.Code != 1 {
 		t.Fatalf("want exit 1\n%s", r)
 	}
 	line := oneErrorLine(t, r)
 	if !strings.Contains(line, "file too large") {
 		t.Errorf("the error does not say what failed: %q", line)
 	}
-	checkSaidOnce(t, line, w.home)
-	for p, mode := range tree(t, w.home) {
+	checkSaidOnce(t, line, w.Home)
+	for p, mode := range tree(t, w.Home) {
 		if !mode.IsDir() {
 			t.Errorf("the failed first run left %s behind", p)
 		}
 	}
-	if list := w.run("sessions", "list"); list.code != 0 {
+	if list := w.Run("sessions", "list"); list.Code != 0 {
 		t.Errorf("sessions list after the failed first run\n%s", list)
 	}
-	w.mustRun("-p", "hello again")
+	w.MustRun("-p", "hello again")
 	id, path := w.onlySession()
 	p := parseSession(t, path)
 	if len(p.bad) > 0 {

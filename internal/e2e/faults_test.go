@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
@@ -50,9 +51,9 @@ const cutArgs = `{"file_path":"cut.txt","content":"the whole content, which arri
 // establish starts a session with one ordinary step, so each fault hits a
 // session that already has history to keep intact.
 func (w *world) establish(flags ...string) (id, path string) {
-	w.t.Helper()
-	w.srv.SetResponder(threeRounds)
-	w.mustRun(append([]string{"-p", "--dangerously-skip-permissions"}, append(flags, stepPrompt(1))...)...)
+	w.T.Helper()
+	w.Server.SetResponder(threeRounds)
+	w.MustRun(append([]string{"-p", "--dangerously-skip-permissions"}, append(flags, stepPrompt(1))...)...)
 	return w.onlySession()
 }
 
@@ -60,23 +61,23 @@ func (w *world) establish(flags ...string) (id, path string) {
 // holds, it loads without a warning, and -c continues it with requests the
 // strict server accepts.
 func (w *world) checkHealthy(id, path string) []record {
-	w.t.Helper()
-	t := w.t
+	w.T.Helper()
+	t := w.T
 	p := parseSession(t, path)
 	if len(p.bad) > 0 || p.tornTail {
 		t.Errorf("session file has unparsable lines %v (torn tail %v)", p.bad, p.tornTail)
 	}
 	checkChain(t, id, p.records)
-	if r := w.run("sessions", "show", id); r.code != 0 || strings.TrimSpace(r.stderr) != "" {
+	if r := w.Run("sessions", "show", id); r.Code != 0 || strings.TrimSpace(r.Stderr) != "" {
 		t.Errorf("sessions show %s: want exit 0 and nothing on stderr\n%s", id, r)
 	}
-	mark := len(w.srv.Requests())
-	w.srv.SetResponder(threeRounds)
+	mark := len(w.Server.Requests())
+	w.Server.SetResponder(threeRounds)
 	obj, r := w.printJSON("-c", "-p", "--dangerously-skip-permissions", "continue")
-	if r.code != 0 || obj.IsError || obj.SessionID != id {
+	if r.Code != 0 || obj.IsError || obj.SessionID != id {
 		t.Errorf("-c after the fault: want success on session %s\n%s", id, r)
 	}
-	for _, req := range w.srv.Requests()[mark:] {
+	for _, req := range w.Server.Requests()[mark:] {
 		if req.Status != http.StatusOK {
 			t.Errorf("-c after the fault sent a request the server rejected: %d %s", req.Status, req.Error)
 		}
@@ -142,7 +143,7 @@ func TestServerFaults(t *testing.T) {
 				if n := countToolOn(recs, "Write", "cut.txt"); n != 1 {
 					t.Errorf("%d Write tool_use records, want 1: the cut call must not be recorded", n)
 				}
-				b, err := os.ReadFile(filepath.Join(w.project, "cut.txt"))
+				b, err := os.ReadFile(filepath.Join(w.Project, "cut.txt"))
 				if err != nil || !strings.Contains(string(b), "the whole content") {
 					t.Errorf("cut.txt = %q, %v; want the complete content written once", b, err)
 				}
@@ -162,7 +163,7 @@ func TestServerFaults(t *testing.T) {
 				if n := countToolOn(recs, "Write", "cut.txt"); n != 0 {
 					t.Errorf("%d Write tool_use records from a stream that never finished", n)
 				}
-				if _, err := os.Stat(filepath.Join(w.project, "cut.txt")); err == nil {
+				if _, err := os.Stat(filepath.Join(w.Project, "cut.txt")); err == nil {
 					t.Errorf("cut.txt exists: a half-received tool call was run")
 				}
 			},
@@ -182,7 +183,7 @@ func TestServerFaults(t *testing.T) {
 			wantAnswer:   "recovered from bad arguments",
 			wantRequests: 2,
 			check: func(t *testing.T, w *world, recs []record, reqs []llmtest.Request) {
-				if _, err := os.Stat(filepath.Join(w.project, "bad.txt")); err == nil {
+				if _, err := os.Stat(filepath.Join(w.Project, "bad.txt")); err == nil {
 					t.Errorf("bad.txt exists: a call with malformed arguments was run")
 				}
 				last := reqs[len(reqs)-1].Messages
@@ -192,7 +193,7 @@ func TestServerFaults(t *testing.T) {
 				}
 				t.Logf("tool result sent to the model: %q", tool.Content)
 
-				var res *recordResult
+				var res *harness.RecordResult
 				for _, r := range recs {
 					if r.Type == "tool_result" && r.ToolResult != nil && r.ToolResult.ID == tool.ToolCallID {
 						res = r.ToolResult
@@ -241,24 +242,24 @@ func TestServerFaults(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, llmtest.Options{})
 			id, path := w.establish()
-			mark := len(w.srv.Requests())
-			w.srv.Enqueue(tc.replies...)
-			r := w.run("-c", "-p", "--dangerously-skip-permissions", "the faulty turn")
-			reqs := w.srv.Requests()
+			mark := len(w.Server.Requests())
+			w.Server.Enqueue(tc.replies...)
+			r := w.Run("-c", "-p", "--dangerously-skip-permissions", "the faulty turn")
+			reqs := w.Server.Requests()
 			if got := len(reqs) - mark; got != tc.wantRequests {
 				t.Errorf("%d requests, want %d", got, tc.wantRequests)
 			}
 			if tc.wantErr != "" {
-				if r.code != 1 {
+				if r.Code != 1 {
 					t.Errorf("want exit 1\n%s", r)
 				}
 				if line := oneErrorLine(t, r); !strings.Contains(strings.ToLower(line), strings.ToLower(tc.wantErr)) {
 					t.Errorf("error line %q does not mention %q", line, tc.wantErr)
 				}
-			} else if r.code != 0 || strings.TrimSpace(r.stdout) != tc.wantAnswer {
+			} else if r.Code != 0 || strings.TrimSpace(r.Stdout) != tc.wantAnswer {
 				t.Errorf("want exit 0 and the answer %q\n%s", tc.wantAnswer, r)
 			}
-			w.srv.SetResponder(nil)
+			w.Server.SetResponder(nil)
 			recs := parseSession(t, path).records
 			if tc.check != nil {
 				tc.check(t, w, recs, reqs[mark:])
@@ -290,28 +291,28 @@ func TestInterruptWhileServerHangs(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, llmtest.Options{})
 			id, path := w.establish()
-			mark := len(w.srv.Requests())
-			w.srv.Enqueue(llmtest.Hang())
-			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			mark := len(w.Server.Requests())
+			w.Server.Enqueue(llmtest.Hang())
+			ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 			defer cancel()
-			cmd := w.command(ctx, "-c", "-p", "this request hangs")
+			cmd := w.Command(ctx, "-c", "-p", "this request hangs")
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			for len(w.srv.Requests()) == mark && ctx.Err() == nil {
+			for len(w.Server.Requests()) == mark && ctx.Err() == nil {
 				time.Sleep(5 * time.Millisecond)
 			}
 			time.Sleep(50 * time.Millisecond) // let it settle into waiting for the headers
 			start := time.Now()
 			_ = cmd.Process.Signal(sig)
 			err := cmd.Wait()
-			r := result{stdout: stdout.String(), stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
+			r := result{Stdout: stdout.String(), Stderr: stderr.String(), Code: cmd.ProcessState.ExitCode()}
 			if ctx.Err() != nil {
 				t.Fatalf("%v did not end the run: %v\n%s", sig, err, r)
 			}
-			if r.code != 130 {
+			if r.Code != 130 {
 				t.Errorf("%v during a hanging request: want exit 130\n%s", sig, r)
 			}
 			if d := time.Since(start); d > 10*time.Second {
@@ -330,33 +331,33 @@ func TestServerThatHangsTimesOut(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	id, path := w.establish()
-	w.extraEnv = append(w.extraEnv, "CLAWDCODE_TIMEOUT=1s")
+	w.ExtraEnv = append(w.ExtraEnv, "CLAWDCODE_TIMEOUT=1s")
 	// Two hangs: the idle timeout is retried once at most.
-	w.srv.Enqueue(llmtest.Hang(), llmtest.Hang())
-	mark := len(w.srv.Requests())
+	w.Server.Enqueue(llmtest.Hang(), llmtest.Hang())
+	mark := len(w.Server.Requests())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	start := time.Now()
-	r := wait(t, ctx, w.command(ctx, "-c", "-p", "this request hangs"))
+	r := harness.Wait(t, ctx, w.Command(ctx, "-c", "-p", "this request hangs"))
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("a 1 s idle timeout took %v to end the run", d)
 	}
-	if r.code != 1 {
+	if r.Code != 1 {
 		t.Errorf("want exit 1\n%s", r)
 	}
 	if line := oneErrorLine(t, r); !strings.Contains(line, "no response from the server within 1s") {
 		t.Errorf("the error does not name the 1 s idle timeout: %q", line)
 	}
-	if !strings.Contains(r.stderr, "CLAWDCODE_TIMEOUT") {
+	if !strings.Contains(r.Stderr, "CLAWDCODE_TIMEOUT") {
 		t.Errorf("no hint names CLAWDCODE_TIMEOUT\n%s", r)
 	}
-	if n := len(w.srv.Requests()) - mark; n != 2 {
+	if n := len(w.Server.Requests()) - mark; n != 2 {
 		t.Errorf("%d attempts against a hanging server, want 2 (one retry)", n)
 	}
-	if p := w.srv.Pending(); p != 0 {
+	if p := w.Server.Pending(); p != 0 {
 		t.Fatalf("%d hangs left queued", p)
 	}
-	w.extraEnv = nil
+	w.ExtraEnv = nil
 	w.checkHealthy(id, path)
 }
 
@@ -367,16 +368,16 @@ func TestInterruptDuringBash(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	id, path := w.establish()
-	w.srv.Enqueue(llmtest.ToolCalls(call("Bash", map[string]any{"command": "touch started; sleep 2; touch late-marker"})))
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	w.Server.Enqueue(llmtest.ToolCalls(call("Bash", map[string]any{"command": "touch started; sleep 2; touch late-marker"})))
+	ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 	defer cancel()
-	cmd := w.command(ctx, "-c", "-p", "--dangerously-skip-permissions", "run the slow command")
+	cmd := w.Command(ctx, "-c", "-p", "--dangerously-skip-permissions", "run the slow command")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	started := filepath.Join(w.project, "started")
+	started := filepath.Join(w.Project, "started")
 	for ctx.Err() == nil {
 		if _, err := os.Stat(started); err == nil {
 			break
@@ -385,15 +386,15 @@ func TestInterruptDuringBash(t *testing.T) {
 	}
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	_ = cmd.Wait()
-	r := result{stdout: stdout.String(), stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
+	r := result{Stdout: stdout.String(), Stderr: stderr.String(), Code: cmd.ProcessState.ExitCode()}
 	if ctx.Err() != nil {
 		t.Fatalf("SIGINT did not end the run\n%s", r)
 	}
-	if r.code != 130 {
+	if r.Code != 130 {
 		t.Errorf("SIGINT during Bash: want exit 130\n%s", r)
 	}
 	time.Sleep(2500 * time.Millisecond) // past the command's own sleep
-	if _, err := os.Stat(filepath.Join(w.project, "late-marker")); err == nil {
+	if _, err := os.Stat(filepath.Join(w.Project, "late-marker")); err == nil {
 		t.Errorf("the Bash command kept running after the interrupt (late-marker exists)")
 	}
 	w.checkHealthy(id, path)
@@ -408,14 +409,14 @@ func TestServerWindowSmallerThanDeclared(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	id, path := w.establish("--context-window", "64000")
 	for i := 2; i <= 4; i++ {
-		w.mustRun("-c", "-p", "--dangerously-skip-permissions", "--context-window", "64000", stepPrompt(i))
+		w.MustRun("-c", "-p", "--dangerously-skip-permissions", "--context-window", "64000", stepPrompt(i))
 	}
-	size := w.srv.LastRequest().Tokens
-	w.srv.SetWindow(size * 3 / 4)
-	mark := len(w.srv.Requests())
-	r := w.run("-c", "-p", "--dangerously-skip-permissions", "--context-window", "64000", stepPrompt(5))
+	size := w.Server.LastRequest().Tokens
+	w.Server.SetWindow(size * 3 / 4)
+	mark := len(w.Server.Requests())
+	r := w.Run("-c", "-p", "--dangerously-skip-permissions", "--context-window", "64000", stepPrompt(5))
 	overflows := 0
-	for _, req := range w.srv.Requests()[mark:] {
+	for _, req := range w.Server.Requests()[mark:] {
 		if strings.Contains(req.Error, "maximum context length") {
 			overflows++
 		}
@@ -423,14 +424,14 @@ func TestServerWindowSmallerThanDeclared(t *testing.T) {
 	if overflows == 0 {
 		t.Fatalf("the server never overflowed (window %d): the test does not exercise recovery", size*3/4)
 	}
-	t.Logf("%d overflow answers; exit %d %s", overflows, r.code, firstLine(r.stderr))
-	if r.code != 0 {
-		if r.code != 1 {
+	t.Logf("%d overflow answers; exit %d %s", overflows, r.Code, firstLine(r.Stderr))
+	if r.Code != 0 {
+		if r.Code != 1 {
 			t.Errorf("want success after recovery or a clear error (exit 1)\n%s", r)
 		}
 		oneErrorLine(t, r)
 	}
-	w.srv.SetWindow(0)
+	w.Server.SetWindow(0)
 	w.checkHealthy(id, path)
 }
 
@@ -439,18 +440,18 @@ func TestServerWindowSmallerThanDeclared(t *testing.T) {
 func TestFailedRunStillPrintsResult(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
-	w.srv.Enqueue(llmtest.Unauthorized())
+	w.Server.Enqueue(llmtest.Unauthorized())
 	obj, r := w.printJSON("-p", "hello")
-	if r.code != 1 || !obj.IsError || obj.Subtype != "error" || obj.Type != "result" || !strings.Contains(obj.Result, "OPENAI_API_KEY") {
+	if r.Code != 1 || !obj.IsError || obj.Subtype != "error" || obj.Type != "result" || !strings.Contains(obj.Result, "OPENAI_API_KEY") {
 		t.Errorf("want exit 1 and a result object with is_error and the message\n%s", r)
 	}
 	oneErrorLine(t, r)
 
 	// stream-json: one object per line, the last the same result object.
-	w.srv.Enqueue(quickServerError(), quickServerError(), quickServerError(), quickServerError())
-	r = w.run("-p", "--output-format", "stream-json", "hello")
-	lines := nonEmptyLines(r.stdout)
-	if r.code != 1 || len(lines) == 0 {
+	w.Server.Enqueue(quickServerError(), quickServerError(), quickServerError(), quickServerError())
+	r = w.Run("-p", "--output-format", "stream-json", "hello")
+	lines := nonEmptyLines(r.Stdout)
+	if r.Code != 1 || len(lines) == 0 {
 		t.Fatalf("stream-json failing run: want exit 1 and events\n%s", r)
 	}
 	for i, l := range lines {
@@ -473,14 +474,14 @@ func TestMalformedArgumentsNotReplayed(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	id, path := w.establish()
-	w.srv.Enqueue(
+	w.Server.Enqueue(
 		llmtest.ToolCalls(llmtest.Call("Write", `{"file_path": "bad.txt", "content": "never closed`)),
 		llmtest.Text("recovered"),
 	)
-	mark := len(w.srv.Requests())
-	w.mustRun("-c", "-p", "--dangerously-skip-permissions", "write badly")
-	w.mustRun("-c", "-p", "and later")
-	for _, r := range w.srv.Requests()[mark:] {
+	mark := len(w.Server.Requests())
+	w.MustRun("-c", "-p", "--dangerously-skip-permissions", "write badly")
+	w.MustRun("-c", "-p", "and later")
+	for _, r := range w.Server.Requests()[mark:] {
 		for _, m := range r.Messages {
 			for _, tc := range m.ToolCalls {
 				if !json.Valid([]byte(tc.Arguments)) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
@@ -117,10 +118,10 @@ func TestKillAtAnyMoment(t *testing.T) {
 	rng := rand.New(rand.NewPCG(killSeed, killSeed))
 	w := newWorld(t, llmtest.Options{})
 	k := newKiller()
-	w.srv.SetResponder(k.respond)
+	w.Server.SetResponder(k.respond)
 	flags := []string{"-p", "--dangerously-skip-permissions", "--context-window", "4000", "--output-format", "json"}
 
-	w.mustRun(append(flags, stepPrompt(1))...)
+	w.MustRun(append(flags, stepPrompt(1))...)
 	id, path := w.onlySession()
 	// verified is the file as of the last check: every later state must
 	// begin with it (append-only, compaction included).
@@ -153,12 +154,12 @@ func TestKillAtAnyMoment(t *testing.T) {
 		}
 		verified = w.checkAfterKill(t, step, id, path, snapshot)
 
-		mark := len(w.srv.Requests())
+		mark := len(w.Server.Requests())
 		obj, r := w.printJSON(append(append([]string{"-c"}, flags...), "continue")...)
-		if r.code != 0 || obj.IsError {
+		if r.Code != 0 || obj.IsError {
 			t.Fatalf("step %d: -c after the kill (%s) failed\n%s", step, plan, r)
 		}
-		for _, req := range w.srv.Requests()[mark:] {
+		for _, req := range w.Server.Requests()[mark:] {
 			if req.Status != 200 {
 				t.Fatalf("step %d: after the kill (%s), -c sent a request the server rejected: %d %s", step, plan, req.Status, req.Error)
 			}
@@ -166,7 +167,7 @@ func TestKillAtAnyMoment(t *testing.T) {
 		if obj.SessionID != id {
 			t.Fatalf("step %d: -c continued session %s, want %s", step, obj.SessionID, id)
 		}
-		checkRestored(t, step, parseSessionBytes(verified).records, w.srv.Requests()[mark:])
+		checkRestored(t, step, parseSessionBytes(verified).records, w.Server.Requests()[mark:])
 		after := readFile(t, path)
 		if !bytes.HasPrefix(after, verified) {
 			t.Fatalf("step %d: -c rewrote earlier lines of the session file", step)
@@ -189,7 +190,7 @@ func TestKillAtAnyMoment(t *testing.T) {
 	checkChain(t, id, p.records)
 	// No process closed the session cleanly after most kills, so the index
 	// is stale: listing must rebuild it from the file.
-	if list := w.run("sessions", "list", "--json"); list.code != 0 || !strings.Contains(list.stdout, id) {
+	if list := w.Run("sessions", "list", "--json"); list.Code != 0 || !strings.Contains(list.Stdout, id) {
 		t.Errorf("sessions list after the kills\n%s", list)
 	}
 	boundaries := 0
@@ -221,9 +222,9 @@ func (w *world) runAndKillSession(t *testing.T, k *killer, id string, args ...st
 
 func (w *world) runAndKillPlan(t *testing.T, k *killer, plan killPlan, id string, args ...string) (killed bool, snapshot []byte, what string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 	defer cancel()
-	cmd := w.command(ctx, args...)
+	cmd := w.Command(ctx, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -286,12 +287,12 @@ func (w *world) checkAfterKill(t *testing.T, step int, id, path string, snapshot
 	}
 	checkChain(t, id, p.records)
 
-	r := w.run("sessions", "show", id)
-	if r.code != 0 {
+	r := w.Run("sessions", "show", id)
+	if r.Code != 0 {
 		t.Fatalf("step %d: the session does not load after the kill\n%s", step, r)
 	}
 	allowed := len(p.bad)
-	warnings := nonEmptyLines(r.stderr)
+	warnings := nonEmptyLines(r.Stderr)
 	if len(warnings) > allowed {
 		t.Fatalf("step %d: %d lines on stderr for a file with %d unparsable lines (torn tail %v)\n%s", step, len(warnings), allowed, p.tornTail, r)
 	}
@@ -329,12 +330,12 @@ func TestContinueAfterKillPicksKilledSession(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	k := newKiller()
-	w.srv.SetResponder(k.respond)
+	w.Server.SetResponder(k.respond)
 	flags := []string{"-p", "--dangerously-skip-permissions"}
 
-	w.mustRun(append(flags, stepPrompt(1))...)
+	w.MustRun(append(flags, stepPrompt(1))...)
 	first, _ := w.onlySession()
-	w.mustRun(append(flags, stepPrompt(2))...) // a second, newer session
+	w.MustRun(append(flags, stepPrompt(2))...) // a second, newer session
 	second := ""
 	for id := range w.sessionFiles() {
 		if id != first {
@@ -351,7 +352,7 @@ func TestContinueAfterKillPicksKilledSession(t *testing.T) {
 	}
 	t.Logf("killed on %s", what)
 	obj, r := w.printJSON("-c", "-p", "which session?")
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("-c after the kill\n%s", r)
 	}
 	if obj.SessionID != first {

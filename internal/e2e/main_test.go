@@ -2,216 +2,58 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
-// binary is the clawdcode executable built once for the whole package.
-var binary string
-
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "clawdcode-e2e-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		os.Exit(1)
-	}
-	code := func() int {
-		defer os.RemoveAll(dir)
-		if err := build(dir); err != nil {
-			fmt.Fprintln(os.Stderr, "e2e: build clawdcode:", err)
-			return 1
-		}
-		return m.Run()
-	}()
-	os.Exit(code)
+	os.Exit(harness.Main(m, os.Stderr, "e2e"))
 }
 
-// build compiles ./cmd/clawdcode from the module root, without -race: the
-// race detector is for the test process, and a race-built child would make
-// every kill and timing test several times slower.
-func build(dir string) error {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return errors.New("not inside a module")
-	}
-	binary = filepath.Join(dir, "clawdcode")
-	cmd := exec.Command("go", "build", "-o", binary, "./cmd/clawdcode")
-	cmd.Dir = filepath.Dir(gomod)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%w\n%s", err, b)
-	}
-	return nil
-}
-
-// runTimeout bounds every clawdcode process a test starts and waits for.
-const runTimeout = 45 * time.Second
-
-// world is one isolated user: a HOME, a CLAWDCODE_HOME, a project
-// directory and a fake server, all under the test's temporary directory.
-type world struct {
-	t        *testing.T
-	root     string
-	home     string // CLAWDCODE_HOME
-	userHome string // HOME
-	tmp      string // TMPDIR
-	project  string
-	srv      *llmtest.Server
-	key      string
-	// extraEnv is appended to every command's environment.
-	extraEnv []string
-}
+// world is one isolated user (see harness.World) whose API key names the
+// test, so that a leak of it can be found anywhere.
+type world struct{ *harness.World }
 
 func newWorld(t *testing.T, opts llmtest.Options) *world {
 	t.Helper()
-	root := t.TempDir()
-	w := &world{
-		t:        t,
-		root:     root,
-		home:     filepath.Join(root, "clawdhome"),
-		userHome: filepath.Join(root, "userhome"),
-		tmp:      filepath.Join(root, "tmp"),
-		project:  filepath.Join(root, "project"),
-		key:      "sk-e2e-" + strings.ReplaceAll(t.Name(), "/", "-") + "-SECRETMARKER-7f3a9c",
-	}
-	for _, d := range []string{w.userHome, w.tmp, w.project} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.srv = llmtest.NewServer(t, opts)
+	w := &world{harness.NewWorld(t, opts)}
+	w.Key = "sk-e2e-" + strings.ReplaceAll(t.Name(), "/", "-") + "-SECRETMARKER-7f3a9c"
 	return w
 }
 
-// env is a minimal environment: nothing from the developer's shell that
-// could point clawdcode at a real home, model or endpoint.
-func (w *world) env() []string {
-	env := []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + w.userHome,
-		"TMPDIR=" + w.tmp,
-		"XDG_CONFIG_HOME=" + filepath.Join(w.userHome, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(w.userHome, ".cache"),
-		"XDG_STATE_HOME=" + filepath.Join(w.userHome, ".local", "state"),
-		"LANG=C.UTF-8",
-		"CLAWDCODE_HOME=" + w.home,
-		"OPENAI_BASE_URL=" + w.srv.URL(),
-		"OPENAI_API_KEY=" + w.key,
-	}
-	return append(env, w.extraEnv...)
-}
-
-// command is clawdcode with args, run in the project with w's environment
-// and stdin at /dev/null (not a terminal).
-func (w *world) command(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = w.project
-	cmd.Env = w.env()
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
-}
-
-type result struct {
-	stdout, stderr string
-	code           int
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", r.code, r.stdout, r.stderr)
-}
-
-// run runs clawdcode to completion (bounded by runTimeout).
-func (w *world) run(args ...string) result {
-	w.t.Helper()
-	return w.runIn(w.project, args...)
-}
-
-func (w *world) runIn(dir string, args ...string) result {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	cmd := w.command(ctx, args...)
-	cmd.Dir = dir
-	return wait(w.t, ctx, cmd)
-}
-
-func wait(t *testing.T, ctx context.Context, cmd *exec.Cmd) result {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	if ctx.Err() != nil {
-		t.Fatalf("clawdcode %q did not finish within its deadline\n%s", cmd.Args[1:], r)
-	}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("run clawdcode %q: %v", cmd.Args[1:], err)
-	}
-	return r
-}
-
-// mustRun runs clawdcode and fails the test unless it exits 0.
-func (w *world) mustRun(args ...string) result {
-	w.t.Helper()
-	r := w.run(args...)
-	if r.code != 0 {
-		w.t.Fatalf("clawdcode %q: want exit 0\n%s", args, r)
-	}
-	return r
-}
+// result is a finished clawdcode process.
+type result = harness.Result
 
 // printJSON runs `clawdcode <args> --output-format json` and decodes the
 // result object.
 func (w *world) printJSON(args ...string) (resultObject, result) {
-	w.t.Helper()
-	r := w.run(append(args, "--output-format", "json")...)
+	w.T.Helper()
 	var obj resultObject
-	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &obj); err != nil {
-		w.t.Fatalf("clawdcode %q: stdout is not one result object: %v\n%s", args, err, r)
-	}
+	r := w.RunJSON(&obj, args...)
 	return obj, r
 }
 
 // resultObject is CONTRACT.md section 5.
-type resultObject struct {
-	Type        string `json:"type"`
-	Subtype     string `json:"subtype"`
-	IsError     bool   `json:"is_error"`
-	Result      string `json:"result"`
-	SessionID   string `json:"session_id"`
-	NumTurns    int    `json:"num_turns"`
-	Compactions int    `json:"compactions"`
-}
+type resultObject = harness.ResultObject
 
 // projectsDir is $CLAWDCODE_HOME/projects.
-func (w *world) projectsDir() string { return filepath.Join(w.home, "projects") }
+func (w *world) projectsDir() string { return filepath.Join(w.Home, "projects") }
 
 // sessionFiles maps session id → file for every session of every project.
 func (w *world) sessionFiles() map[string]string {
-	w.t.Helper()
+	w.T.Helper()
 	files := map[string]string{}
 	matches, err := filepath.Glob(filepath.Join(w.projectsDir(), "*", "*.jsonl"))
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	for _, m := range matches {
 		files[strings.TrimSuffix(filepath.Base(m), ".jsonl")] = m
@@ -221,10 +63,10 @@ func (w *world) sessionFiles() map[string]string {
 
 // onlySession is the one session file there is; the test fails otherwise.
 func (w *world) onlySession() (id, path string) {
-	w.t.Helper()
+	w.T.Helper()
 	files := w.sessionFiles()
 	if len(files) != 1 {
-		w.t.Fatalf("want exactly one session file, have %d: %v", len(files), files)
+		w.T.Fatalf("want exactly one session file, have %d: %v", len(files), files)
 	}
 	for id, path := range files {
 		return id, path
@@ -232,39 +74,8 @@ func (w *world) onlySession() (id, path string) {
 	panic("unreachable")
 }
 
-// record is the part of a session record (CONTRACT.md section 4) the
-// tests look at.
-type record struct {
-	UUID             string          `json:"uuid"`
-	ParentUUID       *string         `json:"parentUuid"`
-	SessionID        string          `json:"sessionId"`
-	Timestamp        string          `json:"timestamp"`
-	Type             string          `json:"type"`
-	Subtype          string          `json:"subtype"`
-	Cwd              string          `json:"cwd"`
-	IsCompactSummary bool            `json:"isCompactSummary"`
-	Message          *recordMessage  `json:"message"`
-	Tool             *recordTool     `json:"tool"`
-	ToolResult       *recordResult   `json:"toolResult"`
-	CompactMetadata  json.RawMessage `json:"compactMetadata"`
-}
-
-type recordMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type recordTool struct {
-	ID    string          `json:"id"`
-	Name  string          `json:"name"`
-	Input json.RawMessage `json:"input"`
-}
-
-type recordResult struct {
-	ID     string `json:"id"`
-	Output string `json:"output"`
-	Error  string `json:"error"`
-}
+// record is a session record (CONTRACT.md section 4).
+type record = harness.Record
 
 // parsedFile is a session file split into lines: the records of the lines
 // that parse, and the numbers (1-based) of those that do not.
@@ -389,7 +200,7 @@ func added(before, after map[string]os.FileMode) []string {
 // hint lines. It returns that line.
 func oneErrorLine(t *testing.T, r result) string {
 	t.Helper()
-	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(r.Stderr, "\n"), "\n")
 	idx := -1
 	for i, l := range lines {
 		if strings.HasPrefix(l, "clawdcode: ") && !strings.HasPrefix(l, "clawdcode: warning:") {

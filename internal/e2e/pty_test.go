@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 )
 
 // terminal is clawdcode's REPL under a pseudo-terminal, for the few tests
@@ -28,13 +30,13 @@ type terminal struct {
 // startREPL starts cmd under a pty; the process is killed at the end of
 // the test if it is still running (cmd's own context bounds it too).
 func (w *world) startREPL(cmd *exec.Cmd) *terminal {
-	w.t.Helper()
+	w.T.Helper()
 	cmd.Env = append(cmd.Env, "TERM=dumb")
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
 	if err != nil {
-		w.t.Skipf("no pseudo-terminal here: %v", err)
+		w.T.Skipf("no pseudo-terminal here: %v", err)
 	}
-	term := &terminal{t: w.t, ptmx: ptmx, exited: make(chan struct{})}
+	term := &terminal{t: w.T, ptmx: ptmx, exited: make(chan struct{})}
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -57,7 +59,7 @@ func (w *world) startREPL(cmd *exec.Cmd) *terminal {
 		term.mu.Unlock()
 		close(term.exited)
 	}()
-	w.t.Cleanup(func() {
+	w.T.Cleanup(func() {
 		select {
 		case <-term.exited:
 		default:
@@ -72,7 +74,7 @@ func (w *world) startREPL(cmd *exec.Cmd) *terminal {
 // expect polls until want appears after the previous match.
 func (term *terminal) expect(want string) {
 	term.t.Helper()
-	deadline := time.Now().Add(runTimeout)
+	deadline := time.Now().Add(harness.RunTimeout)
 	for time.Now().Before(deadline) {
 		term.mu.Lock()
 		out := term.out.String()
@@ -93,7 +95,7 @@ func (term *terminal) expect(want string) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	term.t.Fatalf("waited %v for %q", runTimeout, want)
+	term.t.Fatalf("waited %v for %q", harness.RunTimeout, want)
 }
 
 func (term *terminal) send(keys string) {
@@ -107,8 +109,8 @@ func (term *terminal) wait() int {
 	term.t.Helper()
 	select {
 	case <-term.exited:
-	case <-time.After(runTimeout):
-		term.t.Fatalf("the REPL is still running after %v", runTimeout)
+	case <-time.After(harness.RunTimeout):
+		term.t.Fatalf("the REPL is still running after %v", harness.RunTimeout)
 	}
 	var ee *exec.ExitError
 	if errors.As(term.err, &ee) {

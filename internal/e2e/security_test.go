@@ -11,26 +11,27 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
 // umaskCommand runs clawdcode with umask 000, so any file or directory
 // created with a loose mode shows it.
 func (w *world) umaskCommand(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "bash", append([]string{"-c", `umask 000; exec "$0" "$@"`, binary}, args...)...)
-	cmd.Dir = w.project
-	cmd.Env = w.env()
+	cmd := exec.CommandContext(ctx, "bash", append([]string{"-c", `umask 000; exec "$0" "$@"`, w.Binary}, args...)...)
+	cmd.Dir = w.Project
+	cmd.Env = w.Env()
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
 
 func (w *world) runUmask(args ...string) result {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	w.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 	defer cancel()
-	r := wait(w.t, ctx, w.umaskCommand(ctx, args...))
-	if r.code != 0 {
-		w.t.Fatalf("clawdcode %q (umask 000): want exit 0\n%s", args, r)
+	r := harness.Wait(w.T, ctx, w.umaskCommand(ctx, args...))
+	if r.Code != 0 {
+		w.T.Fatalf("clawdcode %q (umask 000): want exit 0\n%s", args, r)
 	}
 	return r
 }
@@ -38,8 +39,8 @@ func (w *world) runUmask(args ...string) result {
 // replTurn types one prompt into the REPL (umask 000) and leaves with
 // /exit, so the history file is written.
 func (w *world) replTurn(prompt string, args ...string) {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	w.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 	defer cancel()
 	term := w.startREPL(w.umaskCommand(ctx, args...))
 	term.expect("> ")
@@ -49,7 +50,7 @@ func (w *world) replTurn(prompt string, args ...string) {
 	term.expect("> ")
 	term.send("/exit\r")
 	if code := term.wait(); code != 0 {
-		w.t.Fatalf("REPL: exit %d", code)
+		w.T.Fatalf("REPL: exit %d", code)
 	}
 }
 
@@ -59,7 +60,7 @@ func TestFileModesUnderCLAWDCODE_HOME(t *testing.T) {
 		t.Skip("needs bash for umask")
 	}
 	w := newWorld(t, llmtest.Options{})
-	w.srv.SetResponder(threeRounds)
+	w.Server.SetResponder(threeRounds)
 	flags := []string{"-p", "--dangerously-skip-permissions", "--context-window", "4000"}
 	w.runUmask(append(flags, stepPrompt(1))...)
 	for i := 2; i <= 5; i++ { // enough to compact at least once
@@ -83,12 +84,12 @@ func TestFileModesUnderCLAWDCODE_HOME(t *testing.T) {
 	if compactions < 2 {
 		t.Errorf("%d compactions; the run should have compacted automatically and by /compact", compactions)
 	}
-	if _, err := os.Stat(filepath.Join(w.home, "history")); err != nil {
+	if _, err := os.Stat(filepath.Join(w.Home, "history")); err != nil {
 		t.Errorf("the REPL left no history file under CLAWDCODE_HOME: %v", err)
 	}
 
 	var files, dirs int
-	err := filepath.WalkDir(w.home, func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(w.Home, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -96,7 +97,7 @@ func TestFileModesUnderCLAWDCODE_HOME(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(w.home, path)
+		rel, _ := filepath.Rel(w.Home, path)
 		switch mode := info.Mode(); {
 		case mode.IsDir():
 			dirs++
@@ -137,7 +138,7 @@ func TestAPIKeyNeverWrittenToDisk(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	agent := llmtest.Agent()
-	w.srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
 		if isSummaryRequest(r) {
 			return llmtest.Text(summaryText)
 		}
@@ -146,33 +147,33 @@ func TestAPIKeyNeverWrittenToDisk(t *testing.T) {
 	skip := "--dangerously-skip-permissions"
 
 	// A normal run whose tools look at the environment.
-	w.mustRun("-p", skip, "bash env\nbash echo \"key=$OPENAI_API_KEY\"")
-	last := w.srv.LastRequest().Messages
+	w.MustRun("-p", skip, "bash env\nbash echo \"key=$OPENAI_API_KEY\"")
+	last := w.Server.LastRequest().Messages
 	for _, m := range last {
-		if m.Role == chat.RoleTool && strings.Contains(m.Content, w.key) {
+		if m.Role == chat.RoleTool && strings.Contains(m.Content, w.Key) {
 			t.Errorf("a Bash command saw OPENAI_API_KEY: %q", m.Content[:min(len(m.Content), 200)])
 		}
 	}
 	// Failures whose error bodies quote the key.
-	w.srv.Enqueue(keyEcho(http.StatusUnauthorized, w.key))
-	if r := w.run("-c", "-p", "this fails with 401"); r.code != 1 {
+	w.Server.Enqueue(keyEcho(http.StatusUnauthorized, w.Key))
+	if r := w.Run("-c", "-p", "this fails with 401"); r.Code != 1 {
 		t.Errorf("401: want exit 1\n%s", r)
 	}
-	w.srv.Enqueue(keyEcho(500, w.key), keyEcho(500, w.key), keyEcho(500, w.key), keyEcho(500, w.key))
-	if r := w.run("-c", "-p", "--output-format", "json", "this fails with 500s"); r.code != 1 {
+	w.Server.Enqueue(keyEcho(500, w.Key), keyEcho(500, w.Key), keyEcho(500, w.Key), keyEcho(500, w.Key))
+	if r := w.Run("-c", "-p", "--output-format", "json", "this fails with 500s"); r.Code != 1 {
 		t.Errorf("500s: want exit 1\n%s", r)
 	}
 	echoStream := llmtest.MidStreamError(llmtest.Text("partial words before the error"), 2)
-	echoStream.StreamError = `{"message":"upstream rejected key ` + w.key + `","type":"server_error","code":null}`
-	w.srv.Enqueue(echoStream)
-	if r := w.run("-c", "-p", "--output-format", "stream-json", "this breaks mid-stream"); r.code != 1 {
+	echoStream.StreamError = `{"message":"upstream rejected key ` + w.Key + `","type":"server_error","code":null}`
+	w.Server.Enqueue(echoStream)
+	if r := w.Run("-c", "-p", "--output-format", "stream-json", "this breaks mid-stream"); r.Code != 1 {
 		t.Errorf("mid-stream error: want exit 1\n%s", r)
 	}
-	w.mustRun("-c", "-p", "/compact")
-	w.mustRun("sessions", "list", "--json")
+	w.MustRun("-c", "-p", "/compact")
+	w.MustRun("sessions", "list", "--json")
 	w.replTurn("a typed line", "-c")
 
-	for _, dir := range []string{w.home, w.userHome, w.tmp} {
+	for _, dir := range []string{w.Home, w.UserHome, w.Tmp} {
 		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 			if err != nil || !d.Type().IsRegular() {
 				return err
@@ -181,7 +182,7 @@ func TestAPIKeyNeverWrittenToDisk(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if strings.Contains(string(data), w.key) || strings.Contains(string(data), "SECRETMARKER") {
+			if strings.Contains(string(data), w.Key) || strings.Contains(string(data), "SECRETMARKER") {
 				t.Errorf("the API key is written in %s", path)
 			}
 			return nil
@@ -191,8 +192,8 @@ func TestAPIKeyNeverWrittenToDisk(t *testing.T) {
 		}
 	}
 	// Every request carried the key, so it really was in play.
-	for _, r := range w.srv.Requests() {
-		if r.Authorization != "Bearer "+w.key {
+	for _, r := range w.Server.Requests() {
+		if r.Authorization != "Bearer "+w.Key {
 			t.Fatalf("a request was sent with Authorization %q", r.Authorization)
 		}
 	}
@@ -230,17 +231,17 @@ func TestToolsDeniedWithoutPermission(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, llmtest.Options{})
-			if err := os.WriteFile(filepath.Join(w.project, "keep.txt"), []byte("original\n"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(w.Project, "keep.txt"), []byte("original\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			w.srv.Enqueue(calls()...)
-			r := w.run(append(append([]string{"-p"}, c.flags...), "write, touch and edit")...)
-			if r.code != 0 {
+			w.Server.Enqueue(calls()...)
+			r := w.Run(append(append([]string{"-p"}, c.flags...), "write, touch and edit")...)
+			if r.Code != 0 {
 				t.Fatalf("want exit 0 (a denial is a tool result, not a failure)\n%s", r)
 			}
-			_, errW := os.Stat(filepath.Join(w.project, "written.txt"))
-			_, errB := os.Stat(filepath.Join(w.project, "bash-marker"))
-			keep, _ := os.ReadFile(filepath.Join(w.project, "keep.txt"))
+			_, errW := os.Stat(filepath.Join(w.Project, "written.txt"))
+			_, errB := os.Stat(filepath.Join(w.Project, "bash-marker"))
+			keep, _ := os.ReadFile(filepath.Join(w.Project, "keep.txt"))
 			if ran := errW == nil; ran != c.write {
 				t.Errorf("Write ran: %v, want %v", ran, c.write)
 			}
@@ -251,7 +252,7 @@ func TestToolsDeniedWithoutPermission(t *testing.T) {
 				t.Errorf("Edit ran: %v, want %v (keep.txt = %q)", ran, c.edit, keep)
 			}
 
-			msgs := w.srv.LastRequest().Messages
+			msgs := w.Server.LastRequest().Messages
 			results := map[string]string{}
 			var order []string
 			for _, m := range msgs {
@@ -308,7 +309,7 @@ func TestUserPathsStayInHome(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	w.establish()
 	before := w.outside()
-	homeBefore := tree(t, w.home)
+	homeBefore := tree(t, w.Home)
 	for _, args := range [][]string{
 		{"-p", "/new ../../../escaped-title"},
 		{"-p", "/new /etc/evil"},
@@ -316,12 +317,12 @@ func TestUserPathsStayInHome(t *testing.T) {
 		{"-c", "-p", "/switch /etc/passwd"},
 		{"-m", "../../../model-escape", "-c", "-p", "hello"},
 	} {
-		r := w.run(args...)
+		r := w.Run(args...)
 		checkNoCrash(t, r)
-		t.Logf("%q: exit %d %s", args, r.code, firstLine(r.stderr+r.stdout))
+		t.Logf("%q: exit %d %s", args, r.Code, firstLine(r.Stderr+r.Stdout))
 	}
 	w.assertNothingOutside(before)
-	for p := range tree(t, w.home) {
+	for p := range tree(t, w.Home) {
 		if _, ok := homeBefore[p]; ok {
 			continue
 		}

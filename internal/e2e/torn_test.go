@@ -20,11 +20,11 @@ import (
 func TestCrashStatesOnDisk(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
-	w.srv.SetResponder(threeRounds)
+	w.Server.SetResponder(threeRounds)
 	flags := []string{"-p", "--dangerously-skip-permissions", "--context-window", "4000"}
-	w.mustRun(append(flags, stepPrompt(1))...)
+	w.MustRun(append(flags, stepPrompt(1))...)
 	for i := 2; i <= 6; i++ {
-		w.mustRun(append(append([]string{"-c"}, flags...), stepPrompt(i))...)
+		w.MustRun(append(append([]string{"-c"}, flags...), stepPrompt(i))...)
 	}
 	id, path := w.onlySession()
 	full := readFile(t, path)
@@ -80,35 +80,35 @@ func TestCrashStatesOnDisk(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := parseSessionBytes(state)
-		show := w.run("sessions", "show", id)
-		if show.code != 0 {
+		show := w.Run("sessions", "show", id)
+		if show.Code != 0 {
 			t.Fatalf("cut at %d (%s): sessions show\n%s", c.at, c.why, show)
 		}
 		// One warning per unparsable line, and one per boundary whose
 		// summary was cut off: that compaction never finished, and the
 		// loader says it ignores it.
 		unfinished := unfinishedBoundaries(p.records)
-		if n := len(nonEmptyLines(show.stderr)); n > len(p.bad)+unfinished || (!c.torn && n > unfinished && len(p.bad) == 0) {
+		if n := len(nonEmptyLines(show.Stderr)); n > len(p.bad)+unfinished || (!c.torn && n > unfinished && len(p.bad) == 0) {
 			t.Errorf("cut at %d (%s): %d stderr lines for %d unparsable lines and %d unfinished compactions\n%s", c.at, c.why, n, len(p.bad), unfinished, show)
 		}
-		mark := len(w.srv.Requests())
+		mark := len(w.Server.Requests())
 		// A large window: this resume should not compact (the kill test
 		// covers compaction after a crash), which keeps each cut cheap.
 		obj, r := w.printJSON("-c", "-p", "--dangerously-skip-permissions", "--context-window", "64000", "continue")
 		if len(p.records) == 0 {
 			// Nothing of the session survived the cut: it is not listed, and
 			// -c may only say there is nothing to continue.
-			if r.code != 0 && (r.code != 1 || !strings.Contains(oneErrorLine(t, r), "no session to continue")) {
+			if r.Code != 0 && (r.Code != 1 || !strings.Contains(oneErrorLine(t, r), "no session to continue")) {
 				t.Errorf("cut at %d (%s): nothing parses; want success or \"no session to continue\"\n%s", c.at, c.why, r)
 			}
-			t.Logf("cut at %d (%s), nothing parses: -c exit %d", c.at, c.why, r.code)
+			t.Logf("cut at %d (%s), nothing parses: -c exit %d", c.at, c.why, r.Code)
 			continue
 		}
-		if r.code != 0 || obj.IsError || obj.SessionID != id {
+		if r.Code != 0 || obj.IsError || obj.SessionID != id {
 			t.Errorf("cut at %d (%s): -c failed\n%s", c.at, c.why, r)
 			continue
 		}
-		for _, req := range w.srv.Requests()[mark:] {
+		for _, req := range w.Server.Requests()[mark:] {
 			if req.Status != 200 {
 				t.Errorf("cut at %d (%s): -c sent a rejected request: %d %s", c.at, c.why, req.Status, req.Error)
 			}
@@ -147,11 +147,11 @@ func unfinishedBoundaries(recs []record) int {
 func TestBoundaryWithoutSummaryKeepsHistory(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
-	w.srv.SetResponder(threeRounds)
+	w.Server.SetResponder(threeRounds)
 	flags := []string{"-p", "--dangerously-skip-permissions", "--context-window", "4000"}
-	w.mustRun(append(flags, stepPrompt(1))...)
+	w.MustRun(append(flags, stepPrompt(1))...)
 	for i := 2; i <= 4; i++ {
-		w.mustRun(append(append([]string{"-c"}, flags...), stepPrompt(i))...)
+		w.MustRun(append(append([]string{"-c"}, flags...), stepPrompt(i))...)
 	}
 	id, path := w.onlySession()
 	full := readFile(t, path)
@@ -170,13 +170,13 @@ func TestBoundaryWithoutSummaryKeepsHistory(t *testing.T) {
 	if err := os.WriteFile(path, full[:off], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mark := len(w.srv.Requests())
+	mark := len(w.Server.Requests())
 	// A large window, so this resume does not simply compact again.
 	obj, r := w.printJSON("-c", "-p", "--context-window", "64000", "continue")
-	if r.code != 0 || obj.SessionID != id {
+	if r.Code != 0 || obj.SessionID != id {
 		t.Fatalf("-c after the crash\n%s", r)
 	}
-	req := w.srv.Requests()[mark]
+	req := w.Server.Requests()[mark]
 	kept := false
 	for _, m := range req.Messages {
 		if bytes.Contains([]byte(m.Content), []byte(stepPrompt(1))) {

@@ -1,14 +1,13 @@
 package perf
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 )
 
 // scratch is the run's temporary directory: the built binaries and the
@@ -46,18 +45,9 @@ var (
 func (p *program) build(tb testing.TB) string {
 	tb.Helper()
 	p.once.Do(func() {
-		root, err := moduleRoot()
-		if err != nil {
-			p.err = err
-			return
-		}
 		p.path = filepath.Join(scratch, filepath.Base(p.pkg))
 		ldflags := "-s -w -X github.com/clawdcode/clawdcode/internal/buildinfo.Version=perf"
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", p.path, p.pkg)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			p.err = fmt.Errorf("build %s: %w\n%s", p.pkg, err, out)
-		}
+		p.err = harness.Build(p.path, p.pkg, "-trimpath", "-ldflags", ldflags)
 	})
 	if p.err != nil {
 		tb.Fatal(p.err)
@@ -69,16 +59,4 @@ func (p *program) build(tb testing.TB) string {
 func binaries(tb testing.TB) (clawdcode, launcher string) {
 	tb.Helper()
 	return clawdcodeProgram.build(tb), launcherProgram.build(tb)
-}
-
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("not inside a module")
-	}
-	return filepath.Dir(gomod), nil
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
@@ -26,34 +27,16 @@ var built struct {
 func clawdcodeBinary(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
-		gomod, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil {
-			built.err = err
-			return
-		}
-		root := filepath.Dir(strings.TrimSpace(string(gomod)))
 		if built.dir, built.err = os.MkdirTemp("", "clawdcode-repl-test-"); built.err != nil {
 			return
 		}
-		built.path = filepath.Join(built.dir, "clawdcode")
-		cmd := exec.Command("go", "build", "-o", built.path, "./cmd/clawdcode")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = &buildError{err: err, out: string(out)}
-		}
+		built.path, built.err = harness.BuildBinary(built.dir)
 	})
 	if built.err != nil {
 		t.Fatalf("build clawdcode: %v", built.err)
 	}
 	return built.path
 }
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 
 func removeBuiltBinary() {
 	if built.dir != "" {

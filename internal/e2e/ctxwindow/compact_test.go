@@ -23,7 +23,7 @@ const autoWindow = 6000
 func compactedSession(t *testing.T) *world {
 	t.Helper()
 	w := newWorld(t, llmtest.Options{Window: autoWindow})
-	w.srv.SetResponder(agentWithSummaries(fixedSummary))
+	w.Server.SetResponder(agentWithSummaries(fixedSummary))
 	files := []string{"alpha.txt", "beta.txt", "gamma.txt", "delta.txt", "epsilon.txt", "zeta.txt", "eta.txt", "theta.txt"}
 	for _, f := range files {
 		w.writeFile(f, bigText(strings.TrimSuffix(f, ".txt"), 110))
@@ -62,7 +62,7 @@ func compactedSession(t *testing.T) *world {
 func TestAutoCompactionBeforeTheServerRejects(t *testing.T) {
 	t.Parallel()
 	w := compactedSession(t)
-	noRejections(t, w.srv)
+	noRejections(t, w.Server)
 
 	recs := readRecords(t, w.onlySession())
 	cs := compactions(t, recs)
@@ -84,7 +84,7 @@ func TestAutoCompactionBeforeTheServerRejects(t *testing.T) {
 			t.Errorf("filesIncluded is empty though the conversation read files")
 		}
 		for _, f := range m.FilesIncluded {
-			if _, err := os.Stat(absIn(w.project, f)); err != nil {
+			if _, err := os.Stat(absIn(w.Project, f)); err != nil {
 				t.Errorf("filesIncluded names %q: %v", f, err)
 			}
 		}
@@ -92,7 +92,7 @@ func TestAutoCompactionBeforeTheServerRejects(t *testing.T) {
 			t.Errorf("the summary record does not hold the summariser's answer:\n%s", c.summary.Message.Content)
 		}
 	}
-	if n := len(summaryRequests(w.srv)); n < len(cs) {
+	if n := len(summaryRequests(w.Server)); n < len(cs) {
 		t.Errorf("%d summarisation calls for %d compactions", n, len(cs))
 	}
 }
@@ -103,7 +103,7 @@ func TestAutoCompactionBeforeTheServerRejects(t *testing.T) {
 func TestRequestAfterCompaction(t *testing.T) {
 	t.Parallel()
 	w := compactedSession(t)
-	noRejections(t, w.srv)
+	noRejections(t, w.Server)
 	recs := readRecords(t, w.onlySession())
 	cs := compactions(t, recs)
 	if len(cs) == 0 {
@@ -112,10 +112,10 @@ func TestRequestAfterCompaction(t *testing.T) {
 	last := cs[len(cs)-1]
 	live := liveMessages(t, recs, last)
 
-	for _, q := range agentRequests(w.srv) {
+	for _, q := range agentRequests(w.Server) {
 		checkNoOrphans(t, q.Messages)
 	}
-	got := requestAfterCompaction(t, w.srv.Requests()).Messages
+	got := requestAfterCompaction(t, w.Server.Requests()).Messages
 	if len(got) < 2 || got[0].Role != chat.RoleSystem {
 		t.Fatalf("request after compaction does not start with the system prompt: %s", roles(got))
 	}
@@ -156,9 +156,9 @@ func requestAfterCompaction(t *testing.T, reqs []llmtest.Request) llmtest.Reques
 func TestContinueAfterCompaction(t *testing.T) {
 	t.Parallel()
 	w := compactedSession(t)
-	before := agentRequests(w.srv)
+	before := agentRequests(w.Server)
 	prev := before[len(before)-1]
-	compacting := requestAfterCompaction(t, w.srv.Requests())
+	compacting := requestAfterCompaction(t, w.Server.Requests())
 
 	path := w.onlySession()
 	recs := readRecords(t, path)
@@ -169,9 +169,9 @@ func TestContinueAfterCompaction(t *testing.T) {
 	last := cs[len(cs)-1]
 	live := liveMessages(t, recs, last)
 
-	n := len(w.srv.Requests())
+	n := len(w.Server.Requests())
 	w.mustJSON("-c", "-p", "what now?", "--context-window", itoa(autoWindow))
-	reqs := w.srv.Requests()[n:]
+	reqs := w.Server.Requests()[n:]
 	if len(reqs) == 0 {
 		t.Fatal("-c made no request")
 	}
@@ -203,12 +203,12 @@ func TestContinueAfterCompaction(t *testing.T) {
 		t.Fatal("the compaction retained everything; nothing before the retained part to corrupt")
 	}
 	corruptLine(t, path, recs[0])
-	n = len(w.srv.Requests())
-	r := w.mustRun("-c", "-p", "and now?", "--context-window", itoa(autoWindow))
-	if strings.Contains(strings.ToLower(r.stderr), "warning") {
-		t.Errorf("-c warned about a line it should never have read:\n%s", r.stderr)
+	n = len(w.Server.Requests())
+	r := w.MustRun("-c", "-p", "and now?", "--context-window", itoa(autoWindow))
+	if strings.Contains(strings.ToLower(r.Stderr), "warning") {
+		t.Errorf("-c warned about a line it should never have read:\n%s", r.Stderr)
 	}
-	reqs = w.srv.Requests()[n:]
+	reqs = w.Server.Requests()[n:]
 	if len(reqs) == 0 {
 		t.Fatal("-c after the corruption made no request")
 	}
@@ -216,7 +216,7 @@ func TestContinueAfterCompaction(t *testing.T) {
 	if got[1].Role != chat.RoleUser || !strings.Contains(got[1].Content, "SUMMARY-MARKER") {
 		t.Errorf("after the corruption, -c's request does not start with the summary: %s", roles(got))
 	}
-	noRejections(t, w.srv)
+	noRejections(t, w.Server)
 }
 
 // corruptLine overwrites a record's line with garbage of the same length.

@@ -25,7 +25,7 @@ func quickServerError(llmtest.Request) llmtest.Reply {
 func fallbackSession(t *testing.T, format string, window int) (*world, result) {
 	t.Helper()
 	w := newWorld(t, llmtest.Options{Window: window})
-	w.srv.SetResponder(agentWithSummaries(quickServerError))
+	w.Server.SetResponder(agentWithSummaries(quickServerError))
 	for i := range 40 {
 		name := "part" + itoa(i) + ".txt"
 		w.writeFile(name, bigText("part"+itoa(i), 30))
@@ -33,11 +33,11 @@ func fallbackSession(t *testing.T, format string, window int) (*world, result) {
 		if i > 0 {
 			args = append([]string{"-c"}, args...)
 		}
-		r := w.run(args...)
-		if r.code != 0 {
+		r := w.Run(args...)
+		if r.Code != 0 {
 			t.Fatalf("turn %d: the run must still answer when the summary fails\n%s", i, r)
 		}
-		if len(summaryRequests(w.srv)) > 0 {
+		if len(summaryRequests(w.Server)) > 0 {
 			return w, r
 		}
 	}
@@ -56,16 +56,16 @@ func TestSummaryFailureFallsBack(t *testing.T) {
 	const window = 16000
 	w, r := fallbackSession(t, "json", window)
 	var obj resultObject
-	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &obj); err != nil {
+	if err := json.Unmarshal([]byte(strings.TrimSpace(r.Stdout)), &obj); err != nil {
 		t.Fatalf("stdout is not one result object: %v\n%s", err, r)
 	}
 	if obj.IsError || !strings.HasPrefix(obj.Result, "Tool results:") || obj.Compactions == nil || *obj.Compactions != 1 {
 		t.Errorf("the compacting run's result: is_error %v, compactions %v, result %.80q; want an answer after one compaction", obj.IsError, obj.Compactions, obj.Result)
 	}
-	if n := len(summaryRequests(w.srv)); n < 2 {
+	if n := len(summaryRequests(w.Server)); n < 2 {
 		t.Errorf("the summary call was made %d times; a 500 is worth a retry", n)
 	}
-	for _, q := range w.srv.Requests() {
+	for _, q := range w.Server.Requests() {
 		if !isSummaryRequest(q) && q.Status != 200 {
 			t.Errorf("an agent request was answered %d: %s", q.Status, q.Error)
 		}
@@ -105,9 +105,9 @@ func TestSummaryFailureFallsBack(t *testing.T) {
 	}
 
 	// The next turn goes on from the fallback context.
-	n := len(w.srv.Requests())
+	n := len(w.Server.Requests())
 	w.mustJSON("-c", "-p", "still there?", "--context-window", itoa(window))
-	next := w.srv.Requests()[n]
+	next := w.Server.Requests()[n]
 	if next.Status != 200 || !strings.Contains(next.Messages[1].Content, "read part0.txt") {
 		t.Errorf("the request after the fallback (status %d) does not carry the digest of the user's earlier requests:\n%.400q", next.Status, next.Messages[1].Content)
 	}
@@ -121,7 +121,7 @@ func TestSummaryFailureIsReported(t *testing.T) {
 		t.Parallel()
 		_, r := fallbackSession(t, "stream-json", autoWindow)
 		found := false
-		sc := bufio.NewScanner(strings.NewReader(r.stdout))
+		sc := bufio.NewScanner(strings.NewReader(r.Stdout))
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			var ev struct{ Type, Kind, Text string }
@@ -137,7 +137,7 @@ func TestSummaryFailureIsReported(t *testing.T) {
 		t.Parallel()
 		_, r := fallbackSession(t, "json", autoWindow)
 		found := false
-		for _, l := range strings.Split(r.stderr, "\n") {
+		for _, l := range strings.Split(r.Stderr, "\n") {
 			if strings.HasPrefix(l, "clawdcode: warning: ") && strings.Contains(strings.ToLower(l), "summary") {
 				found = true
 			}
@@ -145,7 +145,7 @@ func TestSummaryFailureIsReported(t *testing.T) {
 		if !found {
 			t.Errorf("a -p run whose summary failed said nothing about it on stderr (want a \"clawdcode: warning:\" line)\n%s", r)
 		}
-		if strings.Contains(r.stdout, "summary failed") {
+		if strings.Contains(r.Stdout, "summary failed") {
 			t.Errorf("the fallback notice leaked into stdout\n%s", r)
 		}
 	})
@@ -181,7 +181,7 @@ func TestRepeatedSummaryFailuresBackOff(t *testing.T) {
 	// changing what the messages hold.
 	var mu sync.Mutex
 	calls := 0
-	w.srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
 		if isSummaryRequest(r) {
 			return quickServerError(r)
 		}
@@ -197,7 +197,7 @@ func TestRepeatedSummaryFailuresBackOff(t *testing.T) {
 	if obj.Result != "all read" {
 		t.Errorf("result %q", obj.Result)
 	}
-	for _, q := range agentRequests(w.srv) {
+	for _, q := range agentRequests(w.Server) {
 		if q.Status != 200 {
 			t.Errorf("an agent request was answered %d: %s", q.Status, q.Error)
 		}
@@ -213,7 +213,7 @@ func TestRepeatedSummaryFailuresBackOff(t *testing.T) {
 			skipped++
 		}
 	}
-	sums := len(summaryRequests(w.srv))
+	sums := len(summaryRequests(w.Server))
 	t.Logf("%d compactions, %d of them without asking the model; %d summarisation requests", len(cs), skipped, sums)
 	if len(cs) < 4 {
 		t.Fatalf("only %d compactions in %d large reads; the test needs several", len(cs), reads)
@@ -233,7 +233,7 @@ func TestRepeatedSummaryFailuresBackOff(t *testing.T) {
 func TestSummaryBackOffSurvivesContinue(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{Window: autoWindow})
-	w.srv.SetResponder(agentWithSummaries(quickServerError))
+	w.Server.SetResponder(agentWithSummaries(quickServerError))
 	for i := range 4 {
 		w.writeFile("chunk"+itoa(i)+".txt", bigText("chunk"+itoa(i), 110))
 	}
@@ -246,7 +246,7 @@ func TestSummaryBackOffSurvivesContinue(t *testing.T) {
 		if i > 0 {
 			args = append([]string{"-c"}, args...)
 		}
-		w.mustRun(args...)
+		w.MustRun(args...)
 		cs = compactions(t, readRecords(t, w.onlySession()))
 	}
 	var errs []string

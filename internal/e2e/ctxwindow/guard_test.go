@@ -33,7 +33,7 @@ func statuses(reqs []llmtest.Request) string {
 func TestGuardTruncatesOversizedToolResults(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{Window: 6000})
-	w.srv.SetResponder(agentWithSummaries(fixedSummary))
+	w.Server.SetResponder(agentWithSummaries(fixedSummary))
 	whole := bigText("huge", 400) // ~6000 tokens: alone over the server's window
 	w.writeFile("huge.txt", whole)
 
@@ -41,7 +41,7 @@ func TestGuardTruncatesOversizedToolResults(t *testing.T) {
 	if !strings.HasPrefix(obj.Result, "Tool results:") {
 		t.Errorf("result %.100q, want the answer to the tool result", obj.Result)
 	}
-	reqs := w.srv.Requests()
+	reqs := w.Server.Requests()
 	if got := statuses(reqs); got != "200 400 200" {
 		t.Fatalf("server answers %q, want \"200 400 200\" (the call, the rejected result, the retry)", got)
 	}
@@ -54,7 +54,7 @@ func TestGuardTruncatesOversizedToolResults(t *testing.T) {
 	if !strings.Contains(tool.Content, "huge 0000:") || !strings.Contains(tool.Content, "huge 0399:") {
 		t.Errorf("the cut result lost its head or its tail")
 	}
-	if len(summaryRequests(w.srv)) != 0 {
+	if len(summaryRequests(w.Server)) != 0 {
 		t.Errorf("the guard compacted although truncation sufficed")
 	}
 
@@ -77,7 +77,7 @@ func guardCompactScenario(t *testing.T) (*world, []llmtest.Request) {
 	t.Helper()
 	const believed = 32000
 	w := newWorld(t, llmtest.Options{})
-	w.srv.SetResponder(agentWithSummaries(fixedSummary))
+	w.Server.SetResponder(agentWithSummaries(fixedSummary))
 	for i := range 9 {
 		name := "mid" + itoa(i) + ".txt"
 		w.writeFile(name, bigText("mid"+itoa(i), 30))
@@ -85,21 +85,21 @@ func guardCompactScenario(t *testing.T) (*world, []llmtest.Request) {
 		if i > 0 {
 			args = append([]string{"-c"}, args...)
 		}
-		w.mustRun(args...)
+		w.MustRun(args...)
 	}
 	w.writeFile("huge.txt", bigText("huge", 480))
 	// The next run's first request (the history and a short user turn)
 	// fits; with the huge result even cut down to a head and a tail, the
 	// request does not.
-	history := w.srv.LastRequest().Tokens
-	w.srv.SetWindow(history + 200)
-	before := len(w.srv.Requests())
+	history := w.Server.LastRequest().Tokens
+	w.Server.SetWindow(history + 200)
+	before := len(w.Server.Requests())
 
 	obj := w.mustJSON("-c", "-p", "read huge.txt", "--context-window", itoa(believed))
 	if !strings.HasPrefix(obj.Result, "Tool results:") || *obj.Compactions != 1 {
 		t.Errorf("result %.100q after %d compactions, want the answer after one", obj.Result, *obj.Compactions)
 	}
-	reqs := w.srv.Requests()[before:]
+	reqs := w.Server.Requests()[before:]
 	if got := statuses(reqs); got != "200 400 S200 200" {
 		t.Fatalf("server answers %q, want 200 (the call), 400 (rejected), S200 (compacting), 200 (the retry)", got)
 	}
@@ -149,7 +149,7 @@ func TestGuardSummaryFitsTheRealWindow(t *testing.T) {
 func TestGuardGivesUpClearly(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
-	w.srv.SetResponder(agentWithSummaries(fixedSummary))
+	w.Server.SetResponder(agentWithSummaries(fixedSummary))
 	for i := range 3 {
 		name := "small" + itoa(i) + ".txt"
 		w.writeFile(name, bigText("small"+itoa(i), 40))
@@ -157,27 +157,27 @@ func TestGuardGivesUpClearly(t *testing.T) {
 		if i > 0 {
 			args = append([]string{"-c"}, args...)
 		}
-		w.mustRun(args...)
+		w.MustRun(args...)
 	}
 	path := w.onlySession()
-	before := len(w.srv.Requests())
-	w.srv.SetWindow(300)
+	before := len(w.Server.Requests())
+	w.Server.SetWindow(300)
 
 	obj, r := w.runJSON("-c", "-p", "one more", "--context-window", itoa(believedWindow))
-	if r.code != 1 || !obj.IsError || obj.Subtype != "error" {
+	if r.Code != 1 || !obj.IsError || obj.Subtype != "error" {
 		t.Fatalf("want exit 1 with an error result\n%s", r)
 	}
 	var errLines []string
-	for _, l := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(r.Stderr), "\n") {
 		if strings.HasPrefix(l, "clawdcode: ") && !strings.HasPrefix(l, "clawdcode: warning:") {
 			errLines = append(errLines, l)
 		}
 	}
-	t.Logf("stderr:\n%s", r.stderr)
+	t.Logf("stderr:\n%s", r.Stderr)
 	if len(errLines) != 1 || !strings.Contains(strings.ToLower(errLines[0]), "context") {
 		t.Errorf("want one \"clawdcode: \" error line about the context window, have %q\n%s", errLines, r)
 	}
-	reqs := w.srv.Requests()[before:]
+	reqs := w.Server.Requests()[before:]
 	agent := 0
 	for _, q := range reqs {
 		if !isSummaryRequest(q) {
@@ -207,19 +207,19 @@ func TestGuardGivesUpClearly(t *testing.T) {
 			t.Errorf("guard compaction with trigger %q, fallback %v; want auto, a fallback", m.Trigger, m.Fallback)
 		}
 	}
-	w.srv.SetWindow(0)
-	before = len(w.srv.Requests())
-	r2 := w.mustRun("-c", "-p", "are you back?", "--context-window", itoa(believedWindow))
-	t.Logf("-c stderr:\n%s", r2.stderr)
-	for _, l := range strings.Split(r2.stderr, "\n") {
+	w.Server.SetWindow(0)
+	before = len(w.Server.Requests())
+	r2 := w.MustRun("-c", "-p", "are you back?", "--context-window", itoa(believedWindow))
+	t.Logf("-c stderr:\n%s", r2.Stderr)
+	for _, l := range strings.Split(r2.Stderr, "\n") {
 		if strings.Contains(l, "line") || strings.Contains(l, "skip") {
 			t.Errorf("-c after the failed run warned about the file: %s", l)
 		}
 	}
-	if !strings.HasPrefix(r2.stdout, "You said: ") {
-		t.Errorf("-c answered %q", r2.stdout)
+	if !strings.HasPrefix(r2.Stdout, "You said: ") {
+		t.Errorf("-c answered %q", r2.Stdout)
 	}
-	next := w.srv.Requests()[before].Messages
+	next := w.Server.Requests()[before].Messages
 	checkNoOrphans(t, next)
 	if u := next[len(next)-1]; u.Role != chat.RoleUser || !strings.Contains(u.Content, "one more") || !strings.HasSuffix(u.Content, "are you back?") {
 		t.Errorf("the failed run's user turn and the new one should arrive as one user message, got %s %.200q", u.Role, u.Content)

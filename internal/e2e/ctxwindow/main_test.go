@@ -2,186 +2,54 @@ package ctxwindow
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
-// binary is the clawdcode executable built once for the whole package.
-var binary string
-
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "clawdcode-ctxwindow-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "ctxwindow:", err)
-		os.Exit(1)
-	}
-	code := func() int {
-		defer os.RemoveAll(dir)
-		if err := build(dir); err != nil {
-			fmt.Fprintln(os.Stderr, "ctxwindow: build clawdcode:", err)
-			return 1
-		}
-		return m.Run()
-	}()
-	os.Exit(code)
+	os.Exit(harness.Main(m, os.Stderr, "ctxwindow"))
 }
 
-// build compiles ./cmd/clawdcode from the module root without -race: the
-// race detector is for this process; a race-built child would only make
-// every run slower.
-func build(dir string) error {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return errors.New("not inside a module")
-	}
-	binary = filepath.Join(dir, "clawdcode")
-	cmd := exec.Command("go", "build", "-o", binary, "./cmd/clawdcode")
-	cmd.Dir = filepath.Dir(gomod)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%w\n%s", err, b)
-	}
-	return nil
-}
-
-// runTimeout bounds every clawdcode process a test starts.
-const runTimeout = 40 * time.Second
-
-// world is one isolated user: HOME, CLAWDCODE_HOME, a project directory and
-// a fake server, all under the test's temporary directory.
-type world struct {
-	t       *testing.T
-	home    string // CLAWDCODE_HOME
-	user    string // HOME
-	project string
-	srv     *llmtest.Server
-}
+// world is one isolated user (see harness.World).
+type world struct{ *harness.World }
 
 // newWorld starts a server that counts tokens with tiktoken (serverTokens)
 // unless opts says otherwise.
 func newWorld(t *testing.T, opts llmtest.Options) *world {
 	t.Helper()
-	root := t.TempDir()
-	w := &world{
-		t:       t,
-		home:    filepath.Join(root, "clawdhome"),
-		user:    filepath.Join(root, "home"),
-		project: filepath.Join(root, "project"),
-	}
-	for _, d := range []string{w.user, w.project, filepath.Join(root, "tmp")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if opts.Tokens == nil {
 		opts.Tokens = serverTokens
 	}
-	w.srv = llmtest.NewServer(t, opts)
-	return w
+	return &world{harness.NewWorld(t, opts)}
 }
 
-func (w *world) env() []string {
-	return []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + w.user,
-		"TMPDIR=" + filepath.Join(filepath.Dir(w.user), "tmp"),
-		"LANG=C.UTF-8",
-		"CLAWDCODE_HOME=" + w.home,
-		"OPENAI_BASE_URL=" + w.srv.URL(),
-		"OPENAI_API_KEY=test",
-	}
-}
-
-type result struct {
-	stdout, stderr string
-	code           int
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("exit %d\n--- stdout\n%s\n--- stderr\n%s", r.code, r.stdout, r.stderr)
-}
-
-// run runs clawdcode in the project with stdin at /dev/null.
-func (w *world) run(args ...string) result {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = w.project
-	cmd.Env = w.env()
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	if ctx.Err() != nil {
-		w.t.Fatalf("clawdcode %q did not finish within %v\n%s", args, runTimeout, r)
-	}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		w.t.Fatalf("run clawdcode %q: %v", args, err)
-	}
-	return r
-}
-
-// mustRun runs clawdcode and fails the test unless it exits 0.
-func (w *world) mustRun(args ...string) result {
-	w.t.Helper()
-	r := w.run(args...)
-	if r.code != 0 {
-		w.t.Fatalf("clawdcode %q: want exit 0\n%s", args, r)
-	}
-	return r
-}
+// result is a finished clawdcode process.
+type result = harness.Result
 
 // resultObject is CONTRACT.md section 5.
-type resultObject struct {
-	Type      string `json:"type"`
-	Subtype   string `json:"subtype"`
-	IsError   bool   `json:"is_error"`
-	Result    string `json:"result"`
-	SessionID string `json:"session_id"`
-	Context   struct {
-		Tokens int `json:"tokens"`
-		Window int `json:"window"`
-	} `json:"context"`
-	Compactions *int `json:"compactions"`
-}
+type resultObject = harness.ResultObject
 
 // runJSON runs `clawdcode <args> --output-format json` and decodes its one
-// result object.
+// result object, which must say how many compactions there were.
 func (w *world) runJSON(args ...string) (resultObject, result) {
-	w.t.Helper()
-	r := w.run(append(args, "--output-format", "json")...)
+	w.T.Helper()
 	var obj resultObject
-	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &obj); err != nil {
-		w.t.Fatalf("clawdcode %q: stdout is not one result object: %v\n%s", args, err, r)
-	}
+	r := w.RunJSON(&obj, args...)
 	if obj.Compactions == nil {
-		w.t.Fatalf("clawdcode %q: the result object has no compactions field\n%s", args, r)
+		w.T.Fatalf("clawdcode %q: the result object has no compactions field\n%s", args, r)
 	}
 	return obj, r
 }
@@ -189,65 +57,43 @@ func (w *world) runJSON(args ...string) (resultObject, result) {
 // mustJSON is runJSON that fails the test unless the run exits 0 with a
 // success result.
 func (w *world) mustJSON(args ...string) resultObject {
-	w.t.Helper()
+	w.T.Helper()
 	obj, r := w.runJSON(args...)
-	if r.code != 0 || obj.IsError {
-		w.t.Fatalf("clawdcode %q: want a successful run\n%s", args, r)
+	if r.Code != 0 || obj.IsError {
+		w.T.Fatalf("clawdcode %q: want a successful run\n%s", args, r)
 	}
 	return obj
 }
 
 // writeFile writes a file of the project.
 func (w *world) writeFile(name, content string) {
-	w.t.Helper()
-	if err := os.WriteFile(filepath.Join(w.project, name), []byte(content), 0o644); err != nil {
-		w.t.Fatal(err)
+	w.T.Helper()
+	if err := os.WriteFile(filepath.Join(w.Project, name), []byte(content), 0o644); err != nil {
+		w.T.Fatal(err)
 	}
 }
 
 // onlySession is the path of the one session file there is.
 func (w *world) onlySession() string {
-	w.t.Helper()
-	matches, err := filepath.Glob(filepath.Join(w.home, "projects", "*", "*.jsonl"))
+	w.T.Helper()
+	matches, err := filepath.Glob(filepath.Join(w.Home, "projects", "*", "*.jsonl"))
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	if len(matches) != 1 {
-		w.t.Fatalf("want exactly one session file, have %v", matches)
+		w.T.Fatalf("want exactly one session file, have %v", matches)
 	}
 	return matches[0]
 }
 
-// record is the part of a session record (CONTRACT.md section 4) the tests
-// read, with where its line starts in the file.
+// record is a session record (CONTRACT.md section 4) with its
+// compactMetadata and where its line starts in the file.
 type record struct {
-	UUID             string           `json:"uuid"`
-	Type             string           `json:"type"`
-	Subtype          string           `json:"subtype"`
-	IsCompactSummary bool             `json:"isCompactSummary"`
-	Message          *recordMessage   `json:"message"`
-	Tool             *recordTool      `json:"tool"`
-	ToolResult       *recordResult    `json:"toolResult"`
-	CompactMetadata  *compactMetadata `json:"compactMetadata"`
+	harness.Record
+	CompactMetadata *compactMetadata `json:"compactMetadata"`
 
 	offset int64
 	line   int // 1-based
-}
-
-type recordMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type recordTool struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-type recordResult struct {
-	ID     string `json:"id"`
-	Output string `json:"output"`
-	Error  string `json:"error"`
 }
 
 type compactMetadata struct {

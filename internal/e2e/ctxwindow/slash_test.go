@@ -20,7 +20,7 @@ func TestPiecewiseSummary(t *testing.T) {
 	t.Parallel()
 	const small = 4000
 	w := newWorld(t, llmtest.Options{})
-	w.srv.SetResponder(agentWithSummaries(fixedSummary))
+	w.Server.SetResponder(agentWithSummaries(fixedSummary))
 	for i := range 8 {
 		name := "long" + itoa(i) + ".txt"
 		w.writeFile(name, bigText("long"+itoa(i), 110))
@@ -28,16 +28,16 @@ func TestPiecewiseSummary(t *testing.T) {
 		if i > 0 {
 			args = append([]string{"-c"}, args...)
 		}
-		w.mustRun(args...)
+		w.MustRun(args...)
 	}
-	if h := w.srv.LastRequest().Tokens; h < 3*small {
+	if h := w.Server.LastRequest().Tokens; h < 3*small {
 		t.Fatalf("the history is only %d tokens; the test needs several windows of %d", h, small)
 	}
-	w.srv.SetWindow(small)
-	before := len(w.srv.Requests())
+	w.Server.SetWindow(small)
+	before := len(w.Server.Requests())
 
-	r := w.mustRun("-c", "-p", "/compact", "--context-window", itoa(small))
-	reqs := w.srv.Requests()[before:]
+	r := w.MustRun("-c", "-p", "/compact", "--context-window", itoa(small))
+	reqs := w.Server.Requests()[before:]
 	if len(reqs) < 3 {
 		t.Fatalf("%d summarisation calls (%s); a history of several windows needs at least two parts and a merge", len(reqs), statuses(reqs))
 	}
@@ -55,7 +55,7 @@ func TestPiecewiseSummary(t *testing.T) {
 	if n := strings.Count(final[len(final)-1].Content, "SUMMARY-MARKER"); n < 2 {
 		t.Errorf("the last summarisation call carries %d of the parts' notes, want all of them (%d calls)", n, len(reqs))
 	}
-	if !strings.Contains(r.stdout, "→") {
+	if !strings.Contains(r.Stdout, "→") {
 		t.Errorf("/compact printed no token change:\n%s", r)
 	}
 
@@ -68,9 +68,9 @@ func TestPiecewiseSummary(t *testing.T) {
 		t.Errorf("summary metadata %+v: want a manual, real summary leaving under %d tokens", m, small)
 	}
 
-	before = len(w.srv.Requests())
-	w.mustRun("-c", "-p", "and next?", "--context-window", itoa(small))
-	next := w.srv.Requests()[before]
+	before = len(w.Server.Requests())
+	w.MustRun("-c", "-p", "and next?", "--context-window", itoa(small))
+	next := w.Server.Requests()[before]
 	if next.Status != 200 || isSummaryRequest(next) {
 		t.Errorf("the request after the piecewise compaction was answered %d (%d tokens in a %d window): %s", next.Status, next.Tokens, small, next.Error)
 	}
@@ -91,32 +91,32 @@ func TestCompactSeesCurrentFilesAndInstructions(t *testing.T) {
 	t.Parallel()
 	const window = 8000
 	w := newWorld(t, llmtest.Options{Window: window, RejectConsecutiveUser: true})
-	w.srv.SetResponder(agentWithSummaries(fixedSummary))
+	w.Server.SetResponder(agentWithSummaries(fixedSummary))
 	flags := []string{"--context-window", itoa(window), "--dangerously-skip-permissions"}
 
-	w.mustRun(append([]string{"-p", "write parser.go package parser // FIRST-VERSION"}, flags...)...)
-	if b, err := os.ReadFile(filepath.Join(w.project, "parser.go")); err != nil || !strings.Contains(string(b), "FIRST-VERSION") {
+	w.MustRun(append([]string{"-p", "write parser.go package parser // FIRST-VERSION"}, flags...)...)
+	if b, err := os.ReadFile(filepath.Join(w.Project, "parser.go")); err != nil || !strings.Contains(string(b), "FIRST-VERSION") {
 		t.Fatalf("the model's Write did not reach the file: %q, %v", b, err)
 	}
 	w.writeFile("lexer.go", "package lexer\n\nvar state = \"OLD-LEXER\"\n")
-	w.srv.Enqueue(
+	w.Server.Enqueue(
 		llmtest.ToolCalls(llmtest.Call("Read", `{"file_path": "lexer.go"}`)),
 		llmtest.ToolCalls(llmtest.Call("Edit", `{"file_path": "lexer.go", "old_string": "OLD-LEXER", "new_string": "EDITED-LEXER"}`)),
 		llmtest.Text("edited the lexer"),
 	)
-	w.mustRun(append([]string{"-c", "-p", "rename the lexer state"}, flags...)...)
-	if b, _ := os.ReadFile(filepath.Join(w.project, "lexer.go")); !strings.Contains(string(b), "EDITED-LEXER") {
+	w.MustRun(append([]string{"-c", "-p", "rename the lexer state"}, flags...)...)
+	if b, _ := os.ReadFile(filepath.Join(w.Project, "lexer.go")); !strings.Contains(string(b), "EDITED-LEXER") {
 		t.Fatalf("the model's Edit did not reach the file: %q", b)
 	}
-	w.mustRun(append([]string{"-c", "-p", "thanks"}, flags...)...)
+	w.MustRun(append([]string{"-c", "-p", "thanks"}, flags...)...)
 
 	// Both files change on disk after the model touched them.
 	w.writeFile("parser.go", "package parser\n\n// CURRENT-PARSER changed on disk by the user\nfunc Parse() {}\n")
 	w.writeFile("lexer.go", "package lexer\n\nvar state = \"CURRENT-LEXER\"\n")
 
-	before := len(w.srv.Requests())
-	r := w.mustRun(append([]string{"-c", "-p", "/compact focus on the parser"}, flags...)...)
-	reqs := w.srv.Requests()[before:]
+	before := len(w.Server.Requests())
+	r := w.MustRun(append([]string{"-c", "-p", "/compact focus on the parser"}, flags...)...)
+	reqs := w.Server.Requests()[before:]
 	if len(reqs) != 1 || !isSummaryRequest(reqs[0]) || reqs[0].Status != 200 {
 		t.Fatalf("/compact made %d requests (%s), want one summarisation call", len(reqs), statuses(reqs))
 	}
@@ -136,13 +136,13 @@ func TestCompactSeesCurrentFilesAndInstructions(t *testing.T) {
 		t.Errorf("trigger %q, want manual", m.Trigger)
 	}
 	for _, f := range []string{"parser.go", "lexer.go"} {
-		if !slices.ContainsFunc(m.FilesIncluded, func(p string) bool { return p == f || p == filepath.Join(w.project, f) }) {
+		if !slices.ContainsFunc(m.FilesIncluded, func(p string) bool { return p == f || p == filepath.Join(w.Project, f) }) {
 			t.Errorf("filesIncluded %q lacks %s", m.FilesIncluded, f)
 		}
 	}
 
 	// stdout: "N → M tokens (-P%)" and the files.
-	match := compactLine.FindStringSubmatch(r.stdout)
+	match := compactLine.FindStringSubmatch(r.Stdout)
 	if match == nil {
 		t.Fatalf("/compact printed no \"N → M tokens (-P%%)\" line:\n%s", r)
 	}
@@ -155,17 +155,17 @@ func TestCompactSeesCurrentFilesAndInstructions(t *testing.T) {
 	if want := (100*(pre-post) + pre/2) / pre; match[3] != "-" || pct < want-1 || pct > want+1 {
 		t.Errorf("/compact printed %s%d%% for %d → %d, want -%d%%", match[3], pct, pre, post, want)
 	}
-	if !strings.Contains(r.stdout, "parser.go") || !strings.Contains(r.stdout, "lexer.go") {
-		t.Errorf("/compact did not list the files included:\n%s", r.stdout)
+	if !strings.Contains(r.Stdout, "parser.go") || !strings.Contains(r.Stdout, "lexer.go") {
+		t.Errorf("/compact did not list the files included:\n%s", r.Stdout)
 	}
 
 	// /context after the compaction.
-	before = len(w.srv.Requests())
-	r = w.mustRun("-c", "-p", "/context", "--context-window", itoa(window))
-	if n := len(w.srv.Requests()) - before; n != 0 {
+	before = len(w.Server.Requests())
+	r = w.MustRun("-c", "-p", "/context", "--context-window", itoa(window))
+	if n := len(w.Server.Requests()) - before; n != 0 {
 		t.Errorf("/context made %d model calls", n)
 	}
-	first, _, _ := strings.Cut(r.stdout, "\n")
+	first, _, _ := strings.Cut(r.Stdout, "\n")
 	cm := contextLine.FindStringSubmatch(first)
 	if cm == nil {
 		t.Fatalf("/context's first line %q does not read \"Context usage: ~N / W tokens (P%%)\"", first)
@@ -177,8 +177,8 @@ func TestCompactSeesCurrentFilesAndInstructions(t *testing.T) {
 		t.Errorf("/context: %q for a %d-token window", first, window)
 	}
 	for _, part := range []string{"system prompt", "tools", "summary", "messages", "auto-compaction"} {
-		if !strings.Contains(r.stdout, part) {
-			t.Errorf("/context lacks %q:\n%s", part, r.stdout)
+		if !strings.Contains(r.Stdout, part) {
+			t.Errorf("/context lacks %q:\n%s", part, r.Stdout)
 		}
 	}
 }
@@ -189,9 +189,9 @@ func TestCompactSeesCurrentFilesAndInstructions(t *testing.T) {
 func TestOrphanUserTurnIsMerged(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{RejectConsecutiveUser: true})
-	w.srv.SetResponder(agentWithSummaries(fixedSummary))
-	w.srv.Enqueue(llmtest.Unauthorized())
-	if r := w.run("-p", "first question"); r.code != 1 {
+	w.Server.SetResponder(agentWithSummaries(fixedSummary))
+	w.Server.Enqueue(llmtest.Unauthorized())
+	if r := w.Run("-p", "first question"); r.Code != 1 {
 		t.Fatalf("a 401 should end the run with exit 1\n%s", r)
 	}
 	recs := readRecords(t, w.onlySession())
@@ -199,9 +199,9 @@ func TestOrphanUserTurnIsMerged(t *testing.T) {
 		t.Fatalf("the failed run did not leave its user turn as the last record: %+v", recs)
 	}
 
-	before := len(w.srv.Requests())
-	r := w.mustRun("-c", "-p", "second question")
-	q := w.srv.Requests()[before]
+	before := len(w.Server.Requests())
+	r := w.MustRun("-c", "-p", "second question")
+	q := w.Server.Requests()[before]
 	if q.Status != 200 {
 		t.Fatalf("the request after the orphan turn was answered %d: %s", q.Status, q.Error)
 	}
@@ -211,8 +211,8 @@ func TestOrphanUserTurnIsMerged(t *testing.T) {
 	if got := q.Messages[1].Content; !strings.Contains(got, "first question") || !strings.HasSuffix(got, "second question") || strings.Index(got, "first question") > strings.Index(got, "second question") {
 		t.Errorf("merged user message %q, want the orphan turn then the new one", got)
 	}
-	if !strings.HasPrefix(r.stdout, "You said: first question") {
-		t.Errorf("answer %q", r.stdout)
+	if !strings.HasPrefix(r.Stdout, "You said: first question") {
+		t.Errorf("answer %q", r.Stdout)
 	}
 	recs = readRecords(t, w.onlySession())
 	users := 0

@@ -47,11 +47,11 @@ func TestLearntWindowSurvivesContinue(t *testing.T) {
 	t.Parallel()
 	const real = 6000
 	w := newWorld(t, llmtest.Options{Window: real})
-	w.srv.SetResponder(agentWithSummaries(fixedSummary))
+	w.Server.SetResponder(agentWithSummaries(fixedSummary))
 	w.writeFile("huge.txt", bigText("huge", 400)) // alone over the real window
 
 	first := w.mustJSON("-p", "read huge.txt", "--context-window", itoa(believedWindow))
-	if got := statuses(w.srv.Requests()); got != "200 400 200" {
+	if got := statuses(w.Server.Requests()); got != "200 400 200" {
 		t.Fatalf("first run: server answers %q, want \"200 400 200\"", got)
 	}
 	if first.Context.Window != real {
@@ -68,14 +68,14 @@ func TestLearntWindowSurvivesContinue(t *testing.T) {
 		t.Fatalf("context_window records %v, want one with %d", learnt, real)
 	}
 
-	before := len(w.srv.Requests())
+	before := len(w.Server.Requests())
 	next := w.mustJSON("-c", "-p", "and now?", "--context-window", itoa(believedWindow))
 	if next.Context.Window != real {
 		t.Errorf("-c: window %d in the result, want the learnt %d", next.Context.Window, real)
 	}
-	for _, q := range w.srv.Requests()[before:] {
+	for _, q := range w.Server.Requests()[before:] {
 		if q.Status != 200 {
-			t.Errorf("-c: a request was answered %d (%s): the learnt window was not used", q.Status, statuses(w.srv.Requests()[before:]))
+			t.Errorf("-c: a request was answered %d (%s): the learnt window was not used", q.Status, statuses(w.Server.Requests()[before:]))
 		}
 	}
 	// Fitting the huge result into the learnt window took a compaction,
@@ -94,8 +94,8 @@ func TestLearntWindowSurvivesContinue(t *testing.T) {
 		t.Errorf("-c after the compaction: window %d, want %d", third.Context.Window, real)
 	}
 
-	show := w.mustRun("sessions", "show", next.SessionID)
-	if strings.Contains(show.stdout, "context_window") || strings.Contains(show.stdout, "contextWindow") {
-		t.Errorf("sessions show prints the context_window record:\n%s", show.stdout)
+	show := w.MustRun("sessions", "show", next.SessionID)
+	if strings.Contains(show.Stdout, "context_window") || strings.Contains(show.Stdout, "contextWindow") {
+		t.Errorf("sessions show prints the context_window record:\n%s", show.Stdout)
 	}
 }

@@ -1,0 +1,79 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ModuleRoot is the directory of the go.mod of the module under test, as
+// the go command sees it from the test's working directory.
+func ModuleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside a module")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// Build compiles pkg, a package path relative to the module root such as
+// "./cmd/clawdcode", into the executable out. flags go to `go build` as
+// they are (say -trimpath or -ldflags). It never adds -race: the race
+// detector is for the test process, and a race-built child would make
+// every run, kill and timing test several times slower.
+func Build(out, pkg string, flags ...string) error {
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	args := append([]string{"build"}, flags...)
+	args = append(args, "-o", out, pkg)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
+}
+
+// BuildBinary builds ./cmd/clawdcode into dir as "clawdcode" (see Build)
+// and returns its path.
+func BuildBinary(dir string, extraArgs ...string) (path string, err error) {
+	path = filepath.Join(dir, "clawdcode")
+	if err := Build(path, "./cmd/clawdcode", extraArgs...); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// binary is the clawdcode that Main built for this test process. Main
+// writes it before any test starts, so reading it needs no lock.
+var binary string
+
+// Main is the body of a TestMain whose tests run the clawdcode binary: it
+// builds the binary into a fresh temporary directory for NewWorld, runs m,
+// removes the directory and returns the exit code for os.Exit. A failure
+// to build is reported on stderr, prefixed with name, and fails the run
+// before any test starts.
+func Main(m *testing.M, stderr io.Writer, name string) int {
+	dir, err := os.MkdirTemp("", "clawdcode-"+name+"-bin-")
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if binary, err = BuildBinary(dir); err != nil {
+		fmt.Fprintf(stderr, "%s: build clawdcode: %v\n", name, err)
+		return 1
+	}
+	return m.Run()
+}
