@@ -65,6 +65,16 @@ func (a args) requiredString(name string) (string, error) {
 	return a.decodeString(name, v)
 }
 
+// requiredText is requiredString for a parameter that must hold more than
+// white space (a path, a command, a pattern).
+func (a args) requiredText(name string) (string, error) {
+	s, err := a.requiredString(name)
+	if err == nil && strings.TrimSpace(s) == "" {
+		err = fmt.Errorf("%w: %s is empty", errBadArgs, name)
+	}
+	return s, err
+}
+
 // optionalString returns "" when the parameter is absent.
 func (a args) optionalString(name string) (string, error) {
 	v := a.raw(name)

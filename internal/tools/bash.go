@@ -53,12 +53,9 @@ func newBashTool(env *Env) *tool {
 }
 
 func (e *Env) runBash(ctx context.Context, a args) Result {
-	command, err := a.requiredString("command")
+	command, err := a.requiredText("command")
 	if err != nil {
 		return invalid(err)
-	}
-	if strings.TrimSpace(command) == "" {
-		return fail("invalid arguments: command is empty")
 	}
 	ms, given, err := a.optionalInt("timeout")
 	if err != nil {

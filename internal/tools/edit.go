@@ -46,12 +46,9 @@ func newEditTool(env *Env) *tool {
 func (e *Env) runEdit(ctx context.Context, a args) Result {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	p, err := a.requiredString("file_path")
+	p, err := a.requiredText("file_path")
 	if err != nil {
 		return invalid(err)
-	}
-	if p == "" {
-		return fail("invalid arguments: file_path is empty")
 	}
 	oldS, err := a.requiredString("old_string")
 	if err != nil {

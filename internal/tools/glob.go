@@ -47,12 +47,9 @@ type globHit struct {
 }
 
 func (e *Env) runGlob(ctx context.Context, a args) Result {
-	pattern, err := a.requiredString("pattern")
+	pattern, err := a.requiredText("pattern")
 	if err != nil {
 		return invalid(err)
-	}
-	if strings.TrimSpace(pattern) == "" {
-		return fail("invalid arguments: pattern is empty")
 	}
 	dir, err := a.optionalString("path")
 	if err != nil {

@@ -58,12 +58,9 @@ func (e *Env) describePath(a args) string {
 }
 
 func (e *Env) runRead(ctx context.Context, a args) Result {
-	p, err := a.requiredString("file_path")
+	p, err := a.requiredText("file_path")
 	if err != nil {
 		return invalid(err)
-	}
-	if p == "" {
-		return fail("invalid arguments: file_path is empty")
 	}
 	offset, _, err := a.optionalInt("offset")
 	if err != nil {

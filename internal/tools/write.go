@@ -34,12 +34,9 @@ func newWriteTool(env *Env) *tool {
 func (e *Env) runWrite(ctx context.Context, a args) Result {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	p, err := a.requiredString("file_path")
+	p, err := a.requiredText("file_path")
 	if err != nil {
 		return invalid(err)
-	}
-	if p == "" {
-		return fail("invalid arguments: file_path is empty")
 	}
 	content, err := a.requiredString("content")
 	if err != nil {
