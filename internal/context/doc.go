@@ -58,7 +58,7 @@
 //     trigger.
 //   - When the server rejects a request as too long (RecoverOverflowFrom),
 //     the effective window becomes the window the server states in its
-//     message (ServerWindow), or else 90% of the exact count of the
+//     message (llm.StatedWindow), or else 90% of the exact count of the
 //     rejected request, never more than before; then oversized tool
 //     results are cut in memory, then the context is compacted, then the
 //     guard gives up and the caller reports the error. A lowered window is

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -25,7 +23,7 @@ func (m *Manager) RecoverOverflow(ctx context.Context, attempt int) (bool, error
 // rejected the last request (rejection, may be nil) as too long. The
 // server's window is evidently smaller than believed, so every attempt
 // first lowers the effective window: to the maximum the server states in
-// its message when it states one (see ServerWindow), otherwise to 90% of
+// its message when it states one (see llm.StatedWindow), otherwise to 90% of
 // the exact token count of the rejected request. Attempt 1 then cuts
 // oversized tool results down in memory (head and tail kept, the session
 // file keeps them whole); attempt 2 compacts; from attempt 3 on it returns
@@ -88,7 +86,7 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 // guard's own summary call. Tokenizing here is worth it: overflows are rare.
 // The window is never raised above what it was.
 func (m *Manager) learnWindow(rejection error) {
-	if w, ok := ServerWindow(rejectionMessage(rejection)); ok {
+	if w, ok := llm.StatedWindow(rejection); ok {
 		m.window = min(w, m.window)
 		return
 	}
@@ -134,46 +132,6 @@ func learntWindow(live *storage.Live) int {
 		}
 	}
 	return w
-}
-
-// rejectionMessage is the server's own words when err carries them.
-func rejectionMessage(err error) string {
-	if err == nil {
-		return ""
-	}
-	if le, ok := errors.AsType[*llm.Error](err); ok && le.Message != "" {
-		return le.Message
-	}
-	return err.Error()
-}
-
-// serverWindowPatterns find the context window stated in the overflow
-// messages of the servers clawdcode meets (OpenAI, OpenRouter, vLLM,
-// llama.cpp and Ollama, Anthropic-style proxies). The first group is the
-// window, prompt and completion together.
-var serverWindowPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)maximum context length is (\d+) tokens`),
-	regexp.MustCompile(`(?i)context length is only (\d+) tokens`),
-	regexp.MustCompile(`(?i)(?:available|max) context size \((\d+) tokens\)`),
-	regexp.MustCompile(`(?i)tokens > (\d+) maximum`),
-	regexp.MustCompile(`(?i)exceed context limit: [\d\s+]*> (\d+)`),
-}
-
-// ServerWindow reads the context window a server states in the message of
-// a context-overflow error ("This model's maximum context length is 9088
-// tokens. …"); ok is false when the message states none. It is a pure
-// function of the text.
-func ServerWindow(message string) (tokens int, ok bool) {
-	for _, re := range serverWindowPatterns {
-		sub := re.FindStringSubmatch(message)
-		if sub == nil {
-			continue
-		}
-		if n, err := strconv.Atoi(sub[1]); err == nil && n > 0 {
-			return n, true
-		}
-	}
-	return 0, false
 }
 
 // shrinkToFit cuts long texts of the live context down in memory until the
