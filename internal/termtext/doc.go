@@ -1,0 +1,29 @@
+// Package termtext makes text that came from outside clawdcode — model
+// replies, tool output, session content, shell commands — safe to print on
+// a terminal.
+//
+// A terminal obeys the bytes it is sent: an escape sequence in a model's
+// reply can write the user's clipboard (OSC 52), hide text, move the
+// cursor, or erase and redraw the permission prompt so that it shows a
+// different command from the one that will run. So every control
+// character is made visible instead of being obeyed, and only clawdcode's
+// own styling, added after this package has run, reaches the terminal.
+//
+// The policy, in one place:
+//   - newline and tab are kept; a carriage return directly before a
+//     newline is dropped (CRLF line endings read as lines);
+//   - every other C0 control and DEL is shown in caret notation: ESC as
+//     "^[", a lone CR as "^M", backspace as "^H", DEL as "^?" — an escape
+//     sequence thus shows as text ("^[[31m") and does nothing;
+//   - C1 controls (U+0080–U+009F, which some terminals obey as CSI, OSC,
+//     DCS…) and the bidirectional embeddings, overrides and isolates
+//     (U+202A–U+202E, U+2066–U+2069, which can make a command read
+//     differently from what runs) are shown as "<U+009B>";
+//   - a byte that is not valid UTF-8 is shown as "<0x9B>".
+//
+// Text without any of these is returned unchanged (and without copying).
+// Safe is for whole strings; Stream is for text that arrives in pieces (a
+// streamed reply), where a carriage return or a multi-byte character may
+// be split across two pieces. Both are pure and safe for concurrent use;
+// a Stream value belongs to one stream.
+package termtext
