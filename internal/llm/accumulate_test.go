@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawdcode/clawdcode/internal/fixtures"
+
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -112,10 +114,7 @@ func TestAccumulateGivesIDsToCallsWithout(t *testing.T) {
 // fixtureChunkLines extracts the JSON payloads of every fixture stream.
 func fixtureChunkLines(t testing.TB) [][]string {
 	t.Helper()
-	names, err := filepath.Glob(filepath.Join(fixturesDir, "sse", "*"))
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
+	names := fixtures.Glob(t, "sse", "*")
 	var out [][]string
 	for _, name := range names {
 		raw := readFixtureStream(t, filepath.Base(name), true)

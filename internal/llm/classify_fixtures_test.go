@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/fixtures"
 )
 
 // errorVariant is one failure response rebuilt from an entry of
@@ -59,10 +59,7 @@ var wantKinds = map[string]Kind{
 
 func TestClassifyEveryFixtureErrorBody(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(filepath.Join(fixturesDir, "errors", "provider_error_bodies.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := fixtures.Read(t, "errors", "provider_error_bodies.json")
 	var file map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &file); err != nil {
 		t.Fatal(err)

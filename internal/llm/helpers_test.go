@@ -7,26 +7,22 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/fixtures"
+
 	"github.com/clawdcode/clawdcode/internal/chat"
 )
-
-const fixturesDir = "../../../shared/fixtures"
 
 // readFixtureStream returns a fixture as the bytes a server would send:
 // .sse files verbatim; .jsonl files (raw JSON per line) as data lines,
 // followed by [DONE] when withDone.
 func readFixtureStream(t testing.TB, name string, withDone bool) []byte {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(fixturesDir, "sse", name))
-	if err != nil {
-		t.Fatalf("read fixture: %v", err)
-	}
+	raw := fixtures.Read(t, "sse", name)
 	if filepath.Ext(name) != ".jsonl" {
 		return raw
 	}

@@ -3,12 +3,12 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/fixtures"
 )
 
 // fixtureTemplate matches the placeholders of the server source quoted in
@@ -20,10 +20,7 @@ var fixtureTemplate = regexp.MustCompile(`\{[^{}]*\}|%d`)
 // their placeholders filled with 1001, 1002, … in order.
 func fixtureMessages(t *testing.T) map[string]string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(fixturesDir, "errors", "provider_error_bodies.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := fixtures.Read(t, "errors", "provider_error_bodies.json")
 	var file map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &file); err != nil {
 		t.Fatal(err)

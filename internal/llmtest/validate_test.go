@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/fixtures"
 )
 
 func post(t *testing.T, url, body string) (int, []byte) {
@@ -143,13 +143,10 @@ func TestValidationConsecutiveUserIsOptIn(t *testing.T) {
 }
 
 // The wording the server uses must be the real API's, as recorded in the
-// shared fixtures.
+// fixtures in testdata.
 func TestValidationMessagesMatchRecordedBodies(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", "errors", "provider_error_bodies.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := fixtures.Read(t, "errors", "provider_error_bodies.json")
 	var file struct {
 		OpenAI []struct {
 			Case string          `json:"case"`

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/clawdcode/clawdcode/internal/fixtures"
 )
 
 func TestCorruptedMiddleLine(t *testing.T) {
@@ -130,11 +132,8 @@ func FuzzLoader(f *testing.F) {
 	f.Add([]byte("\xff\x00{"))
 	// Real session files of another agent (Claude Code), whose record
 	// shapes differ from clawdcode's: every line must load or be skipped.
-	seeds, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "fixtures", "claude-code", "*.jsonl"))
-	for _, seed := range seeds {
-		if data, err := os.ReadFile(seed); err == nil {
-			f.Add(data)
-		}
+	for _, seed := range fixtures.Glob(f, "claude-code", "*.jsonl") {
+		f.Add(fixtures.Read(f, "claude-code", filepath.Base(seed)))
 	}
 	good := `{"uuid":"sentinel","type":"user","message":{"role":"user","content":"x"}}` + "\n"
 	f.Fuzz(func(t *testing.T, data []byte) {

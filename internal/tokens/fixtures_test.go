@@ -2,43 +2,14 @@ package tokens
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
-)
 
-// fixturesDir finds ../shared/fixtures: /work/shared beside /work/main
-// locally, ../shared beside the repository root in CI. It walks up from the
-// test's working directory so it works from any package depth, and
-// CLAWDCODE_FIXTURES overrides it.
-func fixturesDir(t testing.TB) string {
-	t.Helper()
-	if dir := os.Getenv("CLAWDCODE_FIXTURES"); dir != "" {
-		return dir
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for dir := wd; ; {
-		candidate := filepath.Join(dir, "shared", "fixtures")
-		if fi, err := os.Stat(filepath.Join(candidate, "tiktoken")); err == nil && fi.IsDir() {
-			return candidate
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("shared/fixtures not found above %s; check out the shared fixtures beside the repository or set CLAWDCODE_FIXTURES", wd)
-		}
-		dir = parent
-	}
-}
+	"github.com/clawdcode/clawdcode/internal/fixtures"
+)
 
 func readFixture(t testing.TB, name string, v any) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(fixturesDir(t), "tiktoken", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := fixtures.Read(t, "tiktoken", name)
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("decode %s: %v", name, err)
 	}
