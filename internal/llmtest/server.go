@@ -28,6 +28,11 @@ type Options struct {
 	// APIKey, when set, must arrive as "Authorization: Bearer <APIKey>";
 	// anything else is answered 401 like OpenAI answers a bad key.
 	APIKey string
+	// Family, when set (FamilyVLLM, …), makes the server answer that
+	// family's metadata endpoints with Window as the context window of the
+	// model FamilyModel; every other metadata path is 404.
+	Family      string
+	FamilyModel string
 }
 
 // Request is one recorded request, decoded.
@@ -67,6 +72,7 @@ type Server struct {
 	requests  []Request
 	calls     int // tool-call ids handed out
 	replies   int // completion ids handed out
+	metadata  int // metadata requests answered
 }
 
 // NewServer starts a server on loopback; it is closed when the test ends.
@@ -76,6 +82,7 @@ func NewServer(tb testing.TB, opts Options) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.handle)
 	mux.HandleFunc("/chat/completions", s.handle)
+	mux.HandleFunc("/", s.handleMetadata)
 	s.http = httptest.NewServer(mux)
 	tb.Cleanup(s.Close)
 	return s
