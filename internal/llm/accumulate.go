@@ -50,6 +50,9 @@ func (a *accumulator) add(chunk *openai.ChatCompletionStreamResponse) string {
 	}
 	if chunk.Usage != nil {
 		a.usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens}
+		if d := chunk.Usage.PromptTokensDetails; d != nil {
+			a.usage.CachedTokens = d.CachedTokens
+		}
 	}
 	var text string
 	for i := range chunk.Choices {

@@ -44,6 +44,8 @@ type Config struct {
 	// ErrIdleTimeout) when the server sends nothing for this long. 0 =
 	// DefaultIdleTimeout. A timed-out attempt is retried once at most.
 	IdleTimeout time.Duration
+	// WireAPI is WireChat (the default when empty) or WireResponses.
+	WireAPI string
 }
 
 // Request is one chat-completions call.
@@ -68,6 +70,9 @@ type Response struct {
 type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
+	// CachedTokens is the part of PromptTokens the server served from
+	// its prompt cache, when it says.
+	CachedTokens int
 }
 
 // Delta is streamed output as it arrives: text for the user to see.
@@ -78,6 +83,10 @@ type Delta struct {
 // Client is the OpenAI-compatible adapter (go-openai inside).
 type Client struct {
 	api   *openai.Client
+	wire  string
+	base  string
+	key   string
+	doer  observingDoer
 	retry RetryPolicy
 	idle  time.Duration
 	// noUsage is set once the server rejected stream_options (older Azure
@@ -105,12 +114,22 @@ func New(cfg Config) (*Client, error) {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
-	oc.HTTPClient = observingDoer{client: hc}
+	doer := observingDoer{client: hc}
+	oc.HTTPClient = doer
 	idle := cfg.IdleTimeout
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	return &Client{api: openai.NewClientWithConfig(oc), retry: cfg.Retry.withDefaults(), idle: idle}, nil
+	wire := cfg.WireAPI
+	switch wire {
+	case "":
+		wire = WireChat
+	case WireChat, WireResponses:
+	default:
+		return nil, fmt.Errorf("invalid wire API %q: want %q or %q", cfg.WireAPI, WireChat, WireResponses)
+	}
+	return &Client{api: openai.NewClientWithConfig(oc), wire: wire, base: base, key: cfg.APIKey,
+		doer: doer, retry: cfg.Retry.withDefaults(), idle: idle}, nil
 }
 
 // defaultHTTPClient has no overall timeout — a long answer may stream for
@@ -125,13 +144,27 @@ func defaultHTTPClient() *http.Client {
 // as it arrives, accumulates tool-call deltas by index, retries per the
 // policy, and returns the complete reply or a classified *Error.
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
+	var body []byte
+	if c.wire == WireResponses {
+		b, err := json.Marshal(toResponsesRequest(req))
+		if err != nil {
+			return nil, fmt.Errorf("responses request: %w", err)
+		}
+		body = b
+	}
 	oreq := toOpenAIRequest(req)
 	if c.noUsage.Load() {
 		oreq.StreamOptions = nil
 	}
 	timeouts := 0
 	for attempt := 1; ; attempt++ {
-		resp, err := c.attempt(ctx, oreq, onDelta)
+		var resp *Response
+		var err error
+		if c.wire == WireResponses {
+			resp, err = c.responsesAttempt(ctx, body, onDelta)
+		} else {
+			resp, err = c.attempt(ctx, oreq, onDelta)
+		}
 		if err == nil {
 			return resp, nil
 		}
@@ -143,7 +176,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 			return nil, err
 		}
 		le.Attempts = attempt
-		if le.Kind == KindBadRequest && oreq.StreamOptions != nil && strings.Contains(le.Message, "stream_options") {
+		if c.wire == WireChat && le.Kind == KindBadRequest && oreq.StreamOptions != nil && strings.Contains(le.Message, "stream_options") {
 			c.noUsage.Store(true)
 			oreq.StreamOptions = nil
 			continue

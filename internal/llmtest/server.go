@@ -48,6 +48,9 @@ type Request struct {
 	MaxCompletionTokens int
 	MaxTokens           int
 	Body                []byte // the raw request body
+	// Responses is set for a POST /v1/responses; its input is decoded
+	// into Messages and Tools like a chat request's.
+	Responses bool
 	Tokens              int    // the prompt estimate the server used
 
 	// Status is the HTTP status the server answered with (200 for a
@@ -82,6 +85,8 @@ func NewServer(tb testing.TB, opts Options) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.handle)
 	mux.HandleFunc("/chat/completions", s.handle)
+	mux.HandleFunc("/v1/responses", s.handle)
+	mux.HandleFunc("/responses", s.handle)
 	mux.HandleFunc("/", s.handleMetadata)
 	s.http = httptest.NewServer(mux)
 	tb.Cleanup(s.Close)
@@ -218,7 +223,16 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 // check decodes and validates a request; a non-zero status is the
 // rejection to send.
 func (s *Server) check(req *Request, opts Options) (status int, body, msg string) {
-	wire, err := decodeRequest(req)
+	chatBody := req.Body
+	var err error
+	if strings.HasSuffix(req.Path, "/responses") {
+		req.Responses = true
+		chatBody, err = responsesAsChat(req.Body)
+	}
+	var wire *wireRequest
+	if err == nil {
+		wire, err = decodeRequest(req, chatBody)
+	}
 	if opts.APIKey != "" && req.Authorization != "Bearer "+opts.APIKey {
 		return http.StatusUnauthorized, unauthorizedBody, bodyMessage(unauthorizedBody)
 	}
@@ -317,6 +331,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, repl
 	id := fmt.Sprintf("chatcmpl-llmtest-%d", s.replies)
 	s.mu.Unlock()
 	c := completion{id: id, model: req.Model, created: time.Now().Unix(), reply: reply, promptTokens: req.Tokens}
+	if req.Responses {
+		c.writeResponsesStream(w)
+		return
+	}
 	if req.Stream {
 		c.writeStream(w, req.IncludeUsage)
 		return

@@ -50,9 +50,9 @@ type wireTool struct {
 
 // decodeRequest parses the body into req's decoded fields and returns the
 // wire form for validation.
-func decodeRequest(req *Request) (*wireRequest, error) {
+func decodeRequest(req *Request, body []byte) (*wireRequest, error) {
 	var w wireRequest
-	if err := json.Unmarshal(req.Body, &w); err != nil {
+	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, err
 	}
 	if len(w.Messages) > 0 && string(w.Messages) != "null" {
