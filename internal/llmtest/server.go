@@ -51,7 +51,7 @@ type Request struct {
 	// Responses is set for a POST /v1/responses; its input is decoded
 	// into Messages and Tools like a chat request's.
 	Responses bool
-	Tokens              int    // the prompt estimate the server used
+	Tokens    int // the prompt estimate the server used
 
 	// Status is the HTTP status the server answered with (200 for a
 	// completion, even one whose stream it then cut; 0 while undecided and
