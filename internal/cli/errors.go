@@ -12,6 +12,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -165,7 +166,8 @@ func (f Failure) Print(w io.Writer) {
 	}
 	// The contract promises one error line: a multi-line message (a
 	// server's body, a joined error) continues as hint lines.
-	first, rest, _ := strings.Cut(strings.TrimSpace(f.Message), "\n")
+	// A message can quote a server's body or a file: shown, never obeyed.
+	first, rest, _ := strings.Cut(strings.TrimSpace(termtext.Safe(f.Message)), "\n")
 	fmt.Fprintf(w, "clawdcode: %s\n", first)
 	hints := f.Hints
 	if rest != "" {
@@ -178,7 +180,7 @@ func (f Failure) Print(w io.Writer) {
 		hints = append(more, hints...)
 	}
 	for _, h := range hints {
-		fmt.Fprintf(w, "  %s\n", h)
+		fmt.Fprintf(w, "  %s\n", termtext.Safe(h))
 	}
 	if f.Usage != "" {
 		fmt.Fprintf(w, "\n%s", f.Usage)

@@ -10,6 +10,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/agent"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -149,7 +150,7 @@ func (s *printSink) ToolStart(id, name string, input json.RawMessage) {
 		s.emit(toolUseEvent{Type: "tool_use", ID: id, Name: name, Input: input})
 	case FormatText:
 		if s.io.IsStderrTTY() {
-			fmt.Fprintf(s.io.ErrOut, "→ %s\n", describeCall(name, input))
+			fmt.Fprintf(s.io.ErrOut, "→ %s\n", termtext.Safe(describeCall(name, input)))
 		}
 	}
 }
@@ -160,7 +161,7 @@ func (s *printSink) ToolEnd(id, name string, res tools.Result) {
 		s.emit(toolResultEvent{Type: "tool_result", ID: id, Name: name, Output: res.Output, Error: res.Error, IsError: res.Error != ""})
 	case FormatText:
 		if s.io.IsStderrTTY() && res.Error != "" {
-			fmt.Fprintf(s.io.ErrOut, "  ⎿ error: %s\n", oneLine(res.Error, toolResultPreview))
+			fmt.Fprintf(s.io.ErrOut, "  ⎿ error: %s\n", termtext.Safe(oneLine(res.Error, toolResultPreview)))
 		}
 	}
 }
@@ -184,10 +185,10 @@ func (s *printSink) Notice(n contextmgr.Notice) {
 	}
 	switch n.Kind {
 	case "warning", "fallback", "truncated":
-		fmt.Fprintf(s.io.ErrOut, "clawdcode: warning: %s\n", strings.Join(strings.Fields(n.Text), " "))
+		fmt.Fprintf(s.io.ErrOut, "clawdcode: warning: %s\n", termtext.Safe(strings.Join(strings.Fields(n.Text), " ")))
 	default:
 		if s.format != FormatStreamJSON && s.io.IsStderrTTY() {
-			fmt.Fprintf(s.io.ErrOut, "%s\n", n.Text)
+			fmt.Fprintf(s.io.ErrOut, "%s\n", termtext.Safe(n.Text))
 		}
 	}
 }
@@ -199,7 +200,14 @@ func (s *printSink) finish(res Result, started time.Time) {
 	switch s.format {
 	case FormatText:
 		if !res.IsError && res.Result != "" {
-			writeAnswer(s.io.Out, res.Result)
+			answer := res.Result
+			if s.io.IsStdoutTTY() {
+				// On a terminal the answer is read, so it is shown and not
+				// obeyed. Redirected, it is data (`-p … > main.go`) and
+				// keeps its exact bytes; the json formats escape them.
+				answer = termtext.Safe(answer)
+			}
+			writeAnswer(s.io.Out, answer)
 		}
 	case FormatJSON:
 		enc := json.NewEncoder(s.io.Out)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -110,7 +111,7 @@ func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) erro
 	}
 	fmt.Fprintln(tw, header)
 	for _, s := range infos {
-		title := oneLine(s.Title, 60)
+		title := termtext.Safe(oneLine(s.Title, 60))
 		if title == "" {
 			title = "(untitled)"
 		}
@@ -252,5 +253,5 @@ func oneLine(s string, n int) string {
 
 // warnTo returns a warning printer for storage's skipped-line warnings.
 func warnTo(w io.Writer) func(string) {
-	return func(msg string) { fmt.Fprintf(w, "clawdcode: warning: %s\n", msg) }
+	return func(msg string) { fmt.Fprintf(w, "clawdcode: warning: %s\n", termtext.Safe(msg)) }
 }

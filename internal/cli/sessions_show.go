@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -51,7 +52,12 @@ func sessionsShow(ctx context.Context, f *Factory, opts *SessionsShowOptions) er
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(f.IO.Out)
+	// A transcript is for reading: what the model and the tools wrote is
+	// shown, never obeyed, whether it goes to a terminal or through a pager.
+	// The exact bytes are what `sessions export --format jsonl` is for.
+	safe := termtext.NewWriter(f.IO.Out)
+	defer safe.Flush() // after the returns below have flushed w
+	w := bufio.NewWriter(safe)
 	t := &textTranscript{w: w}
 	fmt.Fprintf(w, "session %s", id)
 	if title := sessionTitle(p, id); title != "" {
@@ -130,7 +136,15 @@ func sessionsExport(ctx context.Context, f *Factory, opts *SessionsExportOptions
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(f.IO.Out, 64<<10)
+	out := f.IO.Out
+	if opts.Format == ExportMarkdown && f.IO.IsStdoutTTY() {
+		// Markdown on a terminal is read there; redirected, it is data and
+		// keeps its bytes (the json formats escape control characters).
+		safe := termtext.NewWriter(out)
+		defer safe.Flush() // after the returns below have flushed w
+		out = safe
+	}
+	w := bufio.NewWriterSize(out, 64<<10)
 	warn := warnTo(f.IO.ErrOut)
 	var each func(r *storage.Record) error
 	switch opts.Format {

@@ -99,3 +99,20 @@ func FuzzSafe(f *testing.F) {
 		}
 	})
 }
+
+func TestWriter(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	w := NewWriter(&b)
+	for _, p := range []string{"a\r", "\nb\x1b", "[2J\xe2\x80", "\xaec\r"} {
+		if n, err := w.Write([]byte(p)); err != nil || n != len(p) {
+			t.Fatalf("Write(%q) = %d, %v", p, n, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "a\nb^[[2J<U+202E>c^M"; b.String() != want {
+		t.Errorf("written %q, want %q", b.String(), want)
+	}
+}
