@@ -12,6 +12,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -63,8 +64,9 @@ func (a *Asker) pauseTurn() {
 func (a *Asker) Ask(ctx context.Context, tool tools.Tool, input json.RawMessage) (tools.Decision, error) {
 	a.pauseTurn()
 	w := a.io.ErrOut
-	fmt.Fprintf(w, "%s %s\n", a.cs.warn("?"), a.cs.bold(tool.Describe(input)))
-	writePreview(w, a.cs, tool.Name(), input)
+	headline := tool.Describe(input)
+	fmt.Fprintf(w, "%s %s\n", a.cs.warn("?"), a.cs.bold(termtext.Safe(headline)))
+	writePreview(w, a.cs, tool.Name(), headline, input)
 	for range maxAttempts {
 		fmt.Fprint(w, "  Allow? [y]es once / [a]lways this session / [n]o: ")
 		line, err := readLine(ctx, a.io)
@@ -91,8 +93,11 @@ func (a *Asker) Ask(ctx context.Context, tool tools.Tool, input json.RawMessage)
 const previewLines = 8
 
 // writePreview shows what a Write or Edit would change, or the whole of a
-// multi-line command, so the user decides on the content and not a name.
-func writePreview(w io.Writer, cs colorScheme, name string, input json.RawMessage) {
+// command, so the user decides on the content and not a name. Everything
+// shown is made safe first: a command cannot hide its tail behind a
+// carriage return or redraw the prompt with escape codes.
+// headline is the one-line description already shown above it.
+func writePreview(w io.Writer, cs colorScheme, name, headline string, input json.RawMessage) {
 	var args struct {
 		Content   string `json:"content"`
 		OldString string `json:"old_string"`
@@ -109,14 +114,47 @@ func writePreview(w io.Writer, cs colorScheme, name string, input json.RawMessag
 		previewBlock(w, "  - ", args.OldString, cs.err)
 		previewBlock(w, "  + ", args.NewString, func(s string) string { return cs.wrap("\x1b[32m", styleFgReset, s) })
 	case "Bash":
-		if strings.Contains(strings.TrimSpace(args.Command), "\n") {
-			previewBlock(w, "  │ ", args.Command, cs.dim)
+		// A command the headline shows whole and as it is needs no block;
+		// one it cut (long, several lines, a CR) or had to make safe does.
+		if cmd := strings.TrimSpace(args.Command); headline != name+"("+cmd+")" || termtext.Safe(cmd) != cmd {
+			commandBlock(w, args.Command, cs.dim)
 		}
 	}
 }
 
+// commandWidth is where commandBlock wraps a long line: the whole command
+// is shown, never cut, and a wrapped line's continuations are marked so
+// they do not read as separate lines.
+const commandWidth = 100
+
+// commandBlock shows every line of a command, wrapped, control characters
+// visible.
+func commandBlock(w io.Writer, command string, style func(string) string) {
+	for _, line := range strings.Split(termtext.Safe(strings.TrimRight(command, "\n")), "\n") {
+		for i, part := range wrapRunes(line, commandWidth) {
+			gutter := "  │ "
+			if i > 0 {
+				gutter = "  ┆ "
+			}
+			fmt.Fprintln(w, style(gutter+part))
+		}
+	}
+}
+
+// wrapRunes cuts s into pieces of at most width runes (one empty piece for
+// an empty s).
+func wrapRunes(s string, width int) []string {
+	r := []rune(s)
+	parts := make([]string, 0, len(r)/width+1)
+	for len(r) > width {
+		parts = append(parts, string(r[:width]))
+		r = r[width:]
+	}
+	return append(parts, string(r))
+}
+
 func previewBlock(w io.Writer, gutter, text string, style func(string) string) {
-	text = strings.TrimRight(text, "\n")
+	text = termtext.Safe(strings.TrimRight(text, "\n"))
 	if text == "" {
 		fmt.Fprintln(w, style(strings.TrimRight(gutter, " "))+" (empty)")
 		return
@@ -147,7 +185,7 @@ func pick(ctx context.Context, ios *iostreams.IOStreams, sessions []storage.Sess
 			title = "(untitled)"
 		}
 		fmt.Fprintf(w, "  %*d  %s  %s  %s\n", width, i+1, shortID(s.ID),
-			s.Updated.Local().Format("2006-01-02 15:04"), clip(oneLine(title), 60))
+			s.Updated.Local().Format("2006-01-02 15:04"), termtext.Safe(clip(oneLine(title), 60)))
 	}
 	for range maxAttempts {
 		fmt.Fprint(w, "Resume which session? (number, Enter to cancel): ")

@@ -87,12 +87,15 @@ func TestAskerPreview(t *testing.T) {
 		{"edit", "Edit", `{"file_path":"a","old_string":"x := 1","new_string":"x := 2"}`, []string{"- x := 1", "+ x := 2"}, nil},
 		{"one-line bash", "Bash", `{"command":"ls"}`, nil, []string{"│"}},
 		{"multi-line bash", "Bash", `{"command":"cd x\nmake"}`, []string{"│ cd x", "│ make"}, nil},
+		{"long bash shown whole", "Bash", `{"command":"echo ` + strings.Repeat("y", 150) + `; touch HIDDEN"}`, []string{"│ echo yyy", "┆ yyy", "; touch HIDDEN"}, nil},
+		{"bash with CR", "Bash", `{"command":"ls\r; touch HIDDEN"}`, []string{"│ ls^M; touch HIDDEN"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var out strings.Builder
-			writePreview(&out, colorScheme{}, tt.tool, json.RawMessage(tt.input))
+			tool, _ := tools.Lookup(tools.Set(tools.NewEnv(t.TempDir())), tt.tool)
+			writePreview(&out, colorScheme{}, tt.tool, tool.Describe(json.RawMessage(tt.input)), json.RawMessage(tt.input))
 			for _, w := range tt.want {
 				if !strings.Contains(out.String(), w) {
 					t.Errorf("preview lacks %q:\n%s", w, out.String())

@@ -11,6 +11,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/agent"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -42,8 +43,9 @@ type turnOutput struct {
 	root        string
 	done        <-chan struct{} // the turn's ctx.Done(), ends the spinner
 
-	midLine bool   // untouched text ended without a newline
-	label   string // what the spinner says while waiting
+	midLine bool            // untouched text ended without a newline
+	label   string          // what the spinner says while waiting
+	safe    termtext.Stream // the assistant's text, shown and not obeyed
 }
 
 var _ agent.Sink = (*turnOutput)(nil)
@@ -87,6 +89,14 @@ func (t *turnOutput) pause() {
 }
 
 func (t *turnOutput) Text(delta string) {
+	// Model text is made safe before rendering adds clawdcode's own
+	// styling: only that styling reaches the terminal. Sanitised either
+	// way: the REPL's output is read by a person even when piped to a pager.
+	t.writeText(t.safe.Next(delta))
+}
+
+// writeText writes assistant text already made safe.
+func (t *turnOutput) writeText(delta string) {
 	if t.md != nil {
 		_ = t.md.WriteString(delta) // a terminal write error has no one to go to
 		return
@@ -100,6 +110,9 @@ func (t *turnOutput) Text(delta string) {
 
 // endText finishes the assistant's text so status lines start on a line of their own.
 func (t *turnOutput) endText() {
+	if held := t.safe.Flush(); held != "" {
+		t.writeText(held)
+	}
 	if t.md != nil {
 		_ = t.md.Flush()
 		return
@@ -114,14 +127,14 @@ func (t *turnOutput) ToolStart(id, name string, input json.RawMessage) {
 	t.spin.Stop()
 	t.endText()
 	fmt.Fprintf(t.errOut, "%s %s\n", t.cs.wrap(styleCode, styleFgReset, "⏺"),
-		t.cs.bold(name)+"("+toolArgument(name, input, t.root)+")")
+		t.cs.bold(termtext.Safe(name))+"("+termtext.Safe(toolArgument(name, input, t.root))+")")
 	t.waiting("running " + name)
 }
 
 func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
 	t.spin.Stop()
 	t.endText()
-	summary := resultSummary(name, res)
+	summary := termtext.Safe(resultSummary(name, res))
 	if res.Error != "" {
 		summary = t.cs.err(summary)
 	}
@@ -132,11 +145,12 @@ func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
 func (t *turnOutput) Notice(n contextmgr.Notice) {
 	t.spin.Stop()
 	t.endText()
+	text := termtext.Safe(n.Text) // may quote a server's error
 	switch n.Kind {
 	case "warning", "fallback", "truncated":
-		fmt.Fprintln(t.errOut, t.cs.warn("⚠ "+n.Text))
+		fmt.Fprintln(t.errOut, t.cs.warn("⚠ "+text))
 	default:
-		fmt.Fprintln(t.errOut, t.cs.dim("✻ "+n.Text))
+		fmt.Fprintln(t.errOut, t.cs.dim("✻ "+text))
 	}
 	if n.Kind == "compacting" {
 		t.waiting("compacting")
