@@ -14,6 +14,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -44,6 +45,7 @@ type Factory struct {
 	project lazy[*storage.Project]
 	client  lazy[*llm.Client]
 	cache   lazy[*storage.CacheStore]
+	cmds    lazy[*slash.Registry]
 
 	// replOwnsInterrupt is set once the REPL runs: it handles Ctrl-C
 	// itself, so SIGINT must no longer cancel the whole run.
@@ -161,6 +163,26 @@ func (f *Factory) Cache() *storage.CacheStore {
 		return storage.NewCacheStore(cacheEntries, cacheTTL), nil
 	})
 	return c
+}
+
+// Commands is the slash-command registry: the built-in commands and the
+// custom ones of the project and of CLAWDCODE_HOME (CONTRACT §9), whose
+// problems are reported once on stderr.
+func (f *Factory) Commands() *slash.Registry {
+	r, _ := f.cmds.get(func() (*slash.Registry, error) {
+		reg := slash.Default()
+		home, herr := f.HomeDir()
+		wd, werr := f.Getwd()
+		if herr != nil || werr != nil {
+			return reg, nil
+		}
+		warn := warnTo(f.IO.ErrOut)
+		for _, w := range reg.LoadCustom(slash.CustomDirs(wd, home)) {
+			warn(w)
+		}
+		return reg, nil
+	})
+	return r
 }
 
 // handOverInterrupt tells the signal handler that the REPL now owns SIGINT.

@@ -41,8 +41,12 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		var registry *slash.Registry
 		isSlash := false
 		if strings.HasPrefix(prompt, "/") {
-			registry = slash.Default()
-			isSlash = isSlashCommand(registry, prompt)
+			registry = f.Commands()
+			if expanded, ok := registry.Expand(prompt); ok {
+				prompt = expanded
+			} else {
+				isSlash = isSlashCommand(registry, prompt)
+			}
 		}
 		// A slash command may need no model at all (/help, /sessions), so
 		// the client is built only when one is called.

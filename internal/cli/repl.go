@@ -37,7 +37,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	err = repl.Run(ctx, repl.Options{
 		IO:          f.IO,
 		Engine:      eng,
-		Commands:    slash.Default(),
+		Commands:    f.Commands(),
 		HistoryPath: filepath.Join(home, "history"),
 		FirstPrompt: opts.Prompt,
 		Asker:       asker,

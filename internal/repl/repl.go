@@ -187,7 +187,9 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 
 	text := strings.TrimSpace(entry)
 	var err error
-	if strings.HasPrefix(text, "/") {
+	if prompt, ok := s.expand(text); ok {
+		err = s.turn(ctx, prompt)
+	} else if strings.HasPrefix(text, "/") {
 		err = s.command(ctx, text)
 	} else {
 		err = s.turn(ctx, entry)
@@ -265,6 +267,15 @@ func (s *session) turn(ctx context.Context, text string) error {
 		s.contextWarning()
 	}
 	return err
+}
+
+// expand turns a custom command line into the prompt it stands for, when
+// the commands know custom ones (*slash.Registry.Expand).
+func (s *session) expand(line string) (string, bool) {
+	if ex, ok := s.opts.Commands.(interface{ Expand(string) (string, bool) }); ok {
+		return ex.Expand(line)
+	}
+	return "", false
 }
 
 // command runs a slash command line.

@@ -40,6 +40,9 @@ type Command struct {
 	Run     func(ctx context.Context, env *Env, args string) error
 	// Aliases are other names that run the same command (not listed by /help).
 	Aliases []string
+	// Prompt is set for a custom command (section 9 of the contract): it
+	// is not run but expanded into the prompt sent to the model (Expand).
+	Prompt func(args string) string
 }
 
 // Registry holds the commands.
@@ -129,6 +132,9 @@ func (r *Registry) Run(ctx context.Context, env *Env, line string) error {
 	c, ok := r.Lookup(name)
 	if !ok {
 		return fmt.Errorf("%w /%s; type /help for the list", ErrUnknownCommand, name)
+	}
+	if c.Prompt != nil {
+		return fmt.Errorf("%w: /%s is a custom command: its prompt is sent to the model (Expand)", ErrNotCommand, c.Name)
 	}
 	return c.Run(ctx, env, args)
 }

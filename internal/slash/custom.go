@@ -1,0 +1,231 @@
+package slash
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Custom commands (CONTRACT §9) are Markdown files whose body becomes the
+// prompt: <project>/.clawdcode/commands/<name>.md and
+// $CLAWDCODE_HOME/commands/<name>.md, the project's winning over the
+// user's. "/name args" sends the body with $ARGUMENTS replaced by args and
+// $1…$9 by its words; a body that uses neither gets the arguments appended,
+// so that nothing the user typed is dropped silently.
+
+// customFileLimit bounds a command file; a prompt template larger than
+// this is a mistake (a log or a binary saved with .md).
+const customFileLimit = 256 << 10
+
+// CustomDirs are the directories custom commands are read from, in order
+// of precedence.
+func CustomDirs(projectDir, home string) []string {
+	return []string{
+		filepath.Join(projectDir, ".clawdcode", "commands"),
+		filepath.Join(home, "commands"),
+	}
+}
+
+// LoadCustom registers the custom commands found in dirs (earlier dirs
+// win). A file that cannot be read, or whose name is not a command name,
+// or that would shadow a built-in command, is skipped with a warning.
+func (r *Registry) LoadCustom(dirs []string) (warnings []string) {
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				warnings = append(warnings, fmt.Sprintf("custom commands in %s: %v", dir, err))
+			}
+			continue
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+		for _, e := range entries {
+			name, ok := strings.CutSuffix(e.Name(), ".md")
+			if !ok || e.IsDir() {
+				continue
+			}
+			path := filepath.Join(dir, e.Name())
+			key := strings.ToLower(name)
+			if seen[key] {
+				continue // a file of higher precedence has the name
+			}
+			if name == "" || strings.IndexFunc(name, func(r rune) bool { return !isNameRune(r) }) >= 0 {
+				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: a command name is letters, digits, '-' and '_'", path))
+				continue
+			}
+			if c, builtin := r.Lookup(name); builtin && c.Prompt == nil {
+				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: /%s is a built-in command", path, c.Name))
+				continue
+			}
+			cmd, err := readCustom(path, name)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: %v", path, err))
+				continue
+			}
+			seen[key] = true
+			r.Register(cmd)
+		}
+	}
+	return warnings
+}
+
+// readCustom parses one command file: optional front matter between
+// "---" lines (description:, argument-hint:), then the body.
+func readCustom(path, name string) (Command, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Command{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return Command{}, errors.New("not a regular file")
+	}
+	if fi.Size() > customFileLimit {
+		return Command{}, fmt.Errorf("larger than %d KiB", customFileLimit>>10)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Command{}, err
+	}
+	meta, body := splitFrontMatter(strings.ReplaceAll(string(data), "\r\n", "\n"))
+	body = strings.TrimSpace(body)
+	if body == "" {
+		return Command{}, errors.New("the file has no prompt text")
+	}
+	summary := meta["description"]
+	if summary == "" {
+		summary = firstLine(body)
+	}
+	tmpl := body
+	return Command{
+		Name:    name,
+		Args:    meta["argument-hint"],
+		Summary: summary + " (custom)",
+		Prompt:  func(args string) string { return expandCustom(tmpl, args) },
+	}, nil
+}
+
+// splitFrontMatter separates a leading "---\nkey: value\n---\n" block.
+func splitFrontMatter(s string) (map[string]string, string) {
+	meta := map[string]string{}
+	rest, ok := strings.CutPrefix(s, "---\n")
+	if !ok {
+		return meta, s
+	}
+	end := strings.Index(rest, "\n---")
+	if end < 0 {
+		return meta, s
+	}
+	sc := bufio.NewScanner(strings.NewReader(rest[:end]))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if uq, err := strconv.Unquote(v); err == nil {
+			v = uq
+		} else {
+			v = strings.Trim(v, `'`)
+		}
+		meta[strings.ToLower(strings.TrimSpace(k))] = v
+	}
+	body := rest[end+len("\n---"):]
+	body = strings.TrimPrefix(body, "\n")
+	return meta, body
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	line = strings.TrimSpace(strings.TrimLeft(line, "# "))
+	if r := []rune(line); len(r) > 60 {
+		line = string(r[:59]) + "…"
+	}
+	return line
+}
+
+// expandCustom fills a template: $ARGUMENTS is the whole argument text,
+// $1…$9 its words (quotes group words: "a b" is one); a template that uses
+// neither gets the arguments appended.
+func expandCustom(tmpl, args string) string {
+	words := splitWords(args)
+	used := false
+	var b strings.Builder
+	for i := 0; i < len(tmpl); i++ {
+		if tmpl[i] != '$' {
+			b.WriteByte(tmpl[i])
+			continue
+		}
+		rest := tmpl[i+1:]
+		switch {
+		case strings.HasPrefix(rest, "ARGUMENTS"):
+			b.WriteString(args)
+			i += len("ARGUMENTS")
+			used = true
+		case len(rest) > 0 && rest[0] >= '1' && rest[0] <= '9' && (len(rest) == 1 || !unicode.IsDigit(rune(rest[1]))):
+			if n := int(rest[0] - '0'); n <= len(words) {
+				b.WriteString(words[n-1])
+			}
+			i++
+			used = true
+		default:
+			b.WriteByte('$')
+		}
+	}
+	out := b.String()
+	if !used && strings.TrimSpace(args) != "" {
+		out += "\n\nArguments: " + args
+	}
+	return out
+}
+
+// splitWords splits on spaces, keeping "double" or 'single' quoted groups
+// together.
+func splitWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	var quote rune
+	inWord := false
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote == 0 && (r == '"' || r == '\''):
+			quote, inWord = r, true
+		case quote == 0 && unicode.IsSpace(r):
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// Expand returns the prompt a custom command line stands for; ok is false
+// for any other line (a built-in command, an unknown one, or a prompt).
+func (r *Registry) Expand(line string) (prompt string, ok bool) {
+	name, args, isCmd := Parse(line)
+	if !isCmd {
+		return "", false
+	}
+	c, found := r.Lookup(name)
+	if !found || c.Prompt == nil {
+		return "", false
+	}
+	return c.Prompt(args), true
+}
