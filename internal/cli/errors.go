@@ -14,6 +14,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit statuses of CONTRACT.md section 1.
@@ -54,8 +55,9 @@ func usageErrorf(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
 }
 
-// flagError is a flag cobra or pflag rejected; it is the one error after
-// which the command's usage is printed.
+// flagError is a flag cobra or pflag rejected. It is told as one line
+// and a hint naming --help, not the whole usage: the contract allows one
+// "clawdcode:" line and a few hint lines.
 type flagError struct {
 	err error
 	cmd *cobra.Command
@@ -63,6 +65,33 @@ type flagError struct {
 
 func (e *flagError) Error() string { return e.err.Error() }
 func (e *flagError) Unwrap() error { return e.err }
+
+// message says what is wrong in the user's words: pflag's text for a bad
+// value quotes Go's parser ("strconv.ParseInt: parsing …").
+func (e *flagError) message() string {
+	var bad *pflag.InvalidValueError
+	if !errors.As(e.err, &bad) {
+		return e.err.Error()
+	}
+	want := map[string]string{
+		"int": "a whole number", "int64": "a whole number", "uint": "a whole number",
+		"float64": "a number", "float32": "a number",
+		"bool": "true or false", "duration": "a duration such as 30s or 5m",
+	}[bad.GetFlag().Value.Type()]
+	if want == "" {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("invalid --%s %q: want %s", bad.GetFlag().Name, bad.GetValue(), want)
+}
+
+// helpHint points at the full usage of the command that met the error.
+func (e *flagError) helpHint() string {
+	path := "clawdcode"
+	if e.cmd != nil {
+		path = e.cmd.CommandPath()
+	}
+	return fmt.Sprintf("`%s --help` lists the flags", path)
+}
 
 // hintError attaches hint lines to a runtime error.
 type hintError struct {
@@ -90,12 +119,11 @@ const (
 )
 
 // Failure is what the user is told about an error: the exit status, the
-// message after "clawdcode: ", the hint lines and whether usage follows.
+// message after "clawdcode: " and the hint lines.
 type Failure struct {
 	Code    int
 	Message string
 	Hints   []string
-	Usage   string
 }
 
 // Describe is the one place that maps an error to an exit status and the
@@ -122,9 +150,8 @@ func Describe(err error, cause error) Failure {
 		return Failure{Code: ExitInterrupted, Message: "interrupted"}
 	case errors.As(err, &flag):
 		f.Code = ExitUsage
-		if flag.cmd != nil {
-			f.Usage = flag.cmd.UsageString()
-		}
+		f.Message = flag.message()
+		f.Hints = append(f.Hints, flag.helpHint())
 	case errors.As(err, &usage):
 		f.Code = ExitUsage
 		f.Hints = append(f.Hints, usage.Hints...)
@@ -158,8 +185,8 @@ func Describe(err error, cause error) Failure {
 	return f
 }
 
-// Print writes the failure to w: one "clawdcode: " line, the hints
-// indented, then the usage for flag errors.
+// Print writes the failure to w: one "clawdcode: " line, then the hints
+// indented.
 func (f Failure) Print(w io.Writer) {
 	if f.Code == ExitOK {
 		return
@@ -181,9 +208,6 @@ func (f Failure) Print(w io.Writer) {
 	}
 	for _, h := range hints {
 		fmt.Fprintf(w, "  %s\n", termtext.Safe(h))
-	}
-	if f.Usage != "" {
-		fmt.Fprintf(w, "\n%s", f.Usage)
 	}
 }
 
