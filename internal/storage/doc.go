@@ -41,7 +41,28 @@
 //     title set with SetTitle lives in the index alone; SaveTitle also
 //     appends a "title" record (a clawdcode record type the contract lets
 //     other readers ignore), from which a rebuild takes the title.
-//   - The session files are never rewritten or truncated.
+//   - Append-only, precisely: a complete line (one ending in '\n') is never
+//     rewritten, moved or removed. The one truncation is of the bytes of a
+//     failed write: when Append or AppendBatch gets an error after a short
+//     write (a full disk), it truncates the file back to its size before
+//     that write, under the session's lock, so the file is as it was and no
+//     later load meets the partial line. (If that truncation fails too, the
+//     partial line stays, and the next Append closes it with a '\n' as after
+//     a crash.) A session this process created and never wrote a byte to is
+//     removed by Close, so a failed creation leaves no empty <id>.jsonl.
+//
+// # Files, not links
+//
+// Every file this package opens under CLAWDCODE_HOME (session files,
+// index.json, index.lock, the .project marker) is opened with OpenRegular:
+// without following a symbolic link in its last element (O_NOFOLLOW),
+// without blocking on a FIFO, and only if it is a regular file. Anything
+// else named like a session is skipped by List with a warning (through
+// SetWarn) and refused by Open, LoadLive, ReadAll and Remove with
+// ErrNotRegular, so a planted link can never make clawdcode read or append
+// to a file outside CLAWDCODE_HOME. TryLockFile and LockFile take the
+// flock on that same descriptor. Other packages keeping files under
+// CLAWDCODE_HOME use the same helpers.
 //
 // # After a crash
 //

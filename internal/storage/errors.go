@@ -30,6 +30,17 @@ func (e *AmbiguousIDError) Error() string {
 	return "ambiguous session id " + e.Prefix + " (matches " + strings.Join(ids, ", ") + ")"
 }
 
+// notFoundError names a session that is not there (any more): one line,
+// without the file's path, which would only repeat the id. It matches
+// ErrNotFound with errors.Is.
+type notFoundError struct{ id string }
+
+func (e *notFoundError) Error() string {
+	return "session " + e.id + " does not exist (was it removed?)"
+}
+
+func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }
+
 // busyError names the session a second process tried to open; it matches
 // ErrSessionBusy with errors.Is.
 type busyError struct{ id string }

@@ -63,6 +63,27 @@ func runHelper(mode string) int {
 		buf := make([]byte, 1)
 		os.Stdin.Read(buf)
 		return 0
+	case "fsize":
+		// A full disk: writes past STORAGE_N bytes fail (EFBIG) after a
+		// short write. Exit 0 when the append failed, as it must.
+		limit, _ := strconv.Atoi(os.Getenv("STORAGE_N"))
+		if err := limitFileSize(uint64(limit)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		s, err := p.Open(ctx, id)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		_, err = s.AppendBatch(userRecord(strings.Repeat("x", 8<<10)), userRecord("after"))
+		s.Close()
+		if err == nil {
+			fmt.Fprintln(os.Stderr, "append past the file size limit succeeded")
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, err)
+		return 0
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper mode", mode)
 	return 1

@@ -13,8 +13,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/gofrs/flock"
 )
 
 const (
@@ -175,7 +173,14 @@ func (p *Project) scanIndex(dir string, idx map[string]*indexEntry, refresh bool
 	seen := 0
 	for _, de := range des {
 		id, isSession := strings.CutSuffix(de.Name(), ".jsonl")
-		if !isSession || !de.Type().IsRegular() || checkID(id) != nil {
+		if !isSession || checkID(id) != nil {
+			continue
+		}
+		if !de.Type().IsRegular() {
+			// A symlinked or special <id>.jsonl is not a session:
+			// following it could read (and a resume append to) a
+			// file outside CLAWDCODE_HOME.
+			p.store.warnf("%s: skipped: %s, not a regular file", filepath.Join(dir, de.Name()), describeMode(de.Type()))
 			continue
 		}
 		fi, err := de.Info()
@@ -236,7 +241,7 @@ func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo)
 		e.Title, e.TitleSet = old.Title, true
 	}
 	e.Project = p.Root
-	f, err := os.Open(path)
+	f, err := OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("index session %s: %w", id, err)
 	}
@@ -338,7 +343,7 @@ type probe struct {
 // readIndex returns the index of dir; a missing or corrupt index is empty
 // (and will be rebuilt from the files).
 func readIndex(dir string) map[string]*indexEntry {
-	b, err := os.ReadFile(filepath.Join(dir, indexName))
+	b, err := ReadRegular(filepath.Join(dir, indexName))
 	if err != nil {
 		return nil
 	}
@@ -435,16 +440,17 @@ func writeFileAtomic(dir, name string, data []byte) (err error) {
 // lockIndex serialises index updates between processes. If the lock cannot
 // be had in indexLockWait the caller goes on without it.
 func lockIndex(dir string) (unlock func()) {
-	path := filepath.Join(dir, indexLock)
-	l := flock.New(path, flock.SetPermissions(filePerm))
-	ctx, cancel := context.WithTimeout(context.Background(), indexLockWait)
-	defer cancel()
-	if ok, err := l.TryLockContext(ctx, 10*time.Millisecond); err != nil || !ok {
-		l.Close()
+	f, err := OpenRegular(filepath.Join(dir, indexLock), os.O_RDONLY|os.O_CREATE, filePerm)
+	if err != nil {
 		return func() {}
 	}
-	os.Chmod(path, filePerm) // the library's create mode is subject to the umask
-	return func() { l.Unlock() }
+	ctx, cancel := context.WithTimeout(context.Background(), indexLockWait)
+	defer cancel()
+	if err := LockFile(ctx, f, 10*time.Millisecond); err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { f.Close() } // closing releases the lock
 }
 
 // storeEntry writes one session's entry into the index.

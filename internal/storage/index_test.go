@@ -373,10 +373,14 @@ func TestListAndLatestSkipSessionsWithoutMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	crashed := mustCreate(t, p) // closed without a record: an empty file
-	if err := crashed.Close(); err != nil {
+	// A crash right after Create leaves an empty file (a Close would
+	// remove it: see TestFailedCreationLeavesNothing).
+	crashed := mustCreate(t, p)
+	if err := os.WriteFile(filepath.Join(p.Dir, "0e0e0e0e-0000-4000-8000-000000000000.jsonl"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	crashed.Close()
+	crashed = &Session{id: "0e0e0e0e-0000-4000-8000-000000000000"}
 	titled := mustCreate(t, p) // a title, then the first message failed
 	if err := titled.SaveTitle("never used"); err != nil {
 		t.Fatal(err)

@@ -47,9 +47,9 @@ var boundaryMarker = []byte(`"subtype":"` + SubtypeCompactBoundary + `"`)
 // Unparseable lines in what it decodes are skipped and reported in
 // Warnings. A missing file is ErrNotFound.
 func LoadLive(ctx context.Context, path string) (*Live, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
-		return nil, fmt.Errorf("load session: %w", notFound(err))
+		return nil, notFound(path, err, "load session")
 	}
 	defer f.Close()
 	fi, err := f.Stat()

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/gofrs/flock"
 )
 
 // Resolve maps a full id or unique prefix to an id. Errors: ErrInvalidID (path
@@ -15,7 +13,7 @@ func (p *Project) Resolve(idOrPrefix string) (string, error) {
 	if err := checkID(idOrPrefix); err != nil {
 		return "", err
 	}
-	if fi, err := os.Stat(p.Path(idOrPrefix)); err == nil && fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(p.Path(idOrPrefix)); err == nil && fi.Mode().IsRegular() {
 		return idOrPrefix, nil
 	}
 	list, err := p.List()
@@ -58,17 +56,28 @@ func (p *Project) Remove(id string) error {
 	}
 	dir := p.dir()
 	path := filepath.Join(dir, id+".jsonl")
-	l := flock.New(path, flock.SetFlag(os.O_RDONLY))
-	ok, err := l.TryLock()
+	f, err := OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
-		return fmt.Errorf("remove session %s: %w", id, notFound(err))
+		return notFound(path, err, "remove session "+id)
+	}
+	defer f.Close() // releases the lock
+	ok, err := TryLockFile(f)
+	if err != nil {
+		return fmt.Errorf("remove session %s: %w", id, err)
 	}
 	if !ok {
 		return &busyError{id: id}
 	}
-	defer l.Unlock()
+	// Remove the file that was locked, not one that replaced it since.
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("remove session %s: %w", id, err)
+	}
+	if cur, err := os.Lstat(path); err != nil || !os.SameFile(fi, cur) {
+		return &notFoundError{id: id}
+	}
 	if err := os.Remove(path); err != nil {
-		return fmt.Errorf("remove session %s: %w", id, notFound(err))
+		return notFound(path, err, "remove session "+id)
 	}
 	p.updateIndex(dir, func(m map[string]*indexEntry) { delete(m, id) })
 	return nil

@@ -205,7 +205,7 @@ func (s *Store) pickDir(root string) (name string, free bool, err error) {
 }
 
 func readMarker(dir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, markerName))
+	b, err := ReadRegular(filepath.Join(dir, markerName))
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // lineReader yields the lines of a session file with the byte offset at
@@ -141,18 +143,20 @@ func readRecords(ctx context.Context, f *os.File, path string, start int64, fn f
 // skipped line. It takes no lock: a writer may be appending, in which case
 // the last line may be seen incomplete and is reported as such.
 func ReadAll(ctx context.Context, path string, fn func(off int64, r *Record) error, warn func(string)) error {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
-		return fmt.Errorf("read session: %w", notFound(err))
+		return notFound(path, err, "read session")
 	}
 	defer f.Close()
 	return readRecords(ctx, f, path, 0, fn, warn)
 }
 
-// notFound turns a missing file into ErrNotFound, keeping the path.
-func notFound(err error) error {
+// notFound words an open of a session file that failed: a missing file is
+// the session's ErrNotFound (named by its id); anything else is wrapped
+// with what was being done.
+func notFound(path string, err error, doing string) error {
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w: %w", ErrNotFound, err)
+		return &notFoundError{id: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
 	}
-	return err
+	return fmt.Errorf("%s: %w", doing, err)
 }

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/google/uuid"
 
 	"github.com/clawdcode/clawdcode/internal/buildinfo"
@@ -29,10 +29,10 @@ type Session struct {
 	project *Project
 
 	mu        sync.Mutex
-	f         *os.File // O_RDWR|O_APPEND
-	lock      *flock.Flock
-	size      int64 // bytes in the file: the offset of the next line
-	needNL    bool  // the file ends inside a line (torn write)
+	f         *os.File // O_RDWR|O_APPEND, holding the session's flock
+	size      int64    // bytes in the file: the offset of the next line
+	created   bool     // this process created the file (see Close)
+	needNL    bool     // the file ends inside a line (torn write)
 	last      string
 	buf       bytes.Buffer
 	enc       *json.Encoder
@@ -59,16 +59,14 @@ func (p *Project) Create(ctx context.Context) (*Session, error) {
 	id := u.String()
 	path := filepath.Join(dir, id+".jsonl")
 	// The OS errors name the file, whose name is the session id.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, filePerm)
+	f, err := OpenRegular(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, filePerm)
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	if err := f.Chmod(filePerm); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("create session: %w", err)
-	}
 	s := p.newSession(id, path, dir, f)
+	s.created = true
 	if err := s.takeLock(); err != nil {
+		s.removeEmpty()
 		f.Close()
 		return nil, err
 	}
@@ -78,7 +76,9 @@ func (p *Project) Create(ctx context.Context) (*Session, error) {
 
 // Open opens an existing session for appending, taking its write lock:
 // ErrSessionBusy (naming the session) if another process — or another
-// Session in this one — holds it, ErrNotFound if there is no such session.
+// Session in this one — holds it, ErrNotFound if there is no such session
+// (or it was removed since it was listed), ErrNotRegular if the session's
+// name is a symbolic link or anything else but a regular file.
 func (p *Project) Open(ctx context.Context, id string) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -88,9 +88,13 @@ func (p *Project) Open(ctx context.Context, id string) (*Session, error) {
 	}
 	dir := p.dir()
 	path := filepath.Join(dir, id+".jsonl")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := OpenRegular(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
-		return nil, fmt.Errorf("open session %s: %w", id, notFound(err))
+		if errors.Is(err, fs.ErrNotExist) {
+			// The path would only repeat the id; say what happened.
+			return nil, &notFoundError{id: id}
+		}
+		return nil, fmt.Errorf("open session %s: %w", id, err)
 	}
 	s := p.newSession(id, path, dir, f)
 	if err := s.takeLock(); err != nil {
@@ -99,6 +103,9 @@ func (p *Project) Open(ctx context.Context, id string) (*Session, error) {
 	}
 	if err := s.attach(); err != nil {
 		s.release()
+		if errors.Is(err, ErrNotFound) {
+			return nil, &notFoundError{id: id}
+		}
 		return nil, fmt.Errorf("open session %s: %w", id, err)
 	}
 	return s, nil
@@ -112,18 +119,17 @@ func (p *Project) newSession(id, path, dir string, f *os.File) *Session {
 }
 
 // takeLock takes the session's flock without waiting. The lock is on the
-// session file itself, held through a second descriptor; the kernel drops
-// it when the process dies, so a crash never leaves a session locked.
+// session file itself, through the descriptor Append writes with (so it is
+// the very file opened without following a symlink); the kernel drops it
+// when the process dies, so a crash never leaves a session locked.
 func (s *Session) takeLock() error {
-	l := flock.New(s.path, flock.SetFlag(os.O_RDONLY))
-	ok, err := l.TryLock()
+	ok, err := TryLockFile(s.f)
 	if err != nil {
 		return fmt.Errorf("lock session %s: %w", s.id, err)
 	}
 	if !ok {
 		return &busyError{id: s.id}
 	}
-	s.lock = l
 	return nil
 }
 
@@ -137,7 +143,7 @@ func (s *Session) attach() error {
 	}
 	// A session removed between our open and our lock must not be
 	// written: the lock would be on an unlinked file.
-	cur, err := os.Stat(s.path)
+	cur, err := os.Lstat(s.path)
 	if err != nil || !os.SameFile(fi, cur) {
 		return ErrNotFound
 	}
@@ -251,6 +257,15 @@ func (s *Session) AppendBatch(recs ...*Record) ([]int64, error) {
 	}
 	line := s.buf.Bytes()
 	n, err := s.f.Write(line)
+	if err != nil && n > 0 {
+		// A short write (a full disk): take the partial line back
+		// out, so the file is as it was and no later load meets it.
+		// Only bytes of this write are cut, under the session's lock:
+		// complete lines are never rewritten.
+		if s.f.Truncate(s.size) == nil {
+			n = 0
+		}
+	}
 	s.size += int64(n)
 	if n > 0 {
 		s.needNL = line[n-1] != '\n'
@@ -408,26 +423,44 @@ func (s *Session) flushLocked() error {
 }
 
 // Close writes the index entry and releases the lock. Closing twice is a
-// no-op.
+// no-op. A session this process created and never wrote a byte to (its
+// first append failed on a full disk, say) is removed, so a failed creation
+// leaves nothing behind.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil
 	}
-	err := s.flushLocked()
 	s.closed = true
+	if s.removeEmpty() {
+		return s.release()
+	}
+	err := s.flushLocked()
 	return errors.Join(err, s.release())
+}
+
+// removeEmpty removes the file of a session this process created when it
+// is still empty, while the lock is held (so no other process can have
+// opened it for writing). It reports whether it did.
+func (s *Session) removeEmpty() bool {
+	if !s.created || s.size != 0 {
+		return false
+	}
+	fi, err := s.f.Stat()
+	if err != nil || fi.Size() != 0 {
+		return false
+	}
+	cur, err := os.Lstat(s.path)
+	if err != nil || !os.SameFile(fi, cur) {
+		return false
+	}
+	return os.Remove(s.path) == nil
 }
 
 func (s *Session) release() error {
 	var errs []error
-	if s.lock != nil {
-		if err := s.lock.Unlock(); err != nil {
-			errs = append(errs, fmt.Errorf("unlock session %s: %w", s.id, err))
-		}
-	}
-	if err := s.f.Close(); err != nil {
+	if err := s.f.Close(); err != nil { // releases the flock too
 		errs = append(errs, fmt.Errorf("close session %s: %w", s.id, err))
 	}
 	return errors.Join(errs...)

@@ -193,6 +193,7 @@ func TestOneWriterInProcess(t *testing.T) {
 	t.Parallel()
 	p := newTestProject(t)
 	s := mustCreate(t, p)
+	mustAppend(t, s, userRecord("first"))
 	_, err := p.Open(context.Background(), s.ID())
 	if !errors.Is(err, ErrSessionBusy) || !strings.Contains(err.Error(), s.ID()) {
 		t.Fatalf("second Open = %v, want ErrSessionBusy naming %s", err, s.ID())

@@ -1,5 +1,7 @@
 package storage
 
+import "fmt"
+
 // SetWarn sets where the store reports what goes wrong without failing an
 // operation. Today that is an index.json that cannot be written: the index
 // is only a cache of the session files (List rebuilds it from them), so
@@ -24,4 +26,15 @@ func (s *Store) indexUnwritable(err error) {
 	s.indexWarned = true
 	// The OS error names the index (or its temporary file) with its path.
 	s.warn("the session index cannot be written, so sessions are listed from their files: " + err.Error())
+}
+
+// warnf reports a problem that fails no operation (a file skipped) through
+// the warning hook, every time it is met.
+func (s *Store) warnf(format string, args ...any) {
+	s.mu.Lock()
+	warn := s.warn
+	s.mu.Unlock()
+	if warn != nil {
+		warn(fmt.Sprintf(format, args...))
+	}
 }
