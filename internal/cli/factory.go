@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
@@ -50,6 +52,11 @@ type Factory struct {
 	// replOwnsInterrupt is set once the REPL runs: it handles Ctrl-C
 	// itself, so SIGINT must no longer cancel the whole run.
 	replOwnsInterrupt atomic.Bool
+
+	// indexErr is why index.json could not be written, said after the
+	// run's own error (see Run).
+	indexMu  sync.Mutex
+	indexErr error
 }
 
 // NewFactory returns a factory over the process's environment.
@@ -87,10 +94,20 @@ func (f *Factory) Store() (*storage.Store, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := storage.CheckHome(home); err != nil {
+			return nil, &UsageError{Err: err}
+		}
 		st := storage.NewStore(home)
-		// An index that cannot be written fails nothing (it is a cache
-		// of the session files), but the user should hear of it once.
 		st.SetWarn(warnTo(f.IO.ErrOut))
+		// An index that cannot be written fails nothing (it is a cache
+		// of the session files), but the user should hear of it once —
+		// after the error that made the run fail, which on a full disk
+		// is the cause of both.
+		st.SetIndexWarn(func(err error) {
+			f.indexMu.Lock()
+			defer f.indexMu.Unlock()
+			f.indexErr = err
+		})
 		return st, nil
 	})
 }
@@ -187,3 +204,21 @@ func (f *Factory) Commands() *slash.Registry {
 
 // handOverInterrupt tells the signal handler that the REPL now owns SIGINT.
 func (f *Factory) handOverInterrupt() { f.replOwnsInterrupt.Store(true) }
+
+// printIndexWarning says, once the run's outcome is printed, that the index
+// could not be written — unless the run failed for the same reason (a full
+// disk), which its error has already said.
+func (f *Factory) printIndexWarning(runErr error) {
+	f.indexMu.Lock()
+	err := f.indexErr
+	f.indexErr = nil
+	f.indexMu.Unlock()
+	if err == nil {
+		return
+	}
+	var errno syscall.Errno
+	if runErr != nil && errors.As(err, &errno) && errors.Is(runErr, errno) {
+		return
+	}
+	warnTo(f.IO.ErrOut)(storage.IndexWarning(err))
+}

@@ -34,6 +34,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	_, err := root.ExecuteContextC(ctx)
 	failure := Describe(err, context.Cause(ctx))
 	failure.Print(f.IO.ErrOut)
+	f.printIndexWarning(err)
 	return failure.Code
 }
 

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 const (
@@ -40,6 +41,31 @@ func Home() (string, error) {
 	return filepath.Join(u, ".clawdcode"), nil
 }
 
+// CheckHome says what is wrong with home as the store's root, before
+// anything is read or written there: nil when it is a directory, or does not
+// exist yet (the first Create makes it); otherwise an error that names
+// CLAWDCODE_HOME — not one about a file deep inside it, such as
+// "projects/…/.project: not a directory".
+func CheckHome(home string) error {
+	for _, dir := range []string{home, filepath.Join(home, "projects")} {
+		fi, err := os.Stat(dir)
+		switch {
+		case err == nil && !fi.IsDir():
+			if dir == home {
+				return fmt.Errorf("CLAWDCODE_HOME %s is a file, not a directory: point it at a directory (it is created if missing)", home)
+			}
+			return fmt.Errorf("CLAWDCODE_HOME %s holds a file named projects where its projects directory belongs", home)
+		case errors.Is(err, syscall.ENOTDIR):
+			return fmt.Errorf("CLAWDCODE_HOME %s is inside a file, not a directory", home)
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("CLAWDCODE_HOME %s: %w", home, err)
+		case err != nil:
+			return nil // missing: created on first use
+		}
+	}
+	return nil
+}
+
 // Store is the PersistentStore rooted at a CLAWDCODE_HOME. It holds no open
 // files and is safe for concurrent use.
 type Store struct {
@@ -47,6 +73,7 @@ type Store struct {
 
 	mu          sync.Mutex
 	warn        func(msg string)
+	indexWarn   func(err error)
 	indexWarned bool
 }
 

@@ -15,17 +15,40 @@ func (s *Store) SetWarn(fn func(msg string)) {
 	s.warn = fn
 }
 
+// SetIndexWarn routes the report of an index.json that cannot be written
+// to fn instead of the warning hook (still once per Store), so that a
+// front end can say it after the error that matters: on a full disk the
+// append that failed is the news, the index only a consequence.
+func (s *Store) SetIndexWarn(fn func(err error)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.indexWarn = fn
+}
+
+// IndexWarning words the report of an index that cannot be written.
+func IndexWarning(err error) string {
+	// The OS error names the index (or its temporary file) with its path.
+	return "the session index cannot be written, so sessions are listed from their files: " + err.Error()
+}
+
 // indexUnwritable reports, the first time only, that the index of dir
 // could not be written.
 func (s *Store) indexUnwritable(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.indexWarned || s.warn == nil {
+	if s.indexWarned {
+		return
+	}
+	if s.indexWarn != nil {
+		s.indexWarned = true
+		s.indexWarn(err)
+		return
+	}
+	if s.warn == nil {
 		return
 	}
 	s.indexWarned = true
-	// The OS error names the index (or its temporary file) with its path.
-	s.warn("the session index cannot be written, so sessions are listed from their files: " + err.Error())
+	s.warn(IndexWarning(err))
 }
 
 // warnf reports a problem that fails no operation (a file skipped) through
