@@ -200,7 +200,13 @@ func (sc *fileScanner) scan(path string) fileResult {
 		return res
 	}
 
-	remaining := st.Size // read no further than the size seen: no extra read for EOF
+	// Read no further than the size seen: no extra read for EOF. A size of
+	// 0 is not proof of emptiness (/proc, /sys): such a file is read to its
+	// end, within the same bound as any file.
+	remaining := st.Size
+	if remaining == 0 {
+		remaining = grepMaxFileBytes
+	}
 	buf := sc.buf
 	carry := 0 // bytes of an unfinished line kept at the start of buf
 	lineNo := 1
@@ -228,7 +234,7 @@ func (sc *fileScanner) scan(path string) fileResult {
 			return fileResult{}
 		}
 		remaining -= int64(n)
-		eof := remaining == 0 || n < want
+		eof := remaining == 0 || n < want || n == 0
 		data := buf[:carry+n]
 		if first && bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
 			return res
@@ -272,9 +278,12 @@ func (sc *fileScanner) chunk(data []byte, lineNo *int, emit func(int, []byte) bo
 	return true
 }
 
+// openNoPoll opens path read-only. O_NONBLOCK: a path that became a named
+// pipe after the walk saw a regular file must not block the open waiting
+// for a writer (fstat then rejects it); regular files ignore the flag.
 func openNoPoll(path string) (int, error) {
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 		if err != syscall.EINTR {
 			return fd, err
 		}

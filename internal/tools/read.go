@@ -13,6 +13,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -89,19 +91,24 @@ func (e *Env) runRead(ctx context.Context, a args) Result {
 		return res
 	}
 	defer f.Close()
-	if info.Size() == 0 {
-		e.remember(path, info, []byte{})
-		return Result{Output: fmt.Sprintf("(%s exists but is empty)", shown)}
-	}
+	// A size of 0 is not proof of emptiness: /proc and /sys files report 0
+	// and have content. Such a file is read like any other and only its
+	// first page; with no size to trust, it is neither hashed nor counted.
+	sizeKnown := info.Size() > 0
 
 	var sum hash.Hash
 	var src io.Reader = f
-	if info.Size() <= hashLimit {
+	if sizeKnown && info.Size() <= hashLimit {
 		sum = sha256.New()
 		src = io.TeeReader(f, sum)
 	}
 	br := bufio.NewReaderSize(src, 64<<10)
-	if head, _ := br.Peek(binarySniff); bytes.IndexByte(head, 0) >= 0 {
+	head, _ := br.Peek(binarySniff)
+	if len(head) == 0 {
+		e.remember(path, info, []byte{})
+		return Result{Output: fmt.Sprintf("(%s exists but is empty)", shown)}
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
 		return fail("cannot read %s: it is a binary file (%d bytes); Read shows text files only", shown, info.Size())
 	}
 
@@ -142,10 +149,18 @@ func (e *Env) runRead(ctx context.Context, a args) Result {
 	return Result{Output: page.String()}
 }
 
-// openRegular opens path for reading, or explains to the model why not.
+// openRegular opens path for reading if it is a regular file, or explains
+// to the model why not. The open itself cannot block: opening a named pipe
+// for reading waits for a writer, so it is opened non-blocking, checked
+// with fstat (no race with a swap after a stat), and only a regular file is
+// read — a pipe, device or socket could block or stream without end.
 func openRegular(path, shown string) (*os.File, fs.FileInfo, Result, bool) {
-	f, err := os.Open(path)
+	f, err := openNonBlocking(path)
 	if err != nil {
+		// A socket cannot be opened at all (ENXIO): say what it is.
+		if info, serr := os.Stat(path); serr == nil && !info.Mode().IsRegular() {
+			return nil, nil, notRegular(info.Mode(), shown), false
+		}
 		return nil, nil, statFailure(err, shown), false
 	}
 	info, err := f.Stat()
@@ -153,11 +168,49 @@ func openRegular(path, shown string) (*os.File, fs.FileInfo, Result, bool) {
 		f.Close()
 		return nil, nil, statFailure(err, shown), false
 	}
-	if info.IsDir() {
+	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fail("%s is a directory, not a file; use Glob (or Bash `ls`) to list it", shown), false
+		return nil, nil, notRegular(info.Mode(), shown), false
 	}
 	return f, info, Result{}, true
+}
+
+// openNonBlocking opens path read-only without waiting for a FIFO's
+// writer, then makes the descriptor blocking again (a regular file ignores
+// the flag; this keeps reads plain system calls).
+func openNonBlocking(path string) (*os.File, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// notRegular says why a file that is not a regular file cannot be read.
+func notRegular(mode fs.FileMode, shown string) Result {
+	switch {
+	case mode.IsDir():
+		return fail("%s is a directory, not a file; use Glob (or Bash `ls`) to list it", shown)
+	case mode&fs.ModeNamedPipe != 0:
+		return fail("cannot read %s: it is a named pipe (FIFO), not a regular file; reading it could wait forever", shown)
+	case mode&fs.ModeSocket != 0:
+		return fail("cannot read %s: it is a socket, not a regular file", shown)
+	case mode&fs.ModeDevice != 0:
+		return fail("cannot read %s: it is a device, not a regular file", shown)
+	default:
+		return fail("cannot read %s: it is not a regular file", shown)
+	}
 }
 
 func statFailure(err error, shown string) Result {
