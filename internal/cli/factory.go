@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/logfile"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -48,6 +50,7 @@ type Factory struct {
 	client  lazy[*llm.Client]
 	cache   lazy[*storage.CacheStore]
 	cmds    lazy[*slash.Registry]
+	logger  lazy[*slog.Logger]
 
 	// replOwnsInterrupt is set once the REPL runs: it handles Ctrl-C
 	// itself, so SIGINT must no longer cancel the whole run.
@@ -138,6 +141,7 @@ func (f *Factory) LLM() (*llm.Client, error) {
 			return nil, err
 		}
 		return llm.New(llm.Config{
+			Logger:      f.Logger(),
 			BaseURL:     strings.TrimSpace(f.Getenv("OPENAI_BASE_URL")),
 			APIKey:      strings.TrimSpace(f.Getenv("OPENAI_API_KEY")),
 			HTTPClient:  f.HTTPClient,
@@ -180,6 +184,23 @@ func (f *Factory) Cache() *storage.CacheStore {
 		return storage.NewCacheStore(cacheEntries, cacheTTL), nil
 	})
 	return c
+}
+
+// Logger is the diagnostic log under CLAWDCODE_HOME/logs (CLAWDCODE_LOG
+// sets its level or turns it off). It is opened only by commands that
+// talk to a model; one that cannot be opened discards, silently: the log
+// is for diagnosing, never a reason to fail or to fill the terminal.
+func (f *Factory) Logger() *slog.Logger {
+	l, _ := f.logger.get(func() (*slog.Logger, error) {
+		home, err := f.HomeDir()
+		if err != nil {
+			return logfile.Discard(), nil
+		}
+		// The file stays open until the process exits.
+		l, _, _ := logfile.Open(home, f.Getenv("CLAWDCODE_LOG"))
+		return l, nil
+	})
+	return l
 }
 
 // Commands is the slash-command registry: the built-in commands and the

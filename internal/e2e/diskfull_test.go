@@ -127,7 +127,9 @@ func TestWriteErrorOnFirstUse(t *testing.T) {
 	}
 	checkSaidOnce(t, line, w.Home)
 	for p, mode := range tree(t, w.Home) {
-		if !mode.IsDir() {
+		// The diagnostic log is no part of a session: an empty one may
+		// stay, as its record of the failure could not be written.
+		if !mode.IsDir() && !strings.HasPrefix(p, "logs/") {
 			t.Errorf("the failed first run left %s behind", p)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
@@ -46,6 +47,10 @@ type Config struct {
 	IdleTimeout time.Duration
 	// WireAPI is WireChat (the default when empty) or WireResponses.
 	WireAPI string
+	// Logger receives one record per attempt (model, sizes, timing,
+	// status, token counts — never a body or the key) and one per retry;
+	// nil = none.
+	Logger *slog.Logger
 }
 
 // Request is one chat-completions call.
@@ -87,6 +92,7 @@ type Client struct {
 	base  string
 	key   string
 	doer  observingDoer
+	log   *slog.Logger
 	retry RetryPolicy
 	idle  time.Duration
 	// noUsage is set once the server rejected stream_options (older Azure
@@ -129,7 +135,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("invalid wire API %q: want %q or %q", cfg.WireAPI, WireChat, WireResponses)
 	}
 	return &Client{api: openai.NewClientWithConfig(oc), wire: wire, base: base, key: cfg.APIKey,
-		doer: doer, retry: cfg.Retry.withDefaults(), idle: idle}, nil
+		doer: doer, log: logOrDiscard(cfg.Logger), retry: cfg.Retry.withDefaults(), idle: idle}, nil
 }
 
 // defaultHTTPClient has no overall timeout — a long answer may stream for
@@ -160,11 +166,13 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	for attempt := 1; ; attempt++ {
 		var resp *Response
 		var err error
+		start := time.Now()
 		if c.wire == WireResponses {
 			resp, err = c.responsesAttempt(ctx, body, onDelta)
 		} else {
 			resp, err = c.attempt(ctx, oreq, onDelta)
 		}
+		c.logAttempt(req, attempt, time.Since(start), resp, err)
 		if err == nil {
 			return resp, nil
 		}
@@ -187,10 +195,50 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		if le.Partial || !le.Kind.retryable() || attempt >= c.retry.MaxAttempts || timeouts > maxTimeoutRetries {
 			return nil, le
 		}
-		if err := c.retry.Sleep(ctx, c.retry.delay(attempt, le.RetryAfter)); err != nil {
+		wait := c.retry.delay(attempt, le.RetryAfter)
+		c.log.Info("llm retry", "kind", le.Kind.String(), "status", le.StatusCode, "attempt", attempt, "of", c.retry.MaxAttempts, "wait_ms", wait.Milliseconds())
+		if err := c.retry.Sleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("chat completion: waiting to retry after %v: %w", le, err)
 		}
 	}
+}
+
+// logAttempt records one attempt: what was asked (sizes, not content),
+// how long it took and how it ended.
+func (c *Client) logAttempt(req Request, attempt int, took time.Duration, resp *Response, err error) {
+	attrs := []any{"wire", c.wire, "model", req.Model, "messages", len(req.Messages), "tools", len(req.Tools),
+		"attempt", attempt, "ms", took.Milliseconds()}
+	if resp != nil {
+		c.log.Info("llm request", append(attrs, "status", 200, "prompt_tokens", resp.Usage.PromptTokens,
+			"completion_tokens", resp.Usage.CompletionTokens, "cached_tokens", resp.Usage.CachedTokens,
+			"tool_calls", len(resp.ToolCalls), "finish", resp.FinishReason)...)
+		return
+	}
+	var le *Error
+	if errors.As(err, &le) {
+		c.log.Warn("llm request failed", append(attrs, "status", le.StatusCode, "kind", le.Kind.String(), "partial", le.Partial)...)
+		return
+	}
+	c.log.Info("llm request ended", append(attrs, "error", errorClass(err))...)
+}
+
+// errorClass names an error that is not the server's without its text,
+// which could quote a URL with credentials in it.
+func errorClass(err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline"
+	}
+	return fmt.Sprintf("%T", err)
+}
+
+func logOrDiscard(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
 }
 
 // attempt makes one request and reads its stream to the end. Every error it

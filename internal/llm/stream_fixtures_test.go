@@ -60,7 +60,7 @@ func TestStreamRecordedFixtures(t *testing.T) {
 			want: Response{
 				ToolCalls:    []chat.ToolCall{{ID: "call_79382389", Name: "weather", Arguments: `{"location":"San Francisco"}`}},
 				FinishReason: "tool_calls", Model: "grok-3-mini",
-				Usage: Usage{PromptTokens: 307, CompletionTokens: 26},
+				Usage: Usage{PromptTokens: 307, CompletionTokens: 26, CachedTokens: 306},
 			},
 		},
 		{
@@ -70,7 +70,7 @@ func TestStreamRecordedFixtures(t *testing.T) {
 			want: Response{
 				ToolCalls:    []chat.ToolCall{{ID: "call_79382389", Name: "weather", Arguments: `{"location":"San Francisco"}`}},
 				FinishReason: "tool_calls", Model: "grok-3-mini",
-				Usage: Usage{PromptTokens: 307, CompletionTokens: 26},
+				Usage: Usage{PromptTokens: 307, CompletionTokens: 26, CachedTokens: 306},
 			},
 		},
 		{
