@@ -25,7 +25,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/gofrs/flock"
+	"golang.org/x/sys/unix"
 )
 
 // MaxBytes is the size past which the log is rotated at the next open.
@@ -84,12 +84,14 @@ func rotate(dir, path string) {
 	if err != nil || fi.Size() < MaxBytes {
 		return
 	}
-	l := flock.New(filepath.Join(dir, ".lock"), flock.SetPermissions(0o600))
-	ok, err := l.TryLock()
-	if err != nil || !ok {
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return
+	}
+	defer lock.Close() // releases the lock
+	if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
 		return // another process is rotating it
 	}
-	defer l.Unlock()
 	if fi, err := os.Lstat(path); err == nil && fi.Size() >= MaxBytes {
 		_ = os.Rename(path, path+".1")
 	}
