@@ -9,6 +9,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/recall"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -42,8 +43,9 @@ type Config struct {
 	Permissions *tools.Permissions // nil = nothing that needs permission may run
 	Cache       *storage.CacheStore
 
-	// Tools overrides the tools offered to the model; nil means the six
-	// contract tools working in Project.Root.
+	// Tools overrides the tools offered to the model; nil means the
+	// contract tools working in Project.Root (the six file and shell tools
+	// and Recall over the project's sessions).
 	Tools []tools.Tool
 	// Now is the clock for the date in the system prompt; nil = time.Now.
 	Now func() time.Time
@@ -59,6 +61,7 @@ type Engine struct {
 	cfg    Config
 	model  string
 	tools  []tools.Tool
+	env    *tools.Env // nil when Config.Tools replaced the contract tools
 	perms  permissionChecker
 	system string
 
@@ -86,7 +89,12 @@ func New(cfg Config) *Engine {
 	e := &Engine{cfg: cfg, model: cfg.Model}
 	e.tools = cfg.Tools
 	if e.tools == nil {
-		e.tools = tools.Set(tools.NewEnv(cfg.Project.Root))
+		e.env = tools.NewEnv(cfg.Project.Root)
+		e.tools = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
+			Store:   cfg.Project.Store(),
+			Project: cfg.Project,
+			Session: e.SessionID,
+		}))
 	}
 	if cfg.Permissions != nil {
 		e.perms = cfg.Permissions

@@ -135,8 +135,12 @@ func TestEngineOneShotAnswer(t *testing.T) {
 	if req.Model != "gpt-4o" || req.Messages[0].Role != "system" || !strings.Contains(req.Messages[0].Content, w.root) {
 		t.Fatalf("request model %q, first message %+v", req.Model, req.Messages[0])
 	}
-	if len(req.Tools) != 6 {
-		t.Fatalf("offered %d tools, want the six contract tools", len(req.Tools))
+	var names []string
+	for _, d := range req.Tools {
+		names = append(names, d.Name)
+	}
+	if got := strings.Join(names, ","); got != "Read,Write,Edit,Bash,Glob,Grep,Recall" {
+		t.Fatalf("offered tools %s, want the seven contract tools", got)
 	}
 	id := e.SessionID()
 	if got := types(w.records(t, id)); got != "user,assistant" {

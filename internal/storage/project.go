@@ -347,3 +347,6 @@ func syncDir(dir string) error {
 	defer d.Close()
 	return d.Sync() // "sync <dir>: …"
 }
+
+// Store is the store the project belongs to.
+func (p *Project) Store() *Store { return p.store }

@@ -44,6 +44,27 @@ const (
 	// one it sends, so that count is only a floor (see contextmgr).
 	SubtypeContextCut = "context_cut"
 
+	// SubtypePin and SubtypeUnpin (CONTRACT.md section 4, stage 2) pin a
+	// text the user wants sent verbatim in every request (Pin.ID, Pin.Text)
+	// and remove it again (Pin.ID). The pins in force when a compaction
+	// happens are carried on its boundary (CompactMetadata.Pins), so a
+	// resume, which reads nothing before the boundary, still has them.
+	SubtypePin   = "pin"
+	SubtypeUnpin = "unpin"
+
+	// SubtypeFork opens a session forked from another (Fork: the parent
+	// and the last record of it taken); the parent's live context follows.
+	SubtypeFork = "fork"
+
+	// SubtypeHandoff, appended to a session, names the session its work
+	// was handed off to (Handoff.SessionID).
+	SubtypeHandoff = "handoff"
+
+	// SubtypeRewind is clawdcode's extension: the conversation went back
+	// to just before the user record Rewind.UUID. A load drops the records
+	// from that one up to this record (see Live).
+	SubtypeRewind = "rewind"
+
 	TriggerAuto   = "auto"
 	TriggerManual = "manual"
 )
@@ -73,6 +94,16 @@ type Record struct {
 
 	// ContextWindow is the window in tokens of a SubtypeContextWindow record.
 	ContextWindow int `json:"contextWindow,omitempty"`
+
+	// Pin is the pin of a SubtypePin record (ID and Text) or of a
+	// SubtypeUnpin record (ID only).
+	Pin *Pin `json:"pin,omitempty"`
+	// Fork is the origin of a SubtypeFork record.
+	Fork *ForkInfo `json:"fork,omitempty"`
+	// Handoff is the destination of a SubtypeHandoff record.
+	Handoff *HandoffInfo `json:"handoff,omitempty"`
+	// Rewind is the target of a SubtypeRewind record.
+	Rewind *RewindInfo `json:"rewind,omitempty"`
 
 	// Tokens is clawdcode's extension: the token count of this record's
 	// contribution to a request, when it was known at write time (0 = unknown).
@@ -144,6 +175,59 @@ type CompactMetadata struct {
 	// SubtypeContextWindow records before the boundary are not read on
 	// resume; this carries what they said across it.
 	EffectiveWindow int `json:"effectiveWindow,omitempty"`
+	// Receipt is on the boundary: what the compaction took out.
+	Receipt *Receipt `json:"receipt,omitempty"`
+	// Pins is clawdcode's extension on the boundary: the pins in force
+	// when the compaction happened, so a resume has them without reading
+	// the pin records before it.
+	Pins []Pin `json:"pins,omitempty"`
+}
+
+// Pin is one pinned text. IDs are numbers given in order within a session
+// (and carried by forks and handoffs); the list shown by /pins numbers the
+// pins in force from 1.
+type Pin struct {
+	ID   int    `json:"id"`
+	Text string `json:"text,omitempty"`
+}
+
+// ForkInfo says where a forked session came from.
+type ForkInfo struct {
+	SessionID string `json:"sessionId"`
+	UUID      string `json:"uuid"` // the last record of the parent taken
+}
+
+// HandoffInfo names the session a handoff continued in.
+type HandoffInfo struct {
+	SessionID string `json:"sessionId"`
+}
+
+// RewindInfo names the user record a rewind went back to (just before it).
+type RewindInfo struct {
+	UUID string `json:"uuid"`
+}
+
+// Receipt is what a compaction took out of the context (on the boundary,
+// CONTRACT.md section 4, stage 2): how many messages and tokens, the file
+// paths and shell commands they held, and which of those the summary does
+// not mention.
+type Receipt struct {
+	Messages     int          `json:"messages"`
+	Tokens       int          `json:"tokens"`
+	Paths        []string     `json:"paths"`
+	Commands     []string     `json:"commands"`
+	NotInSummary NotInSummary `json:"notInSummary"`
+	// First and Last are clawdcode's extension: the uuids of the first and
+	// the last record the compaction took out (Recall refs).
+	First string `json:"first,omitempty"`
+	Last  string `json:"last,omitempty"`
+}
+
+// NotInSummary lists the receipt's paths and commands the summary text
+// does not mention.
+type NotInSummary struct {
+	Paths    []string `json:"paths"`
+	Commands []string `json:"commands"`
 }
 
 // IsBoundary reports whether r is a compact_boundary record.

@@ -162,7 +162,7 @@ func (r rule) matches(tool Tool, input json.RawMessage) bool {
 // Asker failed (e.g. ctx was cancelled while asking); it wraps
 // ErrPermissionPrompt.
 func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessage) (denied string, err error) {
-	if !tool.NeedsPermission() {
+	if !NeedsPermission(tool, input) {
 		return "", nil
 	}
 	name := tool.Name()

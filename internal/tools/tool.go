@@ -53,16 +53,31 @@ func Set(env *Env) []Tool {
 	}
 	out := make([]Tool, len(set))
 	for i, t := range set {
-		// The schemas are written indented for people; every request carries
-		// them, so the model gets them without the whitespace tokens.
-		var b bytes.Buffer
-		if err := json.Compact(&b, []byte(t.schema)); err != nil {
-			panic(fmt.Sprintf("tools: schema of %s: %v", t.name, err))
-		}
-		t.schema = b.String()
-		out[i] = t
+		out[i] = compacted(t)
 	}
 	return out
+}
+
+// compactSchema: the schemas are written indented for people; every
+// request carries them, so the model gets them without the whitespace
+// tokens.
+func compactSchema(name, schema string) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(schema)); err != nil {
+		panic(fmt.Sprintf("tools: schema of %s: %v", name, err))
+	}
+	return b.String()
+}
+
+// NeedsPermission reports whether this call of t must be allowed before it
+// runs: a tool may decide by its input (Recall asks for scope "all" only).
+func NeedsPermission(t Tool, input json.RawMessage) bool {
+	if c, ok := t.(interface {
+		NeedsPermissionFor(input json.RawMessage) bool
+	}); ok {
+		return c.NeedsPermissionFor(input)
+	}
+	return t.NeedsPermission()
 }
 
 // Lookup finds a tool by name in set. An exact match wins; otherwise the
@@ -92,12 +107,27 @@ type tool struct {
 	permission  bool
 	run         func(ctx context.Context, a args) Result
 	describe    func(a args) string
+	// needs, when set, decides per call whether permission is needed
+	// (permission is then the answer for calls whose input is unreadable).
+	needs func(a args) bool
 }
 
 var _ Tool = (*tool)(nil)
 
 func (t *tool) Name() string          { return t.name }
 func (t *tool) NeedsPermission() bool { return t.permission }
+
+// NeedsPermissionFor is NeedsPermission for one call's input.
+func (t *tool) NeedsPermissionFor(input json.RawMessage) bool {
+	if t.needs == nil {
+		return t.permission
+	}
+	a, err := parseArgs(input)
+	if err != nil {
+		return t.permission
+	}
+	return t.needs(a)
+}
 
 func (t *tool) Definition() chat.ToolDef {
 	return chat.ToolDef{

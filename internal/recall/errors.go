@@ -1,0 +1,12 @@
+package recall
+
+import "errors"
+
+var (
+	// ErrEmptyQuery: the query holds no word to search for.
+	ErrEmptyQuery = errors.New("the query has no words")
+	// ErrRefNotFound: no stored record has that uuid (or begins with it).
+	ErrRefNotFound = errors.New("no record with that ref")
+	// ErrAmbiguousRef: a ref prefix names more than one record.
+	ErrAmbiguousRef = errors.New("the ref names more than one record")
+)

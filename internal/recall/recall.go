@@ -1,0 +1,259 @@
+// Package recall is the search behind the Recall tool (CONTRACT.md §3): it
+// finds records in the stored session files — history that compaction
+// removed from the context included — and reads a record with its
+// neighbours by its uuid.
+//
+// It reads the files directly, offline: each file is mapped read-only and
+// searched backwards, newest records first, with a vectorised byte search
+// for the query's longest term (in its usual spellings); only the lines
+// that hold it are decoded, so a search stops as soon as it has its limit
+// and a 1 GB session costs a pass of bytes.Index, not a JSON decode
+// (see BENCHMARKS.md). Matching ignores case for the spellings searched:
+// as typed, lower, UPPER and Title.
+//
+// Scope "session" is this session and, for a session that began as a fork
+// or a handoff, the session it came from up to that point. Scope "project"
+// is every session of the project; "all" every project (the tool asks the
+// user first; see tools.NewRecall).
+//
+// A Searcher is safe for concurrent use. It takes no lock: a file being
+// appended to is searched as far as it was when the search began.
+package recall
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// Searcher searches the store for the Recall tool.
+type Searcher struct {
+	Store   *storage.Store
+	Project *storage.Project
+	// Session returns the current session's id ("" before its first
+	// message is stored).
+	Session func() string
+}
+
+var _ tools.History = (*Searcher)(nil)
+
+// maxAncestry bounds how many forks/handoffs back a session scope follows.
+const maxAncestry = 8
+
+// source is one file to search, up to a byte limit (-1 = all of it).
+type source struct {
+	path    string
+	project string
+	until   string // the last record of it that belongs (a fork's point), "" = all
+}
+
+// Find returns up to limit records matching query, newest first.
+func (s *Searcher) Find(ctx context.Context, query, scope string, limit int) ([]tools.RecallHit, error) {
+	q, ok := parseQuery(query)
+	if !ok {
+		return nil, ErrEmptyQuery
+	}
+	srcs, err := s.sources(scope)
+	if err != nil {
+		return nil, err
+	}
+	var hits []tools.RecallHit
+	seen := map[string]bool{}
+	for _, src := range srcs {
+		got, err := s.findIn(ctx, src, q, limit)
+		if err != nil {
+			if errors.Is(err, storage.ErrNotFound) {
+				continue // removed meanwhile
+			}
+			return nil, err
+		}
+		for _, h := range got {
+			// A fork carries its parent's records under the same uuids.
+			if !seen[h.UUID] {
+				seen[h.UUID] = true
+				hits = append(hits, h)
+			}
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b tools.RecallHit) int { return b.Time.Compare(a.Time) })
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
+}
+
+func (s *Searcher) findIn(ctx context.Context, src source, q *query, limit int) ([]tools.RecallHit, error) {
+	m, err := mapFile(src.path)
+	if err != nil {
+		return nil, err
+	}
+	defer m.close()
+	end := len(m.data)
+	if src.until != "" {
+		_, e, _, err := m.find(src.until)
+		if err != nil {
+			return nil, nil // the fork point is gone: nothing belongs
+		}
+		end = e
+	}
+	var hits []tools.RecallHit
+	err = m.scan(ctx, q, end, func(r *storage.Record, typ, snip string) bool {
+		hits = append(hits, hitOf(r, typ, snip, src.project))
+		return len(hits) < limit
+	})
+	return hits, err
+}
+
+// Around returns the record ref and up to n records with text on each side.
+// It looks in this session (and where it came from) first, then in the
+// project's sessions, and with scope "all" in every project.
+func (s *Searcher) Around(ctx context.Context, ref, scope string, n int) ([]tools.RecallHit, error) {
+	if len(ref) < 4 {
+		return nil, fmt.Errorf("%w: %q is too short", ErrRefNotFound, ref)
+	}
+	tries := []string{tools.ScopeSession, tools.ScopeProject}
+	if scope == tools.ScopeAll {
+		tries = append(tries, tools.ScopeAll)
+	}
+	for _, sc := range tries {
+		srcs, err := s.sources(sc)
+		if err != nil {
+			return nil, err
+		}
+		for _, src := range srcs {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			hits, err := aroundIn(src, ref, n)
+			if err == nil {
+				return hits, nil
+			}
+			if !errors.Is(err, ErrRefNotFound) && !errors.Is(err, storage.ErrNotFound) {
+				return nil, err
+			}
+		}
+	}
+	return nil, ErrRefNotFound
+}
+
+func aroundIn(src source, ref string, n int) ([]tools.RecallHit, error) {
+	m, err := mapFile(src.path)
+	if err != nil {
+		return nil, err
+	}
+	defer m.close()
+	start, end, rec, err := m.find(ref)
+	if err != nil {
+		return nil, err
+	}
+	var out []tools.RecallHit
+	for _, a := range m.around(start, end, n) {
+		h := hitOf(a.rec, a.typ, a.text, src.project)
+		h.Ref = a.rec.UUID == rec.UUID
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// sources lists the files of a scope, the current session first.
+func (s *Searcher) sources(scope string) ([]source, error) {
+	switch scope {
+	case tools.ScopeProject:
+		return s.projectSources(s.Project)
+	case tools.ScopeAll:
+		projects, err := s.Store.Projects()
+		if err != nil {
+			return nil, err
+		}
+		var out []source
+		for _, p := range projects {
+			srcs, err := s.projectSources(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, srcs...)
+		}
+		return out, nil
+	default:
+		return s.sessionSources(), nil
+	}
+}
+
+// sessionSources is the current session and, through fork and handoff
+// records, the sessions it continues (each up to the point it was left).
+func (s *Searcher) sessionSources() []source {
+	id := ""
+	if s.Session != nil {
+		id = s.Session()
+	}
+	var out []source
+	until := ""
+	for i := 0; id != "" && i < maxAncestry; i++ {
+		path := s.Project.Path(id)
+		if path == "" {
+			break
+		}
+		out = append(out, source{path: path, until: until})
+		parent, point := origin(path)
+		id, until = parent, point
+	}
+	return out
+}
+
+func (s *Searcher) projectSources(p *storage.Project) ([]source, error) {
+	infos, err := p.List()
+	if err != nil {
+		return nil, err
+	}
+	cur := ""
+	if s.Session != nil && p == s.Project {
+		cur = s.Session()
+	}
+	var out []source
+	for _, in := range infos {
+		src := source{path: p.Path(in.ID), project: p.Root}
+		if in.ID == cur {
+			out = append([]source{src}, out...)
+		} else {
+			out = append(out, src)
+		}
+	}
+	if cur != "" && !slices.ContainsFunc(out, func(x source) bool { return x.path == p.Path(cur) }) {
+		out = append([]source{{path: p.Path(cur), project: p.Root}}, out...)
+	}
+	return out, nil
+}
+
+// origin reads where a session came from: the fork record it opens with,
+// or the handoff its first boundary names. It reads only the first lines.
+func origin(path string) (parent, point string) {
+	m, err := mapFile(path)
+	if err != nil {
+		return "", ""
+	}
+	defer m.close()
+	for s, i := 0, 0; s < len(m.data) && i < 3; i++ {
+		e := bytes.IndexByte(m.data[s:], '\n')
+		if e < 0 {
+			return "", ""
+		}
+		e += s
+		r, ok := decodeLine(m.data[s:e])
+		s = e + 1
+		if !ok || r.Type != storage.TypeSystem {
+			continue
+		}
+		switch {
+		case r.Subtype == storage.SubtypeFork && r.Fork != nil:
+			return r.Fork.SessionID, r.Fork.UUID
+		case r.IsBoundary() && r.Handoff != nil:
+			return r.Handoff.SessionID, ""
+		}
+	}
+	return "", ""
+}

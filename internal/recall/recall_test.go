@@ -1,0 +1,193 @@
+package recall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+type fixture struct {
+	store *storage.Store
+	proj  *storage.Project
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	store := storage.NewStore(t.TempDir())
+	p, err := store.Project(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{store: store, proj: p}
+}
+
+// session writes a session of the given records and returns its id.
+func (f *fixture) session(t *testing.T, recs ...*storage.Record) string {
+	t.Helper()
+	s, err := f.proj.Create(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if _, err := s.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return s.ID()
+}
+
+func user(text string) *storage.Record {
+	return &storage.Record{Type: storage.TypeUser, Message: &storage.Message{Role: "user", Content: text}}
+}
+
+func assistant(text string) *storage.Record {
+	return &storage.Record{Type: storage.TypeAssistant, Message: &storage.Message{Role: "assistant", Content: text}}
+}
+
+func bash(id, cmd string) *storage.Record {
+	in, _ := json.Marshal(map[string]string{"command": cmd})
+	return &storage.Record{Type: storage.TypeToolUse, Tool: &storage.ToolUse{ID: id, Name: "Bash", Input: in}}
+}
+
+func result(id, out string) *storage.Record {
+	return &storage.Record{Type: storage.TypeToolResult, ToolResult: &storage.ToolResult{ID: id, Output: out}}
+}
+
+func (f *fixture) searcher(id string) *Searcher {
+	return &Searcher{Store: f.store, Project: f.proj, Session: func() string { return id }}
+}
+
+func TestFindNewestFirstAllTermsAnyCase(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.session(t,
+		user("please run the migration"),
+		assistant("Running it."),
+		bash("c1", "psql -f migrations/0042_add_index.sql"),
+		result("c1", "ERROR: relation \"orders_idx\" already exists"),
+		user("The Migration failed, orders again"),
+		assistant("I will drop the index first."),
+	)
+	s := f.searcher(id)
+	ctx := context.Background()
+
+	hits, err := s.Find(ctx, "migration", tools.ScopeSession, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, h := range hits {
+		types = append(types, h.Type)
+	}
+	// Newest first; "Migration" and "migration" and "migrations/" all count.
+	if got := strings.Join(types, ","); got != "user,tool_use,user" {
+		t.Fatalf("hits = %s (%+v)", got, hits)
+	}
+	hits, err = s.Find(ctx, `"already exists" orders_idx`, tools.ScopeSession, 10)
+	if err != nil || len(hits) != 1 || hits[0].Type != "tool_result" || !strings.Contains(hits[0].Text, `relation "orders_idx" already exists`) {
+		t.Fatalf("phrase hits = %+v, %v", hits, err)
+	}
+	if hits, _ := s.Find(ctx, "migration nonexistentword", tools.ScopeSession, 10); len(hits) != 0 {
+		t.Fatalf("a missing term still matched: %+v", hits)
+	}
+	if hits, _ := s.Find(ctx, "migration", tools.ScopeSession, 1); len(hits) != 1 || hits[0].Type != "user" {
+		t.Fatalf("limit 1 = %+v", hits)
+	}
+}
+
+func TestFindProjectScopeSeesOtherSessions(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.session(t, user("the deploy key lives in vault path secret/data/deploy-7731"))
+	cur := f.session(t, user("where was the deploy key?"))
+	s := f.searcher(cur)
+	ctx := context.Background()
+	if hits, _ := s.Find(ctx, "deploy-7731", tools.ScopeSession, 10); len(hits) != 0 {
+		t.Fatalf("session scope found another session's record: %+v", hits)
+	}
+	hits, err := s.Find(ctx, "deploy-7731", tools.ScopeProject, 10)
+	if err != nil || len(hits) != 1 || hits[0].SessionID == cur {
+		t.Fatalf("project hits = %+v, %v", hits, err)
+	}
+}
+
+func TestAroundReturnsRecordAndNeighboursInFull(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	long := strings.Repeat("line of output\n", 2000)
+	recs := []*storage.Record{user("one"), assistant("two"), bash("c1", "make test"), result("c1", long), user("five"), assistant("six")}
+	id := f.session(t, recs...)
+	s := f.searcher(id)
+	ref := recs[3].UUID
+	hits, err := s.Around(context.Background(), ref[:8], tools.ScopeSession, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, h := range hits {
+		types = append(types, h.Type)
+		if h.Ref != (h.UUID == ref) {
+			t.Fatalf("ref flag wrong on %+v", h)
+		}
+	}
+	if got := strings.Join(types, ","); got != "assistant,tool_use,tool_result,user,assistant" {
+		t.Fatalf("around = %s", got)
+	}
+	if hits[2].Text != long {
+		t.Fatalf("the ref's text is not whole (%d bytes)", len(hits[2].Text))
+	}
+	if _, err := s.Around(context.Background(), "ffffffff-0000", tools.ScopeSession, 2); !errors.Is(err, ErrRefNotFound) {
+		t.Fatalf("unknown ref: %v", err)
+	}
+}
+
+func TestRecallToolBoundsItsAnswer(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	big := strings.Repeat("x", 200000)
+	recs := []*storage.Record{user(big), assistant(big), user(big + " needle"), assistant(big), user(big)}
+	id := f.session(t, recs...)
+	tool := tools.NewRecall(f.searcher(id))
+	res := tool.Run(context.Background(), json.RawMessage(`{"ref":"`+recs[2].UUID+`"}`))
+	if res.Error != "" || len(res.Output) > tools.OutputCap+2000 || !strings.Contains(res.Output, recs[2].UUID) {
+		t.Fatalf("ref answer: %d bytes, error %q", len(res.Output), res.Error)
+	}
+	res = tool.Run(context.Background(), json.RawMessage(`{"query":"needle"}`))
+	if res.Error != "" || len(res.Output) > 2000 || !strings.Contains(res.Output, "ref "+recs[2].UUID) {
+		t.Fatalf("query answer: %q %q", res.Output, res.Error)
+	}
+}
+
+func TestForkedSessionSearchesItsParentUpToTheFork(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	before := user("the secret number is 8675309")
+	parent := f.session(t, before, assistant("noted"))
+	// A later turn of the parent, after the fork point, is not the fork's.
+	p, err := f.proj.Open(context.Background(), parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Append(user("parent only: 5551212")); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	fork := f.session(t, &storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeFork,
+		Fork: &storage.ForkInfo{SessionID: parent, UUID: before.UUID}}, user("go on"))
+	s := f.searcher(fork)
+	ctx := context.Background()
+	if hits, _ := s.Find(ctx, "8675309", tools.ScopeSession, 10); len(hits) != 1 {
+		t.Fatalf("the fork does not see its parent's history: %+v", hits)
+	}
+	if hits, _ := s.Find(ctx, "5551212", tools.ScopeSession, 10); len(hits) != 0 {
+		t.Fatalf("the fork sees the parent's later turns: %+v", hits)
+	}
+}

@@ -1,0 +1,292 @@
+package recall
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// window is how much of a mapped file one backward step searches. The
+// search itself is bytes.Index (vectorised); the window only bounds how
+// far past the newest hits a search that stops early has looked.
+const window = 512 << 10
+
+// mapped is a session file mapped read-only. Session files are append-only
+// and never truncated (CONTRACT.md section 4), so the mapping of the size
+// seen at open stays valid; what is appended later is simply not seen.
+type mapped struct {
+	data []byte
+}
+
+func mapFile(path string) (*mapped, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, storage.ErrNotFound
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() == 0 {
+		return &mapped{}, nil
+	}
+	if int64(int(fi.Size())) != fi.Size() {
+		return nil, fmt.Errorf("%s: too large to map", path)
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", path, err)
+	}
+	return &mapped{data: data}, nil
+}
+
+func (m *mapped) close() {
+	if m.data != nil {
+		_ = unix.Munmap(m.data)
+		m.data = nil
+	}
+}
+
+// lineAt returns the bounds of the line holding byte p; complete is false
+// for a last line without its '\n'.
+func (m *mapped) lineAt(p int) (start, end int, complete bool) {
+	start = bytes.LastIndexByte(m.data[:p], '\n') + 1
+	end = bytes.IndexByte(m.data[p:], '\n')
+	if end < 0 {
+		return start, len(m.data), false
+	}
+	return start, p + end, true
+}
+
+// decodeLine decodes a complete line as a record.
+func decodeLine(line []byte) (*storage.Record, bool) {
+	var r storage.Record
+	if json.Unmarshal(line, &r) != nil || r.UUID == "" {
+		return nil, false
+	}
+	return &r, true
+}
+
+// recordText is what Recall searches and shows of a record: the text a
+// person or the model wrote or read. Records without such text (boundaries,
+// titles, windows) are not searched.
+func recordText(r *storage.Record) (typ, text string, ok bool) {
+	switch r.Type {
+	case storage.TypeUser:
+		if r.Message == nil {
+			return "", "", false
+		}
+		if r.IsCompactSummary {
+			return "summary", r.Message.Content, true
+		}
+		return r.Type, r.Message.Content, true
+	case storage.TypeAssistant:
+		if r.Message == nil || r.Message.Content == "" {
+			return "", "", false
+		}
+		return r.Type, r.Message.Content, true
+	case storage.TypeToolUse:
+		if r.Tool == nil {
+			return "", "", false
+		}
+		return r.Type, r.Tool.Name + " " + string(r.Tool.Input), true
+	case storage.TypeToolResult:
+		if r.ToolResult == nil {
+			return "", "", false
+		}
+		text := r.ToolResult.Output
+		if r.ToolResult.Error != "" {
+			text = strings.TrimSpace(text + "\nerror: " + r.ToolResult.Error)
+		}
+		return r.Type, text, true
+	case storage.TypeSystem:
+		if r.Subtype == storage.SubtypePin && r.Pin != nil {
+			return "pin", r.Pin.Text, true
+		}
+	}
+	return "", "", false
+}
+
+// scan calls fn with each record of data[:limit] that matches q, newest
+// first, until fn returns false.
+func (m *mapped) scan(ctx context.Context, q *query, limit int, fn func(r *storage.Record, typ, snippet string) bool) error {
+	data := m.data[:limit]
+	seen := map[int]bool{}
+	var starts []int
+	for hi := len(data); hi > 0; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		lo := max(0, hi-window)
+		starts = starts[:0]
+		for _, n := range q.needles {
+			// A hit may start in [lo, hi) and end past hi.
+			part := data[lo:min(len(data), hi+len(n)-1)]
+			for from := 0; ; {
+				i := bytes.Index(part[from:], n)
+				if i < 0 {
+					break
+				}
+				p := lo + from + i
+				s, e, _ := m.lineAt(p)
+				if !seen[s] {
+					seen[s] = true
+					starts = append(starts, s)
+				}
+				// Go on after this line: one check per line is enough.
+				from = e - lo + 1
+				if from >= len(part) {
+					break
+				}
+			}
+		}
+		slices.Sort(starts)
+		for i := len(starts) - 1; i >= 0; i-- {
+			s, e, complete := m.lineAt(starts[i])
+			if !complete || e > len(data) {
+				continue
+			}
+			line := data[s:e]
+			if !q.lineMayMatch(line) {
+				continue
+			}
+			r, ok := decodeLine(line)
+			if !ok {
+				continue
+			}
+			typ, text, ok := recordText(r)
+			if !ok {
+				continue
+			}
+			at, ok := q.matches(text)
+			if !ok {
+				continue
+			}
+			if !fn(r, typ, snippet(text, at)) {
+				return nil
+			}
+		}
+		hi = lo
+	}
+	return nil
+}
+
+// refNeedle is how a record's own uuid begins in a line the store wrote.
+func refNeedle(ref string) []byte { return []byte(`"uuid":"` + ref) }
+
+// find returns the line of the record whose uuid is ref or begins with it;
+// ok is false when none does. Two different records matching a prefix is
+// ErrAmbiguousRef.
+func (m *mapped) find(ref string) (start, end int, r *storage.Record, err error) {
+	n := refNeedle(ref)
+	found := -1
+	for from := 0; from < len(m.data); {
+		i := bytes.Index(m.data[from:], n)
+		if i < 0 {
+			break
+		}
+		s, e, complete := m.lineAt(from + i)
+		from = e + 1
+		if !complete {
+			continue
+		}
+		rec, ok := decodeLine(m.data[s:e])
+		if !ok || !strings.HasPrefix(rec.UUID, ref) {
+			continue // the needle was inside a tool input
+		}
+		if found >= 0 && rec.UUID != r.UUID {
+			return 0, 0, nil, fmt.Errorf("%w: %s and %s", ErrAmbiguousRef, r.UUID, rec.UUID)
+		}
+		if found < 0 {
+			found, start, end, r = s, s, e, rec
+			if len(ref) == len(rec.UUID) {
+				break // a whole uuid: nothing further can be ambiguous
+			}
+		}
+	}
+	if found < 0 {
+		return 0, 0, nil, ErrRefNotFound
+	}
+	return start, end, r, nil
+}
+
+// around returns the record in data[start:end] and up to n records with
+// text on each side of it, in file order. Each side looks at a bounded
+// number of lines, so a long run of records without text cannot make it
+// walk the file.
+func (m *mapped) around(start, end, n int) []aroundRecord {
+	const maxLines = 64
+	var before []aroundRecord
+	for s, looked := start, 0; s > 0 && len(before) < n && looked < maxLines; looked++ {
+		ps := bytes.LastIndexByte(m.data[:s-1], '\n') + 1
+		if r, ok := decodeLine(m.data[ps : s-1]); ok {
+			if typ, text, ok := recordText(r); ok {
+				before = append(before, aroundRecord{r, typ, text})
+			}
+		}
+		s = ps
+	}
+	slices.Reverse(before)
+	out := before
+	if r, ok := decodeLine(m.data[start:end]); ok {
+		typ, text, ok := recordText(r)
+		if !ok {
+			typ, text = r.Type, recordSummary(r)
+		}
+		out = append(out, aroundRecord{r, typ, text})
+	}
+	for e, added, looked := end, 0, 0; e+1 < len(m.data) && added < n && looked < maxLines; looked++ {
+		ns := e + 1
+		ne := bytes.IndexByte(m.data[ns:], '\n')
+		if ne < 0 {
+			break // a torn last line
+		}
+		ne += ns
+		if r, ok := decodeLine(m.data[ns:ne]); ok {
+			if typ, text, ok := recordText(r); ok {
+				out = append(out, aroundRecord{r, typ, text})
+				added++
+			}
+		}
+		e = ne
+	}
+	return out
+}
+
+type aroundRecord struct {
+	rec  *storage.Record
+	typ  string
+	text string
+}
+
+// recordSummary describes a record without text (a boundary, a fork) when
+// it is the one asked for.
+func recordSummary(r *storage.Record) string {
+	s := r.Type
+	if r.Subtype != "" {
+		s += " " + r.Subtype
+	}
+	if m := r.CompactMetadata; m != nil && m.Receipt != nil {
+		s += fmt.Sprintf(": %d messages (%d tokens) compacted", m.Receipt.Messages, m.Receipt.Tokens)
+	}
+	return s
+}
+
+func hitOf(r *storage.Record, typ, text, project string) tools.RecallHit {
+	return tools.RecallHit{SessionID: r.SessionID, Project: project, UUID: r.UUID, Type: typ, Time: r.Timestamp, Text: text}
+}

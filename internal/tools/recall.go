@@ -1,0 +1,206 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// NameRecall is the memory tool of CONTRACT.md §3.
+const NameRecall = "Recall"
+
+// Recall scopes.
+const (
+	ScopeSession = "session" // this session, history before compactions included (the default)
+	ScopeProject = "project" // every session of this project
+	ScopeAll     = "all"     // every project: asks first
+)
+
+// Recall bounds: a call can never flood the window.
+const (
+	RecallDefaultLimit = 10
+	RecallMaxLimit     = 50
+	// RecallRecordCap bounds each record shown in full (ref); the ref and
+	// its neighbours together stay under OutputCap.
+	RecallRecordCap = 5800
+	// RecallNeighbours is how many records on each side of a ref are shown.
+	RecallNeighbours = 2
+)
+
+// RecallHit is one stored record found by Recall.
+type RecallHit struct {
+	SessionID string
+	Project   string // the project root, for scope all
+	UUID      string
+	Type      string // user, assistant, tool_use, tool_result, summary, pin
+	Time      time.Time
+	Text      string // a snippet (Find) or the whole text (Around)
+	Ref       bool   // Around: the record asked for
+}
+
+// History is what Recall searches: the stored session files. Find returns
+// up to limit records matching query, newest first; Around returns the
+// record ref (a uuid or a unique prefix of one) and its neighbours in file
+// order, or ErrRefNotFound.
+type History interface {
+	Find(ctx context.Context, query, scope string, limit int) ([]RecallHit, error)
+	Around(ctx context.Context, ref, scope string, neighbours int) ([]RecallHit, error)
+}
+
+// NewRecall returns the Recall tool over h.
+func NewRecall(h History) Tool {
+	return compacted(&tool{
+		name: NameRecall,
+		description: "Search the stored history of this conversation, including everything earlier " +
+			"compactions removed from your context: exact file paths, commands, error messages, numbers, " +
+			"what the user said. Give query (all words must match; \"quoted phrase\" matches as a phrase) " +
+			"to list matching records, newest first, each with its ref; give ref to read that record and " +
+			"its neighbours in full. scope: session (default), project (every session of this project), " +
+			"all (every project; the user is asked first).",
+		schema: `{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "description": "Words to search for; all must match. \"quoted phrase\" matches as a phrase."},
+    "ref": {"type": "string", "description": "The ref (record uuid) of a record to read in full with its neighbours."},
+    "scope": {"type": "string", "enum": ["session", "project", "all"], "description": "Where to search (default session)."},
+    "limit": {"type": "integer", "description": "At most this many records (default 10, at most 50)."}
+  }
+}`,
+		run:      func(ctx context.Context, a args) Result { return runRecall(ctx, h, a) },
+		describe: describeRecall,
+		needs:    recallNeedsPermission,
+	})
+}
+
+// recallNeedsPermission: searching every project reaches beyond this one,
+// so that scope asks first (CONTRACT.md §3).
+func recallNeedsPermission(a args) bool {
+	scope, err := a.optionalString("scope")
+	return err != nil || strings.EqualFold(strings.TrimSpace(scope), ScopeAll)
+}
+
+func describeRecall(a args) string {
+	scope, _ := a.optionalString("scope")
+	if ref, _ := a.optionalString("ref"); ref != "" {
+		return "ref " + ref
+	}
+	q, _ := a.optionalString("query")
+	if scope != "" && scope != ScopeSession {
+		return scope + ": " + q
+	}
+	return q
+}
+
+func runRecall(ctx context.Context, h History, a args) Result {
+	query, err := a.optionalString("query")
+	if err != nil {
+		return invalid(err)
+	}
+	ref, err := a.optionalString("ref")
+	if err != nil {
+		return invalid(err)
+	}
+	scope, err := a.optionalString("scope")
+	if err != nil {
+		return invalid(err)
+	}
+	scope = strings.ToLower(strings.TrimSpace(scope))
+	switch scope {
+	case "":
+		scope = ScopeSession
+	case ScopeSession, ScopeProject, ScopeAll:
+	default:
+		return fail("scope must be session, project or all, not %q", scope)
+	}
+	limit, ok, err := a.optionalInt("limit")
+	if err != nil {
+		return invalid(err)
+	}
+	if !ok || limit <= 0 {
+		limit = RecallDefaultLimit
+	}
+	limit = min(limit, RecallMaxLimit)
+	query, ref = strings.TrimSpace(query), strings.TrimSpace(ref)
+	switch {
+	case ref != "":
+		hits, err := h.Around(ctx, ref, scope, RecallNeighbours)
+		if err != nil {
+			return fail("recall %s: %v", ref, err)
+		}
+		return Result{Output: formatAround(ref, hits)}
+	case query != "":
+		hits, err := h.Find(ctx, query, scope, limit)
+		if err != nil {
+			return fail("recall %q: %v", query, err)
+		}
+		return Result{Output: formatFind(query, scope, limit, hits)}
+	default:
+		return fail("give query (words to search for) or ref (a record's uuid)")
+	}
+}
+
+func scopeWords(scope string) string {
+	switch scope {
+	case ScopeProject:
+		return "the sessions of this project"
+	case ScopeAll:
+		return "every project"
+	}
+	return "this session"
+}
+
+func formatFind(query, scope string, limit int, hits []RecallHit) string {
+	var b strings.Builder
+	if len(hits) == 0 {
+		fmt.Fprintf(&b, "No stored record matches %q in %s.", query, scopeWords(scope))
+		if scope == ScopeSession {
+			b.WriteString(" Try fewer words, or scope project.")
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d record(s) match %q in %s, newest first", len(hits), query, scopeWords(scope))
+	if len(hits) >= limit {
+		b.WriteString(" (limit reached; more may match)")
+	}
+	b.WriteString(". Recall with ref=<ref> shows a record and its neighbours in full.\n")
+	for _, h := range hits {
+		writeHitHeader(&b, h, scope != ScopeSession)
+		b.WriteString(": ")
+		b.WriteString(h.Text)
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func writeHitHeader(b *strings.Builder, h RecallHit, where bool) {
+	fmt.Fprintf(b, "- ref %s · %s · %s", h.UUID, h.Time.UTC().Format(time.RFC3339), h.Type)
+	if where {
+		fmt.Fprintf(b, " · session %s", h.SessionID)
+		if h.Project != "" {
+			fmt.Fprintf(b, " · project %s", h.Project)
+		}
+	}
+}
+
+func formatAround(ref string, hits []RecallHit) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Record %s with its neighbours, in order:\n", ref)
+	for _, h := range hits {
+		b.WriteByte('\n')
+		if h.Ref {
+			b.WriteString(">>")
+		}
+		writeHitHeader(&b, h, true)
+		b.WriteString(":\n")
+		b.WriteString(CapText(h.Text, RecallRecordCap))
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// compacted strips the whitespace of a tool's schema, as Set does.
+func compacted(t *tool) *tool {
+	t.schema = compactSchema(t.name, t.schema)
+	return t
+}
