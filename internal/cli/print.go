@@ -201,7 +201,16 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		Warn:        warnTo(f.IO.ErrOut),
 	})
 	if id != "" {
-		if err = eng.Resume(ctx, id); errors.Is(err, storage.ErrSessionBusy) {
+		err = eng.Resume(ctx, id)
+		// -c names no session: when the one it chose is removed before
+		// it is opened (a racing `sessions rm`), continue the next most
+		// recent one instead.
+		for tries := 0; opts.Continue && errors.Is(err, storage.ErrNotFound) && tries < 3; tries++ {
+			if id, err = sessionToOpen(f, opts); err == nil {
+				err = eng.Resume(ctx, id)
+			}
+		}
+		if errors.Is(err, storage.ErrSessionBusy) {
 			err = withHint(err, busyHintResume)
 		}
 	} else {

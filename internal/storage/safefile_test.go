@@ -210,3 +210,29 @@ func TestFailedAppendLeavesFileAsItWas(t *testing.T) {
 		t.Fatalf("after the next append: %d records, warnings %q", len(recs), warns)
 	}
 }
+
+// TestRemovedSessionIsOneClearError: a session removed between being
+// chosen (-c, a listing) and being opened is ErrNotFound naming the
+// session, in one line without the raw path and OS text
+// ("open …/<id>.jsonl: no such file or directory").
+func TestRemovedSessionIsOneClearError(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	s := mustCreate(t, p)
+	mustAppend(t, s, userRecord("soon gone"))
+	s.Close()
+	path := sessionPath(p, s.ID())
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, openErr := p.Open(ctx, s.ID())
+	_, loadErr := LoadLive(ctx, path)
+	readErr := ReadAll(ctx, path, func(int64, *Record) error { return nil }, nil)
+	for name, err := range map[string]error{"Open": openErr, "LoadLive": loadErr, "ReadAll": readErr, "Remove": p.Remove(s.ID())} {
+		if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), s.ID()) ||
+			strings.Contains(err.Error(), p.Dir) || strings.Contains(err.Error(), "no such file") {
+			t.Errorf("%s of a removed session = %v; want ErrNotFound naming the session, without the path", name, err)
+		}
+	}
+}
