@@ -121,6 +121,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	cmd.AddCommand(newCmdVersion(f))
 	cmd.AddCommand(newCmdCompletion(f))
 	cmd.AddCommand(NewCmdSessions(f))
+	cmd.AddCommand(NewCmdSearch(f, nil))
 	return cmd
 }
 

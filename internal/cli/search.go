@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/search"
+	"github.com/spf13/cobra"
+)
+
+// SearchOptions are the flags of `clawdcode search` (CONTRACT.md section 6).
+type SearchOptions struct {
+	Query   string
+	All     bool
+	JSON    bool
+	Limit   int
+	Session string
+}
+
+// NewCmdSearch builds `clawdcode search`; runF replaces the behaviour in tests.
+func NewCmdSearch(f *Factory, runF func(context.Context, *SearchOptions) error) *cobra.Command {
+	opts := &SearchOptions{}
+	cmd := &cobra.Command{
+		Use:   "search [flags] <query>",
+		Short: "Search the stored sessions",
+		Long: `Search the text of this project's sessions: user and assistant messages,
+tool inputs and tool outputs, history from before compactions included.
+Every word is required; a "quoted phrase" must match as a phrase. Hits come
+best first (BM25), each with a one-line snippet.`,
+		Example: `  clawdcode search flaky test
+  clawdcode search '"context window"' --all --json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Query = strings.Join(args, " ")
+			if opts.Limit <= 0 {
+				return usageErrorf("invalid --limit %d: must be 1 or more", opts.Limit)
+			}
+			if opts.Session != "" && !validIDPrefix(opts.Session) {
+				return usageErrorf("invalid --session %q: ids are letters, digits and '-'", opts.Session)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return searchRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.All, "all", false, "search every project's sessions")
+	fl.BoolVar(&opts.JSON, "json", false, "print a JSON array of hits")
+	fl.IntVar(&opts.Limit, "limit", search.DefaultLimit, "at most `n` hits")
+	fl.StringVar(&opts.Session, "session", "", "only the sessions whose id starts with `prefix`")
+	return cmd
+}
+
+func validIDPrefix(s string) bool {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func searchRun(ctx context.Context, f *Factory, opts *SearchOptions) error {
+	st, err := f.Store()
+	if err != nil {
+		return err
+	}
+	q := search.Query{Text: opts.Query, Session: opts.Session, Limit: opts.Limit}
+	if !opts.All {
+		p, err := f.Project()
+		if err != nil {
+			return err
+		}
+		q.Project = p.Root
+	}
+	hits, err := search.New(st, warnTo(f.IO.ErrOut)).Search(ctx, q)
+	if errors.Is(err, search.ErrEmptyQuery) {
+		return &UsageError{Err: err, Message: fmt.Sprintf("nothing to search for in %q: give at least one word", opts.Query)}
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if hits == nil {
+			hits = []search.Hit{}
+		}
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(hits)
+	}
+	return writeHits(f, hits, opts.All, opts.Query)
+}
+
+// writeHits prints hits as text: a heading line per hit (session id,
+// time, record type, and the project with --all), then its snippet.
+func writeHits(f *Factory, hits []search.Hit, all bool, query string) error {
+	if len(hits) == 0 {
+		where := "this project's sessions"
+		if all {
+			where = "any session"
+		}
+		fmt.Fprintf(f.IO.Out, "No match for %s in %s.\n", query, where)
+		return nil
+	}
+	w := bufio.NewWriter(f.IO.Out)
+	now := time.Now()
+	for _, h := range hits {
+		typ := h.Type
+		if h.Summary {
+			typ = "summary"
+		}
+		fmt.Fprintf(w, "%s  %s  %s", h.SessionID, formatWhen(h.Timestamp, now, f.IO.IsStdoutTTY()), typ)
+		if all {
+			fmt.Fprintf(w, "  %s", h.Project)
+		}
+		fmt.Fprintf(w, "\n    %s\n", h.Snippet)
+	}
+	return w.Flush()
+}

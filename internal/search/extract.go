@@ -1,0 +1,122 @@
+package search
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// line is the part of a session record that search reads: the type and
+// the searchable text fields. Decoding into it skips every other field.
+type line struct {
+	Type    string `json:"type"`
+	Message *struct {
+		Content string `json:"content"`
+	} `json:"message"`
+	Tool *struct {
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	} `json:"tool"`
+	ToolResult *struct {
+		Output string `json:"output"`
+		Error  string `json:"error"`
+	} `json:"toolResult"`
+}
+
+// searchable reports whether records of this type are searched: user
+// (compaction summaries included), assistant, tool input and tool output
+// (CONTRACT.md section 6). System records, titles and clawdcode's other
+// records are not.
+func searchable(typ string) bool {
+	switch typ {
+	case storage.TypeUser, storage.TypeAssistant, storage.TypeToolUse, storage.TypeToolResult:
+		return true
+	}
+	return false
+}
+
+// cheapType finds the record type without decoding the line, so that the
+// records search skips cost no decoding. It reports false when it cannot
+// tell (the line is then decoded).
+func cheapType(raw []byte) (string, bool) {
+	for _, t := range [...]string{storage.TypeUser, storage.TypeAssistant, storage.TypeToolUse, storage.TypeToolResult, storage.TypeSystem, storage.TypeTitle} {
+		if bytes.Contains(raw, []byte(`"type":"`+t+`"`)) {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// recordText appends the searchable text of one session line to dst and
+// reports whether the line is a searchable record. A line that does not
+// parse is not (the caller warns).
+func recordText(raw []byte, dst []byte) ([]byte, bool, error) {
+	if t, ok := cheapType(raw); ok && !searchable(t) {
+		return dst, false, nil
+	}
+	var l line
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return dst, false, err
+	}
+	if !searchable(l.Type) {
+		return dst, false, nil
+	}
+	return appendText(dst, &l), true, nil
+}
+
+func appendText(dst []byte, l *line) []byte {
+	if l.Message != nil {
+		dst = append(dst, l.Message.Content...)
+	}
+	if l.Tool != nil {
+		dst = append(dst, l.Tool.Name...)
+		dst = appendJSONStrings(append(dst, '\n'), l.Tool.Input)
+	}
+	if l.ToolResult != nil {
+		dst = append(dst, l.ToolResult.Output...)
+		if l.ToolResult.Error != "" {
+			dst = append(append(dst, '\n'), l.ToolResult.Error...)
+		}
+	}
+	return dst
+}
+
+// appendJSONStrings appends the string values of a tool's input (its
+// keys are the tool's parameter names, not what the user wrote), one per
+// line, in key order.
+func appendJSONStrings(dst []byte, raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return dst
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return dst
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			dst = append(append(dst, x...), '\n')
+		case float64, bool:
+			b, _ := json.Marshal(x)
+			dst = append(append(dst, b...), '\n')
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k])
+			}
+		}
+	}
+	walk(v)
+	return dst
+}

@@ -1,0 +1,150 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// mergeTail keeps the number of segments logarithmic in the index's size:
+// while the segment before the newest is no larger than the newest, the
+// two are merged (as a binary counter carries). Small updates thus make
+// small segments that merge with each other, and a byte is rewritten
+// O(log n) times over the index's life. Documents of dead files are
+// dropped by a merge.
+func (ix *Index) mergeTail(ctx context.Context, st *state) error {
+	for n := len(st.segs); n >= 2 && st.m.Segments[n-2].Size <= st.m.Segments[n-1].Size; n = len(st.segs) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e, s, err := ix.merge(st.m, st.segs[n-2:])
+		if err != nil {
+			return err
+		}
+		for _, old := range st.segs[n-2:] {
+			old.close()
+		}
+		st.segs = append(st.segs[:n-2], s)
+		st.m.Segments = append(st.m.Segments[:n-2], e)
+	}
+	return nil
+}
+
+// merge writes one segment holding the live documents of segs, in order.
+func (ix *Index) merge(m *manifest, segs []*segment) (segEntry, *segment, error) {
+	// Renumber the documents that stay.
+	remap := make([][]int32, len(segs))
+	var docs []doc
+	var totalDL uint64
+	for i, s := range segs {
+		remap[i] = make([]int32, s.nDocs)
+		for d := range s.nDocs {
+			dd := s.doc(d)
+			if int(dd.file) >= len(m.Files) || m.Files[dd.file].Dead {
+				remap[i][d] = -1
+				continue
+			}
+			remap[i][d] = int32(len(docs))
+			docs = append(docs, dd)
+			totalDL += uint64(dd.terms)
+		}
+	}
+	// Walk the dictionaries together in term order.
+	type cursor struct {
+		s   *segment
+		off int
+		e   dictEntry
+		ok  bool
+	}
+	curs := make([]*cursor, len(segs))
+	advance := func(c *cursor) error {
+		if c.off >= len(c.s.dict) {
+			c.ok = false
+			return nil
+		}
+		e, next, err := c.s.entryAt(c.off)
+		if err != nil {
+			return err
+		}
+		c.e, c.off, c.ok = e, next, true
+		return nil
+	}
+	for i, s := range segs {
+		curs[i] = &cursor{s: s}
+		if err := advance(curs[i]); err != nil {
+			return segEntry{}, nil, err
+		}
+	}
+	var (
+		scratch []posting
+		out     []byte
+		iterErr error
+		term    []byte
+	)
+	next := func() (termPostings, bool) {
+		for {
+			var min []byte
+			for _, c := range curs {
+				if c.ok && (min == nil || bytes.Compare(c.e.term, min) < 0) {
+					min = c.e.term
+				}
+			}
+			if min == nil {
+				return termPostings{}, false
+			}
+			term = append(term[:0], min...)
+			out = out[:0]
+			df := 0
+			last := -1
+			for i, c := range curs {
+				if !c.ok || !bytes.Equal(c.e.term, term) {
+					continue
+				}
+				var err error
+				scratch, err = decodePostings(c.e.postings, c.s.nDocs, scratch[:0])
+				if err != nil {
+					iterErr = err
+					return termPostings{}, false
+				}
+				for _, p := range scratch {
+					nd := remap[i][p.doc]
+					if nd < 0 {
+						continue
+					}
+					delta := int(nd) - last
+					if last < 0 {
+						delta = int(nd)
+					}
+					out = binary.AppendUvarint(out, uint64(delta))
+					out = binary.AppendUvarint(out, uint64(p.tf))
+					last = int(nd)
+					df++
+				}
+				if err := advance(c); err != nil {
+					iterErr = err
+					return termPostings{}, false
+				}
+			}
+			if df > 0 {
+				return termPostings{term: string(term), df: df, postings: out}, true
+			}
+		}
+	}
+	name, err := writeSegment(ix.dir, docs, totalDL, next)
+	if err == nil && iterErr != nil {
+		os.Remove(filepath.Join(ix.dir, name))
+		err = fmt.Errorf("search index: %w", iterErr)
+	}
+	if err != nil {
+		return segEntry{}, nil, err
+	}
+	path := filepath.Join(ix.dir, name)
+	s, err := openSegment(path)
+	if err != nil {
+		return segEntry{}, nil, fmt.Errorf("search index: %w", err)
+	}
+	return segEntry{Name: name, Docs: len(docs), TotalDL: totalDL, Size: fileSize(path)}, s, nil
+}

@@ -1,0 +1,77 @@
+package search
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// fileReader reads the new bytes of session files into a builder, whole
+// lines only: a last line without its '\n' (a writer at work, or a torn
+// write) is left for a later update. Lines that do not parse are skipped.
+type fileReader struct {
+	buf  []byte
+	text []byte
+}
+
+func newFileReader() *fileReader {
+	return &fileReader{buf: make([]byte, 1<<20)}
+}
+
+func (r *fileReader) read(j *work, b *builder) error {
+	j.end = j.start
+	f, err := os.Open(j.path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil // removed since the scan
+		}
+		return fmt.Errorf("index %s: %w", j.path, err)
+	}
+	defer f.Close()
+	off := j.start // file offset of buf[0]
+	have := 0
+	for off+int64(have) < j.size {
+		if have == len(r.buf) {
+			r.buf = append(r.buf, make([]byte, len(r.buf))...) // a line longer than the buffer
+		}
+		want := min(int64(len(r.buf)-have), j.size-off-int64(have))
+		n, err := f.ReadAt(r.buf[have:have+int(want)], off+int64(have))
+		have += n
+		if n == 0 {
+			if err == nil || errors.Is(err, io.EOF) {
+				break // the file shrank under us; the next scan sees it
+			}
+			return fmt.Errorf("index %s: %w", j.path, err)
+		}
+		// Index every whole line in buf[:have].
+		data := r.buf[:have]
+		pos := 0
+		for {
+			nl := bytes.IndexByte(data[pos:], '\n')
+			if nl < 0 {
+				break
+			}
+			line := data[pos : pos+nl]
+			r.add(b, j.file, off+int64(pos), line)
+			pos += nl + 1
+		}
+		off += int64(pos)
+		j.end = off
+		have = copy(r.buf, data[pos:])
+	}
+	return nil
+}
+
+func (r *fileReader) add(b *builder, file int, off int64, line []byte) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	text, ok, err := recordText(line, r.text[:0])
+	r.text = text
+	if err != nil || !ok {
+		return
+	}
+	b.add(doc{file: uint32(file), off: uint64(off), length: uint32(len(line))}, text)
+}

@@ -1,0 +1,331 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// DefaultLimit is the number of hits when Query.Limit is not set
+// (CONTRACT.md section 6).
+const DefaultLimit = 20
+
+// maxChecks bounds how many ranked candidates a query with a phrase
+// reads to verify it, so a phrase of common words stays fast.
+const maxChecks = 20000
+
+// Query is one search.
+type Query struct {
+	// Text: every word is required; a "quoted phrase" must match as one.
+	Text string
+	// Project restricts the search to the project with this root (the
+	// records' cwd, as storage.Project.Root); "" searches every project.
+	Project string
+	// Session restricts it to sessions whose id starts with this; "" is
+	// every session.
+	Session string
+	// Limit is the most hits returned (DefaultLimit when 0 or less).
+	Limit int
+}
+
+// Hit is one matching record, as `clawdcode search --json` prints it.
+type Hit struct {
+	SessionID string    `json:"sessionId"`
+	Project   string    `json:"project"`
+	UUID      string    `json:"uuid"`
+	Timestamp time.Time `json:"timestamp"`
+	Type      string    `json:"type"`
+	Title     string    `json:"title"`
+	Snippet   string    `json:"snippet"`
+	Score     float64   `json:"score"`
+	// Summary is true for a compaction summary (a user record).
+	Summary bool `json:"-"`
+}
+
+// BM25's parameters, the usual ones.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// Search brings the index up to date (so it sees every record appended
+// before it started) and returns the best hits, best first; none is not
+// an error.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	clauses, err := parseQuery(q.Text)
+	if err != nil {
+		return nil, err
+	}
+	if q.Limit <= 0 {
+		q.Limit = DefaultLimit
+	}
+	var hits []Hit
+	err = ix.withLock(ctx, func() error {
+		st, err := ix.open(ctx)
+		if err != nil {
+			return err
+		}
+		defer st.close()
+		hits, err = ix.query(ctx, st, clauses, q)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ix.addTitles(hits)
+	return hits, nil
+}
+
+// candidate is a document that has every term, with its BM25 score.
+type candidate struct {
+	seg   int
+	doc   uint32
+	score float64
+}
+
+func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query) ([]Hit, error) {
+	ts := distinctTerms(clauses)
+	// Which files the query may return.
+	allowed := make([]bool, len(st.m.Files))
+	for i, f := range st.m.Files {
+		allowed[i] = !f.Dead && (q.Project == "" || f.Project == q.Project) && strings.HasPrefix(f.Session, q.Session)
+	}
+	// Collection statistics for BM25.
+	var nDocs, totalDL float64
+	for _, e := range st.m.Segments {
+		nDocs += float64(e.Docs)
+		totalDL += float64(e.TotalDL)
+	}
+	if nDocs == 0 {
+		return nil, nil
+	}
+	avgDL := totalDL / nDocs
+	entries := make([][]dictEntry, len(st.segs))
+	df := make([]float64, len(ts))
+	for si, s := range st.segs {
+		es := make([]dictEntry, len(ts))
+		all := true
+		for ti, t := range ts {
+			e, found, err := s.lookup([]byte(t))
+			if err != nil {
+				return nil, ix.damaged(err)
+			}
+			if found {
+				df[ti] += float64(e.df)
+				es[ti] = e
+			} else {
+				all = false
+			}
+		}
+		if all {
+			entries[si] = es
+		}
+	}
+	idf := make([]float64, len(ts))
+	for i := range ts {
+		idf[i] = math.Log(1 + (nDocs-df[i]+0.5)/(df[i]+0.5))
+	}
+	var cands []candidate
+	for si, es := range entries {
+		if es == nil {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := score(st.segs[si], si, es, idf, avgDL, allowed)
+		if err != nil {
+			return nil, ix.damaged(err)
+		}
+		cands = append(cands, c...)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].score != cands[j].score {
+			return cands[i].score > cands[j].score
+		}
+		if cands[i].seg != cands[j].seg {
+			return cands[i].seg > cands[j].seg // newer segment first
+		}
+		return cands[i].doc > cands[j].doc
+	})
+	return ix.hits(st, cands, clauses, q.Limit)
+}
+
+func (ix *Index) damaged(err error) error {
+	// The next search rebuilds: drop the manifest now.
+	os.Remove(filepath.Join(ix.dir, manifestName))
+	return fmt.Errorf("search index: %w (it will be rebuilt)", err)
+}
+
+// score intersects the terms' postings in one segment and scores the
+// documents of allowed files that have them all.
+func score(s *segment, si int, es []dictEntry, idf []float64, avgDL float64, allowed []bool) ([]candidate, error) {
+	order := make([]int, len(es))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return es[order[a]].df < es[order[b]].df })
+	first, err := decodePostings(es[order[0]].postings, s.nDocs, nil)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]uint32, 0, len(first))
+	tfs := make([][]uint32, len(es))
+	tfs[order[0]] = make([]uint32, 0, len(first))
+	for _, p := range first {
+		f := s.doc(int(p.doc)).file
+		if int(f) < len(allowed) && allowed[f] {
+			docs = append(docs, p.doc)
+			tfs[order[0]] = append(tfs[order[0]], p.tf)
+		}
+	}
+	var buf []posting
+	for _, ti := range order[1:] {
+		if len(docs) == 0 {
+			return nil, nil
+		}
+		buf, err = decodePostings(es[ti].postings, s.nDocs, buf[:0])
+		if err != nil {
+			return nil, err
+		}
+		keep := 0
+		tf := make([]uint32, 0, len(docs))
+		j := 0
+		for i, d := range docs {
+			for j < len(buf) && buf[j].doc < d {
+				j++
+			}
+			if j < len(buf) && buf[j].doc == d {
+				docs[keep] = d
+				for _, prev := range order {
+					if tfs[prev] != nil && prev != ti {
+						tfs[prev][keep] = tfs[prev][i]
+					}
+				}
+				tf = append(tf, buf[j].tf)
+				keep++
+			}
+		}
+		docs = docs[:keep]
+		for _, prev := range order {
+			if tfs[prev] != nil && prev != ti {
+				tfs[prev] = tfs[prev][:keep]
+			}
+		}
+		tfs[ti] = tf
+	}
+	out := make([]candidate, len(docs))
+	for i, d := range docs {
+		dl := float64(s.doc(int(d)).terms)
+		var sc float64
+		for ti := range es {
+			tf := float64(tfs[ti][i])
+			sc += idf[ti] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgDL))
+		}
+		out[i] = candidate{seg: si, doc: d, score: sc}
+	}
+	return out, nil
+}
+
+// hits reads the best candidates' records from the session files,
+// verifies their phrases and cuts their snippets, until limit hits.
+func (ix *Index) hits(st *state, cands []candidate, clauses []clause, limit int) ([]Hit, error) {
+	files := map[int]*os.File{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	var out []Hit
+	var raw, text []byte
+	for i, c := range cands {
+		if len(out) >= limit || i >= maxChecks {
+			break
+		}
+		d := st.segs[c.seg].doc(int(c.doc))
+		fe := st.m.Files[d.file]
+		f, ok := files[int(d.file)]
+		if !ok {
+			var err error
+			f, err = os.Open(filepath.Join(ix.store.Home(), fe.Path))
+			if err != nil {
+				files[int(d.file)] = nil
+				continue
+			}
+			files[int(d.file)] = f
+		}
+		if f == nil {
+			continue
+		}
+		if cap(raw) < int(d.length) {
+			raw = make([]byte, d.length)
+		}
+		raw = raw[:d.length]
+		if _, err := f.ReadAt(raw, int64(d.off)); err != nil {
+			continue
+		}
+		var rec storage.Record
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			continue
+		}
+		var l line
+		if err := json.Unmarshal(raw, &l); err != nil {
+			continue
+		}
+		text = appendText(text[:0], &l)
+		start, end, ok := match(text, clauses)
+		if !ok {
+			continue
+		}
+		out = append(out, Hit{
+			SessionID: fe.Session,
+			Project:   fe.Project,
+			UUID:      rec.UUID,
+			Timestamp: rec.Timestamp.UTC(),
+			Type:      rec.Type,
+			Snippet:   snippet(text, start, end),
+			Score:     math.Round(c.score*1000) / 1000,
+			Summary:   rec.IsCompactSummary,
+		})
+	}
+	return out, nil
+}
+
+// addTitles fills in each hit's session title from its project's listing.
+func (ix *Index) addTitles(hits []Hit) {
+	if len(hits) == 0 {
+		return
+	}
+	projects, err := ix.store.Projects()
+	if err != nil {
+		return
+	}
+	byRoot := map[string]*storage.Project{}
+	for _, p := range projects {
+		byRoot[p.Root] = p
+	}
+	titles := map[string]map[string]string{}
+	for i, h := range hits {
+		t, ok := titles[h.Project]
+		if !ok {
+			t = map[string]string{}
+			if p := byRoot[h.Project]; p != nil {
+				if list, err := p.List(); err == nil {
+					for _, s := range list {
+						t[s.ID] = s.Title
+					}
+				}
+			}
+			titles[h.Project] = t
+		}
+		hits[i].Title = t[h.SessionID]
+	}
+}
