@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -96,20 +94,26 @@ func (st *state) close() {
 
 // withLock runs fn holding the index's lock.
 func (ix *Index) withLock(ctx context.Context, fn func() error) error {
-	if err := os.MkdirAll(ix.dir, 0o700); err != nil {
+	if err := os.Mkdir(ix.dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("search index: %w", err)
 	}
-	l := flock.New(filepath.Join(ix.dir, lockName))
-	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	// Never an index through a symbolic link: it would write elsewhere.
+	if fi, err := os.Lstat(ix.dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("search index: %s is not a directory", ix.dir)
+	}
+	l, err := storage.OpenRegular(filepath.Join(ix.dir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("lock search index: %w", err)
+	}
+	defer l.Close() // releases the lock
+	wctx, cancel := context.WithTimeout(ctx, lockWait)
 	defer cancel()
-	ok, err := l.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if err := storage.LockFile(wctx, l, 5*time.Millisecond); err != nil {
+		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("lock search index: %w", errors.Join(err, ctx.Err()))
+		return fmt.Errorf("lock search index: %w (another clawdcode search holds it)", err)
 	}
-	defer l.Unlock()
 	return fn()
 }
 
@@ -146,7 +150,7 @@ func (ix *Index) open(ctx context.Context) (*state, error) {
 // together, is reported as damaged.
 func (ix *Index) load() (*state, error) {
 	st := &state{m: &manifest{Version: manifestVersion}}
-	b, err := os.ReadFile(filepath.Join(ix.dir, manifestName))
+	b, err := storage.ReadRegular(filepath.Join(ix.dir, manifestName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}

@@ -2,7 +2,11 @@
 
 package search
 
-import "os"
+import (
+	"os"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
 
 // fileID is 0 where inodes are not known: a replaced file is then told
 // only by its size.
@@ -10,7 +14,7 @@ func fileID(os.FileInfo) uint64 { return 0 }
 
 // mapFile reads a segment file into memory where mmap is not available.
 func mapFile(path string) ([]byte, func() error, error) {
-	data, err := os.ReadFile(path)
+	data, err := storage.ReadRegular(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,12 +7,14 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
 // mapFile maps a segment file read-only: a search touches only the pages
 // of the terms it looks up, so a large index costs no read up front.
 func mapFile(path string) ([]byte, func() error, error) {
-	f, err := os.Open(path)
+	f, err := storage.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
 // fileReader reads the new bytes of session files into a builder, whole
@@ -22,7 +24,7 @@ func newFileReader() *fileReader {
 
 func (r *fileReader) read(j *work, b *builder) error {
 	j.end = j.start
-	f, err := os.Open(j.path)
+	f, err := storage.OpenRegular(j.path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil // removed since the scan

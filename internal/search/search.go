@@ -255,7 +255,7 @@ func (ix *Index) hits(st *state, cands []candidate, clauses []clause, limit int)
 		f, ok := files[int(d.file)]
 		if !ok {
 			var err error
-			f, err = os.Open(filepath.Join(ix.store.Home(), fe.Path))
+			f, err = storage.OpenRegular(filepath.Join(ix.store.Home(), fe.Path), os.O_RDONLY, 0)
 			if err != nil {
 				files[int(d.file)] = nil
 				continue
