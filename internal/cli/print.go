@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -40,12 +39,12 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		}
 		var registry *slash.Registry
 		isSlash := false
-		if strings.HasPrefix(prompt, "/") {
+		if slash.IsCommand(prompt) {
 			registry = f.Commands()
 			if expanded, ok := registry.Expand(prompt); ok {
 				prompt = expanded
 			} else {
-				isSlash = isSlashCommand(registry, prompt)
+				isSlash = true
 			}
 		}
 		// A slash command may need no model at all (/help, /sessions), so
@@ -132,20 +131,6 @@ func readAll(ctx context.Context, r io.Reader) (string, error) {
 	case s := <-done:
 		return s, nil
 	}
-}
-
-// isSlashCommand reports whether a -p prompt is a slash command. "/etc/hosts
-// is …" is a prompt about a path; "/compact" and an unknown "/compcat" are
-// commands (the latter fails naming /help, as in the REPL).
-func isSlashCommand(reg *slash.Registry, prompt string) bool {
-	name, _, ok := slash.Parse(prompt)
-	if !ok || name == "" {
-		return false
-	}
-	if slices.ContainsFunc(reg.Commands(), func(c slash.Command) bool { return c.Name == name }) {
-		return true
-	}
-	return !strings.ContainsAny(name, "/.")
 }
 
 // runSlash runs a slash command against the engine. In the json formats its

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
-	"github.com/clawdcode/clawdcode/internal/slash"
 )
 
 func TestReadPrompt(t *testing.T) {
@@ -59,25 +58,5 @@ func TestReadPromptInterrupted(t *testing.T) {
 	_, err := readPrompt(ctx, ios, "x")
 	if Describe(err, context.Cause(ctx)).Code != ExitInterrupted {
 		t.Errorf("readPrompt after interrupt: %v, want an interrupt", err)
-	}
-}
-
-func TestIsSlashCommand(t *testing.T) {
-	t.Parallel()
-	reg := slash.Default()
-	tests := map[string]bool{
-		"/compact":                    true,
-		"/compact keep the API notes": true,
-		"/help":                       true,
-		"/compcat":                    true, // unknown: the registry says so, naming /help
-		"/etc/hosts: what is this?":   false,
-		"/tmp/x.go fails to build":    false,
-		"fix /compact":                false,
-		"hello":                       false,
-	}
-	for prompt, want := range tests {
-		if got := isSlashCommand(reg, prompt); got != want {
-			t.Errorf("isSlashCommand(%q) = %v, want %v", prompt, got, want)
-		}
 	}
 }

@@ -189,7 +189,7 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	var err error
 	if prompt, ok := s.expand(text); ok {
 		err = s.turn(ctx, prompt)
-	} else if strings.HasPrefix(text, "/") {
+	} else if slash.IsCommand(text) {
 		err = s.command(ctx, text)
 	} else {
 		err = s.turn(ctx, entry)

@@ -98,6 +98,17 @@ func (r *Registry) Lookup(name string) (Command, bool) {
 	return r.cmds[i], true
 }
 
+// IsCommand is the one rule, for the REPL and -p alike, of whether a line
+// the user typed is a slash command rather than a message for the model:
+// it starts with '/' followed by a command name (letters, digits, '-',
+// '_') and then a space or the end. "/etc/hosts is empty, why?" and
+// "/tmp/x.go fails" are messages about paths; "/compact" and a misspelt
+// "/compcat" are commands (the latter fails naming /help).
+func IsCommand(line string) bool {
+	_, _, ok := Parse(line)
+	return ok
+}
+
 // Parse splits "/name args" (ok=false if line is not a slash command).
 // Surrounding space is ignored. A name is letters, digits, '-' and '_', so a
 // message that merely starts with a path ("/etc/hosts is empty, why?") is

@@ -218,3 +218,24 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestIsCommand(t *testing.T) {
+	t.Parallel()
+	tests := map[string]bool{
+		"/compact":                    true,
+		"/compact keep the API notes": true,
+		"  /help  ":                   true,
+		"/compcat":                    true, // unknown: Run says so, naming /help
+		"/etc/hosts: what is this?":   false,
+		"/etc/hosts is empty, why?":   false,
+		"/tmp/x.go fails to build":    false,
+		"fix /compact":                false,
+		"hello":                       false,
+		"/":                           false,
+	}
+	for line, want := range tests {
+		if got := IsCommand(line); got != want {
+			t.Errorf("IsCommand(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
