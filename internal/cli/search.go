@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -98,29 +97,12 @@ func searchRun(ctx context.Context, f *Factory, opts *SearchOptions) error {
 	return writeHits(f, hits, opts.All, opts.Query)
 }
 
-// writeHits prints hits as text: a heading line per hit (session id,
-// time, record type, and the project with --all), then its snippet.
+// writeHits prints hits as text (search.WriteText), or says there are none.
 func writeHits(f *Factory, hits []search.Hit, all bool, query string) error {
 	if len(hits) == 0 {
-		where := "this project's sessions"
-		if all {
-			where = "any session"
-		}
-		fmt.Fprintf(f.IO.Out, "No match for %s in %s.\n", query, where)
-		return nil
+		_, err := fmt.Fprintln(f.IO.Out, search.NoMatch(query, all))
+		return err
 	}
-	w := bufio.NewWriter(f.IO.Out)
-	now := time.Now()
-	for _, h := range hits {
-		typ := h.Type
-		if h.Summary {
-			typ = "summary"
-		}
-		fmt.Fprintf(w, "%s  %s  %s", h.SessionID, formatWhen(h.Timestamp, now, f.IO.IsStdoutTTY()), typ)
-		if all {
-			fmt.Fprintf(w, "  %s", h.Project)
-		}
-		fmt.Fprintf(w, "\n    %s\n", h.Snippet)
-	}
-	return w.Flush()
+	now, tty := time.Now(), f.IO.IsStdoutTTY()
+	return search.WriteText(f.IO.Out, hits, all, func(t time.Time) string { return formatWhen(t, now, tty) })
 }

@@ -64,6 +64,7 @@ func Default() *Registry {
 	r.Register(compactCommand())
 	r.Register(modelCommand())
 	r.Register(costCommand())
+	r.Register(searchCommand())
 	r.Register(exitCommand())
 	return r
 }
