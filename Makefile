@@ -4,7 +4,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/clawdcode/clawdcode/internal/buildinfo.Version=$(VERSION)
 FUZZTIME  ?= 20s
 
-.PHONY: build install test test-short bench lint fuzz fuzz-short clean
+.PHONY: build install test test-short bench lint fuzz fuzz-short clean mcp-server
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/clawdcode
@@ -49,3 +49,9 @@ fuzz-short:
 
 clean:
 	rm -rf bin
+
+# The MCP reference server the MCP tests run against (they skip, saying
+# so, without it). Needs node and npm; .ci/run calls this when they exist.
+MCP_EVERYTHING ?= 2026.8.31
+mcp-server:
+	npm install --no-audit --no-fund --loglevel=error --prefix .cache/mcp @modelcontextprotocol/server-everything@$(MCP_EVERYTHING)

@@ -168,6 +168,11 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 	}
 }
 
+// delegator is a tool that runs another tool (mcphost's MCPCall).
+type delegator interface {
+	Delegate(input json.RawMessage) (tools.Tool, json.RawMessage, error)
+}
+
 // runCalls answers every tool call of resp in order. When the turn is
 // interrupted or a call cannot be decided, the remaining calls are still
 // answered so that the session replays into a valid request.
@@ -195,6 +200,18 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 				return err
 			}
 			continue
+		}
+		// A tool that stands for another (MCPCall for an MCP tool found on
+		// demand) is checked, shown and run as the tool it names.
+		if d, ok := tool.(delegator); ok {
+			inner, innerInput, err := d.Delegate(input)
+			if err != nil {
+				if err := l.answer(call.ID, call.Name, tools.Result{Error: err.Error()}); err != nil {
+					return err
+				}
+				continue
+			}
+			tool, input = inner, innerInput
 		}
 		denied, err := l.perms.Check(ctx, tool, input)
 		if err != nil {

@@ -1,0 +1,294 @@
+// Package mcphost connects clawdcode to the MCP servers of the
+// configuration ([mcp_servers.NAME]) through the official Go SDK and
+// offers their tools to the model as mcp__<server>__<tool>.
+//
+// What it guarantees:
+//
+//   - Start connects to every server at once and returns when each has
+//     answered its tool list or failed, bounded by Options.StartTimeout: a
+//     server that does not start, or hangs, costs at most that and is
+//     reported once (Status, and Options.Warn); the session goes on
+//     without its tools.
+//   - A server that dies later is reported once, when a call first fails;
+//     its calls then answer the model with an error result.
+//   - A call is cancelled with its ctx (Ctrl-C), which the SDK passes on
+//     to the server as a cancellation.
+//   - Tool output is text the model can read: text content verbatim,
+//     other content (images, audio, resources) named and sized, never
+//     dumped; structured content as JSON when there is no text.
+//   - stdio servers are started with the environment the tools' children
+//     get (Options.Env), plus the server's own env from the configuration.
+//
+// A Host is safe for concurrent use. Close ends every server.
+package mcphost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/clawdcode/clawdcode/internal/buildinfo"
+)
+
+// ServerConfig is one [mcp_servers.NAME] table: Command (with Args and
+// Env) for a stdio server, or URL (with Headers) for streamable HTTP.
+type ServerConfig struct {
+	Name    string
+	Command string
+	Args    []string
+	Env     map[string]string
+	URL     string
+	Headers map[string]string
+}
+
+// Options configure Start.
+type Options struct {
+	// StartTimeout bounds connecting to all servers; 0 = DefaultStartTimeout.
+	StartTimeout time.Duration
+	// Env is the base environment of stdio servers (nil = none but the
+	// server's own Env).
+	Env []string
+	// Dir is the working directory of stdio servers (the project root).
+	Dir string
+	// Warn receives each problem once (a server that failed or died).
+	Warn func(msg string)
+	// Logger receives connection and call events; nil = none.
+	Logger *slog.Logger
+}
+
+// DefaultStartTimeout is long enough for npx to start a Node server from
+// its cache, short enough that a broken one does not hold the user up.
+const DefaultStartTimeout = 20 * time.Second
+
+// State of a server.
+const (
+	StateConnected = "connected"
+	StateFailed    = "failed"
+	StateDied      = "disconnected"
+)
+
+// Status is what /mcp shows of one server.
+type Status struct {
+	Name  string
+	State string
+	Error string   // why it failed or died
+	Tools []string // the model-facing names of its tools
+}
+
+// Host holds the connections.
+type Host struct {
+	opts    Options
+	servers []*server
+}
+
+type server struct {
+	cfg     ServerConfig
+	host    *Host
+	mu      sync.Mutex
+	session *mcp.ClientSession
+	state   string
+	err     string
+	tools   []*mcp.Tool
+	warned  bool
+}
+
+// Start connects to the servers concurrently. It never fails as a whole:
+// each server's outcome is in Status.
+func Start(ctx context.Context, cfgs []ServerConfig, opts Options) *Host {
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &Host{opts: opts}
+	sorted := append([]ServerConfig(nil), cfgs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	var wg sync.WaitGroup
+	for _, c := range sorted {
+		s := &server{cfg: c, host: h}
+		h.servers = append(h.servers, s)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.connect(ctx)
+		}()
+	}
+	wg.Wait()
+	for _, s := range h.servers {
+		if s.state == StateFailed {
+			s.warnOnce()
+		}
+	}
+	return h
+}
+
+func (s *server) connect(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, s.host.opts.StartTimeout)
+	defer cancel()
+	start := time.Now()
+	transport, err := s.transport()
+	if err == nil {
+		client := mcp.NewClient(&mcp.Implementation{Name: "clawdcode", Version: buildinfo.Version}, nil)
+		var session *mcp.ClientSession
+		session, err = client.Connect(ctx, transport, nil)
+		if err == nil {
+			var tools []*mcp.Tool
+			for t, terr := range session.Tools(ctx, nil) {
+				if terr != nil {
+					err = fmt.Errorf("list tools: %w", terr)
+					break
+				}
+				tools = append(tools, t)
+			}
+			if err != nil {
+				_ = session.Close()
+			} else {
+				s.session, s.tools, s.state = session, tools, StateConnected
+				s.host.opts.Logger.Info("mcp connected", "server", s.cfg.Name, "tools", len(tools), "ms", time.Since(start).Milliseconds())
+				return
+			}
+		}
+	}
+	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("no answer within %v", s.host.opts.StartTimeout)
+	}
+	s.state, s.err = StateFailed, oneLine(err.Error())
+	s.host.opts.Logger.Warn("mcp start failed", "server", s.cfg.Name, "ms", time.Since(start).Milliseconds())
+}
+
+func (s *server) transport() (mcp.Transport, error) {
+	switch {
+	case s.cfg.Command != "" && s.cfg.URL != "":
+		return nil, errors.New("both command and url are set; a server is one or the other")
+	case s.cfg.Command != "":
+		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+		cmd.Dir = s.host.opts.Dir
+		cmd.Env = append([]string(nil), s.host.opts.Env...)
+		for k, v := range s.cfg.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		// The server's stderr is its own chatter; the terminal is the
+		// user's. Its own process group keeps the terminal's Ctrl-C, which
+		// cancels a call, from killing the server.
+		cmd.Stderr = nil
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+	case s.cfg.URL != "":
+		hc := &http.Client{Transport: headerTransport{headers: s.cfg.Headers, next: http.DefaultTransport}}
+		return &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxRetries: 1}, nil
+	}
+	return nil, errors.New("neither command nor url is set")
+}
+
+// headerTransport adds the configured headers (an Authorization token,
+// say) to every request to an HTTP server.
+type headerTransport struct {
+	headers map[string]string
+	next    http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.headers) == 0 {
+		return t.next.RoundTrip(r)
+	}
+	r = r.Clone(r.Context())
+	for k, v := range t.headers {
+		r.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(r)
+}
+
+func (s *server) warnOnce() {
+	s.mu.Lock()
+	if s.warned {
+		s.mu.Unlock()
+		return
+	}
+	s.warned = true
+	state, msg := s.state, s.err
+	s.mu.Unlock()
+	if s.host.opts.Warn != nil {
+		verb := "could not be started"
+		if state == StateDied {
+			verb = "stopped working"
+		}
+		s.host.opts.Warn(fmt.Sprintf("MCP server %q %s: %s", s.cfg.Name, verb, msg))
+	}
+}
+
+// Status lists the servers in name order.
+func (h *Host) Status() []Status {
+	if h == nil {
+		return nil
+	}
+	out := make([]Status, 0, len(h.servers))
+	for _, s := range h.servers {
+		s.mu.Lock()
+		st := Status{Name: s.cfg.Name, State: s.state, Error: s.err}
+		for _, t := range s.tools {
+			st.Tools = append(st.Tools, ToolName(s.cfg.Name, t.Name))
+		}
+		s.mu.Unlock()
+		out = append(out, st)
+	}
+	return out
+}
+
+// Close ends every connection (and stdio server process).
+func (h *Host) Close() error {
+	if h == nil {
+		return nil
+	}
+	var errs []error
+	for _, s := range h.servers {
+		s.mu.Lock()
+		sess := s.session
+		s.session = nil
+		s.mu.Unlock()
+		if sess != nil {
+			if err := sess.Close(); err != nil && !isClosedErr(err) {
+				errs = append(errs, fmt.Errorf("mcp server %s: %w", s.cfg.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func isClosedErr(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "closed") || strings.Contains(msg, "signal: terminated") || strings.Contains(msg, "exit status")
+}
+
+// ToolName is the model-facing name of a server's tool. Characters the
+// chat APIs refuse in a function name (outside [A-Za-z0-9_-]) become '_'.
+func ToolName(serverName, tool string) string {
+	return "mcp__" + sanitize(serverName) + "__" + sanitize(tool)
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

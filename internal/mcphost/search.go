@@ -1,0 +1,159 @@
+package mcphost
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// DefaultShare is the share of the window MCP tool definitions may take
+// before they are offered on demand instead (Offer).
+const DefaultShare = 0.10
+
+// Names of the two tools that stand for all MCP tools on demand.
+const (
+	SearchToolName = "MCPSearch"
+	CallToolName   = "MCPCall"
+)
+
+// Offer returns the MCP tools to offer the model: all of them while their
+// definitions (as measure counts them, in tokens) fit in share of window,
+// else MCPSearch and MCPCall, which let the model find a tool by what it
+// does and call it by name — so that many servers never eat the context.
+func (h *Host) Offer(window int, share float64, measure func([]chat.ToolDef) int) []tools.Tool {
+	all := h.Tools()
+	if len(all) == 0 {
+		return nil
+	}
+	defs := make([]chat.ToolDef, len(all))
+	for i, t := range all {
+		defs[i] = t.Definition()
+	}
+	if share <= 0 {
+		share = DefaultShare
+	}
+	if float64(measure(defs)) <= share*float64(window) {
+		return all
+	}
+	return []tools.Tool{&searchTool{all: all}, &callTool{all: all}}
+}
+
+// searchTool finds MCP tools by words of their name and description.
+type searchTool struct{ all []tools.Tool }
+
+func (t *searchTool) Name() string          { return SearchToolName }
+func (t *searchTool) NeedsPermission() bool { return false }
+func (t *searchTool) Describe(input json.RawMessage) string {
+	var a struct{ Query string }
+	_ = json.Unmarshal(input, &a)
+	return SearchToolName + "(" + a.Query + ")"
+}
+
+func (t *searchTool) Definition() chat.ToolDef {
+	return chat.ToolDef{
+		Name: SearchToolName,
+		Description: fmt.Sprintf("Find tools of the connected MCP servers (%d tools, not listed to save context) by what they do. "+
+			"Returns the best matches with their names and parameter schemas; call one with %s.", len(t.all), CallToolName),
+		Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"words describing the tool, e.g. \"create github issue\""},"limit":{"type":"integer","description":"at most this many tools (default 5)"}},"required":["query"]}`),
+	}
+}
+
+func (t *searchTool) Run(_ context.Context, input json.RawMessage) tools.Result {
+	var a struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit"`
+	}
+	if err := json.Unmarshal(input, &a); err != nil || strings.TrimSpace(a.Query) == "" {
+		return tools.Result{Error: "query is required"}
+	}
+	if a.Limit <= 0 || a.Limit > 20 {
+		a.Limit = 5
+	}
+	words := strings.Fields(strings.ToLower(a.Query))
+	type hit struct {
+		def   chat.ToolDef
+		score int
+	}
+	var hits []hit
+	for _, tool := range t.all {
+		def := tool.Definition()
+		name, desc := strings.ToLower(def.Name), strings.ToLower(def.Description)
+		score := 0
+		for _, w := range words {
+			if strings.Contains(name, w) {
+				score += 3
+			}
+			if strings.Contains(desc, w) {
+				score++
+			}
+		}
+		if score > 0 {
+			hits = append(hits, hit{def, score})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	if len(hits) == 0 {
+		return tools.Result{Output: "no MCP tool matches; try other words"}
+	}
+	var b strings.Builder
+	for i, h := range hits {
+		if i == a.Limit {
+			break
+		}
+		fmt.Fprintf(&b, "%s: %s\nparameters: %s\n\n", h.def.Name, h.def.Description, h.def.Parameters)
+	}
+	return tools.Result{Output: strings.TrimSpace(b.String())}
+}
+
+// callTool runs an MCP tool found with MCPSearch. It delegates: the agent
+// checks permission for, and shows, the tool it names, not MCPCall.
+type callTool struct{ all []tools.Tool }
+
+func (t *callTool) Name() string          { return CallToolName }
+func (t *callTool) NeedsPermission() bool { return true }
+func (t *callTool) Describe(input json.RawMessage) string {
+	if inner, in, err := t.Delegate(input); err == nil {
+		return inner.Describe(in)
+	}
+	return CallToolName
+}
+
+func (t *callTool) Definition() chat.ToolDef {
+	return chat.ToolDef{
+		Name:        CallToolName,
+		Description: fmt.Sprintf("Call an MCP tool by the name %s gave, with its arguments.", SearchToolName),
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"tool":{"type":"string","description":"the tool's name, mcp__<server>__<tool>"},"arguments":{"type":"object","description":"the tool's arguments, as its schema says"}},"required":["tool"]}`),
+	}
+}
+
+// Delegate names the tool a call stands for and its own arguments.
+func (t *callTool) Delegate(input json.RawMessage) (tools.Tool, json.RawMessage, error) {
+	var a struct {
+		Tool      string          `json:"tool"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(input, &a); err != nil {
+		return nil, nil, fmt.Errorf("arguments of %s: %v", CallToolName, err)
+	}
+	inner, ok := tools.Lookup(t.all, a.Tool)
+	if !ok {
+		return nil, nil, fmt.Errorf("no MCP tool %q; find one with %s", a.Tool, SearchToolName)
+	}
+	if len(a.Arguments) == 0 || string(a.Arguments) == "null" {
+		a.Arguments = json.RawMessage(`{}`)
+	}
+	return inner, a.Arguments, nil
+}
+
+func (t *callTool) Run(ctx context.Context, input json.RawMessage) tools.Result {
+	inner, in, err := t.Delegate(input)
+	if err != nil {
+		return tools.Result{Error: err.Error()}
+	}
+	return inner.Run(ctx, in)
+}
