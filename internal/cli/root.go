@@ -76,7 +76,12 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 		Args:          cobra.ArbitraryArgs,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// misspeltCommand's edit distance (cobra's own default).
+		SuggestionsMinimumDistance: 2,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := misspeltCommand(cmd, args); err != nil {
+				return err
+			}
 			opts.Prompt = strings.Join(args, " ")
 			flags := cmd.Flags()
 			if err := opts.resolve(f.Getenv, flags.Changed("model"), flags.Changed("resume"), flags.Changed("context-window"), windowFlag, allowedTools); err != nil {
