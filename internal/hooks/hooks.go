@@ -1,0 +1,277 @@
+// Package hooks runs the user's commands at points of a session, the way
+// Claude Code's hooks do: SessionStart, PreToolUse, PreCompact,
+// PostCompact and Stop. Each command gets one JSON object on stdin (the
+// fields Claude Code sends where the event exists there: session_id,
+// transcript_path, cwd, hook_event_name, and the event's own) and answers
+// through its exit status and output:
+//
+//   - exit 0: fine. Its stdout, if it is a JSON object, may carry a
+//     decision (PreToolUse: {"decision":"block","reason":…} or
+//     {"hookSpecificOutput":{"permissionDecision":"deny",
+//     "permissionDecisionReason":…}}) or additional text
+//     ({"hookSpecificOutput":{"additionalContext":…}}); plain stdout is
+//     additional text (PreCompact: instructions for the summary).
+//   - exit 2: a block. For PreToolUse the call is denied and stderr is
+//     the reason the model reads; for other events it is reported.
+//   - any other failure (another status, a command that cannot start, a
+//     timeout) is reported once per run as a warning and changes nothing:
+//     a broken hook never breaks the session.
+//
+// Commands run with sh -c in the project directory, in their own process
+// group, with the environment the tools' children get, and are killed at
+// their timeout (default 60 s).
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Events.
+const (
+	SessionStart = "SessionStart"
+	PreToolUse   = "PreToolUse"
+	PreCompact   = "PreCompact"
+	PostCompact  = "PostCompact"
+	Stop         = "Stop"
+)
+
+// Events lists every event a hook may name.
+var Events = []string{SessionStart, PreToolUse, PreCompact, PostCompact, Stop}
+
+// DefaultTimeout bounds a hook that names none.
+const DefaultTimeout = 60 * time.Second
+
+// outputLimit bounds what a hook's stdout or stderr may weigh.
+const outputLimit = 64 << 10
+
+// Hook is one configured command.
+type Hook struct {
+	Event   string
+	Matcher string // PreToolUse: a regexp the tool name must match whole ("" or "*" = every tool)
+	Command string
+	Timeout time.Duration
+}
+
+// Runner runs the hooks of a session.
+type Runner struct {
+	hooks []Hook
+	dir   string
+	env   []string
+	warn  func(string)
+}
+
+// New returns a runner for hooks (which Validate has accepted), running in
+// dir with env, reporting problems through warn (nil = silently).
+func New(hooks []Hook, dir string, env []string, warn func(string)) *Runner {
+	return &Runner{hooks: hooks, dir: dir, env: env, warn: warn}
+}
+
+// Validate checks a hook as configured.
+func Validate(h Hook) error {
+	known := false
+	for _, e := range Events {
+		known = known || e == h.Event
+	}
+	if !known {
+		return fmt.Errorf("unknown hook event %q (want one of %s)", h.Event, strings.Join(Events, ", "))
+	}
+	if strings.TrimSpace(h.Command) == "" {
+		return fmt.Errorf("a %s hook has no command", h.Event)
+	}
+	if _, err := matcher(h.Matcher); err != nil {
+		return fmt.Errorf("%s hook matcher %q: %w", h.Event, h.Matcher, err)
+	}
+	return nil
+}
+
+func matcher(m string) (*regexp.Regexp, error) {
+	if m == "" || m == "*" {
+		return nil, nil
+	}
+	return regexp.Compile("^(?:" + m + ")$")
+}
+
+// Has reports whether any hook is configured for event.
+func (r *Runner) Has(event string) bool {
+	if r == nil {
+		return false
+	}
+	for _, h := range r.hooks {
+		if h.Event == event {
+			return true
+		}
+	}
+	return false
+}
+
+// Outcome is what the hooks of one event decided.
+type Outcome struct {
+	// Block is set when a hook blocked (PreToolUse: deny the call), with
+	// Reason for the model.
+	Block  bool
+	Reason string
+	// Context is the additional text the hooks gave, joined.
+	Context string
+}
+
+// Payload is the event's own fields, added to the common ones.
+type Payload map[string]any
+
+// Common are the fields every payload carries.
+type Common struct {
+	SessionID      string
+	TranscriptPath string
+	Cwd            string
+}
+
+// Run runs the hooks of event whose matcher accepts tool (for events
+// without a tool, tool is ""), one after another, and combines what they
+// said: any block blocks.
+func (r *Runner) Run(ctx context.Context, event, tool string, common Common, payload Payload) Outcome {
+	var out Outcome
+	if r == nil {
+		return out
+	}
+	var contexts []string
+	for _, h := range r.hooks {
+		if h.Event != event {
+			continue
+		}
+		if re, _ := matcher(h.Matcher); re != nil && !re.MatchString(tool) {
+			continue
+		}
+		res := r.runOne(ctx, h, common, payload)
+		if res.Block {
+			out.Block = true
+			if out.Reason == "" {
+				out.Reason = res.Reason
+			}
+		}
+		if res.Context != "" {
+			contexts = append(contexts, res.Context)
+		}
+	}
+	out.Context = strings.Join(contexts, "\n")
+	return out
+}
+
+func (r *Runner) runOne(ctx context.Context, h Hook, common Common, payload Payload) Outcome {
+	body := map[string]any{
+		"session_id":      common.SessionID,
+		"transcript_path": common.TranscriptPath,
+		"cwd":             common.Cwd,
+		"hook_event_name": h.Event,
+	}
+	for k, v := range payload {
+		body[k] = v
+	}
+	in, _ := json.Marshal(body)
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(hctx, "sh", "-c", h.Command)
+	cmd.Dir = r.dir
+	cmd.Env = r.env
+	cmd.Stdin = bytes.NewReader(in)
+	var stdout, stderr limitedBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+
+	var exit *exec.ExitError
+	switch {
+	case hctx.Err() == context.DeadlineExceeded:
+		r.report(h, fmt.Sprintf("timed out after %v", timeout))
+		return Outcome{}
+	case ctx.Err() != nil:
+		return Outcome{}
+	case errors.As(err, &exit) && exit.ExitCode() == 2:
+		reason := strings.TrimSpace(stderr.String())
+		if reason == "" {
+			reason = "blocked by a " + h.Event + " hook"
+		}
+		if h.Event != PreToolUse {
+			r.report(h, "blocked: "+reason)
+		}
+		return Outcome{Block: true, Reason: reason}
+	case err != nil:
+		msg := err.Error()
+		if s := strings.TrimSpace(stderr.String()); s != "" {
+			msg += ": " + firstLine(s)
+		}
+		r.report(h, msg)
+		return Outcome{}
+	}
+	return parseOutput(h.Event, strings.TrimSpace(stdout.String()))
+}
+
+// parseOutput reads a successful hook's stdout.
+func parseOutput(event, out string) Outcome {
+	if !strings.HasPrefix(out, "{") {
+		return Outcome{Context: out}
+	}
+	var o struct {
+		Decision           string `json:"decision"`
+		Reason             string `json:"reason"`
+		HookSpecificOutput struct {
+			PermissionDecision       string `json:"permissionDecision"`
+			PermissionDecisionReason string `json:"permissionDecisionReason"`
+			AdditionalContext        string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if json.Unmarshal([]byte(out), &o) != nil {
+		return Outcome{Context: out}
+	}
+	res := Outcome{Context: o.HookSpecificOutput.AdditionalContext}
+	if event == PreToolUse {
+		switch {
+		case o.HookSpecificOutput.PermissionDecision == "deny":
+			res.Block, res.Reason = true, o.HookSpecificOutput.PermissionDecisionReason
+		case o.Decision == "block" || o.Decision == "deny":
+			res.Block, res.Reason = true, o.Reason
+		}
+		if res.Block && res.Reason == "" {
+			res.Reason = "blocked by a PreToolUse hook"
+		}
+	}
+	return res
+}
+
+func (r *Runner) report(h Hook, msg string) {
+	if r.warn != nil {
+		r.warn(fmt.Sprintf("%s hook %q: %s", h.Event, firstLine(h.Command), msg))
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	if len(line) > 120 {
+		line = line[:119] + "…"
+	}
+	return line
+}
+
+// limitedBuffer keeps the first outputLimit bytes and drops the rest, so
+// a runaway hook cannot fill memory.
+type limitedBuffer struct{ bytes.Buffer }
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := outputLimit - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}

@@ -1,0 +1,117 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type warnings struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warnings) add(m string) { w.mu.Lock(); w.msgs = append(w.msgs, m); w.mu.Unlock() }
+
+func runner(t *testing.T, hooks ...Hook) (*Runner, *warnings, string) {
+	t.Helper()
+	dir := t.TempDir()
+	w := &warnings{}
+	for _, h := range hooks {
+		if err := Validate(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return New(hooks, dir, []string{"PATH=/usr/bin:/bin"}, w.add), w, dir
+}
+
+var common = Common{SessionID: "s-1", TranscriptPath: "/h/s-1.jsonl", Cwd: "/p"}
+
+func TestPayloadOnStdin(t *testing.T) {
+	t.Parallel()
+	r, w, dir := runner(t, Hook{Event: PreToolUse, Matcher: "Bash|Write", Command: "cat > payload.json"})
+	out := r.Run(context.Background(), PreToolUse, "Bash", common, Payload{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}})
+	if out.Block || len(w.msgs) != 0 {
+		t.Fatalf("outcome %+v warnings %q", out, w.msgs)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "payload.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p["hook_event_name"] != "PreToolUse" || p["session_id"] != "s-1" || p["tool_name"] != "Bash" || p["cwd"] != "/p" {
+		t.Fatalf("payload %s", data)
+	}
+	// The matcher is a whole-name regexp: Read does not match.
+	os.Remove(filepath.Join(dir, "payload.json"))
+	r.Run(context.Background(), PreToolUse, "Read", common, nil)
+	if _, err := os.Stat(filepath.Join(dir, "payload.json")); err == nil {
+		t.Fatal("the hook ran for a tool its matcher does not name")
+	}
+}
+
+func TestPreToolUseBlocks(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		"exit 2":       `echo "no rm in this repo" >&2; exit 2`,
+		"json deny":    `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm in this repo"}}'`,
+		"legacy block": `echo '{"decision":"block","reason":"no rm in this repo"}'`,
+	}
+	for name, cmd := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r, w, _ := runner(t, Hook{Event: PreToolUse, Command: cmd})
+			out := r.Run(context.Background(), PreToolUse, "Bash", common, nil)
+			if !out.Block || out.Reason != "no rm in this repo" || len(w.msgs) != 0 {
+				t.Fatalf("outcome %+v warnings %q", out, w.msgs)
+			}
+		})
+	}
+}
+
+func TestFailuresAreReportedNeverFatal(t *testing.T) {
+	t.Parallel()
+	r, w, _ := runner(t,
+		Hook{Event: Stop, Command: "echo broken >&2; exit 7"},
+		Hook{Event: Stop, Command: "sleep 30", Timeout: 200 * time.Millisecond},
+		Hook{Event: Stop, Command: "/nonexistent/hook"},
+		Hook{Event: Stop, Command: "echo fine"},
+	)
+	start := time.Now()
+	out := r.Run(context.Background(), Stop, "", common, Payload{"stop_hook_active": false})
+	if time.Since(start) > 10*time.Second {
+		t.Fatalf("a timed-out hook held the session for %v", time.Since(start))
+	}
+	if out.Block || out.Context != "fine" {
+		t.Fatalf("outcome %+v", out)
+	}
+	joined := strings.Join(w.msgs, "\n")
+	if len(w.msgs) != 3 || !strings.Contains(joined, "exit status 7: broken") || !strings.Contains(joined, "timed out after 200ms") {
+		t.Fatalf("warnings %q", w.msgs)
+	}
+}
+
+func TestPreCompactText(t *testing.T) {
+	t.Parallel()
+	r, _, _ := runner(t, Hook{Event: PreCompact, Command: "echo keep the migration plan"})
+	if out := r.Run(context.Background(), PreCompact, "", common, Payload{"trigger": "auto"}); out.Context != "keep the migration plan" {
+		t.Fatalf("outcome %+v", out)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	for _, h := range []Hook{{Event: "PostToolUse", Command: "x"}, {Event: Stop}, {Event: PreToolUse, Matcher: "(", Command: "x"}} {
+		if Validate(h) == nil {
+			t.Errorf("Validate(%+v) accepted it", h)
+		}
+	}
+}
