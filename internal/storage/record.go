@@ -5,7 +5,9 @@ import (
 	"time"
 )
 
-// Record types of CONTRACT.md section 4.
+// Record types of the session format (docs/session-format.md, which lists
+// every type, subtype and field; docs/session.schema.json must list them
+// too).
 const (
 	TypeUser       = "user"
 	TypeAssistant  = "assistant"
@@ -13,8 +15,8 @@ const (
 	TypeToolResult = "tool_result"
 	TypeSystem     = "system"
 
-	// TypeTitle is clawdcode's extension (CONTRACT.md section 4 lets
-	// readers ignore types they do not know): a title the user gave the
+	// TypeTitle is clawdcode's extension (readers ignore types they do
+	// not know): a title the user gave the
 	// session (/new <title>), in the Title field. It sends nothing to the
 	// model. It lives in the file so that an index rebuilt from the files
 	// keeps the title; the last one in the file wins.
@@ -24,7 +26,7 @@ const (
 	SubtypeCompactBoundary = "compact_boundary"
 
 	// SubtypeContextWindow is clawdcode's extension on a TypeSystem record
-	// (CONTRACT.md section 4 lets readers ignore what they do not know): the
+	// (readers ignore what they do not know): the
 	// effective context window, in ContextWindow, that the overflow guard
 	// learnt when the server rejected a request as too long (the server's
 	// stated maximum, or an estimate below the rejected request). It sends
@@ -71,7 +73,7 @@ const (
 
 // Record is one line of a session file. Field order is the order written.
 // Readers ignore fields they do not know, so fields may be added (never
-// renamed or removed): see CONTRACT.md section 4.
+// renamed or removed): see docs/session-format.md, Versioning.
 type Record struct {
 	ParentUUID *string   `json:"parentUuid"`
 	UUID       string    `json:"uuid"`
