@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/llmtest"
+	"github.com/clawdcode/clawdcode/internal/sessionschema"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -83,6 +84,15 @@ func TestScripts(t *testing.T) {
 			// A race-enabled child waits 1 s at exit by default; with
 			// ~100 children that is most of the suite's time under -race.
 			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+			// At the end of each script, every record clawdcode wrote must
+			// match docs/session.schema.json; the bytes of a file the
+			// script installed with "session" are its own, not checked.
+			planted := map[string]int64{}
+			env.Values[plantedKey{}] = planted
+			home := env.Getenv("CLAWDCODE_HOME")
+			if tb, ok := env.T().(testing.TB); ok {
+				env.Defer(func() { sessionschema.CheckHome(tb, home, planted) })
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -151,8 +161,16 @@ func cmdSession(ts *testscript.TestScript, neg bool, args []string) {
 	if _, err := os.Stat(marker); err != nil {
 		ts.Check(os.WriteFile(marker, []byte(p.Root), 0o600))
 	}
-	ts.Check(os.WriteFile(filepath.Join(p.Dir, args[0]+".jsonl"), []byte(text), 0o600))
+	path := filepath.Join(p.Dir, args[0]+".jsonl")
+	ts.Check(os.WriteFile(path, []byte(text), 0o600))
+	if planted, ok := ts.Value(plantedKey{}).(map[string]int64); ok {
+		planted[path] = int64(len(text))
+	}
 }
+
+// plantedKey holds, in a script's values, the files "session" installed
+// and their length: what the schema check leaves alone.
+type plantedKey struct{}
 
 // cmdLatest sets $LATEST to the id of this project's most recently
 // updated session, for scripts that look at what a run stored.

@@ -3,14 +3,17 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/llmtest"
+	"github.com/clawdcode/clawdcode/internal/sessionschema"
 )
 
 // World is one isolated user of the binary: a HOME, a TMPDIR, a
@@ -34,6 +37,9 @@ type World struct {
 	Timeout time.Duration // bounds each of Run, RunIn, MustRun and RunJSON
 	// ExtraEnv is appended to every run's environment.
 	ExtraEnv []string
+
+	mu        sync.Mutex
+	unchecked map[string]int64 // files SkipRecordCheck exempts
 }
 
 // RunTimeout is a World's Timeout unless the test changes it: long enough
@@ -66,10 +72,35 @@ func NewWorld(t *testing.T, opts llmtest.Options) *World {
 			t.Fatal(err)
 		}
 	}
+	// After TempDir, so that it runs before the directories are removed.
+	t.Cleanup(w.checkRecords)
 	// After TempDir, so that the server is closed before the directories
 	// are removed.
 	w.Server = llmtest.NewServer(t, opts)
 	return w
+}
+
+// checkRecords holds every session file the test leaves in Home to the
+// format's schema (docs/session.schema.json), so that a record written
+// with an undocumented type, subtype or field, or a value of the wrong
+// type, fails the test that made the binary write it. Lines that are not
+// JSON are damage the test made, and are left alone.
+func (w *World) checkRecords() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	sessionschema.CheckHome(w.T, w.Home, w.unchecked)
+}
+
+// SkipRecordCheck exempts the file at path from the schema check at the
+// end of the test: for a file the test wrote that is not clawdcode's
+// (valid JSON that is no record).
+func (w *World) SkipRecordCheck(path string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.unchecked == nil {
+		w.unchecked = map[string]int64{}
+	}
+	w.unchecked[path] = math.MaxInt64
 }
 
 // Env is a minimal environment: nothing from the developer's shell that

@@ -1,0 +1,48 @@
+package storage
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/sessionschema"
+)
+
+// Every kind of record, written as Append, AppendBatch and SaveTitle fill
+// and encode it, matches docs/session.schema.json: the schema describes
+// the lines this package really writes (the common fields included).
+func TestRecordsMatchSchema(t *testing.T) {
+	t.Parallel()
+	s := mustCreate(t, newTestProject(t))
+	defer s.Close()
+	mustAppend(t, s, userRecord("read a.go"))
+	first := s.last
+	mustAppend(t, s, assistantRecord("", 120, 8))
+	mustAppend(t, s, &Record{Type: TypeToolUse, Tool: &ToolUse{ID: "call_1", Name: "Read", Input: json.RawMessage(`{"file_path":"a.go"}`)}, Tokens: 20})
+	mustAppend(t, s, &Record{Type: TypeToolResult, ToolResult: &ToolResult{ID: "call_1", Output: "package a", Error: ""}})
+	mustAppend(t, s, &Record{Type: TypeToolResult, ToolResult: &ToolResult{ID: "call_2", Error: "no such file"}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextWindow, ContextWindow: 8000})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextCut, CompactMetadata: &CompactMetadata{Truncated: map[string]int{first: 4096}}})
+	usage := Usage{InputTokens: 120, OutputTokens: 8}
+	boundary := &Record{
+		Type: TypeSystem, Subtype: SubtypeCompactBoundary,
+		Message: &Message{Role: "system", Content: "Conversation compacted"},
+		CompactMetadata: &CompactMetadata{Trigger: TriggerAuto, PreTokens: 900, RetainedOffset: 1,
+			RetainedUUID: first, SessionUsage: &usage, Truncated: map[string]int{first: 100}, EffectiveWindow: 8000},
+	}
+	summary := &Record{
+		Type: TypeUser, IsCompactSummary: true, Tokens: 40,
+		Message: &Message{Role: "user", Content: "the summary"},
+		CompactMetadata: &CompactMetadata{Trigger: TriggerAuto, PreTokens: 900, PostTokens: 200,
+			FilesIncluded: []string{"a.go"}, Fallback: true, Error: "server error", Failures: 1, SkipsLeft: 2},
+	}
+	if _, err := s.AppendBatch(boundary, summary); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveTitle("Refactor the parser"); err != nil {
+		t.Fatal(err)
+	}
+	sessionschema.CheckFile(t, s.Path(), 0)
+	if n := len(readLines(t, s.Path())); n != 10 {
+		t.Fatalf("%d lines written, want 10", n)
+	}
+}
