@@ -27,7 +27,10 @@ func TestRecordsMatchSchema(t *testing.T) {
 		Type: TypeSystem, Subtype: SubtypeCompactBoundary,
 		Message: &Message{Role: "system", Content: "Conversation compacted"},
 		CompactMetadata: &CompactMetadata{Trigger: TriggerAuto, PreTokens: 900, RetainedOffset: 1,
-			RetainedUUID: first, SessionUsage: &usage, Truncated: map[string]int{first: 100}, EffectiveWindow: 8000},
+			RetainedUUID: first, SessionUsage: &usage, Truncated: map[string]int{first: 100}, EffectiveWindow: 8000,
+			Receipt: &Receipt{Messages: 4, Tokens: 700, Paths: []string{"a.go"}, Commands: []string{"go test ./..."},
+				NotInSummary: NotInSummary{Paths: []string{}, Commands: []string{"go test ./..."}}, First: first, Last: first},
+			Pins: []Pin{{ID: 1, Text: "keep the API stable"}}},
 	}
 	summary := &Record{
 		Type: TypeUser, IsCompactSummary: true, Tokens: 40,
@@ -41,8 +44,14 @@ func TestRecordsMatchSchema(t *testing.T) {
 	if err := s.SaveTitle("Refactor the parser"); err != nil {
 		t.Fatal(err)
 	}
+	parent := "0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b"
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypePin, Pin: &Pin{ID: 2, Text: "use tabs"}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeUnpin, Pin: &Pin{ID: 2}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeFork, Fork: &ForkInfo{SessionID: parent, UUID: first}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeHandoff, Handoff: &HandoffInfo{SessionID: parent}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: first}})
 	sessionschema.CheckFile(t, s.Path(), 0)
-	if n := len(readLines(t, s.Path())); n != 10 {
-		t.Fatalf("%d lines written, want 10", n)
+	if n := len(readLines(t, s.Path())); n != 15 {
+		t.Fatalf("%d lines written, want 15", n)
 	}
 }
