@@ -8,6 +8,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/recall"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -49,6 +50,8 @@ type Config struct {
 	Tools []tools.Tool
 	// Now is the clock for the date in the system prompt; nil = time.Now.
 	Now func() time.Time
+	// Hooks runs the user's hook commands (nil = none).
+	Hooks *hooks.Runner
 	// Warn receives each warning about a session being resumed: the lines
 	// of its live context that could not be parsed and are left out
 	// (CONTRACT.md section 4 wants the user told). nil drops them.
@@ -234,6 +237,7 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 	closeErr := e.closeSession()
 	e.log, e.mgr, e.mgrErr = log, mgr, nil
 	e.pendingTitle = ""
+	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "resume"})
 	return closeErr
 }
 
@@ -259,7 +263,20 @@ func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
 		sess.SetTitle(title)
 	}
 	e.log.sess, e.pendingTitle = sess, ""
+	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "startup"})
 	return nil
+}
+
+// runHook runs the hooks of event for the current session.
+func (e *Engine) runHook(ctx context.Context, event, tool string, payload hooks.Payload) hooks.Outcome {
+	if !e.cfg.Hooks.Has(event) {
+		return hooks.Outcome{}
+	}
+	common := hooks.Common{Cwd: e.cfg.Project.Root}
+	if e.log.sess != nil {
+		common.SessionID, common.TranscriptPath = e.log.sess.ID(), e.log.sess.Path()
+	}
+	return e.cfg.Hooks.Run(ctx, event, tool, common, payload)
 }
 
 // SessionID is the current session's id ("" before the first message of a

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -69,8 +70,12 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 		model:    e.model,
 		maxTurns: e.cfg.MaxTurns,
 		sink:     sink,
+		hook:     e.runHook,
 	}
 	res, err := l.run(ctx, text)
+	if err == nil {
+		e.runHook(ctx, hooks.Stop, "", hooks.Payload{"stop_hook_active": false})
+	}
 	e.log.sess.SetTokens(e.mgr.Usage().Tokens)
 	return res, err
 }
@@ -85,6 +90,8 @@ type loop struct {
 	model    string
 	maxTurns int
 	sink     Sink
+	// hook runs the user's hooks of an event (nil = none).
+	hook func(ctx context.Context, event, tool string, payload hooks.Payload) hooks.Outcome
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -212,6 +219,14 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 				continue
 			}
 			tool, input = inner, innerInput
+		}
+		if l.hook != nil {
+			if out := l.hook(ctx, hooks.PreToolUse, tool.Name(), hooks.Payload{"tool_name": tool.Name(), "tool_input": input}); out.Block {
+				if err := l.answer(call.ID, call.Name, tools.Result{Error: "denied by a PreToolUse hook: " + out.Reason}); err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		denied, err := l.perms.Check(ctx, tool, input)
 		if err != nil {
