@@ -41,6 +41,8 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		HistoryPath: filepath.Join(home, "history"),
 		FirstPrompt: opts.Prompt,
 		Asker:       asker,
+
+		SkipPermissions: opts.SkipPermissions,
 	})
 	if errors.Is(err, slash.ErrExit) {
 		err = nil

@@ -35,6 +35,12 @@ type Asker struct {
 	io *iostreams.IOStreams
 	cs colorScheme
 
+	// Propose gives the rules an "always" would add for a call (shown to
+	// the user before they choose it); nil: "always" covers the tool.
+	Propose func(tool tools.Tool, input json.RawMessage) []string
+	// Root is the project root; a Write or Edit outside it is flagged.
+	Root string
+
 	mu  sync.Mutex
 	con *console // the running Run's turns, nil outside Run
 }
@@ -61,8 +67,18 @@ func (a *Asker) pauseTurn() {
 	c.pause()
 }
 
+// linked returns the console of the Run the asker is linked to.
+func (a *Asker) linked() *console {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.con
+}
+
 func (a *Asker) Ask(ctx context.Context, tool tools.Tool, input json.RawMessage) (tools.Decision, error) {
 	a.pauseTurn()
+	if c := a.linked(); c != nil && c.kb != nil {
+		return a.askKey(ctx, c, tool, input)
+	}
 	w := a.io.ErrOut
 	headline := tool.Describe(input)
 	fmt.Fprintf(w, "%s %s\n", a.cs.warn("?"), a.cs.bold(termtext.Safe(headline)))

@@ -145,11 +145,12 @@ func TestClawdcodeToolRoundTripWithPermission(t *testing.T) {
 	term.expectPrompt()
 	term.send("write hello.txt\r")
 	term.expect("hello.txt")
-	term.expect("│ hi there")
-	term.expect("Allow? [y]es once / [a]lways this session / [n]o: ")
-	term.send("y\r")
+	term.expect("1 + hi there") // the diff the call would make
+	term.expect("❯ 1. Yes")
+	term.send("y")
 	term.expect("⏺ Write(hello.txt)")
-	term.expect("⎿ ")
+	term.expect("⎿  Created with 1 line")
+	term.expect("1 + hi there") // the diff it made
 	term.expect("I wrote hello.txt.")
 	term.expectPrompt()
 	t.Logf("%s", term.output())

@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"io"
 	"strings"
 )
 
@@ -16,118 +15,9 @@ const (
 	styleCode     = "\x1b[36m" // cyan
 	styleRed      = "\x1b[31m"
 	styleYellow   = "\x1b[33m"
+	styleGreen    = "\x1b[32m"
 	styleFgReset  = "\x1b[39m"
 )
-
-// markdownWriter renders streamed Markdown for a terminal, one complete line
-// at a time: a partial last line is held back until its newline (or Flush)
-// so the output never depends on where the stream was cut into deltas.
-//
-// It is hand-written rather than a full Markdown library because start-up
-// time matters (clawdcode targets a 5 ms --version) and because a streaming
-// renderer must never rewrite what it already printed: only line-local
-// constructs and fenced code blocks are recognised.
-type markdownWriter struct {
-	w       io.Writer
-	partial strings.Builder
-	out     []byte // reused output buffer
-
-	inFence   bool
-	fenceMark string // "```" or "~~~" (with its full run length)
-}
-
-func newMarkdownWriter(w io.Writer) *markdownWriter { return &markdownWriter{w: w} }
-
-// WriteString feeds a delta; every line it completes is rendered and written.
-func (m *markdownWriter) WriteString(s string) error {
-	for s != "" {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			m.partial.WriteString(s)
-			return nil
-		}
-		line := s[:i]
-		if m.partial.Len() > 0 {
-			m.partial.WriteString(line)
-			line = m.partial.String()
-			m.partial.Reset()
-		}
-		if err := m.emit(line); err != nil {
-			return err
-		}
-		s = s[i+1:]
-	}
-	return nil
-}
-
-// Pending reports whether a partial line is held back.
-func (m *markdownWriter) Pending() bool { return m.partial.Len() > 0 }
-
-// Flush renders a held-back partial line (ending it with a newline) and
-// forgets the fence state: the next text starts a new message.
-func (m *markdownWriter) Flush() error {
-	if m.partial.Len() > 0 {
-		line := m.partial.String()
-		m.partial.Reset()
-		if err := m.emit(line); err != nil {
-			return err
-		}
-	}
-	m.inFence, m.fenceMark = false, ""
-	return nil
-}
-
-func (m *markdownWriter) emit(line string) error {
-	m.out = m.renderLine(m.out[:0], strings.TrimSuffix(line, "\r"))
-	m.out = append(m.out, '\n')
-	_, err := m.w.Write(m.out)
-	return err
-}
-
-// renderLine appends the styled form of one complete source line to dst.
-func (m *markdownWriter) renderLine(dst []byte, line string) []byte {
-	trimmed := strings.TrimLeft(line, " \t")
-	indent := line[:len(line)-len(trimmed)]
-
-	if m.inFence {
-		if isFenceClose(trimmed, m.fenceMark) {
-			m.inFence, m.fenceMark = false, ""
-			return append(dst, styleDim+"  └"+styleNormal...)
-		}
-		dst = append(dst, styleDim+"  │ "+styleNormal...)
-		return append(dst, line...)
-	}
-	if mark, lang, ok := fenceOpen(trimmed); ok {
-		m.inFence, m.fenceMark = true, mark
-		dst = append(dst, styleDim+"  ┌"...)
-		if lang != "" {
-			dst = append(dst, ' ')
-			dst = append(dst, lang...)
-		}
-		return append(dst, styleNormal...)
-	}
-	if level, text := heading(trimmed); level > 0 {
-		dst = append(dst, styleBold...)
-		dst = renderInline(dst, text)
-		return append(dst, styleNormal...)
-	}
-	if isRule(trimmed) {
-		return append(dst, styleDim+"────────────────────────────────────────"+styleNormal...)
-	}
-	if rest, ok := strings.CutPrefix(trimmed, ">"); ok {
-		dst = append(dst, indent...)
-		dst = append(dst, styleDim+"│ "+styleNormal+styleItalic...)
-		dst = renderInline(dst, strings.TrimPrefix(rest, " "))
-		return append(dst, styleNoItalic...)
-	}
-	if rest, ok := bullet(trimmed); ok {
-		dst = append(dst, indent...)
-		dst = append(dst, "• "...)
-		return renderInline(dst, rest)
-	}
-	dst = append(dst, indent...)
-	return renderInline(dst, trimmed)
-}
 
 // fenceOpen recognises ``` or ~~~ (three or more) with an optional info string.
 func fenceOpen(s string) (mark, lang string, ok bool) {

@@ -15,7 +15,7 @@ var plainStyles = strings.NewReplacer(
 func render(t *testing.T, chunks ...string) string {
 	t.Helper()
 	var out strings.Builder
-	m := newMarkdownWriter(&out)
+	m := newMarkdownWriter(&out, nil)
 	for _, c := range chunks {
 		if err := m.WriteString(c); err != nil {
 			t.Fatal(err)
@@ -54,12 +54,12 @@ func TestMarkdownLines(t *testing.T) {
 		{
 			"fence with language",
 			"```go\nfunc main() {\n\t# not a heading\n}\n```\nafter\n",
-			"<dim>  ┌ go</>\n<dim>  │ </>func main() {\n<dim>  │ </>\t# not a heading\n<dim>  │ </>}\n<dim>  └</>\nafter\n",
+			"<dim>┌─── go</>\n<code>func main() {</code>\n<code>\t# not a heading</code>\n<code>}</code>\n<dim>└───</>\nafter\n",
 		},
 		{
 			"tilde fence, backticks inside",
 			"~~~\n```\n~~~\n",
-			"<dim>  ┌</>\n<dim>  │ </>```\n<dim>  └</>\n",
+			"<dim>┌───</>\n<code>```</code>\n<dim>└───</>\n",
 		},
 		{"inline triple backticks are not a fence", "```x``` y\n", "<code>x</code> y\n"},
 	}
@@ -97,7 +97,7 @@ func TestMarkdownChunkBoundaries(t *testing.T) {
 func TestMarkdownHoldsPartialLine(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
-	m := newMarkdownWriter(&out)
+	m := newMarkdownWriter(&out, nil)
 	m.WriteString("**bo")
 	if out.Len() != 0 || !m.Pending() {
 		t.Fatalf("partial line written early: %q", out.String())
@@ -114,7 +114,7 @@ func BenchmarkMarkdown(b *testing.B) {
 	b.SetBytes(int64(len(doc)))
 	for b.Loop() {
 		out.Reset()
-		m := newMarkdownWriter(&out)
+		m := newMarkdownWriter(&out, nil)
 		for i := 0; i < len(doc); i += 16 {
 			m.WriteString(doc[i:min(i+16, len(doc))])
 		}

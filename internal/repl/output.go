@@ -33,8 +33,9 @@ func (c colorScheme) warn(s string) string { return c.wrap(styleYellow, styleFgR
 // turnOutput is the agent.Sink of one REPL turn. Assistant text goes to
 // IO.Out — rendered Markdown on a terminal, untouched otherwise; tool
 // activity, notices and the spinner go to IO.ErrOut. Its methods are called
-// from the goroutine running Submit (and the asker, on the same goroutine);
-// the spinner is the only other goroutine and Stop waits for it.
+// from the goroutine running Submit (and the asker, on the same goroutine)
+// and, for Ctrl-O, from the keyboard's; mu orders them. The spinner is the
+// only other writer and Stop waits for it.
 type turnOutput struct {
 	out, errOut io.Writer
 	md          *markdownWriter // nil: write text untouched
@@ -42,24 +43,30 @@ type turnOutput struct {
 	cs          colorScheme
 	root        string
 	done        <-chan struct{} // the turn's ctx.Done(), ends the spinner
+	width       func() int
+	con         *console // where the last tool output is kept
 
-	midLine bool            // untouched text ended without a newline
-	label   string          // what the spinner says while waiting
-	safe    termtext.Stream // the assistant's text, shown and not obeyed
+	mu        sync.Mutex
+	midLine   bool            // untouched text ended without a newline
+	label     string          // what the spinner says while waiting
+	safe      termtext.Stream // the assistant's text, shown and not obeyed
+	snapshots map[string]fileSnapshot
 }
 
 var _ agent.Sink = (*turnOutput)(nil)
 
-func newTurnOutput(ios *iostreams.IOStreams, root string, done <-chan struct{}) *turnOutput {
-	t := &turnOutput{out: ios.Out, errOut: ios.ErrOut, root: root, done: done,
-		cs: colorScheme{on: ios.IsStderrTTY()}}
+func newTurnOutput(ios *iostreams.IOStreams, root string, done <-chan struct{}, con *console) *turnOutput {
+	t := &turnOutput{out: ios.Out, errOut: ios.ErrOut, root: root, done: done, con: con,
+		cs: colorScheme{on: ios.IsStderrTTY()}, snapshots: map[string]fileSnapshot{}}
+	t.width = func() int { return 100 }
+	if con != nil && con.width != nil {
+		t.width = con.width
+	}
 	if ios.IsStderrTTY() {
-		t.spin = newSpinner(ios.ErrOut)
+		t.spin = newSpinner(ios.ErrOut, t.width)
 	}
 	if ios.IsStdoutTTY() {
-		// Rendering holds text back until a line is complete, so the
-		// spinner keeps going until the first line is actually written.
-		t.md = newMarkdownWriter(stopSpinnerWriter{spin: t.spin, w: ios.Out})
+		t.md = newMarkdownWriter(stopSpinnerWriter{spin: t.spin, w: ios.Out}, t.width)
 	}
 	return t
 }
@@ -84,11 +91,15 @@ func (t *turnOutput) waiting(label string) {
 // pause stops the spinner so someone else (the permission prompt) can
 // write; the next event starts it again if there is still waiting to do.
 func (t *turnOutput) pause() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.spin.Stop()
 	t.endText()
 }
 
 func (t *turnOutput) Text(delta string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	// Model text is made safe before rendering adds clawdcode's own
 	// styling: only that styling reaches the terminal. Sanitised either
 	// way: the REPL's output is read by a person even when piped to a pager.
@@ -124,33 +135,72 @@ func (t *turnOutput) endText() {
 }
 
 func (t *turnOutput) ToolStart(id, name string, input json.RawMessage) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.spin.Stop()
 	t.endText()
-	fmt.Fprintf(t.errOut, "%s %s\n", t.cs.wrap(styleCode, styleFgReset, "⏺"),
-		t.cs.bold(termtext.Safe(name))+"("+termtext.Safe(toolArgument(name, input, t.root))+")")
+	if name == "Write" || name == "Edit" {
+		if p := filePath(input, t.root); p != "" {
+			snap := snapshot(p)
+			snap.path = p
+			t.snapshots[id] = snap
+		}
+	}
+	call := t.cs.bold(safe(name)) + "(" + safe(toolArgument(name, input, t.root)) + ")"
+	fmt.Fprintf(t.errOut, "%s %s\n", t.cs.wrap(styleCode, styleFgReset, "⏺"), clipStyled(call, t.width()-3))
 	t.waiting("running " + name)
 }
 
 func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.spin.Stop()
 	t.endText()
-	summary := termtext.Safe(resultSummary(name, res))
-	if res.Error != "" {
-		summary = t.cs.err(summary)
+	var before *fileSnapshot
+	after := ""
+	if snap, ok := t.snapshots[id]; ok {
+		delete(t.snapshots, id)
+		before = &snap
+		if res.Error == "" && snap.ok {
+			now := snapshot(snap.path)
+			after = now.content
+			if !now.ok {
+				before = nil
+			}
+		}
 	}
-	fmt.Fprintf(t.errOut, "  %s %s\n", t.cs.dim("⎿"), summary)
+	head, body := resultLines(name, res, t.cs, before, after)
+	limit := toolPreviewLines
+	if before != nil {
+		limit = diffPreviewLines
+	}
+	writeToolResult(t.errOut, t.cs, head, body, limit, t.width())
+	if t.con != nil {
+		t.con.setLast(&toolShown{call: name, lines: append([]string{head}, body...)})
+	}
 	t.waiting("thinking")
 }
 
-func (t *turnOutput) Notice(n contextmgr.Notice) {
+// expandLast prints the last tool output in full (Ctrl-O).
+func (t *turnOutput) expandLast() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.spin.Stop()
 	t.endText()
-	text := termtext.Safe(n.Text) // may quote a server's error
+	writeExpanded(t.errOut, t.cs, t.con.last(), t.width())
+	t.spin.Start(t.done, t.label)
+}
+
+func (t *turnOutput) Notice(n contextmgr.Notice) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.spin.Stop()
+	t.endText()
 	switch n.Kind {
-	case "warning", "fallback", "truncated":
-		fmt.Fprintln(t.errOut, t.cs.warn("⚠ "+text))
+	case "warning", "fallback", "truncated", "retry":
+		fmt.Fprintln(t.errOut, t.cs.warn("⚠ "+safe(n.Text)))
 	default:
-		fmt.Fprintln(t.errOut, t.cs.dim("✻ "+text))
+		fmt.Fprintln(t.errOut, t.cs.dim("✻ "+safe(n.Text)))
 	}
 	if n.Kind == "compacting" {
 		t.waiting("compacting")
@@ -161,6 +211,8 @@ func (t *turnOutput) Notice(n contextmgr.Notice) {
 
 // finish ends the turn's output: spinner gone, last line ended.
 func (t *turnOutput) finish() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.spin.Stop()
 	t.endText()
 }
@@ -186,28 +238,6 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 	}
 	b, _ := json.Marshal(args) // sorted keys: stable
 	return clip(string(b), 60)
-}
-
-// resultSummary is one short line about a tool's result.
-func resultSummary(name string, res tools.Result) string {
-	if res.Error != "" {
-		return clip(oneLine(res.Error), 100)
-	}
-	out := strings.TrimRight(res.Output, "\n")
-	if out == "" {
-		return "(no output)"
-	}
-	n := strings.Count(out, "\n") + 1
-	switch name {
-	case "Read":
-		return plural(n, "line")
-	case "Glob":
-		return plural(n, "file")
-	}
-	if n == 1 {
-		return clip(out, 100)
-	}
-	return plural(n, "line")
 }
 
 func plural(n int, noun string) string {
@@ -247,8 +277,27 @@ func clip(s string, n int) string {
 // console is a Run's side of the link to its Asker: the turn whose
 // spinner the permission prompt must stop before it writes.
 type console struct {
-	mu     sync.Mutex
-	active *turnOutput
+	kb    *keyboard  // the terminal's keys; nil: answers are read as lines
+	width func() int // the terminal's width; nil: not a terminal
+
+	mu       sync.Mutex
+	active   *turnOutput
+	lastTool *toolShown
+}
+
+func (c *console) setLast(ts *toolShown) {
+	c.mu.Lock()
+	c.lastTool = ts
+	c.mu.Unlock()
+}
+
+func (c *console) last() *toolShown {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastTool
 }
 
 func (c *console) setActive(t *turnOutput) {

@@ -199,8 +199,8 @@ func TestTerminalPromptStreamsAnswer(t *testing.T) {
 	term.expect("you said: hello there")
 	term.expectPrompt()
 	term.send("md\r")
-	term.expect("┌ go")  // a fence, rendered
-	term.expect("• a b") // bullet and bold, markers gone
+	term.expect("┌─── go") // a fence, rendered
+	term.expect("• a b")   // bullet and bold, markers gone
 	term.expectPrompt()
 	term.send("\x04")
 	if code := term.wait(); code != 0 {
@@ -216,9 +216,14 @@ func TestTerminalSlashCommandAndPicker(t *testing.T) {
 	term.expect("commands: /help /exit")
 	term.expectPrompt()
 	term.send("/resume\r")
-	term.expect("2  bbbb2222")
-	term.expect("Resume which session?")
-	term.send("2\r")
+	term.expect("Resume a session")
+	term.expect("bbbb2222")
+	term.send("\x1b[B\r") // the arrow moves to the second, Enter picks it
+	term.expect(`picked "bbbb2222-0000"`)
+	term.expectPrompt()
+	term.send("/resume\r")
+	term.expect("Resume a session")
+	term.send("sec\r") // typing filters
 	term.expect(`picked "bbbb2222-0000"`)
 	term.expectPrompt()
 	term.send("/exit\r")
@@ -281,14 +286,26 @@ func TestTerminalPermissionPrompt(t *testing.T) {
 	term.expectPrompt()
 	term.send("write a file\r")
 	term.expect("Write(a.txt)")
-	term.expect("│ two")
-	term.expect("Allow? [y]es once / [a]lways this session / [n]o: ")
-	term.send("a\r")
+	term.expect("+ two")
+	term.expect("❯ 1. Yes")
+	term.expect("3. No, tell the model to do something else (esc)")
+	term.send("a") // one key, no Enter
 	term.expect("decision=always")
+	term.expectPrompt()
+	// The default is marked and Enter takes it; Esc says no.
+	term.send("write a file\r")
+	term.expect("❯ 1. Yes")
+	term.send("\r")
+	term.expect("decision=once")
+	term.expectPrompt()
+	term.send("write a file\r")
+	term.expect("❯ 1. Yes")
+	term.send("\x1b")
+	term.expect("decision=deny")
 	term.expectPrompt()
 	// Ctrl-C at the permission prompt cancels the turn, not the REPL.
 	term.send("write again\r")
-	term.expect("Allow?")
+	term.expect("1. Yes")
 	term.send("\x03")
 	term.expect("interrupted")
 	term.expectPrompt()

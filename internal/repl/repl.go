@@ -43,6 +43,12 @@ type Options struct {
 	Commands    Commands
 	HistoryPath string // $CLAWDCODE_HOME/history; "" keeps no history
 	FirstPrompt string // positional prompt, sent as the first message
+	// SearchSessions, when set, lets the /resume picker filter sessions on
+	// their content (a full-text search of the store).
+	SearchSessions SessionSearch
+	// SkipPermissions is --dangerously-skip-permissions: the status line
+	// says so in red for as long as it holds.
+	SkipPermissions bool
 	// Asker is the permission prompt the engine's tools ask through, if
 	// any: Run links it to its turns for as long as it runs, so that the
 	// prompt stops the spinner before it writes.
@@ -61,6 +67,7 @@ type session struct {
 	con   *console
 	input lineSource
 	cs    colorScheme
+	kb    *keyboard // the terminal's keys; nil when input is not a terminal
 
 	interrupts interruptRouter
 }
@@ -84,18 +91,20 @@ func Run(ctx context.Context, opts Options) error {
 			hist = h
 		}
 	}
+	s.con = &console{}
 	if opts.IO.Interactive() {
-		src, err := newReadlineSource(opts.IO, hist, opts.Commands)
+		src, err := newTermSource(opts.IO, hist, s.cs)
 		if err != nil {
 			return fmt.Errorf("start line editor: %w", err)
 		}
-		s.input = src
+		src.ed.complete = s.completer()
+		src.ed.status = s.statusLine
+		s.input, s.kb = src, src.kb
+		s.con.kb, s.con.width = src.kb, src.width
 	} else {
 		s.input = newPlainSource(opts.IO, hist)
 	}
 	defer s.input.Close()
-
-	s.con = &console{}
 	if opts.Asker != nil {
 		opts.Asker.attach(s.con)
 		defer opts.Asker.attach(nil)
@@ -104,6 +113,10 @@ func Run(ctx context.Context, opts Options) error {
 	defer stopInterrupts()
 
 	s.welcome()
+	if opts.Engine.SessionID() != "" {
+		s.replaySession(ctx, s.io.ErrOut) // -c or -r
+	}
+	defer s.goodbye()
 	if opts.FirstPrompt != "" {
 		if err := s.dispatch(ctx, opts.FirstPrompt); err != nil {
 			return s.leave(err)
@@ -184,6 +197,10 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	defer cancel()
 	s.interrupts.route(cancel)
 	defer s.interrupts.route(nil)
+	if s.kb != nil {
+		s.kb.beginTurn(&turnKeys{cancel: cancel, expand: s.expandLive})
+		defer s.kb.endTurn()
+	}
 
 	text := strings.TrimSpace(entry)
 	var err error
@@ -256,7 +273,7 @@ func (r *interruptRouter) route(cancel context.CancelFunc) {
 
 // turn sends text to the model and renders the reply as it streams.
 func (s *session) turn(ctx context.Context, text string) error {
-	out := newTurnOutput(s.io, s.projectRoot(), ctx.Done())
+	out := newTurnOutput(s.io, s.projectRoot(), ctx.Done(), s.con)
 	s.con.setActive(out)
 	defer s.con.setActive(nil)
 
@@ -281,12 +298,20 @@ func (s *session) expand(line string) (string, bool) {
 // command runs a slash command line.
 func (s *session) command(ctx context.Context, line string) error {
 	env := &slash.Env{Engine: s.opts.Engine, IO: s.io}
-	if s.io.IsStdinTTY() {
+	switch {
+	case s.kb != nil:
+		env.Pick = s.pickSession
+	case s.io.IsStdinTTY():
 		env.Pick = func(ctx context.Context, sessions []storage.SessionInfo) (string, error) {
 			return pick(ctx, s.io, sessions)
 		}
 	}
-	return s.opts.Commands.Run(ctx, env, line)
+	before := s.opts.Engine.SessionID()
+	err := s.opts.Commands.Run(ctx, env, line)
+	if after := s.opts.Engine.SessionID(); after != before && after != "" {
+		s.replaySession(ctx, s.io.ErrOut) // a /switch or /resume: show where the user is
+	}
+	return err
 }
 
 // contextWarning tells the user when the next auto-compaction is near.
@@ -343,6 +368,13 @@ func (s *session) welcome() {
 	fmt.Fprintln(s.io.ErrOut, line)
 }
 
+// goodbye tells the user how to come back to the session they leave.
+func (s *session) goodbye() {
+	if id := s.opts.Engine.SessionID(); id != "" {
+		fmt.Fprintln(s.io.ErrOut, s.cs.dim("Resume this session with: clawdcode -r "+id))
+	}
+}
+
 func shortID(id string) string {
 	if len(id) > 8 {
 		return id[:8]
@@ -359,4 +391,14 @@ func tildePath(p string) string {
 		return "~" + rest
 	}
 	return p
+}
+
+// expandLive is Ctrl-O during a turn: the last tool output in full.
+func (s *session) expandLive() {
+	s.con.mu.Lock()
+	t := s.con.active
+	s.con.mu.Unlock()
+	if t != nil {
+		t.expandLast()
+	}
 }

@@ -103,7 +103,7 @@ func TestRunPiped(t *testing.T) {
 			input:         "tool use\n",
 			wantSubmitted: []string{"tool use"},
 			wantOut:       "read it\n",
-			wantErrOut:    []string{"⏺ Read(internal/x.go)\n  ⎿ 3 lines\n", "⏺ Read(missing.go)\n  ⎿ file not found: missing.go\n"},
+			wantErrOut:    []string{"⏺ Read(internal/x.go)\n  ⎿  Read 3 lines\n", "⏺ Read(missing.go)\n  ⎿  file not found: missing.go\n"},
 		},
 		{
 			name:       "context notices go to stderr",
@@ -252,16 +252,18 @@ func TestToolSummaries(t *testing.T) {
 		res  tools.Result
 		want string
 	}{
-		{"Read", tools.Result{Output: "1\n2\n"}, "2 lines"},
-		{"Glob", tools.Result{Output: "a.go\n"}, "1 file"},
+		{"Read", tools.Result{Output: "1\n2\n"}, "Read 2 lines"},
+		{"Glob", tools.Result{Output: "a.go\n"}, "Found 1 file|a.go"},
 		{"Bash", tools.Result{Output: "ok\n"}, "ok"},
-		{"Bash", tools.Result{Output: "a\nb\nc"}, "3 lines"},
+		{"Bash", tools.Result{Output: "a\nb\nc"}, "a|b|c"},
 		{"Bash", tools.Result{}, "(no output)"},
+		{"Bash", tools.Result{Output: "out\nboom: failed\n", Error: "exit status 2"}, "out|boom: failed|exit status 2"},
 		{"Edit", tools.Result{Error: "old_string not found\nmore"}, "old_string not found …"},
 	}
 	for _, r := range results {
-		if got := resultSummary(r.name, r.res); got != r.want {
-			t.Errorf("resultSummary(%s, %+v) = %q, want %q", r.name, r.res, got, r.want)
+		head, body := resultLines(r.name, r.res, colorScheme{}, nil, "")
+		if got := strings.Join(append([]string{head}, body...), "|"); got != r.want {
+			t.Errorf("resultLines(%s, %+v) = %q, want %q", r.name, r.res, got, r.want)
 		}
 	}
 }
@@ -276,7 +278,7 @@ func TestTurnOutputOnTerminal(t *testing.T) {
 	ios.SetTTY(true, true, true)
 	done := make(chan struct{})
 	defer close(done)
-	o := newTurnOutput(ios, "/proj", done)
+	o := newTurnOutput(ios, "/proj", done, nil)
 	o.spin.interval = time.Millisecond
 	o.waiting("thinking")
 	deadline := time.Now().Add(5 * time.Second)

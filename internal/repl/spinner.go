@@ -13,6 +13,7 @@ import (
 // with a frame. A nil *spinner (not a terminal) does nothing.
 type spinner struct {
 	w        io.Writer
+	width    func() int
 	interval time.Duration
 
 	mu   sync.Mutex
@@ -22,8 +23,8 @@ type spinner struct {
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-func newSpinner(w io.Writer) *spinner {
-	return &spinner{w: w, interval: 100 * time.Millisecond}
+func newSpinner(w io.Writer, width func() int) *spinner {
+	return &spinner{w: w, width: width, interval: 100 * time.Millisecond}
 }
 
 // Start shows label until Stop or ctxDone is closed (the turn's ctx.Done());
@@ -85,11 +86,26 @@ func (s *spinner) run(ctxDone <-chan struct{}, label string, stop, done chan str
 		}
 		// The first frame waits one interval: fast answers never flash a spinner.
 		elapsed := time.Since(start).Truncate(time.Second)
-		fmt.Fprintf(s.w, "\r\x1b[2K%s%s %s…%s %s",
-			styleCode, spinnerFrames[frame%len(spinnerFrames)], label, styleFgReset,
-			dim(fmt.Sprintf("(%s · Ctrl-C to interrupt)", elapsed)))
+		fmt.Fprint(s.w, "\r\x1b[2K"+spinnerFrame(spinnerFrames[frame%len(spinnerFrames)], label, elapsed, s.width()))
 		drawn = true
 	}
 }
 
 func dim(s string) string { return styleDim + s + styleNormal }
+
+// spinnerFrame is one frame that fits in width-1 columns, so that it never
+// wraps: a wrapped frame would leave a row behind on every redraw. The
+// hint goes first, then the label is shortened.
+func spinnerFrame(glyph, label string, elapsed time.Duration, width int) string {
+	room := width - 1
+	head := glyph + " " + label + "…"
+	hint := fmt.Sprintf(" (%s · esc to interrupt)", elapsed)
+	if visibleWidth(head+hint) > room {
+		hint = fmt.Sprintf(" (%s)", elapsed)
+	}
+	if visibleWidth(head+hint) > room {
+		hint = ""
+	}
+	head = clipWidth(head, room)
+	return styleCode + head + styleFgReset + dim(hint)
+}

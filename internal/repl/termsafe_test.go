@@ -34,7 +34,7 @@ func TestClawdcodePermissionPromptShowsWholeCommand(t *testing.T) {
 	term := startClawdcode(t, srv)
 	term.expectPrompt()
 	term.send("list the files\r")
-	term.expect("Allow? [y]es once / [a]lways this session / [n]o: ")
+	term.expect("❯ 1. Yes")
 	raw := term.rawOutput()
 	prompt := raw[strings.LastIndex(raw, "list the files"):]
 	if !strings.Contains(prompt, "^M; touch HIDDEN #^[[2K^[[1A") {
@@ -43,7 +43,7 @@ func TestClawdcodePermissionPromptShowsWholeCommand(t *testing.T) {
 	if strings.Contains(prompt, "\x1b[1A") || strings.Contains(prompt, "ls\r") {
 		t.Errorf("the command's control characters reached the terminal:\n%q", prompt)
 	}
-	term.send("n\r")
+	term.send("n")
 	term.expect("not run")
 	term.expectPrompt()
 	term.send("\x04")

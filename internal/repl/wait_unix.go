@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,5 +30,22 @@ func waitReadable(ctx context.Context, fd int) error {
 		if n > 0 {
 			return nil
 		}
+	}
+}
+
+// readableWithin reports whether fd has input within d.
+func readableWithin(fd int, d time.Duration) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(d)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		n, err := unix.Poll(fds, int(left.Milliseconds())+1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err == nil && n > 0
 	}
 }

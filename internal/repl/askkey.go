@@ -1,0 +1,129 @@
+package repl
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// askPreviewLines of a preview are shown in the permission dialog; 'v'
+// shows the rest.
+const askPreviewLines = 20
+
+// askKey is the permission dialog of a terminal REPL: what the call would
+// do (the whole command, or the diff a Write or Edit would make against
+// the file as it is now), a warning for a path outside the project, and
+// one-key answers with the default marked.
+func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input json.RawMessage) (tools.Decision, error) {
+	w := a.io.ErrOut
+	cs := a.cs
+	name := tool.Name()
+	width := 80
+	if c.width != nil {
+		width = c.width()
+	}
+	headline := tool.Describe(input)
+	fmt.Fprintf(w, "%s %s\n", cs.warn("?"), cs.bold(safe(headline)))
+	var preview []string
+	if name == "Bash" {
+		writePreview(w, cs, name, headline, input) // the whole command, wrapped, made safe
+	} else {
+		preview = a.preview(name, input)
+		showPreview(w, cs, preview, askPreviewLines, width)
+	}
+	if p := filePath(input, a.Root); p != "" && a.Root != "" && (name == "Write" || name == "Edit") {
+		if rel, err := filepath.Rel(a.Root, p); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			fmt.Fprintln(w, cs.warn("  ⚠ "+safe(p)+" is outside the project ("+tildePath(a.Root)+")"))
+		}
+	}
+	scope := name + " for the rest of this session"
+	if a.Propose != nil {
+		if rules := a.Propose(tool, input); len(rules) > 0 {
+			scope = strings.Join(rules, ", ") + " for this session"
+		}
+	}
+	options := []choice{
+		{key: '1', alias: 'y', label: "Yes"},
+		{key: '2', alias: 'a', label: "Yes, and allow " + scope},
+	}
+	decisions := []tools.Decision{tools.AllowOnce, tools.AllowAlways}
+	options = append(options, choice{key: rune('1' + len(options)), alias: 'n', label: "No, tell the model to do something else", cancel: true})
+	decisions = append(decisions, tools.Deny)
+	if len(preview) > askPreviewLines {
+		fmt.Fprintln(w, cs.dim("  (v: view all of it)"))
+	}
+	i, err := selectOption(ctx, c, w, cs, options, func(k key) bool {
+		if k.r == 'v' || k.r == 'V' {
+			showPreview(w, cs, preview, 0, width)
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Deny, ctx.Err()
+		}
+		if err == io.EOF {
+			return tools.Deny, nil
+		}
+		return tools.Deny, err
+	}
+	return decisions[i], nil
+}
+
+// preview is what a call would do, as lines: the diff a Write or Edit
+// would make to the file as it is now, or a multi-line command.
+func (a *Asker) preview(name string, input json.RawMessage) []string {
+	var args struct {
+		Content    string `json:"content"`
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+	}
+	if json.Unmarshal(input, &args) != nil {
+		return nil
+	}
+	switch name {
+	case "Write", "Edit":
+		p := filePath(input, a.Root)
+		if p == "" {
+			return nil
+		}
+		before := snapshot(p)
+		if !before.ok {
+			return []string{a.cs.dim("(the file is too big to show a diff)")}
+		}
+		after := args.Content
+		if name == "Edit" {
+			if !strings.Contains(before.content, args.OldString) || args.OldString == "" {
+				return nil // the tool will say what is wrong
+			}
+			if args.ReplaceAll {
+				after = strings.ReplaceAll(before.content, args.OldString, args.NewString)
+			} else {
+				after = strings.Replace(before.content, args.OldString, args.NewString, 1)
+			}
+		}
+		v := newDiffView(before.content, after, !before.exists, a.cs)
+		return append([]string{v.summary()}, v.lines...)
+	}
+	return nil
+}
+
+func showPreview(w io.Writer, cs colorScheme, lines []string, limit, width int) {
+	shown := lines
+	if limit > 0 && len(lines) > limit {
+		shown = lines[:limit]
+	}
+	for _, l := range shown {
+		fmt.Fprintln(w, "  "+cs.dim("│ ")+clipStyled(l, width-5))
+	}
+	if rest := len(lines) - len(shown); rest > 0 {
+		fmt.Fprintln(w, "  "+cs.dim(fmt.Sprintf("│ … +%s", plural(rest, "line"))))
+	}
+}

@@ -1,0 +1,97 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+)
+
+// choice is one answer a dialog offers: the key that picks it at once,
+// its words, and whether it is the answer to an Escape.
+type choice struct {
+	key    rune // shown: "1. Yes"
+	alias  rune // also accepted, either case: 'y'
+	label  string
+	cancel bool
+}
+
+// selectOption shows options under what was already written (the question),
+// the default (the first) marked, and returns the index of the answer:
+// its key, or Enter on the highlighted one (arrows move it), Escape the
+// cancelling choice. Extra keys (e.g. 'v' to view more) return their own
+// negative code through onKey, which may write above the options. The
+// options are replaced by the answer once given.
+func selectOption(ctx context.Context, c *console, w io.Writer, cs colorScheme, options []choice, onKey func(key) bool) (int, error) {
+	c.kb.beginDialog()
+	defer c.kb.endDialog()
+	sel := 0
+	drawn := 0
+	draw := func() {
+		var b strings.Builder
+		if drawn > 0 {
+			fmt.Fprintf(&b, "\x1b[%dA\r\x1b[J", drawn)
+		}
+		width := 80
+		if c.width != nil {
+			width = c.width()
+		}
+		for i, o := range options {
+			label := fmt.Sprintf("%c. %s", o.key, o.label)
+			if o.cancel {
+				label += " (esc)"
+			}
+			label = clipWidth(label, width-5)
+			if i == sel {
+				b.WriteString("  " + cs.wrap(styleCode, styleFgReset, "❯ "+label) + "\n")
+			} else {
+				b.WriteString("    " + label + "\n")
+			}
+		}
+		drawn = len(options)
+		io.WriteString(w, b.String())
+	}
+	answer := func(i int) (int, error) {
+		fmt.Fprintf(w, "\x1b[%dA\r\x1b[J", drawn)
+		fmt.Fprintf(w, "  %s %s\n", cs.dim("⎿"), options[i].label)
+		return i, nil
+	}
+	draw()
+	for {
+		k, err := c.kb.next(ctx)
+		if err != nil {
+			fmt.Fprintf(w, "\x1b[%dA\r\x1b[J", drawn)
+			return -1, err
+		}
+		switch {
+		case k.kind == keyUp || k.kind == keyCtrl && k.r == 'p':
+			sel = (sel + len(options) - 1) % len(options)
+		case k.kind == keyDown || k.kind == keyTab || k.kind == keyCtrl && k.r == 'n':
+			sel = (sel + 1) % len(options)
+		case k.kind == keyEnter:
+			return answer(sel)
+		case k.kind == keyEsc:
+			for i, o := range options {
+				if o.cancel {
+					return answer(i)
+				}
+			}
+		case k.kind == keyCtrl && k.r == 'c':
+			fmt.Fprintf(w, "\x1b[%dA\r\x1b[J", drawn)
+			return -1, context.Canceled
+		case k.kind == keyRune:
+			for i, o := range options {
+				if k.r == o.key || o.alias != 0 && unicode.ToLower(k.r) == o.alias {
+					return answer(i)
+				}
+			}
+			if onKey != nil {
+				fmt.Fprintf(w, "\x1b[%dA\r\x1b[J", drawn)
+				drawn = 0
+				onKey(k)
+			}
+		}
+		draw()
+	}
+}

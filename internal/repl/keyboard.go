@@ -1,0 +1,180 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+)
+
+// escWait is how long a lone ESC byte waits for the rest of a sequence
+// before it counts as the Escape key.
+const escWait = 30 * time.Millisecond
+
+// keyboard is the one reader of a terminal's input for the whole of a Run.
+// Its goroutine decodes keys and routes them: while a turn (or a command)
+// runs, Esc and Ctrl-C cancel it and Ctrl-O shows the last tool output at
+// once, and every other key waits in the queue, unechoed, for the next
+// prompt (typed-ahead input); while a dialog asks, its keys go to the
+// dialog and the typed-ahead keys are kept aside. The editor, dialogs and
+// pickers take keys with next, one consumer at a time.
+type keyboard struct {
+	fd int
+	in io.Reader
+
+	mu      sync.Mutex
+	queue   []key
+	wake    chan struct{} // closed and replaced when queue or err changes
+	err     error         // why input ended
+	turn    *turnKeys     // the running entry, if any
+	dialog  int           // dialogs open (nested: a picker inside a command)
+	stashed [][]key       // typed-ahead keys kept aside per open dialog
+}
+
+// turnKeys are what keys do while an entry runs.
+type turnKeys struct {
+	cancel func()
+	expand func() // Ctrl-O; nil: nothing to expand
+}
+
+func newKeyboard(fd int, in io.Reader) *keyboard {
+	return &keyboard{fd: fd, in: in, wake: make(chan struct{})}
+}
+
+// run reads until ctx ends or the input does.
+func (k *keyboard) run(ctx context.Context) {
+	var dec keyDecoder
+	buf := make([]byte, 4096)
+	for {
+		if err := waitReadable(ctx, k.fd); err != nil {
+			k.fail(err)
+			return
+		}
+		n, err := k.in.Read(buf)
+		dec.feed(buf[:n], k.deliver)
+		for dec.incomplete() && err == nil {
+			if !readableWithin(k.fd, escWait) {
+				dec.flush(k.deliver)
+				break
+			}
+			n, err = k.in.Read(buf)
+			dec.feed(buf[:n], k.deliver)
+		}
+		if err != nil {
+			dec.flush(k.deliver)
+			if errors.Is(err, io.EOF) {
+				k.fail(io.EOF)
+			} else {
+				k.fail(err)
+			}
+			return
+		}
+	}
+}
+
+func (k *keyboard) fail(err error) {
+	k.mu.Lock()
+	if k.err == nil {
+		k.err = err
+	}
+	k.signal()
+	k.mu.Unlock()
+}
+
+// signal wakes a waiting next; k.mu is held.
+func (k *keyboard) signal() {
+	close(k.wake)
+	k.wake = make(chan struct{})
+}
+
+func (k *keyboard) deliver(c key) {
+	k.mu.Lock()
+	turn, inDialog := k.turn, k.dialog > 0
+	interrupt := c.kind == keyEsc || (c.kind == keyCtrl && c.r == 'c')
+	switch {
+	case turn != nil && !inDialog && interrupt:
+		k.mu.Unlock()
+		turn.cancel()
+		return
+	case turn != nil && !inDialog && c.kind == keyCtrl && c.r == 'o':
+		k.mu.Unlock()
+		if turn.expand != nil {
+			turn.expand()
+		}
+		return
+	case turn != nil && inDialog && c.kind == keyCtrl && c.r == 'c':
+		// Ctrl-C in a dialog ends the whole entry, as it does outside one.
+		k.queue = append(k.queue, c)
+		k.signal()
+		k.mu.Unlock()
+		turn.cancel()
+		return
+	}
+	k.queue = append(k.queue, c)
+	k.signal()
+	k.mu.Unlock()
+}
+
+// next returns the next key, or the input's end (io.EOF) or ctx's error.
+func (k *keyboard) next(ctx context.Context) (key, error) {
+	for {
+		k.mu.Lock()
+		if len(k.queue) > 0 {
+			c := k.queue[0]
+			k.queue = k.queue[1:]
+			k.mu.Unlock()
+			return c, nil
+		}
+		err, wake := k.err, k.wake
+		k.mu.Unlock()
+		if err != nil {
+			return key{}, err
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return key{}, ctx.Err()
+		}
+	}
+}
+
+// beginTurn routes keys to the running entry until endTurn.
+func (k *keyboard) beginTurn(t *turnKeys) {
+	k.mu.Lock()
+	k.turn = t
+	k.mu.Unlock()
+}
+
+func (k *keyboard) endTurn() {
+	k.mu.Lock()
+	k.turn = nil
+	k.mu.Unlock()
+}
+
+// beginDialog gives the following keys to a dialog; what was typed ahead
+// waits for the prompt instead of answering the dialog by accident.
+func (k *keyboard) beginDialog() {
+	k.mu.Lock()
+	k.stashed = append(k.stashed, k.queue)
+	k.queue = nil
+	k.dialog++
+	k.mu.Unlock()
+}
+
+func (k *keyboard) endDialog() {
+	k.mu.Lock()
+	if k.dialog > 0 {
+		k.dialog--
+		k.queue = k.stashed[len(k.stashed)-1]
+		k.stashed = k.stashed[:len(k.stashed)-1]
+	}
+	k.mu.Unlock()
+}
+
+// pending reports whether typed-ahead keys wait.
+func (k *keyboard) pending() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.queue) > 0
+}

@@ -1,0 +1,16 @@
+//go:build !unix
+
+package repl
+
+import "errors"
+
+type rawTerminal struct{}
+
+// enterRaw is unsupported here: the REPL falls back to reading plain lines.
+func enterRaw(fd int) (*rawTerminal, error) {
+	return nil, errors.New("raw terminal input is not supported on this platform")
+}
+
+func (r *rawTerminal) restore() {}
+
+func terminalWidth(fd, fallback int) int { return fallback }

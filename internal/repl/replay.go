@@ -1,0 +1,146 @@
+package repl
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// replayExchanges is how many of the last user messages (with what
+// followed each) a resumed session shows.
+const replayExchanges = 3
+
+// replayLines bounds the lines shown of one message.
+const replayLines = 6
+
+// recentConversation lays out the end of a session's live context as the
+// user saw it: a marker for what compaction summarised, then the last
+// exchanges — the user's messages, the assistant's words (first lines),
+// one line per tool call and its outcome.
+func recentConversation(live *storage.Live, total int, cs colorScheme, root string, width int) []string {
+	recs := live.Records
+	// Start at the replayExchanges-th user message from the end.
+	start, users := 0, 0
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i].Record
+		if r.Type == storage.TypeUser && !r.IsCompactSummary && r.Message != nil {
+			users++
+			if users == replayExchanges {
+				start = i
+				break
+			}
+		}
+	}
+	shownMsgs := 0
+	for _, lr := range recs[start:] {
+		if t := lr.Record.Type; (t == storage.TypeUser && !lr.Record.IsCompactSummary) || t == storage.TypeAssistant {
+			shownMsgs++
+		}
+	}
+	var out []string
+	earlier := total - shownMsgs
+	if live.Summary != nil || earlier > 0 {
+		switch {
+		case live.Summary != nil && earlier > 0:
+			out = append(out, cs.dim(fmt.Sprintf("── %s summarised ──", plural(earlier, "earlier message"))))
+		case live.Summary != nil:
+			out = append(out, cs.dim("── earlier messages summarised ──"))
+		default:
+			out = append(out, cs.dim(fmt.Sprintf("── %s not shown ──", plural(earlier, "earlier message"))))
+		}
+	}
+	names := map[string]string{}
+	for _, lr := range recs[start:] {
+		r := lr.Record
+		switch r.Type {
+		case storage.TypeUser:
+			if r.IsCompactSummary || r.Message == nil {
+				continue
+			}
+			lines := clipLines(safe(r.Message.Content), replayLines, width-3)
+			for i, l := range lines {
+				lead := "  "
+				if i == 0 {
+					lead = "> "
+				}
+				out = append(out, cs.bold(lead)+l)
+			}
+		case storage.TypeAssistant:
+			if r.Message == nil || strings.TrimSpace(r.Message.Content) == "" {
+				continue
+			}
+			out = append(out, clipLines(safe(r.Message.Content), replayLines, width-1)...)
+		case storage.TypeToolUse:
+			if r.Tool == nil {
+				continue
+			}
+			names[r.Tool.ID] = r.Tool.Name
+			arg := toolArgument(r.Tool.Name, json.RawMessage(r.Tool.Input), root)
+			out = append(out, clipStyled(cs.wrap(styleCode, styleFgReset, "⏺")+" "+cs.bold(r.Tool.Name)+"("+safe(arg)+")", width-1))
+		case storage.TypeToolResult:
+			if r.ToolResult == nil {
+				continue
+			}
+			line := ""
+			if r.ToolResult.Error != "" {
+				line = cs.err(oneLine(safe(r.ToolResult.Error)))
+			} else {
+				o := strings.TrimRight(safe(r.ToolResult.Output), "\n")
+				n := strings.Count(o, "\n") + 1
+				line = oneLine(o)
+				if n > 1 {
+					line += cs.dim(fmt.Sprintf(" (+%s)", plural(n-1, "line")))
+				}
+			}
+			out = append(out, clipStyled("  "+cs.dim("⎿")+"  "+line, width-1))
+		}
+	}
+	return out
+}
+
+// clipLines is at most n lines of s, each cut to width, with a count of the rest.
+func clipLines(s string, n, width int) []string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var out []string
+	for i, l := range lines {
+		if i == n {
+			out = append(out, fmt.Sprintf("  … +%s", plural(len(lines)-n, "line")))
+			break
+		}
+		out = append(out, clipWidth(l, width))
+	}
+	return out
+}
+
+// replaySession prints the recent conversation of the session the engine
+// has open, after a resume.
+func (s *session) replaySession(ctx context.Context, w io.Writer) {
+	id := s.opts.Engine.SessionID()
+	p := s.opts.Engine.Project()
+	if id == "" || p == nil {
+		return
+	}
+	live, err := storage.LoadLive(ctx, p.Path(id))
+	if err != nil {
+		return // the resume itself has reported what is wrong with the file
+	}
+	total := 0
+	if list, err := p.List(); err == nil {
+		for _, si := range list {
+			if si.ID == id {
+				total = si.Messages
+			}
+		}
+	}
+	width := 100
+	if s.con != nil && s.con.width != nil {
+		width = s.con.width()
+	}
+	for _, l := range recentConversation(live, total, s.cs, s.projectRoot(), width) {
+		fmt.Fprintln(w, l)
+	}
+}

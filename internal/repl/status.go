@@ -1,0 +1,53 @@
+package repl
+
+import (
+	"fmt"
+	"strings"
+
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+)
+
+// statusLine is the line under the entry while the user types: the model,
+// the context used and what is left before auto-compaction, the
+// permission mode and the session's title. It is drawn by the editor as
+// part of the entry and erased when the entry is sent, so it never mixes
+// with a turn's output. It fits width columns.
+func (s *session) statusLine(width int) string {
+	e := s.opts.Engine
+	var parts []string
+	if s.opts.SkipPermissions {
+		parts = append(parts, "⏵⏵ permissions skipped")
+	}
+	parts = append(parts, e.Model())
+	if m := e.Context(); m != nil {
+		parts = append(parts, contextFigure(m.Usage()))
+	}
+	if t, ok := e.(interface{ Title() string }); ok {
+		if title := t.Title(); title != "" {
+			parts = append(parts, title)
+		}
+	}
+	line := clipWidth(strings.Join(parts, " · "), width)
+	if s.opts.SkipPermissions {
+		skip := "⏵⏵ permissions skipped"
+		if rest, ok := strings.CutPrefix(line, skip); ok {
+			return s.cs.err(skip) + s.cs.dim(rest)
+		}
+	}
+	return s.cs.dim(line)
+}
+
+// contextFigure is "ctx 12% · 73% to compact": how full the window is and
+// how much of the budget before auto-compaction is left.
+func contextFigure(u contextmgr.Usage) string {
+	if u.Window <= 0 {
+		return ""
+	}
+	used := u.Tokens * 100 / u.Window
+	trigger := u.Trigger
+	if trigger <= 0 {
+		trigger = int(0.8 * float64(u.Window))
+	}
+	left := max((trigger-u.Tokens)*100/max(trigger, 1), 0)
+	return fmt.Sprintf("ctx %d%% · %d%% to compact", used, left)
+}
