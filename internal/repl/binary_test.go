@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
@@ -122,6 +123,10 @@ func TestClawdcodeCtrlCDuringTurn(t *testing.T) {
 	term.expectPrompt()
 	term.send("take your time\r")
 	term.expect("thinking…") // the spinner: the turn is running and owns Ctrl-C
+	// The spinner starts before the request is sent: a Ctrl-C then would
+	// cancel the turn before the server took the hanging reply, and the
+	// next message would get it instead of "back again".
+	waitUntil(t, "the server to take the hanging reply", func() bool { return srv.Pending() == 1 })
 	term.send("\x03")
 	term.expect("interrupted")
 	term.expectPrompt()
@@ -131,6 +136,16 @@ func TestClawdcodeCtrlCDuringTurn(t *testing.T) {
 	term.send("\x04")
 	if code := term.wait(); code != 0 {
 		t.Fatalf("Ctrl-D after an interrupted turn: exit %d", code)
+	}
+}
+
+// waitUntil polls cond until it holds, failing the test after 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }
 
