@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/checkpoint"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
@@ -108,6 +109,9 @@ func New(cfg Config) *Engine {
 	if cfg.Now != nil {
 		now = cfg.Now
 	}
+	if e.env != nil {
+		e.env.OnBeforeChange(e.checkpoint)
+	}
 	e.system = SystemPrompt(PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)})
 	// A manager for a new session does no I/O and cannot block, so a
 	// background context is enough here.
@@ -160,6 +164,12 @@ func (e *Engine) notify(n contextmgr.Notice) {
 type sessionLog struct {
 	sess   *storage.Session
 	closed bool
+
+	// turn is the uuid of the last user record written: the turn that
+	// Write and Edit checkpoints belong to.
+	turn string
+	// cp is the session's checkpoint store, built on first use.
+	cp *checkpoint.Store
 }
 
 func (l *sessionLog) Append(r *storage.Record) (int64, error) {
@@ -169,7 +179,31 @@ func (l *sessionLog) Append(r *storage.Record) (int64, error) {
 	case l.closed:
 		return 0, fmt.Errorf("session %s: %w", l.sess.ID(), ErrClosed)
 	}
-	return l.sess.Append(r)
+	off, err := l.sess.Append(r)
+	if err == nil {
+		l.observe(r)
+	}
+	return off, err
+}
+
+func (l *sessionLog) observe(recs ...*storage.Record) {
+	for _, r := range recs {
+		if r.Type == storage.TypeUser && !r.IsCompactSummary {
+			l.turn = r.UUID
+		}
+	}
+}
+
+// checkpoints is the session's checkpoint store (nil before the session
+// exists).
+func (l *sessionLog) checkpoints(p *storage.Project) *checkpoint.Store {
+	if l.sess == nil {
+		return nil
+	}
+	if l.cp == nil {
+		l.cp = checkpoint.New(checkpoint.Dir(p.Store().Home(), p.Dir, l.sess.ID()), p.Root)
+	}
+	return l.cp
 }
 
 // AppendBatch writes records that belong together (a compaction's boundary
@@ -182,7 +216,11 @@ func (l *sessionLog) AppendBatch(recs ...*storage.Record) ([]int64, error) {
 	case l.closed:
 		return nil, fmt.Errorf("session %s: %w", l.sess.ID(), ErrClosed)
 	}
-	return l.sess.AppendBatch(recs...)
+	offs, err := l.sess.AppendBatch(recs...)
+	if err == nil {
+		l.observe(recs...)
+	}
+	return offs, err
 }
 
 // StartNew makes the next submitted message start a new session titled

@@ -27,3 +27,12 @@ var (
 	// session exists (a program fault: Submit creates one first).
 	ErrNoSession = errors.New("no session open")
 )
+
+var (
+	// ErrNothingToUndo: no turn of this session changed a file with Write
+	// or Edit that is not restored already.
+	ErrNothingToUndo = errors.New("nothing to undo: no file changed by Write or Edit in this session is left to restore")
+
+	// ErrNothingToFork: the session has no stored message yet.
+	ErrNothingToFork = errors.New("nothing to fork yet: the session has no messages")
+)

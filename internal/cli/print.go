@@ -185,7 +185,11 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		Cache:       f.Cache(),
 		Warn:        warnTo(f.IO.ErrOut),
 	})
-	if id != "" {
+	switch {
+	case id != "" && opts.ForkSession:
+		// The original is only read: it may even be open in another process.
+		_, err = eng.Fork(ctx, id, "")
+	case id != "":
 		err = eng.Resume(ctx, id)
 		// -c names no session: when the one it chose is removed before
 		// it is opened (a racing `sessions rm`), continue the next most
@@ -198,7 +202,7 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		if errors.Is(err, storage.ErrSessionBusy) {
 			err = withHint(err, busyHintResume)
 		}
-	} else {
+	default:
 		err = eng.StartNew(ctx, "")
 	}
 	if err != nil {

@@ -26,7 +26,7 @@ const (
 
 // contractTools are the tools of CONTRACT.md section 3, the only names
 // --allowed-tools accepts.
-var contractTools = []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep"}
+var contractTools = []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep", "Recall"}
 
 // RootOptions is the root command's resolved invocation: flags, then the
 // environment, then the defaults.
@@ -35,6 +35,7 @@ type RootOptions struct {
 	OutputFormat    string
 	Continue        bool
 	Resume          string
+	ForkSession     bool
 	Model           string
 	Window          int
 	Threshold       float64
@@ -111,6 +112,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	fl.StringVar(&opts.OutputFormat, "output-format", FormatText, "with -p: text, json or stream-json")
 	fl.BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recently updated session of this project")
 	fl.StringVarP(&opts.Resume, "resume", "r", "", "resume a session of this project by `id` or unique prefix")
+	fl.BoolVar(&opts.ForkSession, "fork-session", false, "with -c or -r: continue in a new session that starts with that session's context")
 	fl.StringVarP(&opts.Model, "model", "m", "", "model `name` sent to the server (env CLAWDCODE_MODEL; default gpt-4o)")
 	fl.IntVar(&windowFlag, "context-window", 0, "context window in `tokens` (env CLAWDCODE_CONTEXT_WINDOW; default from the model)")
 	fl.Float64Var(&opts.Threshold, "compact-threshold", DefaultThreshold, "auto-compaction trigger as a `fraction` of the window")
@@ -146,6 +148,9 @@ func (o *RootOptions) resolve(getenv func(string) string, modelSet, resumeSet, w
 	}
 	if o.Continue && resumeSet {
 		return usageErrorf("-c/--continue and -r/--resume cannot be used together")
+	}
+	if o.ForkSession && !o.Continue && !resumeSet {
+		return usageErrorf("--fork-session needs -c/--continue or -r/--resume: it forks the session they name")
 	}
 
 	if !modelSet {

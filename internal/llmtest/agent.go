@@ -20,6 +20,9 @@ import (
 //	read <path>            → Read  {"file_path": "<path>"}
 //	write <path> <text>    → Write {"file_path": "<path>", "content": "<text>"}
 //	bash <command>         → Bash  {"command": "<command>"}
+//	recall <query>         → Recall {"query": "<query>"}
+//	recall-project <query> → Recall {"query": "<query>", "scope": "project"}
+//	recall-ref <uuid>      → Recall {"ref": "<uuid>"}
 //
 // A user message with no such line is answered with the text
 // "You said: <its first line>".
@@ -77,6 +80,12 @@ func agentCalls(content string) []ToolCall {
 			name, args = "Write", map[string]string{"file_path": path, "content": text}
 		case "bash":
 			name, args = "Bash", map[string]string{"command": rest}
+		case "recall":
+			name, args = "Recall", map[string]string{"query": rest}
+		case "recall-project":
+			name, args = "Recall", map[string]string{"query": rest, "scope": "project"}
+		case "recall-ref":
+			name, args = "Recall", map[string]string{"ref": rest}
 		default:
 			continue
 		}

@@ -305,6 +305,12 @@ func (s *session) command(ctx context.Context, line string) error {
 		env.Pick = func(ctx context.Context, sessions []storage.SessionInfo) (string, error) {
 			return pick(ctx, s.io, sessions)
 		}
+		env.Choose = func(ctx context.Context, question string, items []string) (int, error) {
+			return chooseItem(ctx, s.io, question, items)
+		}
+		env.Confirm = func(ctx context.Context, question string) (bool, error) {
+			return confirm(ctx, s.io, question)
+		}
 	}
 	before := s.opts.Engine.SessionID()
 	err := s.opts.Commands.Run(ctx, env, line)

@@ -30,6 +30,12 @@ type Env struct {
 	// interactive (then /resume lists instead of asking). An empty id with a
 	// nil error means the user chose nothing.
 	Pick func(ctx context.Context, sessions []storage.SessionInfo) (id string, err error)
+	// Choose asks the user to pick one of items (numbered from 1 on the
+	// screen); it returns the index, or -1 when the user chose nothing.
+	// Nil when not interactive.
+	Choose func(ctx context.Context, question string, items []string) (int, error)
+	// Confirm asks a yes/no question; nil when not interactive.
+	Confirm func(ctx context.Context, question string) (bool, error)
 }
 
 // Command is one slash command.
@@ -66,6 +72,9 @@ func Default() *Registry {
 	r.Register(costCommand())
 	r.Register(searchCommand())
 	r.Register(exitCommand())
+	r.Register(forkCommand())
+	r.Register(rewindCommand())
+	r.Register(undoCommand())
 	return r
 }
 

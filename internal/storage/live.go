@@ -63,7 +63,48 @@ func LoadLive(ctx context.Context, path string) (*Live, error) {
 	return live, nil
 }
 
+// applyRewinds honours the rewind records of the live context: each drops
+// the records from its target user record up to itself, so the
+// conversation continues from just before that message. A compaction's
+// boundary and summary among them stay (they stand for the history before
+// the retained records, which the rewind does not touch). A rewind whose
+// target is not in the live context is ignored.
+func (l *Live) applyRewinds() {
+	out := l.Records[:0:0]
+	for _, lr := range l.Records {
+		r := lr.Record
+		if r.Type != TypeSystem || r.Subtype != SubtypeRewind || r.Rewind == nil {
+			out = append(out, lr)
+			continue
+		}
+		j := len(out) - 1
+		for j >= 0 && out[j].Record.UUID != r.Rewind.UUID {
+			j--
+		}
+		if j < 0 {
+			continue
+		}
+		kept := out[:j]
+		for _, d := range out[j:] {
+			if d.Record.IsBoundary() || d.Record.IsSummary() {
+				kept = append(kept, d)
+			}
+		}
+		out = kept
+	}
+	l.Records = out
+}
+
 func loadLive(ctx context.Context, f *os.File, path string, size int64) (*Live, error) {
+	live, err := loadLiveRecords(ctx, f, path, size)
+	if err != nil {
+		return nil, err
+	}
+	live.applyRewinds()
+	return live, nil
+}
+
+func loadLiveRecords(ctx context.Context, f *os.File, path string, size int64) (*Live, error) {
 	live := &Live{}
 	warn := func(s string) { live.Warnings = append(live.Warnings, s) }
 

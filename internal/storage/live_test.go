@@ -249,3 +249,41 @@ func TestLastIndex(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadLiveHonoursRewind(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	s, err := p.Create(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	u1, u2, u3 := userRecord("one"), userRecord("two"), userRecord("three")
+	u2.UUID = "00000000-0000-4000-8000-000000000002"
+	for _, r := range []*Record{u1, assistantRecord("a1", 1, 1), u2, assistantRecord("a2", 1, 1),
+		{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: u2.UUID}},
+		u3, assistantRecord("a3", 1, 1),
+		{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: "not-in-the-live-context"}},
+	} {
+		if _, err := s.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live, err := s.LoadLive(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, lr := range live.Records {
+		if lr.Record.Message != nil {
+			got = append(got, lr.Record.Message.Content)
+		} else {
+			got = append(got, lr.Record.Subtype)
+		}
+	}
+	// The rewind that found its target dropped it and what followed (and
+	// itself); the one whose target is not there is ignored.
+	if strings.Join(got, ",") != "one,a1,three,a3" {
+		t.Fatalf("live after rewind = %v", got)
+	}
+}

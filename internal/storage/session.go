@@ -229,6 +229,12 @@ func (s *Session) Append(r *Record) (offset int64, err error) {
 // (LoadLive ignores a boundary whose summary did not make it). On error
 // nothing is returned, and the session's parent chain does not advance.
 func (s *Session) AppendBatch(recs ...*Record) ([]int64, error) {
+	return s.appendBatch(recs, nil)
+}
+
+// appendBatch is AppendBatch; before, when set, is called before each
+// record is filled and encoded, with the offsets of the records before it.
+func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs []int64)) ([]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -246,6 +252,9 @@ func (s *Session) AppendBatch(recs ...*Record) ([]int64, error) {
 	offs := make([]int64, len(recs))
 	last := s.last
 	for i, r := range recs {
+		if before != nil {
+			before(i, r, offs[:i])
+		}
 		if err := s.fill(r, last); err != nil {
 			return nil, fmt.Errorf("append to session %s: %w", s.id, err)
 		}

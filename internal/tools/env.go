@@ -24,6 +24,20 @@ type Env struct {
 	// writeMu serialises Write and Edit, so two calls on one file in
 	// parallel cannot lose an update between Edit's read and its write.
 	writeMu sync.Mutex
+
+	// beforeChange, when set, is called with a file's real path just
+	// before Write or Edit replaces it (the checkpoints of /undo).
+	beforeChange func(path string)
+}
+
+// OnBeforeChange sets the function called with a file's real path just
+// before Write or Edit changes it (nil = none). It is called under the
+// lock that serialises Write and Edit, so it sees the content the change
+// replaces.
+func (e *Env) OnBeforeChange(fn func(path string)) {
+	e.writeMu.Lock()
+	e.beforeChange = fn
+	e.writeMu.Unlock()
 }
 
 // fileState is what a tool last saw of a file. When the content was hashed

@@ -11,10 +11,10 @@ import (
 // project files, readable like any file their editor would create.
 const newFileMode fs.FileMode = 0o644
 
-// writeFileAtomic replaces path with data so that a crash or a concurrent
+// WriteFileAtomic replaces path with data so that a crash or a concurrent
 // reader sees the old content or the new, never a torn file: a temp file in
 // the same directory, synced, given the mode, then renamed over path.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
+func WriteFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 	dir, base := filepath.Split(path)
 	tmp, err := os.CreateTemp(dir, "."+base+".clawdcode-*")
 	if err != nil {

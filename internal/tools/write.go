@@ -89,7 +89,10 @@ func writableTarget(path, shown string) (mode fs.FileMode, existed bool, res Res
 // replaceFile writes data atomically and records it as seen, so an Edit may
 // follow a Write without a Read.
 func (e *Env) replaceFile(path, shown string, data []byte, mode fs.FileMode) (Result, bool) {
-	if err := writeFileAtomic(path, data, mode); err != nil {
+	if e.beforeChange != nil {
+		e.beforeChange(path)
+	}
+	if err := WriteFileAtomic(path, data, mode); err != nil {
 		return fail("write %s: %v", shown, err), false
 	}
 	info, err := os.Stat(path)

@@ -1,0 +1,185 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/clawdcode/clawdcode/internal/checkpoint"
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// checkpoint saves a file's content before Write or Edit changes it, for
+// /undo and /rewind. A checkpoint that cannot be written does not stop the
+// change; the user is told.
+func (e *Engine) checkpoint(path string) {
+	cp := e.log.checkpoints(e.cfg.Project)
+	if cp == nil {
+		return
+	}
+	if err := cp.Save(e.log.turn, path); err != nil {
+		e.notify(contextmgr.Notice{Kind: "warning", Text: fmt.Sprintf("%v; /undo will not restore it", err)})
+	}
+}
+
+// Undo restores the files that Write and Edit changed in the latest turn
+// not undone yet. ErrNothingToUndo when there is none.
+func (e *Engine) Undo(ctx context.Context) ([]checkpoint.Restored, error) {
+	cp := e.log.checkpoints(e.cfg.Project)
+	if cp == nil {
+		return nil, ErrNothingToUndo
+	}
+	turn, err := cp.LastTurn()
+	if err != nil {
+		return nil, err
+	}
+	if turn == "" {
+		return nil, ErrNothingToUndo
+	}
+	return cp.Restore([]string{turn})
+}
+
+// RewindPoint is a user message the conversation can go back to.
+type RewindPoint struct {
+	UUID string
+	Text string
+	// Changes are the files Write and Edit changed from this message on,
+	// as a rewind would restore them.
+	Changes []checkpoint.Change
+	turns   []string
+}
+
+// RewindPoints lists the user messages of the live context, oldest first,
+// each with the files a rewind to it would restore.
+func (e *Engine) RewindPoints(ctx context.Context) ([]RewindPoint, error) {
+	if e.log.sess == nil || e.log.closed {
+		return nil, nil
+	}
+	live, err := e.log.sess.LoadLive(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var pts []RewindPoint
+	for _, lr := range live.Records {
+		r := lr.Record
+		if r.Type == storage.TypeUser && !r.IsCompactSummary && r.Message != nil {
+			pts = append(pts, RewindPoint{UUID: r.UUID, Text: r.Message.Content})
+		}
+	}
+	cp := e.log.checkpoints(e.cfg.Project)
+	for i := range pts {
+		for _, p := range pts[i:] {
+			pts[i].turns = append(pts[i].turns, p.UUID)
+		}
+		if pts[i].Changes, err = cp.Changes(pts[i].turns); err != nil {
+			return nil, err
+		}
+	}
+	return pts, nil
+}
+
+// Rewind continues the conversation from just before the user message of
+// pt: a rewind record is appended (the file keeps everything; a resume
+// honours the record) and the live context is reloaded without that
+// message and what followed. With restoreFiles, the files Write and Edit
+// changed since are restored from their checkpoints.
+func (e *Engine) Rewind(ctx context.Context, pt RewindPoint, restoreFiles bool) ([]checkpoint.Restored, error) {
+	if e.log.sess == nil || e.log.closed {
+		return nil, ErrNoSession
+	}
+	if _, err := e.log.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeRewind,
+		Rewind: &storage.RewindInfo{UUID: pt.UUID}}); err != nil {
+		return nil, fmt.Errorf("record the rewind: %w", err)
+	}
+	if err := e.reload(ctx); err != nil {
+		return nil, err
+	}
+	if !restoreFiles {
+		return nil, nil
+	}
+	return e.log.checkpoints(e.cfg.Project).Restore(pt.turns)
+}
+
+// reload rebuilds the context manager from the current session's file.
+func (e *Engine) reload(ctx context.Context) error {
+	live, err := e.log.sess.LoadLive(ctx)
+	if err != nil {
+		return fmt.Errorf("reload: %w", err)
+	}
+	mgr, err := e.newManager(ctx, e.log, live)
+	if err != nil {
+		return fmt.Errorf("reload session %s: %w", e.log.sess.ID(), err)
+	}
+	e.mgr, e.mgrErr = mgr, nil
+	return nil
+}
+
+// Fork continues in a new session that starts with a copy of the live
+// context of session id ("" = the current one): its history before the
+// context is not read, so a fork costs the size of the context. The
+// original is never written (it need not even be free: another process
+// may hold it). title names the new session ("" = the parent's title,
+// marked as a fork). It returns the new session's id.
+func (e *Engine) Fork(ctx context.Context, id, title string) (string, error) {
+	p := e.cfg.Project
+	if id == "" {
+		id = e.SessionID()
+	}
+	if id == "" {
+		return "", ErrNothingToFork
+	}
+	live, err := storage.LoadLive(ctx, p.Path(id))
+	if err != nil {
+		return "", fmt.Errorf("fork: %w", err)
+	}
+	if e.cfg.Warn != nil {
+		for _, w := range live.Warnings {
+			e.cfg.Warn(w)
+		}
+	}
+	sess, err := p.Create(ctx)
+	if err != nil {
+		return "", fmt.Errorf("fork: %w", err)
+	}
+	fail := func(err error) (string, error) {
+		_ = sess.Close()
+		_ = p.Remove(sess.ID())
+		return "", err
+	}
+	if err := sess.AppendFork(id, live); err != nil {
+		return fail(err)
+	}
+	if title != "" {
+		if err := sess.SaveTitle(title); err != nil {
+			return fail(fmt.Errorf("fork: %w", err))
+		}
+	} else if pt := parentTitle(p, id); pt != "" {
+		sess.SetTitle(storage.Title(pt + " (fork)"))
+	}
+	own, err := sess.LoadLive(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("fork: %w", err))
+	}
+	log := &sessionLog{sess: sess}
+	mgr, err := e.newManager(ctx, log, own)
+	if err != nil {
+		return fail(fmt.Errorf("fork: %w", err))
+	}
+	closeErr := e.closeSession()
+	e.log, e.mgr, e.mgrErr = log, mgr, nil
+	e.pendingTitle = ""
+	return sess.ID(), closeErr
+}
+
+func parentTitle(p *storage.Project, id string) string {
+	list, err := p.List()
+	if err != nil {
+		return ""
+	}
+	for _, s := range list {
+		if s.ID == id {
+			return s.Title
+		}
+	}
+	return ""
+}

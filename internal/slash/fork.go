@@ -1,0 +1,33 @@
+package slash
+
+import (
+	"context"
+	"fmt"
+)
+
+// forker is what /fork needs of the engine (*agent.Engine).
+type forker interface {
+	Fork(ctx context.Context, id, title string) (string, error)
+}
+
+func forkCommand() Command {
+	return Command{
+		Name:    "fork",
+		Args:    "[title]",
+		Summary: "continue in a new session that starts with this session's context",
+		Run: func(ctx context.Context, env *Env, title string) error {
+			f, ok := env.Engine.(forker)
+			if !ok {
+				return errNotAvailable("/fork")
+			}
+			prev := env.Engine.SessionID()
+			id, err := f.Fork(ctx, "", title)
+			if err != nil {
+				return err // "fork: …"
+			}
+			_, err = fmt.Fprintf(env.IO.Out, "Forked session %s into %s; continuing in the fork (the original stays as it was).\n",
+				shortID(prev), id)
+			return err
+		},
+	}
+}

@@ -1,0 +1,93 @@
+package slash
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/checkpoint"
+)
+
+// rewinder is what /rewind needs of the engine (*agent.Engine).
+type rewinder interface {
+	RewindPoints(ctx context.Context) ([]agent.RewindPoint, error)
+	Rewind(ctx context.Context, pt agent.RewindPoint, restoreFiles bool) ([]checkpoint.Restored, error)
+}
+
+func rewindCommand() Command {
+	return Command{
+		Name:    "rewind",
+		Summary: "go back to before an earlier message (and restore the files changed since)",
+		Run:     rewind,
+	}
+}
+
+func rewind(ctx context.Context, env *Env, args string) error {
+	r, ok := env.Engine.(rewinder)
+	if !ok {
+		return errNotAvailable("/rewind")
+	}
+	if env.Choose == nil || env.Confirm == nil {
+		return fmt.Errorf("%w: /rewind asks which message to go back to, so it needs the interactive session", ErrUsage)
+	}
+	pts, err := r.RewindPoints(ctx)
+	if err != nil {
+		return fmt.Errorf("rewind: %w", err)
+	}
+	if len(pts) == 0 {
+		_, err := fmt.Fprintln(env.IO.Out, "Nothing to rewind: this session has no message in its context yet.")
+		return err
+	}
+	items := make([]string, len(pts))
+	for i, p := range pts {
+		items[i] = oneLine(p.Text, 70)
+		if n := len(p.Changes); n > 0 {
+			items[i] += fmt.Sprintf("  (%d file(s) changed since)", n)
+		}
+	}
+	i, err := env.Choose(ctx, "Rewind to just before which message?", items)
+	if err != nil || i < 0 {
+		return err
+	}
+	pt := pts[i]
+	restore := false
+	if len(pt.Changes) > 0 {
+		var names []string
+		for _, c := range pt.Changes {
+			names = append(names, relTo(projectRoot(env), c.Path))
+		}
+		restore, err = env.Confirm(ctx, fmt.Sprintf("Also restore %d file(s) Write and Edit changed since (%s)?",
+			len(names), strings.Join(names, ", ")))
+		if err != nil {
+			return err
+		}
+	}
+	restored, err := r.Rewind(ctx, pt, restore)
+	if err != nil {
+		return fmt.Errorf("rewind: %w", err)
+	}
+	if _, err := fmt.Fprintf(env.IO.Out, "Rewound to before %q; the conversation continues from there.\n", oneLine(pt.Text, 60)); err != nil {
+		return err
+	}
+	if restore {
+		return printRestored(env.IO.Out, projectRoot(env), restored)
+	}
+	return nil
+}
+
+// oneLine is the first line of s, at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	cut := false
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s, cut = s[:i], true
+	}
+	if r := []rune(s); len(r) > n {
+		s, cut = string(r[:n]), true
+	}
+	if cut {
+		s += "…"
+	}
+	return s
+}
