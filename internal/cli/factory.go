@@ -18,6 +18,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/logfile"
+	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -102,6 +103,9 @@ func (f *Factory) Store() (*storage.Store, error) {
 		}
 		st := storage.NewStore(home)
 		st.SetWarn(warnTo(f.IO.ErrOut))
+		// Nothing stored holds a credential of this environment, whoever
+		// quotes it (a tool's output, a server's error in a summary).
+		st.SetRedactor(secrets.FromEnviron(os.Environ(), nil, strings.TrimSpace(f.Getenv("OPENAI_API_KEY"))))
 		// An index that cannot be written fails nothing (it is a cache
 		// of the session files), but the user should hear of it once —
 		// after the error that made the run fail, which on a full disk

@@ -15,12 +15,20 @@ import (
 	"syscall"
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/secrets"
 )
 
 // Main runs clawdcode with the process's arguments and streams and returns
 // the exit status.
 func Main() int {
+	// First of all, before any goroutine of ours exists: Protect may
+	// re-execute the process to take the credentials out of its /proc
+	// environment, where every tool's child could read them.
+	protectErr := secrets.Protect()
 	f := NewFactory(iostreams.System())
+	if protectErr != nil {
+		warnTo(f.IO.ErrOut)(protectErr.Error() + "; a tool's command may be able to read the API key from clawdcode's environment")
+	}
 	ctx, stop := withSignals(context.Background(), f)
 	defer stop()
 	return Run(ctx, f, os.Args[1:])

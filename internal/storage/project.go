@@ -75,6 +75,7 @@ type Store struct {
 	warn        func(msg string)
 	indexWarn   func(err error)
 	indexWarned bool
+	redactor    Redactor
 }
 
 func NewStore(home string) *Store { return &Store{home: home} }

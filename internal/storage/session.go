@@ -251,6 +251,7 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 	}
 	offs := make([]int64, len(recs))
 	last := s.last
+	red := s.project.store.currentRedactor()
 	for i, r := range recs {
 		if before != nil {
 			before(i, r, offs[:i])
@@ -258,9 +259,13 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 		if err := s.fill(r, last); err != nil {
 			return nil, fmt.Errorf("append to session %s: %w", s.id, err)
 		}
-		offs[i] = s.size + int64(s.buf.Len())
+		start := s.buf.Len()
+		offs[i] = s.size + int64(start)
 		if err := s.enc.Encode(r); err != nil {
 			return nil, fmt.Errorf("append to session %s: encode %s record: %w", s.id, r.Type, err)
+		}
+		if red != nil {
+			redactLine(red, &s.buf, start, r)
 		}
 		last = r.UUID
 	}

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/clawdcode/clawdcode/internal/secrets"
 )
 
 const (
@@ -82,7 +83,7 @@ func (e *Env) execShell(ctx context.Context, command string, timeout time.Durati
 	// so stdout and stderr interleave exactly as the command wrote them.
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Stdin = nil // /dev/null: the terminal belongs to the user
-	cmd.Env = commandEnv(os.Environ())
+	cmd.Env = e.commandEnv(os.Environ())
 	// A new session: its own process group (so the whole tree can be
 	// signalled) and no controlling terminal (so nothing can open /dev/tty
 	// and read the user's keystrokes or stop on SIGTTIN).
@@ -167,21 +168,13 @@ func exitDescription(err *exec.ExitError) string {
 	return fmt.Sprintf("exit status %d", err.ExitCode())
 }
 
-// hiddenEnv are variables commands do not see: clawdcode's own API key
-// would otherwise be one `env` away from the model, and from there in the
-// session file, which must never hold it.
-var hiddenEnv = []string{"OPENAI_API_KEY"}
-
-// commandEnv is the environment a command runs with: the user's, minus
-// hiddenEnv, plus settings that keep programs from waiting on a terminal.
-func commandEnv(environ []string) []string {
-	env := make([]string, 0, len(environ)+3)
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(hiddenEnv, name) {
-			env = append(env, kv)
-		}
-	}
+// commandEnv is the environment a command runs with: the user's without
+// the credentials (secrets.ChildEnv: clawdcode's own API key would
+// otherwise be one `env` away from the model, and from there in the
+// session file), plus settings that keep programs from waiting on a
+// terminal.
+func (e *Env) commandEnv(environ []string) []string {
+	env := secrets.ChildEnv(environ, e.PassEnv, e.SecretEnv)
 	return append(env,
 		"GIT_TERMINAL_PROMPT=0", // git would otherwise ask for credentials on /dev/tty
 		"GIT_PAGER=cat", "PAGER=cat",

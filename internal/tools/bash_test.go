@@ -159,10 +159,20 @@ func TestBashTimeoutClamped(t *testing.T) {
 
 func TestBashHidesTheAPIKey(t *testing.T) {
 	t.Parallel()
-	env := commandEnv([]string{"OPENAI_API_KEY=sk-secret", "HOME=/h", "OPENAI_API_KEY_FILE=x"})
-	joined := strings.Join(env, "\n")
-	if strings.Contains(joined, "sk-secret") || !strings.Contains(joined, "HOME=/h") || !strings.Contains(joined, "OPENAI_API_KEY_FILE=x") {
-		t.Fatalf("environment %q", env)
+	e := NewEnv(t.TempDir())
+	e.PassEnv, e.SecretEnv = []string{"NPM_TOKEN"}, []string{"MY_LLM"}
+	env := e.commandEnv([]string{"OPENAI_API_KEY=sk-secret", "HOME=/h", "OPENAI_API_KEY_FILE=x",
+		"GITHUB_TOKEN=ghp", "NPM_TOKEN=npm", "MY_LLM=llm", "CLAWDCODE_ENV_PASSTHROUGH=DB_PASSWORD", "DB_PASSWORD=pw"})
+	joined := strings.Join(env, "\n") + "\n"
+	for _, gone := range []string{"sk-secret", "GITHUB_TOKEN", "MY_LLM"} {
+		if strings.Contains(joined, gone) {
+			t.Errorf("a command sees %s: %q", gone, env)
+		}
+	}
+	for _, kept := range []string{"HOME=/h\n", "OPENAI_API_KEY_FILE=x\n", "NPM_TOKEN=npm\n", "DB_PASSWORD=pw\n"} {
+		if !strings.Contains(joined, kept) {
+			t.Errorf("a command lacks %q: %q", kept, env)
+		}
 	}
 }
 

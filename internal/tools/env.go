@@ -16,6 +16,12 @@ import (
 type Env struct {
 	Root string
 
+	// PassEnv names variables that look like credentials and are handed to
+	// commands all the same (the user's choice); SecretEnv names more that
+	// are kept from them (the API key's variable, whatever its name). See
+	// secrets.ChildEnv.
+	PassEnv, SecretEnv []string
+
 	shell string // bash when installed, else sh
 
 	mu    sync.Mutex

@@ -1,0 +1,95 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// TestToolsCannotReachTheAPIKey: issue 13 item 1. A Bash child read the
+// key from clawdcode's own environment (tr '\0' '\n' < /proc/$PPID/environ)
+// and its output was stored; other credentials of the user's environment
+// reached every command. Now the children see neither, a user can let one
+// through by name, and whatever quotes a credential (a file, a server's
+// error in a fallback summary) is stored with it redacted.
+func TestToolsCannotReachTheAPIKey(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	const ghToken = "ghp_e2e_SECRETMARKER_token_0123456789"
+	const npmToken = "npm_e2e_passed_through_0123456789"
+	w.ExtraEnv = append(w.ExtraEnv, "GITHUB_TOKEN="+ghToken, "NPM_TOKEN="+npmToken, "CLAWDCODE_ENV_PASSTHROUGH=NPM_TOKEN")
+	if err := os.WriteFile(filepath.Join(w.Project, "leak.txt"), []byte("the key is "+w.Key+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	agent := llmtest.Agent()
+	summaries := 0
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if isSummaryRequest(r) {
+			summaries++
+			return keyEcho(500, w.Key) // every summary call fails, quoting the key
+		}
+		return agent(r)
+	})
+
+	w.MustRun("-p", "--dangerously-skip-permissions",
+		"bash tr '\\0' '\\n' < /proc/$PPID/environ\nbash env\nbash cat leak.txt\n"+
+			`bash test -n "$NPM_TOKEN" && echo npm-token-visible`)
+	var outputs []string
+	for _, m := range w.Server.LastRequest().Messages {
+		if m.Role == chat.RoleTool {
+			outputs = append(outputs, m.Content)
+		}
+	}
+	if len(outputs) != 4 {
+		t.Fatalf("want 4 tool results, got %d: %q", len(outputs), outputs)
+	}
+	for i, out := range outputs[:2] {
+		for _, leak := range []string{w.Key, ghToken, "OPENAI_API_KEY=", "GITHUB_TOKEN="} {
+			if strings.Contains(out, leak) {
+				t.Errorf("command %d saw %q:\n%.400s", i+1, leak, out)
+			}
+		}
+	}
+	if !strings.Contains(outputs[3], "npm-token-visible") {
+		t.Errorf("CLAWDCODE_ENV_PASSTHROUGH=NPM_TOKEN did not hand NPM_TOKEN to the command: %q", outputs[3])
+	}
+	// What is stored is what the model is sent on: the file's quote of
+	// the key, redacted (a resumed session sends the same).
+	if outputs[2] != "the key is [REDACTED]\n" {
+		t.Errorf("cat leak.txt reached the model as %q", outputs[2])
+	}
+
+	// A compaction whose summary call fails writes a fallback summary with
+	// the server's error — which quotes the key.
+	w.Run("-c", "-p", "/compact")
+	if summaries == 0 {
+		t.Fatal("no summary was asked for")
+	}
+
+	redacted := 0
+	for _, path := range w.sessionFiles() {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, leak := range []string{w.Key, ghToken, npmToken} {
+			if strings.Contains(string(data), leak) {
+				t.Errorf("%s holds %q", path, leak)
+			}
+		}
+		redacted += strings.Count(string(data), "[REDACTED]")
+	}
+	if redacted < 2 {
+		t.Errorf("%d redactions in the session files; want the file's quote and the summary's error", redacted)
+	}
+	idx, _ := filepath.Glob(filepath.Join(w.projectsDir(), "*", "index.json"))
+	for _, p := range idx {
+		if data, _ := os.ReadFile(p); strings.Contains(string(data), w.Key) {
+			t.Errorf("%s holds the key", p)
+		}
+	}
+}

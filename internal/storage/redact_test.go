@@ -1,0 +1,54 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type replaceRedactor struct{ secret string }
+
+func (r replaceRedactor) Redact(b []byte) []byte {
+	return bytes.ReplaceAll(b, []byte(r.secret), []byte("[REDACTED]"))
+}
+
+// TestAppendRedacts: every line is redacted at the one write point, the
+// offsets returned are those of the lines as written, and the record the
+// caller holds is what the file holds.
+func TestAppendRedacts(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-storage-test-0123456789abcdef"
+	st := NewStore(filepath.Join(t.TempDir(), "home"))
+	st.SetRedactor(replaceRedactor{secret})
+	p, err := st.Project(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := p.Create(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	quoting := &Record{Type: TypeUser, Message: &Message{Role: "user", Content: "my key is " + secret + ", keep it"}}
+	plain := &Record{Type: TypeAssistant, Message: &Message{Role: "assistant", Content: "noted"}}
+	offs, err := sess.AppendBatch(quoting, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(sess.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), secret) || !strings.Contains(string(data), "my key is [REDACTED], keep it") {
+		t.Fatalf("session file:\n%s", data)
+	}
+	if quoting.Message.Content != "my key is [REDACTED], keep it" {
+		t.Errorf("the caller's record says %q, the file another thing", quoting.Message.Content)
+	}
+	if !bytes.HasPrefix(data[offs[1]:], []byte(`{"parentUuid":"`+quoting.UUID)) {
+		t.Errorf("offset %d of the second record points at %q", offs[1], data[offs[1]:min(len(data), int(offs[1])+40)])
+	}
+}
