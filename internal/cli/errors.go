@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/llm"
@@ -28,9 +27,6 @@ const (
 // errInterrupted is the cancellation cause when SIGINT or SIGTERM arrives.
 var errInterrupted = errors.New("interrupted")
 
-// maxCandidates bounds the hint lines of an ambiguous session id: the
-// contract allows "at most a few lines" after the error.
-const maxCandidates = 8
 
 // UsageError is a mistake in how clawdcode was invoked (exit status 2):
 // a bad flag value, a missing argument, an unknown session id.
@@ -157,8 +153,8 @@ func Describe(err error, cause error) Failure {
 		f.Hints = append(f.Hints, usage.Hints...)
 	case errors.As(err, &amb):
 		f.Code = ExitUsage
-		f.Message = ambiguousMessage(amb)
-		f.Hints = append(f.Hints, candidateLines(amb.Candidates)...)
+		f.Message = amb.Header()
+		f.Hints = append(f.Hints, amb.Lines()...)
 	case errors.Is(err, storage.ErrInvalidID), errors.Is(err, storage.ErrNotFound):
 		f.Code = ExitUsage
 	case errors.Is(err, slash.ErrUnknownCommand):
@@ -211,23 +207,3 @@ func (f Failure) Print(w io.Writer) {
 	}
 }
 
-func ambiguousMessage(amb *storage.AmbiguousIDError) string {
-	return fmt.Sprintf("ambiguous session id %q matches %d sessions", amb.Prefix, len(amb.Candidates))
-}
-
-// candidateLines renders the sessions an ambiguous prefix matched.
-func candidateLines(cands []storage.SessionInfo) []string {
-	lines := make([]string, 0, min(len(cands), maxCandidates)+1)
-	for i, c := range cands {
-		if i == maxCandidates {
-			lines = append(lines, fmt.Sprintf("… and %d more", len(cands)-maxCandidates))
-			break
-		}
-		title := strings.TrimSpace(c.Title)
-		if title == "" {
-			title = "(untitled)"
-		}
-		lines = append(lines, fmt.Sprintf("%s  %s  %s", c.ID, c.Updated.UTC().Format(time.RFC3339), title))
-	}
-	return lines
-}

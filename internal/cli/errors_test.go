@@ -74,8 +74,8 @@ func TestDescribeCapsCandidates(t *testing.T) {
 		amb.Candidates = append(amb.Candidates, storage.SessionInfo{ID: fmt.Sprintf("a%07d", i)})
 	}
 	got := Describe(amb, nil)
-	if len(got.Hints) != maxCandidates+1 || got.Hints[maxCandidates] != "… and 12 more" {
-		t.Errorf("hints = %q, want %d candidates and a count of the rest", got.Hints, maxCandidates)
+	if len(got.Hints) != storage.MaxCandidates+1 || got.Hints[storage.MaxCandidates] != "… and 12 more" {
+		t.Errorf("hints = %q, want %d candidates and a count of the rest", got.Hints, storage.MaxCandidates)
 	}
 }
 

@@ -163,8 +163,8 @@ func listSessions(f *Factory, all bool) ([]storage.SessionInfo, error) {
 	return infos, nil
 }
 
-// resolveSession maps a user-given id or prefix to a session of the
-// current project. Every failure here is the user's (exit status 2).
+// resolveSession maps what the user typed (an id, a prefix of one, or the
+// start of a title: storage.Match) to a session of the current project. Every failure here is the user's (exit status 2).
 func resolveSession(f *Factory, idOrPrefix string) (*storage.Project, string, error) {
 	p, err := f.Project()
 	if err != nil {
@@ -185,9 +185,8 @@ func sessionIDError(idOrPrefix string, err error) error {
 		return err // Describe lists the candidates
 	case errors.Is(err, storage.ErrNotFound):
 		return &UsageError{
-			Err:     err,
-			Message: fmt.Sprintf("no session %q in this project", idOrPrefix),
-			Hints:   []string{"`clawdcode sessions` lists this project's sessions"},
+			Err:   err, // storage.Match's words, the same as /switch's
+			Hints: []string{"`clawdcode sessions` lists this project's sessions"},
 		}
 	case errors.Is(err, storage.ErrInvalidID):
 		return &UsageError{Err: err, Message: fmt.Sprintf("invalid session id %q: ids are letters, digits and '-'", idOrPrefix)}

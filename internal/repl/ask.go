@@ -204,7 +204,7 @@ func pick(ctx context.Context, ios *iostreams.IOStreams, sessions []storage.Sess
 			s.Updated.Local().Format("2006-01-02 15:04"), termtext.Safe(clip(oneLine(title), 60)))
 	}
 	for range maxAttempts {
-		fmt.Fprint(w, "Resume which session? (number, Enter to cancel): ")
+		fmt.Fprint(w, "Resume which session? (number, id or title, Enter to cancel): ")
 		line, err := readLine(ctx, ios)
 		if errors.Is(err, io.EOF) {
 			fmt.Fprintln(w)
@@ -218,30 +218,24 @@ func pick(ctx context.Context, ios *iostreams.IOStreams, sessions []storage.Sess
 		if answer == "" {
 			return "", nil
 		}
-		if id, ok := choose(sessions, answer); ok {
+		id, err := choose(sessions, answer)
+		if err == nil {
 			return id, nil
 		}
-		fmt.Fprintf(w, "%q is not one of the listed sessions\n", answer)
+		fmt.Fprintln(w, termtext.Safe(err.Error()))
 	}
 	return "", nil
 }
 
-// choose maps a 1-based number or a unique id prefix to a session id.
-func choose(sessions []storage.SessionInfo, answer string) (string, bool) {
+// choose maps a 1-based number of the list, or what storage.Match takes
+// (an id, its prefix, the start of a title), to a session id.
+func choose(sessions []storage.SessionInfo, answer string) (string, error) {
 	if n, err := strconv.Atoi(answer); err == nil {
 		if n >= 1 && n <= len(sessions) {
-			return sessions[n-1].ID, true
+			return sessions[n-1].ID, nil
 		}
-		return "", false
+		return "", fmt.Errorf("%d is not one of the listed sessions", n)
 	}
-	found := ""
-	for _, s := range sessions {
-		if strings.HasPrefix(s.ID, answer) {
-			if found != "" {
-				return "", false
-			}
-			found = s.ID
-		}
-	}
-	return found, found != ""
+	s, err := storage.Match(sessions, answer)
+	return s.ID, err
 }

@@ -84,7 +84,7 @@ func TestSwitchCommand(t *testing.T) {
 		{query: ids[0][:6], resumed: ids[0]},
 		{query: "Fix The", resumed: ids[0]},
 		{query: "fix", err: `"fix" matches 2 sessions`},
-		{query: "nothing like it", err: `no session of this project matches "nothing like it"`},
+		{query: "nothing like it", err: `no session "nothing like it" in this project`},
 		{query: "", err: "usage: /switch <id-prefix or title-prefix>"},
 	}
 	for _, tt := range tests {

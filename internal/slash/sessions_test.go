@@ -16,31 +16,6 @@ var sampleSessions = []storage.SessionInfo{
 	{ID: "cccc4444-0000-4000-8000-000000000004", Title: "aaaa notes", Messages: 5, Updated: time.Date(2026, 4, 29, 8, 0, 0, 0, time.UTC)},
 }
 
-func TestMatchSessions(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		query string
-		want  []string // short ids
-	}{
-		{"aaaa1", []string{"aaaa1111"}},
-		{"bbbb", []string{"bbbb3333"}},
-		{"fix", []string{"aaaa1111", "aaaa2222"}},
-		{"FIX THE", []string{"aaaa1111"}},
-		{"aaaa", []string{"aaaa1111", "aaaa2222", "cccc4444"}}, // id prefix or title prefix
-		{"cccc4444-0000-4000-8000-000000000004", []string{"cccc4444"}},
-		{"zzz", nil},
-	}
-	for _, tt := range tests {
-		var got []string
-		for _, s := range matchSessions(sampleSessions, tt.query) {
-			got = append(got, shortID(s.ID))
-		}
-		if strings.Join(got, ",") != strings.Join(tt.want, ",") {
-			t.Errorf("matchSessions(%q) = %v, want %v", tt.query, got, tt.want)
-		}
-	}
-}
-
 func TestWriteSessionsMarksTheCurrentOne(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
@@ -65,15 +40,3 @@ func TestWriteSessionsMarksTheCurrentOne(t *testing.T) {
 	}
 }
 
-func TestAmbiguousListsCandidates(t *testing.T) {
-	t.Parallel()
-	err := ambiguous("aaaa", sampleSessions[:2])
-	want := "\"aaaa\" matches 2 sessions; give more of the id or title:\n  aaaa1111  Fix the parser\n  aaaa2222  fix CI"
-	if err.Error() != want {
-		t.Fatalf("err = %q\nwant  %q", err, want)
-	}
-	many := make([]storage.SessionInfo, maxCandidates+3)
-	if got := ambiguous("x", many).Error(); !strings.HasSuffix(got, "… and 3 more") {
-		t.Fatalf("long candidate list not bounded: %q", got)
-	}
-}

