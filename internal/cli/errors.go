@@ -27,7 +27,6 @@ const (
 // errInterrupted is the cancellation cause when SIGINT or SIGTERM arrives.
 var errInterrupted = errors.New("interrupted")
 
-
 // UsageError is a mistake in how clawdcode was invoked (exit status 2):
 // a bad flag value, a missing argument, an unknown session id.
 type UsageError struct {
@@ -206,4 +205,3 @@ func (f Failure) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n", termtext.Safe(h))
 	}
 }
-

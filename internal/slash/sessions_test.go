@@ -39,4 +39,3 @@ func TestWriteSessionsMarksTheCurrentOne(t *testing.T) {
 		t.Errorf("rows = %q", lines)
 	}
 }
-

@@ -26,7 +26,7 @@ func TestMatch(t *testing.T) {
 		{"aaaa1", "aaaa1111", 0},
 		{"AAAA1", "aaaa1111", 0}, // ids without regard to case
 		{"bbbb", "bbbb3333", 0},
-		{"fix the", "aaaa1111", 0}, // a unique title prefix
+		{"fix the", "aaaa1111", 0},  // a unique title prefix
 		{"FIX  THE", "aaaa1111", 0}, // titles without regard to case or spacing
 		{"fix", "", 2},
 		{"aaaa", "", 2}, // ids win over the title "aaaa notes"
