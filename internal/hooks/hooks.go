@@ -28,11 +28,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/clawdcode/clawdcode/internal/secrets"
 )
 
 // Events.
@@ -183,7 +186,13 @@ func (r *Runner) runOne(ctx context.Context, h Hook, common Common, payload Payl
 	defer cancel()
 	cmd := exec.CommandContext(hctx, "sh", "-c", h.Command)
 	cmd.Dir = r.dir
-	cmd.Env = r.env
+	// A hook is a child like a tool's command: no credentials of the
+	// user's environment unless passed through by name (secrets.ChildEnv).
+	env := r.env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = secrets.ChildEnv(env, nil, nil)
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr limitedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

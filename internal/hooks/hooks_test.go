@@ -115,3 +115,20 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestHooksDoNotSeeCredentials: a hook is a child like a tool's command;
+// the user's credentials stay out of its environment (issue 13 item 1).
+func TestHooksDoNotSeeCredentials(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := New([]Hook{{Event: PreCompact, Command: "env > env.txt"}}, dir,
+		[]string{"PATH=/usr/bin:/bin", "OPENAI_API_KEY=sk-hook-test-0123456789", "GITHUB_TOKEN=ghp-hook"}, nil)
+	r.Run(context.Background(), PreCompact, "", common, nil)
+	data, err := os.ReadFile(filepath.Join(dir, "env.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "sk-hook-test") || strings.Contains(string(data), "ghp-hook") || !strings.Contains(string(data), "PATH=") {
+		t.Fatalf("a hook's environment:\n%s", data)
+	}
+}

@@ -38,6 +38,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/clawdcode/clawdcode/internal/buildinfo"
+	"github.com/clawdcode/clawdcode/internal/secrets"
 )
 
 // ServerConfig is one [mcp_servers.NAME] table: Command (with Args and
@@ -174,7 +175,10 @@ func (s *server) transport() (mcp.Transport, error) {
 	case s.cfg.Command != "":
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Dir = s.host.opts.Dir
-		cmd.Env = append([]string(nil), s.host.opts.Env...)
+		// Credentials of the user's environment stay out of a server's
+		// reach (secrets.ChildEnv); the server's own env, configured for
+		// it by name, is added after.
+		cmd.Env = secrets.ChildEnv(s.host.opts.Env, nil, nil)
 		for k, v := range s.cfg.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
