@@ -12,6 +12,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/recall"
+	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -98,6 +99,7 @@ func New(cfg Config) *Engine {
 			Store:   cfg.Project.Store(),
 			Project: cfg.Project,
 			Session: e.SessionID,
+			Index:   search.New(cfg.Project.Store(), cfg.Warn),
 		}))
 	}
 	if cfg.Permissions != nil {

@@ -14,7 +14,9 @@
 // Scope "session" is this session and, for a session that began as a fork
 // or a handoff, the session it came from up to that point. Scope "project"
 // is every session of the project; "all" every project (the tool asks the
-// user first; see tools.NewRecall).
+// user first; see tools.NewRecall). Those two go through the full-text
+// index of `clawdcode search` when the Searcher has one (Searcher.Index),
+// so Recall and search find the same records; the scan is their fallback.
 //
 // A Searcher is safe for concurrent use. It takes no lock: a file being
 // appended to is searched as far as it was when the search began.
@@ -27,6 +29,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -38,6 +41,18 @@ type Searcher struct {
 	// Session returns the current session's id ("" before its first
 	// message is stored).
 	Session func() string
+	// Index, when set, answers scopes project and all: the full-text index
+	// that `clawdcode search` uses (*search.Index), so both find the same
+	// records, best first. Without it, or when it fails, those scopes are
+	// scanned like the session's file. Scope session is always scanned: it
+	// needs no index brought up to date first, follows forks, and its cost
+	// is one pass over the file whatever was indexed before.
+	Index Index
+}
+
+// Index is the full-text search of CONTRACT.md section 6.
+type Index interface {
+	Search(ctx context.Context, q search.Query) ([]search.Hit, error)
 }
 
 var _ tools.History = (*Searcher)(nil)
@@ -52,11 +67,19 @@ type source struct {
 	until   string // the last record of it that belongs (a fork's point), "" = all
 }
 
-// Find returns up to limit records matching query, newest first.
+// Find returns up to limit records matching query: newest first from a
+// scan, best first from the index.
 func (s *Searcher) Find(ctx context.Context, query, scope string, limit int) ([]tools.RecallHit, error) {
 	q, ok := parseQuery(query)
 	if !ok {
 		return nil, ErrEmptyQuery
+	}
+	if scope != tools.ScopeSession && s.Index != nil {
+		if hits, err := s.indexFind(ctx, query, scope, limit); err == nil {
+			return hits, nil
+		} else if ctx.Err() != nil {
+			return nil, err
+		}
 	}
 	srcs, err := s.sources(scope)
 	if err != nil {
@@ -83,6 +106,28 @@ func (s *Searcher) Find(ctx context.Context, query, scope string, limit int) ([]
 	slices.SortStableFunc(hits, func(a, b tools.RecallHit) int { return b.Time.Compare(a.Time) })
 	if len(hits) > limit {
 		hits = hits[:limit]
+	}
+	return hits, nil
+}
+
+// indexFind asks the index (scopes project and all).
+func (s *Searcher) indexFind(ctx context.Context, query, scope string, limit int) ([]tools.RecallHit, error) {
+	q := search.Query{Text: query, Limit: limit}
+	if scope == tools.ScopeProject {
+		q.Project = s.Project.Root
+	}
+	found, err := s.Index.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]tools.RecallHit, 0, len(found))
+	for _, h := range found {
+		typ := h.Type
+		if h.Summary {
+			typ = "summary"
+		}
+		hits = append(hits, tools.RecallHit{SessionID: h.SessionID, Project: h.Project, UUID: h.UUID,
+			Type: typ, Time: h.Timestamp, Text: h.Snippet})
 	}
 	return hits, nil
 }

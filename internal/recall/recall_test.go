@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -108,14 +109,18 @@ func TestFindProjectScopeSeesOtherSessions(t *testing.T) {
 	f := newFixture(t)
 	f.session(t, user("the deploy key lives in vault path secret/data/deploy-7731"))
 	cur := f.session(t, user("where was the deploy key?"))
-	s := f.searcher(cur)
-	ctx := context.Background()
-	if hits, _ := s.Find(ctx, "deploy-7731", tools.ScopeSession, 10); len(hits) != 0 {
-		t.Fatalf("session scope found another session's record: %+v", hits)
-	}
-	hits, err := s.Find(ctx, "deploy-7731", tools.ScopeProject, 10)
-	if err != nil || len(hits) != 1 || hits[0].SessionID == cur {
-		t.Fatalf("project hits = %+v, %v", hits, err)
+	// Scanned, and through the index of `clawdcode search`.
+	for _, ix := range []Index{nil, search.New(f.store, nil)} {
+		s := f.searcher(cur)
+		s.Index = ix
+		ctx := context.Background()
+		if hits, _ := s.Find(ctx, "deploy-7731", tools.ScopeSession, 10); len(hits) != 0 {
+			t.Fatalf("session scope found another session's record: %+v", hits)
+		}
+		hits, err := s.Find(ctx, "deploy-7731", tools.ScopeProject, 10)
+		if err != nil || len(hits) != 1 || hits[0].SessionID == cur || !strings.Contains(hits[0].Text, "secret/data/deploy-7731") {
+			t.Fatalf("project hits (index %v) = %+v, %v", ix != nil, hits, err)
+		}
 	}
 }
 

@@ -159,7 +159,11 @@ func formatFind(query, scope string, limit int, hits []RecallHit) string {
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%d record(s) match %q in %s, newest first", len(hits), query, scopeWords(scope))
+	order := "newest first"
+	if scope != ScopeSession {
+		order = "best matches first"
+	}
+	fmt.Fprintf(&b, "%d record(s) match %q in %s, %s", len(hits), query, scopeWords(scope), order)
 	if len(hits) >= limit {
 		b.WriteString(" (limit reached; more may match)")
 	}
