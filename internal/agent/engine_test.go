@@ -300,8 +300,10 @@ func TestEngineOverflowGivesUpClearly(t *testing.T) {
 		!strings.Contains(err.Error(), "maximum context length") {
 		t.Fatalf("err = %q", err)
 	}
-	if got := types(w.records(t, e.SessionID())); !strings.HasPrefix(got, "user") || strings.Contains(got, "assistant") {
-		t.Fatalf("records = %s", got)
+	recs := w.records(t, e.SessionID())
+	if got := types(recs); !strings.HasPrefix(got, "user") || !strings.HasSuffix(got, ",assistant") ||
+		recs[len(recs)-1].Incomplete != storage.IncompleteFailed {
+		t.Fatalf("records = %s: want the user message closed by a failed answer", got)
 	}
 	// The server said its window is 200 tokens; the guard must have taken
 	// that figure rather than an estimate from the rejected request's size.
@@ -356,9 +358,13 @@ func TestEngineCtrlCDuringATool(t *testing.T) {
 	w.checkAccepted(t)
 }
 
-func TestEngineCtrlCWhileStreamingStoresNoReply(t *testing.T) {
+// Issue 9: after Ctrl-C the next request's user message was the cancelled
+// prompt and the new one glued together, with no marker. Now the turn is
+// closed by an answer marked interrupted, and the next message is sent on
+// its own (the server rejects two user messages in a row).
+func TestEngineCtrlCWhileStreamingRecordsTheInterruption(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, llmtest.Options{})
+	w := newWorld(t, llmtest.Options{RejectConsecutiveUser: true})
 	e := w.engine(t, nil, 0)
 	w.srv.Enqueue(llmtest.Reply{Hang: true})
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
@@ -366,8 +372,42 @@ func TestEngineCtrlCWhileStreamingStoresNoReply(t *testing.T) {
 	if _, err := e.Submit(ctx, "hello", nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
-	if got := types(w.records(t, e.SessionID())); got != "user" {
+	recs := w.records(t, e.SessionID())
+	if got := types(recs); got != "user,assistant" {
 		t.Fatalf("records = %s", got)
+	}
+	if r := recs[1]; r.Incomplete != storage.IncompleteInterrupted || !strings.Contains(r.Message.Content, "interrupted") {
+		t.Fatalf("the interrupted answer is not marked: %+v %+v", r, r.Message)
+	}
+	w.srv.Enqueue(llmtest.Text("fresh"))
+	if _, err := e.Submit(t.Context(), "something else", nil); err != nil {
+		t.Fatal(err)
+	}
+	msgs := w.srv.LastRequest().Messages
+	last := msgs[len(msgs)-1]
+	if last.Content != "something else" || msgs[len(msgs)-2].Role != "assistant" {
+		t.Fatalf("the new message is not sent on its own: %+v", msgs)
+	}
+}
+
+// Issue 9: a turn that failed on 429s merged into the next one. Now it is
+// closed by an answer that says the request failed.
+func TestEngineFailedTurnDoesNotMergeIntoTheNext(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{RejectConsecutiveUser: true})
+	e := w.engine(t, nil, 0)
+	w.srv.Enqueue(llmtest.Unauthorized())
+	if _, err := e.Submit(t.Context(), "first", nil); err == nil {
+		t.Fatal("the failed turn reported no error")
+	}
+	w.srv.Enqueue(llmtest.Text("ok"))
+	if _, err := e.Submit(t.Context(), "second", nil); err != nil {
+		t.Fatal(err)
+	}
+	msgs := w.srv.LastRequest().Messages
+	if n := len(msgs); msgs[n-1].Content != "second" || msgs[n-2].Role != "assistant" ||
+		!strings.Contains(msgs[n-2].Content, "request failed") || msgs[n-3].Content != "first" {
+		t.Fatalf("messages = %+v", msgs)
 	}
 }
 

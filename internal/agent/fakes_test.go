@@ -45,6 +45,18 @@ func (c *fakeConv) AddAssistant(resp *llm.Response) error {
 	return nil
 }
 
+func (c *fakeConv) AddIncomplete(partial string, interrupted bool, cause string) error {
+	if c.failRole == chat.RoleAssistant {
+		return c.failErr
+	}
+	mark := "[interrupted]"
+	if !interrupted {
+		mark = "[failed: " + cause + "]"
+	}
+	c.msgs = append(c.msgs, chat.Message{Role: chat.RoleAssistant, Content: partial + mark})
+	return nil
+}
+
 func (c *fakeConv) AddToolResult(id, output, errText string) error {
 	if c.failRole == chat.RoleTool {
 		return c.failErr

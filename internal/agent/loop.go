@@ -35,6 +35,8 @@ type conversation interface {
 	AddUser(text string) error
 	AddAssistant(resp *llm.Response) error
 	AddToolResult(id, output, errText string) error
+	// AddIncomplete records an answer that stopped before its end.
+	AddIncomplete(partial string, interrupted bool, cause string) error
 	Request(ctx context.Context) (llm.Request, error)
 	// RecoverOverflowFrom gets the server's rejection so that the guard can
 	// take the window the server states instead of guessing one.
@@ -92,6 +94,8 @@ type loop struct {
 	sink     Sink
 	// hook runs the user's hooks of an event (nil = none).
 	hook func(ctx context.Context, event, tool string, payload hooks.Payload) hooks.Outcome
+
+	streamed strings.Builder // the text of the model call under way, as shown
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -105,7 +109,7 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 	for {
 		resp, err := l.call(ctx)
 		if err != nil {
-			return res, err
+			return res, l.recordIncomplete(err)
 		}
 		res.NumTurns++
 		res.Usage.InputTokens += resp.Usage.PromptTokens
@@ -126,11 +130,25 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 	}
 }
 
+// recordIncomplete records the answer that a failed or interrupted model
+// call left unfinished (what had streamed, and why it stopped), so that
+// the next message is sent on its own and not glued to this one, and
+// returns cause.
+func (l *loop) recordIncomplete(cause error) error {
+	interrupted := errors.Is(cause, ErrInterrupted)
+	if err := l.conv.AddIncomplete(l.streamed.String(), interrupted, oneLine(serverMessage(cause))); err != nil {
+		return errors.Join(cause, err)
+	}
+	return cause
+}
+
 // call makes one model call, walking the manager's overflow recovery when
 // the server says the request does not fit.
 func (l *loop) call(ctx context.Context) (*llm.Response, error) {
+	l.streamed.Reset()
 	onDelta := func(d llm.Delta) {
 		if d.Content != "" {
+			l.streamed.WriteString(d.Content)
 			l.sink.Text(d.Content)
 		}
 	}
@@ -298,6 +316,12 @@ func lookup(set []tools.Tool, name string) (tools.Tool, bool) {
 		}
 	}
 	return nil, false
+}
+
+// oneLine is the first line of s.
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
 }
 
 func clip(s string, n int) string {

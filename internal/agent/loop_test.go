@@ -220,8 +220,8 @@ func TestLoopOverflowRecovery(t *testing.T) {
 		if !slices.Equal(conv.attempts, []int{1, 2, 3}) || model.calls() != 3 {
 			t.Fatalf("attempts = %v, calls = %d", conv.attempts, model.calls())
 		}
-		if len(conv.msgs) != 1 {
-			t.Fatalf("something besides the user message was stored: %+v", conv.msgs)
+		if len(conv.msgs) != 2 || conv.msgs[1].Content != "[failed: "+want+"]" {
+			t.Fatalf("want the user message and a failed answer: %+v", conv.msgs)
 		}
 	})
 }
@@ -237,7 +237,9 @@ func TestLoopOtherModelErrorsAreReturned(t *testing.T) {
 	}
 }
 
-func TestLoopCancelMidStreamStoresNothingOfTheReply(t *testing.T) {
+// An interrupted answer is kept as far as the user saw it, marked, so the
+// next message does not follow an unanswered one.
+func TestLoopCancelMidStreamKeepsWhatWasShownMarked(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	l, conv, _, sink, _ := newTestLoop(func(ctx context.Context, _ llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
@@ -252,8 +254,9 @@ func TestLoopCancelMidStreamStoresNothingOfTheReply(t *testing.T) {
 	if sink.text.String() != "half a rep" {
 		t.Fatalf("streamed %q", sink.text.String())
 	}
-	if len(conv.msgs) != 1 || conv.msgs[0].Role != chat.RoleUser {
-		t.Fatalf("recorded %+v, want only the user message", conv.msgs)
+	if len(conv.msgs) != 2 || conv.msgs[0].Role != chat.RoleUser || conv.msgs[1].Role != chat.RoleAssistant ||
+		conv.msgs[1].Content != "half a rep[interrupted]" {
+		t.Fatalf("recorded %+v, want the user message and the partial answer marked interrupted", conv.msgs)
 	}
 }
 

@@ -325,6 +325,46 @@ func (m *Manager) AddAssistant(resp *llm.Response) error {
 	return nil
 }
 
+// AddIncomplete records an answer that did not complete, so that the
+// conversation stays a conversation: without it the next user message
+// would follow the unanswered one and the two would be sent as one, and
+// the model would answer the abandoned request too. The record keeps what
+// had streamed (what the user saw) and says why it stops: interrupted by
+// the user, or cut by failure (cause, one line).
+func (m *Manager) AddIncomplete(partial string, interrupted bool, cause string) error {
+	kind := storage.IncompleteFailed
+	if interrupted {
+		kind = storage.IncompleteInterrupted
+	}
+	m.sent.ok = false
+	return m.add(&storage.Record{
+		Type:       storage.TypeAssistant,
+		Incomplete: kind,
+		Message: &storage.Message{Role: chat.RoleAssistant, Content: incompleteContent(partial, interrupted, cause),
+			Model: m.opt.Model, Usage: &storage.Usage{}},
+	})
+}
+
+// incompleteContent is what the model reads of an answer that did not
+// complete: the text it had given and a marker it cannot mistake for its
+// own words.
+func incompleteContent(partial string, interrupted bool, cause string) string {
+	marker := "[The user interrupted this answer; it is incomplete.]"
+	if partial = strings.TrimRight(partial, " \t\n"); partial == "" {
+		marker = "[The user interrupted before any answer was given.]"
+	}
+	if !interrupted {
+		marker = "[This answer was cut off because the request failed: " + cause + "]"
+		if partial == "" {
+			marker = "[No answer was given: the request failed: " + cause + "]"
+		}
+	}
+	if partial == "" {
+		return marker
+	}
+	return partial + "\n\n" + marker
+}
+
 // AddToolResult appends the result of call id (errText non-empty = failed).
 func (m *Manager) AddToolResult(id, output, errText string) error {
 	return m.add(&storage.Record{

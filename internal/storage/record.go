@@ -22,6 +22,10 @@ const (
 	// keeps the title; the last one in the file wins.
 	TypeTitle = "title"
 
+	// Values of Record.Incomplete.
+	IncompleteInterrupted = "interrupted"
+	IncompleteFailed      = "failed"
+
 	// SubtypeCompactBoundary marks a compaction on a TypeSystem record.
 	SubtypeCompactBoundary = "compact_boundary"
 
@@ -93,6 +97,11 @@ type Record struct {
 
 	// Title is the title of a TypeTitle record.
 	Title string `json:"title,omitempty"`
+
+	// Incomplete marks an assistant record whose answer did not complete:
+	// IncompleteInterrupted (the user stopped it) or IncompleteFailed (the
+	// request failed). Its content is what had streamed, and a marker.
+	Incomplete string `json:"incomplete,omitempty"`
 
 	// ContextWindow is the window in tokens of a SubtypeContextWindow record.
 	ContextWindow int `json:"contextWindow,omitempty"`
