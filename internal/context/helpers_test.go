@@ -306,21 +306,6 @@ func requestSize(c *byteCounter, req llm.Request) int {
 	return n
 }
 
-func (f *fixture) countTypes() map[string]int {
-	out := map[string]int{}
-	for _, r := range f.log.records(f.t) {
-		k := r.Type
-		if r.Subtype != "" {
-			k += "/" + r.Subtype
-		}
-		if r.IsCompactSummary {
-			k += "/summary"
-		}
-		out[k]++
-	}
-	return out
-}
-
 // checkWellFormed asserts the ordering invariants a strict server enforces.
 func checkWellFormed(t testing.TB, msgs []chat.Message) {
 	t.Helper()
@@ -356,4 +341,10 @@ func checkWellFormed(t testing.TB, msgs []chat.Message) {
 			i += len(m.ToolCalls)
 		}
 	}
+}
+
+// messagesOf is buildMessages without the count of interrupted calls.
+func messagesOf(records []*storage.Record) []chat.Message {
+	msgs, _ := buildMessages(records)
+	return msgs
 }

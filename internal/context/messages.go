@@ -9,7 +9,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
-// Messages rebuilds the chat-completions messages[] (without the system
+// buildMessages rebuilds the chat-completions messages[] (without the system
 // prompt) from records, so that any sequence of records yields a request a
 // strict server accepts:
 //
@@ -29,14 +29,9 @@ import (
 //   - an assistant message with neither text nor tool calls is left out;
 //   - consecutive user messages (a turn persisted without a reply, then a
 //     new one) are merged into one, joined by a blank line.
-func Messages(records []*storage.Record) []chat.Message {
-	msgs, _ := buildMessages(records)
-	return msgs
-}
-
-// buildMessages is Messages, also reporting how many tool calls it had to
-// answer as interrupted: those answers are in no record, so the manager
-// counts them apart.
+//
+// It also reports how many tool calls it had to answer as interrupted:
+// those answers are in no record, so the manager counts them apart.
 func buildMessages(records []*storage.Record) ([]chat.Message, int) {
 	var summary *storage.Record
 	for _, r := range records {

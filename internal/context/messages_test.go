@@ -135,7 +135,7 @@ func TestMessages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := Messages(tt.recs)
+			got := messagesOf(tt.recs)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Messages:\n got %#v\nwant %#v", got, tt.want)
 			}
@@ -157,7 +157,7 @@ func TestToolInputCompactsValidJSON(t *testing.T) {
 	}
 }
 
-// FuzzMessages drives Messages with arbitrary record sequences: whatever a
+// FuzzMessages drives buildMessages with arbitrary record sequences: whatever a
 // crash, a hand edit or a bug left in a session file, the request must be
 // one a strict server accepts.
 func FuzzMessages(f *testing.F) {
@@ -188,7 +188,7 @@ func FuzzMessages(f *testing.F) {
 				recs = append(recs, nil, &storage.Record{Type: "progress"})
 			}
 		}
-		msgs := Messages(recs)
+		msgs := messagesOf(recs)
 		checkWellFormed(t, msgs)
 		// Nothing is invented: every call comes from a tool_use record.
 		used := map[string]bool{}

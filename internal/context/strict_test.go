@@ -11,7 +11,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
-// TestMessagesPassTheStrictServer sends what Messages rebuilds from
+// TestMessagesPassTheStrictServer sends what buildMessages rebuilds from
 // random, damaged record sequences through the real client to the
 // in-repo server that enforces the API's ordering rules (and, stricter
 // than the API, rejects two user messages in a row).
@@ -45,7 +45,7 @@ func TestMessagesPassTheStrictServer(t *testing.T) {
 				recs = append(recs, boundaryRec())
 			}
 		}
-		msgs := append([]chat.Message{{Role: chat.RoleSystem, Content: "sys"}}, Messages(recs)...)
+		msgs := append([]chat.Message{{Role: chat.RoleSystem, Content: "sys"}}, messagesOf(recs)...)
 		if len(msgs) == 1 {
 			msgs = append(msgs, chat.Message{Role: chat.RoleUser, Content: "hi"})
 		}

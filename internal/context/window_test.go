@@ -77,7 +77,7 @@ func TestLearntWindowSurvivesResume(t *testing.T) {
 			without = append(without, r)
 		}
 	}
-	if !reflect.DeepEqual(Messages(recs), Messages(without)) {
+	if !reflect.DeepEqual(messagesOf(recs), messagesOf(without)) {
 		t.Fatal("the context_window record changed the messages")
 	}
 
