@@ -52,9 +52,12 @@ func cheapType(raw []byte) (string, bool) {
 // recordText appends the searchable text of one session line to dst and
 // reports whether the line is a searchable record. A line that does not
 // parse is not (the caller warns).
-func recordText(raw []byte, dst []byte) ([]byte, bool, error) {
+func recordText(sc *scanner, raw []byte, dst []byte) ([]byte, bool, error) {
 	if t, ok := cheapType(raw); ok && !searchable(t) {
 		return dst, false, nil
+	}
+	if text, typ, ok := sc.scanRecord(raw, dst); ok {
+		return text, searchable(typ), nil
 	}
 	var l line
 	if err := json.Unmarshal(raw, &l); err != nil {

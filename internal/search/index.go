@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -312,15 +313,16 @@ func (ix *Index) scan(m *manifest) (jobs []*work, changed bool, err error) {
 // index reads the jobs' new bytes with one worker per CPU, each writing
 // its own segments.
 func (ix *Index) index(ctx context.Context, jobs []*work) ([]segEntry, error) {
+	// The builders hold millions of small postings slices that live until
+	// they are written: collecting garbage at the default pace would scan
+	// them over and over. A bounded, short-lived relaxation.
+	if total(jobs) > 16<<20 {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].size-jobs[i].start > jobs[j].size-jobs[j].start })
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	if total := int64(0); workers > 1 {
-		for _, j := range jobs {
-			total += j.size - j.start
-		}
-		if total < 4<<20 {
-			workers = 1 // not worth a second segment
-		}
+	if workers > 1 && total(jobs) < 4<<20 {
+		workers = 1 // not worth a second segment
 	}
 	var (
 		mu    sync.Mutex
@@ -349,7 +351,8 @@ func (ix *Index) index(ctx context.Context, jobs []*work) ([]segEntry, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := newBuilder()
+			hint := int(min(total(jobs)/int64(workers)/64, 1<<21))
+			b := newBuilder(hint)
 			r := newFileReader()
 			flush := func() bool {
 				if b.empty() {
@@ -363,7 +366,7 @@ func (ix *Index) index(ctx context.Context, jobs []*work) ([]segEntry, error) {
 				mu.Lock()
 				out = append(out, segEntry{Name: name, Docs: len(b.docs), TotalDL: b.totalDL})
 				mu.Unlock()
-				b = newBuilder()
+				b = newBuilder(hint)
 				return true
 			}
 			for j := take(); j != nil; j = take() {
@@ -390,6 +393,14 @@ func (ix *Index) index(ctx context.Context, jobs []*work) ([]segEntry, error) {
 		out[i].Size = fileSize(filepath.Join(ix.dir, out[i].Name))
 	}
 	return out, nil
+}
+
+func total(jobs []*work) int64 {
+	var n int64
+	for _, j := range jobs {
+		n += j.size - j.start
+	}
+	return n
 }
 
 func fileSize(path string) int64 {

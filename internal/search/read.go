@@ -16,6 +16,7 @@ import (
 type fileReader struct {
 	buf  []byte
 	text []byte
+	sc   scanner
 }
 
 func newFileReader() *fileReader {
@@ -70,7 +71,7 @@ func (r *fileReader) add(b *builder, file int, off int64, line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	text, ok, err := recordText(line, r.text[:0])
+	text, ok, err := recordText(&r.sc, line, r.text[:0])
 	r.text = text
 	if err != nil || !ok {
 		return

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // A segment is one immutable file of the index: the documents (records)
@@ -53,6 +55,8 @@ type builder struct {
 	names    []string          // term id → term
 	postings [][]byte          // term id → encoded (doc delta, tf)
 	lastDoc  []uint32          // term id → last doc added (+1; 0 = none)
+	tf       []uint32          // term id → occurrences in the current doc
+	df       []uint32          // term id → documents with the term
 	docs     []doc
 	totalDL  uint64
 	bytes    int64 // postings bytes, to decide when to flush
@@ -61,20 +65,27 @@ type builder struct {
 	tok     tokenizer
 }
 
-func newBuilder() *builder {
-	return &builder{ids: make(map[string]uint32, 1<<16)}
+// newBuilder sizes the term map for about terms distinct terms (growing
+// a map of millions of terms rehashes it many times over).
+func newBuilder(terms int) *builder {
+	return &builder{ids: make(map[string]uint32, terms)}
 }
 
-// add indexes one record's text as the next document.
+// add indexes one record's text as the next document. A term's postings
+// are appended in document order, so they need no sorting; within the
+// document, the first occurrence of a term notes it and later ones count.
 func (b *builder) add(d doc, text []byte) {
 	id := uint32(len(b.docs))
-	ids := b.scratch[:0]
+	mark := id + 1 // lastDoc value meaning "seen in this document"
+	seen := b.scratch[:0]
+	n := 0
 	b.tok.reset(text)
 	for {
 		tok, ok := b.tok.next()
 		if !ok {
 			break
 		}
+		n++
 		tid, found := b.ids[string(tok.term)]
 		if !found {
 			tid = uint32(len(b.names))
@@ -83,49 +94,37 @@ func (b *builder) add(d doc, text []byte) {
 			b.names = append(b.names, name)
 			b.postings = append(b.postings, nil)
 			b.lastDoc = append(b.lastDoc, 0)
+			b.tf = append(b.tf, 0)
+			b.df = append(b.df, 0)
 		}
-		ids = append(ids, tid)
+		if b.lastDoc[tid] == mark {
+			b.tf[tid]++
+			continue
+		}
+		// The delta to the term's previous document, written once the
+		// document's term frequencies are known.
+		delta := id
+		if prev := b.lastDoc[tid]; prev != 0 {
+			delta = id - (prev - 1)
+		}
+		b.lastDoc[tid] = mark
+		b.tf[tid] = 1
+		b.df[tid]++
+		seen = append(seen, tid, delta)
 	}
-	d.terms = uint32(len(ids))
-	b.totalDL += uint64(len(ids))
+	d.terms = uint32(n)
+	b.totalDL += uint64(n)
 	b.docs = append(b.docs, d)
-	if len(ids) == 0 {
-		b.scratch = ids
-		return
-	}
-	sortUint32(ids)
-	for i := 0; i < len(ids); {
-		j := i + 1
-		for j < len(ids) && ids[j] == ids[i] {
-			j++
-		}
-		tid := ids[i]
+	for i := 0; i < len(seen); i += 2 {
+		tid := seen[i]
 		p := b.postings[tid]
-		n := len(p)
-		delta := id + 1 - b.lastDoc[tid] // lastDoc is id+1 of the previous doc
-		if b.lastDoc[tid] == 0 {
-			delta = id
-		}
-		p = binary.AppendUvarint(p, uint64(delta))
-		p = binary.AppendUvarint(p, uint64(j-i))
+		k := len(p)
+		p = binary.AppendUvarint(p, uint64(seen[i+1]))
+		p = binary.AppendUvarint(p, uint64(b.tf[tid]))
 		b.postings[tid] = p
-		b.bytes += int64(len(p) - n)
-		b.lastDoc[tid] = id + 1
-		i = j
+		b.bytes += int64(len(p) - k)
 	}
-	b.scratch = ids
-}
-
-func sortUint32(s []uint32) {
-	if len(s) < 12 {
-		for i := 1; i < len(s); i++ {
-			for j := i; j > 0 && s[j] < s[j-1]; j-- {
-				s[j], s[j-1] = s[j-1], s[j]
-			}
-		}
-		return
-	}
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	b.scratch = seen
 }
 
 func (b *builder) empty() bool { return len(b.docs) == 0 }
@@ -140,30 +139,36 @@ type termPostings struct {
 // write writes the builder's documents as a segment file in dir and
 // returns its name.
 func (b *builder) write(dir string) (string, error) {
-	order := make([]uint32, len(b.names))
-	for i := range order {
-		order[i] = uint32(i)
+	// Sort by the first eight bytes as an integer, then by the whole
+	// term among equal prefixes: most comparisons are one integer's.
+	type key struct {
+		prefix uint64
+		tid    uint32
 	}
-	sort.Slice(order, func(i, j int) bool { return b.names[order[i]] < b.names[order[j]] })
+	order := make([]key, len(b.names))
+	for i, n := range b.names {
+		var p [8]byte
+		copy(p[:], n)
+		order[i] = key{binary.BigEndian.Uint64(p[:]), uint32(i)}
+	}
+	slices.SortFunc(order, func(x, y key) int {
+		if x.prefix != y.prefix {
+			if x.prefix < y.prefix {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(b.names[x.tid], b.names[y.tid])
+	})
 	next := 0
 	return writeSegment(dir, b.docs, b.totalDL, func() (termPostings, bool) {
 		if next >= len(order) {
 			return termPostings{}, false
 		}
-		tid := order[next]
+		tid := order[next].tid
 		next++
-		return termPostings{term: b.names[tid], df: countDocs(b.postings[tid]), postings: b.postings[tid]}, true
+		return termPostings{term: b.names[tid], df: int(b.df[tid]), postings: b.postings[tid]}, true
 	})
-}
-
-func countDocs(p []byte) int {
-	n := 0
-	for _, c := range p {
-		if c < 0x80 {
-			n++
-		}
-	}
-	return n / 2
 }
 
 // writeSegment writes a segment from its documents and its terms in byte
