@@ -24,7 +24,7 @@ const (
 	ExitInterrupted = 130
 )
 
-// errInterrupted is the cancellation cause when SIGINT or SIGTERM arrives.
+// errInterrupted is the cancellation cause when SIGINT, SIGTERM or SIGHUP arrives.
 var errInterrupted = errors.New("interrupted")
 
 // UsageError is a mistake in how clawdcode was invoked (exit status 2):

@@ -47,13 +47,16 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 }
 
 // withSignals cancels the returned context (cause errInterrupted) on the
-// first SIGINT or SIGTERM, and exits at once with 130 on the second, for a
-// run that does not stop in time. Once the REPL owns Ctrl-C, SIGINT is left
-// to it (it cancels only the current turn).
+// first SIGINT, SIGTERM or SIGHUP, and exits at once with 130 on the
+// second, for a run that does not stop in time. Once the REPL owns Ctrl-C,
+// SIGINT is left to it (it cancels only the current turn). SIGHUP — the
+// terminal was closed — is a SIGTERM: by default it would kill clawdcode
+// on the spot, leaving a running command (in its own session, so the
+// hangup never reaches it) behind and the turn unrecorded.
 func withSignals(parent context.Context, f *Factory) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
 		received := 0
