@@ -87,6 +87,14 @@ type permissionChecker interface {
 	Check(ctx context.Context, tool tools.Tool, input json.RawMessage) (denied string, err error)
 }
 
+// sessionScoped is a permission policy with answers that belong to one
+// session ("always"), forgotten when another session is entered.
+type sessionScoped interface {
+	ResetSession()
+}
+
+var _ sessionScoped = (*tools.Permissions)(nil)
+
 var _ permissionChecker = (*tools.Permissions)(nil)
 
 // New builds an engine with no session open yet.
@@ -95,6 +103,7 @@ func New(cfg Config) *Engine {
 	e.tools = cfg.Tools
 	if e.tools == nil {
 		e.env = tools.NewEnv(cfg.Project.Root)
+		e.env.Protect(cfg.Project.Store().Home())
 		e.tools = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
 			Store:   cfg.Project.Store(),
 			Project: cfg.Project,
@@ -105,7 +114,7 @@ func New(cfg Config) *Engine {
 	if cfg.Permissions != nil {
 		e.perms = cfg.Permissions
 	} else {
-		e.perms = tools.NewPermissions(nil, false, nil)
+		e.perms = tools.NewPermissions(tools.PermissionsConfig{Root: cfg.Project.Root})
 	}
 	now := time.Now
 	if cfg.Now != nil {
@@ -239,7 +248,25 @@ func (e *Engine) StartNew(ctx context.Context, title string) error {
 	}
 	e.log, e.mgr, e.mgrErr = log, mgr, nil
 	e.pendingTitle = title
+	e.enterSession(nil)
 	return nil
+}
+
+// enterSession gives the tools and the permissions the state of the
+// session just opened: nothing from the one before — no "always" answer,
+// no file seen — and, for a resumed session, the files its records show
+// were read or written and are unchanged since (see restoreSeen).
+func (e *Engine) enterSession(live *storage.Live) {
+	if s, ok := e.perms.(sessionScoped); ok {
+		s.ResetSession()
+	}
+	if e.env == nil {
+		return
+	}
+	e.env.Forget()
+	if live != nil {
+		restoreSeen(e.env, e.tools, live)
+	}
 }
 
 // Resume opens an existing session (full id) and restores its live context.
@@ -278,6 +305,7 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 	e.log, e.mgr, e.mgrErr = log, mgr, nil
 	e.pendingTitle = ""
 	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "resume"})
+	e.enterSession(live)
 	return closeErr
 }
 

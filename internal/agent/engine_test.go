@@ -205,9 +205,9 @@ func TestEngineWritePermission(t *testing.T) {
 		perms   *tools.Permissions
 		written bool
 	}{
-		{"denied without permission", tools.NewPermissions(nil, false, nil), false},
-		{"allowed by --allowed-tools", tools.NewPermissions([]string{"Write"}, false, nil), true},
-		{"allowed by --dangerously-skip-permissions", tools.NewPermissions(nil, true, nil), true},
+		{"denied without permission", tools.NewPermissions(tools.PermissionsConfig{}), false},
+		{"allowed by --allowed-tools", tools.NewPermissions(tools.PermissionsConfig{Allow: mustRules(t, "Write")}), true},
+		{"allowed by --dangerously-skip-permissions", tools.NewPermissions(tools.PermissionsConfig{SkipAll: true}), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -329,7 +329,7 @@ func (s *cancelOnToolStart) ToolStart(id, name string, input json.RawMessage) {
 func TestEngineCtrlCDuringATool(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
-	e := w.engine(t, tools.NewPermissions(nil, true, nil), 0)
+	e := w.engine(t, tools.NewPermissions(tools.PermissionsConfig{SkipAll: true}), 0)
 	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", `{"command":"sleep 30"}`), llmtest.Call("Glob", `{"pattern":"*"}`)))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -672,4 +672,13 @@ func TestEngineResumeReportsSkippedLines(t *testing.T) {
 	if msgs := w.srv.LastRequest().Messages; len(msgs) != 4 || msgs[3].Content != "again" {
 		t.Fatalf("request = %+v", msgs)
 	}
+}
+
+func mustRules(t *testing.T, list string) []tools.Rule {
+	t.Helper()
+	rules, err := tools.ParseRules(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules
 }

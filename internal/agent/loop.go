@@ -212,7 +212,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			// reports its missing parameters like any other bad input.
 			input = json.RawMessage("{}")
 		}
-		tool, ok := lookup(l.tools, call.Name)
+		tool, ok := tools.Lookup(l.tools, call.Name)
 		switch {
 		case !ok:
 			if err := l.answer(call.ID, call.Name, tools.Result{Error: fmt.Sprintf("unknown tool %s", call.Name)}); err != nil {
@@ -245,6 +245,14 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 				}
 				continue
 			}
+		}
+		// A call that cannot succeed fails before anyone is asked to
+		// allow it (Edit of a file never read, Write under CLAWDCODE_HOME).
+		if res, ok := tools.Precheck(tool, input); !ok {
+			if err := l.answer(call.ID, call.Name, res); err != nil {
+				return err
+			}
+			continue
 		}
 		denied, err := l.perms.Check(ctx, tool, input)
 		if err != nil {
@@ -307,15 +315,6 @@ func serverMessage(err error) string {
 		return le.Message
 	}
 	return err.Error()
-}
-
-func lookup(set []tools.Tool, name string) (tools.Tool, bool) {
-	for _, t := range set {
-		if t.Name() == name {
-			return t, true
-		}
-	}
-	return nil, false
 }
 
 // oneLine is the first line of s.

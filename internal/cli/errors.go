@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/config"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -154,6 +155,8 @@ func Describe(err error, cause error) Failure {
 		f.Code = ExitUsage
 		f.Message = amb.Header()
 		f.Hints = append(f.Hints, amb.Lines()...)
+	case errors.Is(err, config.ErrInvalid):
+		f.Code = ExitUsage
 	case errors.Is(err, storage.ErrInvalidID), errors.Is(err, storage.ErrNotFound):
 		f.Code = ExitUsage
 	case errors.Is(err, slash.ErrUnknownCommand):

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/config"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/logfile"
@@ -52,6 +53,10 @@ type Factory struct {
 	cache   lazy[*storage.CacheStore]
 	cmds    lazy[*slash.Registry]
 	logger  lazy[*slog.Logger]
+	config  lazy[*config.Config]
+	// configFlags are the command line's settings, given to the
+	// configuration's first resolution (ResolveConfig).
+	configFlags config.Flags
 
 	// replOwnsInterrupt is set once the REPL runs: it handles Ctrl-C
 	// itself, so SIGINT must no longer cancel the whole run.
@@ -134,23 +139,64 @@ func (f *Factory) Project() (*storage.Project, error) {
 	})
 }
 
-// LLM is the chat-completions client for OPENAI_BASE_URL / OPENAI_API_KEY,
-// with CLAWDCODE_TIMEOUT as its idle timeout. With the default endpoint and
-// no key it fails (llm.ErrMissingAPIKey) without touching the network; an
-// unreadable CLAWDCODE_TIMEOUT is a usage error.
+// ResolveConfig resolves the configuration with the command line's
+// settings: the root command calls it once, before anything asks Config.
+func (f *Factory) ResolveConfig(flags config.Flags) (*config.Config, error) {
+	f.configFlags = flags
+	return f.Config()
+}
+
+// Config is the configuration (internal/config: flags, environment, the
+// project's and the user's config.toml, defaults), resolved once. Unknown
+// keys are warned about on stderr.
+func (f *Factory) Config() (*config.Config, error) {
+	return f.config.get(func() (*config.Config, error) {
+		home, err := f.HomeDir()
+		if err != nil {
+			return nil, err
+		}
+		p, err := f.Project()
+		if err != nil {
+			return nil, err
+		}
+		return config.Resolve(config.Sources{
+			UserFile:    config.UserFile(home),
+			ProjectFile: config.ProjectFile(p.Root),
+			Getenv:      f.Getenv,
+			Flags:       f.configFlags,
+			Warn:        warnTo(f.IO.ErrOut),
+		})
+	})
+}
+
+// LLM is the chat-completions client for the configured base URL
+// (OPENAI_BASE_URL, else base_url) and the key in the variable api_key_env
+// names (default OPENAI_API_KEY), with CLAWDCODE_TIMEOUT as its idle
+// timeout. With the default endpoint and no key it fails
+// (llm.ErrMissingAPIKey) without touching the network; an unreadable
+// CLAWDCODE_TIMEOUT is a usage error.
 func (f *Factory) LLM() (*llm.Client, error) {
 	return f.client.get(func() (*llm.Client, error) {
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
 		idle, err := parseTimeout(f.Getenv("CLAWDCODE_TIMEOUT"))
 		if err != nil {
 			return nil, err
 		}
-		return llm.New(llm.Config{
+		c, err := llm.New(llm.Config{
 			Logger:      f.Logger(),
-			BaseURL:     strings.TrimSpace(f.Getenv("OPENAI_BASE_URL")),
-			APIKey:      strings.TrimSpace(f.Getenv("OPENAI_API_KEY")),
+			BaseURL:     cfg.BaseURL,
+			APIKey:      cfg.APIKey,
 			HTTPClient:  f.HTTPClient,
 			IdleTimeout: idle,
 		})
+		if errors.Is(err, llm.ErrMissingAPIKey) && cfg.APIKeyEnv != config.DefaultAPIKeyEnv {
+			err = &rewordedError{err: err, msg: fmt.Sprintf("%s is not set (api_key_env names it): the default endpoint %s "+
+				"needs an API key (set OPENAI_BASE_URL or base_url to use a local server without one)", cfg.APIKeyEnv, llm.DefaultBaseURL)}
+		}
+		return c, err
 	})
 }
 
@@ -247,3 +293,12 @@ func (f *Factory) printIndexWarning(runErr error) {
 	}
 	warnTo(f.IO.ErrOut)(storage.IndexWarning(err))
 }
+
+// rewordedError says err in other words; errors.Is still sees err.
+type rewordedError struct {
+	err error
+	msg string
+}
+
+func (e *rewordedError) Error() string { return e.msg }
+func (e *rewordedError) Unwrap() error { return e.err }

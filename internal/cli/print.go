@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/config"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/slash"
@@ -175,15 +176,23 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		client = c
 	}
 	eng := agent.New(agent.Config{
-		Model:       opts.Model,
-		Window:      opts.Window,
-		Threshold:   opts.Threshold,
-		MaxTurns:    opts.MaxTurns,
-		Project:     p,
-		LLM:         client,
-		Permissions: tools.NewPermissions(opts.AllowedTools, opts.SkipPermissions, asker),
-		Cache:       f.Cache(),
-		Warn:        warnTo(f.IO.ErrOut),
+		Model:     opts.Model,
+		Window:    opts.Window,
+		Threshold: opts.Threshold,
+		MaxTurns:  opts.MaxTurns,
+		Project:   p,
+		LLM:       client,
+		Permissions: tools.NewPermissions(tools.PermissionsConfig{
+			Root:    p.Root,
+			Allow:   opts.Allow,
+			Deny:    opts.Deny,
+			SkipAll: opts.SkipPermissions,
+			Asker:   asker,
+			Save:    func(r tools.Rule) error { return config.SaveRule(config.ProjectFile(p.Root), r) },
+			Warn:    warnTo(f.IO.ErrOut),
+		}),
+		Cache: f.Cache(),
+		Warn:  warnTo(f.IO.ErrOut),
 	})
 	switch {
 	case id != "" && opts.ForkSession:

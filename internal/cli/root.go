@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/buildinfo"
+	"github.com/clawdcode/clawdcode/internal/config"
+	"github.com/clawdcode/clawdcode/internal/tools"
 	"github.com/spf13/cobra"
 )
 
@@ -20,26 +22,32 @@ const (
 
 // Defaults of CONTRACT.md section 1.
 const (
-	DefaultModel     = "gpt-4o"
+	DefaultModel     = config.DefaultModel
 	DefaultThreshold = 0.8
 )
 
-// contractTools are the tools of CONTRACT.md section 3, the only names
-// --allowed-tools accepts.
+// contractTools are the tools of CONTRACT.md section 3.
 var contractTools = []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep", "Recall"}
 
 // RootOptions is the root command's resolved invocation: flags, then the
-// environment, then the defaults.
+// environment, then the configuration files, then the defaults (resolved
+// by internal/config).
 type RootOptions struct {
-	Print           bool
-	OutputFormat    string
-	Continue        bool
-	Resume          string
-	ForkSession     bool
-	Model           string
-	Window          int
-	Threshold       float64
-	AllowedTools    []string
+	Print        bool
+	OutputFormat string
+	Continue     bool
+	Resume       string
+	ForkSession  bool
+	Model        string
+	Window       int
+	// WindowSource says where Window came from: config.SourceFlag,
+	// config.SourceEnv, a configuration file's path, or "" for the
+	// model's default.
+	WindowSource string
+	Threshold    float64
+	// Allow and Deny are the permission rules of the flags and the
+	// configuration files.
+	Allow, Deny     []tools.Rule
 	SkipPermissions bool
 	MaxTurns        int
 	// Prompt is the positional arguments joined by spaces.
@@ -56,8 +64,10 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 func newCmdRoot(f *Factory, runF func(context.Context, *RootOptions) error) *cobra.Command {
 	opts := &RootOptions{}
 	var (
-		windowFlag   int
-		allowedTools string
+		windowFlag      int
+		thresholdFlag   float64
+		allowedTools    string
+		disallowedTools string
 	)
 	cmd := &cobra.Command{
 		Use:   "clawdcode [flags] [prompt]",
@@ -85,7 +95,20 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 			}
 			opts.Prompt = strings.Join(args, " ")
 			flags := cmd.Flags()
-			if err := opts.resolve(f.Getenv, flags.Changed("model"), flags.Changed("resume"), flags.Changed("context-window"), windowFlag, allowedTools); err != nil {
+			in := rootFlags{
+				resumeSet: flags.Changed("resume"),
+				allowed:   allowedTools, disallowed: disallowedTools,
+			}
+			if flags.Changed("model") {
+				in.config.Model = &opts.Model
+			}
+			if flags.Changed("context-window") {
+				in.config.ContextWindow = &windowFlag
+			}
+			if flags.Changed("compact-threshold") {
+				in.config.CompactThreshold = &thresholdFlag
+			}
+			if err := opts.resolve(f, in); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -115,15 +138,18 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	fl.BoolVar(&opts.ForkSession, "fork-session", false, "with -c or -r: continue in a new session that starts with that session's context")
 	fl.StringVarP(&opts.Model, "model", "m", "", "model `name` sent to the server (env CLAWDCODE_MODEL; default gpt-4o)")
 	fl.IntVar(&windowFlag, "context-window", 0, "context window in `tokens` (env CLAWDCODE_CONTEXT_WINDOW; default from the model)")
-	fl.Float64Var(&opts.Threshold, "compact-threshold", DefaultThreshold, "auto-compaction trigger as a `fraction` of the window")
-	fl.StringVar(&allowedTools, "allowed-tools", "", "comma-separated `tools` that run without asking (Read,Glob,Grep always may)")
+	fl.Float64Var(&thresholdFlag, "compact-threshold", DefaultThreshold, "auto-compaction trigger as a `fraction` of the window")
+	fl.StringVar(&allowedTools, "allowed-tools", "", "comma-separated tools or `rules` that run without asking, e.g. Edit,'Bash(go test:*)' (Read,Glob,Grep always may)")
+	fl.StringVar(&disallowedTools, "disallowed-tools", "", "comma-separated tools or `rules` that never run; a deny wins over every allow")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "every tool runs without asking")
 	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "bound on model calls in one -p run (0 = none)")
 
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(
 		[]string{FormatText, FormatJSON, FormatStreamJSON}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("allowed-tools", cobra.FixedCompletions(
-		contractTools, cobra.ShellCompDirectiveNoFileComp))
+	for _, name := range []string{"allowed-tools", "disallowed-tools"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(
+			contractTools, cobra.ShellCompDirectiveNoFileComp))
+	}
 
 	cmd.AddCommand(newCmdVersion(f))
 	cmd.AddCommand(newCmdCompletion(f))
@@ -132,9 +158,16 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	return cmd
 }
 
+// rootFlags is what resolve needs of the command line beyond opts.
+type rootFlags struct {
+	resumeSet           bool
+	allowed, disallowed string
+	config              config.Flags // model, window, threshold when given
+}
+
 // resolve validates the flags and fills what they leave unset from the
-// environment and the defaults.
-func (o *RootOptions) resolve(getenv func(string) string, modelSet, resumeSet, windowSet bool, windowFlag int, allowedTools string) error {
+// configuration (environment, files, defaults: internal/config decides).
+func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 	if !slices.Contains([]string{FormatText, FormatJSON, FormatStreamJSON}, o.OutputFormat) {
 		return usageErrorf("invalid --output-format %q: want text, json or stream-json", o.OutputFormat)
 	}
@@ -143,78 +176,54 @@ func (o *RootOptions) resolve(getenv func(string) string, modelSet, resumeSet, w
 	}
 	// An empty -r is what a script's unset variable gives ("-r $ID"): it
 	// names no session, and starting a new one instead would hide that.
-	if resumeSet && strings.TrimSpace(o.Resume) == "" {
+	if in.resumeSet && strings.TrimSpace(o.Resume) == "" {
 		return usageErrorf("-r/--resume needs a session id, got an empty one")
 	}
-	if o.Continue && resumeSet {
+	if o.Continue && in.resumeSet {
 		return usageErrorf("-c/--continue and -r/--resume cannot be used together")
 	}
-	if o.ForkSession && !o.Continue && !resumeSet {
+	if o.ForkSession && !o.Continue && !in.resumeSet {
 		return usageErrorf("--fork-session needs -c/--continue or -r/--resume: it forks the session they name")
-	}
-
-	if !modelSet {
-		o.Model = strings.TrimSpace(getenv("CLAWDCODE_MODEL"))
-	}
-	o.Model = strings.TrimSpace(o.Model)
-	if o.Model == "" {
-		if modelSet {
-			return usageErrorf("--model needs a model name")
-		}
-		o.Model = DefaultModel
-	}
-
-	switch {
-	case windowSet:
-		if windowFlag <= 0 {
-			return usageErrorf("invalid --context-window %d: must be a positive number of tokens", windowFlag)
-		}
-		o.Window = windowFlag
-	case strings.TrimSpace(getenv("CLAWDCODE_CONTEXT_WINDOW")) != "":
-		v := strings.TrimSpace(getenv("CLAWDCODE_CONTEXT_WINDOW"))
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return usageErrorf("invalid CLAWDCODE_CONTEXT_WINDOW %q: must be a positive number of tokens", v)
-		}
-		o.Window = n
-	default:
-		o.Window = DefaultWindow(o.Model)
-	}
-
-	if !(o.Threshold > 0 && o.Threshold <= 1) {
-		return usageErrorf("invalid --compact-threshold %v: must be in (0, 1]", o.Threshold)
 	}
 	if o.MaxTurns < 0 {
 		return usageErrorf("invalid --max-turns %d: must be 0 (no bound) or more", o.MaxTurns)
 	}
+	var err error
+	if in.config.Allow, err = parseRuleFlag("--allowed-tools", in.allowed); err != nil {
+		return err
+	}
+	if in.config.Deny, err = parseRuleFlag("--disallowed-tools", in.disallowed); err != nil {
+		return err
+	}
 
-	tools, err := parseAllowedTools(allowedTools)
+	cfg, err := f.ResolveConfig(in.config)
 	if err != nil {
 		return err
 	}
-	o.AllowedTools = tools
+	o.Model = cfg.Model
+	o.Window, o.WindowSource = cfg.ContextWindow, cfg.WindowSource
+	if o.Window == 0 {
+		o.Window = DefaultWindow(o.Model)
+	}
+	o.Threshold = cfg.CompactThreshold
+	if o.Threshold == 0 {
+		o.Threshold = DefaultThreshold
+	}
+	o.Allow, o.Deny = cfg.Allow, cfg.Deny
 	return nil
 }
 
-// parseAllowedTools splits a comma list and checks each name against the
-// contract's tools, so a typo does not silently leave a tool denied.
-func parseAllowedTools(list string) ([]string, error) {
-	var out []string
-	for name := range strings.SplitSeq(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
+// parseRuleFlag reads --allowed-tools or --disallowed-tools: tools and
+// rules (CONTRACT.md §7), so a typo does not silently leave a tool denied
+// or allowed.
+func parseRuleFlag(flag, list string) ([]tools.Rule, error) {
+	rules, err := tools.ParseRules(list)
+	if err != nil {
+		hints := []string{"a rule is Tool or Tool(specifier), e.g. Edit, 'Bash(go test:*)', 'Bash(npm test)', 'Edit(src/**)'"}
+		if errors.Is(err, tools.ErrUnknownTool) {
+			hints = append([]string{"known tools: " + strings.Join(tools.RuleTools(), ", ")}, hints...)
 		}
-		i := slices.IndexFunc(contractTools, func(t string) bool { return strings.EqualFold(t, name) })
-		if i < 0 {
-			return nil, &UsageError{
-				Err:   fmt.Errorf("unknown tool %q in --allowed-tools", name),
-				Hints: []string{"known tools: " + strings.Join(contractTools, ", ")},
-			}
-		}
-		if !slices.Contains(out, contractTools[i]) {
-			out = append(out, contractTools[i])
-		}
+		return nil, &UsageError{Err: fmt.Errorf("%w in %s", err, flag), Hints: hints}
 	}
-	return out, nil
+	return rules, nil
 }

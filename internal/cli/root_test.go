@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // parseRoot runs the root command with args and the environment env,
@@ -16,6 +18,11 @@ func parseRoot(t *testing.T, args []string, env map[string]string) (*RootOptions
 	ios, _, _, _ := iostreams.Test()
 	f := NewFactory(ios)
 	f.Getenv = func(k string) string { return env[k] }
+	// Nothing of the user's real home or working directory: no config
+	// file but the test's.
+	dir := t.TempDir()
+	f.Home = func() (string, error) { return dir + "/home", nil }
+	f.Getwd = func() (string, error) { return dir, nil }
 	var got *RootOptions
 	cmd := newCmdRoot(f, func(_ context.Context, o *RootOptions) error {
 		got = o
@@ -64,9 +71,10 @@ func TestRootFlags(t *testing.T) {
 		},
 		{
 			name: "resume, tools, permissions, turns, threshold",
-			args: []string{"-r", "ab12", "--allowed-tools", "write, Bash,Write", "--dangerously-skip-permissions", "--max-turns", "3", "--compact-threshold", "1"},
+			args: []string{"-r", "ab12", "--allowed-tools", "write, Bash(go test:*),Write", "--disallowed-tools", "Bash(rm:*)",
+				"--dangerously-skip-permissions", "--max-turns", "3", "--compact-threshold", "1"},
 			want: RootOptions{OutputFormat: "text", Resume: "ab12", Model: "gpt-4o", Window: 128000, Threshold: 1,
-				AllowedTools: []string{"Write", "Bash"}, SkipPermissions: true, MaxTurns: 3},
+				Allow: mustRules("Write,Bash(go test:*),Write"), Deny: mustRules("Bash(rm:*)"), SkipPermissions: true, MaxTurns: 3},
 		},
 		{
 			name: "continue",
@@ -88,8 +96,16 @@ func TestRootFlags(t *testing.T) {
 	}
 }
 
+func mustRules(list string) []tools.Rule {
+	rules, err := tools.ParseRules(list)
+	if err != nil {
+		panic(err)
+	}
+	return rules
+}
+
 func equalOptions(a, b RootOptions) bool {
-	return strings.Join(a.AllowedTools, ",") == strings.Join(b.AllowedTools, ",") &&
+	return slices.Equal(a.Allow, b.Allow) && slices.Equal(a.Deny, b.Deny) &&
 		a.Print == b.Print && a.OutputFormat == b.OutputFormat && a.Continue == b.Continue &&
 		a.Resume == b.Resume && a.Model == b.Model && a.Window == b.Window &&
 		a.Threshold == b.Threshold && a.SkipPermissions == b.SkipPermissions &&
@@ -115,6 +131,9 @@ func TestRootFlagErrors(t *testing.T) {
 		{"window env garbage", nil, map[string]string{"CLAWDCODE_CONTEXT_WINDOW": "lots"}, "invalid CLAWDCODE_CONTEXT_WINDOW"},
 		{"negative max turns", []string{"--max-turns", "-1"}, nil, "invalid --max-turns"},
 		{"unknown tool", []string{"--allowed-tools", "Read,Delete"}, nil, `unknown tool "Delete"`},
+		{"unknown tool denied", []string{"--disallowed-tools", "Rm"}, nil, `unknown tool "Rm" in --disallowed-tools`},
+		{"bad rule", []string{"--allowed-tools", "Bash(go test"}, nil, "missing closing parenthesis"},
+		{"specifier on a tool without one", []string{"--allowed-tools", "Glob(src)"}, nil, "Glob takes no specifier"},
 		{"empty model", []string{"-m", " "}, nil, "--model needs a model name"},
 		{"resume without id", []string{"-r"}, nil, "flag needs an argument"},
 		{"resume with an empty id", []string{"-r", "", "-p", "hi"}, nil, "needs a session id"},

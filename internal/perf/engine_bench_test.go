@@ -99,7 +99,7 @@ func (es *engineSession) engine() *agent.Engine {
 		Threshold:   0.8,
 		Project:     es.project,
 		LLM:         &instantModel{},
-		Permissions: tools.NewPermissions(nil, false, nil),
+		Permissions: tools.NewPermissions(tools.PermissionsConfig{}),
 		Cache:       storage.NewCacheStore(4096, 10*time.Minute),
 	})
 }

@@ -39,69 +39,86 @@ func newEditTool(env *Env) *tool {
 }`,
 		permission: true,
 		run:        env.runEdit,
+		validate:   func(a args) (Result, bool) { _, res, ok := env.prepareEdit(a); return res, ok },
 		describe:   env.describePath,
 	}
 }
 
-func (e *Env) runEdit(ctx context.Context, a args) Result {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
+// editPlan is an Edit that can be made: the file's new content, or a file
+// to create.
+type editPlan struct {
+	path, shown string
+	create      bool // the file does not exist: old_string was empty
+	updated     string
+	mode        fs.FileMode
+	count       int // occurrences replaced (0 for a whole-content write)
+	first       int // offset of the first change in updated
+	newLen      int // length of the replacement, for the snippet
+}
+
+// prepareEdit checks an Edit — its arguments, that the file was read and
+// has not changed since, that old_string is found — and computes the new
+// content without writing: the check before the permission question, made
+// again (under writeMu) by the run itself.
+func (e *Env) prepareEdit(a args) (editPlan, Result, bool) {
 	p, err := a.requiredText("file_path")
 	if err != nil {
-		return invalid(err)
+		return editPlan{}, invalid(err), false
 	}
 	oldS, err := a.requiredString("old_string")
 	if err != nil {
-		return invalid(err)
+		return editPlan{}, invalid(err), false
 	}
 	newS, err := a.requiredString("new_string")
 	if err != nil {
-		return invalid(err)
+		return editPlan{}, invalid(err), false
 	}
 	all, err := a.optionalBool("replace_all")
 	if err != nil {
-		return invalid(err)
+		return editPlan{}, invalid(err), false
 	}
 	if oldS == newS {
-		return fail("old_string and new_string are identical; there is nothing to change")
+		return editPlan{}, fail("old_string and new_string are identical; there is nothing to change"), false
 	}
-	path := realPath(e.resolve(p))
+	path := resolveTarget(e.Root, p)
 	shown := e.display(e.resolve(p))
+	if res, ok := e.checkProtected(path, shown); !ok {
+		return editPlan{}, res, false
+	}
 
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if oldS == "" {
-			return e.createByEdit(path, shown, newS)
+			return editPlan{path: path, shown: shown, create: true, updated: newS, mode: newFileMode}, Result{}, true
 		}
-		return fail("file does not exist: %s (to create a file, use Write)", shown)
+		return editPlan{}, fail("file does not exist: %s (to create a file, use Write)", shown), false
 	}
 	mode, _, res, ok := writableTarget(path, shown)
 	if !ok {
-		return res
+		return editPlan{}, res, false
 	}
 	if info.Size() > maxEditBytes {
-		return fail("%s is too large to edit (%d bytes; the limit is %d)", shown, info.Size(), maxEditBytes)
+		return editPlan{}, fail("%s is too large to edit (%d bytes; the limit is %d)", shown, info.Size(), maxEditBytes), false
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return statFailure(err, shown)
+		return editPlan{}, statFailure(err, shown), false
 	}
 	switch e.freshness(path, info, data) {
 	case fileUnread:
-		return fail("%s has not been read in this session; Read it first, then edit it", shown)
+		return editPlan{}, fail("%s has not been read in this session; Read it first, then edit it", shown), false
 	case fileChanged:
-		return fail("%s was modified since it was last read (by the user or another program); Read it again before editing", shown)
+		return editPlan{}, fail("%s was modified since it was last read (by the user or another program); Read it again before editing", shown), false
 	}
 
+	plan := editPlan{path: path, shown: shown, mode: mode}
 	content := string(data)
 	if oldS == "" {
 		if content != "" {
-			return fail("old_string is empty but %s is not; quote the text to replace, or use Write to replace the whole file", shown)
+			return editPlan{}, fail("old_string is empty but %s is not; quote the text to replace, or use Write to replace the whole file", shown), false
 		}
-		if res, ok := e.replaceFile(path, shown, []byte(newS), mode); !ok {
-			return res
-		}
-		return Result{Output: fmt.Sprintf("Wrote %s (%d lines).", shown, countLines(newS))}
+		plan.updated = newS
+		return plan, Result{}, true
 	}
 
 	count := strings.Count(content, oldS)
@@ -118,28 +135,45 @@ func (e *Env) runEdit(ctx context.Context, a args) Result {
 		if t := strings.TrimSpace(oldS); t != oldS && t != "" && strings.Contains(content, t) {
 			msg += " (the text does occur with different leading or trailing whitespace)"
 		}
-		return Result{Error: msg}
+		return editPlan{}, Result{Error: msg}, false
 	case count > 1 && !all:
-		return fail("old_string matches %d places in %s; include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence", count, shown)
+		return editPlan{}, fail("old_string matches %d places in %s; include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence", count, shown), false
 	}
 
-	first := strings.Index(content, oldS)
-	var updated string
+	plan.first = strings.Index(content, oldS)
+	plan.newLen = len(newS)
 	if all {
-		updated = strings.ReplaceAll(content, oldS, newS)
+		plan.updated = strings.ReplaceAll(content, oldS, newS)
 	} else {
-		updated = strings.Replace(content, oldS, newS, 1)
+		plan.updated = strings.Replace(content, oldS, newS, 1)
 		count = 1
 	}
-	if res, ok := e.replaceFile(path, shown, []byte(updated), mode); !ok {
+	plan.count = count
+	return plan, Result{}, true
+}
+
+func (e *Env) runEdit(ctx context.Context, a args) Result {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	plan, res, ok := e.prepareEdit(a)
+	switch {
+	case !ok:
+		return res
+	case plan.create:
+		return e.createByEdit(plan.path, plan.shown, plan.updated)
+	}
+	if res, ok := e.replaceFile(plan.path, plan.shown, []byte(plan.updated), plan.mode); !ok {
 		return res
 	}
+	if plan.count == 0 {
+		return Result{Output: fmt.Sprintf("Wrote %s (%d lines).", plan.shown, countLines(plan.updated))}
+	}
 	noun := "occurrence"
-	if count != 1 {
+	if plan.count != 1 {
 		noun = "occurrences"
 	}
 	return Result{Output: fmt.Sprintf("Edited %s: replaced %d %s. The result around the first change:\n%s",
-		shown, count, noun, snippet(updated, first, len(newS)))}
+		plan.shown, plan.count, noun, snippet(plan.updated, plan.first, plan.newLen))}
 }
 
 func (e *Env) createByEdit(path, shown, content string) Result {

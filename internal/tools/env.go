@@ -3,6 +3,7 @@ package tools
 import (
 	"crypto/sha256"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -24,8 +25,9 @@ type Env struct {
 
 	shell string // bash when installed, else sh
 
-	mu    sync.Mutex
-	files map[string]fileState // by real path
+	mu        sync.Mutex
+	files     map[string]fileState // by real path
+	protected []string             // resolved directories no tool writes under
 
 	// writeMu serialises Write and Edit, so two calls on one file in
 	// parallel cannot lose an update between Edit's read and its write.
@@ -62,14 +64,63 @@ const hashLimit = 8 << 20
 
 // NewEnv returns the environment for tools working in root.
 func NewEnv(root string) *Env {
-	if abs, err := filepath.Abs(root); err == nil {
-		root = abs
-	}
+	root = realRoot(root)
 	shell := "/bin/sh"
 	if p, err := exec.LookPath("bash"); err == nil {
 		shell = p
 	}
 	return &Env{Root: root, shell: shell, files: make(map[string]fileState)}
+}
+
+// Protect makes Write and Edit refuse every path under dirs (symlinks
+// resolved), whatever the permissions say: clawdcode's own storage
+// (CLAWDCODE_HOME) is never a tool's to change.
+func (e *Env) Protect(dirs ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, d := range dirs {
+		if d != "" {
+			e.protected = append(e.protected, realRoot(d))
+		}
+	}
+}
+
+// protectedDir returns the protected directory target lies under, if any.
+func (e *Env) protectedDir(target string) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return isProtected(e.protected, target)
+}
+
+// Forget drops what the tools have seen of files, for a session that has
+// seen nothing yet: Edit then needs a Read again.
+func (e *Env) Forget() {
+	e.mu.Lock()
+	e.files = make(map[string]fileState)
+	e.mu.Unlock()
+}
+
+// RestoreSeen records that a tool of a resumed session saw the file at path
+// (relative to the root, or absolute) at time at. When the file has not
+// been modified since, Edit may change it without another Read; a file
+// modified later, or gone, stays unread. It reports whether it was
+// restored.
+func (e *Env) RestoreSeen(path string, at time.Time) bool {
+	target := resolveTarget(e.Root, path)
+	info, ok := statRegular(target)
+	if !ok || info.ModTime().After(at) {
+		return false
+	}
+	var content []byte
+	if info.Size() <= hashLimit {
+		data, err := os.ReadFile(target)
+		if err != nil {
+			return false
+		}
+		content = data
+	}
+	e.remember(target, info, content)
+	return true
 }
 
 // resolve makes a model-given path absolute (relative paths are relative to

@@ -10,3 +10,6 @@ var ErrPermissionPrompt = errors.New("permission prompt")
 // errBadArgs marks a failure to decode a tool's arguments; its message is
 // written for the model.
 var errBadArgs = errors.New("invalid arguments")
+
+// ErrUnknownTool is a rule naming a tool clawdcode does not have.
+var ErrUnknownTool = errors.New("unknown tool")

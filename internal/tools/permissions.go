@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -14,7 +15,12 @@ type Decision int
 const (
 	Deny Decision = iota
 	AllowOnce
-	AllowAlways // for the rest of this session
+	// AllowAlways allows the call and, for the rest of this session, the
+	// calls the rules Propose gives cover (Bash(git status:*), Edit…).
+	AllowAlways
+	// AllowAlwaysProject is AllowAlways kept for good: the proposed rules
+	// are also saved to the project's configuration (PermissionsConfig.Save).
+	AllowAlwaysProject
 )
 
 // Asker asks the user whether a call may run (a TTY prompt). Nil in -p.
@@ -22,139 +28,83 @@ type Asker interface {
 	Ask(ctx context.Context, tool Tool, input json.RawMessage) (Decision, error)
 }
 
+// PermissionsConfig is what a Permissions decides from.
+type PermissionsConfig struct {
+	// Root is the project root: a rule's relative path is relative to it,
+	// and an allowance for Write or Edit covers it only.
+	Root string
+	// Allow and Deny are the rules of the flags and the configuration files.
+	Allow, Deny []Rule
+	// SkipAll is --dangerously-skip-permissions.
+	SkipAll bool
+	// Asker is the terminal's prompt; nil in -p.
+	Asker Asker
+	// Save keeps a rule the user chose to allow for good (the project's
+	// config file); nil when there is nowhere to save it.
+	Save func(Rule) error
+	// Warn receives what the user should hear but that denies nothing
+	// (a rule that could not be saved); nil drops it.
+	Warn func(string)
+}
+
 // Permissions is the one place that decides whether a call may run.
 //
-// A call runs when its tool needs no permission (Read, Glob, Grep), when
-// every tool is allowed (--dangerously-skip-permissions), when an
-// --allowed-tools rule matches, when the user said "always" for the tool
-// earlier in this session, or when the Asker says yes. Otherwise it is
-// denied with a message for the model.
+// In order:
 //
-// Rules (--allowed-tools entries, separated by commas or spaces outside
-// parentheses; tool names are case-insensitive):
+//  1. A deny rule that covers the call (for Bash: any part of the command)
+//     denies it, whatever else allows it — --dangerously-skip-permissions
+//     included, and for every tool, Read, Glob and Grep too.
+//  2. Tools that need no permission (Read, Glob, Grep) run.
+//  3. Write and Edit of a path outside the project root (symlinks
+//     resolved) need a path rule of their own (Write(/tmp/out/**)) or the
+//     user's answer: a whole-tool allowance — Write, "always", and
+//     --dangerously-skip-permissions — covers the project only. Without
+//     a terminal they are denied.
+//  4. --dangerously-skip-permissions allows the rest.
+//  5. An allow rule (flags, configuration, or an "always" of this session)
+//     that covers the whole call allows it: for Bash every part of the
+//     command must be covered.
+//  6. Otherwise the Asker is asked; without one the call is denied.
 //
-//	Write              every Write call
-//	Bash               every Bash call
-//	Bash(git status)   exactly that command
-//	Bash(go test:*)    "go test" alone or followed by a space and arguments, as
-//	                   long as the command has no shell operators
-//	                   (; & | < > ` $( or a newline) that could chain
-//	                   another command onto the allowed one
-//	Edit(*)            same as Edit
+// "Always" allows what Propose gives for the call — for Bash a prefix rule
+// per part of the command (`Bash(git status:*)`), for Edit and Write
+// inside the project the tool there, outside it that file — for the
+// current session only: ResetSession (a new, switched or resumed session)
+// forgets them.
 //
-// Argument patterns for tools other than Bash are not supported and never
-// match. "Always" grants cover the whole tool for the session.
+// The rule grammar is Rule's. Tools never write under CLAWDCODE_HOME: that
+// is the tools' own check (Env.Protect), made before anyone is asked.
 //
 // A Permissions is safe for concurrent use; the Asker is called without
 // holding a lock.
 type Permissions struct {
+	root    string
 	skipAll bool
 	asker   Asker
-	rules   []rule
+	save    func(Rule) error
+	warn    func(string)
+	deny    []Rule
 
-	mu     sync.Mutex
-	always map[string]bool // lower-cased tool names
+	mu      sync.Mutex
+	allow   []Rule // flags, configuration, and rules saved while running
+	session []Rule // "always" answers of the current session
 }
 
-type rule struct {
-	tool    string // lower-cased
-	any     bool   // every call of tool
-	command string // Bash: the exact command, or the prefix
-	prefix  bool
-}
-
-// NewPermissions: allowed are tool names from --allowed-tools, skipAll is
-// --dangerously-skip-permissions, asker is nil when not on a TTY.
-func NewPermissions(allowed []string, skipAll bool, asker Asker) *Permissions {
-	p := &Permissions{skipAll: skipAll, asker: asker, always: make(map[string]bool)}
-	for _, entry := range allowed {
-		for _, spec := range splitRules(entry) {
-			if r, ok := parseRule(spec); ok {
-				p.rules = append(p.rules, r)
-			}
-		}
+// NewPermissions returns the policy of cfg.
+func NewPermissions(cfg PermissionsConfig) *Permissions {
+	root := ""
+	if cfg.Root != "" {
+		root = realRoot(cfg.Root)
 	}
-	return p
-}
-
-// splitRules splits on commas and spaces outside parentheses, so
-// "Bash(go test:*),Edit" and "Bash(go test:*) Edit" both give two rules.
-func splitRules(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) {
-			switch s[i] {
-			case '(':
-				depth++
-				continue
-			case ')':
-				depth = max(0, depth-1)
-				continue
-			case ',', ' ', '\t':
-				if depth > 0 {
-					continue
-				}
-			default:
-				continue
-			}
-		}
-		if part := strings.TrimSpace(s[start:i]); part != "" {
-			out = append(out, part)
-		}
-		start = i + 1
+	return &Permissions{
+		root:    root,
+		skipAll: cfg.SkipAll,
+		asker:   cfg.Asker,
+		save:    cfg.Save,
+		warn:    cfg.Warn,
+		deny:    slices.Clone(cfg.Deny),
+		allow:   slices.Clone(cfg.Allow),
 	}
-	return out
-}
-
-func parseRule(spec string) (rule, bool) {
-	name, arg, hasArg := strings.Cut(spec, "(")
-	name = strings.ToLower(strings.TrimSpace(name))
-	if name == "" {
-		return rule{}, false
-	}
-	if !hasArg {
-		return rule{tool: name, any: true}, true
-	}
-	arg = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(arg), ")"))
-	switch {
-	case arg == "" || arg == "*":
-		return rule{tool: name, any: true}, true
-	case name != strings.ToLower(NameBash):
-		return rule{}, false
-	case strings.HasSuffix(arg, ":*"):
-		return rule{tool: name, command: strings.TrimSpace(strings.TrimSuffix(arg, ":*")), prefix: true}, true
-	default:
-		return rule{tool: name, command: arg}, true
-	}
-}
-
-// shellOperators could chain a second command onto one a prefix rule allows.
-const shellOperators = ";&|<>`\n"
-
-func (r rule) matches(tool Tool, input json.RawMessage) bool {
-	if r.tool != strings.ToLower(tool.Name()) {
-		return false
-	}
-	if r.any {
-		return true
-	}
-	a, err := parseArgs(input)
-	if err != nil {
-		return false
-	}
-	command, err := a.requiredString("command")
-	if err != nil {
-		return false
-	}
-	command = strings.TrimSpace(command)
-	if !r.prefix {
-		return command == r.command
-	}
-	if strings.ContainsAny(command, shellOperators) || strings.Contains(command, "$(") {
-		return false
-	}
-	return command == r.command || strings.HasPrefix(command, r.command+" ")
 }
 
 // Check returns "" and nil when the call may run; otherwise the denial
@@ -162,29 +112,36 @@ func (r rule) matches(tool Tool, input json.RawMessage) bool {
 // Asker failed (e.g. ctx was cancelled while asking); it wraps
 // ErrPermissionPrompt.
 func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessage) (denied string, err error) {
+	name := tool.Name()
+	if p == nil {
+		if !NeedsPermission(tool, input) {
+			return "", nil
+		}
+		return noPromptDenial(name), nil
+	}
+	c := newCall(p.root, tool, input)
+	for _, r := range p.deny {
+		if r.denies(c) {
+			return fmt.Sprintf("%s is denied by the rule %s (--disallowed-tools or the [permissions] deny of a config file). "+
+				"Do not retry it; take a different approach or ask the user.", tool.Describe(input), r), nil
+		}
+	}
 	if !NeedsPermission(tool, input) {
 		return "", nil
 	}
-	name := tool.Name()
-	if p == nil {
-		return noPromptDenial(name), nil
-	}
-	if p.skipAll {
+	outside := p.root != "" && c.target != "" && c.outside && (c.tool == NameWrite || c.tool == NameEdit)
+	if p.skipAll && !outside {
 		return "", nil
 	}
-	for _, r := range p.rules {
-		if r.matches(tool, input) {
-			return "", nil
-		}
-	}
-	key := strings.ToLower(name)
-	p.mu.Lock()
-	granted := p.always[key]
-	p.mu.Unlock()
-	if granted {
+	if p.allowedByRule(c, outside) {
 		return "", nil
 	}
 	if p.asker == nil {
+		if outside {
+			return fmt.Sprintf("%s was denied: outside the project (%s), %s is not covered by an allowance for %s. "+
+				"It needs its own rule, e.g. --allowed-tools '%s'.", tool.Describe(input), p.root, c.target, c.tool,
+				Rule{tool: c.tool, glob: c.target}), nil
+		}
 		return noPromptDenial(name), nil
 	}
 	d, err := p.asker.Ask(ctx, tool, input)
@@ -195,14 +152,144 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 	case AllowOnce:
 		return "", nil
 	case AllowAlways:
-		p.mu.Lock()
-		p.always[key] = true
-		p.mu.Unlock()
+		for _, r := range p.propose(c) {
+			p.AddSessionRule(r)
+		}
+		return "", nil
+	case AllowAlwaysProject:
+		for _, r := range p.propose(c) {
+			p.keep(r)
+		}
 		return "", nil
 	default:
 		return fmt.Sprintf("The user denied permission for %s. Do not retry the same call; "+
 			"ask the user how to proceed or take a different approach.", tool.Describe(input)), nil
 	}
+}
+
+// allowedByRule reports whether the allow rules of the configuration and
+// the session cover the call: for Bash, every part of the command must be
+// covered by one of them (not necessarily the same one). For a write
+// outside the project only a path rule counts.
+func (p *Permissions) allowedByRule(c callInfo, outside bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rules := make([]Rule, 0, len(p.allow)+len(p.session))
+	for _, r := range slices.Concat(p.allow, p.session) {
+		if outside && r.wholeTool() {
+			continue
+		}
+		if r.allows(c) {
+			return true
+		}
+		rules = append(rules, r)
+	}
+	if c.tool != NameBash || len(c.parts) < 2 {
+		return false
+	}
+	for _, part := range c.parts {
+		one := c
+		one.parts = []string{part}
+		if !slices.ContainsFunc(rules, func(r Rule) bool { return r.allows(one) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// keep adds r for the rest of the process and saves it to the project's
+// configuration; when it cannot be saved it still holds for this session.
+func (p *Permissions) keep(r Rule) {
+	if p.save == nil {
+		p.AddSessionRule(r)
+		return
+	}
+	if err := p.save(r); err != nil {
+		p.AddSessionRule(r)
+		if p.warn != nil {
+			p.warn(fmt.Sprintf("rule %s allowed for this session only: %v", r, err))
+		}
+		return
+	}
+	p.mu.Lock()
+	if !slices.Contains(p.allow, r) {
+		p.allow = append(p.allow, r)
+	}
+	p.mu.Unlock()
+}
+
+// Propose returns the rules an "always" for this call would add: for Bash a
+// rule per part of the command (a prefix of its command word and
+// subcommand, `Bash(git status:*)`, or the exact part where a prefix would
+// allow more than was asked), for Edit and Write the tool inside the
+// project and the file itself outside it, for other tools the tool. It is
+// empty when no rule would cover the call (a path a rule cannot spell).
+func (p *Permissions) Propose(tool Tool, input json.RawMessage) []Rule {
+	root := ""
+	if p != nil {
+		root = p.root
+	}
+	c := newCall(root, tool, input)
+	if p == nil {
+		return proposeFor(c, false)
+	}
+	return p.propose(c)
+}
+
+func (p *Permissions) propose(c callInfo) []Rule {
+	return proposeFor(c, p.root != "" && c.outside)
+}
+
+func proposeFor(c callInfo, outside bool) []Rule {
+	switch c.tool {
+	case NameBash:
+		var out []Rule
+		for _, part := range c.parts {
+			if r := proposeBash(part); !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+		return out
+	case NameWrite, NameEdit:
+		if !outside || c.target == "" {
+			return []Rule{{tool: c.tool}}
+		}
+		if hasGlobMeta(c.target) || strings.ContainsAny(c.target, "{}(),") {
+			return nil
+		}
+		return []Rule{{tool: c.tool, glob: c.target}}
+	}
+	return []Rule{{tool: c.tool}}
+}
+
+// AddSessionRule allows what r covers until ResetSession.
+func (p *Permissions) AddSessionRule(r Rule) {
+	if r.IsZero() {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !slices.Contains(p.session, r) {
+		p.session = append(p.session, r)
+	}
+}
+
+// SessionRules are the rules "always" added in the current session.
+func (p *Permissions) SessionRules() []Rule {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.session)
+}
+
+// ResetSession forgets the session's "always" rules: the engine calls it
+// when it starts, switches to or resumes another session.
+func (p *Permissions) ResetSession() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.session = nil
+	p.mu.Unlock()
 }
 
 func noPromptDenial(name string) string {

@@ -106,10 +106,13 @@ func TestPermissionsMatrix(t *testing.T) {
 			asks:   2,
 		},
 		{
-			name:   "asker allows always: asked once per tool",
-			asker:  &scriptedAsker{decision: AllowAlways},
-			checks: []check{{NameBash, bash("ls"), true}, {NameBash, bash("pwd"), true}, {NameWrite, write, true}, {NameWrite, write, true}},
-			asks:   2,
+			name:  "asker allows always: a Bash command's prefix, Write in the project",
+			asker: &scriptedAsker{decision: AllowAlways},
+			checks: []check{
+				{NameBash, bash("ls -l"), true}, {NameBash, bash("ls src"), true}, {NameBash, bash("pwd"), true},
+				{NameWrite, write, true}, {NameWrite, write, true},
+			},
+			asks: 3,
 		},
 		{
 			name:   "asker denies",
@@ -130,7 +133,15 @@ func TestPermissionsMatrix(t *testing.T) {
 			if tt.asker != nil {
 				asker = tt.asker
 			}
-			p := NewPermissions(tt.allowed, tt.skipAll, asker)
+			var allowed []Rule
+			for _, a := range tt.allowed {
+				rules, err := ParseRules(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				allowed = append(allowed, rules...)
+			}
+			p := NewPermissions(PermissionsConfig{Allow: allowed, SkipAll: tt.skipAll, Asker: asker})
 			for _, c := range tt.checks {
 				denied, err := p.Check(context.Background(), tool(c.tool), c.input)
 				if err != nil {
@@ -153,7 +164,7 @@ func TestPermissionDenialMessages(t *testing.T) {
 	write, _ := Lookup(set, NameWrite)
 	bash, _ := Lookup(set, NameBash)
 
-	denied, err := NewPermissions(nil, false, nil).Check(context.Background(), write, nil)
+	denied, err := NewPermissions(PermissionsConfig{}).Check(context.Background(), write, nil)
 	want := "Permission to use Write was denied: run with --allowed-tools Write or --dangerously-skip-permissions to allow it."
 	if err != nil || denied != want {
 		t.Errorf("no asker: %q, %v", denied, err)
@@ -163,7 +174,7 @@ func TestPermissionDenialMessages(t *testing.T) {
 		t.Errorf("nil Permissions: %q", denied)
 	}
 
-	p := NewPermissions(nil, false, &scriptedAsker{decision: Deny})
+	p := NewPermissions(PermissionsConfig{Asker: &scriptedAsker{decision: Deny}})
 	denied, err = p.Check(context.Background(), bash, json.RawMessage(`{"command":"rm -rf build"}`))
 	if err != nil || !strings.Contains(denied, "The user denied permission for Bash(rm -rf build)") {
 		t.Errorf("user denial: %q, %v", denied, err)
@@ -173,7 +184,7 @@ func TestPermissionDenialMessages(t *testing.T) {
 func TestPermissionAskError(t *testing.T) {
 	t.Parallel()
 	bash, _ := Lookup(Set(NewEnv(t.TempDir())), NameBash)
-	p := NewPermissions(nil, false, &scriptedAsker{err: context.Canceled})
+	p := NewPermissions(PermissionsConfig{Asker: &scriptedAsker{err: context.Canceled}})
 	denied, err := p.Check(context.Background(), bash, json.RawMessage(`{"command":"ls"}`))
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrPermissionPrompt) || denied != "" {
 		t.Fatalf("got %q, %v", denied, err)

@@ -39,7 +39,7 @@ func TestRecallAsksOnlyForScopeAll(t *testing.T) {
 		}
 	}
 	// Unattended (-p, no rule), scope all is denied and the others run.
-	p := NewPermissions(nil, false, nil)
+	p := NewPermissions(PermissionsConfig{})
 	if denied, _ := p.Check(context.Background(), r, json.RawMessage(`{"query":"x","scope":"all"}`)); denied == "" {
 		t.Fatal("scope all ran without asking")
 	}

@@ -110,9 +110,14 @@ type tool struct {
 	// needs, when set, decides per call whether permission is needed
 	// (permission is then the answer for calls whose input is unreadable).
 	needs func(a args) bool
+	// validate, when set, checks a call without running it (see Precheck).
+	validate func(a args) (Result, bool)
 }
 
-var _ Tool = (*tool)(nil)
+var (
+	_ Tool       = (*tool)(nil)
+	_ Prechecker = (*tool)(nil)
+)
 
 func (t *tool) Name() string          { return t.name }
 func (t *tool) NeedsPermission() bool { return t.permission }
@@ -163,6 +168,42 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) (res Result) {
 		return invalid(err)
 	}
 	return t.run(ctx, a)
+}
+
+// Prechecker is a tool that can tell, before anyone is asked to allow a
+// call, that it would fail.
+type Prechecker interface {
+	// Precheck returns the error result the call would end with, and
+	// false, when its arguments or preconditions are wrong (Edit of a file
+	// not read, Write under CLAWDCODE_HOME); true when it may run. It
+	// changes nothing.
+	Precheck(input json.RawMessage) (Result, bool)
+}
+
+// Precheck checks a call before its permission: the loop answers a call
+// that cannot succeed with its error at once, so the user is never asked
+// to allow a call that then fails. Tools without checks pass.
+func Precheck(t Tool, input json.RawMessage) (Result, bool) {
+	if pc, ok := t.(Prechecker); ok {
+		return pc.Precheck(input)
+	}
+	return Result{}, true
+}
+
+func (t *tool) Precheck(input json.RawMessage) (res Result, ok bool) {
+	if t.validate == nil {
+		return Result{}, true
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			res, ok = Result{Error: fmt.Sprintf("internal error in %s: %v", t.name, r)}, false
+		}
+	}()
+	a, err := parseArgs(input)
+	if err != nil {
+		return invalid(err), false
+	}
+	return t.validate(a)
 }
 
 // invalid is the result for arguments the tool cannot use.

@@ -27,28 +27,60 @@ func newWriteTool(env *Env) *tool {
 }`,
 		permission: true,
 		run:        env.runWrite,
+		validate:   func(a args) (Result, bool) { _, res, ok := env.prepareWrite(a); return res, ok },
 		describe:   env.describePath,
 	}
+}
+
+// writePlan is a Write that can be made.
+type writePlan struct {
+	path, shown string
+	content     string
+	mode        fs.FileMode
+	existed     bool
+}
+
+// prepareWrite checks a Write's arguments and target without changing
+// anything: the check before the permission question, made again (under
+// writeMu) by the run itself.
+func (e *Env) prepareWrite(a args) (writePlan, Result, bool) {
+	p, err := a.requiredText("file_path")
+	if err != nil {
+		return writePlan{}, invalid(err), false
+	}
+	content, err := a.requiredString("content")
+	if err != nil {
+		return writePlan{}, invalid(err), false
+	}
+	w := writePlan{path: resolveTarget(e.Root, p), shown: e.display(e.resolve(p)), content: content}
+	if res, ok := e.checkProtected(w.path, w.shown); !ok {
+		return writePlan{}, res, false
+	}
+	var res Result
+	var ok bool
+	w.mode, w.existed, res, ok = writableTarget(w.path, w.shown)
+	if !ok {
+		return writePlan{}, res, false
+	}
+	return w, Result{}, true
+}
+
+// checkProtected refuses a target under a protected directory.
+func (e *Env) checkProtected(target, shown string) (Result, bool) {
+	if dir, ok := e.protectedDir(target); ok {
+		return fail("%s is inside clawdcode's own storage (%s, CLAWDCODE_HOME); tools never write there", shown, dir), false
+	}
+	return Result{}, true
 }
 
 func (e *Env) runWrite(ctx context.Context, a args) Result {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	p, err := a.requiredText("file_path")
-	if err != nil {
-		return invalid(err)
-	}
-	content, err := a.requiredString("content")
-	if err != nil {
-		return invalid(err)
-	}
-	path := realPath(e.resolve(p))
-	shown := e.display(e.resolve(p))
-
-	mode, existed, res, ok := writableTarget(path, shown)
+	w, res, ok := e.prepareWrite(a)
 	if !ok {
 		return res
 	}
+	path, shown, content, mode, existed := w.path, w.shown, w.content, w.mode, w.existed
 	if !existed {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fail("create directory for %s: %v", shown, err)

@@ -1,0 +1,184 @@
+package config
+
+import (
+	"maps"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// Defaults of CONTRACT.md §1 and §7.
+const (
+	DefaultModel     = "gpt-4o"
+	DefaultAPIKeyEnv = "OPENAI_API_KEY"
+	DefaultWireAPI   = WireChat
+)
+
+// Environment variables that configure clawdcode (CONTRACT.md §1).
+const (
+	EnvModel   = "CLAWDCODE_MODEL"
+	EnvWindow  = "CLAWDCODE_CONTEXT_WINDOW"
+	EnvBaseURL = "OPENAI_BASE_URL"
+)
+
+// UserFile and ProjectFile are where the two configuration files live.
+func UserFile(home string) string { return filepath.Join(home, "config.toml") }
+
+func ProjectFile(root string) string { return filepath.Join(root, ".clawdcode", "config.toml") }
+
+// Flags are the values given on the command line; nil (or empty) is not
+// given.
+type Flags struct {
+	Model            *string
+	ContextWindow    *int
+	CompactThreshold *float64
+	Allow, Deny      []tools.Rule
+}
+
+// Sources of a value, for messages and /context.
+const (
+	SourceFlag    = "flag"
+	SourceEnv     = "environment"
+	SourceDefault = "default"
+)
+
+// Config is the resolved configuration.
+type Config struct {
+	Model       string
+	ModelSource string // SourceFlag, SourceEnv, a file's path, or SourceDefault
+
+	// BaseURL is the chat-completions endpoint ("" = the client's default).
+	BaseURL string
+	// APIKeyEnv names the variable that holds the API key; APIKey is its
+	// value, read from the environment only.
+	APIKeyEnv string
+	APIKey    string
+	WireAPI   string
+
+	// ContextWindow is the window a source set explicitly (0 = none did:
+	// the model's default applies); WindowSource says which.
+	ContextWindow int
+	WindowSource  string
+	// CompactThreshold is the threshold a source set (0 = none did).
+	CompactThreshold float64
+	ThresholdSource  string
+
+	// Allow and Deny gather the rules of every source.
+	Allow, Deny []tools.Rule
+
+	MCPServers map[string]MCPServer
+
+	// Files are the configuration files that were read, user's first.
+	Files []string
+}
+
+// Sources is everything Resolve reads: the two files' paths (either may
+// be missing), the environment and the flags.
+type Sources struct {
+	UserFile    string
+	ProjectFile string
+	Getenv      func(string) string
+	Flags       Flags
+	// Warn receives one line per unknown key; nil drops them.
+	Warn func(string)
+}
+
+// Resolve reads the files and applies the precedence: flags, environment,
+// project file, user file, defaults.
+func Resolve(src Sources) (*Config, error) {
+	getenv := src.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	var files []*File
+	for _, path := range []string{src.UserFile, src.ProjectFile} {
+		if path == "" {
+			continue
+		}
+		f, err := ReadFile(path, src.Warn)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+
+	c := &Config{
+		Model: DefaultModel, ModelSource: SourceDefault,
+		APIKeyEnv: DefaultAPIKeyEnv, WireAPI: DefaultWireAPI,
+		MCPServers: map[string]MCPServer{},
+	}
+	// Files in rising precedence: the project's overrides the user's.
+	for _, f := range files {
+		c.Files = append(c.Files, f.Path)
+		if f.Model != nil {
+			c.Model, c.ModelSource = strings.TrimSpace(*f.Model), f.Path
+		}
+		if f.BaseURL != nil {
+			c.BaseURL = strings.TrimSpace(*f.BaseURL)
+		}
+		if f.APIKeyEnv != nil {
+			c.APIKeyEnv = *f.APIKeyEnv
+		}
+		if f.WireAPI != nil {
+			c.WireAPI = *f.WireAPI
+		}
+		if f.ContextWindow != nil {
+			c.ContextWindow, c.WindowSource = *f.ContextWindow, f.Path
+		}
+		if f.CompactThreshold != nil {
+			c.CompactThreshold, c.ThresholdSource = *f.CompactThreshold, f.Path
+		}
+		c.Allow = append(c.Allow, f.Permissions.Allow...)
+		c.Deny = append(c.Deny, f.Permissions.Deny...)
+		maps.Copy(c.MCPServers, f.MCPServers)
+	}
+
+	// The environment.
+	if v := strings.TrimSpace(getenv(EnvModel)); v != "" {
+		c.Model, c.ModelSource = v, SourceEnv
+	}
+	if v := strings.TrimSpace(getenv(EnvBaseURL)); v != "" {
+		c.BaseURL = v
+	}
+	if v := strings.TrimSpace(getenv(EnvWindow)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err == nil {
+			err = CheckWindow(n)
+		}
+		if err != nil {
+			return nil, invalidf("invalid %s %q: must be a positive number of tokens", EnvWindow, v)
+		}
+		c.ContextWindow, c.WindowSource = n, SourceEnv
+	}
+
+	// The flags.
+	fl := src.Flags
+	if fl.Model != nil {
+		m := strings.TrimSpace(*fl.Model)
+		if m == "" {
+			return nil, invalidf("--model needs a model name")
+		}
+		c.Model, c.ModelSource = m, SourceFlag
+	}
+	if fl.ContextWindow != nil {
+		if err := CheckWindow(*fl.ContextWindow); err != nil {
+			return nil, invalidf("invalid --context-window %d: must be a positive number of tokens", *fl.ContextWindow)
+		}
+		c.ContextWindow, c.WindowSource = *fl.ContextWindow, SourceFlag
+	}
+	if fl.CompactThreshold != nil {
+		if err := CheckThreshold(*fl.CompactThreshold); err != nil {
+			return nil, invalidf("invalid --compact-threshold %v: must be in (0, 1]", *fl.CompactThreshold)
+		}
+		c.CompactThreshold, c.ThresholdSource = *fl.CompactThreshold, SourceFlag
+	}
+	c.Allow = append(c.Allow, fl.Allow...)
+	c.Deny = append(c.Deny, fl.Deny...)
+
+	c.APIKey = strings.TrimSpace(getenv(c.APIKeyEnv))
+	return c, nil
+}

@@ -1,0 +1,191 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+func writeFile(t *testing.T, path, text string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestResolvePrecedence(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	user := writeFile(t, filepath.Join(dir, "home", "config.toml"), `
+model = "user-model"
+base_url = "http://user:1/v1"
+api_key_env = "USER_KEY"
+context_window = 1000
+compact_threshold = 0.5
+[permissions]
+allow = ["Bash(go test:*)"]
+deny = ["Bash(rm:*)"]
+[mcp_servers.fs]
+command = "npx"
+args = ["-y", "server"]
+env = { A = "b" }
+[mcp_servers.web]
+url = "https://example.com/mcp"
+headers = { Authorization = "x" }
+`)
+	project := writeFile(t, ProjectFile(filepath.Join(dir, "proj")), `
+model = "project-model"
+context_window = 2000
+[permissions]
+allow = ["Edit(src/**)"]
+[mcp_servers.fs]
+command = "other"
+`)
+	env := map[string]string{"USER_KEY": " secret ", "OPENAI_API_KEY": "not this one"}
+	src := Sources{UserFile: user, ProjectFile: project, Getenv: func(k string) string { return env[k] }}
+
+	c, err := Resolve(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "project-model" || c.ModelSource != project {
+		t.Errorf("model %q from %q: the project's file beats the user's", c.Model, c.ModelSource)
+	}
+	if c.BaseURL != "http://user:1/v1" || c.APIKeyEnv != "USER_KEY" || c.APIKey != "secret" {
+		t.Errorf("base %q key env %q key %q", c.BaseURL, c.APIKeyEnv, c.APIKey)
+	}
+	if c.ContextWindow != 2000 || c.WindowSource != project || c.CompactThreshold != 0.5 || c.ThresholdSource != user {
+		t.Errorf("window %d (%s) threshold %v (%s)", c.ContextWindow, c.WindowSource, c.CompactThreshold, c.ThresholdSource)
+	}
+	if got := rulesString(c.Allow); got != "Bash(go test:*) Edit(src/**)" {
+		t.Errorf("allow %s: every file's rules count", got)
+	}
+	if got := rulesString(c.Deny); got != "Bash(rm:*)" {
+		t.Errorf("deny %s", got)
+	}
+	if c.MCPServers["fs"].Command != "other" || c.MCPServers["web"].Headers["Authorization"] != "x" {
+		t.Errorf("mcp servers %+v", c.MCPServers)
+	}
+
+	// The environment beats the files, the flags beat the environment.
+	env["CLAWDCODE_MODEL"], env["CLAWDCODE_CONTEXT_WINDOW"], env["OPENAI_BASE_URL"] = "env-model", "3000", "http://env:2/v1"
+	c, err = Resolve(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "env-model" || c.ContextWindow != 3000 || c.WindowSource != SourceEnv || c.BaseURL != "http://env:2/v1" {
+		t.Errorf("env: %+v", c)
+	}
+	src.Flags = Flags{Model: ptr("flag-model"), ContextWindow: ptr(4000), CompactThreshold: ptr(0.9),
+		Deny: []tools.Rule{mustRule(t, "Write")}}
+	c, err = Resolve(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "flag-model" || c.ContextWindow != 4000 || c.CompactThreshold != 0.9 || c.WindowSource != SourceFlag {
+		t.Errorf("flags: %+v", c)
+	}
+	if got := rulesString(c.Deny); got != "Bash(rm:*) Write" {
+		t.Errorf("deny %s: flags add to the files' rules", got)
+	}
+}
+
+func TestResolveDefaults(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c, err := Resolve(Sources{UserFile: UserFile(dir), ProjectFile: ProjectFile(dir),
+		Getenv: func(k string) string { return map[string]string{"OPENAI_API_KEY": "k"}[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != DefaultModel || c.APIKeyEnv != "OPENAI_API_KEY" || c.APIKey != "k" || c.WireAPI != "chat" ||
+		c.ContextWindow != 0 || c.CompactThreshold != 0 || len(c.Files) != 0 {
+		t.Errorf("defaults: %+v", c)
+	}
+}
+
+func TestMalformedFileNamesFileAndLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		doc  string
+		line int
+		want string
+	}{
+		{"model = \"m\"\n[permissions\n", 2, ""},
+		{"model = \"m\"\ncontext_window = \"big\"\n", 2, "context_window"},
+		{"model = \"m\"\n\ncontext_window = -5\n", 3, "context_window"},
+		{"compact_threshold = 1.5\n", 1, "compact_threshold"},
+		{"wire_api = \"soap\"\n", 1, "wire_api"},
+		{"api_key_env = \"sk-abc def\"\n", 1, "api_key_env"},
+		{"base_url = \"localhost:8000\"\n", 1, "base_url"},
+		{"[permissions]\nallow = [\n  \"Bash(go test:*)\",\n  \"Bsh(ls)\",\n]\n", 4, "unknown tool"},
+		{"[permissions]\ndeny = \"Bash\"\n", 2, "permissions.deny"},
+		{"[mcp_servers.x]\nargs = [\"a\"]\n", 1, "needs command"},
+		{"[mcp_servers.x]\ncommand = \"a\"\nurl = \"http://h\"\n", 1, "both"},
+	}
+	for _, tt := range tests {
+		path := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), tt.doc)
+		_, err := Resolve(Sources{ProjectFile: path})
+		var fe *FileError
+		if !errors.As(err, &fe) || !errors.Is(err, ErrInvalid) {
+			t.Errorf("%q: err = %v, want a FileError", tt.doc, err)
+			continue
+		}
+		if fe.Path != path || fe.Line != tt.line || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want line %d mentioning %q", tt.doc, err, tt.line, tt.want)
+		}
+		if !strings.HasPrefix(err.Error(), path+":") {
+			t.Errorf("%q: %q does not start with the file", tt.doc, err)
+		}
+	}
+}
+
+func TestUnknownKeysWarn(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, filepath.Join(t.TempDir(), "config.toml"),
+		"model = \"m\"\nmodle = \"typo\"\n[permissions]\nallow = [\"Edit\"]\nalow = []\n[hooks]\nx = 1\n")
+	var warnings []string
+	c, err := Resolve(Sources{UserFile: path, Warn: func(s string) { warnings = append(warnings, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "m" || rulesString(c.Allow) != "Edit" {
+		t.Errorf("known keys lost: %+v", c)
+	}
+	want := []string{path + ":2: unknown key modle (ignored)", path + ":5: unknown key permissions.alow (ignored)", path + ":6: unknown key hooks (ignored)"}
+	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestBadEnvironmentAndFlags(t *testing.T) {
+	t.Parallel()
+	for _, src := range []Sources{
+		{Getenv: func(k string) string { return map[string]string{EnvWindow: "abc"}[k] }},
+		{Flags: Flags{ContextWindow: ptr(0)}},
+		{Flags: Flags{CompactThreshold: ptr(0.0)}},
+		{Flags: Flags{Model: ptr(" ")}},
+	} {
+		if _, err := Resolve(src); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%+v: err = %v", src.Flags, err)
+		}
+	}
+}
+
+func rulesString(rules []tools.Rule) string {
+	s := make([]string, len(rules))
+	for i, r := range rules {
+		s[i] = r.String()
+	}
+	return strings.Join(s, " ")
+}

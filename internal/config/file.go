@@ -1,0 +1,249 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/tools"
+	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// File is what one configuration file sets; a nil field is not set there.
+type File struct {
+	Path string `toml:"-"`
+
+	Model            *string  `toml:"model"`
+	BaseURL          *string  `toml:"base_url"`
+	APIKeyEnv        *string  `toml:"api_key_env"`
+	WireAPI          *string  `toml:"wire_api"`
+	ContextWindow    *int     `toml:"context_window"`
+	CompactThreshold *float64 `toml:"compact_threshold"`
+	Permissions      struct {
+		Allow []tools.Rule `toml:"allow"`
+		Deny  []tools.Rule `toml:"deny"`
+	} `toml:"permissions"`
+	MCPServers map[string]MCPServer `toml:"mcp_servers"`
+}
+
+// MCPServer is one [mcp_servers.NAME] table: a server started as a child
+// process (Command, Args, Env) or reached over streamable HTTP (URL,
+// Headers).
+type MCPServer struct {
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+}
+
+// Wire APIs a configuration may name.
+const (
+	WireChat      = "chat"
+	WireResponses = "responses"
+)
+
+// maxFileBytes bounds a configuration file: it is a few lines of settings.
+const maxFileBytes = 1 << 20
+
+var (
+	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	serverName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+)
+
+// ReadFile reads and checks one configuration file. A missing file is
+// (nil, nil). Unknown keys are reported to warn, one line each.
+func ReadFile(path string, warn func(string)) (*File, error) {
+	doc, err := readBounded(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: read %s: %w", ErrInvalid, path, err)
+	}
+	return parseFile(path, doc, warn)
+}
+
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	if info.Size() > maxFileBytes {
+		return nil, fmt.Errorf("larger than %d bytes", maxFileBytes)
+	}
+	var b bytes.Buffer
+	_, err = b.ReadFrom(f)
+	return b.Bytes(), err
+}
+
+// parseFile decodes doc strictly: syntax and type errors are FileErrors at
+// their line, unknown keys warnings, then every value is checked.
+func parseFile(path string, doc []byte, warn func(string)) (*File, error) {
+	file := &File{Path: path}
+	dec := toml.NewDecoder(bytes.NewReader(doc))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(file)
+	var (
+		missing *toml.StrictMissingError
+		derr    *toml.DecodeError
+	)
+	switch {
+	case err == nil:
+	case errors.As(err, &missing):
+		// The rest of the file was decoded; unknown keys only warn.
+		for _, e := range missing.Errors {
+			line, _ := e.Position()
+			if warn != nil {
+				warn(fmt.Sprintf("%s:%d: unknown key %s (ignored)", path, line, strings.Join(e.Key(), ".")))
+			}
+		}
+	case errors.As(err, &derr):
+		line, _ := derr.Position()
+		msg := strings.TrimPrefix(derr.Error(), "toml: ")
+		if k := derr.Key(); len(k) > 0 {
+			msg = strings.Join(k, ".") + ": " + msg
+		}
+		return nil, &FileError{Path: path, Line: line, Msg: msg}
+	default:
+		return nil, &FileError{Path: path, Msg: err.Error()}
+	}
+	if err := file.check(keyLines(doc)); err != nil {
+		return nil, err
+	}
+	return file, nil
+}
+
+// check validates values a type cannot: ranges, names, URLs.
+func (f *File) check(lines map[string]int) error {
+	bad := func(key, format string, args ...any) error {
+		return &FileError{Path: f.Path, Line: lines[key], Msg: key + ": " + fmt.Sprintf(format, args...)}
+	}
+	if f.Model != nil && strings.TrimSpace(*f.Model) == "" {
+		return bad("model", "must not be empty")
+	}
+	if f.BaseURL != nil {
+		if err := checkURL(*f.BaseURL); err != nil {
+			return bad("base_url", "%v", err)
+		}
+	}
+	if f.APIKeyEnv != nil && !envName.MatchString(*f.APIKeyEnv) {
+		return bad("api_key_env", "%q is not an environment variable name (the key itself is never read from a file)", *f.APIKeyEnv)
+	}
+	if f.WireAPI != nil && *f.WireAPI != WireChat && *f.WireAPI != WireResponses {
+		return bad("wire_api", "%q: want %q or %q", *f.WireAPI, WireChat, WireResponses)
+	}
+	if f.ContextWindow != nil {
+		if err := CheckWindow(*f.ContextWindow); err != nil {
+			return bad("context_window", "%v", err)
+		}
+	}
+	if f.CompactThreshold != nil {
+		if err := CheckThreshold(*f.CompactThreshold); err != nil {
+			return bad("compact_threshold", "%v", err)
+		}
+	}
+	names := make([]string, 0, len(f.MCPServers))
+	for name := range f.MCPServers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		s := f.MCPServers[name]
+		key := "mcp_servers." + name
+		switch {
+		case !serverName.MatchString(name):
+			return bad(key, "server names may hold letters, digits, '-' and '_' only")
+		case s.Command == "" && s.URL == "":
+			return bad(key, "needs command (a server started as a process) or url (streamable HTTP)")
+		case s.Command != "" && s.URL != "":
+			return bad(key, "has both command and url; give one")
+		case s.Command != "" && len(s.Headers) > 0:
+			return bad(key, "headers are for url servers")
+		case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0):
+			return bad(key, "args and env are for command servers")
+		}
+		if s.URL != "" {
+			if err := checkURL(s.URL); err != nil {
+				return bad(key+".url", "%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckWindow is the rule for a context window from any source.
+func CheckWindow(n int) error {
+	if n <= 0 {
+		return fmt.Errorf("%d is not a positive number of tokens", n)
+	}
+	return nil
+}
+
+// CheckThreshold is the rule for a compaction threshold from any source.
+func CheckThreshold(f float64) error {
+	if !(f > 0 && f <= 1) {
+		return fmt.Errorf("%v is not a fraction in (0, 1]", f)
+	}
+	return nil
+}
+
+func checkURL(s string) error {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL", s)
+	}
+	return nil
+}
+
+// keyLines maps every key of doc, dotted with its table ("permissions.allow",
+// "mcp_servers.fs"), to the line it is written on, for messages about
+// values. A document that does not parse gives what was read before the
+// problem.
+func keyLines(doc []byte) map[string]int {
+	lines := make(map[string]int)
+	var p unstable.Parser
+	p.Reset(doc)
+	var table []string
+	keyOf := func(it unstable.Iterator) ([]string, int) {
+		var parts []string
+		line := 0
+		for it.Next() {
+			n := it.Node()
+			parts = append(parts, string(n.Data))
+			if line == 0 {
+				line = p.Shape(n.Raw).Start.Line
+			}
+		}
+		return parts, line
+	}
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			parts, line := keyOf(e.Key())
+			table = parts
+			lines[strings.Join(parts, ".")] = line
+		case unstable.KeyValue:
+			parts, line := keyOf(e.Key())
+			full := strings.Join(append(slices.Clone(table), parts...), ".")
+			lines[full] = line
+		}
+	}
+	return lines
+}

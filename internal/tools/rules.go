@@ -1,0 +1,300 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Rule is one permission rule (CONTRACT.md §7): `Tool` for every call of a
+// tool, or `Tool(specifier)`:
+//
+//	Bash(npm test)      exactly that command
+//	Bash(git diff:*)    "git diff" alone or followed by a space and arguments
+//	Edit(src/**)        a path glob (`*`, `?`, `[...]` in one segment, `**`
+//	Write(docs/*.md)    across segments, `{a,b}`), relative to the project
+//	Read(/etc/**)       root, or absolute
+//
+// `Tool(*)` and `Tool()` are `Tool`. Tool names are matched without regard to
+// case. A Bash command made of several parts (`;`, `&&`, `||`, `|`, `&`, a
+// newline, a backtick, `$(`, `<(`, `>(`) matches an allow rule only if every
+// part is allowed, and a deny rule if any part is denied. A part that
+// redirects output to a file (`>`, `>>`) never matches a prefix rule: the
+// redirection could write anywhere.
+//
+// The zero Rule matches nothing. Rules are comparable values.
+type Rule struct {
+	tool    string // canonical name ("Bash"), or the name as given for tools clawdcode does not know yet (MCP)
+	command string // Bash: the exact command or the prefix
+	prefix  bool   // Bash: command is a prefix
+	glob    string // Edit/Write/Read: the path pattern as written
+}
+
+// ruleTools are the tools a rule may name.
+var ruleTools = []string{NameRead, NameWrite, NameEdit, NameBash, NameGlob, NameGrep, NameRecall}
+
+// RuleTools are the tool names rules accept (MCP tools aside), for hints.
+func RuleTools() []string { return slices.Clone(ruleTools) }
+
+// ParseRule reads one rule. Unknown tool names are an error, except MCP tool
+// names (mcp__<server>__<tool>), which are accepted as whole-tool rules.
+func ParseRule(spec string) (Rule, error) {
+	spec = strings.TrimSpace(spec)
+	name, arg, hasArg := strings.Cut(spec, "(")
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Rule{}, fmt.Errorf("invalid rule %q: no tool name", spec)
+	}
+	r := Rule{tool: canonicalTool(name)}
+	if r.tool == "" {
+		if !strings.HasPrefix(strings.ToLower(name), "mcp__") || hasArg || strings.ContainsAny(name, " \t,)") {
+			if spec == name {
+				return Rule{}, fmt.Errorf("%w %q", ErrUnknownTool, name)
+			}
+			return Rule{}, fmt.Errorf("%w %q in rule %q", ErrUnknownTool, name, spec)
+		}
+		r.tool = name
+		return r, nil
+	}
+	if !hasArg {
+		return r, nil
+	}
+	if !strings.HasSuffix(arg, ")") {
+		return Rule{}, fmt.Errorf("invalid rule %q: missing closing parenthesis", spec)
+	}
+	arg = strings.TrimSpace(strings.TrimSuffix(arg, ")"))
+	if arg == "" || arg == "*" {
+		return r, nil
+	}
+	switch r.tool {
+	case NameBash:
+		if cmd, ok := strings.CutSuffix(arg, ":*"); ok {
+			if cmd = strings.TrimSpace(cmd); cmd == "" {
+				return Rule{}, fmt.Errorf("invalid rule %q: empty command prefix", spec)
+			}
+			r.command, r.prefix = cmd, true
+		} else {
+			r.command = arg
+		}
+	case NameEdit, NameWrite, NameRead:
+		if _, err := compileGlob(strings.TrimPrefix(filepath.ToSlash(arg), "/")); err != nil {
+			return Rule{}, fmt.Errorf("invalid rule %q: %v", spec, err)
+		}
+		r.glob = filepath.ToSlash(arg)
+	default:
+		return Rule{}, fmt.Errorf("invalid rule %q: %s takes no specifier", spec, r.tool)
+	}
+	return r, nil
+}
+
+// ParseRules reads a list of rules separated by commas or spaces outside
+// parentheses ("Bash(go test:*),Edit Write"), as --allowed-tools and
+// --disallowed-tools take them.
+func ParseRules(list string) ([]Rule, error) {
+	var out []Rule
+	for _, spec := range splitRules(list) {
+		r, err := ParseRule(spec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// canonicalTool returns the contract name of a tool named without regard to
+// case, or "".
+func canonicalTool(name string) string {
+	for _, t := range ruleTools {
+		if strings.EqualFold(t, name) {
+			return t
+		}
+	}
+	return ""
+}
+
+// String is the rule as it is written, e.g. "Bash(git diff:*)".
+func (r Rule) String() string {
+	switch {
+	case r.prefix:
+		return r.tool + "(" + r.command + ":*)"
+	case r.command != "":
+		return r.tool + "(" + r.command + ")"
+	case r.glob != "":
+		return r.tool + "(" + r.glob + ")"
+	}
+	return r.tool
+}
+
+// Tool is the tool the rule is about.
+func (r Rule) Tool() string { return r.tool }
+
+// IsZero reports whether r is the zero Rule.
+func (r Rule) IsZero() bool { return r.tool == "" }
+
+// wholeTool reports whether r covers every call of its tool.
+func (r Rule) wholeTool() bool { return r.command == "" && r.glob == "" }
+
+// MarshalText and UnmarshalText let a configuration file hold rules
+// directly, so a bad rule is reported where it is written.
+func (r Rule) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+func (r *Rule) UnmarshalText(b []byte) error {
+	parsed, err := ParseRule(string(b))
+	if err != nil {
+		return err
+	}
+	*r = parsed
+	return nil
+}
+
+// splitRules splits on commas and spaces outside parentheses, so
+// "Bash(go test:*),Edit" and "Bash(go test:*) Edit" both give two rules.
+func splitRules(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			switch s[i] {
+			case '(':
+				depth++
+				continue
+			case ')':
+				depth = max(0, depth-1)
+				continue
+			case ',', ' ', '\t':
+				if depth > 0 {
+					continue
+				}
+			default:
+				continue
+			}
+		}
+		if part := strings.TrimSpace(s[start:i]); part != "" {
+			out = append(out, part)
+		}
+		start = i + 1
+	}
+	return out
+}
+
+// call is what rules are matched against: a tool call with the parts its
+// specifiers look at.
+type callInfo struct {
+	tool    string   // canonical name
+	parts   []string // Bash: the command's parts (see splitCommand)
+	target  string   // Edit/Write/Read: the real path the call touches ("" = none given)
+	rel     string   // target relative to the root, slash-separated; "" when outside it
+	outside bool     // target is outside the project root
+}
+
+// newCall decodes what rules need from a call's input. Bad input leaves the
+// fields empty: specifier rules then do not match, whole-tool rules still do.
+func newCall(root string, tool Tool, input json.RawMessage) callInfo {
+	c := callInfo{tool: tool.Name()}
+	if canon := canonicalTool(c.tool); canon != "" {
+		c.tool = canon
+	}
+	a, err := parseArgs(input)
+	if err != nil {
+		return c
+	}
+	switch c.tool {
+	case NameBash:
+		if cmd, err := a.requiredString("command"); err == nil {
+			c.parts = splitCommand(cmd)
+		}
+	case NameEdit, NameWrite, NameRead:
+		if p, err := a.requiredText("file_path"); err == nil {
+			c.target = resolveTarget(root, p)
+			c.rel, c.outside = relativeTo(root, c.target)
+		}
+	}
+	return c
+}
+
+// allows reports whether allow rule r covers the whole call: for Bash every
+// part of the command.
+func (r Rule) allows(c callInfo) bool {
+	if !strings.EqualFold(r.tool, c.tool) {
+		return false
+	}
+	if r.wholeTool() {
+		return true
+	}
+	switch {
+	case r.command != "":
+		if len(c.parts) == 0 {
+			return false
+		}
+		for _, p := range c.parts {
+			if !r.matchesPart(p, true) {
+				return false
+			}
+		}
+		return true
+	case r.glob != "":
+		return r.matchesPath(c)
+	}
+	return false
+}
+
+// denies reports whether deny rule r covers any of the call: for Bash any
+// part of the command.
+func (r Rule) denies(c callInfo) bool {
+	if !strings.EqualFold(r.tool, c.tool) {
+		return false
+	}
+	if r.wholeTool() {
+		return true
+	}
+	switch {
+	case r.command != "":
+		for _, p := range c.parts {
+			// A deny looks past keywords and assignments ("if rm x",
+			// "FOO=1 rm x" are rm) and through redirections.
+			if r.matchesPart(p, false) || r.matchesPart(commandWords(p), false) {
+				return true
+			}
+		}
+		return false
+	case r.glob != "":
+		return r.matchesPath(c)
+	}
+	return false
+}
+
+// matchesPart matches one part of a Bash command. For an allow, a part
+// that writes to a file never matches a prefix: the rule allowed a command,
+// not where its output goes.
+func (r Rule) matchesPart(part string, allow bool) bool {
+	if !r.prefix {
+		return part == r.command
+	}
+	if allow && writesFile(part) {
+		return false
+	}
+	return part == r.command || strings.HasPrefix(part, r.command+" ") || strings.HasPrefix(part, r.command+"\t")
+}
+
+// matchesPath matches a path rule: a relative pattern against the target
+// relative to the root (so never outside it), an absolute one against the
+// absolute target.
+func (r Rule) matchesPath(c callInfo) bool {
+	if c.target == "" {
+		return false
+	}
+	pattern, subject := r.glob, c.rel
+	if strings.HasPrefix(pattern, "/") {
+		pattern, subject = strings.TrimPrefix(pattern, "/"), strings.TrimPrefix(filepath.ToSlash(c.target), "/")
+	} else if c.outside {
+		return false
+	}
+	g, err := compileGlob(pattern)
+	if err != nil {
+		return false
+	}
+	return g.match(subject)
+}

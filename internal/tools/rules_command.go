@@ -1,0 +1,251 @@
+package tools
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// splitCommand splits a shell command into the parts that run as commands
+// of their own: at `;`, `&&`, `||`, `|`, `&`, a newline, `(`, `)`, and
+// around command substitutions (a backtick, `$(`, `<(`, `>(`), which run
+// even inside double quotes. Quoting is honoured otherwise ('…' and "…" and
+// backslash escapes), so `git commit -m "a; b"` is one part. Parts are
+// trimmed; empty ones are dropped. The split errs on the side of more
+// parts: an allow rule then has more to cover, never less.
+func splitCommand(cmd string) []string {
+	var (
+		parts []string
+		cur   strings.Builder
+	)
+	cut := func() {
+		if p := strings.TrimSpace(cur.String()); p != "" {
+			parts = append(parts, p)
+		}
+		cur.Reset()
+	}
+	inSingle, inDouble := false, false
+	for i := 0; i < len(cmd); i++ {
+		ch := cmd[i]
+		next := byte(0)
+		if i+1 < len(cmd) {
+			next = cmd[i+1]
+		}
+		switch {
+		case inSingle:
+			cur.WriteByte(ch)
+			if ch == '\'' {
+				inSingle = false
+			}
+			continue
+		case ch == '\\' && next != 0:
+			cur.WriteByte(ch)
+			cur.WriteByte(next)
+			i++
+			continue
+		case ch == '`' || (ch == '$' && next == '('):
+			// Command substitution: its inside is a command of its own,
+			// quoted or not.
+			cut()
+			if ch == '$' {
+				i++
+			}
+			continue
+		case inDouble:
+			cur.WriteByte(ch)
+			if ch == '"' {
+				inDouble = false
+			}
+			continue
+		}
+		switch ch {
+		case '\'':
+			inSingle = true
+			cur.WriteByte(ch)
+		case '"':
+			inDouble = true
+			cur.WriteByte(ch)
+		case ';', '\n', '\r', '(', ')':
+			cut()
+		case '|':
+			cut()
+			if next == '|' || next == '&' {
+				i++
+			}
+		case '&':
+			switch {
+			case next == '>':
+				cur.WriteByte(ch) // &> is a redirection
+			case i > 0 && (cmd[i-1] == '>' || cmd[i-1] == '<'):
+				cur.WriteByte(ch) // >&2, <&0
+			default:
+				cut()
+				if next == '&' {
+					i++
+				}
+			}
+		case '<', '>':
+			if next == '(' {
+				cut() // process substitution
+				i++
+				continue
+			}
+			cur.WriteByte(ch)
+		default:
+			cur.WriteByte(ch)
+		}
+	}
+	cut()
+	return parts
+}
+
+// writesFile reports whether a command part redirects output to a file
+// (anything but /dev/null, /dev/stdout, /dev/stderr or another descriptor).
+func writesFile(part string) bool {
+	inSingle, inDouble := false, false
+	for i := 0; i < len(part); i++ {
+		ch := part[i]
+		switch {
+		case inSingle:
+			inSingle = ch != '\''
+			continue
+		case ch == '\\':
+			i++
+			continue
+		case inDouble:
+			inDouble = ch != '"'
+			continue
+		case ch == '\'':
+			inSingle = true
+			continue
+		case ch == '"':
+			inDouble = true
+			continue
+		case ch != '>':
+			continue
+		}
+		j := i + 1
+		if j < len(part) && (part[j] == '>' || part[j] == '|') {
+			j++
+		}
+		if j < len(part) && part[j] == '&' {
+			// >&2, >&- : a descriptor, not a file (>&word with a name is
+			// bash's synonym for &>word).
+			k := j + 1
+			for k < len(part) && part[k] >= '0' && part[k] <= '9' {
+				k++
+			}
+			if k < len(part) && part[k] == '-' {
+				k++
+			}
+			if k > j+1 && (k == len(part) || part[k] == ' ' || part[k] == '\t') {
+				i = k - 1
+				continue
+			}
+			j++
+		}
+		for j < len(part) && (part[j] == ' ' || part[j] == '\t') {
+			j++
+		}
+		end := j
+		for end < len(part) && part[end] != ' ' && part[end] != '\t' {
+			end++
+		}
+		switch part[j:end] {
+		case "/dev/null", "/dev/stdout", "/dev/stderr":
+			i = end - 1
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// shellKeywords may start a part without being the command it runs.
+var shellKeywords = map[string]bool{
+	"if": true, "then": true, "else": true, "elif": true, "do": true, "while": true,
+	"until": true, "!": true, "{": true, "}": true, "time": true,
+}
+
+// commandWords drops leading shell keywords and variable assignments
+// (`if`, `do`, `FOO=1`), so a deny rule sees the command a part runs.
+func commandWords(part string) string {
+	for {
+		word, rest, _ := strings.Cut(part, " ")
+		if word == "" && rest != "" {
+			part = strings.TrimLeft(rest, " \t")
+			continue
+		}
+		if shellKeywords[word] || isAssignment(word) {
+			part = strings.TrimLeft(rest, " \t")
+			continue
+		}
+		return part
+	}
+}
+
+func isAssignment(word string) bool {
+	name, _, ok := strings.Cut(word, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// runners are commands whose arguments are another command: a prefix rule
+// for them would allow anything, so "always" allows such a command exactly,
+var runners = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "fish": true, "eval": true, "exec": true,
+	"sudo": true, "doas": true, "su": true, "env": true, "xargs": true, "nohup": true, "timeout": true,
+	"nice": true, "time": true, "command": true, "builtin": true, "watch": true, "find": true,
+	"python": true, "python3": true, "node": true, "perl": true, "ruby": true, "php": true,
+	"ssh": true, "source": true, ".": true,
+	// and commands whose every use destroys something: "always" for one
+	// rm must not allow the next.
+	"rm": true, "rmdir": true, "dd": true, "shred": true, "mkfs": true, "chmod": true,
+	"chown": true, "kill": true, "pkill": true, "killall": true,
+}
+
+// proposeBash is the rule "always" grants for one part of a command: the
+// command word and its subcommand as a prefix (`git status:*`, `go test:*`,
+// `ls:*`), or the exact part when a prefix would allow more than the user
+// saw — a command that runs other commands, an assignment, a redirection to
+// a file, or a part that does not start with a plain word.
+func proposeBash(part string) Rule {
+	exact := Rule{tool: NameBash, command: part}
+	if writesFile(part) {
+		return exact
+	}
+	fields := strings.Fields(part)
+	if len(fields) == 0 || !plainWord(fields[0]) || runners[filepath.Base(fields[0])] || isAssignment(fields[0]) {
+		return exact
+	}
+	prefix := fields[0]
+	if len(fields) > 1 && subcommand(fields[1]) {
+		prefix += " " + fields[1]
+	}
+	return Rule{tool: NameBash, command: prefix, prefix: true}
+}
+
+// plainWord is a command name without quoting, expansion or globbing.
+func plainWord(w string) bool {
+	return w != "" && !strings.ContainsAny(w, "'\"\\$`*?[]{}~=<>()")
+}
+
+// subcommand is a second word that names what the command does (`status`
+// in `git status`, `run-script`), not an option, a path or a file name.
+func subcommand(w string) bool {
+	if w == "" || w[0] == '-' {
+		return false
+	}
+	for _, c := range w {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
