@@ -50,6 +50,11 @@ func splitCommand(cmd string) []string {
 				i++
 			}
 			continue
+		case inDouble && ch == ')':
+			// Most likely the end of a $( inside the quotes: what follows
+			// is a part of its own either way.
+			cut()
+			continue
 		case inDouble:
 			cur.WriteByte(ch)
 			if ch == '"' {
