@@ -118,8 +118,8 @@ func (e *Engine) reload(ctx context.Context) error {
 // context of session id ("" = the current one): its history before the
 // context is not read, so a fork costs the size of the context. The
 // original is never written (it need not even be free: another process
-// may hold it). title names the new session ("" = the parent's title,
-// marked as a fork). It returns the new session's id.
+// may hold it). title names the new session ("" = derived from its
+// messages, as for any session). It returns the new session's id.
 func (e *Engine) Fork(ctx context.Context, id, title string) (string, error) {
 	p := e.cfg.Project
 	if id == "" {
@@ -149,12 +149,13 @@ func (e *Engine) Fork(ctx context.Context, id, title string) (string, error) {
 	if err := sess.AppendFork(id, live); err != nil {
 		return fail(err)
 	}
+	// Without a title the index derives one from the copied records, as
+	// for any session; the parent's listing is not consulted (refreshing
+	// it could mean reading the parent's whole history).
 	if title != "" {
 		if err := sess.SaveTitle(title); err != nil {
 			return fail(fmt.Errorf("fork: %w", err))
 		}
-	} else if pt := parentTitle(p, id); pt != "" {
-		sess.SetTitle(storage.Title(pt + " (fork)"))
 	}
 	own, err := sess.LoadLive(ctx)
 	if err != nil {
@@ -169,17 +170,4 @@ func (e *Engine) Fork(ctx context.Context, id, title string) (string, error) {
 	e.log, e.mgr, e.mgrErr = log, mgr, nil
 	e.pendingTitle = ""
 	return sess.ID(), closeErr
-}
-
-func parentTitle(p *storage.Project, id string) string {
-	list, err := p.List()
-	if err != nil {
-		return ""
-	}
-	for _, s := range list {
-		if s.ID == id {
-			return s.Title
-		}
-	}
-	return ""
 }

@@ -253,7 +253,8 @@ func createSession(ctx context.Context, p *storage.Project, spec bigSession) (id
 	if err := sess.Close(); err != nil {
 		return "", "", "", err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	// O_CREATE: closing a session never written removes its file.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return "", "", "", err
 	}

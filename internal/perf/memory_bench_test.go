@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/recall"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -57,6 +58,43 @@ func BenchmarkRecall1GB(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkFork1GB is /fork (and --fork-session) of the 1 GiB session of
+// BenchmarkResume1GB in the engine: find the last boundary from the end,
+// read the ~1.1 MB live context, write it into a new session with one
+// write, and load the new session's context. Target ≤ 100 ms: the cost
+// follows the context, not the 1 GiB history. Each new session is removed
+// outside the timed region, so the fixture stays as the resume benchmark
+// expects it.
+func BenchmarkFork1GB(b *testing.B) {
+	fx := resumeFixtures["Uncounted"].build(b, "Uncounted")
+	store := storage.NewStore(filepath.Join(fx.root, "clawdcode-home"))
+	p, err := store.Project(filepath.Join(fx.root, "project"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var written int64
+	for b.Loop() {
+		eng := agent.New(agent.Config{Model: "gpt-4.1", Window: 1000000, Project: p, LLM: &instantModel{}})
+		id, err := eng.Fork(ctx, fx.id, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := eng.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if fi, err := os.Stat(p.Path(id)); err == nil {
+			written = fi.Size()
+		}
+		if err := p.Remove(id); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(written)/(1<<20), "fork-MiB")
 }
 
 // firstRecord is the first user record of a session file.
