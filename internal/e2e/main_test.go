@@ -219,13 +219,3 @@ func oneErrorLine(t *testing.T, r result) string {
 	}
 	return lines[idx]
 }
-
-// knownBug skips a test that demonstrates a reported bug in another
-// package, unless E2E_KNOWN_BUGS=1 asks to see it fail. The message is
-// the one-line description the report uses.
-func knownBug(t *testing.T, description string) {
-	t.Helper()
-	if os.Getenv("E2E_KNOWN_BUGS") != "1" {
-		t.Skip("BUG: " + description + " — see report (E2E_KNOWN_BUGS=1 runs it)")
-	}
-}

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -147,5 +146,3 @@ type jsonResult struct {
 	NumTurns    int    `json:"num_turns"`
 	Compactions int    `json:"compactions"`
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -57,13 +57,6 @@ func (s *spinner) Stop() {
 	<-done
 }
 
-// running reports whether the spinner is shown (or about to be).
-func (s *spinner) running() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stop != nil
-}
-
 func (s *spinner) run(ctxDone <-chan struct{}, label string, stop, done chan struct{}) {
 	defer close(done)
 	start := time.Now()

@@ -52,7 +52,7 @@ func EncodingFor(model string) string {
 // lazyEncoding loads one encoding at most once per process.
 type lazyEncoding struct {
 	once   sync.Once
-	loaded chan struct{} // closed when once has finished, for Loaded
+	loaded chan struct{} // closed when once has finished (the tests watch it)
 	enc    *tiktoken.Tiktoken
 	err    error
 }
@@ -80,20 +80,4 @@ func encoding(name string) (*tiktoken.Tiktoken, error) {
 		le.enc, le.err = tiktoken.GetEncoding(name)
 	})
 	return le.enc, le.err
-}
-
-// Loaded reports whether the named encoding has been loaded in this
-// process. It never loads anything; callers use it to prove that a path
-// stayed cheap, or to prefer a bound while the encoder is still cold.
-func Loaded(name string) bool {
-	le, ok := encodings[name]
-	if !ok {
-		return false
-	}
-	select {
-	case <-le.loaded:
-		return le.err == nil
-	default:
-		return false
-	}
 }

@@ -45,8 +45,6 @@ func (a args) raw(name string) json.RawMessage {
 	return v
 }
 
-func (a args) has(name string) bool { return a.raw(name) != nil }
-
 func missing(name string) error {
 	return fmt.Errorf("%w: missing required parameter %q", errBadArgs, name)
 }
