@@ -37,14 +37,19 @@ type Sink interface {
 // Config is everything an Engine is built from (flags + env resolved by the
 // CLI). Project and LLM are required.
 type Config struct {
-	Model       string
-	Window      int
-	Threshold   float64
-	MaxTurns    int // 0 = unbounded
-	Project     *storage.Project
-	LLM         LLM
-	Permissions *tools.Permissions // nil = nothing that needs permission may run
-	Cache       *storage.CacheStore
+	Model  string
+	Window int // 0 = the models table's window for Model
+	// WindowExplicit says Window came from a flag, the environment or a
+	// config file (it then wins over a window a server taught an earlier
+	// run, and /model keeps it); WindowSource says which, for /context.
+	WindowExplicit bool
+	WindowSource   string
+	Threshold      float64
+	MaxTurns       int // 0 = unbounded
+	Project        *storage.Project
+	LLM            LLM
+	Permissions    *tools.Permissions // nil = nothing that needs permission may run
+	Cache          *storage.CacheStore
 
 	// Tools overrides the tools offered to the model; nil means the
 	// contract tools working in Project.Root (the six file and shell tools
@@ -143,16 +148,18 @@ func toolDefs(set []tools.Tool) []chat.ToolDef {
 // session not yet created; live nil = no records yet).
 func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.Live) (*contextmgr.Manager, error) {
 	m, err := contextmgr.New(ctx, log, live, contextmgr.Options{
-		Model:     e.model,
-		Window:    e.cfg.Window,
-		Threshold: e.cfg.Threshold,
-		System:    e.system,
-		Tools:     toolDefs(e.tools),
-		Root:      e.cfg.Project.Root,
-		LLM:       e.cfg.LLM,
-		Counter:   tokens.NewCounter(e.model),
-		Cache:     e.cfg.Cache,
-		Notify:    e.notify,
+		Model:          e.model,
+		Window:         e.cfg.Window,
+		WindowExplicit: e.cfg.WindowExplicit,
+		WindowSource:   e.cfg.WindowSource,
+		Threshold:      e.cfg.Threshold,
+		System:         e.system,
+		Tools:          toolDefs(e.tools),
+		Root:           e.cfg.Project.Root,
+		LLM:            e.cfg.LLM,
+		Counter:        tokens.NewCounter(e.model),
+		Cache:          e.cfg.Cache,
+		Notify:         e.notify,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build context manager: %w", err)
@@ -232,6 +239,14 @@ func (l *sessionLog) AppendBatch(recs ...*storage.Record) ([]int64, error) {
 		l.observe(recs...)
 	}
 	return offs, err
+}
+
+// SetTokens passes the context manager's latest request size on to the
+// session's index entry.
+func (l *sessionLog) SetTokens(n int) {
+	if l.sess != nil && !l.closed {
+		l.sess.SetTokens(n)
+	}
 }
 
 // StartNew makes the next submitted message start a new session titled
@@ -386,8 +401,5 @@ func (e *Engine) closeSession() error {
 	// The id stays readable (the -p result names it after Close); the
 	// manager can no longer write. StartNew and Resume replace both.
 	e.log.closed = true
-	if e.mgr != nil {
-		sess.SetTokens(e.mgr.Usage().Tokens)
-	}
 	return sess.Close() // its errors name the session
 }

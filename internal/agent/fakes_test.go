@@ -199,4 +199,4 @@ func (s *recSink) ToolEnd(id, name string, res tools.Result) {
 	}
 	s.events = append(s.events, ev)
 }
-func (s *recSink) Notice(n contextmgr.Notice) { s.events = append(s.events, "notice "+n.Kind) }
+func (s *recSink) Notice(n contextmgr.Notice) { s.events = append(s.events, "notice "+string(n.Kind)) }

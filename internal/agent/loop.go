@@ -26,10 +26,6 @@ type TurnResult struct {
 // stopped (or kept from starting).
 const interruptedResult = "interrupted by the user before the tool finished"
 
-// maxOverflowAttempts bounds recovery even if a manager kept claiming it
-// had something left to try.
-const maxOverflowAttempts = 8
-
 // conversation is what the loop needs of *contextmgr.Manager.
 type conversation interface {
 	AddUser(text string) error
@@ -78,7 +74,6 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 	if err == nil {
 		e.runHook(ctx, hooks.Stop, "", hooks.Payload{"stop_hook_active": false})
 	}
-	e.log.sess.SetTokens(e.mgr.Usage().Tokens)
 	return res, err
 }
 
@@ -177,7 +172,7 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		}
 		attempt++
 		more := false
-		if attempt <= maxOverflowAttempts {
+		if attempt <= contextmgr.MaxOverflowAttempts {
 			var rerr error
 			more, rerr = l.conv.RecoverOverflowFrom(ctx, attempt, err)
 			if rerr != nil {

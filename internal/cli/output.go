@@ -177,14 +177,13 @@ func (s *printSink) Notice(n contextmgr.Notice) {
 	if s.format == FormatStreamJSON {
 		s.flushText()
 		typ := "notice"
-		switch n.Kind {
-		case "compacting", "compacted", "fallback":
+		if n.Kind.IsCompaction() {
 			typ = "compact"
 		}
-		s.emit(noticeEvent{Type: typ, Kind: n.Kind, Text: n.Text})
+		s.emit(noticeEvent{Type: typ, Kind: string(n.Kind), Text: n.Text})
 	}
-	switch n.Kind {
-	case "warning", "fallback", "truncated":
+	switch {
+	case n.Kind.IsWarning():
 		fmt.Fprintf(s.io.ErrOut, "clawdcode: warning: %s\n", termtext.Safe(strings.Join(strings.Fields(n.Text), " ")))
 	default:
 		if s.format != FormatStreamJSON && s.io.IsStderrTTY() {

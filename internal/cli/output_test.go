@@ -167,7 +167,7 @@ func TestNoticesOnStderr(t *testing.T) {
 				ios, _, out, errOut := iostreams.Test()
 				ios.SetTTY(false, false, tt.tty)
 				s := newPrintSink(ios, format, func() initEvent { return initEvent{Type: "system", Subtype: "init"} })
-				s.Notice(contextmgr.Notice{Kind: tt.kind, Text: tt.text})
+				s.Notice(contextmgr.Notice{Kind: contextmgr.NoticeKind(tt.kind), Text: tt.text})
 				if got := errOut.String(); got != want {
 					t.Errorf("stderr = %q, want %q", got, want)
 				}

@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/config"
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/slash"
@@ -176,12 +178,14 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		client = c
 	}
 	eng := agent.New(agent.Config{
-		Model:     opts.Model,
-		Window:    opts.Window,
-		Threshold: opts.Threshold,
-		MaxTurns:  opts.MaxTurns,
-		Project:   p,
-		LLM:       client,
+		Model:          opts.Model,
+		Window:         opts.Window,
+		WindowExplicit: opts.WindowExplicit,
+		WindowSource:   opts.WindowSource,
+		Threshold:      opts.Threshold,
+		MaxTurns:       opts.MaxTurns,
+		Project:        p,
+		LLM:            client,
 		Permissions: tools.NewPermissions(tools.PermissionsConfig{
 			Root:    p.Root,
 			Allow:   opts.Allow,
@@ -216,9 +220,20 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 	}
 	if err != nil {
 		_ = eng.Close()
-		return nil, err
+		return nil, windowTooSmall(opts, err)
 	}
 	return eng, nil
+}
+
+// windowTooSmall makes a window too small for the system prompt and the
+// tools a usage error (exit 2) that names where the window came from.
+func windowTooSmall(opts *RootOptions, err error) error {
+	var small *contextmgr.WindowTooSmallError
+	if !errors.As(err, &small) {
+		return err
+	}
+	return &UsageError{Err: err, Message: fmt.Sprintf("%s %d is too small: the system prompt and tool definitions alone take %d tokens; the smallest usable window is %d tokens (at --compact-threshold %v)",
+		opts.WindowSource, small.Window, small.Fixed, small.Min, opts.Threshold)}
 }
 
 // errNothingToContinue is -c in a project without sessions.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/buildinfo"
 	"github.com/clawdcode/clawdcode/internal/config"
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 	"github.com/spf13/cobra"
 )
@@ -20,10 +22,11 @@ const (
 	FormatStreamJSON = "stream-json"
 )
 
-// Defaults of CONTRACT.md section 1.
+// Defaults of CONTRACT.md section 1: the threshold is contextmgr's, the
+// window the models table's (tokens.WindowFor).
 const (
 	DefaultModel     = config.DefaultModel
-	DefaultThreshold = 0.8
+	DefaultThreshold = contextmgr.DefaultThreshold
 )
 
 // contractTools are the tools of CONTRACT.md section 3.
@@ -40,11 +43,14 @@ type RootOptions struct {
 	ForkSession  bool
 	Model        string
 	Window       int
-	// WindowSource says where Window came from: config.SourceFlag,
-	// config.SourceEnv, a configuration file's path, or "" for the
-	// model's default.
-	WindowSource string
-	Threshold    float64
+	// WindowSource says where Window came from, for messages and
+	// /context: "--context-window", "CLAWDCODE_CONTEXT_WINDOW", a
+	// configuration file's path, or "the models table". WindowExplicit is
+	// set for all but the last: an explicit window wins over one a server
+	// taught an earlier run.
+	WindowSource   string
+	WindowExplicit bool
+	Threshold      float64
 	// Allow and Deny are the permission rules of the flags and the
 	// configuration files.
 	Allow, Deny     []tools.Rule
@@ -201,9 +207,14 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 		return err
 	}
 	o.Model = cfg.Model
-	o.Window, o.WindowSource = cfg.ContextWindow, cfg.WindowSource
-	if o.Window == 0 {
-		o.Window = DefaultWindow(o.Model)
+	o.Window, o.WindowSource, o.WindowExplicit = cfg.ContextWindow, cfg.WindowSource, cfg.ContextWindow > 0
+	switch {
+	case o.Window == 0:
+		o.Window, o.WindowSource = tokens.WindowFor(o.Model), "the models table"
+	case o.WindowSource == config.SourceFlag:
+		o.WindowSource = "--context-window"
+	case o.WindowSource == config.SourceEnv:
+		o.WindowSource = "CLAWDCODE_CONTEXT_WINDOW"
 	}
 	o.Threshold = cfg.CompactThreshold
 	if o.Threshold == 0 {

@@ -160,15 +160,15 @@ func BenchmarkThresholdCheck100k(b *testing.B) {
 			if m, err = New(ctx, &discardLog{}, live, opt); err != nil {
 				b.Fatal(err)
 			}
-			m.requestTokens(exact)
+			m.acct.requestTokens(exact)
 			b.StartTimer()
 		}
 		i++
 		if err := m.AddUser("one more small request"); err != nil {
 			b.Fatal(err)
 		}
-		if n := m.requestTokens(bound); n >= m.trigger() {
-			m.requestTokens(exact)
+		if n := m.acct.requestTokens(bound); n >= m.guard.trigger() {
+			m.acct.requestTokens(exact)
 		}
 	}
 }

@@ -31,8 +31,8 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 // summary: it appends a compact_boundary and a summary record, then makes
 // summary + retained records the live context.
 func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*CompactResult, error) {
-	pre := m.requestTokens(exact)
-	useLLM := m.opt.LLM != nil && (trigger == storage.TriggerManual || m.skipLeft == 0)
+	pre := m.acct.requestTokens(exact)
+	useLLM := m.opt.LLM != nil && m.back.askModel(trigger == storage.TriggerManual)
 	frac := keepFraction
 	if !useLLM {
 		frac = fallbackKeepFraction
@@ -41,8 +41,8 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 	if !ok {
 		return nil, ErrNothingToCompact
 	}
-	m.notify("compacting", "compacting the conversation (~%d tokens, %d%% of the %d-token window)…",
-		pre, percent(pre, m.window), m.window)
+	m.notify(NoticeCompacting, "compacting the conversation (~%d tokens, %d%% of the %d-token window)…",
+		pre, percent(pre, m.guard.effective), m.guard.effective)
 
 	var (
 		text     string
@@ -53,31 +53,27 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 		counted  = -1 // the summary record's count, when summarize made it
 	)
 	if useLLM {
-		text, files, counted, failure = m.summarize(ctx, m.entries[:cut], instructions)
+		text, files, counted, failure = m.sum.summarize(ctx, m.live.summary, m.live.entries[:cut], instructions, m.messages)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 	} else if m.opt.LLM == nil {
 		failure = errors.New("no summarizer configured")
 	} else {
-		m.skipLeft--
-		failure = fmt.Errorf("summarizer skipped after %d failures in a row", m.failStreak)
+		m.back.skipped()
+		failure = fmt.Errorf("summarizer skipped after %d failures in a row", m.back.streak)
 	}
 	if failure == nil {
-		m.failStreak, m.skipLeft, m.backoff = 0, 0, backoffStart
+		m.back.succeeded()
 	} else {
 		fallback = true
 		if !skipped {
-			m.failStreak++
-			if m.failStreak >= failStreakLimit {
-				m.skipLeft = m.backoff
-				m.backoff = min(2*m.backoff, backoffMax)
-			}
+			m.back.failed()
 		}
 		if c, ok := m.selectRetained(fallbackKeepFraction); ok {
 			cut = c
 		}
-		text, files, counted = m.digest(m.entries[:cut]), nil, -1
+		text, files, counted = m.sum.digest(m.live.summary, m.live.entries[:cut]), nil, -1
 	}
 
 	content := summaryPreamble + "\n\n" + text
@@ -89,9 +85,9 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 		return nil, err
 	}
 	if fallback {
-		m.notify("fallback", "the summary failed (%v); kept the most recent part of the conversation and a short digest of the rest", failure)
+		m.notify(NoticeFallback, "the summary failed (%v); kept the most recent part of the conversation and a short digest of the rest", failure)
 	}
-	m.notify("compacted", "compacted: %d → %d tokens", res.PreTokens, res.PostTokens)
+	m.notify(NoticeCompacted, "compacted: %d → %d tokens", res.PreTokens, res.PostTokens)
 	return res, nil
 }
 
@@ -103,26 +99,26 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 // PostTokens counts what is not counted by the fast estimate, as Usage
 // does: the server's next prompt_tokens replaces it anyway.
 func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error) (*CompactResult, error) {
-	retained := m.entries[cut:]
+	retained := m.live.entries[cut:]
 	sumRec := &storage.Record{
 		UUID:             uuid.NewString(),
 		Type:             storage.TypeUser,
 		IsCompactSummary: true,
 		Message:          &storage.Message{Role: chat.RoleUser, Content: content},
 	}
-	sum := m.newEntry(sumRec, -1)
+	sum := m.acct.newEntry(sumRec, -1)
 	if contentTokens >= 0 {
 		sum.exact = contentTokens
 	}
-	sumTokens := m.countEntry(sum)
-	if c := m.retainCeiling(sumTokens); m.boundOf(retained) > c && m.sizeOf(retained) > c {
+	sumTokens := m.acct.countEntry(sum)
+	if c := m.retainCeiling(sumTokens); boundOf(retained) > c && m.acct.sizeOf(retained) > c {
 		if n := m.truncateEntries(retained, c); n > 0 {
-			m.notify("truncated", "cut %d long texts of the kept messages down in memory to fit the window", n)
+			m.notify(NoticeTruncated, "cut %d long texts of the kept messages down in memory to fit the window", n)
 		}
 	}
-	post := replyPriming + m.partSize(&m.system, exact) + m.partSize(&m.tools, exact) + sumTokens
+	post := m.acct.fixed() + sumTokens
 	for _, e := range retained {
-		post += m.size(e, estimate)
+		post += m.acct.size(e, estimate)
 	}
 
 	usage := m.SessionUsage()
@@ -138,11 +134,15 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 			RetainedUUID:    retained[0].rec.UUID,
 			SessionUsage:    &usage,
 			Truncated:       truncatedLimits(retained),
-			EffectiveWindow: m.learnt,
+			EffectiveWindow: m.guard.learnt,
 		},
 	}
+	if m.guard.learnt > 0 && !m.guard.learntAt.IsZero() {
+		at := m.guard.learntAt
+		boundary.CompactMetadata.EffectiveWindowAt = &at
+	}
 	meta := &storage.CompactMetadata{Trigger: trigger, PreTokens: pre, PostTokens: post, FilesIncluded: files,
-		Failures: m.failStreak, SkipsLeft: m.skipLeft}
+		Failures: m.back.streak, SkipsLeft: m.back.skipLeft}
 	if failure != nil {
 		meta.Fallback, meta.Error = true, failure.Error()
 	}
@@ -154,11 +154,16 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 	}
 	sum.offset = off
 
-	m.summary = sum
-	m.entries = append([]*entry(nil), retained...)
+	clipped, err := m.live.install(sum, retained)
+	for _, e := range clipped {
+		m.acct.resized(e)
+	}
+	if err != nil {
+		return nil, err
+	}
 	m.usageBase, m.usageSince = usage, storage.Usage{}
 	m.compactions++
-	m.invalidate()
+	m.acct.invalidate()
 	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error}, nil
 }
 
@@ -186,23 +191,6 @@ func (m *Manager) appendCompaction(boundary, summary *storage.Record) (int64, er
 	return off, nil
 }
 
-// truncatedLimits records which of es are sent cut down, and to what
-// limit, so that a resume restores the same context (restore re-applies
-// them): whoever cut them, this compaction or the overflow guard before it.
-func truncatedLimits(es []*entry) map[string]int {
-	var cut map[string]int
-	for _, e := range es {
-		if e.trunc == nil || e.rec.UUID == "" {
-			continue
-		}
-		if cut == nil {
-			cut = make(map[string]int)
-		}
-		cut[e.rec.UUID] = e.truncLimit
-	}
-	return cut
-}
-
 // selectRetained picks the first retained record: entries[cut:] is kept
 // verbatim, entries[:cut] summarised. ok is false when nothing would be
 // dropped.
@@ -214,7 +202,8 @@ func truncatedLimits(es []*entry) map[string]int {
 // message, then precedes it). Cuts are only ever made before a user or an
 // assistant record, so a tool call always stays with its results.
 func (m *Manager) selectRetained(frac float64) (cut int, ok bool) {
-	n := len(m.entries)
+	entries := m.live.entries
+	n := len(entries)
 	if n == 0 {
 		return 0, false
 	}
@@ -222,11 +211,11 @@ func (m *Manager) selectRetained(frac float64) (cut int, ok bool) {
 	// not a bound; commit makes sure the kept part fits the ceiling.
 	tail := make([]int, n+1)
 	for i := n - 1; i >= 0; i-- {
-		tail[i] = tail[i+1] + m.approx(m.entries[i])
+		tail[i] = tail[i+1] + m.acct.approx(entries[i])
 	}
-	ceiling := m.retainCeiling(m.summaryMax())
-	budget := min(int(frac*float64(min(tail[0], m.window))), ceiling)
-	isType := func(i int, t string) bool { return m.entries[i].rec.Type == t }
+	ceiling := m.retainCeiling(m.guard.summaryMax())
+	budget := min(int(frac*float64(min(tail[0], m.guard.effective))), ceiling)
+	isType := func(i int, t string) bool { return entries[i].rec.Type == t }
 
 	cut = -1
 	for i := n - 1; i >= 0 && tail[i] <= budget; i-- {
@@ -276,37 +265,6 @@ func (m *Manager) selectRetained(frac float64) (cut int, ok bool) {
 func (m *Manager) retainCeiling(summaryTokens int) int {
 	// Counted, not bounded: the byte bounds of a long system prompt and the
 	// tool definitions would eat most of a small window's ceiling.
-	c := int(postCompactionCeiling*float64(m.trigger())) - m.partSize(&m.system, exact) - m.partSize(&m.tools, exact) - summaryTokens - replyPriming
-	return max(c, m.window/20)
-}
-
-// boundOf is the size of es from exact counts made and byte bounds:
-// never below their exact count, never tokenizes.
-func (m *Manager) boundOf(es []*entry) int {
-	n := 0
-	for _, e := range es {
-		n += e.best()
-	}
-	return n
-}
-
-func (m *Manager) sizeOf(es []*entry) int {
-	n := 0
-	for _, e := range es {
-		n += m.countEntry(e)
-	}
-	return n
-}
-
-// summaryMax is the completion budget of a summary call, and the size
-// bound of a fallback digest.
-func (m *Manager) summaryMax() int {
-	return min(max(m.window/8, minSummaryTokens), maxSummaryTokens)
-}
-
-func percent(n, of int) int {
-	if of <= 0 {
-		return 0
-	}
-	return int(float64(n)*100/float64(of) + 0.5)
+	c := int(postCompactionCeiling*float64(m.guard.trigger())) - m.acct.fixed() - summaryTokens
+	return max(c, m.guard.effective/20)
 }

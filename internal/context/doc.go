@@ -9,6 +9,30 @@
 //
 //	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 //
+// # Layers and seams
+//
+// A Manager layers the design card's three stores: the live context is
+// held in a storage.MemoryStore (liveContext, live.go: the summary and the
+// records in force, bounded in bytes — at the bound the longest texts are
+// cut down in memory, never dropped), every record is persisted through
+// the session's JSONL file in the storage.PersistentStore (the
+// PersistentStore interface, which *storage.Session satisfies), and what is
+// recomputable is kept in the storage.CacheStore (Options.Cache: exact
+// token counts, the file contents read for a summary, the notes on each
+// part of a chunked summary, a window a server taught). Its policy is split
+// along its seams, one file each:
+//
+//   - accounting.go — the request accounting (accountant): cheap bounds,
+//     exact counts, fast estimates, the server's calibration;
+//   - window.go — the window guard's policy (windowGuard): the effective
+//     and learnt windows, their floors, expiry and precedence, the
+//     trigger and the reply reserve; guard.go — the overflow recovery
+//     that uses it; truncate.go — cutting texts down in memory;
+//   - summarize.go — the summariser; backoff.go — its failure back-off;
+//   - compact.go — choosing what to keep and committing a compaction;
+//   - usage.go — the figures /context shows (the slash package formats
+//     them) and the smallest usable window.
+//
 // # What a Manager guarantees
 //
 //   - Every record is appended to the session log as it is added; the log is
@@ -58,15 +82,27 @@
 //     trigger.
 //   - When the server rejects a request as too long (RecoverOverflowFrom),
 //     the effective window becomes the window the server states in its
-//     message (llm.StatedWindow), or else 90% of the exact count of the
-//     rejected request, never more than before; then oversized tool
-//     results are cut in memory, then the context is compacted, then the
-//     guard gives up and the caller reports the error. A lowered window is
-//     kept in the session: a "system" record with subtype context_window
-//     (field contextWindow) is appended when it is learnt, and every later
-//     boundary carries it (compactMetadata.effectiveWindow). A resume
+//     message (llm.StatedWindow) when smaller than believed, or else 90%
+//     of the exact count of the rejected request, and on every further
+//     rejection at most half the window believed; never below a floor:
+//     1024 tokens, and the largest prompt_tokens the server already
+//     answered (a server stating a 50-token window is not believed). Then
+//     oversized tool results are cut in memory and, if the request is still
+//     over the trigger, the context is compacted (or its longest texts
+//     cut). The guard keeps going while the window or the request gets
+//     smaller, at most MaxOverflowAttempts times; then the caller reports
+//     the error. A lowered window is kept in the session: a "system"
+//     record with subtype context_window (field contextWindow) is appended
+//     when it is learnt, and every later boundary carries it
+//     (compactMetadata.effectiveWindow, effectiveWindowAt). A resume
 //     starts with the smallest of these in the live context, so -c does
-//     not send a request the server has already refused.
+//     not send a request the server has already refused — unless the
+//     window was given explicitly (a flag, the environment, a config
+//     file: Options.WindowExplicit), or it was learnt more than 24 hours
+//     ago, or a context_window record without a window cleared it since
+//     (ResetWindow, /context --reset-window).
+//   - A window too small for the system prompt and the tool definitions
+//     (below MinWindow) is refused by New with a *WindowTooSmallError.
 //   - When the summary fails (error, timeout, empty, not smaller than what
 //     it replaces), a deterministic digest stands in for it and the session
 //     goes on. After 2 failures in a row the next 3 auto-compactions skip
@@ -79,5 +115,5 @@
 // # Concurrency
 //
 // A Manager is not safe for concurrent use: one goroutine (the agent loop)
-// owns it. Messages, FormatContext and FormatCompact are pure functions.
+// owns it. Messages is a pure function.
 package contextmgr

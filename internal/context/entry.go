@@ -19,6 +19,10 @@ type entry struct {
 	// keeps the full record.
 	trunc      *storage.Record
 	truncLimit int
+	// clip, when positive, says that rec itself is not the file's record
+	// but a copy cut down to clip bytes of text: the MemoryStore's byte
+	// bound was reached (see liveContext.hold). The file keeps it whole.
+	clip int
 
 	ub    int // cheap upper bound of the tokens it adds (of sent())
 	exact int // exact count of sent(), -1 until counted

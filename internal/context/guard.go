@@ -4,13 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"unicode/utf8"
+	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
+
+// MaxOverflowAttempts bounds the recovery of one request the server keeps
+// rejecting as too long: the agent loop asks RecoverOverflowFrom at most
+// this many times. Each attempt at least halves the window believed (see
+// windowGuard.learn), so this covers a window believed 1000 times too
+// large before the floor stops it.
+const MaxOverflowAttempts = 10
 
 // RecoverOverflow is the ContextGuard, called after the server rejected
 // the last request as too long, without the server's words: it is
@@ -20,139 +28,161 @@ func (m *Manager) RecoverOverflow(ctx context.Context, attempt int) (bool, error
 }
 
 // RecoverOverflowFrom is the ContextGuard, called after the server
-// rejected the last request (rejection, may be nil) as too long. The
-// server's window is evidently smaller than believed, so every attempt
-// first lowers the effective window: to the maximum the server states in
-// its message when it states one (see llm.StatedWindow), otherwise to 90% of
-// the exact token count of the rejected request. Attempt 1 then cuts
-// oversized tool results down in memory (head and tail kept, the session
-// file keeps them whole); attempt 2 compacts; from attempt 3 on it returns
-// false: the caller stops with an error and the session stays resumable.
+// rejected the last request (rejection, may be nil) as too long, for the
+// attempt-th time in a row. The server's window is evidently smaller than
+// believed, so every attempt first lowers the effective window (see
+// windowGuard.learn: what the server states, else 90% of the rejected
+// request, then at least half of the window believed — never below the
+// floor of what the server already accepted) and records it in the
+// session; then it makes the next request fit: tool results oversized for
+// the new window are cut down in memory (head and tail kept, the session
+// file keeps them whole), and if the request is still over the trigger,
+// the context is compacted (or, with nothing to compact, its longest
+// texts are cut). It returns false — the caller stops with an error and
+// the session stays resumable — when neither the window nor the request
+// got smaller, or after MaxOverflowAttempts.
 func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejection error) (bool, error) {
-	if attempt >= 3 {
+	if attempt > MaxOverflowAttempts {
 		return false, nil
 	}
-	before := m.window
-	m.learnWindow(rejection)
-	if m.window < before {
-		m.learnt = m.window
+	m.acct.invalidate()
+	rejected := -1
+	count := func() int {
+		if rejected < 0 {
+			rejected = m.acct.requestTokens(exact) // the live context is still what was sent
+		}
+		return rejected
+	}
+	if stated, ok := llm.StatedWindow(rejection); ok && stated < m.guard.floor() {
+		m.notify(NoticeWarning, "the server states a context window of %d tokens, below what it already accepted or any usable window (%d tokens); not believing it", stated, m.guard.floor())
+	}
+	lowered := m.guard.learn(rejection, attempt, count)
+	if lowered {
 		if err := m.recordWindow(); err != nil {
 			return false, err
 		}
 	}
-	m.invalidate()
-	if attempt <= 1 {
-		limit := max(m.window/8, 256)
-		var oversized []*entry
-		for _, e := range m.entries {
-			if e.rec.Type == storage.TypeToolResult && m.countEntry(e) > limit {
-				oversized = append(oversized, e)
-			}
+	before := count()
+
+	limit := max(m.guard.effective/8, 256)
+	var oversized []*entry
+	for _, e := range m.live.entries {
+		if e.rec.Type == storage.TypeToolResult && m.acct.countEntry(e) > limit {
+			oversized = append(oversized, e)
 		}
-		n := 0
-		for _, e := range oversized {
-			if m.truncateEntry(e, 2*limit) {
-				n++
-			}
-		}
-		if n > 0 {
-			if err := m.recordCuts(); err != nil {
-				return false, err
-			}
-		}
-		m.notify("truncated", "the server rejected the request as too long; cut %d oversized tool results down and lowered the window estimate to %d tokens", n, m.window)
-		return true, nil
 	}
-	m.notify("warning", "the server still rejects the request as too long; compacting")
-	_, err := m.compact(ctx, storage.TriggerAuto, "")
-	if errors.Is(err, ErrNothingToCompact) {
-		if err := m.shrinkToFit(m.trigger() - 1); err != nil {
+	cut := 0
+	for _, e := range oversized {
+		if m.truncateEntry(e, 2*limit) {
+			cut++
+		}
+	}
+	if cut > 0 {
+		if err := m.recordCuts(); err != nil {
 			return false, err
 		}
-		return true, nil
 	}
-	if err != nil {
-		return false, fmt.Errorf("compact after overflow: %w", err)
+	var did []string
+	if lowered {
+		did = append(did, fmt.Sprintf("lowered the window estimate to %d tokens", m.guard.effective))
+	}
+	if cut > 0 {
+		did = append(did, fmt.Sprintf("cut %d oversized tool results down", cut))
+	}
+	if len(did) > 0 {
+		m.notify(NoticeTruncated, "the server rejected the request as too long; %s", strings.Join(did, " and "))
+	}
+	if m.acct.requestTokens(exact) >= m.guard.trigger() {
+		m.notify(NoticeWarning, "the request is still too long for the window; compacting")
+		_, err := m.compact(ctx, storage.TriggerAuto, "")
+		switch {
+		case errors.Is(err, ErrNothingToCompact):
+			if err := m.shrinkToFit(m.guard.trigger() - 1); err != nil {
+				return false, err
+			}
+		case err != nil:
+			return false, fmt.Errorf("compact after overflow: %w", err)
+		}
+	}
+	if !lowered && m.acct.requestTokens(exact) >= before {
+		return false, nil // the same request would be refused again
 	}
 	return true, nil
 }
 
-// learnWindow lowers the effective window after a rejection. What the
-// server states is the truth and is taken as it is. Otherwise the rejected
-// request is counted exactly: it was at least one token over the real
-// window, and the cheap byte bound that Request decides with can be far
-// above the real count (a third above it for ordinary text, more once
-// results were cut), which would leave the estimate too large for the
-// guard's own summary call. Tokenizing here is worth it: overflows are rare.
-// The window is never raised above what it was.
-func (m *Manager) learnWindow(rejection error) {
-	if w, ok := llm.StatedWindow(rejection); ok {
-		m.window = min(w, m.window)
-		return
-	}
-	rejected := m.requestTokens(exact) // the live context is still what was sent
-	if w := max(int(0.9*float64(rejected)), minEffectiveWindow); w < m.window {
-		m.window = w
-	}
-}
-
 // recordWindow appends a context_window record with the effective window
 // just learnt, so that a resume (-c) starts with it instead of sending a
-// request the server already refused. It is appended at once, not with
-// the next compaction: most rejections are recovered by truncation alone.
+// request the server already refused, and keeps it in the CacheStore for
+// the next session of this process. It is appended at once, not with the
+// next compaction: most rejections are recovered by truncation alone.
 func (m *Manager) recordWindow() error {
+	m.guard.remember(m.opt.Now())
 	r := &storage.Record{
 		UUID:          uuid.NewString(),
 		Type:          storage.TypeSystem,
 		Subtype:       storage.SubtypeContextWindow,
-		ContextWindow: m.window,
+		ContextWindow: m.guard.effective,
 	}
 	if _, err := m.log.Append(r); err != nil {
 		return fmt.Errorf("record the learnt context window: %w", err)
 	}
+	if !r.Timestamp.IsZero() {
+		m.guard.learntAt = r.Timestamp
+	}
+	if m.opt.Cache != nil {
+		m.opt.Cache.Add(windowCacheKey(m.opt.Model), learnt{window: m.guard.learnt, at: m.guard.learntAt})
+	}
 	return nil
 }
 
-// learntWindow is the smallest window a server rejection taught this
-// session, as recorded in the live context (0 = none): the boundary's
-// effectiveWindow and every context_window record after it.
-func learntWindow(live *storage.Live) int {
-	w := 0
-	lower := func(n int) {
-		if n > 0 && (w == 0 || n < w) {
-			w = n
-		}
+// learnt is a window a server taught this process, as the CacheStore keeps it.
+type learnt struct {
+	window int
+	at     time.Time
+}
+
+func windowCacheKey(model string) string { return "ctxwindow:" + model }
+
+// ResetWindow forgets the window a server rejection taught the session
+// (/context --reset-window): requests are sized to the configured window
+// again. The reset is recorded (a context_window record without a
+// window), so a resume does not bring the old one back.
+func (m *Manager) ResetWindow() error {
+	if m.opt.Cache != nil {
+		m.opt.Cache.Remove(windowCacheKey(m.opt.Model))
 	}
-	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
-		lower(b.CompactMetadata.EffectiveWindow)
+	had := m.guard.learnt > 0
+	m.guard.reset()
+	m.acct.invalidate()
+	if !had {
+		return nil
 	}
-	for _, lr := range live.Records {
-		if r := lr.Record; r != nil && r.Type == storage.TypeSystem && r.Subtype == storage.SubtypeContextWindow {
-			lower(r.ContextWindow)
-		}
+	r := &storage.Record{UUID: uuid.NewString(), Type: storage.TypeSystem, Subtype: storage.SubtypeContextWindow}
+	if _, err := m.log.Append(r); err != nil {
+		return fmt.Errorf("record the reset of the learnt context window: %w", err)
 	}
-	return w
+	return nil
 }
 
 // shrinkToFit cuts long texts of the live context down in memory until the
 // request fits target tokens (or nothing more can be cut), and records the
 // cuts in the session.
 func (m *Manager) shrinkToFit(target int) error {
-	over := m.requestTokens(exact) - target
+	over := m.acct.requestTokens(exact) - target
 	if over <= 0 {
 		return nil
 	}
-	n := m.truncateEntries(m.entries, m.sizeOf(m.entries)-over)
+	n := m.truncateEntries(m.live.entries, m.acct.sizeOf(m.live.entries)-over)
 	if n == 0 {
 		return nil
 	}
-	m.notify("truncated", "cut %d long texts down in memory to fit the context window", n)
+	m.notify(NoticeTruncated, "cut %d long texts down in memory to fit the context window", n)
 	return m.recordCuts()
 }
 
 // recordCuts appends a context_cut record naming every entry now sent cut.
 func (m *Manager) recordCuts() error {
-	cut := truncatedLimits(m.entries)
+	cut := truncatedLimits(m.live.entries)
 	if len(cut) == 0 {
 		return nil
 	}
@@ -168,113 +198,24 @@ func (m *Manager) recordCuts() error {
 	return nil
 }
 
-// truncateEntries cuts the longest texts of es until they weigh at most
-// target tokens: tool results first, then user and assistant text, each
-// time halving the bytes a text may keep. It returns how many were cut.
-func (m *Manager) truncateEntries(es []*entry, target int) int {
-	cut := map[*entry]bool{}
-	total := m.sizeOf(es)
-	for _, results := range []bool{true, false} {
-		for limit := 32 << 10; total > target && limit >= 256; limit /= 2 {
-			for _, e := range es {
-				if (e.rec.Type == storage.TypeToolResult) != results {
-					continue
-				}
-				if m.truncateEntry(e, limit) {
-					cut[e] = true
-				}
-			}
-			total = m.sizeOf(es)
+// truncatedLimits records which of es are sent cut down, and to what
+// limit, so that a resume restores the same context (restore re-applies
+// them): whoever cut them — a compaction, the overflow guard, the
+// MemoryStore's bound.
+func truncatedLimits(es []*entry) map[string]int {
+	var cut map[string]int
+	for _, e := range es {
+		if (e.trunc == nil && e.clip == 0) || e.rec.UUID == "" {
+			continue
 		}
+		if cut == nil {
+			cut = make(map[string]int)
+		}
+		limit := e.clip
+		if e.trunc != nil && (limit == 0 || e.truncLimit < limit) {
+			limit = e.truncLimit
+		}
+		cut[e.rec.UUID] = limit
 	}
-	if len(cut) > 0 {
-		m.invalidate()
-	}
-	return len(cut)
-}
-
-// truncateEntry makes e send its text cut to at most limit bytes (from the
-// full text on record, so repeated cuts do not stack markers). It reports
-// whether e's text is now cut.
-func (m *Manager) truncateEntry(e *entry, limit int) bool {
-	r := e.rec
-	var full string
-	switch {
-	case r.Type == storage.TypeToolResult && r.ToolResult != nil:
-		full = r.ToolResult.Output
-	case (r.Type == storage.TypeUser || r.Type == storage.TypeAssistant) && r.Message != nil:
-		full = r.Message.Content
-	default:
-		return false
-	}
-	if len(full) <= limit || (e.trunc != nil && len(sentText(e.trunc)) <= limit) {
-		return e.trunc != nil
-	}
-	t := *r
-	short := truncateText(full, limit)
-	if r.Type == storage.TypeToolResult {
-		tr := *r.ToolResult
-		tr.Output = short
-		t.ToolResult = &tr
-	} else {
-		msg := *r.Message
-		msg.Content = short
-		t.Message = &msg
-	}
-	e.trunc, e.truncLimit = &t, limit
-	e.ub = m.opt.UpperBound(recordMessage(&t))
-	e.exact, e.est = -1, -1
-	m.invalidate()
-	return true
-}
-
-func sentText(r *storage.Record) string {
-	if r.ToolResult != nil {
-		return r.ToolResult.Output
-	}
-	return messageContent(r)
-}
-
-// truncateText keeps the head (three quarters) and the tail of s within
-// about limit bytes, with a marker saying what was cut.
-func truncateText(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	keep := max(limit-80, 0) // room for the marker
-	head := cutUTF8(s, keep*3/4)
-	tail := tailUTF8(s, keep-len(head))
-	marker := fmt.Sprintf("\n\n[… %d of %d bytes cut here to fit the context window …]\n\n", len(s)-len(head)-len(tail), len(s))
-	return head + marker + tail
-}
-
-// cutUTF8 returns the longest prefix of s of at most n bytes that does not
-// split a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// tailUTF8 returns the longest suffix of s of at most n bytes that does
-// not split a character.
-func tailUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	i := len(s) - n
-	for i < len(s) && !utf8.RuneStart(s[i]) {
-		i++
-	}
-	return s[i:]
+	return cut
 }

@@ -74,8 +74,8 @@ func TestWithTheRealStoreCounterAndAnalyzer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := tokens.NewCounter("gpt-4o").Messages(want.Messages); n >= m.trigger() {
-		t.Errorf("request of %d tokens after compaction, trigger %d", n, m.trigger())
+	if n := tokens.NewCounter("gpt-4o").Messages(want.Messages); n >= m.guard.trigger() {
+		t.Errorf("request of %d tokens after compaction, trigger %d", n, m.guard.trigger())
 	}
 
 	live, err := storage.LoadLive(ctx, sess.Path())

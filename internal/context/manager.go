@@ -11,81 +11,56 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
-	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
-// Manager owns one session's live context: the records in force, their
-// token counts, compaction and overflow recovery. The agent loop talks only
-// to it; it is not safe for concurrent use.
+// Manager owns one session's live context. It layers the design card's
+// three stores: the live context is held in a MemoryStore (live), every
+// record is persisted through the session's file in the PersistentStore
+// (log), and what is recomputable is kept in the CacheStore (Options.Cache:
+// token counts, file contents for a summary, the notes on a summary's
+// parts, a window a server taught). Its policy is split along its seams:
+// the request accounting (acct), the window guard (guard), the summariser
+// (sum) and the summariser's failure back-off (back). The agent loop talks
+// only to the Manager; it is not safe for concurrent use.
 type Manager struct {
-	log     Log
-	opt     Options
-	counter TokenCounter
+	log PersistentStore
+	opt Options
 
-	summary *entry   // the summary in force, nil before the first compaction
-	entries []*entry // the other records in force, in file order
-
-	system, tools part
-	// interrupted is the size of one stand-in answer for a missing tool
-	// result; synthesized is how many the last built request had.
-	interrupted part
-	synthesized int
-	window      int // effective window: opt.Window until the server proves it smaller
-	// learnt is the smallest window a server rejection has taught the
-	// session, in this run or an earlier one (0 = none). Boundaries carry
-	// it even when this run's configured window is smaller still, so a
-	// later run configured larger keeps it.
-	learnt int
-
-	// calib is the server's prompt_tokens for a request made of the
-	// summary and entries[:calib.upto]; only what came after is counted.
-	calib calibration
-	// sent says which entries the last request handed out by Request
-	// covered. Its size is not kept: Request decides with the cheap byte
-	// bound, which is no measure of what the server counted.
-	sent calibration
-
-	// tokenized is set once the exact counter has been used.
-	tokenized bool
+	live  *liveContext
+	acct  *accountant
+	guard windowGuard
+	sum   *summarizer
+	back  backoff
 
 	usageBase  storage.Usage // the last boundary's sessionUsage
 	usageSince storage.Usage // assistant usage after the last boundary
 
 	compactions int
-	failStreak  int // summary failures in a row
-	skipLeft    int // auto-compactions left that go straight to the fallback
-	backoff     int // the next back-off length
-}
-
-type calibration struct {
-	ok     bool
-	tokens int
-	upto   int
-	// floor marks a count read back on resume that need not measure this
-	// run's request: the reply names another model than this run's, whose
-	// tokenizer may count fewer tokens, or the request it measured had
-	// texts cut down in memory that the resume sends whole. It is then
-	// only a floor under the local count, not a replacement (see restore).
-	floor bool
 }
 
 // New restores the manager from a loaded session (nil live = new session),
 // repairing what a crash left half-done: unanswered tool calls of the last
 // reply get an "interrupted" tool_result appended to the log.
-func New(ctx context.Context, log Log, live *storage.Live, opt Options) (*Manager, error) {
+func New(ctx context.Context, log PersistentStore, live *storage.Live, opt Options) (*Manager, error) {
 	opt = opt.withDefaults()
-	m := &Manager{log: log, opt: opt, counter: opt.Counter, window: opt.Window, backoff: backoffStart}
-	m.system = part{ub: m.opt.UpperBound(chat.Message{Role: chat.RoleSystem, Content: opt.System}), exact: -1}
-	if opt.System == "" {
-		m.system = part{}
-	}
-	m.interrupted = part{ub: m.opt.UpperBound(interruptedAnswer), exact: -1}
-	m.tools = part{ub: toolsUpperBound(opt.Tools), exact: -1}
-	if len(opt.Tools) == 0 {
-		m.tools = part{}
+	m := &Manager{log: log, opt: opt, guard: newWindowGuard(opt), back: newBackoff()}
+	m.live = newLiveContext(m.opt.MaxLiveBytes)
+	m.acct = newAccountant(&m.opt, m.live)
+	m.sum = &summarizer{opt: &m.opt, acct: m.acct, guard: &m.guard, notify: m.notify}
+	if min, small := m.windowTooSmall(m.opt.Window); small {
+		return nil, &WindowTooSmallError{Window: m.opt.Window, Min: min, Fixed: m.acct.fixed()}
 	}
 	if live != nil {
-		m.restore(live)
+		if err := m.restore(live); err != nil {
+			return nil, err
+		}
+	} else if m.opt.Cache != nil {
+		// A window a server taught this process holds for its next session.
+		if v, ok := m.opt.Cache.Get(windowCacheKey(m.opt.Model)); ok {
+			if l, ok := v.(learnt); ok {
+				m.guard.restore(l.window, l.at)
+			}
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -102,24 +77,20 @@ func New(ctx context.Context, log Log, live *storage.Live, opt Options) (*Manage
 // Records after the summary (post) are what the session did since the last
 // compaction: only their usage counts on top of the boundary's, and the
 // last reply among them with a usage report calibrates the count (see
-// trustedCalibration for when it replaces the local count).
-func (m *Manager) restore(live *storage.Live) {
+// calibration.floor for when it does not replace the local count).
+func (m *Manager) restore(live *storage.Live) error {
 	var summaryUUID string
 	if live.Summary != nil {
 		summaryUUID = live.Summary.UUID
-		m.summary = m.newEntry(live.Summary, -1)
+		sum := m.acct.newEntry(live.Summary, -1)
+		if _, err := m.live.install(sum, nil); err != nil {
+			return err
+		}
 		if meta := live.Summary.CompactMetadata; meta != nil {
 			// The back-off outlives the process: a -c -p run per turn
 			// would otherwise ask a failing summariser every time.
-			m.failStreak, m.skipLeft = meta.Failures, meta.SkipsLeft
-			m.backoff = backoffAfter(meta.Failures)
+			m.back = restoredBackoff(meta.Failures, meta.SkipsLeft)
 		}
-	}
-	// A window a server rejection taught an earlier run still holds: the
-	// same request would be refused again.
-	m.learnt = learntWindow(live)
-	if m.learnt > 0 && m.learnt < m.window {
-		m.window = m.learnt
 	}
 	var truncated map[string]int
 	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
@@ -146,32 +117,34 @@ func (m *Manager) restore(live *storage.Live) {
 		}
 		if r.IsSummary() {
 			if r.UUID == summaryUUID && post < 0 {
-				post = len(m.entries)
+				post = len(m.live.entries)
 			}
 			continue
 		}
 		if post < 0 && r.ParentUUID != nil && *r.ParentUUID == summaryUUID {
-			post = len(m.entries)
+			post = len(m.live.entries)
 		}
 		if post >= 0 && cutFrom < 0 && r.Type == storage.TypeSystem &&
 			(r.Subtype == storage.SubtypeContextCut || r.Subtype == storage.SubtypeContextWindow) {
-			cutFrom = len(m.entries)
+			cutFrom = len(m.live.entries)
 		}
 		if !relevant(r) {
 			continue
 		}
-		e := m.newEntry(r, lr.Offset)
+		e := m.acct.newEntry(r, lr.Offset)
 		if limit, ok := truncated[r.UUID]; ok && limit > 0 {
 			// Cut as the compaction cut it: the context in force sent it so.
 			m.truncateEntry(e, limit)
 		}
-		m.entries = append(m.entries, e)
+		if err := m.hold(e); err != nil {
+			return err
+		}
 	}
 	if post < 0 {
-		post = len(m.entries)
+		post = len(m.live.entries)
 	}
-	for i := post; i < len(m.entries); i++ {
-		r := m.entries[i].rec
+	for i := post; i < len(m.live.entries); i++ {
+		r := m.live.entries[i].rec
 		if r.Type != storage.TypeAssistant || r.Message == nil || r.Message.Usage == nil {
 			continue
 		}
@@ -180,38 +153,23 @@ func (m *Manager) restore(live *storage.Live) {
 		m.usageSince.OutputTokens += u.OutputTokens
 		if u.InputTokens > 0 {
 			cut := cutFrom >= 0 && i >= cutFrom
-			m.calib = calibration{ok: true, tokens: u.InputTokens, upto: i, floor: cut || !m.sameModel(r.Message.Model)}
+			m.guard.accept(u.InputTokens)
+			m.acct.calib = calibration{ok: true, tokens: u.InputTokens, upto: i, floor: cut || !m.acct.sameModel(r.Message.Model)}
 		}
 	}
-}
-
-// sameModel reports whether a reply of model (as the server named it) was
-// counted the way this run's model counts: servers name the model in their
-// own way — a dated snapshot for an alias ("gpt-4o-2024-08-06"), a provider
-// prefix ("openai/gpt-4o"), a local server's file name — so names are not
-// compared; what matters is whether clawdcode's table maps both to the same
-// tokenizer encoding. Only a switch between tokenizers (gpt-4 → gpt-4o)
-// makes the recorded count a mere floor.
-func (m *Manager) sameModel(model string) bool {
-	return model == "" || tokens.EncodingFor(model) == tokens.EncodingFor(m.opt.Model)
-}
-
-// backoffAfter is the next back-off length once failures summaries in a
-// row have failed: it starts when the streak reaches failStreakLimit and
-// doubles with every failure after that, as compact does.
-func backoffAfter(failures int) int {
-	b := backoffStart
-	for i := failStreakLimit; i <= failures && b < backoffMax; i++ {
-		b = min(2*b, backoffMax)
-	}
-	return b
+	// A window a server rejection taught an earlier run still holds (the
+	// same request would be refused again), unless it expired or the
+	// window was given explicitly.
+	m.guard.restore(learntWindow(live, m.opt.Now()))
+	return nil
 }
 
 // repair answers the calls of the last reply that have no result, so the
 // file itself (not only the next request) is whole again.
 func (m *Manager) repair() error {
+	entries := m.live.entries
 	last := -1
-	for i, e := range m.entries {
+	for i, e := range entries {
 		switch e.rec.Type {
 		case storage.TypeAssistant:
 			last = i
@@ -224,7 +182,7 @@ func (m *Manager) repair() error {
 	}
 	var calls []string
 	answered := map[string]bool{}
-	for _, e := range m.entries[last+1:] {
+	for _, e := range entries[last+1:] {
 		switch r := e.rec; r.Type {
 		case storage.TypeToolUse:
 			if r.Tool.ID != "" && !answered[r.Tool.ID] {
@@ -246,13 +204,17 @@ func (m *Manager) repair() error {
 	return nil
 }
 
-func (m *Manager) newEntry(r *storage.Record, offset int64) *entry {
-	e := &entry{rec: r, offset: offset, exact: -1, est: -1}
-	e.ub = m.opt.UpperBound(recordMessage(r))
-	if r.Tokens > 0 {
-		e.exact = r.Tokens
+// hold makes e part of the live context held in the MemoryStore; at its
+// bound the longest texts held are cut down in memory, and the user told.
+func (m *Manager) hold(e *entry) error {
+	clipped, err := m.live.hold(e)
+	for _, c := range clipped {
+		m.acct.resized(c)
 	}
-	return e
+	if len(clipped) > 0 {
+		m.notify(NoticeTruncated, "the live context reached its memory bound (%d bytes); cut %d long texts down in memory (the session file keeps them whole)", m.live.mem.Max(), len(clipped))
+	}
+	return err
 }
 
 // add persists r and makes it part of the live context.
@@ -260,14 +222,14 @@ func (m *Manager) add(r *storage.Record) error {
 	if r.UUID == "" {
 		r.UUID = uuid.NewString()
 	}
-	e := m.newEntry(r, -1)
+	e := m.acct.newEntry(r, -1)
 	// A record is counted only when the next request could reach the
 	// trigger with it, since Request must count it then anyway: counted
 	// now, the count is stored with it and no later run counts it again
 	// (a user message included, which is appended before Request). Below
 	// that, the server's next prompt_tokens covers it for free.
-	if m.requestTokens(bound)+e.ub >= m.trigger() {
-		m.countEntry(e)
+	if m.acct.requestTokens(bound)+e.ub >= m.guard.trigger() {
+		m.acct.countEntry(e)
 		r.Tokens = e.exact
 	}
 	off, err := m.log.Append(r)
@@ -275,7 +237,13 @@ func (m *Manager) add(r *storage.Record) error {
 		return fmt.Errorf("append %s record: %w", r.Type, err)
 	}
 	e.offset = off
-	m.entries = append(m.entries, e)
+	before := len(truncatedLimits(m.live.entries))
+	if err := m.hold(e); err != nil {
+		return err
+	}
+	if len(truncatedLimits(m.live.entries)) != before {
+		return m.recordCuts()
+	}
 	return nil
 }
 
@@ -292,13 +260,14 @@ func (m *Manager) AddUser(text string) error {
 // exactly the request the last Request returned.
 func (m *Manager) AddAssistant(resp *llm.Response) error {
 	if resp.Usage.PromptTokens > 0 {
-		upto := len(m.entries)
-		if m.sent.ok {
-			upto = m.sent.upto
+		upto := len(m.live.entries)
+		if m.acct.sent.ok {
+			upto = m.acct.sent.upto
 		}
-		m.calib = calibration{ok: true, tokens: resp.Usage.PromptTokens, upto: upto}
+		m.acct.calib = calibration{ok: true, tokens: resp.Usage.PromptTokens, upto: upto}
+		m.guard.accept(resp.Usage.PromptTokens)
 	}
-	m.sent.ok = false
+	m.acct.sent.ok = false
 	model := resp.Model
 	if model == "" {
 		model = m.opt.Model
@@ -322,6 +291,7 @@ func (m *Manager) AddAssistant(resp *llm.Response) error {
 			return err
 		}
 	}
+	m.recordTokens(m.acct.requestTokens(estimate))
 	return nil
 }
 
@@ -336,7 +306,7 @@ func (m *Manager) AddIncomplete(partial string, interrupted bool, cause string) 
 	if interrupted {
 		kind = storage.IncompleteInterrupted
 	}
-	m.sent.ok = false
+	m.acct.sent.ok = false
 	return m.add(&storage.Record{
 		Type:       storage.TypeAssistant,
 		Incomplete: kind,
@@ -365,6 +335,14 @@ func incompleteContent(partial string, interrupted bool, cause string) string {
 	return partial + "\n\n" + marker
 }
 
+// recordTokens tells the session's index the context size, when the
+// PersistentStore keeps one (the manager is its one source).
+func (m *Manager) recordTokens(n int) {
+	if s, ok := m.log.(tokenRecorder); ok {
+		s.SetTokens(n)
+	}
+}
+
 // AddToolResult appends the result of call id (errText non-empty = failed).
 func (m *Manager) AddToolResult(id, output, errText string) error {
 	return m.add(&storage.Record{
@@ -379,65 +357,59 @@ func (m *Manager) AddToolResult(id, output, errText string) error {
 // only records never counted before are tokenized.
 func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 	msgs := m.messages()
-	n := m.requestTokens(bound)
-	if n >= m.trigger() {
-		n = m.requestTokens(exact)
+	n := m.acct.requestTokens(bound)
+	if n >= m.guard.trigger() {
+		n = m.acct.requestTokens(exact)
 	}
-	if n >= m.trigger() {
+	if n >= m.guard.trigger() {
 		_, err := m.compact(ctx, storage.TriggerAuto, "")
 		switch {
 		case err == nil:
 		case errors.Is(err, ErrNothingToCompact):
-			if err := m.shrinkToFit(m.trigger() - 1); err != nil {
+			if err := m.shrinkToFit(m.guard.trigger() - 1); err != nil {
 				return llm.Request{}, err
 			}
 		default:
 			return llm.Request{}, err
 		}
 		msgs = m.messages()
-		n = m.requestTokens(exact)
+		n = m.acct.requestTokens(exact)
 	}
-	m.sent = calibration{ok: true, upto: len(m.entries)}
-	if s, ok := m.log.(interface{ SetTokens(int) }); ok {
-		s.SetTokens(n)
-	}
+	m.acct.sent = calibration{ok: true, upto: len(m.live.entries)}
+	m.recordTokens(n)
 	return llm.Request{Model: m.opt.Model, Messages: msgs, Tools: m.opt.Tools}, nil
 }
 
 // messages is the full messages[] of the next request, system prompt first.
 // It also notes how many calls it answered as interrupted, for the count.
 func (m *Manager) messages() []chat.Message {
-	recs := make([]*storage.Record, 0, len(m.entries)+1)
-	if m.summary != nil {
-		recs = append(recs, m.summary.rec)
+	recs := make([]*storage.Record, 0, len(m.live.entries)+1)
+	if m.live.summary != nil {
+		recs = append(recs, m.live.summary.rec)
 	}
-	for _, e := range m.entries {
+	for _, e := range m.live.entries {
 		recs = append(recs, e.sent())
 	}
 	msgs, synthesized := buildMessages(recs)
-	m.synthesized = synthesized
+	m.acct.synthesized = synthesized
 	if m.opt.System == "" {
 		return msgs
 	}
 	return append([]chat.Message{{Role: chat.RoleSystem, Content: m.opt.System}}, msgs...)
 }
 
-// SetModel switches the model (and the token counter with it). Counts made
-// for the old model's encoding, and the server's calibration, no longer hold.
+// SetModel switches the model: the token counter, and the window when it
+// came from the model table (an explicit window stays). Counts made for
+// the old model's encoding, and the server's calibration, no longer hold.
 func (m *Manager) SetModel(model string) {
 	if model == m.opt.Model {
 		return
 	}
 	m.opt.Model = model
-	m.counter = m.opt.NewCounter(model)
-	m.tokenized = false
-	m.calib.ok, m.sent.ok = false, false
-	m.system.exact, m.tools.exact, m.interrupted.exact = -1, -1, -1
-	if m.summary != nil {
-		m.summary.exact = -1
-	}
-	for _, e := range m.entries {
-		e.exact = -1
+	m.acct.setModel()
+	if !m.opt.WindowExplicit {
+		m.opt.Window, m.opt.WindowSource = m.opt.WindowFor(model), "the models table"
+		m.guard = newWindowGuard(m.opt)
 	}
 }
 
@@ -457,6 +429,6 @@ func (m *Manager) SessionUsage() storage.Usage {
 }
 
 // notify sends a notice, formatted.
-func (m *Manager) notify(kind, format string, args ...any) {
+func (m *Manager) notify(kind NoticeKind, format string, args ...any) {
 	m.opt.Notify(Notice{Kind: kind, Text: strings.TrimSpace(fmt.Sprintf(format, args...))})
 }

@@ -11,15 +11,28 @@ import (
 	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
-// Log is where the manager persists records: *storage.Session satisfies it.
+// PersistentStore is where the manager persists records: the session's
+// JSONL file in the storage.PersistentStore, which *storage.Session is.
 // Append fills the common fields left empty, writes r as one line and
 // returns the byte offset at which the line starts. The manager sets r.UUID
 // itself before calling Append, so it always knows the uuid it wrote.
-type Log interface {
+type PersistentStore interface {
 	Append(r *storage.Record) (offset int64, err error)
 }
 
-var _ Log = (*storage.Session)(nil)
+// Log is the PersistentStore's former name.
+type Log = PersistentStore
+
+var _ PersistentStore = (*storage.Session)(nil)
+
+// tokenRecorder is a PersistentStore that keeps the last known context
+// size for its index (*storage.Session does); the manager tells it the
+// size of every request it hands out.
+type tokenRecorder interface {
+	SetTokens(n int)
+}
+
+var _ tokenRecorder = (*storage.Session)(nil)
 
 // batchLog is a Log that can write several records with one write
 // (*storage.Session can). A compaction's boundary and summary go together
@@ -49,19 +62,42 @@ type TokenCounter interface {
 
 var _ TokenCounter = (*tokens.Counter)(nil)
 
-// Cache keeps exact token counts across managers of one process (a resumed
-// or switched session need not re-tokenize); *storage.CacheStore satisfies it.
+// Cache is the CacheStore: what is recomputable and worth keeping across
+// the managers of one process — exact token counts (a resumed or switched
+// session need not re-tokenize), the notes on the parts of a long
+// summary, the file contents read for a summary, a window a server
+// taught. *storage.CacheStore satisfies it.
 type Cache interface {
 	Get(key string) (any, bool)
 	Add(key string, v any)
+	Remove(key string) bool
 }
 
 var _ Cache = (*storage.CacheStore)(nil)
 
 // Options configure a Manager. Policy defaults live here, nowhere else.
 type Options struct {
-	Model        string
-	Window       int     // context window in tokens (0 = DefaultWindow)
+	Model  string
+	Window int // context window in tokens (0 = WindowFor(Model))
+	// WindowExplicit says Window came from the user (a flag, the
+	// environment or a config file) rather than from the model table: it
+	// then wins over a window a server taught an earlier run, and /model
+	// does not change it.
+	WindowExplicit bool
+	// WindowSource says where Window came from, for /context
+	// ("--context-window", "CLAWDCODE_CONTEXT_WINDOW", a config file, the
+	// models table…); "" = the models table.
+	WindowSource string
+	// WindowFor is the models table's window for a model; nil =
+	// tokens.WindowFor.
+	WindowFor func(model string) int
+	// MaxLiveBytes bounds the MemoryStore that holds the live context, in
+	// bytes of record content (0 = liveBytesPerToken × Window, at least
+	// minLiveBytes).
+	MaxLiveBytes int64
+	// Now is the clock a learnt window expires by; nil = time.Now.
+	Now func() time.Time
+
 	Threshold    float64 // auto-compaction trigger as a fraction of Window (0 = DefaultThreshold)
 	ReplyReserve int     // tokens kept free for the reply (0 = min(8192, Window/8))
 	System       string  // system prompt
@@ -81,7 +117,8 @@ type Options struct {
 	// nil = tokens.Estimate.
 	Estimate func(s string) int
 	// Files picks the files whose current content goes into a summary
-	// request; nil = fileanalyzer.Select with the top 5 files, 1000 lines each.
+	// request; nil = fileanalyzer.Select with the top 5 files, 1000 lines
+	// each, their contents kept in Cache.
 	Files func(root string, msgs []chat.Message) ([]fileanalyzer.File, error)
 
 	Cache Cache // may be nil
@@ -95,14 +132,45 @@ type Options struct {
 
 // Notice is a user-facing message from the manager.
 type Notice struct {
-	Kind string // "compacting", "compacted", "fallback", "truncated", "warning"
+	Kind NoticeKind
 	Text string
+}
+
+// NoticeKind says what a Notice is about; front ends style and route
+// notices by it (the stream-json "compact" events, the REPL's spinner).
+type NoticeKind string
+
+// The kinds of notice; the values are what -p's stream-json shows.
+const (
+	NoticeCompacting NoticeKind = "compacting" // a compaction starts
+	NoticeCompacted  NoticeKind = "compacted"  // a compaction is done
+	NoticeFallback   NoticeKind = "fallback"   // the summary failed: a digest stands in
+	NoticeTruncated  NoticeKind = "truncated"  // texts were cut down in memory
+	NoticeRetry      NoticeKind = "retry"      // a model call is tried again
+	NoticeWarning    NoticeKind = "warning"    // anything else the user should know
+)
+
+// IsWarning reports whether the user must hear of k even when nobody
+// watches progress (-p in a script): warning, fallback, truncated, retry.
+func (k NoticeKind) IsWarning() bool {
+	return k == NoticeWarning || k == NoticeFallback || k == NoticeTruncated || k == NoticeRetry
+}
+
+// IsCompaction reports whether k is part of a compaction's story
+// (compacting, compacted, fallback).
+func (k NoticeKind) IsCompaction() bool {
+	return k == NoticeCompacting || k == NoticeCompacted || k == NoticeFallback
 }
 
 // Policy. These are the only places the numbers live.
 const (
-	DefaultWindow    = 128000
+	// DefaultThreshold is --compact-threshold's default.
 	DefaultThreshold = 0.8
+
+	// WarnShare is where the front ends start showing how much is left
+	// before auto-compaction: at this share of the trigger (see
+	// Usage.Warning).
+	WarnShare = 0.8
 
 	// maxReplyReserve caps the default reply reserve: min(8192, Window/8).
 	// A reply longer than that is rare, and an 8k reserve on a 128k
@@ -135,9 +203,27 @@ const (
 
 	defaultSummaryTimeout = 2 * time.Minute
 
-	// minEffectiveWindow is the floor when the overflow guard lowers its
-	// belief about the window: below it nothing useful fits anyway.
-	minEffectiveWindow = 1024
+	// minLearntWindow is the floor when the overflow guard lowers its
+	// belief about the window: below it nothing useful fits anyway (see
+	// windowGuard.floor for the other floors).
+	minLearntWindow = 1024
+
+	// learntWindowTTL is how long a window learnt from a server's
+	// rejection holds on resume: servers are reconfigured, and one bogus
+	// error must not cripple a session for good.
+	learntWindowTTL = 24 * time.Hour
+
+	// minMessageRoom is what a window must leave below the trigger beside
+	// the system prompt and the tool definitions for it to be usable: a
+	// short user message and its turn (see MinWindow).
+	minMessageRoom = 256
+
+	// The MemoryStore's default bound: liveBytesPerToken bytes per token
+	// of the window, at least minLiveBytes. Ordinary text runs 3 to 5
+	// bytes per token, so a live context at the bound is several times
+	// the window: it could never be sent uncut anyway.
+	liveBytesPerToken = 16
+	minLiveBytes      = 4 << 20
 
 	// interruptedText answers a tool call that never got a result.
 	interruptedText = "interrupted: no result was recorded (the previous run ended before the tool finished)"
@@ -145,8 +231,21 @@ const (
 
 // withDefaults returns opt with every zero field set to the policy default.
 func (opt Options) withDefaults() Options {
+	if opt.WindowFor == nil {
+		opt.WindowFor = tokens.WindowFor
+	}
 	if opt.Window <= 0 {
-		opt.Window = DefaultWindow
+		opt.Window = opt.WindowFor(opt.Model)
+		opt.WindowExplicit, opt.WindowSource = false, ""
+	}
+	if opt.WindowSource == "" {
+		opt.WindowSource = "the models table"
+	}
+	if opt.MaxLiveBytes <= 0 {
+		opt.MaxLiveBytes = max(minLiveBytes, liveBytesPerToken*int64(opt.Window))
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
 	}
 	if opt.Threshold <= 0 || opt.Threshold > 1 {
 		opt.Threshold = DefaultThreshold
@@ -167,13 +266,17 @@ func (opt Options) withDefaults() Options {
 	if opt.Estimate == nil {
 		opt.Estimate = tokens.Estimate
 	}
-	if opt.Files == nil {
-		opt.Files = func(root string, msgs []chat.Message) ([]fileanalyzer.File, error) {
-			return fileanalyzer.Select(root, msgs, fileanalyzer.Options{MaxFiles: 5, MaxLines: 1000})
-		}
-	}
 	if c, ok := opt.Cache.(*storage.CacheStore); ok && c == nil {
 		opt.Cache = nil
+	}
+	if opt.Files == nil {
+		var cache fileanalyzer.Cache
+		if opt.Cache != nil {
+			cache = opt.Cache
+		}
+		opt.Files = func(root string, msgs []chat.Message) ([]fileanalyzer.File, error) {
+			return fileanalyzer.Select(root, msgs, fileanalyzer.Options{MaxFiles: 5, MaxLines: 1000, Cache: cache})
+		}
 	}
 	if opt.SummaryTimeout <= 0 {
 		opt.SummaryTimeout = defaultSummaryTimeout
@@ -182,12 +285,4 @@ func (opt Options) withDefaults() Options {
 		opt.Notify = func(Notice) {}
 	}
 	return opt
-}
-
-// replyReserve is the reply budget for a window w.
-func (opt Options) replyReserve(w int) int {
-	if opt.ReplyReserve > 0 {
-		return opt.ReplyReserve
-	}
-	return min(maxReplyReserve, w/8)
 }

@@ -85,8 +85,8 @@ func TestServerWindowSmallerThanBelieved(t *testing.T) {
 		}
 		recovered += attempts
 	}
-	if recovered == 0 || m.window >= 50000 {
-		t.Errorf("the guard never ran (recoveries %d, window %d)", recovered, m.window)
+	if recovered == 0 || m.guard.effective >= 50000 {
+		t.Errorf("the guard never ran (recoveries %d, window %d)", recovered, m.guard.effective)
 	}
 	if m.Compactions() == 0 {
 		t.Error("never compacted")
@@ -101,5 +101,5 @@ func TestServerWindowSmallerThanBelieved(t *testing.T) {
 	if rejected > 0 {
 		t.Errorf("%d of the last 4 requests rejected", rejected)
 	}
-	t.Logf("recoveries %d, compactions %d, learnt window %d", recovered, m.Compactions(), m.window)
+	t.Logf("recoveries %d, compactions %d, learnt window %d", recovered, m.Compactions(), m.guard.effective)
 }

@@ -74,37 +74,10 @@ func TestRandomSessionsAlwaysFit(t *testing.T) {
 func checkFits(t *testing.T, f *fixture, req llm.Request) {
 	t.Helper()
 	checkWellFormed(t, req.Messages)
-	if n := requestSize(f.counter, req); n >= f.m.trigger() {
-		t.Fatalf("request of %d tokens, trigger %d (window %d) compactions %d entries %d notices %v bound %d exact %d calib %+v", n, f.m.trigger(), f.m.window, f.m.Compactions(), len(f.m.entries), f.notices, f.m.requestTokens(bound), f.m.requestTokens(exact), f.m.calib)
+	if n := requestSize(f.counter, req); n >= f.m.guard.trigger() {
+		t.Fatalf("request of %d tokens, trigger %d (window %d) compactions %d entries %d notices %v bound %d exact %d calib %+v", n, f.m.guard.trigger(), f.m.guard.effective, f.m.Compactions(), len(f.m.live.entries), f.notices, f.m.acct.requestTokens(bound), f.m.acct.requestTokens(exact), f.m.acct.calib)
 	}
 	if last := f.log.recs[len(f.log.recs)-1].Record; last.IsBoundary() {
 		t.Fatal("a boundary without its summary")
-	}
-}
-
-func TestFormatContext(t *testing.T) {
-	t.Parallel()
-	out := FormatContext(Usage{Tokens: 30000, Window: 128000, Threshold: 0.8, Trigger: 102400, System: 2000, Tools: 3000, Summary: 5000, Messages: 20000})
-	for _, want := range []string{
-		"Context usage: ~30000 / 128000 tokens (23%)\n",
-		"[███████░",
-		"system prompt",
-		"summary",
-		"auto-compaction at 102400 tokens (80% / 72400 tokens away)",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("FormatContext lacks %q:\n%s", want, out)
-		}
-	}
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 7 {
-		t.Errorf("%d lines:\n%s", len(lines), out)
-	}
-	full := FormatContext(Usage{Tokens: 130000, Window: 128000, Trigger: 102400})
-	if !strings.Contains(full, "reached") || strings.Contains(full, "|") {
-		t.Errorf("over the trigger:\n%s", full)
-	}
-	fb := FormatCompact(&CompactResult{PreTokens: 1000, PostTokens: 250, Fallback: true, Err: "summary call: 500"})
-	if !strings.Contains(fb, "1000 → 250 tokens (-75%)") || !strings.Contains(fb, "(fallback: summary failed: summary call: 500)") {
-		t.Errorf("FormatCompact:\n%s", fb)
 	}
 }

@@ -239,10 +239,10 @@ func TestResumeAfterGuardCut(t *testing.T) {
 	}
 
 	m2 := s.open(true)
-	if !m2.calib.ok || !m2.calib.floor {
-		t.Errorf("resumed calibration %+v, want the server's count of the cut request as a floor", m2.calib)
+	if !m2.acct.calib.ok || !m2.acct.calib.floor {
+		t.Errorf("resumed calibration %+v, want the server's count of the cut request as a floor", m2.acct.calib)
 	}
-	if n := m2.requestTokens(bound); n < len(whole) {
+	if n := m2.acct.requestTokens(bound); n < len(whole) {
 		t.Errorf("resumed size %d, below the whole result it sends (%d bytes)", n, len(whole))
 	}
 }
@@ -278,17 +278,17 @@ func TestResumeCalibration(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.lowerFirst {
-				m.window = 50_000
+				m.guard.effective = 50_000
 				must(t, m.recordWindow())
 			}
 			must(t, m.AddAssistant(&llm.Response{Model: tc.replyModel, Content: "ok", Usage: llm.Usage{PromptTokens: 1000}}))
 			if tc.lowerAfter {
-				m.window = 50_000
+				m.guard.effective = 50_000
 				must(t, m.recordWindow())
 			}
 			must(t, m.AddUser("next"))
 			m2 := s.open(true)
-			c := m2.calib
+			c := m2.acct.calib
 			if c.ok != tc.wantOK || (c.ok && c.floor != tc.wantFloor) {
 				t.Fatalf("calibration %+v, want ok %v floor %v", c, tc.wantOK, tc.wantFloor)
 			}
@@ -296,10 +296,10 @@ func TestResumeCalibration(t *testing.T) {
 				return
 			}
 			want := 1000
-			for _, e := range m2.entries[c.upto:] {
+			for _, e := range m2.live.entries[c.upto:] {
 				want += e.best()
 			}
-			n := m2.requestTokens(bound)
+			n := m2.acct.requestTokens(bound)
 			switch {
 			case !tc.wantFloor && n != want:
 				t.Errorf("resumed size %d, want the server's count and what came after: %d", n, want)
@@ -327,8 +327,8 @@ func TestSteadyContinuedTurnsDoNotTokenize(t *testing.T) {
 			t.Fatal(err)
 		}
 		must(t, m.AddAssistant(&llm.Response{Content: "noted", Usage: llm.Usage{PromptTokens: 800 * (turn + 1)}}))
-		if turn == 5 && m.boundOf(m.entries) < m.trigger() {
-			t.Fatalf("the session's byte bound %d is under the trigger %d; the test needs it over", m.boundOf(m.entries), m.trigger())
+		if turn == 5 && boundOf(m.live.entries) < m.guard.trigger() {
+			t.Fatalf("the session's byte bound %d is under the trigger %d; the test needs it over", boundOf(m.live.entries), m.guard.trigger())
 		}
 		if m.Compactions() != 0 {
 			t.Fatalf("turn %d compacted", turn)

@@ -2,6 +2,8 @@ package contextmgr
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"sync"
@@ -54,6 +56,18 @@ const (
 	maxSummaryDepth = 4
 )
 
+// summarizer writes a compaction's summary with the model: in one call
+// when the material fits the window, else in parts whose notes are then
+// merged. It keeps in the CacheStore what a retry after a failure need not
+// redo: the notes on each part (keyed by the part's text), and, through
+// the file analyzer, the file contents it read.
+type summarizer struct {
+	opt    *Options
+	acct   *accountant
+	guard  *windowGuard
+	notify func(kind NoticeKind, format string, args ...any)
+}
+
 // piece is one rendered record of the material to summarise.
 type piece struct {
 	text   string
@@ -65,53 +79,57 @@ type piece struct {
 // otherwise in parts whose condensed notes are then merged. It returns the
 // summary, the files included and the count of the summary record's
 // message (summaryPreamble and the summary).
-func (m *Manager) summarize(ctx context.Context, dropped []*entry, instructions string) (string, []string, int, error) {
+//
+// prevSummary is the summary in force (nil = none), folded in; messages
+// builds the request in force, for the file analyzer.
+func (s *summarizer) summarize(ctx context.Context, prevSummary *entry, dropped []*entry, instructions string, messages func() []chat.Message) (string, []string, int, error) {
 	prev := ""
 	replaced := func(size func(*entry) int) int {
 		n := 0
 		for _, e := range dropped {
 			n += size(e)
 		}
-		if m.summary != nil {
-			n += m.countEntry(m.summary)
+		if prevSummary != nil {
+			n += s.acct.countEntry(prevSummary)
 		}
 		return n
 	}
-	if m.summary != nil {
-		prev = summaryBody(messageContent(m.summary.rec))
+	if prevSummary != nil {
+		prev = summaryBody(messageContent(prevSummary.rec))
 	}
 	pieces := make([]piece, 0, len(dropped))
 	for _, e := range dropped {
-		if p, ok := m.render(e); ok {
+		if p, ok := s.render(e); ok {
 			pieces = append(pieces, p)
 		}
 	}
-	files := m.files()
+	files := s.files(messages)
 	prevTokens := 0
-	if m.summary != nil {
+	if prevSummary != nil {
 		// The summary record's count (stored with it) covers its body
 		// and more: the preamble it drops outweighs any difference the
 		// cut makes to the pieces at its edge.
-		prevTokens = m.countEntry(m.summary)
+		prevTokens = s.acct.countEntry(prevSummary)
 	}
-	text, included, err := m.summarizeMaterial(ctx, prev, prevTokens, pieces, instructions, files, 0)
+	text, included, err := s.summarizeMaterial(ctx, prev, prevTokens, pieces, instructions, files, 0)
 	if err != nil {
 		return "", nil, 0, err
 	}
-	n := m.counter.Message(chat.Message{Role: chat.RoleUser, Content: summaryPreamble + "\n\n" + text})
+	n := s.acct.counter.Message(chat.Message{Role: chat.RoleUser, Content: summaryPreamble + "\n\n" + text})
 	// The dropped part is counted only when the summary is not clearly
 	// smaller: approx is at most about three times the exact count.
-	if r := replaced(m.approx); n >= r/4 {
-		if r := replaced(m.countEntry); n >= r {
+	if r := replaced(s.acct.approx); n >= r/4 {
+		if r := replaced(s.acct.countEntry); n >= r {
 			return "", nil, 0, fmt.Errorf("%w is not smaller than what it replaces (%d ≥ %d tokens)", errSummary, n, r)
 		}
 	}
 	return text, included, n, nil
 }
 
-func (m *Manager) summarizeMaterial(ctx context.Context, prev string, prevTokens int, pieces []piece, instructions string, files []fileanalyzer.File, depth int) (string, []string, error) {
-	avail := m.summaryInputBudget()
-	fixed := m.counter.Text(summarizerInstructions) + prevTokens + m.counter.Text(instructions) + 64
+func (s *summarizer) summarizeMaterial(ctx context.Context, prev string, prevTokens int, pieces []piece, instructions string, files []fileanalyzer.File, depth int) (string, []string, error) {
+	counter := s.acct.counter
+	avail := s.summaryInputBudget()
+	fixed := counter.Text(summarizerInstructions) + prevTokens + counter.Text(instructions) + 64
 	material := 0
 	for _, p := range pieces {
 		material += p.tokens
@@ -120,7 +138,7 @@ func (m *Manager) summarizeMaterial(ctx context.Context, prev string, prevTokens
 		var fileText strings.Builder
 		var included []string
 		room := avail - fixed - material
-		blocks, sizes := m.fileBlocks(files, room)
+		blocks, sizes := s.fileBlocks(files, room)
 		for i, block := range blocks {
 			if sizes[i] > room {
 				continue
@@ -130,13 +148,13 @@ func (m *Manager) summarizeMaterial(ctx context.Context, prev string, prevTokens
 			included = append(included, files[i].Path)
 		}
 		user := summaryRequestText(prev, pieces, fileText.String(), instructions, depth > 0)
-		text, err := m.callSummarizer(ctx, summarizerInstructions, user)
+		text, err := s.callSummarizer(ctx, summarizerInstructions, user)
 		return text, included, err
 	}
 	if depth >= maxSummaryDepth {
 		return "", nil, fmt.Errorf("%w: the material still does not fit the window after %d rounds", errSummary, depth)
 	}
-	partRoom := avail - m.counter.Text(partInstructions) - m.counter.Text(instructions) - 64
+	partRoom := avail - counter.Text(partInstructions) - counter.Text(instructions) - 64
 	if partRoom < 64 {
 		return "", nil, fmt.Errorf("%w: the window is too small to summarise in parts", errSummary)
 	}
@@ -151,21 +169,21 @@ func (m *Manager) summarizeMaterial(ctx context.Context, prev string, prevTokens
 		if instructions != "" {
 			fmt.Fprintf(&b, "\n\nThe user asked that the summary follow these instructions: %s\n", instructions)
 		}
-		text, err := m.callSummarizer(ctx, partInstructions, b.String())
+		text, err := s.partNotes(ctx, b.String())
 		if err != nil {
 			return "", nil, fmt.Errorf("part %d of %d: %w", i+1, len(chunks), err)
 		}
 		note := fmt.Sprintf("### Notes on part %d of %d\n%s\n\n", i+1, len(chunks), text)
-		notes = append(notes, piece{text: note, tokens: m.counter.Text(note)})
+		notes = append(notes, piece{text: note, tokens: counter.Text(note)})
 	}
-	return m.summarizeMaterial(ctx, prev, prevTokens, notes, instructions, files, depth+1)
+	return s.summarizeMaterial(ctx, prev, prevTokens, notes, instructions, files, depth+1)
 }
 
 // fileBlocks renders the files for the summary request with their sizes.
 // When their bytes fit room they need no counting (a token is at least a
 // byte); otherwise they are counted exactly, in parallel: tokenizing a few
 // thousand lines is the slowest local step of a compaction.
-func (m *Manager) fileBlocks(files []fileanalyzer.File, room int) ([]string, []int) {
+func (s *summarizer) fileBlocks(files []fileanalyzer.File, room int) ([]string, []int) {
 	blocks := make([]string, len(files))
 	sizes := make([]int, len(files))
 	total := 0
@@ -179,7 +197,7 @@ func (m *Manager) fileBlocks(files []fileanalyzer.File, room int) ([]string, []i
 	}
 	var wg sync.WaitGroup
 	for i := range blocks {
-		wg.Go(func() { sizes[i] = m.counter.Text(blocks[i]) })
+		wg.Go(func() { sizes[i] = s.acct.counter.Text(blocks[i]) })
 	}
 	wg.Wait()
 	return blocks, sizes
@@ -188,8 +206,30 @@ func (m *Manager) fileBlocks(files []fileanalyzer.File, room int) ([]string, []i
 // summaryInputBudget is how much a summarization request may hold: the
 // window less the summary's completion budget and a safety margin for the
 // difference between our count and the server's.
-func (m *Manager) summaryInputBudget() int {
-	return m.window - m.summaryMax() - m.window/20
+func (s *summarizer) summaryInputBudget() int {
+	w := s.guard.effective
+	return w - s.guard.summaryMax() - w/20
+}
+
+// partNotes asks for the notes on one part of the material, or finds them
+// in the CacheStore: when a later part or the merge fails, the retry (the
+// next compaction) does not pay for the parts already condensed.
+func (s *summarizer) partNotes(ctx context.Context, part string) (string, error) {
+	key := ""
+	if s.opt.Cache != nil {
+		sum := sha256.Sum256([]byte(partInstructions + "\x00" + part))
+		key = "ctxpart:" + s.opt.Model + ":" + hex.EncodeToString(sum[:])
+		if v, ok := s.opt.Cache.Get(key); ok {
+			if text, ok := v.(string); ok {
+				return text, nil
+			}
+		}
+	}
+	text, err := s.callSummarizer(ctx, partInstructions, part)
+	if err == nil && key != "" {
+		s.opt.Cache.Add(key, text)
+	}
+	return text, err
 }
 
 // chunkPieces groups pieces into chunks of at most room tokens each; a
@@ -268,16 +308,16 @@ func fileBlock(f fileanalyzer.File) string {
 }
 
 // callSummarizer makes one summarization call.
-func (m *Manager) callSummarizer(ctx context.Context, system, user string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, m.opt.SummaryTimeout)
+func (s *summarizer) callSummarizer(ctx context.Context, system, user string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opt.SummaryTimeout)
 	defer cancel()
-	resp, err := m.opt.LLM.Stream(ctx, llm.Request{
-		Model: m.opt.Model,
+	resp, err := s.opt.LLM.Stream(ctx, llm.Request{
+		Model: s.opt.Model,
 		Messages: []chat.Message{
 			{Role: chat.RoleSystem, Content: system},
 			{Role: chat.RoleUser, Content: user},
 		},
-		MaxCompletionTokens: m.summaryMax(),
+		MaxCompletionTokens: s.guard.summaryMax(),
 	}, func(llm.Delta) {})
 	if err != nil {
 		return "", fmt.Errorf("%w call: %w", errSummary, err)
@@ -291,20 +331,20 @@ func (m *Manager) callSummarizer(ctx context.Context, system, user string) (stri
 
 // files asks the file analyzer which files' current content to include.
 // Failing to read them is not worth failing the summary for.
-func (m *Manager) files() []fileanalyzer.File {
-	if m.opt.Root == "" {
+func (s *summarizer) files(messages func() []chat.Message) []fileanalyzer.File {
+	if s.opt.Root == "" {
 		return nil
 	}
-	files, err := m.opt.Files(m.opt.Root, m.messages())
+	files, err := s.opt.Files(s.opt.Root, messages())
 	if err != nil {
-		m.notify("warning", "could not read the files for the summary: %v", err)
+		s.notify(NoticeWarning, "could not read the files for the summary: %v", err)
 		return nil
 	}
 	return files
 }
 
 // render writes one record of the material to summarise.
-func (m *Manager) render(e *entry) (piece, bool) {
+func (s *summarizer) render(e *entry) (piece, bool) {
 	r := e.rec
 	var head, body string
 	limit := renderTextMax
@@ -332,10 +372,10 @@ func (m *Manager) render(e *entry) (piece, bool) {
 	// every record the compaction drops was most of its local work.
 	if len(body) <= limit && e.trunc == nil {
 		// The record's own size covers its text; the label is a few bytes.
-		return piece{text: head + body + "\n\n", tokens: m.approx(e) + len(head) + 2}, true
+		return piece{text: head + body + "\n\n", tokens: s.acct.approx(e) + len(head) + 2}, true
 	}
 	text := head + truncateText(body, limit) + "\n\n"
-	return piece{text: text, tokens: m.approxText(text)}, true
+	return piece{text: text, tokens: s.acct.approxText(text)}, true
 }
 
 // summaryBody strips the preamble from a summary record's content.
@@ -351,10 +391,10 @@ func summaryBody(content string) string {
 // digest is the fallback's stand-in for a summary: the previous summary
 // and the user's requests in the dropped part, most recent kept first when
 // space runs out. Deterministic, no model involved.
-func (m *Manager) digest(dropped []*entry) string {
+func (s *summarizer) digest(prevSummary *entry, dropped []*entry) string {
 	// In bytes: about twice the summary budget in tokens for ordinary text,
 	// and commit cuts the retained part down if the digest weighs more.
-	limit := 2 * m.summaryMax()
+	limit := 2 * s.guard.summaryMax()
 	var users []string
 	for _, e := range dropped {
 		if e.rec.Type == storage.TypeUser {
@@ -369,8 +409,8 @@ func (m *Manager) digest(dropped []*entry) string {
 		}
 	}
 	var b strings.Builder
-	if m.summary != nil {
-		if prev := summaryBody(messageContent(m.summary.rec)); prev != "" {
+	if prevSummary != nil {
+		if prev := summaryBody(messageContent(prevSummary.rec)); prev != "" {
 			b.WriteString("Earlier summary:\n")
 			b.WriteString(cutUTF8(prev, limit/2))
 			b.WriteString("\n\n")

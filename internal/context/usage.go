@@ -2,92 +2,99 @@ package contextmgr
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
-// Usage is the context usage shown by /context and the JSON result.
+// Usage is the context usage shown by /context, the REPL's hint and the
+// JSON result: the next request's size and its parts, which always sum
+// to it (Tokens == System + Tools + Summary + Messages).
 type Usage struct {
-	Tokens, Window int // the next request's size; the effective window
-	Threshold      float64
-	Trigger        int // the request size at which auto-compaction fires
-	System, Tools  int
-	Summary        int
-	Messages       int
+	// Tokens is the size of the next request. Measured says how much of
+	// it the server counted (its last prompt_tokens, 0 = none): the rest
+	// is clawdcode's estimate of what came after.
+	Tokens   int
+	Measured int
+	// The parts. Without a server count each is clawdcode's measure
+	// (exact where counted, else the fast estimate); with one, the
+	// system prompt, tools and summary are clawdcode's and messages is
+	// the rest of the total — unless those alone exceed it (the server's
+	// tokenizer counts fewer tokens than clawdcode's), when every part is
+	// scaled to the server's count (Scaled).
+	System, Tools, Summary, Messages int
+	Scaled                           bool
+
+	Window     int    // the effective window
+	Configured int    // the window configured (flag, env, config or models table)
+	Source     string // where Configured came from
+	Explicit   bool
+	// Learnt is the window a server's rejection taught the session (0 =
+	// none); it is the effective window unless Explicit.
+	Learnt    int
+	Threshold float64
+	Trigger   int // the request size at which auto-compaction fires
+
+	Model    string
+	Encoding string // the tokenizer encoding counts are made with
 }
 
 // Usage is the size of the next request, broken down by part. It never
 // loads the tokenizer (front ends call it after every turn): parts counted
 // exactly are exact, the rest is the fast estimate. When the server has
 // reported the size of a recent request, Tokens is that figure plus what
-// came after, and the messages line absorbs the difference between the two
-// ways of counting.
+// came after.
 func (m *Manager) Usage() Usage {
+	r := m.acct.breakdown(estimate, true)
 	u := Usage{
-		Tokens:    m.requestTokens(estimate),
-		Window:    m.window,
-		Threshold: m.opt.Threshold,
-		Trigger:   m.trigger(),
-		System:    m.partSize(&m.system, estimate),
-		Tools:     m.partSize(&m.tools, estimate),
+		Tokens:     r.total(),
+		System:     r.system,
+		Tools:      r.tools,
+		Summary:    r.summary,
+		Window:     m.guard.effective,
+		Configured: m.guard.configured,
+		Source:     m.opt.WindowSource,
+		Explicit:   m.guard.explicit,
+		Learnt:     m.guard.learnt,
+		Threshold:  m.guard.threshold,
+		Trigger:    m.guard.trigger(),
+		Model:      m.opt.Model,
+		Encoding:   tokens.EncodingFor(m.opt.Model),
 	}
-	if m.summary != nil {
-		u.Summary = m.size(m.summary, estimate)
+	if r.calibrated >= 0 {
+		u.Measured = m.acct.calib.tokens
 	}
-	u.Messages = max(u.Tokens-u.System-u.Tools-u.Summary, 0)
+	// The priming and the stand-in answers belong with the messages.
+	local := r.local()
+	fixed := u.System + u.Tools + u.Summary
+	switch {
+	case u.Tokens == local:
+		u.Messages = u.Tokens - fixed
+	case fixed <= u.Tokens:
+		u.Messages = u.Tokens - fixed
+	default:
+		u.Scaled = true
+		scale := func(n int) int { return int(float64(n) * float64(u.Tokens) / float64(max(local, 1))) }
+		u.System, u.Tools, u.Summary = scale(u.System), scale(u.Tools), scale(u.Summary)
+		u.Messages = u.Tokens - u.System - u.Tools - u.Summary
+	}
 	return u
 }
 
-const barCells = 30
-
-// FormatContext renders u for /context.
-func FormatContext(u Usage) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Context usage: ~%d / %d tokens (%d%%)\n", u.Tokens, u.Window, percent(u.Tokens, u.Window))
-	filled := min(barCells, u.Tokens*barCells/max(u.Window, 1))
-	mark := min(barCells-1, u.Trigger*barCells/max(u.Window, 1))
-	b.WriteString("[")
-	for i := range barCells {
-		switch {
-		case i < filled:
-			b.WriteString("█")
-		case i == mark:
-			b.WriteString("|")
-		default:
-			b.WriteString("░")
-		}
-	}
-	b.WriteString("]\n")
-	for _, row := range []struct {
-		name string
-		n    int
-	}{{"system prompt", u.System}, {"tools", u.Tools}, {"summary", u.Summary}, {"messages", u.Messages}} {
-		fmt.Fprintf(&b, "  %-14s %7d tokens (%d%%)\n", row.name, row.n, percent(row.n, u.Window))
-	}
-	if away := u.Trigger - u.Tokens; away > 0 {
-		fmt.Fprintf(&b, "auto-compaction at %d tokens (%d%% / %d tokens away)\n", u.Trigger, percent(u.Trigger, u.Window), away)
-	} else {
-		fmt.Fprintf(&b, "auto-compaction at %d tokens (%d%% / reached: the next request compacts first)\n", u.Trigger, percent(u.Trigger, u.Window))
-	}
-	return b.String()
+// Left is the share of the way to the auto-compaction trigger that is
+// still free, in percent.
+func (u Usage) Left() int {
+	return max(0, percent(u.Trigger-u.Tokens, u.Trigger))
 }
 
-// FormatCompact renders a compaction's outcome for /compact.
-func FormatCompact(r *CompactResult) string {
-	var b strings.Builder
-	sign, change := "-", r.PreTokens-r.PostTokens
-	if change < 0 {
-		sign, change = "+", -change
+// Warning is the front ends' hint that auto-compaction is near: once the
+// next request has used WarnShare of the budget before the trigger (the
+// trigger with the reply reserve's clamp, as the manager applies it), it
+// says how much of that budget is left; ok is false below that.
+func (u Usage) Warning() (string, bool) {
+	if u.Trigger <= 0 || float64(u.Tokens) < WarnShare*float64(u.Trigger) {
+		return "", false
 	}
-	fmt.Fprintf(&b, "Compacted: %d → %d tokens (%s%d%%)\n", r.PreTokens, r.PostTokens, sign, percent(change, r.PreTokens))
-	if len(r.Files) > 0 {
-		fmt.Fprintf(&b, "Files included: %s\n", strings.Join(r.Files, ", "))
-	} else {
-		b.WriteString("Files included: none\n")
-	}
-	if r.Fallback {
-		fmt.Fprintf(&b, "(fallback: summary failed: %s)\n", r.Err)
-	}
-	return b.String()
+	return fmt.Sprintf("context left until auto-compact: %d%%", u.Left()), true
 }
 
 // ContextLeft is the share of the way to the auto-compaction trigger that
@@ -95,6 +102,74 @@ func FormatCompact(r *CompactResult) string {
 // auto-compact: P%" hint). It uses only counts already made: cheap enough
 // for every prompt.
 func (m *Manager) ContextLeft() int {
-	t := m.trigger()
-	return max(0, percent(t-m.requestTokens(estimate), t))
+	t := m.guard.trigger()
+	return max(0, percent(t-m.acct.requestTokens(estimate), t))
+}
+
+// MinWindow is the smallest usable context window for this manager's
+// system prompt and tool definitions: the smallest in which they (counted
+// exactly), the reply priming and minMessageRoom stay below the
+// auto-compaction trigger. Below it every request would compact and still
+// not fit.
+func (m *Manager) MinWindow() int {
+	return m.guard.minWindowFor(m.acct.fixed() + minMessageRoom)
+}
+
+// windowTooSmall is MinWindow decided without tokenizing when the window
+// is comfortably larger (loading the tokenizer costs a short run more
+// than the rest of its start): the byte bound of the fixed part is above
+// its exact count, and the fast estimate is rarely a fifth below it, so a
+// window above either's minimum (the estimate's with estimateMargin) is
+// above the exact one. Only a window near or below the minimum is counted.
+func (m *Manager) windowTooSmall(w int) (min int, small bool) {
+	b := m.acct.breakdown(bound, true)
+	if w >= m.guard.minWindowFor(b.priming+b.system+b.tools+minMessageRoom) {
+		return 0, false
+	}
+	e := replyPriming + m.acct.partSize(&m.acct.system, estimate) + m.acct.partSize(&m.acct.tools, estimate)
+	if w >= m.guard.minWindowFor(int(estimateMargin*float64(e))+minMessageRoom) {
+		return 0, false
+	}
+	min = m.MinWindow()
+	return min, w < min
+}
+
+// estimateMargin is how far above the fast estimate of the fixed part a
+// window must be to skip counting it exactly.
+const estimateMargin = 1.25
+
+// minWindowFor is the smallest window whose trigger is above need.
+func (g *windowGuard) minWindowFor(need int) int {
+	hi := max(2*need, 64)
+	for g.triggerFor(hi) <= need {
+		hi *= 2
+	}
+	lo := 1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if g.triggerFor(mid) > need {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// WindowTooSmallError is a context window too small for the system prompt
+// and the tool definitions (see MinWindow).
+type WindowTooSmallError struct {
+	Window, Min int
+	Fixed       int // what the system prompt, tool definitions and priming take
+}
+
+func (e *WindowTooSmallError) Error() string {
+	return fmt.Sprintf("a context window of %d tokens is too small: the system prompt and tool definitions alone take %d tokens; the smallest usable window is %d tokens", e.Window, e.Fixed, e.Min)
+}
+
+func percent(n, of int) int {
+	if of <= 0 {
+		return 0
+	}
+	return int(float64(n)*100/float64(of) + 0.5)
 }

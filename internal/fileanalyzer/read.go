@@ -2,6 +2,7 @@ package fileanalyzer
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"unicode/utf8"
@@ -10,6 +11,36 @@ import (
 // sniffLen is how much of a file is checked for NUL bytes, as git does to
 // tell binary from text.
 const sniffLen = 8000
+
+// cachedText is a file's content as readText returned it.
+type cachedText struct {
+	content   string
+	truncated bool
+}
+
+// readCached is readText through cache (nil = none). The key holds the
+// file's size and modification time, so a file changed since is read
+// again; a file that cannot be read is never cached.
+func readCached(cache Cache, path string, maxLines, maxBytes int) (string, bool, bool) {
+	if cache == nil {
+		return readText(path, maxLines, maxBytes)
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false, false
+	}
+	key := fmt.Sprintf("file:%s:%d:%d:%d:%d", path, fi.Size(), fi.ModTime().UnixNano(), maxLines, maxBytes)
+	if v, ok := cache.Get(key); ok {
+		if c, ok := v.(cachedText); ok {
+			return c.content, c.truncated, true
+		}
+	}
+	content, truncated, ok := readText(path, maxLines, maxBytes)
+	if ok {
+		cache.Add(key, cachedText{content, truncated})
+	}
+	return content, truncated, ok
+}
 
 // readText returns at most maxLines lines and maxBytes bytes of the regular
 // file at path, and whether that stops short of the end. ok is false when

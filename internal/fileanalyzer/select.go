@@ -28,6 +28,16 @@ type Options struct {
 	// code cannot swamp the summary request. Default 100 KiB; whole lines
 	// are kept when a line boundary falls under the cap.
 	MaxBytes int
+	// Cache, when set, keeps the contents read, keyed by path, size and
+	// modification time, so the next summary of the process does not read
+	// an unchanged file again (*storage.CacheStore satisfies it).
+	Cache Cache
+}
+
+// Cache is a process-wide cache of recomputable values.
+type Cache interface {
+	Get(key string) (any, bool)
+	Add(key string, v any)
 }
 
 const (
@@ -81,7 +91,7 @@ func Select(root string, msgs []chat.Message, opt Options) ([]File, error) {
 		if !c.byTool && !r.inside(c.abs) {
 			continue
 		}
-		content, truncated, ok := readText(c.abs, opt.MaxLines, opt.MaxBytes)
+		content, truncated, ok := readCached(opt.Cache, c.abs, opt.MaxLines, opt.MaxBytes)
 		if !ok {
 			continue
 		}

@@ -196,13 +196,12 @@ func (t *turnOutput) Notice(n contextmgr.Notice) {
 	defer t.mu.Unlock()
 	t.spin.Stop()
 	t.endText()
-	switch n.Kind {
-	case "warning", "fallback", "truncated", "retry":
+	if n.Kind.IsWarning() {
 		fmt.Fprintln(t.errOut, t.cs.warn("⚠ "+safe(n.Text)))
-	default:
+	} else {
 		fmt.Fprintln(t.errOut, t.cs.dim("✻ "+safe(n.Text)))
 	}
-	if n.Kind == "compacting" {
+	if n.Kind == contextmgr.NoticeCompacting {
 		t.waiting("compacting")
 		return
 	}

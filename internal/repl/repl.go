@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
-	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -326,27 +325,9 @@ func (s *session) contextWarning() {
 	if m == nil {
 		return
 	}
-	if msg, ok := autoCompactWarning(m.Usage()); ok {
+	if msg, ok := m.Usage().Warning(); ok {
 		fmt.Fprintln(s.io.ErrOut, s.cs.dim(msg))
 	}
-}
-
-// autoCompactWarning is the rule for "near the trigger": once the context
-// has used 80% of the budget before auto-compaction (the trigger is
-// Threshold×Window), report what is left of that budget. Below that the
-// number is noise; past the trigger compaction is about to happen anyway.
-func autoCompactWarning(u contextmgr.Usage) (string, bool) {
-	threshold := u.Threshold
-	if threshold <= 0 || threshold > 1 {
-		threshold = 0.8
-	}
-	trigger := threshold * float64(u.Window)
-	if trigger <= 0 || float64(u.Tokens) < 0.8*trigger {
-		return "", false
-	}
-	left := int((trigger - float64(u.Tokens)) / trigger * 100)
-	left = max(left, 0)
-	return fmt.Sprintf("context left until auto-compact: %d%%", left), true
 }
 
 func (s *session) projectRoot() string {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
-	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -203,30 +202,6 @@ func (e *cancellingEngine) Submit(ctx context.Context, text string, sink agent.S
 		}()
 	}
 	return e.fakeEngine.Submit(ctx, text, sink)
-}
-
-func TestAutoCompactWarning(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		tokens, window int
-		threshold      float64
-		want           string
-	}{
-		{1000, 100000, 0.8, ""},
-		{63999, 100000, 0.8, ""},
-		{64000, 100000, 0.8, "context left until auto-compact: 20%"},
-		{76000, 100000, 0.8, "context left until auto-compact: 5%"},
-		{90000, 100000, 0.8, "context left until auto-compact: 0%"},
-		{45000, 100000, 0.5, "context left until auto-compact: 10%"},
-		{90000, 100000, 0, "context left until auto-compact: 0%"}, // unset threshold means the default 0.8
-		{10, 0, 0.8, ""},
-	}
-	for _, tt := range tests {
-		got, ok := autoCompactWarning(contextmgr.Usage{Tokens: tt.tokens, Window: tt.window, Threshold: tt.threshold})
-		if got != tt.want || ok != (tt.want != "") {
-			t.Errorf("%d/%d@%v: got %q, %v; want %q", tt.tokens, tt.window, tt.threshold, got, ok, tt.want)
-		}
-	}
 }
 
 func TestToolSummaries(t *testing.T) {

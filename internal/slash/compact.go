@@ -27,7 +27,7 @@ func compactCommand() Command {
 			if err != nil {
 				return fmt.Errorf("compact: %w", err)
 			}
-			_, err = fmt.Fprint(env.IO.Out, withNewline(contextmgr.FormatCompact(res)))
+			_, err = fmt.Fprint(env.IO.Out, withNewline(formatCompact(res)))
 			return err
 		},
 	}

@@ -3,20 +3,33 @@ package slash
 import (
 	"context"
 	"fmt"
-
-	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"strings"
 )
 
 func contextCommand() Command {
 	return Command{
 		Name:    "context",
-		Summary: "show context usage: tokens, breakdown, distance to auto-compaction",
-		Run: func(_ context.Context, env *Env, _ string) error {
+		Args:    "[--reset-window]",
+		Summary: "show context usage: tokens, breakdown, distance to auto-compaction; --reset-window forgets a window learnt from the server",
+		Run: func(_ context.Context, env *Env, args string) error {
 			m := env.Engine.Context()
 			if m == nil {
 				return errNoContext
 			}
-			_, err := fmt.Fprint(env.IO.Out, withNewline(contextmgr.FormatContext(m.Usage())))
+			switch strings.TrimSpace(args) {
+			case "":
+			case "--reset-window":
+				if err := m.ResetWindow(); err != nil {
+					return fmt.Errorf("reset the window: %w", err)
+				}
+				u := m.Usage()
+				if _, err := fmt.Fprintf(env.IO.Out, "Window reset to %d tokens (from %s).\n", u.Window, u.Source); err != nil {
+					return err
+				}
+			default:
+				return fmt.Errorf("%w: /context [--reset-window]", ErrUsage)
+			}
+			_, err := fmt.Fprint(env.IO.Out, withNewline(formatContext(m.Usage())))
 			return err
 		},
 	}

@@ -66,9 +66,11 @@ func CheckHome(home string) error {
 	return nil
 }
 
-// Store is the PersistentStore rooted at a CLAWDCODE_HOME. It holds no open
-// files and is safe for concurrent use.
-type Store struct {
+// PersistentStore is the JSONL store rooted at a CLAWDCODE_HOME: its
+// projects, their session files (each a *Session, which the context
+// manager persists through) and their indexes. It holds no open files and
+// is safe for concurrent use.
+type PersistentStore struct {
 	home string
 
 	mu          sync.Mutex
@@ -77,6 +79,9 @@ type Store struct {
 	indexWarned bool
 	redactor    Redactor
 }
+
+// Store is the name most callers know the PersistentStore by.
+type Store = PersistentStore
 
 func NewStore(home string) *Store { return &Store{home: home} }
 

@@ -103,7 +103,9 @@ type Record struct {
 	// request failed). Its content is what had streamed, and a marker.
 	Incomplete string `json:"incomplete,omitempty"`
 
-	// ContextWindow is the window in tokens of a SubtypeContextWindow record.
+	// ContextWindow is the window in tokens of a SubtypeContextWindow
+	// record; a SubtypeContextWindow record without one clears the window
+	// learnt before it (/context --reset-window).
 	ContextWindow int `json:"contextWindow,omitempty"`
 
 	// Pin is the pin of a SubtypePin record (ID and Text) or of a
@@ -186,6 +188,10 @@ type CompactMetadata struct {
 	// SubtypeContextWindow records before the boundary are not read on
 	// resume; this carries what they said across it.
 	EffectiveWindow int `json:"effectiveWindow,omitempty"`
+	// EffectiveWindowAt is when EffectiveWindow was learnt (the
+	// timestamp of its SubtypeContextWindow record): a learnt window
+	// expires (see contextmgr), and a boundary carrying it must not renew it.
+	EffectiveWindowAt *time.Time `json:"effectiveWindowAt,omitempty"`
 	// Receipt is on the boundary: what the compaction took out.
 	Receipt *Receipt `json:"receipt,omitempty"`
 	// Pins is clawdcode's extension on the boundary: the pins in force

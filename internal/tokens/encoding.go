@@ -1,7 +1,6 @@
 package tokens
 
 import (
-	"strings"
 	"sync"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
@@ -14,40 +13,10 @@ const (
 	Cl100kBase = "cl100k_base"
 )
 
-// EncodingFor maps a model name to its encoding with clawdcode's own table.
-// The library's EncodingForModel is not used: it errors for o1/o3/o4/gpt-5.
-//
-//	gpt-4o*, chatgpt-4o*, gpt-4.1*, gpt-4.5*, o1*, o3*, o4*, gpt-5*  → o200k_base
-//	gpt-4*, gpt-3.5*, gpt-35* (Azure spelling), text-embedding-*       → cl100k_base
-//	anything else                                                      → o200k_base
-//
-// Unknown models (Llama, Qwen, Mistral behind Ollama or vLLM, …) use their
-// own tokenizers, which clawdcode cannot load; o200k_base is the estimate
-// because its large vocabulary lands near most modern tokenizers, and the
-// context manager calibrates against the server's prompt_tokens anyway.
-// A provider prefix ("openai/gpt-4o" on OpenRouter) and case are ignored.
-func EncodingFor(model string) string {
-	name := strings.ToLower(strings.TrimSpace(model))
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	for _, p := range []string{"gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5"} {
-		if strings.HasPrefix(name, p) {
-			return O200kBase
-		}
-	}
-	for _, p := range []string{"o1", "o3", "o4"} {
-		if name == p || strings.HasPrefix(name, p+"-") {
-			return O200kBase
-		}
-	}
-	for _, p := range []string{"gpt-4", "gpt-3.5", "gpt-35", "text-embedding-"} {
-		if strings.HasPrefix(name, p) {
-			return Cl100kBase
-		}
-	}
-	return O200kBase
-}
+// EncodingFor maps a model name to its encoding with clawdcode's models
+// table (see Lookup). The library's EncodingForModel is not used: it
+// errors for o1/o3/o4/gpt-5.
+func EncodingFor(model string) string { return Lookup(model).Encoding }
 
 // lazyEncoding loads one encoding at most once per process.
 type lazyEncoding struct {

@@ -40,9 +40,10 @@ func windowRecords(t *testing.T, path string) []windowRecord {
 }
 
 // TestLearntWindowSurvivesContinue: the window a rejection taught one run
-// is the window of the next -c run, which therefore fits its request to it
-// instead of being rejected again; the record that keeps it shows nowhere
-// in the transcript.
+// is the window of the next -c run that is given none explicitly (the
+// models table's 128000 for gpt-4o is no match for what the server said),
+// which therefore fits its request to it instead of being rejected again;
+// the record that keeps it shows nowhere in the transcript.
 func TestLearntWindowSurvivesContinue(t *testing.T) {
 	t.Parallel()
 	const real = 6000
@@ -69,7 +70,7 @@ func TestLearntWindowSurvivesContinue(t *testing.T) {
 	}
 
 	before := len(w.Server.Requests())
-	next := w.mustJSON("-c", "-p", "and now?", "--context-window", itoa(believedWindow))
+	next := w.mustJSON("-c", "-p", "and now?")
 	if next.Context.Window != real {
 		t.Errorf("-c: window %d in the result, want the learnt %d", next.Context.Window, real)
 	}
@@ -89,7 +90,7 @@ func TestLearntWindowSurvivesContinue(t *testing.T) {
 	if len(carried) != 1 || carried[0] != real {
 		t.Errorf("boundaries carry effective windows %v, want [%d]", carried, real)
 	}
-	third := w.mustJSON("-c", "-p", "still there?", "--context-window", itoa(believedWindow))
+	third := w.mustJSON("-c", "-p", "still there?")
 	if third.Context.Window != real {
 		t.Errorf("-c after the compaction: window %d, want %d", third.Context.Window, real)
 	}

@@ -1,0 +1,133 @@
+package contextmgr
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// truncateEntries cuts the longest texts of es until they weigh at most
+// target tokens: tool results first, then user and assistant text, each
+// time halving the bytes a text may keep. It returns how many were cut.
+func (m *Manager) truncateEntries(es []*entry, target int) int {
+	cut := map[*entry]bool{}
+	total := m.acct.sizeOf(es)
+	for _, results := range []bool{true, false} {
+		for limit := 32 << 10; total > target && limit >= 256; limit /= 2 {
+			for _, e := range es {
+				if (e.rec.Type == storage.TypeToolResult) != results {
+					continue
+				}
+				if m.truncateEntry(e, limit) {
+					cut[e] = true
+				}
+			}
+			total = m.acct.sizeOf(es)
+		}
+	}
+	if len(cut) > 0 {
+		m.acct.invalidate()
+	}
+	return len(cut)
+}
+
+// truncateEntry makes e send its text cut to at most limit bytes (from the
+// text held, so repeated cuts do not stack markers). It reports whether
+// e's text is now cut.
+func (m *Manager) truncateEntry(e *entry, limit int) bool {
+	if e.trunc != nil && len(sentText(e.trunc)) <= limit {
+		return true
+	}
+	t, ok := cutRecord(e.rec, limit)
+	if !ok {
+		return e.trunc != nil || e.clip > 0
+	}
+	e.trunc, e.truncLimit = t, limit
+	m.acct.resized(e)
+	return true
+}
+
+// fullText is the text of r that a cut shortens ("" for records without
+// one).
+func fullText(r *storage.Record) string {
+	switch {
+	case r.Type == storage.TypeToolResult && r.ToolResult != nil:
+		return r.ToolResult.Output
+	case (r.Type == storage.TypeUser || r.Type == storage.TypeAssistant) && r.Message != nil:
+		return r.Message.Content
+	}
+	return ""
+}
+
+// cutRecord is a copy of r with its text cut to at most limit bytes; ok is
+// false when r has no text that long.
+func cutRecord(r *storage.Record, limit int) (*storage.Record, bool) {
+	full := fullText(r)
+	if len(full) <= limit {
+		return nil, false
+	}
+	t := *r
+	short := truncateText(full, limit)
+	if r.Type == storage.TypeToolResult {
+		tr := *r.ToolResult
+		tr.Output = short
+		t.ToolResult = &tr
+	} else {
+		msg := *r.Message
+		msg.Content = short
+		t.Message = &msg
+	}
+	return &t, true
+}
+
+func sentText(r *storage.Record) string {
+	if r.ToolResult != nil {
+		return r.ToolResult.Output
+	}
+	return messageContent(r)
+}
+
+// truncateText keeps the head (three quarters) and the tail of s within
+// about limit bytes, with a marker saying what was cut.
+func truncateText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	keep := max(limit-80, 0) // room for the marker
+	head := cutUTF8(s, keep*3/4)
+	tail := tailUTF8(s, keep-len(head))
+	marker := fmt.Sprintf("\n\n[… %d of %d bytes cut here to fit the context window …]\n\n", len(s)-len(head)-len(tail), len(s))
+	return head + marker + tail
+}
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not
+// split a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// tailUTF8 returns the longest suffix of s of at most n bytes that does
+// not split a character.
+func tailUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
+}

@@ -1,0 +1,87 @@
+package slash
+
+import (
+	"fmt"
+	"strings"
+
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+)
+
+const barCells = 30
+
+// formatContext renders u for /context: the contract's first line, a bar
+// with the trigger marked, the parts (which sum to the total), where the
+// window comes from and the distance to auto-compaction. Figures the
+// server measured and figures clawdcode estimated are labelled.
+func formatContext(u contextmgr.Usage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Context usage: ~%d / %d tokens (%d%%)\n", u.Tokens, u.Window, percent(u.Tokens, u.Window))
+	filled := min(barCells, u.Tokens*barCells/max(u.Window, 1))
+	mark := min(barCells-1, u.Trigger*barCells/max(u.Window, 1))
+	b.WriteString("[")
+	for i := range barCells {
+		switch {
+		case i < filled:
+			b.WriteString("█")
+		case i == mark:
+			b.WriteString("|")
+		default:
+			b.WriteString("░")
+		}
+	}
+	b.WriteString("]\n")
+	if u.Measured > 0 {
+		fmt.Fprintf(&b, "  measured by the server: %d tokens (the last request); estimated since: %d tokens\n", u.Measured, u.Tokens-u.Measured)
+	} else {
+		b.WriteString("  estimated by clawdcode (no request measured by the server yet)\n")
+	}
+	for _, row := range []struct {
+		name string
+		n    int
+	}{{"system prompt", u.System}, {"tools", u.Tools}, {"summary", u.Summary}, {"messages", u.Messages}} {
+		fmt.Fprintf(&b, "  %-14s %7d tokens (%d%%)\n", row.name, row.n, percent(row.n, u.Window))
+	}
+	if u.Scaled {
+		b.WriteString("  (the parts are clawdcode's estimates scaled to the server's count)\n")
+	}
+	fmt.Fprintf(&b, "model %s (tokenizer %s); window %d tokens from %s", u.Model, u.Encoding, u.Configured, u.Source)
+	switch {
+	case u.Learnt > 0 && u.Explicit:
+		fmt.Fprintf(&b, "; a server once rejected requests over %d tokens (ignored: the window was given explicitly)", u.Learnt)
+	case u.Learnt > 0:
+		fmt.Fprintf(&b, "; learnt from the server's rejection: %d tokens (/context --reset-window forgets it)", u.Learnt)
+	}
+	b.WriteString("\n")
+	if away := u.Trigger - u.Tokens; away > 0 {
+		fmt.Fprintf(&b, "auto-compaction at %d tokens (%d%% / %d tokens away)\n", u.Trigger, percent(u.Trigger, u.Window), away)
+	} else {
+		fmt.Fprintf(&b, "auto-compaction at %d tokens (%d%% / reached: the next request compacts first)\n", u.Trigger, percent(u.Trigger, u.Window))
+	}
+	return b.String()
+}
+
+// formatCompact renders a compaction's outcome for /compact.
+func formatCompact(r *contextmgr.CompactResult) string {
+	var b strings.Builder
+	sign, change := "-", r.PreTokens-r.PostTokens
+	if change < 0 {
+		sign, change = "+", -change
+	}
+	fmt.Fprintf(&b, "Compacted: %d → %d tokens (%s%d%%)\n", r.PreTokens, r.PostTokens, sign, percent(change, r.PreTokens))
+	if len(r.Files) > 0 {
+		fmt.Fprintf(&b, "Files included: %s\n", strings.Join(r.Files, ", "))
+	} else {
+		b.WriteString("Files included: none\n")
+	}
+	if r.Fallback {
+		fmt.Fprintf(&b, "(fallback: summary failed: %s)\n", r.Err)
+	}
+	return b.String()
+}
+
+func percent(n, of int) int {
+	if of <= 0 {
+		return 0
+	}
+	return int(float64(n)*100/float64(of) + 0.5)
+}
