@@ -11,6 +11,7 @@ import (
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/recall"
 	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -57,6 +58,9 @@ type Config struct {
 	Tools []tools.Tool
 	// Now is the clock for the date in the system prompt; nil = time.Now.
 	Now func() time.Time
+	// MCP is the connection to the configured MCP servers (nil = none);
+	// its tools are among Tools, and /mcp shows its state.
+	MCP *mcphost.Host
 	// Hooks runs the user's hook commands (nil = none).
 	Hooks *hooks.Runner
 	// Warn receives each warning about a session being resumed: the lines
@@ -386,6 +390,9 @@ func (e *Engine) SetModel(name string) {
 		e.mgr.SetModel(name)
 	}
 }
+
+// MCPServers is the state of the configured MCP servers, for /mcp.
+func (e *Engine) MCPServers() []mcphost.Status { return e.cfg.MCP.Status() }
 
 // Project is the current project (for /sessions, /switch).
 func (e *Engine) Project() *storage.Project { return e.cfg.Project }

@@ -71,6 +71,7 @@ func Default() *Registry {
 	r.Register(modelCommand())
 	r.Register(costCommand())
 	r.Register(searchCommand())
+	r.Register(mcpCommand())
 	r.Register(exitCommand())
 	r.Register(forkCommand())
 	r.Register(rewindCommand())

@@ -1,0 +1,48 @@
+package slash
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/mcphost"
+)
+
+// mcpServers is what /mcp needs of the engine: the configured MCP servers
+// and their state (*agent.Engine has it).
+type mcpServers interface {
+	MCPServers() []mcphost.Status
+}
+
+func mcpCommand() Command {
+	return Command{
+		Name:    "mcp",
+		Summary: "list the MCP servers, their state and their tools",
+		Run: func(_ context.Context, env *Env, _ string) error {
+			var servers []mcphost.Status
+			if m, ok := env.Engine.(mcpServers); ok {
+				servers = m.MCPServers()
+			}
+			if len(servers) == 0 {
+				_, err := fmt.Fprintln(env.IO.Out, "No MCP servers are configured ([mcp_servers.NAME] in .clawdcode/config.toml or $CLAWDCODE_HOME/config.toml).")
+				return err
+			}
+			var b strings.Builder
+			for _, s := range servers {
+				fmt.Fprintf(&b, "%s: %s", s.Name, s.State)
+				if s.Error != "" {
+					fmt.Fprintf(&b, " (%s)", s.Error)
+				}
+				if len(s.Tools) > 0 {
+					fmt.Fprintf(&b, ", %d tools", len(s.Tools))
+				}
+				b.WriteByte('\n')
+				for _, t := range s.Tools {
+					fmt.Fprintf(&b, "  %s\n", t)
+				}
+			}
+			_, err := fmt.Fprint(env.IO.Out, b.String())
+			return err
+		},
+	}
+}
