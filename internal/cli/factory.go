@@ -22,6 +22,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // Cache sizing for the process-wide CacheStore (token counts, tool
@@ -54,6 +55,7 @@ type Factory struct {
 	cmds    lazy[*slash.Registry]
 	logger  lazy[*slog.Logger]
 	config  lazy[*config.Config]
+	perms   lazy[*tools.Permissions]
 	// configFlags are the command line's settings, given to the
 	// configuration's first resolution (ResolveConfig).
 	configFlags config.Flags
@@ -166,6 +168,29 @@ func (f *Factory) Config() (*config.Config, error) {
 			Flags:       f.configFlags,
 			Warn:        warnTo(f.IO.ErrOut),
 		})
+	})
+}
+
+// Permissions is the run's permission policy, built once: the rules of
+// opts (flags and configuration files), --dangerously-skip-permissions,
+// the terminal's asker (nil in -p), and the project's config file as the
+// place an "always for this project" answer is saved.
+func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Permissions, error) {
+	return f.perms.get(func() (*tools.Permissions, error) {
+		p, err := f.Project()
+		if err != nil {
+			return nil, err
+		}
+		projectFile := config.ProjectFile(p.Root)
+		return tools.NewPermissions(tools.PermissionsConfig{
+			Root:    p.Root,
+			Allow:   opts.Allow,
+			Deny:    opts.Deny,
+			SkipAll: opts.SkipPermissions,
+			Asker:   asker,
+			Save:    func(r tools.Rule) error { return config.SaveRule(projectFile, r) },
+			Warn:    warnTo(f.IO.ErrOut),
+		}), nil
 	})
 }
 

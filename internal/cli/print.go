@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
-	"github.com/clawdcode/clawdcode/internal/config"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
@@ -165,6 +164,10 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 	if err != nil {
 		return nil, err
 	}
+	perms, err := f.Permissions(opts, asker)
+	if err != nil {
+		return nil, err
+	}
 	id, err := sessionToOpen(f, opts)
 	if err != nil {
 		return nil, err
@@ -186,17 +189,9 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		MaxTurns:       opts.MaxTurns,
 		Project:        p,
 		LLM:            client,
-		Permissions: tools.NewPermissions(tools.PermissionsConfig{
-			Root:    p.Root,
-			Allow:   opts.Allow,
-			Deny:    opts.Deny,
-			SkipAll: opts.SkipPermissions,
-			Asker:   asker,
-			Save:    func(r tools.Rule) error { return config.SaveRule(config.ProjectFile(p.Root), r) },
-			Warn:    warnTo(f.IO.ErrOut),
-		}),
-		Cache: f.Cache(),
-		Warn:  warnTo(f.IO.ErrOut),
+		Permissions:    perms,
+		Cache:          f.Cache(),
+		Warn:           warnTo(f.IO.ErrOut),
 	})
 	switch {
 	case id != "" && opts.ForkSession:

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 
@@ -22,6 +23,24 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	if f.IO.Interactive() {
 		asker = repl.NewAsker(f.IO)
 		toolAsker = asker
+	}
+	perms, err := f.Permissions(opts, toolAsker)
+	if err != nil {
+		return err
+	}
+	if asker != nil {
+		// The dialog names the scoped rule "always" adds, and warns about
+		// a write outside the project.
+		asker.Propose = func(tool tools.Tool, input json.RawMessage) []string {
+			var rules []string
+			for _, r := range perms.Propose(tool, input) {
+				rules = append(rules, r.String())
+			}
+			return rules
+		}
+		if p, err := f.Project(); err == nil {
+			asker.Root = p.Root
+		}
 	}
 	eng, err := openEngine(ctx, f, opts, toolAsker, true)
 	if err != nil {
