@@ -20,6 +20,7 @@ import (
 //	read <path>            → Read  {"file_path": "<path>"}
 //	write <path> <text>    → Write {"file_path": "<path>", "content": "<text>"}
 //	bash <command>         → Bash  {"command": "<command>"}
+//	edit <path> <old> <new> → Edit {"file_path": "<path>", "old_string": "<old>", "new_string": "<new>"}
 //	recall <query>         → Recall {"query": "<query>"}
 //	recall-project <query> → Recall {"query": "<query>", "scope": "project"}
 //	recall-ref <uuid>      → Recall {"ref": "<uuid>"}
@@ -80,6 +81,10 @@ func agentCalls(content string) []ToolCall {
 			name, args = "Write", map[string]string{"file_path": path, "content": text}
 		case "bash":
 			name, args = "Bash", map[string]string{"command": rest}
+		case "edit":
+			path, words, _ := strings.Cut(rest, " ")
+			old, repl, _ := strings.Cut(strings.TrimSpace(words), " ")
+			name, args = "Edit", map[string]string{"file_path": path, "old_string": old, "new_string": strings.TrimSpace(repl)}
 		case "recall":
 			name, args = "Recall", map[string]string{"query": rest}
 		case "recall-project":
