@@ -131,7 +131,12 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 // returns cause.
 func (l *loop) recordIncomplete(cause error) error {
 	interrupted := errors.Is(cause, ErrInterrupted)
-	if err := l.conv.AddIncomplete(l.streamed.String(), interrupted, oneLine(serverMessage(cause))); err != nil {
+	partial := l.streamed.String()
+	if errors.Is(cause, llm.ErrReplyTooLong) {
+		// A runaway reply is megabytes of junk: only the marker is kept.
+		partial = ""
+	}
+	if err := l.conv.AddIncomplete(partial, interrupted, oneLine(serverMessage(cause))); err != nil {
 		return errors.Join(cause, err)
 	}
 	return cause

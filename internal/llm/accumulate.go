@@ -30,6 +30,7 @@ type accumulator struct {
 	finishReason string
 	usage        Usage
 	chunks       int
+	size         int // bytes of text, tool-call ids, names and arguments received
 
 	calls   []*partialCall
 	byIndex map[int]int // provider index → position in calls
@@ -65,13 +66,16 @@ func (a *accumulator) add(chunk *openai.ChatCompletionStreamResponse) string {
 		delta := &choice.Delta
 		text += delta.Content + delta.Refusal
 		for j := range delta.ToolCalls {
-			a.addToolCall(&delta.ToolCalls[j])
+			tc := &delta.ToolCalls[j]
+			a.size += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
+			a.addToolCall(tc)
 		}
 		if choice.FinishReason != "" {
 			a.finishReason = string(choice.FinishReason)
 		}
 	}
 	a.content.WriteString(text)
+	a.size += len(text)
 	return text
 }
 

@@ -45,6 +45,9 @@ type Config struct {
 	// ErrIdleTimeout) when the server sends nothing for this long. 0 =
 	// DefaultIdleTimeout. A timed-out attempt is retried once at most.
 	IdleTimeout time.Duration
+	// MaxReplyTime ends an attempt still streaming after this long (an
+	// error wrapping ErrReplyTooLong, not retried). 0 = DefaultMaxReplyTime.
+	MaxReplyTime time.Duration
 	// WireAPI is WireChat (the default when empty) or WireResponses.
 	WireAPI string
 	// Logger receives one record per attempt (model, sizes, timing,
@@ -95,6 +98,8 @@ type Client struct {
 	log   *slog.Logger
 	retry RetryPolicy
 	idle  time.Duration
+	// maxTime bounds one attempt's streaming (see replyBound for bytes).
+	maxTime time.Duration
 	// noUsage is set once the server rejected stream_options (older Azure
 	// API versions and some proxies do); usage is then simply not reported.
 	noUsage atomic.Bool
@@ -134,8 +139,12 @@ func New(cfg Config) (*Client, error) {
 	default:
 		return nil, fmt.Errorf("invalid wire API %q: want %q or %q", cfg.WireAPI, WireChat, WireResponses)
 	}
+	maxTime := cfg.MaxReplyTime
+	if maxTime <= 0 {
+		maxTime = DefaultMaxReplyTime
+	}
 	return &Client{api: openai.NewClientWithConfig(oc), wire: wire, base: base, key: cfg.APIKey,
-		doer: doer, log: logOrDiscard(cfg.Logger), retry: cfg.Retry.withDefaults(), idle: idle}, nil
+		doer: doer, log: logOrDiscard(cfg.Logger), retry: cfg.Retry.withDefaults(), idle: idle, maxTime: maxTime}, nil
 }
 
 // defaultHTTPClient has no overall timeout — a long answer may stream for
@@ -148,7 +157,11 @@ func defaultHTTPClient() *http.Client {
 
 // Stream sends req with streaming and include_usage, calls onDelta for text
 // as it arrives, accumulates tool-call deltas by index, retries per the
-// policy, and returns the complete reply or a classified *Error.
+// policy, and returns the complete reply or a classified *Error. A reply
+// is bounded — in bytes (by req.MaxCompletionTokens with a margin, else
+// maxReplyBytes) and in time (Config.MaxReplyTime) — so a server that
+// streams without end fails the attempt (ErrReplyTooLong) instead of
+// growing memory without limit.
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
 	var body []byte
 	if c.wire == WireResponses {
@@ -162,15 +175,16 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	if c.noUsage.Load() {
 		oreq.StreamOptions = nil
 	}
+	bound := boundFor(req.MaxCompletionTokens)
 	timeouts := 0
 	for attempt := 1; ; attempt++ {
 		var resp *Response
 		var err error
 		start := time.Now()
 		if c.wire == WireResponses {
-			resp, err = c.responsesAttempt(ctx, body, onDelta)
+			resp, err = c.responsesAttempt(ctx, body, bound, onDelta)
 		} else {
-			resp, err = c.attempt(ctx, oreq, onDelta)
+			resp, err = c.attempt(ctx, oreq, bound, onDelta)
 		}
 		c.logAttempt(req, attempt, time.Since(start), resp, err)
 		if err == nil {
@@ -192,7 +206,8 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		if errors.Is(le, ErrIdleTimeout) {
 			timeouts++
 		}
-		if le.Partial || !le.Kind.retryable() || attempt >= c.retry.MaxAttempts || timeouts > maxTimeoutRetries {
+		if le.Partial || !le.Kind.retryable() || errors.Is(le, ErrReplyTooLong) ||
+			attempt >= c.retry.MaxAttempts || timeouts > maxTimeoutRetries {
 			return nil, le
 		}
 		wait := c.retry.delay(attempt, le.RetryAfter)
@@ -243,9 +258,11 @@ func logOrDiscard(l *slog.Logger) *slog.Logger {
 
 // attempt makes one request and reads its stream to the end. Every error it
 // returns is an *Error, except go-openai's refusal to build the request.
-func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(Delta)) (*Response, error) {
+func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, bound replyBound, onDelta func(Delta)) (*Response, error) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	clock := startClock(c.maxTime, cancel)
+	defer clock.stop()
 	var idled atomic.Bool
 	timer := time.AfterFunc(c.idle, func() {
 		idled.Store(true)
@@ -256,6 +273,9 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 
 	stream, err := c.api.CreateChatCompletionStream(withAttempt(actx, st), oreq)
 	if err != nil {
+		if clock.expired.Load() && ctx.Err() == nil {
+			return nil, overtime(c.maxTime)
+		}
 		return nil, c.requestError(err, st, idled.Load())
 	}
 	defer stream.Close()
@@ -275,10 +295,18 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 				break
 			}
 			le := c.streamError(err, &acc, st, idled.Load())
+			if clock.expired.Load() && ctx.Err() == nil {
+				le = overtime(c.maxTime)
+			}
 			le.Partial = emitted
 			return nil, le
 		}
-		if text := acc.add(&chunk); text != "" {
+		text := acc.add(&chunk)
+		if le := bound.check(acc.size, acc.chunks); le != nil {
+			le.Partial = emitted
+			return nil, le
+		}
+		if text != "" {
 			emitted = true
 			if onDelta != nil {
 				onDelta(Delta{Content: text})

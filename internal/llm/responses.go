@@ -152,9 +152,11 @@ type responsesCall struct {
 // responsesAttempt makes one POST /responses and reads its event stream
 // to the end, with the same guarantees as a chat attempt: a Response only
 // for a finished reply, every failure an *Error.
-func (c *Client) responsesAttempt(ctx context.Context, body []byte, onDelta func(Delta)) (*Response, error) {
+func (c *Client) responsesAttempt(ctx context.Context, body []byte, bound replyBound, onDelta func(Delta)) (*Response, error) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	clock := startClock(c.maxTime, cancel)
+	defer clock.stop()
 	var idled atomic.Bool
 	timer := time.AfterFunc(c.idle, func() {
 		idled.Store(true)
@@ -174,6 +176,9 @@ func (c *Client) responsesAttempt(ctx context.Context, body []byte, onDelta func
 	}
 	resp, err := c.doer.Do(hreq)
 	if err != nil {
+		if clock.expired.Load() && ctx.Err() == nil {
+			return nil, overtime(c.maxTime)
+		}
 		return nil, c.requestError(err, st, idled.Load())
 	}
 	defer resp.Body.Close()
@@ -194,6 +199,7 @@ func (c *Client) responsesAttempt(ctx context.Context, body []byte, onDelta func
 		out      Response
 		finished bool
 		events   int
+		size     int // bytes of text and tool-call arguments received
 		emitted  bool
 	)
 	byItem := func(id string, index int) *responsesCall {
@@ -225,6 +231,13 @@ func (c *Client) responsesAttempt(ctx context.Context, body []byte, onDelta func
 			return fail(&Error{Kind: KindServer, Message: fmt.Sprintf("malformed stream event: %v", err), Err: err})
 		}
 		events++
+		size += len(ev.Delta)
+		if ev.Item != nil {
+			size += len(ev.Item.Arguments)
+		}
+		if le := bound.check(size, events); le != nil {
+			return fail(le)
+		}
 		switch ev.Type {
 		case "response.output_text.delta":
 			if ev.Delta == "" {
@@ -285,6 +298,8 @@ func (c *Client) responsesAttempt(ctx context.Context, body []byte, onDelta func
 	if !finished {
 		err := sc.Err()
 		switch {
+		case clock.expired.Load() && ctx.Err() == nil:
+			return fail(overtime(c.maxTime))
 		case idled.Load():
 			return fail(&Error{Kind: KindNetwork, Message: fmt.Sprintf("the server sent nothing for %v in the middle of the reply", c.idle), Err: ErrIdleTimeout})
 		case ctx.Err() != nil:

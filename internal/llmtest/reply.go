@@ -47,6 +47,10 @@ type Reply struct {
 	// Hang never answers: the handler waits until the client goes away or
 	// the server closes.
 	Hang bool
+	// Endless streams Text (or a default sentence) as content chunks over
+	// and over, never finishing, until the client goes away or the server
+	// closes: a runaway model. Streaming chat requests only.
+	Endless bool
 }
 
 // ToolCall is one call the scripted model makes. An empty ID is filled in
@@ -62,6 +66,9 @@ type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
 }
+
+// Endless streams piece (a default sentence when empty) without end.
+func Endless(piece string) Reply { return Reply{Text: piece, Endless: true} }
 
 // Text answers with plain text.
 func Text(s string) Reply { return Reply{Text: s} }

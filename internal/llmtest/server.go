@@ -335,6 +335,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, repl
 		c.writeResponsesStream(w)
 		return
 	}
+	if req.Stream && reply.Endless {
+		c.writeEndless(w, r, s.done)
+		return
+	}
 	if req.Stream {
 		c.writeStream(w, req.IncludeUsage)
 		return

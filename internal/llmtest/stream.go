@@ -125,6 +125,44 @@ func (c completion) writeStream(w http.ResponseWriter, includeUsage bool) {
 	flush()
 }
 
+// writeEndless streams the reply's text as content chunks, again and
+// again, until a write fails, the client goes away or done is closed.
+func (c completion) writeEndless(w http.ResponseWriter, r *http.Request, done <-chan struct{}) {
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	piece := c.reply.Text
+	if piece == "" {
+		piece = "All work and no play makes a stream that never ends. "
+	}
+	chunk := func(delta map[string]any) []byte {
+		b, _ := json.Marshal(map[string]any{
+			"id": c.id, "object": "chat.completion.chunk", "created": c.created, "model": c.model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": nil}},
+		})
+		return append(append([]byte("data: "), b...), '\n', '\n')
+	}
+	role := chunk(map[string]any{"role": "assistant", "content": ""})
+	content := chunk(map[string]any{"content": piece})
+	if _, err := w.Write(role); err != nil {
+		return
+	}
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-done:
+			return
+		default:
+		}
+		if _, err := w.Write(content); err != nil {
+			return
+		}
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+}
+
 func (c completion) writeJSON(w http.ResponseWriter) {
 	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil}
 	if c.reply.Text != "" || len(c.reply.ToolCalls) == 0 {
