@@ -62,14 +62,24 @@ func (e *Env) runBash(ctx context.Context, a args) Result {
 	if err != nil {
 		return invalid(err)
 	}
-	timeout := bashDefaultTimeout
-	if given {
-		if ms <= 0 {
-			return fail("invalid arguments: timeout must be a positive number of milliseconds, got %d", ms)
-		}
-		timeout = min(time.Duration(ms)*time.Millisecond, bashMaxTimeout)
+	timeout, err := bashTimeout(ms, given)
+	if err != nil {
+		return fail("invalid arguments: %v", err)
 	}
 	return e.execShell(ctx, command, timeout, OutputCap)
+}
+
+// bashTimeout is how long a call may run: bashDefaultTimeout when the
+// model gave no timeout, else its milliseconds, clamped to bashMaxTimeout
+// rather than refused (a model asking for an hour gets the most allowed).
+func bashTimeout(ms int, given bool) (time.Duration, error) {
+	if !given {
+		return bashDefaultTimeout, nil
+	}
+	if ms <= 0 {
+		return 0, fmt.Errorf("timeout must be a positive number of milliseconds, got %d", ms)
+	}
+	return min(time.Duration(ms)*time.Millisecond, bashMaxTimeout), nil
 }
 
 // execShell runs command and renders the outcome. It always returns once

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -150,11 +151,32 @@ func TestBashHugeOutputCapped(t *testing.T) {
 	}
 }
 
+// A timeout beyond the maximum is clamped, not refused; none is the
+// default; a non-positive one is refused.
 func TestBashTimeoutClamped(t *testing.T) {
 	t.Parallel()
-	env := NewEnv(t.TempDir())
-	// A timeout beyond the maximum is clamped, not refused.
-	wantOK(t, call(t, env, NameBash, obj{"command": "true", "timeout": 10_000_000}))
+	for _, tt := range []struct {
+		ms    int
+		given bool
+		want  time.Duration
+	}{
+		{0, false, bashDefaultTimeout},
+		{1500, true, 1500 * time.Millisecond},
+		{int(bashMaxTimeout / time.Millisecond), true, bashMaxTimeout},
+		{10_000_000, true, bashMaxTimeout},
+		{math.MaxInt32, true, bashMaxTimeout},
+	} {
+		if got, err := bashTimeout(tt.ms, tt.given); err != nil || got != tt.want {
+			t.Errorf("bashTimeout(%d, %v) = %v, %v; want %v", tt.ms, tt.given, got, err, tt.want)
+		}
+	}
+	for _, ms := range []int{0, -5} {
+		if _, err := bashTimeout(ms, true); err == nil {
+			t.Errorf("bashTimeout(%d) accepted", ms)
+		}
+	}
+	// Through the tool: a huge timeout runs the command.
+	wantOK(t, call(t, NewEnv(t.TempDir()), NameBash, obj{"command": "true", "timeout": 10_000_000}))
 }
 
 func TestBashHidesTheAPIKey(t *testing.T) {
