@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -364,6 +365,44 @@ func (e *Engine) runHook(ctx context.Context, event, tool string, payload hooks.
 		common.SessionID, common.TranscriptPath = e.log.sess.ID(), e.log.sess.Path()
 	}
 	return e.cfg.Hooks.Run(ctx, event, tool, common, payload)
+}
+
+// ListModels returns the models the server offers, when the model client
+// can ask (*llm.Client can).
+func (e *Engine) ListModels(ctx context.Context) ([]string, error) {
+	l, ok := e.cfg.LLM.(interface {
+		ListModels(ctx context.Context) ([]string, error)
+	})
+	if !ok {
+		return nil, errors.New("list models: the model client cannot list models")
+	}
+	return l.ListModels(ctx)
+}
+
+// Title is the current session's title ("" when it has none yet).
+func (e *Engine) Title() string {
+	if e.log.sess == nil {
+		return e.pendingTitle
+	}
+	return e.log.sess.Info().Title
+}
+
+// Rename sets the current session's title; it is kept in the session file
+// (so a rebuilt index keeps it). Before the first message of a new session
+// it becomes the title the session is created with.
+func (e *Engine) Rename(title string) error {
+	title = storage.Title(title)
+	if title == "" {
+		return fmt.Errorf("rename: %w", ErrEmptyMessage)
+	}
+	if e.log.sess == nil {
+		e.pendingTitle = title
+		return nil
+	}
+	if err := e.log.sess.SaveTitle(title); err != nil {
+		return fmt.Errorf("rename session %s: %w", e.log.sess.ID(), err)
+	}
+	return nil
 }
 
 // SessionID is the current session's id ("" before the first message of a

@@ -147,6 +147,9 @@ func (l *loop) recordIncomplete(cause error) error {
 func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 	l.streamed.Reset()
 	onDelta := func(d llm.Delta) {
+		if d.Retry != nil {
+			l.sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeRetry, Text: d.Retry.String()})
+		}
 		if d.Content != "" {
 			l.streamed.WriteString(d.Content)
 			l.sink.Text(d.Content)

@@ -151,6 +151,7 @@ func (m *Manager) restore(live *storage.Live) error {
 		u := r.Message.Usage
 		m.usageSince.InputTokens += u.InputTokens
 		m.usageSince.OutputTokens += u.OutputTokens
+		m.usageSince.CacheReadInputTokens += u.CacheReadInputTokens
 		if u.InputTokens > 0 {
 			cut := cutFrom >= 0 && i >= cutFrom
 			m.guard.accept(u.InputTokens)
@@ -272,7 +273,8 @@ func (m *Manager) AddAssistant(resp *llm.Response) error {
 	if model == "" {
 		model = m.opt.Model
 	}
-	usage := storage.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+	usage := storage.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens,
+		CacheReadInputTokens: resp.Usage.CachedTokens}
 	err := m.add(&storage.Record{
 		Type:    storage.TypeAssistant,
 		Message: &storage.Message{Role: chat.RoleAssistant, Content: resp.Content, Model: model, Usage: &usage},
@@ -282,6 +284,7 @@ func (m *Manager) AddAssistant(resp *llm.Response) error {
 	}
 	m.usageSince.InputTokens += usage.InputTokens
 	m.usageSince.OutputTokens += usage.OutputTokens
+	m.usageSince.CacheReadInputTokens += usage.CacheReadInputTokens
 	for _, c := range resp.ToolCalls {
 		err := m.add(&storage.Record{
 			Type: storage.TypeToolUse,
@@ -425,6 +428,8 @@ func (m *Manager) SessionUsage() storage.Usage {
 	return storage.Usage{
 		InputTokens:  m.usageBase.InputTokens + m.usageSince.InputTokens,
 		OutputTokens: m.usageBase.OutputTokens + m.usageSince.OutputTokens,
+
+		CacheReadInputTokens: m.usageBase.CacheReadInputTokens + m.usageSince.CacheReadInputTokens,
 	}
 }
 

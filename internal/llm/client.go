@@ -86,6 +86,39 @@ type Usage struct {
 // Delta is streamed output as it arrives: text for the user to see.
 type Delta struct {
 	Content string
+	// Retry, when set, says that the attempt failed and another follows
+	// after a wait: a delta carrying no text, so a front end can tell the
+	// user instead of falling silent.
+	Retry *Retry
+}
+
+// Retry describes a retry about to happen.
+type Retry struct {
+	Kind        Kind
+	StatusCode  int
+	Wait        time.Duration
+	Attempt     int // the attempt about to be made, from 2
+	MaxAttempts int
+}
+
+// String is the notice a user reads: "rate limited, retrying in 2 s (2/4)".
+func (r Retry) String() string {
+	why := "request failed"
+	switch r.Kind {
+	case KindRateLimit:
+		why = "rate limited"
+	case KindServer:
+		why = "server error"
+		if r.StatusCode > 0 {
+			why = fmt.Sprintf("server error %d", r.StatusCode)
+		}
+	case KindNetwork:
+		why = "network error"
+	case KindStreamCut:
+		why = "the answer was cut off"
+	}
+	secs := int((r.Wait + time.Second/2) / time.Second)
+	return fmt.Sprintf("%s, retrying in %d s (%d/%d)", why, secs, r.Attempt, r.MaxAttempts)
 }
 
 // Client is the OpenAI-compatible adapter (go-openai inside).
@@ -211,6 +244,9 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 			return nil, le
 		}
 		wait := c.retry.delay(attempt, le.RetryAfter)
+		if onDelta != nil {
+			onDelta(Delta{Retry: &Retry{Kind: le.Kind, StatusCode: le.StatusCode, Wait: wait, Attempt: attempt + 1, MaxAttempts: c.retry.MaxAttempts}})
+		}
 		c.log.Info("llm retry", "kind", le.Kind.String(), "status", le.StatusCode, "attempt", attempt, "of", c.retry.MaxAttempts, "wait_ms", wait.Milliseconds())
 		if err := c.retry.Sleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("chat completion: waiting to retry after %v: %w", le, err)

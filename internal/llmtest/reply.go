@@ -44,6 +44,10 @@ type Reply struct {
 	KeepAlives int
 	// Delay waits before answering.
 	Delay time.Duration
+	// Pause, after PauseAfter stream chunks, stops the stream for that
+	// long mid-answer: what a client shows of an answer still streaming.
+	Pause      time.Duration
+	PauseAfter int
 	// Hang never answers: the handler waits until the client goes away or
 	// the server closes.
 	Hang bool

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"time"
 	"unicode/utf8"
 )
 
@@ -115,6 +116,9 @@ func (c completion) writeStream(w http.ResponseWriter, includeUsage bool) {
 		}
 		if i == len(chunks) {
 			break
+		}
+		if c.reply.Pause > 0 && i == c.reply.PauseAfter && i > 0 {
+			time.Sleep(c.reply.Pause)
 		}
 		_, _ = w.Write([]byte("data: "))
 		_, _ = w.Write(chunks[i])

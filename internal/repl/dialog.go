@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -94,4 +95,31 @@ func selectOption(ctx context.Context, c *console, w io.Writer, cs colorScheme, 
 		}
 		draw()
 	}
+}
+
+// chooseKey is slash.Env.Choose on a terminal: the picker over items,
+// numbered, under the question.
+func (s *session) chooseKey(ctx context.Context, question string, items []string) (int, error) {
+	list := make([]pickItem, len(items))
+	for i, it := range items {
+		list[i] = pickItem{label: fmt.Sprintf("%d. %s", i+1, safe(it))}
+	}
+	pk := &picker{con: s.con, w: s.io.ErrOut, cs: s.cs, title: safe(question), items: list}
+	return pk.run(ctx)
+}
+
+// confirmKey is slash.Env.Confirm on a terminal: one key, no by default.
+func (s *session) confirmKey(ctx context.Context, question string) (bool, error) {
+	fmt.Fprintf(s.io.ErrOut, "%s %s\n", s.cs.warn("?"), s.cs.bold(safe(question)))
+	i, err := selectOption(ctx, s.con, s.io.ErrOut, s.cs, []choice{
+		{key: '1', alias: 'n', label: "No", cancel: true},
+		{key: '2', alias: 'y', label: "Yes"},
+	}, nil)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		return false, err
+	}
+	return i == 1, nil
 }

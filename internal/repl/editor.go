@@ -36,7 +36,10 @@ type editor struct {
 	width    func() int
 	status   func(width int) string // the status line under the entry; nil: none
 	complete func(text string, pos int) (start int, items []string)
-	cs       colorScheme
+	// onKey binds Ctrl+letter keys to actions that print above the entry
+	// (Ctrl-O: the last tool output in full); the entry is redrawn after.
+	onKey map[rune]func()
+	cs    colorScheme
 
 	hist []string // oldest first
 
@@ -155,6 +158,11 @@ func (e *editor) read(ctx context.Context, prompt string) (string, error) {
 			e.tab()
 		case keyEsc:
 		case keyCtrl:
+			if f := e.onKey[k.r]; f != nil {
+				e.erase()
+				f()
+				break
+			}
 			switch k.r {
 			case 'c':
 				text := e.text()
@@ -413,6 +421,17 @@ func (e *editor) search(again bool) {
 		}
 	}
 	e.hint = "reverse search: " + string(e.query) + "  (no match)"
+}
+
+// erase removes the entry's rows from the screen, leaving the cursor where
+// they began, so that something can be printed there; the next draw puts
+// the entry back under it.
+func (e *editor) erase() {
+	if e.cursorRow > 0 {
+		fmt.Fprintf(e.w, "\x1b[%dA", e.cursorRow)
+	}
+	io.WriteString(e.w, "\r\x1b[J")
+	e.cursorRow = 0
 }
 
 // draw redraws the entry in place; final draws it without the status and

@@ -67,6 +67,8 @@ type session struct {
 	input lineSource
 	cs    colorScheme
 	kb    *keyboard // the terminal's keys; nil when input is not a terminal
+	// pending holds the output of !commands for the next message.
+	pending []string
 
 	interrupts interruptRouter
 }
@@ -98,6 +100,9 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		src.ed.complete = s.completer()
 		src.ed.status = s.statusLine
+		src.ed.onKey = map[rune]func(){
+			'o': func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) },
+		}
 		s.input, s.kb = src, src.kb
 		s.con.kb, s.con.width = src.kb, src.width
 	} else {
@@ -117,6 +122,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer s.goodbye()
 	if opts.FirstPrompt != "" {
+		if s.kb != nil { // shown as if typed, so the answer has its question
+			fmt.Fprintln(s.io.Out, s.cs.bold(promptMain)+safe(opts.FirstPrompt))
+		}
 		if err := s.dispatch(ctx, opts.FirstPrompt); err != nil {
 			return s.leave(err)
 		}
@@ -203,7 +211,9 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 
 	text := strings.TrimSpace(entry)
 	var err error
-	if prompt, ok := s.expand(text); ok {
+	if cmdline, ok := strings.CutPrefix(text, "!"); ok && s.kb != nil && strings.TrimSpace(cmdline) != "" {
+		err = s.shellCommand(ctx, strings.TrimSpace(cmdline))
+	} else if prompt, ok := s.expand(text); ok {
 		err = s.turn(ctx, prompt)
 	} else if slash.IsCommand(text) {
 		err = s.command(ctx, text)
@@ -276,6 +286,9 @@ func (s *session) turn(ctx context.Context, text string) error {
 	s.con.setActive(out)
 	defer s.con.setActive(nil)
 
+	if s.kb != nil {
+		text = s.withContext(text)
+	}
 	out.waiting("thinking")
 	_, err := s.opts.Engine.Submit(ctx, text, out)
 	out.finish()
@@ -297,9 +310,12 @@ func (s *session) expand(line string) (string, bool) {
 // command runs a slash command line.
 func (s *session) command(ctx context.Context, line string) error {
 	env := &slash.Env{Engine: s.opts.Engine, IO: s.io}
+	env.Expand = func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) }
 	switch {
 	case s.kb != nil:
 		env.Pick = s.pickSession
+		env.Choose = s.chooseKey
+		env.Confirm = s.confirmKey
 	case s.io.IsStdinTTY():
 		env.Pick = func(ctx context.Context, sessions []storage.SessionInfo) (string, error) {
 			return pick(ctx, s.io, sessions)
@@ -378,6 +394,14 @@ func tildePath(p string) string {
 		return "~" + rest
 	}
 	return p
+}
+
+// width is the terminal's width (100 when not a terminal).
+func (s *session) width() int {
+	if s.con != nil && s.con.width != nil {
+		return s.con.width()
+	}
+	return 100
 }
 
 // expandLive is Ctrl-O during a turn: the last tool output in full.

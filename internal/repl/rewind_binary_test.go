@@ -51,9 +51,9 @@ func TestClawdcodeRewindAndUndo(t *testing.T) {
 	}
 
 	term.send("/rewind\r")
-	term.expect("write a.txt two")
 	term.expect("Rewind to just before which message?")
-	term.send("2\r")
+	term.expect("write a.txt two")
+	term.send("2\r") // typing filters the list to the second message, Enter picks it
 	term.expect("Also restore 1 file(s)")
 	term.send("y\r")
 	term.expect("Rewound to before")

@@ -13,6 +13,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
 // realEngine is the session engine over a real store, context manager and
@@ -143,7 +144,7 @@ func TestCostCommand(t *testing.T) {
 	t.Parallel()
 	e, srv, root := realEngine(t)
 	env, out := testEnv(e)
-	if err := Default().Run(t.Context(), env, "/cost"); err != nil || out.String() != "Tokens used in this session: input 0, output 0\n" {
+	if err := Default().Run(t.Context(), env, "/cost"); err != nil || !strings.HasPrefix(out.String(), "Tokens used in this session: input 0, output 0\n") {
 		t.Fatalf("fresh session: %q, %v", out, err)
 	}
 	converse(t, e, srv, root, 2)
@@ -154,6 +155,25 @@ func TestCostCommand(t *testing.T) {
 	var in, outTok string
 	if _, err := fmt.Sscanf(out.String(), "Tokens used in this session: input %s output %s", &in, &outTok); err != nil || in == "0," || outTok == "0" {
 		t.Fatalf("/cost printed %q (%v)", out, err)
+	}
+	// Issue 9: /cost had no money figure. The engine's model is priced.
+	if !regexp.MustCompile(`Estimated cost: \$0\.\d+ at \S+'s list prices`).MatchString(out.String()) {
+		t.Fatalf("/cost gives no estimate in money: %q", out)
+	}
+}
+
+func TestCostCountsCachedTokensAndPrices(t *testing.T) {
+	t.Parallel()
+	p, ok := tokens.PriceOf("openai/GPT-4o-2024-08-06")
+	if !ok || p.Input != 2.50 {
+		t.Fatalf("gpt-4o price = %+v, %v", p, ok)
+	}
+	if _, ok := tokens.PriceOf("llama3.1:8b"); ok {
+		t.Fatal("a local model has a price")
+	}
+	// A million input tokens, half from the cache, and a million out.
+	if got := p.Cost(1_000_000, 500_000, 1_000_000); got != 1.25+0.625+10 {
+		t.Fatalf("cost = %v", got)
 	}
 }
 

@@ -36,6 +36,8 @@ type Env struct {
 	Choose func(ctx context.Context, question string, items []string) (int, error)
 	// Confirm asks a yes/no question; nil when not interactive.
 	Confirm func(ctx context.Context, question string) (bool, error)
+	// Expand shows the last tool output in full; nil outside the REPL.
+	Expand func()
 }
 
 // Command is one slash command.
@@ -70,6 +72,8 @@ func Default() *Registry {
 	r.Register(compactCommand())
 	r.Register(modelCommand())
 	r.Register(costCommand())
+	r.Register(renameCommand())
+	r.Register(expandCommand())
 	r.Register(searchCommand())
 	r.Register(mcpCommand())
 	r.Register(exitCommand())

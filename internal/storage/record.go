@@ -135,6 +135,9 @@ type Message struct {
 type Usage struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
+	// CacheReadInputTokens is the part of InputTokens the server served
+	// from its prompt cache, when it said (Claude Code's field name).
+	CacheReadInputTokens int `json:"cache_read_input_tokens,omitempty"`
 }
 
 // ToolUse is one tool call of an assistant reply.

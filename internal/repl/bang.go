@@ -1,0 +1,120 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+const (
+	// shellTimeout bounds a !command.
+	shellTimeout = 10 * time.Minute
+	// shellKeep is how much of a !command's output goes to the model.
+	shellKeep = 30 << 10
+	// attachLimit bounds one @file attached to a message, attachTotal all.
+	attachLimit = 256 << 10
+	attachTotal = 1 << 20
+)
+
+// shellCommand runs a !command line in the project: its output is shown
+// like a tool's and kept to go to the model with the next message, so the
+// model knows what the user saw.
+func (s *session) shellCommand(ctx context.Context, command string) error {
+	ctx, cancel := context.WithTimeout(ctx, shellTimeout)
+	defer cancel()
+	shell := "bash"
+	if _, err := exec.LookPath(shell); err != nil {
+		shell = "sh"
+	}
+	cmd := exec.CommandContext(ctx, shell, "-c", command)
+	cmd.Dir = s.projectRoot()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // the terminal stays the REPL's
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	res := tools.Result{Output: out.String()}
+	status := "exit status 0"
+	if err != nil {
+		res.Error = err.Error()
+		status = err.Error()
+		if ctx.Err() != nil {
+			res.Error, status = "interrupted", "interrupted"
+		}
+	}
+	head, body := resultLines("Bash", res, s.cs, nil, "")
+	writeToolResult(s.io.ErrOut, s.cs, head, body, toolPreviewLines, s.width())
+	s.con.setLast(&toolShown{call: "!" + command, lines: append([]string{head}, body...)})
+
+	text := out.String()
+	if len(text) > shellKeep {
+		text = text[:shellKeep/2] + "\n… (output cut) …\n" + text[len(text)-shellKeep/2:]
+	}
+	s.pending = append(s.pending, fmt.Sprintf("[The user ran a shell command in the project]\n$ %s\n%s\n(%s)", command, strings.TrimRight(text, "\n"), status))
+	fmt.Fprintln(s.io.ErrOut, s.cs.dim("  (the output goes to the model with your next message)"))
+	return nil
+}
+
+// withContext is the message sent for text: the output of !commands run
+// since the last message, then text, then the content of each project
+// file it names with @path.
+func (s *session) withContext(text string) string {
+	var b strings.Builder
+	for _, p := range s.pending {
+		b.WriteString(p + "\n\n")
+	}
+	s.pending = nil
+	b.WriteString(text)
+	b.WriteString(s.attachments(text))
+	return b.String()
+}
+
+var mention = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
+
+// attachments are the files named by @path in text, as blocks to append.
+func (s *session) attachments(text string) string {
+	root := s.projectRoot()
+	if root == "" || !strings.Contains(text, "@") {
+		return ""
+	}
+	var b strings.Builder
+	seen := map[string]bool{}
+	total := 0
+	for _, m := range mention.FindAllStringSubmatch(text, -1) {
+		rel := strings.TrimRight(m[1], ".,;:!?)")
+		if seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		path := filepath.Join(root, filepath.FromSlash(rel))
+		if r, err := filepath.Rel(root, path); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			continue
+		}
+		fi, err := os.Stat(path)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if fi.Size() > attachLimit || total+int(fi.Size()) > attachTotal {
+			fmt.Fprintln(s.io.ErrOut, s.cs.warn("  ⚠ @"+safe(rel)+" is too big to attach; the model can Read it"))
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || bytes.IndexByte(data, 0) >= 0 {
+			continue
+		}
+		total += len(data)
+		fmt.Fprintf(&b, "\n\n<file path=%q>\n%s\n</file>", rel, strings.TrimRight(string(data), "\n"))
+		fmt.Fprintln(s.io.ErrOut, s.cs.dim(fmt.Sprintf("  ⎿  attached %s (%s)", safe(rel), plural(strings.Count(string(data), "\n")+1, "line"))))
+	}
+	return b.String()
+}

@@ -1,0 +1,60 @@
+package tokens
+
+import "strings"
+
+// Price is what a provider charges for a model, in US dollars per million
+// tokens: prompt tokens, prompt tokens served from its cache, and
+// completion tokens.
+type Price struct {
+	Input, CachedInput, Output float64
+}
+
+// prices is the price list beside the models table (models.go): name
+// prefix → price, as OpenAI publishes them (standard tier). The longest
+// matching prefix wins. Models served locally or by other providers are
+// absent: their cost is not clawdcode's to guess.
+var prices = []struct {
+	prefix string
+	Price
+}{
+	{"gpt-5-nano", Price{0.05, 0.005, 0.40}},
+	{"gpt-5-mini", Price{0.25, 0.025, 2.00}},
+	{"gpt-5", Price{1.25, 0.125, 10.00}},
+	{"gpt-4.1-nano", Price{0.10, 0.025, 0.40}},
+	{"gpt-4.1-mini", Price{0.40, 0.10, 1.60}},
+	{"gpt-4.1", Price{2.00, 0.50, 8.00}},
+	{"gpt-4o-mini", Price{0.15, 0.075, 0.60}},
+	{"gpt-4o", Price{2.50, 1.25, 10.00}},
+	{"chatgpt-4o", Price{5.00, 5.00, 15.00}},
+	{"gpt-4-turbo", Price{10.00, 10.00, 30.00}},
+	{"gpt-4", Price{30.00, 30.00, 60.00}},
+	{"gpt-3.5-turbo", Price{0.50, 0.50, 1.50}},
+	{"o1-mini", Price{1.10, 0.55, 4.40}},
+	{"o1", Price{15.00, 7.50, 60.00}},
+	{"o3-mini", Price{1.10, 0.55, 4.40}},
+	{"o3", Price{2.00, 0.50, 8.00}},
+	{"o4-mini", Price{1.10, 0.275, 4.40}},
+}
+
+// PriceOf returns the price of model, and whether it is known. A
+// provider prefix ("openai/gpt-4o") and case are ignored.
+func PriceOf(model string) (Price, bool) {
+	name := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	best, found, ok := 0, Price{}, false
+	for _, p := range prices {
+		if strings.HasPrefix(name, p.prefix) && len(p.prefix) > best {
+			best, found, ok = len(p.prefix), p.Price, true
+		}
+	}
+	return found, ok
+}
+
+// Cost is the dollars input prompt tokens (cached of them served from the
+// provider's cache) and output completion tokens cost at p.
+func (p Price) Cost(input, cached, output int) float64 {
+	cached = min(cached, input)
+	return (float64(input-cached)*p.Input + float64(cached)*p.CachedInput + float64(output)*p.Output) / 1e6
+}
