@@ -87,11 +87,26 @@ func (s *tmuxScreen) start(width, height int, args ...string) {
 	s.t.Cleanup(s.kill)
 }
 
+// kill ends clawdcode as a user would (so it is done with its files
+// before the test's directories are removed), then the tmux server.
 func (s *tmuxScreen) kill() {
-	if s.started {
-		s.started = false
-		exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+	if !s.started {
+		return
 	}
+	s.started = false
+	tmux := func(args ...string) ([]byte, error) {
+		return exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).Output()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		out, err := tmux("capture-pane", "-p", "-S", "-50", "-t", s.target)
+		if err != nil || strings.Contains(string(out), "[exited ") {
+			break
+		}
+		tmux("send-keys", "-t", s.target, "Escape", "C-c", "C-c", "C-d")
+		time.Sleep(100 * time.Millisecond)
+	}
+	tmux("kill-server")
 }
 
 func (s *tmuxScreen) tmux(args ...string) string {
