@@ -22,6 +22,9 @@ type accountant struct {
 	counter TokenCounter
 
 	system, tools part
+	// pins is the pinned texts' block at the end of the system prompt.
+	pins     part
+	pinsText string
 	// interrupted is the size of one stand-in answer for a missing tool
 	// result; synthesized is how many the last built request had.
 	interrupted part
@@ -133,14 +136,14 @@ func (a *accountant) requestTokens(mode countMode) int {
 // calibrates it, calibrated is that count plus what came after; the parts
 // are the local measures of the same request.
 type request struct {
-	priming, synth, system, tools, summary, messages int
-	calibrated                                       int // -1 = none
-	floor                                            bool
+	priming, synth, system, pins, tools, summary, messages int
+	calibrated                                             int // -1 = none
+	floor                                                  bool
 }
 
 // local is the sum of the parts as counted here.
 func (r request) local() int {
-	return r.priming + r.synth + r.system + r.tools + r.summary + r.messages
+	return r.priming + r.synth + r.system + r.pins + r.tools + r.summary + r.messages
 }
 
 // total is the request's size: the server's count when it is one, else
@@ -175,6 +178,7 @@ func (a *accountant) breakdown(mode countMode, parts bool) request {
 		}
 	}
 	r.system = a.partSize(&a.system, mode)
+	r.pins = a.partSize(&a.pins, mode)
 	r.tools = a.partSize(&a.tools, mode)
 	if a.live.summary != nil {
 		r.summary = a.size(a.live.summary, mode)
@@ -209,6 +213,8 @@ func (a *accountant) partSize(p *part, mode countMode) int {
 	switch p {
 	case &a.system:
 		msg = chat.Message{Role: chat.RoleSystem, Content: a.opt.System}
+	case &a.pins:
+		msg = chat.Message{Role: chat.RoleSystem, Content: a.pinsText}
 	case &a.interrupted:
 		msg = interruptedAnswer
 	default:
@@ -231,7 +237,7 @@ func (a *accountant) partSize(p *part, mode countMode) int {
 // fixed is the exact size of what every request carries whatever the
 // conversation: the system prompt, the tool definitions, the priming.
 func (a *accountant) fixed() int {
-	return replyPriming + a.partSize(&a.system, exact) + a.partSize(&a.tools, exact)
+	return replyPriming + a.partSize(&a.system, exact) + a.partSize(&a.pins, exact) + a.partSize(&a.tools, exact)
 }
 
 // estimateMessage applies the chat accounting to the fast text estimate.

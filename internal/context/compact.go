@@ -17,6 +17,9 @@ type CompactResult struct {
 	Files                 []string
 	Fallback              bool
 	Err                   string // why the summary failed, when Fallback
+	// Receipt is what the compaction took out of the context (also on
+	// its boundary record).
+	Receipt *storage.Receipt
 }
 
 // Compact compacts now (trigger storage.TriggerManual or TriggerAuto); the
@@ -80,7 +83,12 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 	if fallback {
 		content = fallbackPreamble + "\n\n" + text
 	}
-	res, err := m.commit(trigger, pre, cut, content, counted, files, failure)
+	rcpt := m.receipt(m.live.entries[:cut], text)
+	if note := recallNote(rcpt); note != "" {
+		content += note
+		counted = -1
+	}
+	res, err := m.commit(trigger, pre, cut, content, counted, files, failure, rcpt)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +106,7 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 // summary's count is contentTokens when known (≥ 0), else it is counted.
 // PostTokens counts what is not counted by the fast estimate, as Usage
 // does: the server's next prompt_tokens replaces it anyway.
-func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error) (*CompactResult, error) {
+func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error, rcpt *storage.Receipt) (*CompactResult, error) {
 	retained := m.live.entries[cut:]
 	sumRec := &storage.Record{
 		UUID:             uuid.NewString(),
@@ -135,6 +143,8 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 			SessionUsage:    &usage,
 			Truncated:       truncatedLimits(retained),
 			EffectiveWindow: m.guard.learnt,
+			Receipt:         rcpt,
+			Pins:            m.pinList(),
 		},
 	}
 	if m.guard.learnt > 0 && !m.guard.learntAt.IsZero() {
@@ -164,7 +174,8 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 	m.usageBase, m.usageSince = usage, storage.Usage{}
 	m.compactions++
 	m.acct.invalidate()
-	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error}, nil
+	m.lastReceipt = rcpt
+	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error, Receipt: rcpt}, nil
 }
 
 // appendCompaction writes the boundary and the summary, with one write

@@ -36,6 +36,12 @@ type Manager struct {
 	usageSince storage.Usage // assistant usage after the last boundary
 
 	compactions int
+
+	// pins are the pinned texts in force; pinNext the highest id given.
+	pins    []storage.Pin
+	pinNext int
+	// lastReceipt is the receipt of the boundary in force (nil = none).
+	lastReceipt *storage.Receipt
 }
 
 // New restores the manager from a loaded session (nil live = new session),
@@ -92,8 +98,10 @@ func (m *Manager) restore(live *storage.Live) error {
 			m.back = restoredBackoff(meta.Failures, meta.SkipsLeft)
 		}
 	}
+	m.restorePins(live)
 	var truncated map[string]int
 	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
+		m.lastReceipt = b.CompactMetadata.Receipt
 		if b.CompactMetadata.SessionUsage != nil {
 			m.usageBase = *b.CompactMetadata.SessionUsage
 		}
@@ -395,10 +403,11 @@ func (m *Manager) messages() []chat.Message {
 	}
 	msgs, synthesized := buildMessages(recs)
 	m.acct.synthesized = synthesized
-	if m.opt.System == "" {
+	system := m.systemPrompt()
+	if system == "" {
 		return msgs
 	}
-	return append([]chat.Message{{Role: chat.RoleSystem, Content: m.opt.System}}, msgs...)
+	return append([]chat.Message{{Role: chat.RoleSystem, Content: system}}, msgs...)
 }
 
 // SetModel switches the model: the token counter, and the window when it

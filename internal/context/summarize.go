@@ -378,8 +378,12 @@ func (s *summarizer) render(e *entry) (piece, bool) {
 	return piece{text: text, tokens: s.acct.approxText(text)}, true
 }
 
-// summaryBody strips the preamble from a summary record's content.
+// summaryBody strips the preamble and the recall note from a summary
+// record's content.
 func summaryBody(content string) string {
+	if i := strings.LastIndex(content, recallNoteStart); i >= 0 {
+		content = content[:i]
+	}
 	for _, p := range []string{summaryPreamble, fallbackPreamble} {
 		if rest, ok := strings.CutPrefix(content, p); ok {
 			return strings.TrimSpace(rest)

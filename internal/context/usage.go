@@ -3,12 +3,13 @@ package contextmgr
 import (
 	"fmt"
 
+	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
 // Usage is the context usage shown by /context, the REPL's hint and the
 // JSON result: the next request's size and its parts, which always sum
-// to it (Tokens == System + Tools + Summary + Messages).
+// to it (Tokens == System + Pins + Tools + Summary + Messages).
 type Usage struct {
 	// Tokens is the size of the next request. Measured says how much of
 	// it the server counted (its last prompt_tokens, 0 = none): the rest
@@ -22,7 +23,12 @@ type Usage struct {
 	// tokenizer counts fewer tokens than clawdcode's), when every part is
 	// scaled to the server's count (Scaled).
 	System, Tools, Summary, Messages int
-	Scaled                           bool
+	// Pins is the pinned texts sent with the system prompt (part of
+	// neither System nor Messages).
+	Pins   int
+	Scaled bool
+	// Receipt is the last compaction's receipt (nil before the first).
+	Receipt *storage.Receipt
 
 	Window     int    // the effective window
 	Configured int    // the window configured (flag, env, config or models table)
@@ -48,6 +54,7 @@ func (m *Manager) Usage() Usage {
 	u := Usage{
 		Tokens:     r.total(),
 		System:     r.system,
+		Pins:       r.pins,
 		Tools:      r.tools,
 		Summary:    r.summary,
 		Window:     m.guard.effective,
@@ -59,13 +66,14 @@ func (m *Manager) Usage() Usage {
 		Trigger:    m.guard.trigger(),
 		Model:      m.opt.Model,
 		Encoding:   tokens.EncodingFor(m.opt.Model),
+		Receipt:    m.lastReceipt,
 	}
 	if r.calibrated >= 0 {
 		u.Measured = m.acct.calib.tokens
 	}
 	// The priming and the stand-in answers belong with the messages.
 	local := r.local()
-	fixed := u.System + u.Tools + u.Summary
+	fixed := u.System + u.Pins + u.Tools + u.Summary
 	switch {
 	case u.Tokens == local:
 		u.Messages = u.Tokens - fixed
@@ -74,8 +82,8 @@ func (m *Manager) Usage() Usage {
 	default:
 		u.Scaled = true
 		scale := func(n int) int { return int(float64(n) * float64(u.Tokens) / float64(max(local, 1))) }
-		u.System, u.Tools, u.Summary = scale(u.System), scale(u.Tools), scale(u.Summary)
-		u.Messages = u.Tokens - u.System - u.Tools - u.Summary
+		u.System, u.Pins, u.Tools, u.Summary = scale(u.System), scale(u.Pins), scale(u.Tools), scale(u.Summary)
+		u.Messages = u.Tokens - u.System - u.Pins - u.Tools - u.Summary
 	}
 	return u
 }

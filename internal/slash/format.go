@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
 const barCells = 30
@@ -38,7 +39,10 @@ func formatContext(u contextmgr.Usage) string {
 	for _, row := range []struct {
 		name string
 		n    int
-	}{{"system prompt", u.System}, {"tools", u.Tools}, {"summary", u.Summary}, {"messages", u.Messages}} {
+	}{{"system prompt", u.System}, {"pins", u.Pins}, {"tools", u.Tools}, {"summary", u.Summary}, {"messages", u.Messages}} {
+		if row.name == "pins" && row.n == 0 {
+			continue
+		}
 		fmt.Fprintf(&b, "  %-14s %7d tokens (%d%%)\n", row.name, row.n, percent(row.n, u.Window))
 	}
 	if u.Scaled {
@@ -57,7 +61,44 @@ func formatContext(u contextmgr.Usage) string {
 	} else {
 		fmt.Fprintf(&b, "auto-compaction at %d tokens (%d%% / reached: the next request compacts first)\n", u.Trigger, percent(u.Trigger, u.Window))
 	}
+	if u.Receipt != nil {
+		b.WriteString("Last compaction:\n")
+		writeReceipt(&b, u.Receipt)
+	}
 	return b.String()
+}
+
+// receiptItems bounds each list a receipt prints; the record keeps more.
+const receiptItems = 20
+
+// writeReceipt prints a compaction's receipt: what it took out of the
+// context, and what of that the summary does not mention (recallable).
+func writeReceipt(b *strings.Builder, r *storage.Receipt) {
+	fmt.Fprintf(b, "  took out %d messages (~%d tokens)\n", r.Messages, r.Tokens)
+	list := func(name string, all, missing []string) {
+		if len(all) == 0 {
+			return
+		}
+		fmt.Fprintf(b, "  %s (%d): %s\n", name, len(all), joinBounded(all))
+		if len(missing) > 0 {
+			fmt.Fprintf(b, "    not in the summary, recallable (%d): %s\n", len(missing), joinBounded(missing))
+		}
+	}
+	list("paths", r.Paths, r.NotInSummary.Paths)
+	list("commands", r.Commands, r.NotInSummary.Commands)
+}
+
+func joinBounded(items []string) string {
+	shown := items[:min(len(items), receiptItems)]
+	var parts []string
+	for _, s := range shown {
+		parts = append(parts, oneLine(s, 80))
+	}
+	out := strings.Join(parts, ", ")
+	if n := len(items) - len(shown); n > 0 {
+		out += fmt.Sprintf(", … (%d more)", n)
+	}
+	return out
 }
 
 // formatCompact renders a compaction's outcome for /compact.
@@ -75,6 +116,10 @@ func formatCompact(r *contextmgr.CompactResult) string {
 	}
 	if r.Fallback {
 		fmt.Fprintf(&b, "(fallback: summary failed: %s)\n", r.Err)
+	}
+	if r.Receipt != nil {
+		b.WriteString("Receipt:\n")
+		writeReceipt(&b, r.Receipt)
 	}
 	return b.String()
 }
