@@ -44,6 +44,14 @@ type indexEntry struct {
 	ModTime  int64 `json:"mtime"`   // file mtime (unix ns) when indexed
 	Scanned  int64 `json:"scanned"` // bytes of whole lines counted
 	TitleSet bool  `json:"titleSet,omitempty"`
+	// FileTitle is the title of the last title record in the file, which
+	// Append carries in every later record's Listing.
+	FileTitle string `json:"fileTitle,omitempty"`
+}
+
+// listing is what Append writes into a record's Listing.
+func (e *indexEntry) listing() *Listing {
+	return &Listing{Messages: e.Messages, Tokens: e.Tokens, Title: e.FileTitle}
 }
 
 type indexFile struct {
@@ -86,7 +94,7 @@ func (e *indexEntry) observe(typ string, ts time.Time, summary bool, content str
 		}
 	case TypeTitle:
 		if t := Title(content); t != "" {
-			e.Title, e.TitleSet = t, true
+			e.Title, e.TitleSet, e.FileTitle = t, true, t
 		}
 	}
 }
@@ -226,8 +234,9 @@ func (p *Project) currentEntry(dir, id string, fi fs.FileInfo) (*indexEntry, err
 }
 
 // refreshEntry brings old (nil if none) up to date with the file described
-// by fi: counting only the new bytes when the file just grew, else
-// recounting from the start. A title set by SetTitle survives both; one
+// by fi: from the file's head and last line when its records carry their
+// Listing (see quickEntry), else by counting only the new bytes when the
+// file just grew, else recounting from the start. A title set by SetTitle survives both; one
 // saved with SaveTitle is also read back from its record, so it survives
 // the loss of the index too.
 func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo) (*indexEntry, error) {
@@ -246,6 +255,13 @@ func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo)
 		return nil, fmt.Errorf("index session %s: %w", id, err)
 	}
 	defer f.Close()
+	// The head and the last line are enough for a file whose records
+	// carry their Listing; only other files are read whole.
+	if q, ok, err := quickEntry(f, fi, id, p.Root, old); err != nil {
+		return nil, fmt.Errorf("index session %s: %w", id, err)
+	} else if ok {
+		return q, nil
+	}
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("index session %s: %w", id, err)
 	}

@@ -88,6 +88,11 @@ type Record struct {
 	CWD        string    `json:"cwd"`
 	GitBranch  string    `json:"gitBranch,omitempty"`
 	Version    string    `json:"version"`
+	// Listing is clawdcode's extension, filled by Append on every record:
+	// what a listing shows of the session as of this record. It comes
+	// right after the common fields, so that a listing without index.json
+	// reads it from the first bytes of a file's last line.
+	Listing *Listing `json:"listing,omitempty"`
 
 	Message          *Message         `json:"message,omitempty"`
 	Tool             *ToolUse         `json:"tool,omitempty"`
@@ -121,6 +126,17 @@ type Record struct {
 	// Tokens is clawdcode's extension: the token count of this record's
 	// contribution to a request, when it was known at write time (0 = unknown).
 	Tokens int `json:"tokens,omitempty"`
+}
+
+// Listing is the session as `sessions list` shows it, as of the record
+// that carries it: the user and assistant messages so far (summaries not
+// counted), the last known context size in tokens, and the title of the
+// last title record, if any (otherwise the title is the first user
+// message's, read from the head of the file).
+type Listing struct {
+	Messages int    `json:"messages"`
+	Tokens   int    `json:"tokens,omitempty"`
+	Title    string `json:"title,omitempty"`
 }
 
 // Message is the message of user, assistant, system and summary records.

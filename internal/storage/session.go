@@ -183,15 +183,22 @@ func lastRecordUUID(f *os.File, size int64) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		line := make([]byte, lineEnd-start)
-		if _, err := f.ReadAt(line, start); err != nil {
+		// Only the line's first bytes: the uuid is among the common
+		// fields, and the line may be a 200 MB tool result.
+		line, whole, err := linePrefix(f, start, lineEnd)
+		if err != nil {
 			return "", err
 		}
-		var r struct {
-			UUID string `json:"uuid"`
-		}
-		if json.Unmarshal(line, &r) == nil && r.UUID != "" {
-			return r.UUID, nil
+		if whole {
+			var r struct {
+				UUID string `json:"uuid"`
+			}
+			if json.Unmarshal(line, &r) == nil && r.UUID != "" {
+				return r.UUID, nil
+			}
+		} else if id, ok := rawUUID(line); ok && b[0] == '\n' {
+			// (A torn last line is no record, however long.)
+			return id, nil
 		}
 		end = start
 	}
@@ -251,6 +258,7 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 	}
 	offs := make([]int64, len(recs))
 	last := s.last
+	next := s.entry
 	red := s.project.store.currentRedactor()
 	for i, r := range recs {
 		if before != nil {
@@ -259,6 +267,8 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 		if err := s.fill(r, last); err != nil {
 			return nil, fmt.Errorf("append to session %s: %w", s.id, err)
 		}
+		next.observeRecord(r)
+		r.Listing = next.listing()
 		start := s.buf.Len()
 		offs[i] = s.size + int64(start)
 		if err := s.enc.Encode(r); err != nil {
@@ -293,9 +303,7 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 		return nil, err
 	}
 	s.last = last
-	for _, r := range recs {
-		s.entry.observeRecord(r)
-	}
+	s.entry = next
 	s.entry.Scanned = s.size
 	return offs, nil
 }

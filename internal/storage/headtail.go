@@ -1,0 +1,302 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// A listing needs little of a session file: when it was created (the first
+// record's timestamp), its title (the first user message, unless a title
+// record set one), its message count and context size, and when it was
+// last updated. Append writes the last three into every record's Listing,
+// so the head and the last line of a file hold everything, whatever its
+// size: a listing without index.json (and an Open without a fresh entry)
+// reads a few KiB per file instead of all of it. Only the first bytes of a
+// line are read (prefixBytes): the common fields and Listing come first in
+// every line, so even a 200 MB line costs a few KiB.
+
+// prefixBytes is how much of a line the head and tail reads look at.
+const prefixBytes = 16 << 10
+
+// headLines and headBytes bound the search for the first user message: it
+// is the first or second record of any session clawdcode writes (after a
+// title, fork or import record, or a handoff's summary).
+const (
+	headLines = 32
+	headBytes = 4 << 20
+)
+
+// quickEntry builds a session's index entry from the head and tail of its
+// file alone. ok is false when the file does not allow it (its last
+// complete line carries no Listing: written before Listing existed, or by
+// another program), and then the caller scans the file.
+func quickEntry(f *os.File, fi fs.FileInfo, id, root string, old *indexEntry) (*indexEntry, bool, error) {
+	size := fi.Size()
+	end, lst, updated, ok, err := lastListing(f, size)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	e := &indexEntry{SessionInfo: SessionInfo{ID: id, Project: root}}
+	e.Messages, e.Tokens, e.Updated, e.Scanned = lst.Messages, lst.Tokens, updated, end
+	switch {
+	case lst.Title != "":
+		e.Title, e.TitleSet, e.FileTitle = lst.Title, true, lst.Title
+	case old != nil && old.TitleSet:
+		e.Title, e.TitleSet = old.Title, true
+	}
+	if old != nil && !old.Created.IsZero() && old.Size <= size && (e.TitleSet || old.Title != "") {
+		e.Created = old.Created
+		if e.Title == "" {
+			e.Title = old.Title
+		}
+	} else {
+		created, title, ok, err := headOf(f)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		e.Created = created
+		if e.Title == "" {
+			e.Title = title
+		}
+	}
+	mt := fi.ModTime()
+	e.Size, e.ModTime = size, mt.UnixNano()
+	if e.Created.IsZero() {
+		e.Created = mt.UTC()
+	}
+	if e.Updated.IsZero() {
+		e.Updated = mt.UTC()
+	}
+	return e, true, nil
+}
+
+// lastListing finds the last complete line of the first size bytes of f
+// that carries a Listing. end is the offset just past that line's '\n'.
+// Bytes after the last '\n' (a torn write, or a writer at work) are left
+// for later, as a full scan leaves them. A last complete line without a
+// Listing means the file cannot be listed from its tail: ok is false.
+func lastListing(f *os.File, size int64) (end int64, l Listing, updated time.Time, ok bool, err error) {
+	lineEnd, err := lastNewline(f, size)
+	if err != nil || lineEnd < 0 {
+		return 0, l, updated, false, err
+	}
+	for tries := 0; lineEnd >= 0 && tries < 8; tries++ {
+		start, err := lineStartBefore(f, lineEnd, nil)
+		if err != nil {
+			return 0, l, updated, false, err
+		}
+		prefix, whole, err := linePrefix(f, start, lineEnd)
+		if err != nil {
+			return 0, l, updated, false, err
+		}
+		switch {
+		case isBlank(prefix) && whole:
+			// skip
+		case whole && !json.Valid(prefix):
+			// A damaged line: a full scan would skip it too.
+		default:
+			lst, found := rawListing(prefix)
+			if !found {
+				return 0, l, updated, false, nil
+			}
+			ts, _ := rawTimestamp(prefix)
+			return lineEnd + 1, lst, ts, true, nil
+		}
+		lineEnd = start - 1
+	}
+	return 0, l, updated, false, nil
+}
+
+// lastNewline returns the offset of the last '\n' in f's first size bytes,
+// -1 if there is none.
+func lastNewline(f *os.File, size int64) (int64, error) {
+	buf := make([]byte, scanChunk)
+	for end := size; end > 0; {
+		from := max(0, end-scanChunk)
+		b := buf[:end-from]
+		if _, err := f.ReadAt(b, from); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if j := bytes.LastIndexByte(b, '\n'); j >= 0 {
+			return from + int64(j), nil
+		}
+		end = from
+	}
+	return -1, nil
+}
+
+// linePrefix reads at most prefixBytes of the line [start, end); whole
+// reports whether that is the entire line.
+func linePrefix(f *os.File, start, end int64) (prefix []byte, whole bool, err error) {
+	n := min(end-start, prefixBytes)
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, start); err != nil && !errors.Is(err, io.EOF) {
+		return nil, false, err
+	}
+	return b, n == end-start, nil
+}
+
+var (
+	markVersion = []byte(`"version":"`)
+	markListing = []byte(`,"listing":`)
+)
+
+// rawListing reads a record's Listing from the first bytes of its line.
+// Append writes it right after the common fields, of which version is the
+// last, so the first "version" key of a line is the record's own and its
+// Listing, if any, follows its value at once.
+func rawListing(prefix []byte) (Listing, bool) {
+	var l Listing
+	i := bytes.Index(prefix, markVersion)
+	if i < 0 {
+		return l, false
+	}
+	rest := prefix[i+len(markVersion):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 || !bytes.HasPrefix(rest[j+1:], markListing) {
+		return l, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(rest[j+1+len(markListing):]))
+	if dec.Decode(&l) != nil {
+		return l, false
+	}
+	return l, true
+}
+
+// headOf reads the head of a session file: the first record's timestamp
+// and the title its first user message gives. ok is false when no user
+// message turns up within headLines lines or headBytes bytes.
+func headOf(f *os.File) (created time.Time, title string, ok bool, err error) {
+	var off int64
+	for n := 0; n < headLines && off < headBytes; n++ {
+		end, err := nextNewline(f, off)
+		if err != nil {
+			return created, "", false, err
+		}
+		if end < 0 {
+			return created, "", false, nil // no complete user line yet
+		}
+		prefix, whole, err := linePrefix(f, off, end)
+		if err != nil {
+			return created, "", false, err
+		}
+		off = end + 1
+		if isBlank(prefix) {
+			continue
+		}
+		if created.IsZero() {
+			created, _ = rawTimestamp(prefix)
+		}
+		if whole {
+			var pr probe
+			if json.Unmarshal(prefix, &pr) != nil {
+				continue
+			}
+			if pr.Type == TypeUser && !pr.IsCompactSummary && pr.Message != nil {
+				return created, Title(pr.Message.Content), true, nil
+			}
+			continue
+		}
+		// A line longer than the prefix: a user message's content starts
+		// within it (message comes before the fields that could mark a
+		// summary, which is never this long in practice).
+		if content, ok := rawUserContent(prefix); ok {
+			return created, Title(content), true, nil
+		}
+	}
+	return created, "", false, nil
+}
+
+// nextNewline returns the offset of the first '\n' at or after off, -1 if
+// there is none. It reads the file in chunks without keeping them.
+func nextNewline(f *os.File, off int64) (int64, error) {
+	buf := make([]byte, scanChunk)
+	for {
+		n, err := f.ReadAt(buf, off)
+		if j := bytes.IndexByte(buf[:n], '\n'); j >= 0 {
+			return off + int64(j), nil
+		}
+		off += int64(n)
+		if errors.Is(err, io.EOF) || n == 0 {
+			return -1, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+var markUserContent = []byte(`"type":"user",`)
+
+// rawUserContent decodes the start of a user record's message content
+// from the first bytes of its line (the line itself is too long to read).
+func rawUserContent(prefix []byte) (string, bool) {
+	i := bytes.Index(prefix, markType)
+	if i < 0 || !bytes.HasPrefix(prefix[i:], markUserContent) {
+		return "", false
+	}
+	const contentKey = `"message":{"role":"user","content":"`
+	j := bytes.Index(prefix, []byte(contentKey))
+	if j < 0 {
+		return "", false
+	}
+	s, ok := jsonStringPrefix(prefix[j+len(contentKey)-1:])
+	return s, ok
+}
+
+var markType = []byte(`"type":"`)
+
+// jsonStringPrefix decodes as much of the JSON string that b starts with
+// (b[0] is its opening quote) as b holds, never cutting an escape in two.
+func jsonStringPrefix(b []byte) (string, bool) {
+	safe := 1
+	for i := 1; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			safe = i
+			i = len(b)
+		case c == '\\':
+			need := 2
+			if i+1 < len(b) && b[i+1] == 'u' {
+				need = 6
+			}
+			if i+need > len(b) {
+				i = len(b)
+				continue
+			}
+			i += need
+			safe = i
+		default:
+			i++
+			safe = i
+		}
+	}
+	quoted := append(append([]byte(nil), b[:safe]...), '"')
+	var s string
+	if json.Unmarshal(quoted, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+var markUUID = []byte(`"uuid":"`)
+
+// rawUUID reads a record's uuid from the first bytes of its line: the
+// first "uuid" key is the record's own (parentUuid's key differs in case).
+func rawUUID(prefix []byte) (string, bool) {
+	i := bytes.Index(prefix, markUUID)
+	if i < 0 {
+		return "", false
+	}
+	rest := prefix[i+len(markUUID):]
+	j := bytes.IndexByte(rest, '"')
+	if j <= 0 {
+		return "", false
+	}
+	return string(rest[:j]), true
+}
