@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -35,7 +34,7 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	})
 
 	answer, turn, err := func() (answer string, turn *agent.TurnResult, err error) {
-		prompt, err := readPrompt(ctx, f.IO, opts.Prompt)
+		prompt, err := readPrompt(ctx, f.IO, opts.Prompt, stdinLimit(opts.Window))
 		if err != nil {
 			return "", nil, err
 		}
@@ -94,16 +93,22 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 }
 
 // readPrompt joins the positional prompt and, when stdin is not a terminal,
-// what it carries. Reading stops at EOF (a closed or /dev/null stdin gives
-// it at once) or when ctx is cancelled.
-func readPrompt(ctx context.Context, ios *iostreams.IOStreams, positional string) (string, error) {
+// what it carries: up to limit bytes, then a marker (and a warning on
+// stderr) saying it was cut. Reading stops at EOF (a closed or /dev/null
+// stdin gives it at once), at the limit, or when ctx is cancelled.
+func readPrompt(ctx context.Context, ios *iostreams.IOStreams, positional string, limit int) (string, error) {
 	prompt := strings.TrimSpace(positional)
 	if !ios.IsStdinTTY() && ios.In != nil {
-		piped, err := readAll(ctx, ios.In)
+		piped, cut, err := readStdin(ctx, ios.In, limit)
 		if err != nil {
 			return "", err
 		}
-		if piped = strings.TrimSpace(piped); piped != "" {
+		piped = strings.TrimSpace(piped)
+		if cut {
+			piped += "\n" + stdinCutMarker(limit)
+			warnTo(ios.ErrOut)(fmt.Sprintf("stdin is longer than %s: the prompt has its first %s and says it was cut", sizeText(limit), sizeText(limit)))
+		}
+		if piped != "" {
 			if prompt == "" {
 				prompt = piped
 			} else {
@@ -115,24 +120,6 @@ func readPrompt(ctx context.Context, ios *iostreams.IOStreams, positional string
 		return "", usageErrorf("-p needs a prompt: pass it as an argument or on stdin")
 	}
 	return prompt, nil
-}
-
-// readAll reads r to its end in the background so that an interrupt is not
-// held up by a writer that never closes the pipe. A read error (stdin
-// closed by the parent) ends the input like EOF.
-func readAll(ctx context.Context, r io.Reader) (string, error) {
-	done := make(chan string, 1)
-	go func() {
-		var b strings.Builder
-		_, _ = io.Copy(&b, r)
-		done <- b.String()
-	}()
-	select {
-	case <-ctx.Done():
-		return "", context.Cause(ctx)
-	case s := <-done:
-		return s, nil
-	}
 }
 
 // runSlash runs a slash command against the engine. In the json formats its

@@ -22,6 +22,8 @@ type world struct {
 	project string
 	srv     *llmtest.Server
 	env     []string // extra variables, after the defaults
+	// stdin, when set, is the file runs read their standard input from.
+	stdin string
 	// baseURL, when set, replaces srv as the endpoint (see newRawServer).
 	baseURL string
 }
@@ -75,6 +77,14 @@ func (w *world) run(tb testing.TB, args ...string) run {
 	cmd := exec.Command(launcher, append([]string{result, bin}, args...)...)
 	cmd.Dir = w.project
 	cmd.Env = w.environ()
+	if w.stdin != "" {
+		f, err := os.Open(w.stdin)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer f.Close()
+		cmd.Stdin = f
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
