@@ -42,8 +42,9 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 		}
 	}
 	scope := name + " for the rest of this session"
+	var rules []string
 	if a.Propose != nil {
-		if rules := a.Propose(tool, input); len(rules) > 0 {
+		if rules = a.Propose(tool, input); len(rules) > 0 {
 			scope = strings.Join(rules, ", ") + " for this session"
 		}
 	}
@@ -52,6 +53,12 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 		{key: '2', alias: 'a', label: "Yes, and allow " + scope},
 	}
 	decisions := []tools.Decision{tools.AllowOnce, tools.AllowAlways}
+	if len(rules) > 0 {
+		// The same rules, kept: added to the project's config file.
+		options = append(options, choice{key: '3', alias: 'p',
+			label: "Yes, and always allow " + strings.Join(rules, ", ") + " in this project (.clawdcode/config.toml)"})
+		decisions = append(decisions, tools.AllowAlwaysProject)
+	}
 	options = append(options, choice{key: rune('1' + len(options)), alias: 'n', label: "No, tell the model to do something else", cancel: true})
 	decisions = append(decisions, tools.Deny)
 	if len(preview) > askPreviewLines {

@@ -70,3 +70,37 @@ func TestClawdcodeAlwaysIsAScopedSessionRule(t *testing.T) {
 		}
 	}
 }
+
+// "Always in this project" saves the rule to .clawdcode/config.toml, where
+// the next run (and -p) finds it.
+func TestClawdcodeAlwaysInThisProjectSavesTheRule(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", `{"command":"go env GOOS"}`)), llmtest.Text("saved"))
+	term := startClawdcode(t, srv)
+	dir := term.cmd.Dir
+	if err := os.MkdirAll(filepath.Join(dir, ".clawdcode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := "# my settings\nmodel = \"gpt-4o\"\n"
+	if err := os.WriteFile(filepath.Join(dir, ".clawdcode", "config.toml"), []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	term.expectPrompt()
+	term.send("which os?\r")
+	term.expect("Yes, and always allow Bash(go env:*) in this project")
+	term.send("p")
+	term.expect("saved")
+	term.expectPrompt()
+	term.send("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, ".clawdcode", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := mine + "\n[permissions]\nallow = [\"Bash(go env:*)\"]\n"; string(got) != want {
+		t.Fatalf("config.toml =\n%s\nwant\n%s", got, want)
+	}
+}
