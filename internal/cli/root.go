@@ -161,6 +161,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	cmd.AddCommand(newCmdCompletion(f))
 	cmd.AddCommand(NewCmdSessions(f))
 	cmd.AddCommand(NewCmdSearch(f, nil))
+	cmd.AddCommand(NewCmdImport(f, nil))
 	return cmd
 }
 

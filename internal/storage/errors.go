@@ -13,6 +13,8 @@ var (
 	// ErrContextTooLarge is returned by MemoryStore when a change would take
 	// it past its byte bound; the store is left as it was.
 	ErrContextTooLarge = errors.New("live context exceeds its size bound")
+	// ErrSessionExists is returned by CreateID for an id the project has.
+	ErrSessionExists = errors.New("a session with this id exists")
 	// ErrClosed is returned by a Session after Close.
 	ErrClosed = errors.New("session is closed")
 )

@@ -111,6 +111,25 @@ func (s *Store) Project(path string) (*Project, error) {
 	return p, nil
 }
 
+// ProjectAt is Project for a path recorded elsewhere (an imported
+// session's working directory), which may not exist on this machine: an
+// existing path is resolved as Project does; a missing one is taken as it
+// is written, cleaned. Nothing is created.
+func (s *Store) ProjectAt(path string) (*Project, error) {
+	if !filepath.IsAbs(path) {
+		return nil, fmt.Errorf("project %s: not an absolute path", path)
+	}
+	if _, err := os.Stat(path); err == nil {
+		return s.Project(path)
+	}
+	root := filepath.Clean(path)
+	name, _, err := s.pickDir(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Project{Root: root, Dir: filepath.Join(s.projectsDir(), name), store: s}, nil
+}
+
 // Projects lists every project that has a directory under the store (for
 // --all), sorted by root. Directories without a readable marker are not
 // clawdcode's and are skipped.

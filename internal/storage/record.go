@@ -71,6 +71,10 @@ const (
 	// from that one up to this record (see Live).
 	SubtypeRewind = "rewind"
 
+	// SubtypeImport opens a session imported from another tool
+	// (CONTRACT.md section 10): Import names the tool and the source file.
+	SubtypeImport = "import"
+
 	TriggerAuto   = "auto"
 	TriggerManual = "manual"
 )
@@ -122,6 +126,8 @@ type Record struct {
 	Handoff *HandoffInfo `json:"handoff,omitempty"`
 	// Rewind is the target of a SubtypeRewind record.
 	Rewind *RewindInfo `json:"rewind,omitempty"`
+	// Import is the origin of a SubtypeImport record.
+	Import *ImportInfo `json:"import,omitempty"`
 
 	// Tokens is clawdcode's extension: the token count of this record's
 	// contribution to a request, when it was known at write time (0 = unknown).
@@ -239,6 +245,13 @@ type HandoffInfo struct {
 }
 
 // RewindInfo names the user record a rewind went back to (just before it).
+// ImportInfo is the origin of an imported session: the tool that wrote
+// it ("claude-code" or "codex") and the source file's path.
+type ImportInfo struct {
+	Tool string `json:"tool"`
+	Path string `json:"path"`
+}
+
 type RewindInfo struct {
 	UUID string `json:"uuid"`
 }

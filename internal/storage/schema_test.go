@@ -50,8 +50,9 @@ func TestRecordsMatchSchema(t *testing.T) {
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeFork, Fork: &ForkInfo{SessionID: parent, UUID: first}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeHandoff, Handoff: &HandoffInfo{SessionID: parent}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: first}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeImport, Import: &ImportInfo{Tool: "claude-code", Path: "/home/u/.claude/projects/-home-u-p/0b9c.jsonl"}})
 	sessionschema.CheckFile(t, s.Path(), 0)
-	if n := len(readLines(t, s.Path())); n != 15 {
-		t.Fatalf("%d lines written, want 15", n)
+	if n := len(readLines(t, s.Path())); n != 16 {
+		t.Fatalf("%d lines written, want 16", n)
 	}
 }

@@ -56,7 +56,30 @@ func (p *Project) Create(ctx context.Context) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	id := u.String()
+	return p.create(dir, u.String())
+}
+
+// CreateID is Create with a given id: an imported session keeps its
+// source's id. A session of that id in this project is ErrSessionExists.
+func (p *Project) CreateID(ctx context.Context, id string) (*Session, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	dir, err := p.ensureDir()
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	s, err := p.create(dir, id)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("create session %s: %w", id, ErrSessionExists)
+	}
+	return s, err
+}
+
+func (p *Project) create(dir, id string) (*Session, error) {
 	path := filepath.Join(dir, id+".jsonl")
 	// The OS errors name the file, whose name is the session id.
 	f, err := OpenRegular(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, filePerm)

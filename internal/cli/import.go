@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/importer"
+	"github.com/spf13/cobra"
+)
+
+// ImportOptions are the arguments of `clawdcode import` (CONTRACT.md section 10).
+type ImportOptions struct {
+	Tool string
+	Dir  string
+}
+
+// NewCmdImport builds `clawdcode import`; runF replaces the behaviour in tests.
+func NewCmdImport(f *Factory, runF func(context.Context, *ImportOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "import claude-code|codex [dir]",
+		Short: "Bring Claude Code or Codex sessions into clawdcode",
+		Long: `Import another tool's sessions. Each becomes a clawdcode session of the
+project at its recorded working directory, with the same id, so that
+clawdcode -r <id> continues it there. Importing again adds only what is new.
+
+Default directories: claude-code $CLAUDE_CONFIG_DIR/projects, else
+~/.claude/projects; codex $CODEX_HOME/sessions, else ~/.codex/sessions.`,
+		Example: `  clawdcode import claude-code
+  clawdcode import codex ~/backup/codex/sessions`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts := &ImportOptions{Tool: args[0]}
+			if !slices.Contains(importer.Tools, opts.Tool) {
+				return usageErrorf("unknown tool %q: import claude-code or codex", opts.Tool)
+			}
+			if len(args) == 2 {
+				opts.Dir = args[1]
+			} else {
+				home, err := os.UserHomeDir()
+				if err != nil && f.Getenv("CLAUDE_CONFIG_DIR") == "" && f.Getenv("CODEX_HOME") == "" {
+					return fmt.Errorf("locate home directory (give the directory to import): %w", err)
+				}
+				opts.Dir = importer.DefaultDir(opts.Tool, f.Getenv, home)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return importRun(cmd.Context(), f, opts)
+		},
+	}
+	return cmd
+}
+
+// progressMin is how much work shows a progress bar on a terminal.
+const progressMin = 64 << 20
+
+func importRun(ctx context.Context, f *Factory, opts *ImportOptions) error {
+	st, err := f.Store()
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(opts.Dir); err != nil || !fi.IsDir() {
+		return &UsageError{
+			Err:     fmt.Errorf("import %s: %s: no such directory", opts.Tool, opts.Dir),
+			Message: fmt.Sprintf("no %s sessions at %s", opts.Tool, opts.Dir),
+			Hints:   []string{"give the directory: clawdcode import " + opts.Tool + " <dir>"},
+		}
+	}
+	bar := f.IO.IsStderrTTY()
+	shown := false
+	last := time.Time{}
+	im := &importer.Importer{
+		Store: st,
+		Warn:  warnTo(f.IO.ErrOut),
+		Done: func(r importer.SessionResult) {
+			if shown {
+				fmt.Fprint(f.IO.ErrOut, "\r\033[K")
+			}
+			verb := "imported"
+			if !r.New {
+				verb = "continued"
+			}
+			fmt.Fprintf(f.IO.Out, "%s %s  %d records  %s\n", verb, r.ID, r.Records, r.Project)
+		},
+		Progress: func(done, total int64) {
+			if !bar || total < progressMin || time.Since(last) < 100*time.Millisecond {
+				return
+			}
+			last = time.Now()
+			shown = true
+			const width = 30
+			n := int(done * width / max(total, 1))
+			fmt.Fprintf(f.IO.ErrOut, "\r[%s%s] %3d%%  %d / %d MB", strings.Repeat("#", n), strings.Repeat(".", width-n), done*100/max(total, 1), done>>20, total>>20)
+		},
+	}
+	res, err := im.Import(ctx, opts.Tool, opts.Dir)
+	if shown {
+		fmt.Fprint(f.IO.ErrOut, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	recs := 0
+	for _, s := range res.Sessions {
+		recs += s.Records
+	}
+	switch {
+	case len(res.Sessions) == 0 && res.Failed == 0:
+		fmt.Fprintf(f.IO.Out, "Nothing new to import from %s.\n", opts.Dir)
+	default:
+		fmt.Fprintf(f.IO.Out, "Imported %d %s (%d records) from %s.\n", len(res.Sessions), plural(len(res.Sessions), "session", "sessions"), recs, opts.Dir)
+	}
+	if res.Failed > 0 {
+		return fmt.Errorf("%d %s could not be imported (see the warnings above)", res.Failed, plural(res.Failed, "file", "files"))
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,324 @@
+package importer
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// ccLine is the part of a Claude Code transcript line the import reads
+// (see the package doc for the mapping).
+type ccLine struct {
+	Type              string          `json:"type"`
+	Subtype           string          `json:"subtype"`
+	UUID              string          `json:"uuid"`
+	ParentUUID        *string         `json:"parentUuid"`
+	SessionID         string          `json:"sessionId"`
+	CWD               string          `json:"cwd"`
+	GitBranch         string          `json:"gitBranch"`
+	Timestamp         time.Time       `json:"timestamp"`
+	IsSidechain       bool            `json:"isSidechain"`
+	IsCompactSummary  bool            `json:"isCompactSummary"`
+	Content           string          `json:"content"` // system records
+	Summary           string          `json:"summary"` // "summary" lines: the session's title
+	Message           *ccMessage      `json:"message"`
+	CompactMetadata   *ccCompactMeta  `json:"compactMetadata"`
+	ToolUseResult     json.RawMessage `json:"toolUseResult"`
+	LogicalParentUUID string          `json:"logicalParentUuid"`
+}
+
+type ccMessage struct {
+	ID      string          `json:"id"`
+	Role    string          `json:"role"`
+	Model   string          `json:"model"`
+	Content json.RawMessage `json:"content"` // a string, or content blocks
+	Usage   *struct {
+		InputTokens         int `json:"input_tokens"`
+		CacheCreationTokens int `json:"cache_creation_input_tokens"`
+		CacheReadTokens     int `json:"cache_read_input_tokens"`
+		OutputTokens        int `json:"output_tokens"`
+	} `json:"usage"`
+}
+
+type ccCompactMeta struct {
+	Trigger   string `json:"trigger"`
+	PreTokens int    `json:"preTokens"`
+}
+
+type ccBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"` // tool_result: a string or blocks
+	IsError   bool            `json:"is_error"`
+}
+
+// claude converts Claude Code transcript lines. It keeps what it needs
+// between lines: the reply being gathered (Claude Code writes one line per
+// content block, the blocks of a reply sharing message.id) and, per
+// parent, the last user message under it, to see a rewind.
+type claude struct {
+	out   *converted
+	reply *pendingReply
+	// userChild maps a parent uuid to the last user message written
+	// under it: a second one under the same parent is a rewind.
+	userChild map[string]string
+}
+
+// pendingReply is an assistant reply whose blocks are still arriving.
+type pendingReply struct {
+	id    string
+	first *ccLine
+	text  []string
+	tools []*storage.Record
+	model string
+	usage *storage.Usage
+}
+
+func newClaude(out *converted) *claude {
+	return &claude{out: out, userChild: map[string]string{}}
+}
+
+func (c *claude) line(raw []byte) error {
+	var l ccLine
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return err
+	}
+	if l.IsSidechain {
+		return nil // a sub-agent's conversation, not this session's context
+	}
+	if c.out.sessionID == "" && l.SessionID != "" {
+		c.out.sessionID = l.SessionID
+	}
+	if c.out.cwd == "" && l.CWD != "" {
+		c.out.cwd = l.CWD
+	}
+	switch l.Type {
+	case "assistant":
+		c.assistant(&l)
+	case "user":
+		c.flush()
+		c.user(&l)
+	case "system":
+		if l.Subtype == "compact_boundary" {
+			c.flush()
+			c.boundary(&l)
+		}
+	case "summary":
+		if l.Summary != "" {
+			c.out.title = l.Summary
+		}
+	}
+	// progress, file-history-snapshot, queue-operation and other system
+	// records carry nothing a conversation sends to the model.
+	return nil
+}
+
+func (c *claude) base(l *ccLine, typ string) *storage.Record {
+	return &storage.Record{UUID: l.UUID, Timestamp: l.Timestamp, Type: typ, GitBranch: l.GitBranch}
+}
+
+func (c *claude) assistant(l *ccLine) {
+	if l.Message == nil {
+		return
+	}
+	if c.reply != nil && (l.Message.ID == "" || l.Message.ID != c.reply.id) {
+		c.flush()
+	}
+	if c.reply == nil {
+		c.reply = &pendingReply{id: l.Message.ID, first: l, model: l.Message.Model}
+	}
+	r := c.reply
+	if u := l.Message.Usage; u != nil {
+		r.usage = &storage.Usage{InputTokens: u.InputTokens + u.CacheCreationTokens + u.CacheReadTokens, OutputTokens: u.OutputTokens}
+	}
+	text, blocks := decodeContent(l.Message.Content)
+	if text != "" {
+		r.text = append(r.text, text)
+	}
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			if b.Text != "" {
+				r.text = append(r.text, b.Text)
+			}
+		case "tool_use":
+			in := b.Input
+			if len(in) == 0 || string(in) == "null" {
+				in = json.RawMessage("{}")
+			}
+			rec := c.base(l, storage.TypeToolUse)
+			rec.UUID = ""
+			rec.Tool = &storage.ToolUse{ID: b.ID, Name: b.Name, Input: in}
+			r.tools = append(r.tools, rec)
+		}
+		// thinking and redacted_thinking blocks are the model's own and
+		// are not sent back by clawdcode.
+	}
+}
+
+// flush writes the reply gathered so far: one assistant record, then its
+// tool calls.
+func (c *claude) flush() {
+	r := c.reply
+	if r == nil {
+		return
+	}
+	c.reply = nil
+	if len(r.text) == 0 && len(r.tools) == 0 {
+		return // thinking only
+	}
+	rec := c.base(r.first, storage.TypeAssistant)
+	usage := r.usage
+	if usage == nil {
+		usage = &storage.Usage{}
+	}
+	rec.Message = &storage.Message{Role: "assistant", Content: strings.Join(r.text, "\n\n"), Model: modelName(r.model), Usage: usage}
+	c.out.add(rec)
+	for _, t := range r.tools {
+		c.out.add(t)
+	}
+}
+
+func (c *claude) user(l *ccLine) {
+	if l.Message == nil {
+		return
+	}
+	text, blocks := decodeContent(l.Message.Content)
+	var parts []string
+	if text != "" {
+		parts = append(parts, text)
+	}
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			if b.Text != "" {
+				parts = append(parts, b.Text)
+			}
+		case "image":
+			parts = append(parts, "[image]")
+		case "tool_result":
+			out, _ := decodeContent(b.Content)
+			if out == "" {
+				out = blockText(b.Content)
+			}
+			rec := c.base(l, storage.TypeToolResult)
+			rec.UUID = ""
+			res := &storage.ToolResult{ID: b.ToolUseID, Output: out}
+			if b.IsError {
+				res = &storage.ToolResult{ID: b.ToolUseID, Error: out}
+			}
+			rec.ToolResult = res
+			c.out.add(rec)
+		}
+	}
+	if len(parts) == 0 {
+		return
+	}
+	rec := c.base(l, storage.TypeUser)
+	rec.Message = &storage.Message{Role: "user", Content: strings.Join(parts, "\n\n")}
+	if l.IsCompactSummary {
+		rec.IsCompactSummary = true
+		if m := l.CompactMetadata; m != nil {
+			rec.CompactMetadata = &storage.CompactMetadata{Trigger: trigger(m.Trigger), PreTokens: m.PreTokens}
+		} else if b := c.out.lastBoundary; b != nil {
+			rec.CompactMetadata = &storage.CompactMetadata{Trigger: b.CompactMetadata.Trigger, PreTokens: b.CompactMetadata.PreTokens}
+		} else {
+			rec.CompactMetadata = &storage.CompactMetadata{Trigger: storage.TriggerAuto}
+		}
+		rec.CompactMetadata.PostTokens = estimateTokens(rec.Message.Content)
+		c.out.add(rec)
+		return
+	}
+	// A second message of the user's under the same parent: they went
+	// back (Claude Code's rewind, or an edited message) and the first
+	// branch is no longer the conversation.
+	if l.ParentUUID != nil && *l.ParentUUID != "" {
+		if prev, ok := c.userChild[*l.ParentUUID]; ok && c.out.has(prev) {
+			rw := c.base(l, storage.TypeSystem)
+			rw.UUID = ""
+			rw.Subtype = storage.SubtypeRewind
+			rw.Rewind = &storage.RewindInfo{UUID: c.out.ref(prev)}
+			c.out.add(rw)
+		}
+		c.userChild[*l.ParentUUID] = l.UUID
+	}
+	c.out.add(rec)
+}
+
+func (c *claude) boundary(l *ccLine) {
+	rec := c.base(l, storage.TypeSystem)
+	rec.Subtype = storage.SubtypeCompactBoundary
+	content := l.Content
+	if content == "" {
+		content = "Conversation compacted"
+	}
+	rec.Message = &storage.Message{Role: "system", Content: content}
+	m := &storage.CompactMetadata{Trigger: storage.TriggerAuto}
+	if l.CompactMetadata != nil {
+		m.Trigger, m.PreTokens = trigger(l.CompactMetadata.Trigger), l.CompactMetadata.PreTokens
+	}
+	// Claude Code resumes from the summary alone: nothing is retained.
+	rec.CompactMetadata = m
+	c.out.add(rec)
+	c.out.lastBoundary = rec
+}
+
+func (c *claude) end() { c.flush() }
+
+func trigger(t string) string {
+	if t == storage.TriggerManual {
+		return t
+	}
+	return storage.TriggerAuto
+}
+
+// decodeContent reads a message content: a string (returned as text) or
+// an array of blocks.
+func decodeContent(raw json.RawMessage) (string, []ccBlock) {
+	if len(raw) == 0 {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		json.Unmarshal(raw, &s)
+		return s, nil
+	}
+	var blocks []ccBlock
+	json.Unmarshal(raw, &blocks)
+	return "", blocks
+}
+
+// blockText joins the text of content blocks (a tool result's content).
+func blockText(raw json.RawMessage) string {
+	_, blocks := decodeContent(raw)
+	var parts []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		case "image":
+			parts = append(parts, "[image]")
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// modelName is the model a reply names, or "unknown" when the source
+// does not say.
+func modelName(m string) string {
+	if m == "" {
+		return "unknown"
+	}
+	return m
+}
+
+// estimateTokens is the summary's size for compactMetadata.postTokens when
+// the source does not state it: about four bytes a token. A resume counts
+// the context itself; this only fills the record.
+func estimateTokens(s string) int { return max(1, len(s)/4) }

@@ -1,0 +1,242 @@
+package importer
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// cxLine is one line of a Codex rollout: {timestamp, type, payload}.
+type cxLine struct {
+	Timestamp time.Time       `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+type cxMeta struct {
+	ID  string `json:"id"`
+	CWD string `json:"cwd"`
+	Git *struct {
+		Branch string `json:"branch"`
+	} `json:"git"`
+}
+
+// cxItem is a response item (also the items of a replacement history).
+type cxItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   []cxPart        `json:"content"`
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Input     string          `json:"input"` // custom tool calls
+	CallID    string          `json:"call_id"`
+	Output    json.RawMessage `json:"output"`
+}
+
+type cxPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type cxCompacted struct {
+	Message            string   `json:"message"`
+	ReplacementHistory []cxItem `json:"replacement_history"`
+}
+
+// codex converts Codex rollout lines.
+type codex struct {
+	out    *converted
+	branch string
+	model  string // from the turn context
+	// inReply is true after an assistant message or a tool call, until
+	// the next user message or tool output: tool calls then belong to the
+	// reply before them.
+	inReply bool
+}
+
+func newCodex(out *converted) *codex { return &codex{out: out} }
+
+func (c *codex) line(raw []byte) error {
+	var l cxLine
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return err
+	}
+	switch l.Type {
+	case "session_meta":
+		var m cxMeta
+		if err := json.Unmarshal(l.Payload, &m); err != nil {
+			return err
+		}
+		if c.out.sessionID == "" {
+			c.out.sessionID = m.ID
+		}
+		if c.out.cwd == "" {
+			c.out.cwd = m.CWD
+		}
+		if m.Git != nil {
+			c.branch = m.Git.Branch
+		}
+	case "response_item":
+		var it cxItem
+		if err := json.Unmarshal(l.Payload, &it); err != nil {
+			return err
+		}
+		c.item(&it, l.Timestamp)
+	case "turn_context":
+		var tc struct {
+			Model string `json:"model"`
+		}
+		if json.Unmarshal(l.Payload, &tc) == nil && tc.Model != "" {
+			c.model = tc.Model
+		}
+	case "compacted":
+		var cp cxCompacted
+		if err := json.Unmarshal(l.Payload, &cp); err != nil {
+			return err
+		}
+		c.compacted(&cp, l.Timestamp)
+	}
+	// turn_context, event_msg, world_state, token usage: nothing the
+	// conversation sends.
+	return nil
+}
+
+func (c *codex) rec(typ string, ts time.Time) *storage.Record {
+	return &storage.Record{Type: typ, Timestamp: ts, GitBranch: c.branch}
+}
+
+func (c *codex) item(it *cxItem, ts time.Time) {
+	switch it.Type {
+	case "message":
+		text := partsText(it.Content)
+		switch {
+		case it.Role == "assistant":
+			if text == "" {
+				return
+			}
+			r := c.rec(storage.TypeAssistant, ts)
+			r.Message = &storage.Message{Role: "assistant", Content: text, Model: modelName(c.model), Usage: &storage.Usage{}}
+			c.out.add(r)
+			c.inReply = true
+		case it.Role == "user" && !injected(text):
+			r := c.rec(storage.TypeUser, ts)
+			r.Message = &storage.Message{Role: "user", Content: text}
+			c.out.add(r)
+			c.inReply = false
+		}
+		// developer messages and Codex's injected context are Codex's
+		// own instructions; clawdcode sends its own.
+	case "function_call", "custom_tool_call", "local_shell_call":
+		if !c.inReply {
+			// A call with no text before it: its reply had none.
+			r := c.rec(storage.TypeAssistant, ts)
+			r.Message = &storage.Message{Role: "assistant", Model: modelName(c.model), Usage: &storage.Usage{}}
+			c.out.add(r)
+			c.inReply = true
+		}
+		in := json.RawMessage(it.Arguments)
+		if it.Type == "custom_tool_call" || !json.Valid(in) || len(in) == 0 || in[0] != '{' {
+			b, _ := json.Marshal(map[string]string{"input": it.Input + it.Arguments})
+			in = b
+		}
+		r := c.rec(storage.TypeToolUse, ts)
+		r.Tool = &storage.ToolUse{ID: it.CallID, Name: it.Name, Input: in}
+		c.out.add(r)
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		r := c.rec(storage.TypeToolResult, ts)
+		r.ToolResult = &storage.ToolResult{ID: it.CallID, Output: outputText(it.Output)}
+		c.out.add(r)
+		c.inReply = false
+	}
+	// reasoning items are the model's own.
+}
+
+// compacted becomes a boundary and a summary. After it Codex's history is
+// the replacement history (the user's messages kept and, last, the
+// summary) and what follows; the summary record carries the replacement
+// history's messages, so a resume sends what Codex would.
+func (c *codex) compacted(cp *cxCompacted, ts time.Time) {
+	var parts []string
+	for _, it := range cp.ReplacementHistory {
+		if it.Type != "message" || it.Role != "user" {
+			continue
+		}
+		if t := partsText(it.Content); t != "" && !injected(t) {
+			parts = append(parts, t)
+		}
+	}
+	if len(parts) == 0 && cp.Message != "" {
+		parts = append(parts, cp.Message)
+	}
+	b := c.rec(storage.TypeSystem, ts)
+	b.Subtype = storage.SubtypeCompactBoundary
+	b.Message = &storage.Message{Role: "system", Content: "Conversation compacted"}
+	b.CompactMetadata = &storage.CompactMetadata{Trigger: storage.TriggerAuto}
+	c.out.add(b)
+	c.out.lastBoundary = b
+	s := c.rec(storage.TypeUser, ts)
+	s.IsCompactSummary = true
+	s.Message = &storage.Message{Role: "user", Content: strings.Join(parts, "\n\n")}
+	s.CompactMetadata = &storage.CompactMetadata{Trigger: storage.TriggerAuto, PostTokens: estimateTokens(s.Message.Content)}
+	c.out.add(s)
+	c.inReply = false
+}
+
+func (c *codex) end() {}
+
+func partsText(ps []cxPart) string {
+	var out []string
+	for _, p := range ps {
+		switch p.Type {
+		case "input_text", "output_text", "text":
+			if p.Text != "" {
+				out = append(out, p.Text)
+			}
+		case "input_image":
+			out = append(out, "[image]")
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// injected reports the context Codex adds as user messages itself.
+func injected(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, p := range []string{"<environment_context>", "<user_instructions>", "<turn_aborted>", "# AGENTS.md instructions"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// outputText reads a tool output: a string, or an object with content
+// (older rollouts) or content items.
+func outputText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var o struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &o) == nil && len(o.Content) > 0 {
+		if json.Unmarshal(o.Content, &s) == nil {
+			return s
+		}
+		var ps []cxPart
+		if json.Unmarshal(o.Content, &ps) == nil {
+			return partsText(ps)
+		}
+	}
+	var ps []cxPart
+	if json.Unmarshal(raw, &ps) == nil {
+		return partsText(ps)
+	}
+	return string(raw)
+}
