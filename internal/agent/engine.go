@@ -60,8 +60,11 @@ type Config struct {
 	// Now is the clock for the date in the system prompt; nil = time.Now.
 	Now func() time.Time
 	// MCP is the connection to the configured MCP servers (nil = none);
-	// its tools are among Tools, and /mcp shows its state.
+	// ExtraTools holds the tools it offers, and /mcp shows its state.
+	// Close closes it.
 	MCP *mcphost.Host
+	// ExtraTools are offered after the built-in tools (MCP's).
+	ExtraTools []tools.Tool
 	// Hooks runs the user's hook commands (nil = none).
 	Hooks *hooks.Runner
 	// Warn receives each warning about a session being resumed: the lines
@@ -121,6 +124,7 @@ func New(cfg Config) *Engine {
 			Index:   search.New(cfg.Project.Store(), cfg.Warn),
 		}))
 	}
+	e.tools = append(e.tools, cfg.ExtraTools...)
 	if cfg.Permissions != nil {
 		e.perms = cfg.Permissions
 	} else {
@@ -437,7 +441,13 @@ func (e *Engine) MCPServers() []mcphost.Status { return e.cfg.MCP.Status() }
 func (e *Engine) Project() *storage.Project { return e.cfg.Project }
 
 // Close closes the current session (index written, lock released).
-func (e *Engine) Close() error { return e.closeSession() }
+func (e *Engine) Close() error {
+	err := e.closeSession()
+	if merr := e.cfg.MCP.Close(); err == nil {
+		err = merr
+	}
+	return err
+}
 
 func (e *Engine) closeSession() error {
 	sess := e.log.sess

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,9 +17,11 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/config"
+	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/logfile"
+	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -216,6 +219,7 @@ func (f *Factory) LLM() (*llm.Client, error) {
 			APIKey:      cfg.APIKey,
 			HTTPClient:  f.HTTPClient,
 			IdleTimeout: idle,
+			WireAPI:     cfg.WireAPI,
 		})
 		if errors.Is(err, llm.ErrMissingAPIKey) && cfg.APIKeyEnv != config.DefaultAPIKeyEnv {
 			err = &rewordedError{err: err, msg: fmt.Sprintf("%s is not set (api_key_env names it): the default endpoint %s "+
@@ -276,6 +280,31 @@ func (f *Factory) Logger() *slog.Logger {
 		return l, nil
 	})
 	return l
+}
+
+// Hooks is the runner of the configured hooks (nil when there are none),
+// reporting a hook's failure as a warning on stderr.
+func (f *Factory) Hooks(cfg *config.Config, root string) *hooks.Runner {
+	if len(cfg.Hooks) == 0 {
+		return nil
+	}
+	return hooks.New(cfg.Hooks, root, nil, warnTo(f.IO.ErrOut))
+}
+
+// StartMCP connects to the configured MCP servers (all at once, bounded
+// by mcphost.DefaultStartTimeout); one that fails is reported once on
+// stderr and the run goes on without it.
+func (f *Factory) StartMCP(ctx context.Context, cfg *config.Config, root string) *mcphost.Host {
+	servers := make([]mcphost.ServerConfig, 0, len(cfg.MCPServers))
+	for name, s := range cfg.MCPServers {
+		servers = append(servers, mcphost.ServerConfig{Name: name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers})
+	}
+	return mcphost.Start(ctx, servers, mcphost.Options{
+		Dir:    root,
+		Env:    os.Environ(),
+		Warn:   warnTo(f.IO.ErrOut),
+		Logger: f.Logger(),
+	})
 }
 
 // Commands is the slash-command registry: the built-in commands and the

@@ -11,8 +11,10 @@ import (
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -50,7 +52,8 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		}
 		// A slash command may need no model at all (/help, /sessions), so
 		// the client is built only when one is called.
-		eng, err = openEngine(ctx, f, opts, nil, !isSlash)
+		name, _, _ := slash.Parse(prompt)
+		eng, err = openEngine(ctx, f, opts, nil, !isSlash, !isSlash || name == "mcp")
 		if err != nil {
 			return "", nil, err
 		}
@@ -146,8 +149,12 @@ func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg 
 // openEngine builds the engine for opts and opens its session: the one
 // -c/-r name, else a new one. eagerLLM builds the client first so that a
 // missing key stops the run before anything is written.
-func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.Asker, eagerLLM bool) (*agent.Engine, error) {
+func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.Asker, eagerLLM, withMCP bool) (*agent.Engine, error) {
 	p, err := f.Project()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +174,19 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		}
 		client = c
 	}
+	// MCP servers start (together, time-boxed) only for runs that may
+	// call their tools or list them.
+	var host *mcphost.Host
+	var mcpTools []tools.Tool
+	if withMCP && len(cfg.MCPServers) > 0 {
+		host = f.StartMCP(ctx, cfg, p.Root)
+		counter := tokens.NewCounter(opts.Model)
+		mcpTools = host.Offer(opts.Window, mcphost.DefaultShare, counter.Tools)
+	}
 	eng := agent.New(agent.Config{
+		MCP:            host,
+		ExtraTools:     mcpTools,
+		Hooks:          f.Hooks(cfg, p.Root),
 		Model:          opts.Model,
 		Window:         opts.Window,
 		WindowExplicit: opts.WindowExplicit,

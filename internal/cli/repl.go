@@ -42,7 +42,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 			asker.Root = p.Root
 		}
 	}
-	eng, err := openEngine(ctx, f, opts, toolAsker, true)
+	eng, err := openEngine(ctx, f, opts, toolAsker, true, true)
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,11 @@ package config
 import (
 	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -69,6 +71,8 @@ type Config struct {
 	Allow, Deny []tools.Rule
 
 	MCPServers map[string]MCPServer
+	// Hooks are every file's hooks, the user's first.
+	Hooks []hooks.Hook
 
 	// Files are the configuration files that were read, user's first.
 	Files []string
@@ -135,6 +139,11 @@ func Resolve(src Sources) (*Config, error) {
 		c.Allow = append(c.Allow, f.Permissions.Allow...)
 		c.Deny = append(c.Deny, f.Permissions.Deny...)
 		maps.Copy(c.MCPServers, f.MCPServers)
+		for _, event := range slices.Sorted(maps.Keys(f.Hooks)) {
+			for _, h := range f.Hooks[event] {
+				c.Hooks = append(c.Hooks, h.hook(event))
+			}
+		}
 	}
 
 	// The environment.

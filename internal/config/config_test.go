@@ -153,7 +153,7 @@ func TestMalformedFileNamesFileAndLine(t *testing.T) {
 func TestUnknownKeysWarn(t *testing.T) {
 	t.Parallel()
 	path := writeFile(t, filepath.Join(t.TempDir(), "config.toml"),
-		"model = \"m\"\nmodle = \"typo\"\n[permissions]\nallow = [\"Edit\"]\nalow = []\n[hooks]\nx = 1\n")
+		"model = \"m\"\nmodle = \"typo\"\n[permissions]\nallow = [\"Edit\"]\nalow = []\n[telemetry]\nx = 1\n")
 	var warnings []string
 	c, err := Resolve(Sources{UserFile: path, Warn: func(s string) { warnings = append(warnings, s) }})
 	if err != nil {
@@ -162,7 +162,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 	if c.Model != "m" || rulesString(c.Allow) != "Edit" {
 		t.Errorf("known keys lost: %+v", c)
 	}
-	want := []string{path + ":2: unknown key modle (ignored)", path + ":5: unknown key permissions.alow (ignored)", path + ":6: unknown key hooks (ignored)"}
+	want := []string{path + ":2: unknown key modle (ignored)", path + ":5: unknown key permissions.alow (ignored)", path + ":6: unknown key telemetry (ignored)"}
 	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
 	}
@@ -188,4 +188,29 @@ func rulesString(rules []tools.Rule) string {
 		s[i] = r.String()
 	}
 	return strings.Join(s, " ")
+}
+
+func TestHooks(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, filepath.Join(t.TempDir(), "config.toml"),
+		"[[hooks.PreToolUse]]\nmatcher = \"Bash|Write\"\ncommand = \"./check.sh\"\ntimeout = 5\n\n[[hooks.Stop]]\ncommand = \"notify-send done\"\n")
+	c, err := Resolve(Sources{ProjectFile: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Hooks) != 2 || c.Hooks[0].Event != "PreToolUse" || c.Hooks[0].Matcher != "Bash|Write" || c.Hooks[0].Timeout.Seconds() != 5 || c.Hooks[1].Command != "notify-send done" {
+		t.Fatalf("hooks %+v", c.Hooks)
+	}
+	for doc, line := range map[string]int{
+		"\n[[hooks.Sometime]]\ncommand = \"x\"\n":                  2,
+		"[[hooks.Stop]]\ntimeout = 3\n":                             1,
+		"[[hooks.PreToolUse]]\nmatcher = \"(\"\ncommand = \"x\"\n": 1,
+	} {
+		p := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), doc)
+		_, err := Resolve(Sources{ProjectFile: p})
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.Line != line {
+			t.Errorf("%q: err = %v, want a FileError at line %d", doc, err, line)
+		}
+	}
 }

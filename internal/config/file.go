@@ -10,7 +10,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/tools"
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -31,6 +33,17 @@ type File struct {
 		Deny  []tools.Rule `toml:"deny"`
 	} `toml:"permissions"`
 	MCPServers map[string]MCPServer `toml:"mcp_servers"`
+	// Hooks are [[hooks.EVENT]] tables, by event name.
+	Hooks map[string][]HookEntry `toml:"hooks"`
+}
+
+// HookEntry is one [[hooks.EVENT]] table: the command to run, for
+// PreToolUse the tools it applies to (a regexp over the tool name; empty
+// or "*" for all), and its timeout in seconds (default 60).
+type HookEntry struct {
+	Matcher string  `toml:"matcher"`
+	Command string  `toml:"command"`
+	Timeout float64 `toml:"timeout"`
 }
 
 // MCPServer is one [mcp_servers.NAME] table: a server started as a child
@@ -158,6 +171,21 @@ func (f *File) check(lines map[string]int) error {
 			return bad("compact_threshold", "%v", err)
 		}
 	}
+	events := make([]string, 0, len(f.Hooks))
+	for event := range f.Hooks {
+		events = append(events, event)
+	}
+	slices.Sort(events)
+	for _, event := range events {
+		for _, h := range f.Hooks[event] {
+			if h.Timeout < 0 {
+				return bad("hooks."+event, "timeout %v is negative", h.Timeout)
+			}
+			if err := hooks.Validate(h.hook(event)); err != nil {
+				return bad("hooks."+event, "%v", err)
+			}
+		}
+	}
 	names := make([]string, 0, len(f.MCPServers))
 	for name := range f.MCPServers {
 		names = append(names, name)
@@ -185,6 +213,11 @@ func (f *File) check(lines map[string]int) error {
 		}
 	}
 	return nil
+}
+
+func (h HookEntry) hook(event string) hooks.Hook {
+	return hooks.Hook{Event: event, Matcher: h.Matcher, Command: h.Command,
+		Timeout: time.Duration(h.Timeout * float64(time.Second))}
 }
 
 // CheckWindow is the rule for a context window from any source.
