@@ -203,7 +203,7 @@ func TestHooks(t *testing.T) {
 	}
 	for doc, line := range map[string]int{
 		"\n[[hooks.Sometime]]\ncommand = \"x\"\n":                  2,
-		"[[hooks.Stop]]\ntimeout = 3\n":                             1,
+		"[[hooks.Stop]]\ntimeout = 3\n":                            1,
 		"[[hooks.PreToolUse]]\nmatcher = \"(\"\ncommand = \"x\"\n": 1,
 	} {
 		p := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), doc)
