@@ -202,3 +202,54 @@ func TestImportCodex(t *testing.T) {
 func escapeForTest(p string) string {
 	return regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(p, "-")
 }
+
+// An imported session exported with `sessions export --format jsonl`
+// imports again (as a Claude Code directory) to the same context: the
+// resumed request is the same, message for message.
+func TestImportExportRoundTrip(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	src := filepath.Join(w.Root, "codex")
+	name := "rollout-2026-11-23T15-58-06-01a20920-faf5-7b82-b470-7899bbb2e813.jsonl"
+	installSource(t, []string{"codex", name}, src, "2026/11/23/"+name, w.Project)
+	cc := filepath.Join(w.Root, "claude")
+	installSource(t, []string{"claude-code", "claude-code-log_dag_compact_after_rewind.jsonl"}, cc, "-p/s1.jsonl", w.Project)
+	installSource(t, []string{"claude-code", "spotter_real_tool_heavy.jsonl"}, cc, "-p/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl", w.Project)
+	w.MustRun("import", "codex", src)
+	w.MustRun("import", "claude-code", cc)
+
+	resumed := func(id string) string {
+		t.Helper()
+		w.Server.Enqueue(llmtest.Text("ok"))
+		w.MustRun("-r", id, "-p", "go on", "--fork-session")
+		req := w.Server.LastRequest()
+		if req.Status != 200 {
+			t.Fatalf("resume of %s refused: %s", id, req.Error)
+		}
+		return requestText(req)
+	}
+	export := filepath.Join(w.Root, "export", "-p")
+	if err := os.MkdirAll(export, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"01a20920-faf5-7b82-b470-7899bbb2e813", "s1", "d6e0bada-1959-4eec-a9d2-0bfade768d8f"}
+	before := map[string]string{}
+	for _, id := range ids {
+		before[id] = resumed(id)
+		r := w.MustRun("sessions", "export", id, "--format", "jsonl")
+		if err := os.WriteFile(filepath.Join(export, id+".jsonl"), []byte(r.Stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A second store: the exports imported there resume the same.
+	w.ExtraEnv = []string{"CLAWDCODE_HOME=" + filepath.Join(w.Root, "home2")}
+	r := w.MustRun("import", "claude-code", filepath.Dir(export))
+	if !strings.Contains(r.Stdout, "Imported 3 sessions") {
+		t.Fatalf("re-import:\n%s\n%s", r.Stdout, r.Stderr)
+	}
+	for _, id := range ids {
+		if after := resumed(id); after != before[id] {
+			t.Errorf("session %s resumes differently after the round trip:\nbefore\n%s\nafter\n%s", id, before[id], after)
+		}
+	}
+}

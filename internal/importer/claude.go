@@ -27,6 +27,13 @@ type ccLine struct {
 	CompactMetadata   *ccCompactMeta  `json:"compactMetadata"`
 	ToolUseResult     json.RawMessage `json:"toolUseResult"`
 	LogicalParentUUID string          `json:"logicalParentUuid"`
+
+	// clawdcode's own records (a session exported with
+	// `sessions export --format jsonl` imports as Claude Code's does).
+	Tool       *storage.ToolUse    `json:"tool"`
+	ToolResult *storage.ToolResult `json:"toolResult"`
+	Title      string              `json:"title"`
+	Rewind     *storage.RewindInfo `json:"rewind"`
 }
 
 type ccMessage struct {
@@ -45,6 +52,8 @@ type ccMessage struct {
 type ccCompactMeta struct {
 	Trigger   string `json:"trigger"`
 	PreTokens int    `json:"preTokens"`
+	// RetainedUUID is clawdcode's: the first record a compaction kept.
+	RetainedUUID string `json:"retainedUuid"`
 }
 
 type ccBlock struct {
@@ -105,18 +114,62 @@ func (c *claude) line(raw []byte) error {
 		c.flush()
 		c.user(&l)
 	case "system":
-		if l.Subtype == "compact_boundary" {
+		switch l.Subtype {
+		case storage.SubtypeCompactBoundary:
 			c.flush()
 			c.boundary(&l)
+		case storage.SubtypeRewind:
+			if l.Rewind != nil {
+				c.flush()
+				rec := c.base(&l, storage.TypeSystem)
+				rec.Subtype = storage.SubtypeRewind
+				rec.Rewind = &storage.RewindInfo{UUID: c.out.ref(l.Rewind.UUID)}
+				c.out.add(rec)
+			}
 		}
 	case "summary":
 		if l.Summary != "" {
 			c.out.title = l.Summary
 		}
+	// clawdcode's record types, as `sessions export --format jsonl`
+	// writes them: the same format, so they are taken as they are.
+	case storage.TypeToolUse:
+		if l.Tool != nil {
+			c.own(&l)
+		}
+	case storage.TypeToolResult:
+		if l.ToolResult != nil {
+			c.flush()
+			c.own(&l)
+		}
+	case storage.TypeTitle:
+		if l.Title != "" {
+			c.out.title = l.Title
+		}
 	}
 	// progress, file-history-snapshot, queue-operation and other system
 	// records carry nothing a conversation sends to the model.
 	return nil
+}
+
+// own takes a clawdcode tool_use or tool_result record as it is: after
+// the reply it belongs to.
+func (c *claude) own(l *ccLine) {
+	if l.Tool != nil {
+		if c.reply != nil {
+			rec := c.base(l, storage.TypeToolUse)
+			rec.Tool = l.Tool
+			c.reply.tools = append(c.reply.tools, rec)
+			return
+		}
+		rec := c.base(l, storage.TypeToolUse)
+		rec.Tool = l.Tool
+		c.out.add(rec)
+		return
+	}
+	rec := c.base(l, storage.TypeToolResult)
+	rec.ToolResult = l.ToolResult
+	c.out.add(rec)
 }
 
 func (c *claude) base(l *ccLine, typ string) *storage.Record {
@@ -262,6 +315,10 @@ func (c *claude) boundary(l *ccLine) {
 	m := &storage.CompactMetadata{Trigger: storage.TriggerAuto}
 	if l.CompactMetadata != nil {
 		m.Trigger, m.PreTokens = trigger(l.CompactMetadata.Trigger), l.CompactMetadata.PreTokens
+		if u := l.CompactMetadata.RetainedUUID; u != "" && c.out.has(u) {
+			// A clawdcode session's boundary: write places its offset.
+			m.RetainedUUID = c.out.ref(u)
+		}
 	}
 	// Claude Code resumes from the summary alone: nothing is retained.
 	rec.CompactMetadata = m

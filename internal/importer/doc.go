@@ -32,6 +32,11 @@
 //     last of them Codex's summary): after a compaction Codex resumes with
 //     exactly those, then what follows.
 //
+// The Claude Code converter also takes clawdcode's own record types
+// (tool_use, tool_result, title, rewind, a boundary's retainedUuid), so
+// that `sessions export --format jsonl` of a session imports back to the
+// same context.
+//
 // Record uuids that are UUIDs are kept; others get a UUID derived from
 // them. A source's times are kept.
 //

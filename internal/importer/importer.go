@@ -340,14 +340,50 @@ func (im *Importer) write(ctx context.Context, tool, path string, out *converted
 		}
 		last = r.Timestamp
 	}
+	// Records go out in batches. A boundary that retains records (from a
+	// clawdcode export) needs the offset of the first one kept: the batch
+	// before it is written first, and the offsets noted.
+	offsets := map[string]int64{}
 	n := 0
-	for i := 0; i < len(recs); i += batch {
-		part := recs[i:min(i+batch, len(recs))]
-		if _, err := s.AppendBatch(part...); err != nil {
-			s.Close()
-			return nil, err
+	var part []*storage.Record
+	flush := func() error {
+		if len(part) == 0 {
+			return nil
+		}
+		offs, err := s.AppendBatch(part...)
+		if err != nil {
+			return err
+		}
+		for i, r := range part {
+			offsets[r.UUID] = offs[i]
 		}
 		n += len(part)
+		part = part[:0]
+		return nil
+	}
+	for _, r := range recs {
+		if m := r.CompactMetadata; r.IsBoundary() && m != nil && m.RetainedUUID != "" {
+			if err := flush(); err != nil {
+				s.Close()
+				return nil, err
+			}
+			if off, ok := offsets[m.RetainedUUID]; ok {
+				m.RetainedOffset = off
+			} else {
+				m.RetainedUUID = "" // kept by an earlier import: resume from the summary
+			}
+		}
+		part = append(part, r)
+		if len(part) >= batch {
+			if err := flush(); err != nil {
+				s.Close()
+				return nil, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		s.Close()
+		return nil, err
 	}
 	if err := s.Close(); err != nil {
 		return nil, err
