@@ -20,6 +20,12 @@ type Options struct {
 	// whose estimate plus its max_completion_tokens exceeds it is answered
 	// 400 context_length_exceeded.
 	Window int
+	// OverflowMessage, when set, is the message of the 400
+	// context_length_exceeded answer to a request over Window, in place of
+	// OpenAI's chat-completions wording that states the window: some
+	// servers do not say it (OpenAI's Responses API: "Your input exceeds
+	// the context window of this model…").
+	OverflowMessage string
 	// Tokens estimates a request's prompt tokens; nil = EstimateTokens.
 	Tokens func(Request) int
 	// RejectConsecutiveUser answers 400 when two user messages follow each
@@ -250,6 +256,9 @@ func (s *Server) check(req *Request, opts Options) (status int, body, msg string
 	}
 	if opts.Window > 0 && req.Tokens+req.MaxCompletionTokens > opts.Window {
 		b := overflowBody(opts.Window, req.Tokens, req.MaxCompletionTokens)
+		if opts.OverflowMessage != "" {
+			b = errorBody(opts.OverflowMessage, "invalid_request_error", "messages", "context_length_exceeded")
+		}
 		return http.StatusBadRequest, b, bodyMessage(b)
 	}
 	return 0, "", ""
