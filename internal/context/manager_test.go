@@ -141,7 +141,7 @@ func TestHugeToolResultCompactsBeforeTheCall(t *testing.T) {
 	checkWellFormed(t, req.Messages)
 	last := req.Messages[len(req.Messages)-1]
 	if last.Role != chat.RoleTool || last.ToolCallID != "big" || !strings.HasPrefix(last.Content, "HEAD") ||
-		!strings.HasSuffix(last.Content, "TAIL") || !strings.Contains(last.Content, "cut here to fit") {
+		!strings.HasSuffix(last.Content, "TAIL") || !strings.Contains(last.Content, "lines) omitted ...]") {
 		t.Errorf("the big result is not kept as head + marker + tail: %.80q…", last.Content)
 	}
 	var onDisk string

@@ -110,7 +110,7 @@ func TestResumeCutsWhatTheCompactionCut(t *testing.T) {
 	cut := false
 	for _, msg := range want.Messages {
 		if msg.ToolCallID == "log" {
-			cut = strings.Contains(msg.Content, "cut here to fit") && len(msg.Content) < len(whole)
+			cut = strings.Contains(msg.Content, "lines) omitted ...]") && len(msg.Content) < len(whole)
 		}
 	}
 	if !cut {

@@ -1,8 +1,10 @@
 package contextmgr
 
 import (
-	"fmt"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -89,16 +91,16 @@ func sentText(r *storage.Record) string {
 }
 
 // truncateText keeps the head (three quarters) and the tail of s within
-// about limit bytes, with a marker saying what was cut.
+// about limit bytes, with chat.OmissionMarker saying what was cut.
 func truncateText(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}
-	keep := max(limit-80, 0) // room for the marker
+	keep := max(limit-64, 0) // room for the marker
 	head := cutUTF8(s, keep*3/4)
 	tail := tailUTF8(s, keep-len(head))
-	marker := fmt.Sprintf("\n\n[… %d of %d bytes cut here to fit the context window …]\n\n", len(s)-len(head)-len(tail), len(s))
-	return head + marker + tail
+	cut := s[len(head) : len(s)-len(tail)]
+	return head + "\n" + chat.OmissionMarker(len(cut), strings.Count(cut, "\n")) + "\n" + tail
 }
 
 // cutUTF8 returns the longest prefix of s of at most n bytes that does not

@@ -17,11 +17,9 @@ type Usage struct {
 	Tokens   int
 	Measured int
 	// The parts. Without a server count each is clawdcode's measure
-	// (exact where counted, else the fast estimate); with one, the
-	// system prompt, tools and summary are clawdcode's and messages is
-	// the rest of the total — unless those alone exceed it (the server's
-	// tokenizer counts fewer tokens than clawdcode's), when every part is
-	// scaled to the server's count (Scaled).
+	// (exact where counted, else the fast estimate); with one, clawdcode's
+	// measures are scaled to the server's count (Scaled), so that they
+	// sum to it.
 	System, Tools, Summary, Messages int
 	// Pins is the pinned texts sent with the system prompt (part of
 	// neither System nor Messages).
@@ -71,20 +69,17 @@ func (m *Manager) Usage() Usage {
 	if r.calibrated >= 0 {
 		u.Measured = m.acct.calib.tokens
 	}
-	// The priming and the stand-in answers belong with the messages.
+	// The priming and the stand-in answers belong with the messages. When
+	// the total is the server's count, the local parts measure the same
+	// request with another tokenizer: they are scaled to it, so that they
+	// still sum to the total and none is squeezed to nothing.
 	local := r.local()
-	fixed := u.System + u.Pins + u.Tools + u.Summary
-	switch {
-	case u.Tokens == local:
-		u.Messages = u.Tokens - fixed
-	case fixed <= u.Tokens:
-		u.Messages = u.Tokens - fixed
-	default:
+	if u.Tokens != local && local > 0 {
 		u.Scaled = true
-		scale := func(n int) int { return int(float64(n) * float64(u.Tokens) / float64(max(local, 1))) }
+		scale := func(n int) int { return int(float64(n) * float64(u.Tokens) / float64(local)) }
 		u.System, u.Pins, u.Tools, u.Summary = scale(u.System), scale(u.Pins), scale(u.Tools), scale(u.Summary)
-		u.Messages = u.Tokens - u.System - u.Pins - u.Tools - u.Summary
 	}
+	u.Messages = u.Tokens - u.System - u.Pins - u.Tools - u.Summary
 	return u
 }
 

@@ -46,7 +46,7 @@ func formatContext(u contextmgr.Usage) string {
 		fmt.Fprintf(&b, "  %-14s %7d tokens (%d%%)\n", row.name, row.n, percent(row.n, u.Window))
 	}
 	if u.Scaled {
-		b.WriteString("  (the parts are clawdcode's estimates scaled to the server's count)\n")
+		b.WriteString("  (the parts are clawdcode's measures scaled to the server's count)\n")
 	}
 	fmt.Fprintf(&b, "model %s (tokenizer %s); window %d tokens from %s", u.Model, u.Encoding, u.Configured, u.Source)
 	switch {

@@ -21,8 +21,8 @@
 //     to the root; Permissions is what guards writes and commands.
 //
 //   - Output is capped at about OutputCap bytes. Bash keeps a head and a tail
-//     around a "[... N bytes (M lines) omitted ...]" marker (CapText, the one
-//     renderer of that marker) and never holds more than the cap in memory,
+//     around a "[... N bytes (M lines) omitted ...]" marker
+//     (chat.OmissionMarker, which the context manager's cuts use too) and never holds more than the cap in memory,
 //     whatever the command prints. Glob and Grep, whose results are lists,
 //     stop at the cap and say how to narrow the search; Read stops at a page
 //     budget and names the offset that continues.

@@ -2,7 +2,8 @@ package tools
 
 import (
 	"bytes"
-	"fmt"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"unicode/utf8"
 )
 
@@ -118,7 +119,8 @@ func (b *cappedBuffer) String() string {
 	if len(head) > 0 && head[len(head)-1] != '\n' {
 		out.WriteByte('\n')
 	}
-	fmt.Fprintf(&out, "[... %d bytes (%d lines) omitted ...]\n", omitted, omittedLines)
+	out.WriteString(chat.OmissionMarker(int(omitted), int(omittedLines)))
+	out.WriteByte('\n')
 	out.Write(tail)
 	return out.String()
 }

@@ -338,7 +338,7 @@ func samePrefix(t *testing.T, what string, got, want []chat.Message, cutOK bool)
 // window: the marker, and the same head.
 func isCutOf(cut, whole string) bool {
 	head := cut[:min(len(cut), 200)]
-	return strings.Contains(cut, "cut here to fit") && len(cut) < len(whole) && strings.HasPrefix(whole, head)
+	return strings.Contains(cut, "lines) omitted ...]") && len(cut) < len(whole) && strings.HasPrefix(whole, head)
 }
 
 // roles lists the roles of msgs, for failure messages.

@@ -48,7 +48,7 @@ func TestGuardTruncatesOversizedToolResults(t *testing.T) {
 	retry := reqs[2].Messages
 	checkNoOrphans(t, retry)
 	tool := retry[len(retry)-1]
-	if tool.Role != chat.RoleTool || !strings.Contains(tool.Content, "cut here to fit") {
+	if tool.Role != chat.RoleTool || !strings.Contains(tool.Content, "lines) omitted ...]") {
 		t.Fatalf("the retry's last message is %s %.200q, want the tool result cut with a marker", tool.Role, tool.Content)
 	}
 	if !strings.Contains(tool.Content, "huge 0000:") || !strings.Contains(tool.Content, "huge 0399:") {
@@ -113,7 +113,7 @@ func TestGuardCompactsWhenTruncationIsNotEnough(t *testing.T) {
 	w, reqs := guardCompactScenario(t)
 	last := reqs[len(reqs)-1].Messages
 	checkNoOrphans(t, last)
-	if m := last[len(last)-1]; m.Role != chat.RoleTool || !strings.Contains(m.Content, "cut here to fit") {
+	if m := last[len(last)-1]; m.Role != chat.RoleTool || !strings.Contains(m.Content, "lines) omitted ...]") {
 		t.Errorf("the retry does not carry the huge result cut down: %s %.100q", m.Role, m.Content)
 	}
 	if last[1].Role != chat.RoleUser || !strings.Contains(last[1].Content, "compacted to fit the context window") {
