@@ -1,6 +1,7 @@
 package ctxwindow
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -100,8 +101,10 @@ func guardCompactScenario(t *testing.T) (*world, []llmtest.Request) {
 		t.Errorf("result %.100q after %d compactions, want the answer after one", obj.Result, *obj.Compactions)
 	}
 	reqs := w.Server.Requests()[before:]
-	if got := statuses(reqs); got != "200 400 S200 200" {
-		t.Fatalf("server answers %q, want 200 (the call), 400 (rejected), S200 (compacting), 200 (the retry)", got)
+	// The summary may take more than one call (in parts, then merged)
+	// when its material exceeds what the learnt window lets one call hold.
+	if got := statuses(reqs); !regexp.MustCompile(`^200 400 (S200 )+200$`).MatchString(got) {
+		t.Fatalf("server answers %q, want 200 (the call), 400 (rejected), S200… (compacting), 200 (the retry)", got)
 	}
 	return w, reqs
 }
@@ -218,7 +221,12 @@ func TestGuardGivesUpClearly(t *testing.T) {
 	}
 	next := w.Server.Requests()[before].Messages
 	checkNoOrphans(t, next)
-	if u := next[len(next)-1]; u.Role != chat.RoleUser || !strings.Contains(u.Content, "one more") || !strings.HasSuffix(u.Content, "are you back?") {
-		t.Errorf("the failed run's user turn and the new one should arrive as one user message, got %s %.200q", u.Role, u.Content)
+	// The failed run's turn stays a turn: its user message, the answer
+	// recorded as failed, then the new message.
+	n := len(next)
+	if n < 3 || next[n-1].Role != chat.RoleUser || next[n-1].Content != "are you back?" ||
+		next[n-2].Role != chat.RoleAssistant || !strings.Contains(next[n-2].Content, "failed") ||
+		next[n-3].Role != chat.RoleUser || !strings.Contains(next[n-3].Content, "one more") {
+		t.Errorf("want the failed turn (user, failed answer) before the new message, got %s", roles(next))
 	}
 }
