@@ -282,6 +282,38 @@ func (f *Factory) Logger() *slog.Logger {
 	return l
 }
 
+// ServerWindow asks the configured server for model's context window
+// (CONTRACT §8) — once per base URL and model, the answer kept in
+// CLAWDCODE_HOME/servers.json — and says where it came from. ok is false
+// when the server does not say.
+func (f *Factory) ServerWindow(ctx context.Context, cfg *config.Config, model string) (tokens int, source string, ok bool) {
+	st, err := f.Store()
+	if err != nil {
+		return 0, "", false
+	}
+	base := cfg.BaseURL
+	if base == "" {
+		base = llm.DefaultBaseURL
+	}
+	now := time.Now()
+	w, cached := st.ServerWindow(base, model, now)
+	if !cached {
+		got, err := llm.ProbeWindow(ctx, llm.ProbeConfig{BaseURL: base, APIKey: cfg.APIKey, HTTPClient: f.HTTPClient}, model)
+		if err != nil {
+			return 0, "", false // the run was cancelled
+		}
+		w = storage.ServerWindow{Tokens: got.Tokens, Source: got.Source, Checked: now}
+		f.Logger().Info("server window", "model", model, "tokens", got.Tokens, "source", got.Source, "ms", time.Since(now).Milliseconds())
+		if err := st.SetServerWindow(base, model, w); err != nil {
+			f.Logger().Warn("server window not cached", "error", err.Error())
+		}
+	}
+	if w.Tokens <= 0 {
+		return 0, "", false
+	}
+	return w.Tokens, "the server (" + w.Source + ")", true
+}
+
 // Hooks is the runner of the configured hooks (nil when there are none),
 // reporting a hook's failure as a warning on stderr.
 func (f *Factory) Hooks(cfg *config.Config, root string) *hooks.Runner {

@@ -174,6 +174,13 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		}
 		client = c
 	}
+	// A model the table does not know, with no window set anywhere: the
+	// server is asked (CONTRACT §8), so the first request is sized right.
+	if !opts.WindowExplicit && !tokens.Lookup(opts.Model).Known {
+		if n, source, ok := f.ServerWindow(ctx, cfg, opts.Model); ok {
+			opts.Window, opts.WindowSource = n, source
+		}
+	}
 	// MCP servers start (together, time-boxed) only for runs that may
 	// call their tools or list them.
 	var host *mcphost.Host

@@ -81,3 +81,16 @@ func TestProbeWindowHangingServerIsBounded(t *testing.T) {
 		t.Fatalf("probe of a hanging server took %v, want about its 200ms timeout", d)
 	}
 }
+
+// BenchmarkProbeWindowNoEndpoints is what asking costs against a server
+// that has none of the metadata endpoints (404 at once): the price a
+// plain OpenAI-compatible proxy pays, once per base URL and model.
+func BenchmarkProbeWindowNoEndpoints(b *testing.B) {
+	srv := llmtest.NewServer(b, llmtest.Options{})
+	cfg := llm.ProbeConfig{BaseURL: srv.URL()}
+	for b.Loop() {
+		if w, err := llm.ProbeWindow(context.Background(), cfg, "m"); err != nil || w.Tokens != 0 {
+			b.Fatal(w, err)
+		}
+	}
+}
