@@ -67,6 +67,10 @@ type Config struct {
 	ExtraTools []tools.Tool
 	// Hooks runs the user's hook commands (nil = none).
 	Hooks *hooks.Runner
+	// EnvPassthrough and SecretEnv shape the environment of tools'
+	// commands: secret-looking variables handed over all the same, and
+	// more variables kept from them (see secrets.ChildEnv).
+	EnvPassthrough, SecretEnv []string
 	// Warn receives each warning about a session being resumed: the lines
 	// of its live context that could not be parsed and are left out
 	// (CONTRACT.md section 4 wants the user told). nil drops them.
@@ -117,6 +121,7 @@ func New(cfg Config) *Engine {
 	if e.tools == nil {
 		e.env = tools.NewEnv(cfg.Project.Root)
 		e.env.Protect(cfg.Project.Store().Home())
+		e.env.PassEnv, e.env.SecretEnv = cfg.EnvPassthrough, cfg.SecretEnv
 		e.tools = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
 			Store:   cfg.Project.Store(),
 			Project: cfg.Project,

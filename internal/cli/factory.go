@@ -164,13 +164,25 @@ func (f *Factory) Config() (*config.Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		return config.Resolve(config.Sources{
+		cfg, err := config.Resolve(config.Sources{
 			UserFile:    config.UserFile(home),
 			ProjectFile: config.ProjectFile(p.Root),
 			Getenv:      f.Getenv,
 			Flags:       f.configFlags,
 			Warn:        warnTo(f.IO.ErrOut),
 		})
+		if err != nil {
+			return nil, err
+		}
+		// Now the key's variable is known, whatever its name: it is kept
+		// out of /proc and redacted from what is stored like the rest.
+		if cfg.APIKeyEnv != config.DefaultAPIKeyEnv {
+			_ = secrets.Hide(cfg.APIKeyEnv) // Protect already warned if /proc cannot be rewritten
+		}
+		if st, err := f.Store(); err == nil {
+			st.SetRedactor(secrets.FromEnviron(os.Environ(), []string{cfg.APIKeyEnv}, cfg.APIKey))
+		}
+		return cfg, nil
 	})
 }
 
@@ -320,7 +332,15 @@ func (f *Factory) Hooks(cfg *config.Config, root string) *hooks.Runner {
 	if len(cfg.Hooks) == 0 {
 		return nil
 	}
-	return hooks.New(cfg.Hooks, root, nil, warnTo(f.IO.ErrOut))
+	return hooks.New(cfg.Hooks, root, childEnv(cfg), warnTo(f.IO.ErrOut))
+}
+
+// childEnv is the environment of the programs clawdcode starts besides
+// tools' commands (hooks, MCP servers): the process's without credentials,
+// except those the configuration passes through, and without the API key's
+// variable whatever its name (secrets.ChildEnv).
+func childEnv(cfg *config.Config) []string {
+	return secrets.ChildEnv(os.Environ(), cfg.EnvPassthrough, []string{cfg.APIKeyEnv})
 }
 
 // StartMCP connects to the configured MCP servers (all at once, bounded
@@ -333,7 +353,7 @@ func (f *Factory) StartMCP(ctx context.Context, cfg *config.Config, root string)
 	}
 	return mcphost.Start(ctx, servers, mcphost.Options{
 		Dir:    root,
-		Env:    os.Environ(),
+		Env:    childEnv(cfg),
 		Warn:   warnTo(f.IO.ErrOut),
 		Logger: f.Logger(),
 	})

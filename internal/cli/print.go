@@ -204,6 +204,8 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		LLM:            client,
 		Permissions:    perms,
 		Cache:          f.Cache(),
+		EnvPassthrough: cfg.EnvPassthrough,
+		SecretEnv:      []string{cfg.APIKeyEnv},
 		Warn:           warnTo(f.IO.ErrOut),
 	})
 	switch {

@@ -74,6 +74,10 @@ type Config struct {
 	// Hooks are every file's hooks, the user's first.
 	Hooks []hooks.Hook
 
+	// EnvPassthrough gathers every file's [tools] env_passthrough: the
+	// secret-looking variables the user hands to tools' children.
+	EnvPassthrough []string
+
 	// Files are the configuration files that were read, user's first.
 	Files []string
 }
@@ -144,6 +148,7 @@ func Resolve(src Sources) (*Config, error) {
 				c.Hooks = append(c.Hooks, h.hook(event))
 			}
 		}
+		c.EnvPassthrough = append(c.EnvPassthrough, f.Tools.EnvPassthrough...)
 	}
 
 	// The environment.

@@ -132,6 +132,7 @@ func TestMalformedFileNamesFileAndLine(t *testing.T) {
 		{"[permissions]\ndeny = \"Bash\"\n", 2, "permissions.deny"},
 		{"[mcp_servers.x]\nargs = [\"a\"]\n", 1, "needs command"},
 		{"[mcp_servers.x]\ncommand = \"a\"\nurl = \"http://h\"\n", 1, "both"},
+		{"[tools]\nenv_passthrough = [\"GITHUB_TOKEN\", \"NPM TOKEN\"]\n", 2, "tools.env_passthrough"},
 	}
 	for _, tt := range tests {
 		path := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), tt.doc)
@@ -212,5 +213,20 @@ func TestHooks(t *testing.T) {
 		if !errors.As(err, &fe) || fe.Line != line {
 			t.Errorf("%q: err = %v, want a FileError at line %d", doc, err, line)
 		}
+	}
+}
+
+// TestEnvPassthrough: [tools] env_passthrough of both files are gathered.
+func TestEnvPassthrough(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	user := writeFile(t, filepath.Join(dir, "home", "config.toml"), "[tools]\nenv_passthrough = [\"GITHUB_TOKEN\"]\n")
+	project := writeFile(t, ProjectFile(filepath.Join(dir, "proj")), "[tools]\nenv_passthrough = [\"NPM_TOKEN\"]\n")
+	c, err := Resolve(Sources{UserFile: user, ProjectFile: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.EnvPassthrough, ",") != "GITHUB_TOKEN,NPM_TOKEN" {
+		t.Errorf("EnvPassthrough = %q", c.EnvPassthrough)
 	}
 }

@@ -35,6 +35,12 @@ type File struct {
 	MCPServers map[string]MCPServer `toml:"mcp_servers"`
 	// Hooks are [[hooks.EVENT]] tables, by event name.
 	Hooks map[string][]HookEntry `toml:"hooks"`
+	Tools struct {
+		// EnvPassthrough names variables handed to tools' commands (and
+		// hooks and MCP servers) although their names look like
+		// credentials (secrets.ChildEnv).
+		EnvPassthrough []string `toml:"env_passthrough"`
+	} `toml:"tools"`
 }
 
 // HookEntry is one [[hooks.EVENT]] table: the command to run, for
@@ -157,6 +163,11 @@ func (f *File) check(lines map[string]int) error {
 	}
 	if f.APIKeyEnv != nil && !envName.MatchString(*f.APIKeyEnv) {
 		return bad("api_key_env", "%q is not an environment variable name (the key itself is never read from a file)", *f.APIKeyEnv)
+	}
+	for _, name := range f.Tools.EnvPassthrough {
+		if !envName.MatchString(name) {
+			return bad("tools.env_passthrough", "%q is not an environment variable name", name)
+		}
 	}
 	if f.WireAPI != nil && *f.WireAPI != WireChat && *f.WireAPI != WireResponses {
 		return bad("wire_api", "%q: want %q or %q", *f.WireAPI, WireChat, WireResponses)

@@ -93,3 +93,47 @@ func TestToolsCannotReachTheAPIKey(t *testing.T) {
 		}
 	}
 }
+
+// TestConfiguredKeyVariableStaysHidden: the variable api_key_env names is
+// kept from tools and out of /proc like OPENAI_API_KEY, whatever its name,
+// and [tools] env_passthrough hands a chosen credential to commands.
+func TestConfiguredKeyVariableStaysHidden(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.Server.SetResponder(llmtest.Agent())
+	const ghToken = "ghp_e2e_configured_passthrough_0123"
+	w.ExtraEnv = append(w.ExtraEnv, "LLM_CREDENTIAL="+w.Key, "GITHUB_TOKEN="+ghToken)
+	cfg := filepath.Join(w.Project, ".clawdcode", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("api_key_env = \"LLM_CREDENTIAL\"\n[tools]\nenv_passthrough = [\"GITHUB_TOKEN\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.MustRun("-p", "--dangerously-skip-permissions",
+		"bash tr '\\0' '\\n' < /proc/$PPID/environ\nbash env\n"+`bash test -n "$GITHUB_TOKEN" && echo gh-token-visible`)
+	var outputs []string
+	for _, m := range w.Server.LastRequest().Messages {
+		if m.Role == chat.RoleTool {
+			outputs = append(outputs, m.Content)
+		}
+	}
+	if len(outputs) != 3 {
+		t.Fatalf("want 3 tool results, got %q", outputs)
+	}
+	for i, out := range outputs[:2] {
+		for _, leak := range []string{w.Key, "LLM_CREDENTIAL="} {
+			if strings.Contains(out, leak) {
+				t.Errorf("command %d saw %q", i+1, leak)
+			}
+		}
+	}
+	if !strings.Contains(outputs[2], "gh-token-visible") {
+		t.Errorf("[tools] env_passthrough did not hand GITHUB_TOKEN over: %q", outputs[2])
+	}
+	for _, r := range w.Server.Requests() {
+		if r.Authorization != "Bearer "+w.Key {
+			t.Fatalf("the configured key was not used: %q", r.Authorization)
+		}
+	}
+}

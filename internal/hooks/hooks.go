@@ -73,7 +73,9 @@ type Runner struct {
 }
 
 // New returns a runner for hooks (which Validate has accepted), running in
-// dir with env, reporting problems through warn (nil = silently).
+// dir with env — which the caller keeps credentials out of; nil = the
+// process's without them (secrets.ChildEnv) — reporting problems through
+// warn (nil = silently).
 func New(hooks []Hook, dir string, env []string, warn func(string)) *Runner {
 	return &Runner{hooks: hooks, dir: dir, env: env, warn: warn}
 }
@@ -186,13 +188,13 @@ func (r *Runner) runOne(ctx context.Context, h Hook, common Common, payload Payl
 	defer cancel()
 	cmd := exec.CommandContext(hctx, "sh", "-c", h.Command)
 	cmd.Dir = r.dir
-	// A hook is a child like a tool's command: no credentials of the
-	// user's environment unless passed through by name (secrets.ChildEnv).
-	env := r.env
-	if env == nil {
-		env = os.Environ()
+	// A hook is a child like a tool's command: without an environment
+	// from the caller (who filters it), the process's without credentials
+	// (secrets.ChildEnv), never the process's as it is.
+	cmd.Env = r.env
+	if cmd.Env == nil {
+		cmd.Env = secrets.ChildEnv(os.Environ(), nil, nil)
 	}
-	cmd.Env = secrets.ChildEnv(env, nil, nil)
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr limitedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

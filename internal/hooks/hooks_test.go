@@ -117,12 +117,13 @@ func TestValidate(t *testing.T) {
 }
 
 // TestHooksDoNotSeeCredentials: a hook is a child like a tool's command;
-// the user's credentials stay out of its environment (issue 13 item 1).
+// without an environment from the caller, the user's credentials stay out
+// of its environment (issue 13 item 1).
 func TestHooksDoNotSeeCredentials(t *testing.T) {
-	t.Parallel()
+	t.Setenv("OPENAI_API_KEY", "sk-hook-test-0123456789")
+	t.Setenv("GITHUB_TOKEN", "ghp-hook")
 	dir := t.TempDir()
-	r := New([]Hook{{Event: PreCompact, Command: "env > env.txt"}}, dir,
-		[]string{"PATH=/usr/bin:/bin", "OPENAI_API_KEY=sk-hook-test-0123456789", "GITHUB_TOKEN=ghp-hook"}, nil)
+	r := New([]Hook{{Event: PreCompact, Command: "env > env.txt"}}, dir, nil, nil)
 	r.Run(context.Background(), PreCompact, "", common, nil)
 	data, err := os.ReadFile(filepath.Join(dir, "env.txt"))
 	if err != nil {

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -56,8 +57,9 @@ type ServerConfig struct {
 type Options struct {
 	// StartTimeout bounds connecting to all servers; 0 = DefaultStartTimeout.
 	StartTimeout time.Duration
-	// Env is the base environment of stdio servers (nil = none but the
-	// server's own Env).
+	// Env is the base environment of stdio servers, which the caller
+	// keeps credentials out of (nil = the process's without them, see
+	// secrets.ChildEnv); the server's own Env is added to it.
 	Env []string
 	// Dir is the working directory of stdio servers (the project root).
 	Dir string
@@ -175,10 +177,13 @@ func (s *server) transport() (mcp.Transport, error) {
 	case s.cfg.Command != "":
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Dir = s.host.opts.Dir
-		// Credentials of the user's environment stay out of a server's
-		// reach (secrets.ChildEnv); the server's own env, configured for
-		// it by name, is added after.
-		cmd.Env = secrets.ChildEnv(s.host.opts.Env, nil, nil)
+		// The base environment is the caller's, filtered by it; without
+		// one, the process's without credentials (secrets.ChildEnv). The
+		// server's own env, configured for it by name, is added after.
+		cmd.Env = append([]string(nil), s.host.opts.Env...)
+		if s.host.opts.Env == nil {
+			cmd.Env = secrets.ChildEnv(os.Environ(), nil, nil)
+		}
 		for k, v := range s.cfg.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}

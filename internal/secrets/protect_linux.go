@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,7 +28,7 @@ import (
 // It is cheap (a few system calls, no re-exec). A failure leaves the
 // process running as it was and is returned for a warning.
 func Protect() error {
-	if err := scrubEnvironBlock(); err != nil {
+	if err := scrubEnvironBlock(nil); err != nil {
 		return fmt.Errorf("hide the credentials in /proc/%d/environ: %w", os.Getpid(), err)
 	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
@@ -36,10 +37,24 @@ func Protect() error {
 	return nil
 }
 
+// Hide takes more variables out of the process's /proc environment, by
+// name, once they are known to hold credentials (a configured api_key_env
+// whose name does not look secret). Protect has already done the rest.
+func Hide(names ...string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	if err := scrubEnvironBlock(names); err != nil {
+		return fmt.Errorf("hide %s in /proc/%d/environ: %w", strings.Join(names, ", "), os.Getpid(), err)
+	}
+	return nil
+}
+
 // scrubEnvironBlock rewrites the process's initial environment block
-// without its secret entries; the block keeps its length, padded with NUL
-// bytes (empty entries to a reader of /proc/<pid>/environ).
-func scrubEnvironBlock() error {
+// without its secret entries (and those named in also); the block keeps
+// its length, padded with NUL bytes (empty entries to a reader of
+// /proc/<pid>/environ).
+func scrubEnvironBlock(also []string) error {
 	start, end, err := environBlock()
 	if err != nil {
 		return err
@@ -63,7 +78,7 @@ func scrubEnvironBlock() error {
 			continue
 		}
 		name, _, _ := bytes.Cut(entry, []byte("="))
-		if IsSecretName(string(name)) {
+		if IsSecretName(string(name)) || slices.Contains(also, string(name)) {
 			found = true
 			continue
 		}
