@@ -349,7 +349,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, repl
 		return
 	}
 	if req.Stream {
-		c.writeStream(w, req.IncludeUsage)
+		c.writeStream(r.Context(), w, req.IncludeUsage)
 		return
 	}
 	c.writeJSON(w)

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -87,7 +88,7 @@ func (c completion) chunks(includeUsage bool) [][]byte {
 	return out
 }
 
-func (c completion) writeStream(w http.ResponseWriter, includeUsage bool) {
+func (c completion) writeStream(ctx context.Context, w http.ResponseWriter, includeUsage bool) {
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -118,7 +119,11 @@ func (c completion) writeStream(w http.ResponseWriter, includeUsage bool) {
 			break
 		}
 		if c.reply.Pause > 0 && i == c.reply.PauseAfter && i > 0 {
-			time.Sleep(c.reply.Pause)
+			select {
+			case <-time.After(c.reply.Pause):
+			case <-ctx.Done(): // the client went away
+				return
+			}
 		}
 		_, _ = w.Write([]byte("data: "))
 		_, _ = w.Write(chunks[i])

@@ -53,7 +53,7 @@ func (s *session) shellCommand(ctx context.Context, command string) error {
 		}
 	}
 	head, body := resultLines("Bash", res, s.cs, nil, "")
-	writeToolResult(s.io.ErrOut, s.cs, head, body, toolPreviewLines, s.width())
+	writeToolResult(s.io.ErrOut, s.cs, head, body, toolPreviewLines-1, s.width())
 	s.con.setLast(&toolShown{call: "!" + command, lines: append([]string{head}, body...)})
 
 	text := out.String()

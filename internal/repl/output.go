@@ -170,7 +170,7 @@ func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
 		}
 	}
 	head, body := resultLines(name, res, t.cs, before, after)
-	limit := toolPreviewLines
+	limit := toolPreviewLines - 1 // the head is the first line
 	if before != nil {
 		limit = diffPreviewLines
 	}
