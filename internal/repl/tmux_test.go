@@ -185,8 +185,11 @@ func (s *tmuxScreen) waitPrompt() string {
 	for {
 		scr := s.visible()
 		lines := strings.Split(scr, "\n")
-		for i := len(lines) - 1; i >= 0 && i >= len(lines)-4; i-- {
-			if strings.HasPrefix(lines[i], promptMain) || lines[i] == strings.TrimSpace(promptMain) {
+		// The idle editor: the prompt row, then the status line under it
+		// (a "> " row of replayed conversation has no status line after it).
+		for i := len(lines) - 2; i >= 0 && i >= len(lines)-5; i-- {
+			if (strings.HasPrefix(lines[i], promptMain) || lines[i] == strings.TrimSpace(promptMain)) &&
+				strings.Contains(lines[i+1], "ctx ") {
 				return s.screen()
 			}
 		}
