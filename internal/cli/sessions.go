@@ -240,12 +240,21 @@ func formatWhen(t, now time.Time, tty bool) string {
 	return t.Local().Format("2006-01-02")
 }
 
-// oneLine flattens s to one line of at most n runes.
+// oneLine flattens s to one line of at most n runes. It looks at the first
+// few bytes per rune of s only, so a 200 MB tool output costs no more than
+// a short one.
 func oneLine(s string, n int) string {
+	cut := false
+	if limit := 8*n + 8; len(s) > limit {
+		s, cut = strings.ToValidUTF8(s[:limit], ""), true
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	r := []rune(s)
 	if len(r) > n {
 		return string(r[:n-1]) + "…"
+	}
+	if cut {
+		return s + "…"
 	}
 	return s
 }

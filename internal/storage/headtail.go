@@ -214,7 +214,7 @@ func headOf(f *os.File) (created time.Time, title string, ok bool, err error) {
 
 // nextNewline returns the offset of the first '\n' at or after off, -1 if
 // there is none. It reads the file in chunks without keeping them.
-func nextNewline(f *os.File, off int64) (int64, error) {
+func nextNewline(f io.ReaderAt, off int64) (int64, error) {
 	buf := make([]byte, scanChunk)
 	for {
 		n, err := f.ReadAt(buf, off)

@@ -18,10 +18,15 @@ import (
 // buffer is gathered into line, which is reused between calls.
 type lineReader struct {
 	r      *bufio.Reader
-	off    int64 // offset of the next line
-	lineNo int   // number of the next line; 0 when reading began mid-file
+	ra     io.ReaderAt // the same file, when it is one (see next)
+	off    int64       // offset of the next line
+	lineNo int         // number of the next line; 0 when reading began mid-file
 	line   []byte
 }
+
+// bigLine is the length past which a gathered line's buffer is sized
+// exactly, and released once the line has been used.
+const bigLine = 1 << 20
 
 // Buffer sizes: loads read megabytes and want large reads; the index scans
 // a thousand small files and wants little garbage.
@@ -32,6 +37,7 @@ const (
 
 func newLineReader(r io.Reader, start int64, fromStart bool, bufSize int) *lineReader {
 	lr := &lineReader{r: bufio.NewReaderSize(r, bufSize), off: start}
+	lr.ra, _ = r.(io.ReaderAt)
 	if fromStart {
 		lr.lineNo = 1
 	}
@@ -43,10 +49,21 @@ func newLineReader(r io.Reader, start int64, fromStart bool, bufSize int) *lineR
 // The slice is valid until the following call. At the end it returns io.EOF.
 func (lr *lineReader) next() (line []byte, off int64, complete bool, err error) {
 	off = lr.off
+	if cap(lr.line) > bigLine {
+		lr.line = nil // do not pin the memory of one huge line
+	}
 	lr.line = lr.line[:0]
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(lr.line) == 0 && lr.ra != nil {
+				// A long line: find its end first and gather it into a
+				// buffer of its exact size, rather than one that grows
+				// by doubling to up to twice the line.
+				if end, err := nextNewline(lr.ra, off); err == nil && end >= 0 && end-off+1 > int64(cap(lr.line)) {
+					lr.line = make([]byte, 0, end-off+1)
+				}
+			}
 			lr.line = append(lr.line, chunk...)
 			continue
 		}
