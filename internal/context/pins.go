@@ -113,16 +113,12 @@ func (m *Manager) restorePins(live *storage.Live) {
 			m.pinNext = max(m.pinNext, p.ID)
 		}
 	}
-	// Pin records before the boundary (among the retained ones) are in
-	// its pins already.
-	after := live.Boundary == nil
+	// Pin records among the retained ones, before the boundary, are in
+	// its pins already (applyPin ignores an id it has), or were unpinned
+	// before it by a record that follows them.
 	for _, lr := range live.Records {
 		r := lr.Record
-		if r == live.Boundary && r != nil {
-			after = true
-			continue
-		}
-		if after && r != nil && r.Type == storage.TypeSystem && r.Pin != nil &&
+		if r != nil && r.Type == storage.TypeSystem && r.Pin != nil &&
 			(r.Subtype == storage.SubtypePin || r.Subtype == storage.SubtypeUnpin) {
 			m.applyPin(r.Subtype, *r.Pin)
 		}

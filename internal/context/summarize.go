@@ -25,16 +25,22 @@ const (
 		"Continue the work from where it stopped, and ask the user if something essential is missing."
 )
 
-const summarizerInstructions = `You write the working memory of a coding assistant. The conversation below, between a user and an AI coding assistant with tools, is being removed from the assistant's context; the assistant will continue with only your summary and the few most recent messages. Write a dense, faithful summary in markdown under exactly these headings:
+const summarizerInstructions = `Answer with text only. Do not call any tool: none is available, and a tool call would lose the summary.
+
+You write the working memory of a coding assistant. The conversation you are given, between a user and an AI coding assistant with tools, is being removed from the assistant's context; the assistant will continue with only your summary and the few most recent messages. What you leave out is gone from its mind, so prefer exact facts to descriptions of them: copy file paths, shell commands, error messages, identifiers (functions, types, flags, variables), numbers and versions exactly as they appear.
+
+First think in an <analysis> block: go through the conversation in order and note each user request, each decision and its reason, each file read or changed, each command run and what it showed, each error and what became of it. The analysis is private: it is thrown away.
+
+Then write the summary in a <summary> block, in markdown, under exactly these headings:
 
 ## User requests and instructions
-Every request and standing instruction the user gave, in order. Quote short ones verbatim; restate long ones precisely.
+Every request and standing instruction of the user, in order; quote short ones word for word. (The user's own messages are also kept word for word after your summary, so restate long ones briefly.)
 ## Key decisions
-Technical choices made and the reasons for them.
+Technical choices made and why.
 ## Files and changes
-Files read, created or modified, what changed in each and why; exact names of functions, types and commands that matter.
-## Errors and fixes
-Problems met, their causes, and how they were fixed or what was tried.
+Every file read, created or modified, by its exact path: what changed and why; the functions, types and commands that matter, by their exact names.
+## Commands and errors
+Commands run that matter (exactly) and what they showed; errors met (the exact message), their causes, and how they were fixed or what was tried.
 ## Pending tasks
 What the user asked for that is not finished.
 ## Current work
@@ -42,9 +48,11 @@ What was being done immediately before this point, in detail.
 ## Next step
 The next action, consistent with the user's most recent request.
 
-If a previous summary is given, fold it in: keep whatever still matters. Write "none" under a heading with nothing to say. Do not invent facts, do not address the user, output only the summary.`
+Write "none" under a heading with nothing to say. Do not invent facts and do not address the user.
 
-const partInstructions = `You condense one part of a long conversation between a user and an AI coding assistant with tools, so that a later step can merge the parts into one summary. Keep every user request and instruction (verbatim when short), decisions, file names and changes, errors and their fixes, and unfinished work. Be dense and faithful; output only the condensed notes.`
+Again: text only — an <analysis> block, then a <summary> block. No tool calls.`
+
+const partInstructions = `Answer with text only; do not call any tool. You condense one part of a long conversation between a user and an AI coding assistant with tools, so that a later step can merge the parts into one summary. Keep every user request and instruction (verbatim when short), decisions, exact file paths and what changed in them, exact commands and error messages, identifiers and numbers, and unfinished work. Be dense and faithful; output only the condensed notes, no tool calls.`
 
 // Bounds of how much of one record goes into the summarization material:
 // long outputs are rarely needed word for word, and the files that matter
@@ -115,6 +123,9 @@ func (s *summarizer) summarize(ctx context.Context, prevSummary *entry, dropped 
 	if err != nil {
 		return "", nil, 0, err
 	}
+	if text = privateAnalysisRemoved(text); text == "" {
+		return "", nil, 0, fmt.Errorf("%w call: the answer held only the private analysis", errSummary)
+	}
 	n := s.acct.counter.Message(chat.Message{Role: chat.RoleUser, Content: summaryPreamble + "\n\n" + text})
 	// The dropped part is counted only when the summary is not clearly
 	// smaller: approx is at most about three times the exact count.
@@ -122,6 +133,12 @@ func (s *summarizer) summarize(ctx context.Context, prevSummary *entry, dropped 
 		if r := replaced(s.acct.countEntry); n >= r {
 			return "", nil, 0, fmt.Errorf("%w is not smaller than what it replaces (%d ≥ %d tokens)", errSummary, n, r)
 		}
+	}
+	// The user's own words are added after that check: they are a part of
+	// what is replaced, copied, within their own budget.
+	if um := s.userMessages(prev, dropped); um != "" {
+		text += um
+		n = -1 // counted with the record
 	}
 	return text, included, n, nil
 }
@@ -268,6 +285,10 @@ func chunkPieces(pieces []piece, room int) [][]piece {
 func summaryRequestText(prev string, pieces []piece, files, instructions string, notes bool) string {
 	var b strings.Builder
 	if prev != "" {
+		b.WriteString("UPDATE MODE. The conversation was compacted before: <previous-summary> is the summary in force, " +
+			"and <conversation> is what happened since. Write ONE summary that merges both: keep everything from the previous " +
+			"summary that still holds (requests, decisions, exact paths, commands, errors), update what changed, drop only what " +
+			"is settled and no longer matters.\n\n")
 		b.WriteString("<previous-summary>\n")
 		b.WriteString(prev)
 		b.WriteString("\n</previous-summary>\n\n")
@@ -290,12 +311,13 @@ func summaryRequestText(prev string, pieces []piece, files, instructions string,
 		b.WriteString(files)
 		b.WriteString("</files>\n")
 	}
+	b.WriteString("\nWrite the <analysis> and the <summary> now, as text; no tool calls.")
 	if instructions != "" {
-		b.WriteString("\nThe user asked that the summary follow these instructions:\n")
+		// The user's instructions have the last word.
+		b.WriteString("\n\nThe user gave instructions for this summary; they take precedence over everything above:\n")
 		b.WriteString(instructions)
 		b.WriteString("\n")
 	}
-	b.WriteString("\nWrite the summary now.")
 	return b.String()
 }
 
@@ -444,4 +466,89 @@ func oneLine(s string, limit int) string {
 		return s
 	}
 	return cutUTF8(s, limit-3) + "..."
+}
+
+// privateAnalysisRemoved keeps what the summariser wrote for the record:
+// the <summary> block when there is one, and never the private
+// <analysis> (nor an analysis left unclosed by a cut answer).
+func privateAnalysisRemoved(text string) string {
+	if i := strings.Index(text, "<summary>"); i >= 0 {
+		body := text[i+len("<summary>"):]
+		if j := strings.LastIndex(body, "</summary>"); j >= 0 {
+			body = body[:j]
+		}
+		return strings.TrimSpace(body)
+	}
+	for {
+		i := strings.Index(text, "<analysis>")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(text[i:], "</analysis>")
+		if j < 0 {
+			text = text[:i]
+			break
+		}
+		text = text[:i] + text[i+j+len("</analysis>"):]
+	}
+	return strings.TrimSpace(text)
+}
+
+// userMessagesHeading opens the section of the user's own words that
+// clawdcode adds to every summary, after the model's part.
+const userMessagesHeading = "## The user's messages, word for word"
+
+// userMessageMax bounds one message in that section.
+const userMessageMax = 2000
+
+// userMessages is the section of the summary that keeps the user's own
+// messages word for word — those of the previous summary's section, then
+// those of the dropped part — within a budget of about half the summary's
+// own (the user's words are the cheapest and most important thing to
+// keep). When they do not fit, the oldest are left out, and the section
+// says how many (Recall still finds them).
+func (s *summarizer) userMessages(prev string, dropped []*entry) string {
+	var msgs []string
+	if i := strings.Index(prev, userMessagesHeading); i >= 0 {
+		for _, block := range strings.Split(prev[i+len(userMessagesHeading):], "\n\n> ") {
+			if m := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(block), ">")); m != "" && !(strings.HasPrefix(m, "(") && strings.Contains(m, "earlier messages left out")) {
+				msgs = append(msgs, strings.ReplaceAll(m, "\n> ", "\n"))
+			}
+		}
+	}
+	for _, e := range dropped {
+		if e.rec.Type == storage.TypeUser && !e.rec.IsCompactSummary {
+			if m := strings.TrimSpace(messageContent(e.rec)); m != "" {
+				msgs = append(msgs, m)
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return ""
+	}
+	budget := 2 * s.guard.summaryMax() // bytes: about half the summary budget in tokens
+	var kept []string
+	used := 0
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if len(m) > userMessageMax {
+			m = cutUTF8(m, userMessageMax) + " […]"
+		}
+		if used+len(m) > budget && len(kept) > 0 {
+			break
+		}
+		kept = append(kept, m)
+		used += len(m)
+	}
+	var b strings.Builder
+	b.WriteString("\n\n" + userMessagesHeading + "\n")
+	if n := len(msgs) - len(kept); n > 0 {
+		fmt.Fprintf(&b, "\n(%d earlier messages left out for room; Recall finds them)\n", n)
+	}
+	for i := len(kept) - 1; i >= 0; i-- {
+		b.WriteString("\n> ")
+		b.WriteString(strings.ReplaceAll(kept[i], "\n", "\n> "))
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

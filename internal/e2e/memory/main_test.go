@@ -37,14 +37,19 @@ func isSummaryRequest(r llmtest.Request) bool { return len(r.Tools) == 0 }
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	w := &world{harness.NewWorld(t, llmtest.Options{})}
+	w.Server.SetResponder(w.responder())
+	return w
+}
+
+// responder plays llmtest.Agent, and the forgetful summariser.
+func (w *world) responder() func(llmtest.Request) llmtest.Reply {
 	agent := llmtest.Agent()
-	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+	return func(r llmtest.Request) llmtest.Reply {
 		if isSummaryRequest(r) {
 			return llmtest.Text(forgetfulSummary)
 		}
 		return agent(r)
-	})
-	return w
+	}
 }
 
 func (w *world) writeFile(name, content string) {

@@ -7,7 +7,9 @@ import (
 	"testing"
 )
 
-const detail = "DETAIL-7f3a9c"
+// detail is printed by a command whose text does not hold it (the user's
+// own words are kept word for word by every summary).
+const detail = "DETAIL-7003"
 
 // compactedAway runs a session whose first turn printed the detail, fills
 // it with more turns, and compacts it against the forgetful summariser, so
@@ -15,7 +17,7 @@ const detail = "DETAIL-7f3a9c"
 // session's id.
 func compactedAway(t *testing.T, w *world) string {
 	t.Helper()
-	obj := w.runJSON("-p", "bash echo build id "+detail, "--dangerously-skip-permissions")
+	obj := w.runJSON("-p", "bash echo build id DETAIL-$((7000+3))", "--dangerously-skip-permissions")
 	for i := range 6 {
 		w.runJSON("-c", "-p", fmt.Sprintf("filler turn %d about nothing in particular", i))
 	}
@@ -61,7 +63,7 @@ func TestRecallBringsBackWhatCompactionRemoved(t *testing.T) {
 	from = len(w.Server.Requests())
 	w.runJSON("-c", "-p", "recall-ref "+m[1])
 	got = toolResultAfter(t, w.Server, from)
-	if !strings.Contains(got, m[1]) || !strings.Contains(got, "build id "+detail) || !strings.Contains(got, "echo build id") {
+	if !strings.Contains(got, m[1]) || !strings.Contains(got, "build id "+detail) || !strings.Contains(got, "echo build id DETAIL-$((7000+3))") {
 		t.Fatalf("Recall by ref did not show the record and its neighbours:\n%s", got)
 	}
 	if !strings.Contains(got, "session "+id) {

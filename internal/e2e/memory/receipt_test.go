@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
 // TestReceiptNamesWhatTheSummaryDropped: against a summariser that
@@ -17,9 +18,23 @@ import (
 func TestReceiptNamesWhatTheSummaryDropped(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
+	// The model names the path and the command on its own: what the user
+	// wrote is kept word for word by every summary.
+	agent := w.responder()
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if last := r.Messages[len(r.Messages)-1]; last.Role == chat.RoleUser && !isSummaryRequest(r) {
+			switch last.Content {
+			case "look at the notes":
+				return llmtest.ToolCalls(llmtest.Call("Read", `{"file_path":"design-notes.md"}`))
+			case "run the migrations":
+				return llmtest.ToolCalls(llmtest.Call("Bash", `{"command":"printf 'ran-%s' migrations"}`))
+			}
+		}
+		return agent(r)
+	})
 	w.writeFile("design-notes.md", "# notes\nthe cache key is the tuple (model, text)\n")
-	id := w.runJSON("-p", "read design-notes.md").SessionID
-	w.runJSON("-c", "-p", "bash printf 'ran-%s' migrations", "--dangerously-skip-permissions")
+	id := w.runJSON("-p", "look at the notes").SessionID
+	w.runJSON("-c", "-p", "run the migrations", "--dangerously-skip-permissions")
 	for i := range 5 {
 		w.runJSON("-c", "-p", fmt.Sprintf("filler %d", i))
 	}
