@@ -78,10 +78,10 @@ func TestPrivateAnalysisRemoved(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
 		"<analysis>x</analysis>\n<summary>\nS\n</summary>": "S",
-		"<analysis>x</analysis>\nplain summary":             "plain summary",
-		"plain":                                             "plain",
-		"before <analysis>cut off by the length limit":      "before",
-		"<summary>no end":                                   "no end",
+		"<analysis>x</analysis>\nplain summary":            "plain summary",
+		"plain":                                            "plain",
+		"before <analysis>cut off by the length limit":     "before",
+		"<summary>no end":                                  "no end",
 	} {
 		if got := privateAnalysisRemoved(in); got != want {
 			t.Errorf("privateAnalysisRemoved(%q) = %q, want %q", in, got, want)
