@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
@@ -272,7 +273,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			continue
 		}
 		l.sink.ToolStart(call.ID, call.Name, input)
-		result := tool.Run(ctx, input)
+		result := runTool(ctx, tool, input, toolStopGrace)
 		if ctx.Err() != nil {
 			result.Error = interruptedResult
 			if err := l.answer(call.ID, call.Name, result); err != nil {
@@ -285,6 +286,35 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 		}
 	}
 	return nil
+}
+
+// toolStopGrace is how long a cancelled tool may take to return: Bash
+// needs its kill grace (SIGTERM, then SIGKILL after 2 s) to end its
+// process group.
+const toolStopGrace = 5 * time.Second
+
+// runTool runs a call so that the first interrupt always ends it: every
+// tool watches ctx, but one stuck in a system call no signal reaches (an
+// open(2) or read(2) on a FIFO, a hung network file system) would hold the
+// run past every Ctrl-C. Once ctx is done and the grace is over, the call
+// is answered as interrupted and left behind; the process is about to
+// finish the turn (or exit) anyway.
+func runTool(ctx context.Context, tool tools.Tool, input json.RawMessage, grace time.Duration) tools.Result {
+	done := make(chan tools.Result, 1)
+	go func() { done <- tool.Run(ctx, input) }()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+	}
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		return res
+	case <-timer.C:
+		return tools.Result{Error: interruptedResult}
+	}
 }
 
 // answer records a call's result and tells the sink.
