@@ -474,8 +474,7 @@ func TestSmallContextNeverTokenizes(t *testing.T) {
 	for i := range 10 {
 		f.turn(i)
 		f.request()
-		f.m.Usage()
-		f.m.ContextLeft()
+		f.m.Usage().Warning()
 	}
 	if n := f.counter.calls.Load(); n != 0 {
 		t.Fatalf("the counter was called %d times for a small context", n)

@@ -303,3 +303,54 @@ func TestSummaryPartsAreCached(t *testing.T) {
 		t.Errorf("the retry asked for %d parts again", parts-first)
 	}
 }
+
+// TestLearntWindowIsCachedForTheProcess: a window a server taught one
+// session holds for the next session of the same process (/new), through
+// the CacheStore, unless the window was given explicitly.
+func TestLearntWindowIsCachedForTheProcess(t *testing.T) {
+	t.Parallel()
+	cache := storage.NewCacheStore(100, time.Hour)
+	f := newFixture(t, 100000, func(o *Options) { o.Cache = cache })
+	for i := range 3 {
+		f.turn(i)
+	}
+	if _, err := f.m.RecoverOverflowFrom(context.Background(), 1, statedOverflow(20000)); err != nil {
+		t.Fatal(err)
+	}
+	next, err := New(context.Background(), &memLog{}, nil, f.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := next.Usage().Window; w != 20000 {
+		t.Errorf("the next session's window %d, want the learnt 20000", w)
+	}
+	explicit := f.opt
+	explicit.WindowExplicit = true
+	m, err := New(context.Background(), &memLog{}, nil, explicit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := m.Usage().Window; w != 100000 {
+		t.Errorf("with an explicit window the next session has %d, want 100000", w)
+	}
+}
+
+// TestNoticeKinds: the front ends route notices by kind, not by string.
+func TestNoticeKinds(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		kind                NoticeKind
+		warning, compaction bool
+	}{
+		{NoticeCompacting, false, true},
+		{NoticeCompacted, false, true},
+		{NoticeFallback, true, true},
+		{NoticeTruncated, true, false},
+		{NoticeRetry, true, false},
+		{NoticeWarning, true, false},
+	} {
+		if tt.kind.IsWarning() != tt.warning || tt.kind.IsCompaction() != tt.compaction {
+			t.Errorf("%s: IsWarning %v, IsCompaction %v", tt.kind, tt.kind.IsWarning(), tt.kind.IsCompaction())
+		}
+	}
+}

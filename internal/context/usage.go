@@ -84,7 +84,7 @@ func (m *Manager) Usage() Usage {
 }
 
 // Left is the share of the way to the auto-compaction trigger that is
-// still free, in percent.
+// still free, in percent: the one figure the front ends show for it.
 func (u Usage) Left() int {
 	return max(0, percent(u.Trigger-u.Tokens, u.Trigger))
 }
@@ -98,15 +98,6 @@ func (u Usage) Warning() (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("context left until auto-compact: %d%%", u.Left()), true
-}
-
-// ContextLeft is the share of the way to the auto-compaction trigger that
-// is still free, in percent (for the REPL's "context left until
-// auto-compact: P%" hint). It uses only counts already made: cheap enough
-// for every prompt.
-func (m *Manager) ContextLeft() int {
-	t := m.guard.trigger()
-	return max(0, percent(t-m.acct.requestTokens(estimate), t))
 }
 
 // MinWindow is the smallest usable context window for this manager's

@@ -44,10 +44,5 @@ func contextFigure(u contextmgr.Usage) string {
 		return ""
 	}
 	used := u.Tokens * 100 / u.Window
-	trigger := u.Trigger
-	if trigger <= 0 {
-		trigger = int(0.8 * float64(u.Window))
-	}
-	left := max((trigger-u.Tokens)*100/max(trigger, 1), 0)
-	return fmt.Sprintf("ctx %d%% · %d%% to compact", used, left)
+	return fmt.Sprintf("ctx %d%% · %d%% to compact", used, u.Left())
 }
