@@ -146,12 +146,13 @@ func windowCacheKey(model string) string { return "ctxwindow:" + model }
 // ResetWindow forgets the window a server rejection taught the session
 // (/context --reset-window): requests are sized to the configured window
 // again. The reset is recorded (a context_window record without a
-// window), so a resume does not bring the old one back.
+// window) when the session's file holds it, so a resume does not bring
+// the old one back.
 func (m *Manager) ResetWindow() error {
 	if m.opt.Cache != nil {
 		m.opt.Cache.Remove(windowCacheKey(m.opt.Model))
 	}
-	had := m.guard.learnt > 0
+	had := m.guard.recorded
 	m.guard.reset()
 	m.acct.invalidate()
 	if !had {

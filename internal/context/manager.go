@@ -64,7 +64,7 @@ func New(ctx context.Context, log PersistentStore, live *storage.Live, opt Optio
 		// A window a server taught this process holds for its next session.
 		if v, ok := m.opt.Cache.Get(windowCacheKey(m.opt.Model)); ok {
 			if l, ok := v.(learnt); ok {
-				m.guard.restore(l.window, l.at)
+				m.guard.restore(l.window, l.at, false)
 			}
 		}
 	}
@@ -169,7 +169,8 @@ func (m *Manager) restore(live *storage.Live) error {
 	// A window a server rejection taught an earlier run still holds (the
 	// same request would be refused again), unless it expired or the
 	// window was given explicitly.
-	m.guard.restore(learntWindow(live, m.opt.Now()))
+	w, at := learntWindow(live, m.opt.Now())
+	m.guard.restore(w, at, true)
 	return nil
 }
 

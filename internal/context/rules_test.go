@@ -317,12 +317,23 @@ func TestLearntWindowIsCachedForTheProcess(t *testing.T) {
 	if _, err := f.m.RecoverOverflowFrom(context.Background(), 1, statedOverflow(20000)); err != nil {
 		t.Fatal(err)
 	}
-	next, err := New(context.Background(), &memLog{}, nil, f.opt)
+	unwritten := &memLog{failErr: errors.New("no session file yet")}
+	next, err := New(context.Background(), unwritten, nil, f.opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if w := next.Usage().Window; w != 20000 {
 		t.Errorf("the next session's window %d, want the learnt 20000", w)
+	}
+	// Its file holds nothing to undo: the reset writes nothing.
+	if err := next.ResetWindow(); err != nil || next.Usage().Window != 100000 {
+		t.Errorf("reset in a session not yet written: %v, window %d", err, next.Usage().Window)
+	}
+	if _, ok := cache.Get(windowCacheKey(f.opt.Model)); ok {
+		t.Error("the reset left the window in the CacheStore")
+	}
+	if err := f.m.ResetWindow(); err != nil {
+		t.Fatal(err)
 	}
 	explicit := f.opt
 	explicit.WindowExplicit = true

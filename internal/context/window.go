@@ -24,6 +24,9 @@ type windowGuard struct {
 	// smaller still (or explicit), so a later run keeps it.
 	learnt   int
 	learntAt time.Time
+	// recorded says the session's file holds learnt (a context_window
+	// record or a boundary), not only the process's CacheStore.
+	recorded bool
 	// accepted is the largest prompt_tokens a server answered in this
 	// session: its window is at least that, whatever it says later.
 	accepted int
@@ -96,18 +99,18 @@ func (g *windowGuard) learn(rejection error, attempt int, rejected func() int) b
 
 // remember records w as learnt now.
 func (g *windowGuard) remember(now time.Time) {
-	g.learnt, g.learntAt = g.effective, now.UTC()
+	g.learnt, g.learntAt, g.recorded = g.effective, now.UTC(), true
 }
 
 // restore applies the window a session learnt before (see learntWindow):
 // unless the configured window is explicit — a flag, the environment or a
 // config file wins over what a server once said — or the learnt one is
 // below the floor.
-func (g *windowGuard) restore(w int, at time.Time) {
+func (g *windowGuard) restore(w int, at time.Time, recorded bool) {
 	if w <= 0 {
 		return
 	}
-	g.learnt, g.learntAt = w, at
+	g.learnt, g.learntAt, g.recorded = w, at, recorded
 	if g.explicit || w < g.floor() {
 		return
 	}
@@ -116,7 +119,7 @@ func (g *windowGuard) restore(w int, at time.Time) {
 
 // reset forgets what was learnt.
 func (g *windowGuard) reset() {
-	g.learnt, g.learntAt = 0, time.Time{}
+	g.learnt, g.learntAt, g.recorded = 0, time.Time{}, false
 	g.effective = g.configured
 }
 
