@@ -22,9 +22,9 @@
 //     edit safely (permissions written as an inline table or dotted keys)
 //     is left untouched and the error says so.
 //
-// Keys parsed and validated but not yet acted on by clawdcode: wire_api
-// (only "chat" is spoken) and mcp_servers (no MCP client yet); docs/cli.md
-// says so too.
+// A key is added to File (with its check in File.check and its merge in
+// Resolve) and to docs/cli.md's table in one change; a key File does not
+// know is what the unknown-key warning reports.
 //
 // Nothing here keeps state between calls; everything is safe for concurrent
 // use except two SaveRule calls on one file at the same time.
