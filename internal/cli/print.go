@@ -14,6 +14,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -130,6 +131,20 @@ func readPrompt(ctx context.Context, ios *iostreams.IOStreams, positional string
 func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg *slash.Registry, eng *agent.Engine, line string) (string, error) {
 	env := &slash.Env{Engine: eng, IO: ios}
 	var captured *strings.Builder
+	if format == FormatText {
+		// The same rule as the answer: shown, not obeyed, on a terminal;
+		// the exact bytes when redirected. stderr is always a person's.
+		safeIO := *ios
+		safeErr := termtext.NewWriter(ios.ErrOut)
+		defer safeErr.Flush()
+		safeIO.ErrOut = safeErr
+		if ios.IsStdoutTTY() {
+			safeOut := termtext.NewWriter(ios.Out)
+			defer safeOut.Flush()
+			safeIO.Out = safeOut
+		}
+		env.IO = &safeIO
+	}
 	if format != FormatText {
 		capIO, _, _, _ := iostreams.Test()
 		captured = &strings.Builder{}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/search"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -104,5 +105,11 @@ func writeHits(f *Factory, hits []search.Hit, all bool, query string) error {
 		return err
 	}
 	now, tty := time.Now(), f.IO.IsStdoutTTY()
-	return search.WriteText(f.IO.Out, hits, all, func(t time.Time) string { return formatWhen(t, now, tty) })
+	// Snippets quote session content: shown, never obeyed (--json for the
+	// exact text).
+	out := termtext.NewWriter(f.IO.Out)
+	if err := search.WriteText(out, hits, all, func(t time.Time) string { return formatWhen(t, now, tty) }); err != nil {
+		return err
+	}
+	return out.Flush()
 }

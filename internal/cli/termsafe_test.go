@@ -83,3 +83,20 @@ func TestErrorLineShowsEscapesAsText(t *testing.T) {
 	Failure{Code: ExitError, Message: "server said: " + hostile}.Print(&b)
 	checkShown(t, "the error line", b.String())
 }
+
+// TestSearchSnippetsShowEscapesAsText: search snippets quote session
+// content, so they are made safe like sessions show (issue 14 item 9).
+func TestSearchSnippetsShowEscapesAsText(t *testing.T) {
+	t.Parallel()
+	env := newSessionsEnv(t, "where is the needle", "the needle is here "+hostile)
+	ios, _, out, errOut := iostreams.Test()
+	if code := env.run(t, ios, "search", "needle"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), "needle") {
+		t.Fatalf("no hit: %q", out)
+	}
+	if strings.ContainsAny(out.String(), "\x1b\x07\u009b") {
+		t.Errorf("search printed control characters: %q", out)
+	}
+}

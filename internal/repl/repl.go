@@ -14,6 +14,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // Engine is what the REPL drives: the slash commands' view of the session
@@ -307,9 +308,16 @@ func (s *session) expand(line string) (string, bool) {
 	return "", false
 }
 
-// command runs a slash command line.
+// command runs a slash command line. What it prints (titles, pins,
+// summaries, search snippets, server messages) goes through termtext: the
+// commands add no styling of their own, so all of it is shown, not obeyed.
 func (s *session) command(ctx context.Context, line string) error {
-	env := &slash.Env{Engine: s.opts.Engine, IO: s.io}
+	safeOut, safeErr := termtext.NewWriter(s.io.Out), termtext.NewWriter(s.io.ErrOut)
+	defer safeOut.Flush()
+	defer safeErr.Flush()
+	safeIO := *s.io
+	safeIO.Out, safeIO.ErrOut = safeOut, safeErr
+	env := &slash.Env{Engine: s.opts.Engine, IO: &safeIO}
 	env.Expand = func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) }
 	switch {
 	case s.kb != nil:
