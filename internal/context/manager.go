@@ -144,7 +144,7 @@ func (m *Manager) restore(live *storage.Live) error {
 			// Cut as the compaction cut it: the context in force sent it so.
 			m.truncateEntry(e, limit)
 		}
-		if err := m.hold(e); err != nil {
+		if _, err := m.hold(e); err != nil {
 			return err
 		}
 	}
@@ -216,7 +216,8 @@ func (m *Manager) repair() error {
 
 // hold makes e part of the live context held in the MemoryStore; at its
 // bound the longest texts held are cut down in memory, and the user told.
-func (m *Manager) hold(e *entry) error {
+// It reports whether it cut any.
+func (m *Manager) hold(e *entry) (bool, error) {
 	clipped, err := m.live.hold(e)
 	for _, c := range clipped {
 		m.acct.resized(c)
@@ -224,7 +225,7 @@ func (m *Manager) hold(e *entry) error {
 	if len(clipped) > 0 {
 		m.notify(NoticeTruncated, "the live context reached its memory bound (%d bytes); cut %d long texts down in memory (the session file keeps them whole)", m.live.mem.Max(), len(clipped))
 	}
-	return err
+	return len(clipped) > 0, err
 }
 
 // add persists r and makes it part of the live context.
@@ -247,11 +248,11 @@ func (m *Manager) add(r *storage.Record) error {
 		return fmt.Errorf("append %s record: %w", r.Type, err)
 	}
 	e.offset = off
-	before := len(truncatedLimits(m.live.entries))
-	if err := m.hold(e); err != nil {
+	clipped, err := m.hold(e)
+	if err != nil {
 		return err
 	}
-	if len(truncatedLimits(m.live.entries)) != before {
+	if clipped {
 		return m.recordCuts()
 	}
 	return nil
