@@ -174,6 +174,7 @@ func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.
 		Counter:        tokens.NewCounter(e.model),
 		Cache:          e.cfg.Cache,
 		Notify:         e.notify,
+		Hooks:          compactHooks{e},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build context manager: %w", err)
@@ -362,6 +363,17 @@ func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
 	e.log.sess, e.pendingTitle = sess, ""
 	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "startup"})
 	return nil
+}
+
+// compactHooks runs the PreCompact and PostCompact hooks for the manager.
+type compactHooks struct{ e *Engine }
+
+func (h compactHooks) PreCompact(ctx context.Context, trigger, instructions string) string {
+	return h.e.runHook(ctx, hooks.PreCompact, "", hooks.Payload{"trigger": trigger, "custom_instructions": instructions}).Context
+}
+
+func (h compactHooks) PostCompact(ctx context.Context, trigger string, receipt *storage.Receipt) {
+	h.e.runHook(ctx, hooks.PostCompact, "", hooks.Payload{"trigger": trigger, "receipt": receipt})
 }
 
 // runHook runs the hooks of event for the current session.

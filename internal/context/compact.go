@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -43,6 +44,11 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 	cut, ok := m.selectRetained(frac)
 	if !ok {
 		return nil, ErrNothingToCompact
+	}
+	if m.opt.Hooks != nil {
+		if more := strings.TrimSpace(m.opt.Hooks.PreCompact(ctx, trigger, instructions)); more != "" {
+			instructions = strings.TrimSpace(instructions + "\n" + more)
+		}
 	}
 	m.notify(NoticeCompacting, "compacting the conversation (~%d tokens, %d%% of the %d-token window)…",
 		pre, percent(pre, m.guard.effective), m.guard.effective)
@@ -91,6 +97,9 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 	res, err := m.commit(trigger, pre, cut, content, counted, files, failure, rcpt)
 	if err != nil {
 		return nil, err
+	}
+	if m.opt.Hooks != nil {
+		m.opt.Hooks.PostCompact(ctx, trigger, rcpt)
 	}
 	if fallback {
 		m.notify(NoticeFallback, "the summary failed (%v); kept the most recent part of the conversation and a short digest of the rest", failure)

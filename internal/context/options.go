@@ -128,6 +128,17 @@ type Options struct {
 
 	// Notify receives user-facing notices ("auto-compacting…", fallback...).
 	Notify func(Notice)
+
+	// Hooks are the user's commands around a compaction; nil = none.
+	Hooks CompactHooks
+}
+
+// CompactHooks run the user's PreCompact and PostCompact hooks (the agent
+// runs them through internal/hooks). PreCompact may return more
+// instructions for the summary; a hook's failure is its own to report.
+type CompactHooks interface {
+	PreCompact(ctx context.Context, trigger, instructions string) (more string)
+	PostCompact(ctx context.Context, trigger string, receipt *storage.Receipt)
 }
 
 // Notice is a user-facing message from the manager.

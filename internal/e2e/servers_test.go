@@ -195,3 +195,43 @@ func TestResponsesWireThroughTheBinary(t *testing.T) {
 		t.Fatalf("continued request: %s %d %d messages", last.Path, last.Status, len(last.Messages))
 	}
 }
+
+func TestCompactHooksThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	post := filepath.Join(w.Root, "post.json")
+	w.writeConfig(fmt.Sprintf(`
+[[hooks.PreCompact]]
+command = "echo 'Keep HOOK-INSTRUCTION-7 verbatim.'"
+
+[[hooks.PostCompact]]
+command = "cat > %s"
+`, post))
+	for i, p := range []string{"first question about parser.go", "second, run go test ./...", "third"} {
+		w.Server.Enqueue(llmtest.Text("answer " + p))
+		args := []string{"-p", p}
+		if i > 0 {
+			args = append([]string{"-c"}, args...)
+		}
+		w.MustRun(args...)
+	}
+	w.Server.Enqueue(llmtest.Text("## Summary\nthe user asked three questions"))
+	r := w.MustRun("-c", "-p", "/compact keep the questions")
+	summaryReq := w.Server.LastRequest()
+	var text strings.Builder
+	for _, m := range summaryReq.Messages {
+		text.WriteString(m.Content)
+	}
+	if !strings.Contains(text.String(), "HOOK-INSTRUCTION-7") || !strings.Contains(text.String(), "keep the questions") {
+		t.Fatalf("the summary request lacks the hook's or the user's instructions:\n%s\n%s", text.String(), r)
+	}
+	var payload map[string]any
+	data, err := os.ReadFile(post)
+	if err != nil || json.Unmarshal(data, &payload) != nil {
+		t.Fatalf("PostCompact payload %q: %v", data, err)
+	}
+	receipt, _ := payload["receipt"].(map[string]any)
+	if payload["hook_event_name"] != "PostCompact" || payload["trigger"] != "manual" || receipt == nil || receipt["messages"] == nil {
+		t.Fatalf("PostCompact payload %s", data)
+	}
+}
