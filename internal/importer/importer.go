@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -154,26 +156,52 @@ func (im *Importer) Import(ctx context.Context, tool, dir string) (*Result, erro
 		jobs = append(jobs, job{f, fi.Size()})
 		total += fi.Size() - st.Files[f].Offset
 	}
+	// Files are imported by one worker per CPU: each source file goes to
+	// its own session, and the state and the callbacks are serialised.
 	res := &Result{}
-	for _, j := range jobs {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		before := st.Files[j.path].Offset
-		sr, err := im.importFile(ctx, tool, j.path, st)
-		if err != nil {
-			im.Warn(err.Error())
-			res.Failed++
-		} else if sr != nil {
-			res.Sessions = append(res.Sessions, *sr)
-			if im.Done != nil {
-				im.Done(*sr)
+	var (
+		mu   sync.Mutex
+		next int
+		wg   sync.WaitGroup
+	)
+	st.mu = &mu
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if next >= len(jobs) || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				j := jobs[next]
+				next++
+				before := st.Files[j.path].Offset
+				mu.Unlock()
+				sr, err := im.importFile(ctx, tool, j.path, st)
+				mu.Lock()
+				if err != nil {
+					im.Warn(err.Error())
+					res.Failed++
+				} else if sr != nil {
+					res.Sessions = append(res.Sessions, *sr)
+					if im.Done != nil {
+						im.Done(*sr)
+					}
+				}
+				done += j.size - before
+				if im.Progress != nil {
+					im.Progress(done, total)
+				}
+				mu.Unlock()
 			}
-		}
-		done += j.size - before
-		if im.Progress != nil {
-			im.Progress(done, total)
-		}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return res, err
 	}
 	if len(jobs) > 0 {
 		if err := st.save(true); err != nil {
@@ -222,7 +250,7 @@ func sourceFiles(tool, dir string) ([]string, error) {
 // importFile imports the new lines of one source file and records how far
 // it got. It returns nil, nil when the lines held nothing to import.
 func (im *Importer) importFile(ctx context.Context, tool, path string, st *state) (*SessionResult, error) {
-	prev := st.Files[path]
+	prev := st.get(path)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("import %s: %w", path, err)
@@ -248,8 +276,7 @@ func (im *Importer) importFile(ctx context.Context, tool, path string, st *state
 	out.sessionID = clawdcodeID(out.sessionID)
 	if len(out.recs) == 0 && out.title == "" {
 		if out.sessionID != "" && out.cwd != "" {
-			st.Files[path] = fileState{Offset: end, Session: out.sessionID, Project: out.cwd}
-			if err := st.save(false); err != nil {
+			if err := st.set(path, fileState{Offset: end, Session: out.sessionID, Project: out.cwd}); err != nil {
 				return nil, err
 			}
 		}
@@ -262,8 +289,7 @@ func (im *Importer) importFile(ctx context.Context, tool, path string, st *state
 	if err != nil {
 		return nil, fmt.Errorf("import %s: %w", path, err)
 	}
-	st.Files[path] = fileState{Offset: end, Session: out.sessionID, Project: out.cwd}
-	if err := st.save(false); err != nil {
+	if err := st.set(path, fileState{Offset: end, Session: out.sessionID, Project: out.cwd}); err != nil {
 		return nil, err
 	}
 	return sr, nil

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -16,7 +17,39 @@ import (
 type state struct {
 	path  string
 	Files map[string]fileState `json:"files"`
+	// mu, when set, guards Files for the import's workers.
+	mu *sync.Mutex
+	// dirty counts the files recorded since the last write.
+	dirty int
 }
+
+func (st *state) get(path string) fileState {
+	if st.mu != nil {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+	}
+	return st.Files[path]
+}
+
+// set records how far a file was imported. The state is written every
+// saveEvery files (and at the end, by Import): a crash in between loses
+// at most that many files' progress, and those sessions, found existing,
+// are reported rather than imported twice.
+func (st *state) set(path string, fs fileState) error {
+	if st.mu != nil {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+	}
+	st.Files[path] = fs
+	st.dirty++
+	if st.dirty < saveEvery {
+		return nil
+	}
+	st.dirty = 0
+	return st.save(false)
+}
+
+const saveEvery = 32
 
 type fileState struct {
 	Offset  int64  `json:"offset"`  // bytes of whole lines imported

@@ -12,9 +12,12 @@
 //		Limit:   20,                             // 0 = DefaultLimit
 //	})
 //
+//	ids, err := ix.Sessions(ctx, search.Query{Text: "flaky test", Project: root})
+//
 // Each Hit names the session, its project, the record's uuid, time and
 // type, the session's title, a one-line snippet around the match and the
-// BM25 score; hits come best first. Search is safe to call from several
+// BM25 score; hits come best first. Sessions gives the matching sessions'
+// ids instead, best first, each once (a picker's content filter). Search is safe to call from several
 // goroutines and processes. ErrEmptyQuery is a query with no word in it.
 //
 // # What is searched

@@ -25,7 +25,10 @@ const (
 	manifestVersion = 1
 	// flushBytes bounds a builder's postings in memory; past it the
 	// worker writes a segment and starts another.
-	flushBytes = 96 << 20
+	flushBytes = 48 << 20
+	// flushTerms bounds a builder's distinct terms (each costs about
+	// 100 bytes of maps and slices, whatever its postings).
+	flushTerms = 1 << 20
 	// lockWait bounds how long a search waits for another process's.
 	lockWait = 30 * time.Second
 )
@@ -317,7 +320,7 @@ func (ix *Index) index(ctx context.Context, jobs []*work) ([]segEntry, error) {
 	// they are written: collecting garbage at the default pace would scan
 	// them over and over. A bounded, short-lived relaxation.
 	if total(jobs) > 16<<20 {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		defer debug.SetGCPercent(debug.SetGCPercent(150))
 	}
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].size-jobs[i].start > jobs[j].size-jobs[j].start })
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
@@ -351,7 +354,7 @@ func (ix *Index) index(ctx context.Context, jobs []*work) ([]segEntry, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			hint := int(min(total(jobs)/int64(workers)/64, 1<<21))
+			hint := int(min(total(jobs)/int64(workers)/64, flushTerms))
 			b := newBuilder(hint)
 			r := newFileReader()
 			flush := func() bool {
@@ -378,7 +381,7 @@ func (ix *Index) index(ctx context.Context, jobs []*work) ([]segEntry, error) {
 					fail(err)
 					return
 				}
-				if b.bytes > flushBytes && !flush() {
+				if (b.bytes > flushBytes || len(b.names) > flushTerms) && !flush() {
 					return
 				}
 			}

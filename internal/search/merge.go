@@ -9,28 +9,48 @@ import (
 	"path/filepath"
 )
 
-// mergeTail keeps the number of segments logarithmic in the index's size:
-// while the segment before the newest is no larger than the newest, the
-// two are merged (as a binary counter carries). Small updates thus make
-// small segments that merge with each other, and a byte is rewritten
-// O(log n) times over the index's life. Documents of dead files are
-// dropped by a merge.
+// Merging keeps the number of segments small without rewriting large
+// ones for small gains: while the segment before the newest is no larger
+// than the newest (and under mergeCap), the two are merged, as a binary
+// counter carries, so small updates make small segments that merge with
+// each other; and past maxSegs segments, the adjacent pair smallest
+// together is merged. Documents of dead files are dropped by a merge.
+const (
+	mergeCap = 32 << 20
+	maxSegs  = 12
+)
+
 func (ix *Index) mergeTail(ctx context.Context, st *state) error {
-	for n := len(st.segs); n >= 2 && st.m.Segments[n-2].Size <= st.m.Segments[n-1].Size; n = len(st.segs) {
+	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e, s, err := ix.merge(st.m, st.segs[n-2:])
+		n := len(st.segs)
+		size := func(i int) int64 { return st.m.Segments[i].Size }
+		at := -1
+		switch {
+		case n >= 2 && size(n-2) <= size(n-1) && size(n-2) < mergeCap:
+			at = n - 2
+		case n > maxSegs:
+			for i := 0; i+1 < n; i++ {
+				if at < 0 || size(i)+size(i+1) < size(at)+size(at+1) {
+					at = i
+				}
+			}
+		}
+		if at < 0 {
+			return nil
+		}
+		e, s, err := ix.merge(st.m, st.segs[at:at+2])
 		if err != nil {
 			return err
 		}
-		for _, old := range st.segs[n-2:] {
+		for _, old := range st.segs[at : at+2] {
 			old.close()
 		}
-		st.segs = append(st.segs[:n-2], s)
-		st.m.Segments = append(st.m.Segments[:n-2], e)
+		st.segs = append(append(st.segs[:at:at], s), st.segs[at+2:]...)
+		st.m.Segments = append(append(st.m.Segments[:at:at], e), st.m.Segments[at+2:]...)
 	}
-	return nil
 }
 
 // merge writes one segment holding the live documents of segs, in order.

@@ -329,3 +329,31 @@ func (ix *Index) addTitles(hits []Hit) {
 		hits[i].Title = t[h.SessionID]
 	}
 }
+
+// sessionsLimit bounds the hits Sessions ranks sessions by.
+const sessionsLimit = 2000
+
+// Sessions returns the ids of the sessions that match q, the session of
+// the best hit first, each once (q.Limit bounds the sessions; 0 is no
+// bound beyond the hits read). It is what a picker filters by content
+// with, e.g. /resume.
+func (ix *Index) Sessions(ctx context.Context, q Query) ([]string, error) {
+	limit := q.Limit
+	q.Limit = sessionsLimit
+	hits, err := ix.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var ids []string
+	for _, h := range hits {
+		if !seen[h.SessionID] {
+			seen[h.SessionID] = true
+			ids = append(ids, h.SessionID)
+			if limit > 0 && len(ids) == limit {
+				break
+			}
+		}
+	}
+	return ids, nil
+}

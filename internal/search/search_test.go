@@ -247,3 +247,19 @@ func TestTerms(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionsRanksSessionsOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	p := f.project()
+	a := f.session(p, user("axolotl"), user("axolotl axolotl axolotl"))
+	b := f.session(p, user("axolotl and many other words that dilute the match a lot"))
+	f.session(p, user("nothing here"))
+	ids, err := f.index().Sessions(context.Background(), Query{Text: "axolotl", Project: p.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 2 || ids[0] != a.Info().ID || ids[1] != b.Info().ID {
+		t.Errorf("Sessions = %v, want [%s %s]", ids, a.Info().ID, b.Info().ID)
+	}
+}
