@@ -109,7 +109,7 @@ func (f *Factory) Store() (*storage.Store, error) {
 			return nil, err
 		}
 		if err := storage.CheckHome(home); err != nil {
-			return nil, &UsageError{Err: err}
+			return nil, err // a runtime error (exit 1), as any unusable home is
 		}
 		st := storage.NewStore(home)
 		st.SetWarn(warnTo(f.IO.ErrOut))

@@ -63,8 +63,8 @@ func TestHomeIsAFile(t *testing.T) {
 	w.Home = file
 	for _, args := range [][]string{{"-p", "hello"}, {"sessions", "list"}, {"-c", "-p", "hi"}} {
 		r := w.Run(args...)
-		if r.Code != 2 {
-			t.Errorf("clawdcode %q: want exit 2\n%s", args, r)
+		if r.Code != 1 {
+			t.Errorf("clawdcode %q: want exit 1\n%s", args, r)
 		}
 		line := oneErrorLine(t, r)
 		if !strings.Contains(line, "CLAWDCODE_HOME") || !strings.Contains(line, "not a directory") || strings.Contains(line, ".project") {
