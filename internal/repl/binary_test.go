@@ -27,6 +27,11 @@ var built struct {
 
 func clawdcodeBinary(t *testing.T) string {
 	t.Helper()
+	// CLAWDCODE_TEST_BINARY runs the tests against another build (an older
+	// one, to see which of these tests it fails).
+	if p := os.Getenv("CLAWDCODE_TEST_BINARY"); p != "" {
+		return p
+	}
 	built.once.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "clawdcode-repl-test-"); built.err != nil {
 			return

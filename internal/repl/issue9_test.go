@@ -402,18 +402,19 @@ func TestScreenNarrowSpinner(t *testing.T) {
 func TestScreenTypeAheadWaitsForThePrompt(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{})
-	srv.Enqueue(llmtest.Reply{Text: "slow answer done", Delay: 1500 * time.Millisecond}, llmtest.Text("second answer"))
+	srv.Enqueue(llmtest.Reply{Text: "slow answer starts here and then it is done", Pause: 2 * time.Second, PauseAfter: 5},
+		llmtest.Text("second answer"))
 	s := startScreen(t, srv, 100, 30)
 	s.waitPrompt()
 	s.keys("first")
 	s.sendKeys("Enter")
-	s.waitFor("thinking")
+	s.waitFor("slow answer starts")
 	s.keys("typed ahead")
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond)
 	if scr := s.screen(); strings.Contains(scr, "typed ahead") {
 		t.Fatalf("typed-ahead text is on the screen during the turn:\n%s", scr)
 	}
-	s.waitFor("slow answer done")
+	s.waitFor("it is done")
 	s.waitFor("> typed ahead")
 	s.sendKeys("Enter")
 	s.waitFor("second answer")

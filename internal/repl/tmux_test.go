@@ -187,6 +187,11 @@ func (s *tmuxScreen) waitPrompt() string {
 		lines := strings.Split(scr, "\n")
 		// The idle editor: the prompt row, then the status line under it
 		// (a "> " row of replayed conversation has no status line after it).
+		// An empty prompt on the last row is idle too (a build without the
+		// status line).
+		if last := strings.TrimRight(lines[len(lines)-1], " "); last == strings.TrimSpace(promptMain) {
+			return s.screen()
+		}
 		for i := len(lines) - 2; i >= 0 && i >= len(lines)-5; i-- {
 			if (strings.HasPrefix(lines[i], promptMain) || lines[i] == strings.TrimSpace(promptMain)) &&
 				strings.Contains(lines[i+1], "ctx ") {
