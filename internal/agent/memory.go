@@ -169,5 +169,8 @@ func (e *Engine) Fork(ctx context.Context, id, title string) (string, error) {
 	closeErr := e.closeSession()
 	e.log, e.mgr, e.mgrErr = log, mgr, nil
 	e.pendingTitle = ""
+	// A fork is another session: no "always" carries over; the files its
+	// copied records show were read (timestamps kept) stay editable.
+	e.enterSession(own)
 	return sess.ID(), closeErr
 }

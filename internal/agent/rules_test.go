@@ -127,3 +127,50 @@ func TestEditAfterReadSurvivesResume(t *testing.T) {
 		t.Fatalf("a new session edited a file it never read: %q", got)
 	}
 }
+
+// alwaysAsker answers "always" and counts the questions.
+type alwaysAsker struct{ asked atomic.Int32 }
+
+func (a *alwaysAsker) Ask(context.Context, tools.Tool, json.RawMessage) (tools.Decision, error) {
+	a.asked.Add(1)
+	return tools.AllowAlways, nil
+}
+
+// An "always" belongs to the session it was given in: a fork is another
+// session; what the forked records show was read stays editable.
+func TestForkStartsWithoutTheSessionsAlways(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	if err := os.WriteFile(filepath.Join(w.proj.Root, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asker := &alwaysAsker{}
+	e := w.engine(t, tools.NewPermissions(tools.PermissionsConfig{Root: w.proj.Root, Asker: asker}), 0)
+	w.srv.Enqueue(llmtest.ToolCalls(
+		llmtest.Call("Read", `{"file_path":"a.txt"}`),
+		llmtest.Call("Bash", `{"command":"true"}`),
+		llmtest.Call("Bash", `{"command":"true"}`),
+	), llmtest.Text("done"))
+	if _, err := e.Submit(t.Context(), "go", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := asker.asked.Load(); n != 1 {
+		t.Fatalf("asked %d times, want 1", n)
+	}
+	if _, err := e.Fork(t.Context(), "", ""); err != nil {
+		t.Fatal(err)
+	}
+	w.srv.Enqueue(llmtest.ToolCalls(
+		llmtest.Call("Bash", `{"command":"true"}`),
+		llmtest.Call("Edit", `{"file_path":"a.txt","old_string":"alpha","new_string":"omega"}`),
+	), llmtest.Text("done"))
+	if _, err := e.Submit(t.Context(), "again", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := asker.asked.Load(); n != 3 {
+		t.Fatalf("asked %d times in all, want 3: the fork kept the parent's always", n)
+	}
+	if data, _ := os.ReadFile(filepath.Join(w.proj.Root, "a.txt")); string(data) != "omega\n" {
+		t.Fatalf("a.txt = %q: the fork lost what was read (%s)", data, w.lastTool(t))
+	}
+}
