@@ -54,7 +54,9 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		// A slash command may need no model at all (/help, /sessions), so
 		// the client is built only when one is called.
 		name, _, _ := slash.Parse(prompt)
-		eng, err = openEngine(ctx, f, opts, nil, !isSlash, !isSlash || name == "mcp")
+		// /mcp lists the servers and /context counts their tools: both
+		// start them, as a turn does.
+		eng, err = openEngine(ctx, f, opts, nil, !isSlash, !isSlash || name == "mcp" || name == "context")
 		if err != nil {
 			return "", nil, err
 		}

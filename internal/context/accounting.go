@@ -3,6 +3,7 @@ package contextmgr
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -22,6 +23,10 @@ type accountant struct {
 	counter TokenCounter
 
 	system, tools part
+	// mcpShare is the part of the tool definitions' weight that is MCP
+	// servers' tools (mcp__…, or MCPSearch and MCPCall standing for them),
+	// by their byte bounds: /context shows them as a category of their own.
+	mcpShare float64
 	// pins is the pinned texts' block at the end of the system prompt.
 	pins     part
 	pinsText string
@@ -62,8 +67,23 @@ func newAccountant(opt *Options, live *liveContext) *accountant {
 	a.interrupted = part{ub: opt.UpperBound(interruptedAnswer), exact: -1}
 	if len(opt.Tools) > 0 {
 		a.tools = part{ub: toolsUpperBound(opt.Tools), exact: -1}
+		var mcp []chat.ToolDef
+		for _, d := range opt.Tools {
+			if isMCPTool(d.Name) {
+				mcp = append(mcp, d)
+			}
+		}
+		if len(mcp) > 0 {
+			a.mcpShare = float64(toolsUpperBound(mcp)) / float64(a.tools.ub)
+		}
 	}
 	return a
+}
+
+// isMCPTool tells an MCP server's tool, or one standing for them, by the
+// names internal/mcphost gives them.
+func isMCPTool(name string) bool {
+	return strings.HasPrefix(name, "mcp__") || name == "MCPSearch" || name == "MCPCall"
 }
 
 // sameModel reports whether a reply of model (as the server named it) was

@@ -47,7 +47,7 @@ func TestUsageAddsUp(t *testing.T) {
 	f := newFixture(t, 100000, nil)
 	check := func(what string, u Usage) {
 		t.Helper()
-		if sum := u.System + u.Pins + u.Tools + u.Summary + u.Messages; sum != u.Tokens {
+		if sum := u.System + u.Pins + u.Tools + u.MCPTools + u.Summary + u.Messages; sum != u.Tokens {
 			t.Errorf("%s: parts %d+%d+%d+%d = %d, total %d", what, u.System, u.Tools, u.Summary, u.Messages, sum, u.Tokens)
 		}
 		if u.System < 0 || u.Tools < 0 || u.Messages < 0 {

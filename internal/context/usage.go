@@ -9,7 +9,7 @@ import (
 
 // Usage is the context usage shown by /context, the REPL's hint and the
 // JSON result: the next request's size and its parts, which always sum
-// to it (Tokens == System + Pins + Tools + Summary + Messages).
+// to it (Tokens == System + Pins + Tools + MCPTools + Summary + Messages).
 type Usage struct {
 	// Tokens is the size of the next request. Measured says how much of
 	// it the server counted (its last prompt_tokens, 0 = none): the rest
@@ -21,6 +21,9 @@ type Usage struct {
 	// measures are scaled to the server's count (Scaled), so that they
 	// sum to it.
 	System, Tools, Summary, Messages int
+	// MCPTools is the MCP servers' tool definitions (part of the tools
+	// sent, shown apart from the built-in ones).
+	MCPTools int
 	// Pins is the pinned texts sent with the system prompt (part of
 	// neither System nor Messages).
 	Pins   int
@@ -79,7 +82,9 @@ func (m *Manager) Usage() Usage {
 		scale := func(n int) int { return int(float64(n) * float64(u.Tokens) / float64(local)) }
 		u.System, u.Pins, u.Tools, u.Summary = scale(u.System), scale(u.Pins), scale(u.Tools), scale(u.Summary)
 	}
-	u.Messages = u.Tokens - u.System - u.Pins - u.Tools - u.Summary
+	u.MCPTools = int(float64(u.Tools) * m.acct.mcpShare)
+	u.Tools -= u.MCPTools
+	u.Messages = u.Tokens - u.System - u.Pins - u.Tools - u.MCPTools - u.Summary
 	return u
 }
 

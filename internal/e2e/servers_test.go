@@ -77,6 +77,12 @@ func TestMCPToolsThroughTheBinary(t *testing.T) {
 		t.Fatalf("an MCP tool ran in -p without a rule: %q", got)
 	}
 
+	// /context counts the MCP tools as their own category.
+	r = w.MustRun("-p", "/context")
+	if !strings.Contains(r.Stdout, "MCP tools") {
+		t.Errorf("/context has no MCP tools line:\n%s", r.Stdout)
+	}
+
 	// /mcp lists the servers, their state and tools.
 	r = w.MustRun("-p", "/mcp")
 	if !strings.Contains(r.Stdout, "everything: connected") || !strings.Contains(r.Stdout, "mcp__everything__echo") || !strings.Contains(r.Stdout, "broken: failed") {
