@@ -253,3 +253,20 @@ func TestImportExportRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A file that cannot be read is reported, the others are imported, and
+// the exit status says something went wrong.
+func TestImportReportsUnreadableFile(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	src := filepath.Join(w.Root, "claude")
+	installSource(t, []string{"claude-code", "spotter_real_short.jsonl"}, src, "-p/55604662-cf2a-4331-851a-ec234028f8ca.jsonl", w.Project)
+	if err := os.Symlink(filepath.Join(w.Root, "gone.jsonl"), filepath.Join(src, "-p", "0badf11e-0000-4000-8000-000000000000.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	r := w.Run("import", "claude-code", src)
+	if r.Code != 1 || !strings.Contains(r.Stdout, "imported 55604662-cf2a-4331-851a-ec234028f8ca") ||
+		!strings.Contains(r.Stderr, "0badf11e-0000-4000-8000-000000000000.jsonl") || !strings.Contains(r.Stderr, "1 file could not be imported") {
+		t.Errorf("import with an unreadable file: %s", r)
+	}
+}

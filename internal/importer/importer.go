@@ -145,9 +145,15 @@ func (im *Importer) Import(ctx context.Context, tool, dir string) (*Result, erro
 		size int64
 	}
 	var jobs []job
+	var unreadable int
 	for _, f := range files {
 		fi, err := os.Stat(f)
-		if err != nil {
+		if err != nil || !fi.Mode().IsRegular() {
+			if err == nil {
+				err = fmt.Errorf("not a regular file")
+			}
+			im.Warn(fmt.Sprintf("import %s: %v", f, err))
+			unreadable++
 			continue
 		}
 		if e, ok := st.Files[f]; ok && e.Offset >= fi.Size() {
@@ -158,7 +164,7 @@ func (im *Importer) Import(ctx context.Context, tool, dir string) (*Result, erro
 	}
 	// Files are imported by one worker per CPU: each source file goes to
 	// its own session, and the state and the callbacks are serialised.
-	res := &Result{}
+	res := &Result{Failed: unreadable}
 	var (
 		mu   sync.Mutex
 		next int
@@ -231,7 +237,9 @@ func sourceFiles(tool, dir string) ([]string, error) {
 			return nil
 		}
 		name := d.Name()
-		if !d.Type().IsRegular() || !strings.HasSuffix(name, ".jsonl") {
+		// A link is followed when the file is opened (and reported if
+		// it leads nowhere); FIFOs, devices and the like are no sessions.
+		if !(d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) || !strings.HasSuffix(name, ".jsonl") {
 			return nil
 		}
 		if tool == Codex && !strings.HasPrefix(name, "rollout-") {

@@ -17,7 +17,7 @@ import (
 // together is merged. Documents of dead files are dropped by a merge.
 const (
 	mergeCap = 32 << 20
-	maxSegs  = 12
+	maxSegs  = 48
 )
 
 func (ix *Index) mergeTail(ctx context.Context, st *state) error {

@@ -166,3 +166,12 @@ func oneLine(s string) string {
 	}
 	return b.String()
 }
+
+func anyPhrase(cs []clause) bool {
+	for _, c := range cs {
+		if c.phrase() {
+			return true
+		}
+	}
+	return false
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -147,16 +148,100 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 		}
 		cands = append(cands, c...)
 	}
-	sort.Slice(cands, func(i, j int) bool {
-		if cands[i].score != cands[j].score {
-			return cands[i].score > cands[j].score
+	// Only the best few are read back: select them with a heap rather
+	// than sorting a million candidates of a common word. A query with a
+	// phrase may have to read past candidates that fail it; if the few
+	// selected do not give limit hits, the rest are sorted and read too.
+	k := q.Limit + 8
+	if anyPhrase(clauses) {
+		k = 4*q.Limit + 64
+	}
+	top := topK(cands, k)
+	hits, err := ix.hits(st, top, clauses, q.Limit)
+	if err != nil || len(hits) >= q.Limit || len(top) == len(cands) {
+		return hits, err
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if better(a, b) {
+			return -1
 		}
-		if cands[i].seg != cands[j].seg {
-			return cands[i].seg > cands[j].seg // newer segment first
+		if better(b, a) {
+			return 1
 		}
-		return cands[i].doc > cands[j].doc
+		return 0
 	})
 	return ix.hits(st, cands, clauses, q.Limit)
+}
+
+// better orders candidates: higher score, then newer (a later segment,
+// a later document).
+func better(a, b candidate) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	if a.seg != b.seg {
+		return a.seg > b.seg
+	}
+	return a.doc > b.doc
+}
+
+// topK returns the k best candidates, best first, keeping a min-heap of
+// the best seen so far (the worst of them at the root).
+func topK(cands []candidate, k int) []candidate {
+	if len(cands) <= k {
+		out := slices.Clone(cands)
+		slices.SortFunc(out, func(a, b candidate) int {
+			if better(a, b) {
+				return -1
+			}
+			if better(b, a) {
+				return 1
+			}
+			return 0
+		})
+		return out
+	}
+	h := make([]candidate, 0, k)
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(h) && better(h[m], h[l]) {
+				m = l
+			}
+			if r := l + 1; r < len(h) && better(h[m], h[r]) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for _, c := range cands {
+		switch {
+		case len(h) < k:
+			h = append(h, c)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !better(h[p], h[i]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+		case better(c, h[0]):
+			h[0] = c
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b candidate) int {
+		if better(a, b) {
+			return -1
+		}
+		return 1
+	})
+	return h
 }
 
 func (ix *Index) damaged(err error) error {

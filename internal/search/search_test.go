@@ -263,3 +263,23 @@ func TestSessionsRanksSessionsOnce(t *testing.T) {
 		t.Errorf("Sessions = %v, want [%s %s]", ids, a.Info().ID, b.Info().ID)
 	}
 }
+
+func TestTopKMatchesSort(t *testing.T) {
+	t.Parallel()
+	var cands []candidate
+	for i := range 500 {
+		cands = append(cands, candidate{seg: i % 3, doc: uint32(i), score: float64((i * 7919) % 101)})
+	}
+	all := topK(cands, len(cands))
+	for _, k := range []int{1, 5, 20, 499} {
+		got := topK(cands, k)
+		if len(got) != k {
+			t.Fatalf("topK(%d) = %d candidates", k, len(got))
+		}
+		for i := range got {
+			if got[i] != all[i] {
+				t.Fatalf("topK(%d)[%d] = %+v, want %+v", k, i, got[i], all[i])
+			}
+		}
+	}
+}
