@@ -14,11 +14,11 @@ import (
 var ErrReplyTooLong = errors.New("reply too long")
 
 const (
-	// maxReplyBytes bounds what one reply may stream (text, tool-call names
-	// and arguments) when the request sets no max tokens: far beyond any
-	// real reply (128k output tokens are about 0.5 MB; a Write of a large
-	// file a few MB), far below what would hurt.
-	maxReplyBytes = 16 << 20
+	// DefaultMaxReplyBytes bounds what one reply may stream (text,
+	// tool-call names and arguments) when the request sets no max tokens:
+	// far beyond any real reply (128k output tokens are about 0.5 MB; a
+	// Write of a large file a few MB), far below what would hurt.
+	DefaultMaxReplyBytes = 16 << 20
 	// bytesPerTokenBound is the margin on a requested max tokens: no real
 	// token is longer than this many bytes of text.
 	bytesPerTokenBound = 32
@@ -40,10 +40,12 @@ type replyBound struct {
 	maxTokens int // as requested, for the message; 0 = not set
 }
 
-func boundFor(maxTokens int) replyBound {
-	b := replyBound{bytes: maxReplyBytes, maxTokens: maxTokens}
+// boundFor is the bound of a reply to a request for maxTokens (0 = not
+// set), within the client's cap.
+func boundFor(maxTokens, capBytes int) replyBound {
+	b := replyBound{bytes: capBytes, maxTokens: maxTokens}
 	if maxTokens > 0 {
-		b.bytes = min(maxReplyBytes, max(minReplyBytes, maxTokens*bytesPerTokenBound))
+		b.bytes = min(capBytes, max(minReplyBytes, maxTokens*bytesPerTokenBound))
 	}
 	return b
 }

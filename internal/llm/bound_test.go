@@ -24,14 +24,14 @@ func TestEndlessStreamFailsTheAttempt(t *testing.T) {
 		wantMsg   string
 		maxBytes  int
 	}{
-		{"max tokens asked", 1000, "max 1000 tokens were asked for", boundFor(1000).bytes},
-		{"no max tokens", 0, "more than 16 MB", maxReplyBytes},
+		{"max tokens asked", 1000, "max 1000 tokens were asked for", boundFor(1000, DefaultMaxReplyBytes).bytes},
+		{"no max tokens", 0, "more than 1 MB", 1 << 20}, // the client's cap (16 MB by default; small here for -race)
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.NewServer(t, llmtest.Options{})
 			srv.SetResponder(func(llmtest.Request) llmtest.Reply { return llmtest.Endless("") })
-			c, _ := newTestClient(t, srv.URL())
+			c, _ := newTestClient(t, srv.URL(), func(cfg *Config) { cfg.MaxReplyBytes = 1 << 20 })
 			req := userRequest("never stop")
 			req.MaxCompletionTokens = tt.maxTokens
 			shown := 0

@@ -48,6 +48,9 @@ type Config struct {
 	// MaxReplyTime ends an attempt still streaming after this long (an
 	// error wrapping ErrReplyTooLong, not retried). 0 = DefaultMaxReplyTime.
 	MaxReplyTime time.Duration
+	// MaxReplyBytes bounds what a reply may stream when the request sets
+	// no max tokens (and caps the bound when it does). 0 = DefaultMaxReplyBytes.
+	MaxReplyBytes int
 	// WireAPI is WireChat (the default when empty) or WireResponses.
 	WireAPI string
 	// Logger receives one record per attempt (model, sizes, timing,
@@ -131,8 +134,9 @@ type Client struct {
 	log   *slog.Logger
 	retry RetryPolicy
 	idle  time.Duration
-	// maxTime bounds one attempt's streaming (see replyBound for bytes).
-	maxTime time.Duration
+	// maxTime and maxBytes bound one attempt's streaming (see replyBound).
+	maxTime  time.Duration
+	maxBytes int
 	// noUsage is set once the server rejected stream_options (older Azure
 	// API versions and some proxies do); usage is then simply not reported.
 	noUsage atomic.Bool
@@ -176,8 +180,13 @@ func New(cfg Config) (*Client, error) {
 	if maxTime <= 0 {
 		maxTime = DefaultMaxReplyTime
 	}
+	maxBytes := cfg.MaxReplyBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxReplyBytes
+	}
 	return &Client{api: openai.NewClientWithConfig(oc), wire: wire, base: base, key: cfg.APIKey,
-		doer: doer, log: logOrDiscard(cfg.Logger), retry: cfg.Retry.withDefaults(), idle: idle, maxTime: maxTime}, nil
+		doer: doer, log: logOrDiscard(cfg.Logger), retry: cfg.Retry.withDefaults(), idle: idle,
+		maxTime: maxTime, maxBytes: maxBytes}, nil
 }
 
 // defaultHTTPClient has no overall timeout — a long answer may stream for
@@ -192,7 +201,7 @@ func defaultHTTPClient() *http.Client {
 // as it arrives, accumulates tool-call deltas by index, retries per the
 // policy, and returns the complete reply or a classified *Error. A reply
 // is bounded — in bytes (by req.MaxCompletionTokens with a margin, else
-// maxReplyBytes) and in time (Config.MaxReplyTime) — so a server that
+// Config.MaxReplyBytes) and in time (Config.MaxReplyTime) — so a server that
 // streams without end fails the attempt (ErrReplyTooLong) instead of
 // growing memory without limit.
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
@@ -208,7 +217,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	if c.noUsage.Load() {
 		oreq.StreamOptions = nil
 	}
-	bound := boundFor(req.MaxCompletionTokens)
+	bound := boundFor(req.MaxCompletionTokens, c.maxBytes)
 	timeouts := 0
 	for attempt := 1; ; attempt++ {
 		var resp *Response
