@@ -102,6 +102,16 @@
 // file next to the index. CacheStore is safe for concurrent use;
 // MemoryStore is not (its owner serialises access).
 //
+// # Listing cost
+//
+// Append writes into every record the session's Listing as of that record
+// (messages, tokens, a title record's title), right after the common
+// fields. An index entry that is missing or stale is rebuilt from the
+// file's head (creation time, first user message) and the first 16 KiB of
+// its last complete line, whatever the file's size; only a file whose last
+// line carries no Listing (older, or another program's) is read whole. A
+// cold Open reads the last line's first bytes for its uuid the same way.
+//
 // # Resume cost
 //
 // LoadLive finds the last compact_boundary by reading the file backwards
