@@ -87,6 +87,10 @@ func (e *editor) read(ctx context.Context, prompt string) (string, error) {
 			}
 			return "", err
 		}
+		if k.kind == keyResize {
+			e.draw(false)
+			continue
+		}
 		if e.searching {
 			if e.searchKey(k) {
 				e.draw(false)

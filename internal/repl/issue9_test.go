@@ -494,3 +494,42 @@ func TestScreenCostAndModels(t *testing.T) {
 	s.sendKeys("Enter")
 	s.waitFor("Model set to served-model-a")
 }
+
+// Output is wrapped at the width of the moment: after a resize, what
+// streams next is wrapped at the new width, at word boundaries.
+func TestScreenRewrapsAfterResize(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	words := strings.Fields(strings.Repeat("alpha bravo charlie delta echo foxtrot golf hotel ", 8))
+	srv.Enqueue(llmtest.Reply{Text: "BEFORE " + strings.Join(words, " ") + " END", Pause: 1500 * time.Millisecond, PauseAfter: 3})
+	s := startScreen(t, srv, 100, 50)
+	s.waitPrompt()
+	s.keys("talk")
+	s.sendKeys("Enter")
+	s.waitFor("BEFORE")
+	s.resize(30, 50)
+	s.waitFor("END")
+	valid := map[string]bool{"END": true, "BEFORE": true}
+	for _, w := range words {
+		valid[w] = true
+	}
+	after := false
+	for _, row := range strings.Split(s.visible(), "\n") {
+		fs := strings.Fields(row)
+		if len(fs) == 0 || !valid[fs[0]] {
+			continue
+		}
+		for _, f := range fs {
+			if !valid[f] {
+				t.Fatalf("a word is cut: %q in %q\n%s", f, row, s.visible())
+			}
+		}
+		if len([]rune(row)) > 30 {
+			t.Fatalf("a row is wider than the resized terminal: %q\n%s", row, s.visible())
+		}
+		after = true
+	}
+	if !after {
+		t.Fatalf("no answer rows:\n%s", s.visible())
+	}
+}

@@ -116,6 +116,23 @@ func (k *keyboard) deliver(c key) {
 	k.mu.Unlock()
 }
 
+// resized tells an idle editor to redraw at the new width; a turn or a
+// dialog draws at the width of the moment anyway.
+func (k *keyboard) resized() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.turn != nil || k.dialog > 0 {
+		return
+	}
+	for _, q := range k.queue {
+		if q.kind == keyResize {
+			return // one redraw is enough
+		}
+	}
+	k.queue = append(k.queue, key{kind: keyResize})
+	k.signal()
+}
+
 // next returns the next key, or the input's end (io.EOF) or ctx's error.
 func (k *keyboard) next(ctx context.Context) (key, error) {
 	for {

@@ -29,6 +29,7 @@ const (
 	keyWordBack                 // Alt-Backspace, Ctrl-W
 	keyEsc                      // a lone Escape
 	keyCtrl                     // Ctrl + key.r (a lower-case letter)
+	keyResize                   // not a key: the terminal was resized, redraw
 )
 
 type key struct {

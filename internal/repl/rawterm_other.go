@@ -2,7 +2,10 @@
 
 package repl
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 type rawTerminal struct{}
 
@@ -14,3 +17,5 @@ func enterRaw(fd int) (*rawTerminal, error) {
 func (r *rawTerminal) restore() {}
 
 func terminalWidth(fd, fallback int) int { return fallback }
+
+func notifyResize(c chan os.Signal) (stop func()) { return func() {} }

@@ -4,6 +4,8 @@ package repl
 
 import (
 	"fmt"
+	"os"
+	"os/signal"
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
@@ -58,4 +60,11 @@ func terminalWidth(fd, fallback int) int {
 		return fallback
 	}
 	return w
+}
+
+// notifyResize sends on c when the terminal is resized (SIGWINCH); stop
+// undoes it.
+func notifyResize(c chan os.Signal) (stop func()) {
+	signal.Notify(c, unix.SIGWINCH)
+	return func() { signal.Stop(c) }
 }

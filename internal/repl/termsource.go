@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
@@ -44,9 +45,22 @@ func newTermSource(ios *iostreams.IOStreams, hist *history, cs colorScheme) (*te
 	src := &termSource{ios: ios, raw: raw, kb: kb, hist: hist, stop: stop, done: make(chan struct{})}
 	src.ed = newEditor(ios.Out, kb, src.width, cs)
 	io.WriteString(ios.Out, modesOn)
+	winch := make(chan os.Signal, 1)
+	stopWinch := notifyResize(winch)
 	go func() {
 		defer close(src.done)
 		kb.run(ctx)
+	}()
+	go func() {
+		defer stopWinch()
+		for {
+			select {
+			case <-winch:
+				kb.resized()
+			case <-ctx.Done():
+				return
+			}
+		}
 	}()
 	if hist != nil {
 		entries, err := hist.Entries()
