@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -65,6 +66,8 @@ type Config struct {
 	MCP *mcphost.Host
 	// ExtraTools are offered after the built-in tools (MCP's).
 	ExtraTools []tools.Tool
+	// Logger is the diagnostic log (nil = none).
+	Logger *slog.Logger
 	// Hooks runs the user's hook commands (nil = none).
 	Hooks *hooks.Runner
 	// EnvPassthrough and SecretEnv shape the environment of tools'
@@ -175,6 +178,7 @@ func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.
 		Cache:          e.cfg.Cache,
 		Notify:         e.notify,
 		Hooks:          compactHooks{e},
+		Logger:         e.cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build context manager: %w", err)

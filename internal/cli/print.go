@@ -211,6 +211,7 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		MCP:            host,
 		ExtraTools:     mcpTools,
 		Hooks:          f.Hooks(cfg, p.Root),
+		Logger:         f.Logger(),
 		Model:          opts.Model,
 		Window:         opts.Window,
 		WindowExplicit: opts.WindowExplicit,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -50,6 +51,7 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 			instructions = strings.TrimSpace(instructions + "\n" + more)
 		}
 	}
+	started := time.Now()
 	m.notify(NoticeCompacting, "compacting the conversation (~%d tokens, %d%% of the %d-token window)…",
 		pre, percent(pre, m.guard.effective), m.guard.effective)
 
@@ -98,6 +100,8 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 	if err != nil {
 		return nil, err
 	}
+	m.diag().Info("compaction", "trigger", trigger, "pre_tokens", res.PreTokens, "post_tokens", res.PostTokens,
+		"messages_removed", cut, "fallback", fallback, "files", len(files), "ms", time.Since(started).Milliseconds())
 	if m.opt.Hooks != nil {
 		m.opt.Hooks.PostCompact(ctx, trigger, rcpt)
 	}

@@ -58,6 +58,7 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 	}
 	lowered := m.guard.learn(rejection, attempt, count)
 	if lowered {
+		m.diag().Info("window learnt from a rejection", "tokens", m.guard.learnt, "attempt", attempt)
 		if err := m.recordWindow(); err != nil {
 			return false, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/google/uuid"
@@ -447,4 +448,12 @@ func (m *Manager) SessionUsage() storage.Usage {
 // notify sends a notice, formatted.
 func (m *Manager) notify(kind NoticeKind, format string, args ...any) {
 	m.opt.Notify(Notice{Kind: kind, Text: strings.TrimSpace(fmt.Sprintf(format, args...))})
+}
+
+// diag is the diagnostic logger (a discarding one when none was given).
+func (m *Manager) diag() *slog.Logger {
+	if m.opt.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return m.opt.Logger
 }

@@ -2,6 +2,7 @@ package contextmgr
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -131,6 +132,10 @@ type Options struct {
 
 	// Hooks are the user's commands around a compaction; nil = none.
 	Hooks CompactHooks
+
+	// Logger receives compactions and windows learnt (sizes and timings,
+	// never content); nil = none.
+	Logger *slog.Logger
 }
 
 // CompactHooks run the user's PreCompact and PostCompact hooks (the agent
