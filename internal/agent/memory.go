@@ -174,3 +174,65 @@ func (e *Engine) Fork(ctx context.Context, id, title string) (string, error) {
 	e.enterSession(own)
 	return sess.ID(), closeErr
 }
+
+// HandoffResult reports a handoff.
+type HandoffResult struct {
+	From, To string
+	Receipt  *storage.Receipt
+	// Err is why the summary failed when the handoff is digest-only.
+	Err error
+}
+
+// Handoff summarises the current session into a new one and continues
+// there: the new session opens with a boundary (naming this one) and the
+// summary; this one gets only a handoff record naming the new one. When
+// the summariser fails, the handoff still happens with a digest (the
+// user's messages word for word and the receipt).
+func (e *Engine) Handoff(ctx context.Context, instructions string) (*HandoffResult, error) {
+	if e.mgr == nil {
+		return nil, e.mgrErr
+	}
+	if e.log.sess == nil || e.log.closed {
+		return nil, ErrNothingToFork
+	}
+	from := e.log.sess.ID()
+	recs, err := e.mgr.Handoff(ctx, from, instructions)
+	if err != nil {
+		return nil, fmt.Errorf("handoff: %w", err)
+	}
+	p := e.cfg.Project
+	sess, err := p.Create(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("handoff: %w", err)
+	}
+	fail := func(err error) (*HandoffResult, error) {
+		_ = sess.Close()
+		_ = p.Remove(sess.ID())
+		return nil, fmt.Errorf("handoff: %w", err)
+	}
+	// The old session's record first, so that the new session is the most
+	// recently updated one (-c continues it).
+	if _, err := e.log.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeHandoff,
+		Handoff: &storage.HandoffInfo{SessionID: sess.ID()}}); err != nil {
+		return fail(fmt.Errorf("record the handoff in session %s: %w", from, err))
+	}
+	if _, err := sess.AppendBatch(recs.Boundary, recs.Summary); err != nil {
+		return fail(err)
+	}
+	if t := e.log.sess.Info().Title; t != "" {
+		sess.SetTitle(storage.Title(t))
+	}
+	own, err := sess.LoadLive(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	log := &sessionLog{sess: sess}
+	mgr, err := e.newManager(ctx, log, own)
+	if err != nil {
+		return fail(err)
+	}
+	closeErr := e.closeSession()
+	e.log, e.mgr, e.mgrErr = log, mgr, nil
+	e.pendingTitle = ""
+	return &HandoffResult{From: from, To: sess.ID(), Receipt: recs.Receipt, Err: recs.Err}, closeErr
+}

@@ -406,7 +406,7 @@ func summaryBody(content string) string {
 	if i := strings.LastIndex(content, recallNoteStart); i >= 0 {
 		content = content[:i]
 	}
-	for _, p := range []string{summaryPreamble, fallbackPreamble} {
+	for _, p := range []string{summaryPreamble, fallbackPreamble, handoffPreamble, handoffDigestPreamble} {
 		if rest, ok := strings.CutPrefix(content, p); ok {
 			return strings.TrimSpace(rest)
 		}

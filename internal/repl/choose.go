@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 
@@ -56,4 +58,40 @@ func confirm(ctx context.Context, ios *iostreams.IOStreams, question string) (bo
 	}
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes", nil
+}
+
+// editText lets the user edit text in $VISUAL or $EDITOR (else vi), in a
+// temporary file under dir (inside CLAWDCODE_HOME: clawdcode writes
+// nowhere else), removed afterwards. The editor gets the terminal.
+func editText(ctx context.Context, dir, text string) (string, error) {
+	editor := os.Getenv("VISUAL")
+	if editor == "" {
+		editor = os.Getenv("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, "summary-*.md")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	// Through the shell, so that EDITOR="code --wait" works.
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", editor+` "$1"`, "editor", f.Name())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s: %w", editor, err)
+	}
+	b, err := os.ReadFile(f.Name())
+	return string(b), err
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -333,6 +334,12 @@ func (s *session) command(ctx context.Context, line string) error {
 		}
 		env.Confirm = func(ctx context.Context, question string) (bool, error) {
 			return confirm(ctx, s.io, question)
+		}
+		// Only here: in the raw-mode front end the keyboard goroutine
+		// would take the editor's keys.
+		if p := s.opts.Engine.Project(); p != nil && p.Store() != nil {
+			dir := filepath.Join(p.Store().Home(), "tmp")
+			env.Edit = func(ctx context.Context, text string) (string, error) { return editText(ctx, dir, text) }
 		}
 	}
 	before := s.opts.Engine.SessionID()

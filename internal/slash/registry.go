@@ -36,6 +36,9 @@ type Env struct {
 	Choose func(ctx context.Context, question string, items []string) (int, error)
 	// Confirm asks a yes/no question; nil when not interactive.
 	Confirm func(ctx context.Context, question string) (bool, error)
+	// Edit lets the user edit text in their editor ($VISUAL, $EDITOR) and
+	// returns the result; nil when not interactive.
+	Edit func(ctx context.Context, text string) (string, error)
 	// Expand shows the last tool output in full; nil outside the REPL.
 	Expand func()
 }
@@ -80,6 +83,7 @@ func Default() *Registry {
 	r.Register(pinCommand())
 	r.Register(pinsCommand())
 	r.Register(unpinCommand())
+	r.Register(handoffCommand())
 	r.Register(forkCommand())
 	r.Register(rewindCommand())
 	r.Register(undoCommand())

@@ -135,7 +135,8 @@ func TestHelpListsEveryContractCommand(t *testing.T) {
 	if err := Default().Run(t.Context(), env, "/help"); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"/help", "/new [title]", "/switch <id-prefix or title-prefix>", "/sessions", "/resume", "/clear", "/context", "/compact [instructions]", "/model [name]", "/cost", "/exit"} {
+	for _, want := range []string{"/help", "/new [title]", "/switch <id-prefix or title-prefix>", "/sessions", "/resume", "/clear", "/context", "/compact [instructions]", "/model [name]", "/cost", "/exit",
+		"/pin [text]", "/pins", "/unpin <n>", "/handoff [instructions]", "/fork [title]", "/rewind", "/undo"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("/help lacks %q:\n%s", want, out)
 		}

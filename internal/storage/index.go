@@ -153,7 +153,9 @@ func (p *Project) List() ([]SessionInfo, error) {
 	}
 	out := make([]SessionInfo, 0, len(entries))
 	for _, e := range entries {
-		if e.Messages > 0 {
+		// A session with a message, or one that opens with a summary (a
+		// handoff's), is listed; one a crash left empty is not.
+		if e.Messages > 0 || e.Tokens > 0 {
 			out = append(out, e.SessionInfo)
 		}
 	}

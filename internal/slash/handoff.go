@@ -1,0 +1,44 @@
+package slash
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/agent"
+)
+
+// handoffer is what /handoff needs of the engine (*agent.Engine).
+type handoffer interface {
+	Handoff(ctx context.Context, instructions string) (*agent.HandoffResult, error)
+}
+
+func handoffCommand() Command {
+	return Command{
+		Name:    "handoff",
+		Args:    "[instructions]",
+		Summary: "summarise this session into a new one and continue there (this one keeps its history)",
+		Run: func(ctx context.Context, env *Env, instructions string) error {
+			h, ok := env.Engine.(handoffer)
+			if !ok {
+				return errNotAvailable("/handoff")
+			}
+			res, err := h.Handoff(ctx, instructions)
+			if err != nil {
+				return err // "handoff: …"
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "Handed off session %s to %s; continuing there (the old session is unchanged but for a record naming the new one).\n",
+				shortID(res.From), res.To)
+			if res.Err != nil {
+				fmt.Fprintf(&b, "The summary failed (%v): the new session starts from a digest — the user's messages word for word and the receipt.\n", res.Err)
+			}
+			if res.Receipt != nil {
+				b.WriteString("Receipt:\n")
+				writeReceipt(&b, res.Receipt)
+			}
+			_, err = fmt.Fprint(env.IO.Out, b.String())
+			return err
+		},
+	}
+}
