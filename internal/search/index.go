@@ -98,7 +98,7 @@ func (st *state) close() {
 
 // withLock runs fn holding the index's lock.
 func (ix *Index) withLock(ctx context.Context, fn func() error) error {
-	if err := os.Mkdir(ix.dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.MkdirAll(ix.dir, 0o700); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
 	// Never an index through a symbolic link: it would write elsewhere.
