@@ -13,12 +13,15 @@ import (
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
-// countingAsker allows everything once and counts the questions.
-type countingAsker struct{ asked atomic.Int32 }
+// countingAsker gives one answer to every question and counts them.
+type countingAsker struct {
+	answer tools.Decision
+	asked  atomic.Int32
+}
 
 func (a *countingAsker) Ask(context.Context, tools.Tool, json.RawMessage) (tools.Decision, error) {
 	a.asked.Add(1)
-	return tools.AllowOnce, nil
+	return a.answer, nil
 }
 
 // A model that names a tool in another case ("read") gets the tool, not
@@ -48,7 +51,7 @@ func TestEditOfUnreadFileFailsBeforeAsking(t *testing.T) {
 	if err := os.WriteFile(path, []byte("package main\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	asker := &countingAsker{}
+	asker := &countingAsker{answer: tools.AllowOnce}
 	e := w.engine(t, tools.NewPermissions(tools.PermissionsConfig{Root: w.proj.Root, Asker: asker}), 0)
 	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Edit", `{"file_path":"main.go","old_string":"main","new_string":"app"}`)), llmtest.Text("done"))
 	if _, err := e.Submit(t.Context(), "rename the package", nil); err != nil {
@@ -128,14 +131,6 @@ func TestEditAfterReadSurvivesResume(t *testing.T) {
 	}
 }
 
-// alwaysAsker answers "always" and counts the questions.
-type alwaysAsker struct{ asked atomic.Int32 }
-
-func (a *alwaysAsker) Ask(context.Context, tools.Tool, json.RawMessage) (tools.Decision, error) {
-	a.asked.Add(1)
-	return tools.AllowAlways, nil
-}
-
 // An "always" belongs to the session it was given in: a fork is another
 // session; what the forked records show was read stays editable.
 func TestForkStartsWithoutTheSessionsAlways(t *testing.T) {
@@ -144,7 +139,7 @@ func TestForkStartsWithoutTheSessionsAlways(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(w.proj.Root, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	asker := &alwaysAsker{}
+	asker := &countingAsker{answer: tools.AllowAlways}
 	e := w.engine(t, tools.NewPermissions(tools.PermissionsConfig{Root: w.proj.Root, Asker: asker}), 0)
 	w.srv.Enqueue(llmtest.ToolCalls(
 		llmtest.Call("Read", `{"file_path":"a.txt"}`),

@@ -56,7 +56,7 @@ func SaveRule(path string, rule tools.Rule) error {
 	if err != nil || !slices.Contains(f.Permissions.Allow, rule) {
 		return fmt.Errorf("save rule %s to %s: %w (the edit did not give a valid file; it is unchanged)", rule, path, ErrCannotSave)
 	}
-	if err := writeAtomic(path, updated, mode); err != nil {
+	if err := tools.WriteFileAtomic(path, updated, mode); err != nil {
 		return fmt.Errorf("save rule %s to %s: %w", rule, path, err)
 	}
 	return nil
@@ -207,32 +207,4 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// writeAtomic replaces path with data: a temp file beside it, synced, then
-// renamed over it, so a crash leaves the old file or the new one.
-func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

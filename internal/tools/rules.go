@@ -217,53 +217,29 @@ func newCall(root string, tool Tool, input json.RawMessage) callInfo {
 
 // allows reports whether allow rule r covers the whole call: for Bash every
 // part of the command.
-func (r Rule) allows(c callInfo) bool {
-	if !strings.EqualFold(r.tool, c.tool) {
-		return false
-	}
-	if r.wholeTool() {
-		return true
-	}
-	switch {
-	case r.command != "":
-		if len(c.parts) == 0 {
-			return false
-		}
-		for _, p := range c.parts {
-			if !r.matchesPart(p, true) {
-				return false
-			}
-		}
-		return true
-	case r.glob != "":
-		return r.matchesPath(c)
-	}
-	return false
-}
+func (r Rule) allows(c callInfo) bool { return r.covers(c, true) }
 
 // denies reports whether deny rule r covers any of the call: for Bash any
-// part of the command.
-func (r Rule) denies(c callInfo) bool {
+// part of the command, looked at past keywords and assignments ("if rm x",
+// "FOO=1 rm x" are rm) and through redirections.
+func (r Rule) denies(c callInfo) bool { return r.covers(c, false) }
+
+func (r Rule) covers(c callInfo, allow bool) bool {
 	if !strings.EqualFold(r.tool, c.tool) {
 		return false
 	}
-	if r.wholeTool() {
-		return true
-	}
 	switch {
-	case r.command != "":
-		for _, p := range c.parts {
-			// A deny looks past keywords and assignments ("if rm x",
-			// "FOO=1 rm x" are rm) and through redirections.
-			if r.matchesPart(p, false) || r.matchesPart(commandWords(p), false) {
-				return true
-			}
-		}
-		return false
+	case r.wholeTool():
+		return true
 	case r.glob != "":
 		return r.matchesPath(c)
+	case allow:
+		return len(c.parts) > 0 && !slices.ContainsFunc(c.parts, func(p string) bool { return !r.matchesPart(p, true) })
+	default:
+		return slices.ContainsFunc(c.parts, func(p string) bool {
+			return r.matchesPart(p, false) || r.matchesPart(commandWords(p), false)
+		})
 	}
-	return false
 }
 
 // matchesPart matches one part of a Bash command. For an allow, a part
