@@ -3,23 +3,48 @@ BIN       ?= bin/clawdcode
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X github.com/clawdcode/clawdcode/internal/buildinfo.Version=$(VERSION)
 FUZZTIME  ?= 20s
+# staticcheck, pinned; `go run` fetches it through the module proxy on
+# first use, so a fresh clone needs nothing installed beforehand.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+# The tests that drive the built clawdcode binary (which is never built
+# with -race, see harness.Build) run without -race: the detector would
+# only watch the test process's own harness, at several times the cost.
+# Everything else, the testscript runner and the REPL's pty tests
+# included (their children are the race-built test binary), runs with it.
+E2E_PKGS  = ./internal/e2e/... ./internal/perf/...
+UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e /internal/e2e -e /internal/perf)
 
 .PHONY: build install test test-short bench lint fuzz fuzz-short clean mcp-server
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/clawdcode
 
+# go install puts the binary in GOBIN, else the first GOPATH entry's bin;
+# say which, and whether the shell will find it there.
 install:
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/clawdcode
+	@dir=$$($(GO) env GOBIN); \
+	if [ -z "$$dir" ]; then dir=$$($(GO) env GOPATH); dir=$${dir%%:*}/bin; fi; \
+	echo "installed $$dir/clawdcode"; \
+	case ":$$PATH:" in \
+	*":$$dir:"*) echo "$$dir is on your PATH: run clawdcode";; \
+	*) echo "$$dir is NOT on your PATH; add it, e.g.:"; \
+	   echo "  echo 'export PATH=\"\$$PATH:$$dir\"' >> ~/.profile && export PATH=\"\$$PATH:$$dir\"";; \
+	esac
 
-# The whole suite: vet, format check, race-enabled tests, and a short pass
-# of every fuzz target.
+# The whole suite: vet, format check, staticcheck, every test (race-enabled
+# but for the binary-driving packages above), and a short pass of every
+# fuzz target (their seed corpora already ran as unit tests).
 test: lint
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 $(UNIT_PKGS)
+	$(GO) test -count=1 $(E2E_PKGS)
 	$(MAKE) fuzz-short
 
+# The fast loop: the unit and in-process tests, without the end-to-end
+# packages, -race or fuzzing; tests that take seconds skip under -short.
 test-short:
-	$(GO) test -count=1 ./...
+	$(GO) test -short -count=1 $(UNIT_PKGS)
 
 # Every benchmark, bounded for a 2-core machine (see BENCHMARKS.md). The
 # package benchmarks run with the default -benchtime; internal/perf drives
@@ -40,13 +65,14 @@ lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) run $(STATICCHECK) ./...
 
 # Each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a longer run).
 fuzz:
 	@./scripts/fuzz.sh $(FUZZTIME)
 
 fuzz-short:
-	@./scripts/fuzz.sh 3s
+	@./scripts/fuzz.sh 2s
 
 clean:
 	rm -rf bin

@@ -74,6 +74,9 @@ func exitsMain() {
 }
 
 func TestScripts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the end-to-end scripts run the real main in child processes; skipped under -short (make test runs them)")
+	}
 	t.Parallel()
 	servers := &fakeServers{t: t, m: map[*testscript.TestScript]*llmtest.Server{}}
 	testscript.Run(t, testscript.Params{

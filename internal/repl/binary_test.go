@@ -25,8 +25,13 @@ var built struct {
 	err  error
 }
 
+// Under -short (make test-short) the tests that run it skip: building
+// and driving it is the end-to-end part of this package; make test runs it.
 func clawdcodeBinary(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("drives the built binary; skipped under -short")
+	}
 	// CLAWDCODE_TEST_BINARY runs the tests against another build (an older
 	// one, to see which of these tests it fails).
 	if p := os.Getenv("CLAWDCODE_TEST_BINARY"); p != "" {
