@@ -231,7 +231,7 @@ command = "cat > %s"
 	if !strings.Contains(text.String(), "HOOK-INSTRUCTION-7") || !strings.Contains(text.String(), "keep the questions") {
 		t.Fatalf("the summary request lacks the hook's or the user's instructions:\n%s\n%s", text.String(), r)
 	}
-	if log, _ := os.ReadFile(filepath.Join(w.Home, "logs", "clawdcode.log")); !strings.Contains(string(log), `"msg":"compaction","trigger":"manual"`) {
+	if log, _ := os.ReadFile(filepath.Join(w.Home, "logs", "clawdcode.log")); !strings.Contains(string(log), `"msg":"compaction"`) || !strings.Contains(string(log), `"trigger":"manual"`) {
 		t.Errorf("the log has no record of the compaction:\n%s", log)
 	}
 	var payload map[string]any
