@@ -1,0 +1,80 @@
+//go:build unix
+
+package repl
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// TestClawdcodeMemoryCommands: in the REPL, /pin and /pins, /compact
+// --preview accepted from its dialog, /handoff and /fork each do what the
+// user sees them say, and the pin rides along into the handed-off and the
+// forked session.
+func TestClawdcodeMemoryCommands(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	agent := llmtest.Agent()
+	srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if len(r.Tools) == 0 {
+			return llmtest.Text("FORGETFUL-SUMMARY: nothing of note.")
+		}
+		return agent(r)
+	})
+	term := startClawdcode(t, srv)
+	term.expectPrompt()
+	for i := range 4 {
+		term.send(fmt.Sprintf("message number %d %s\r", i, strings.Repeat("with quite a few more words to summarise ", 12)))
+		term.expect(fmt.Sprintf("You said: message number %d", i))
+		term.expectPrompt()
+	}
+	term.send("/pin PINNED-IN-REPL stays\r")
+	term.expect("Pinned (1)")
+	term.expectPrompt()
+	term.send("/pins\r")
+	term.expect("1. PINNED-IN-REPL stays")
+	term.expectPrompt()
+
+	term.send("/compact --preview\r")
+	term.expect("Draft summary (not applied")
+	term.expect("FORGETFUL-SUMMARY")
+	term.expect("Apply this compaction?")
+	term.send("accept\r")
+	term.expect("Compacted:")
+	term.expectPrompt()
+
+	term.send("/handoff\r")
+	term.expect("Handed off session")
+	term.expectPrompt()
+	term.send("/fork\r")
+	term.expect("Forked session")
+	term.expectPrompt()
+	term.send("after all that\r")
+	// The summary and the new message go as one user message.
+	term.expect("You said: This session continues the work of another session")
+	term.expectPrompt()
+	req := srv.LastRequest()
+	if sys := req.Messages[0].Content; !strings.Contains(sys, "PINNED-IN-REPL stays") {
+		t.Fatalf("the pin did not follow the handoff and the fork:\n%s", sys)
+	}
+	if c := req.Messages[1].Content; !strings.Contains(c, "FORGETFUL-SUMMARY") || !strings.Contains(c, "message number 0") || !strings.HasSuffix(c, "after all that") {
+		t.Fatalf("the forked handoff does not start from the summary:\n%s", req.Messages[1].Content)
+	}
+	term.send("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	home := ""
+	for _, e := range term.cmd.Env {
+		if v, ok := strings.CutPrefix(e, "CLAWDCODE_HOME="); ok {
+			home = v
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl")); len(m) != 3 {
+		t.Fatalf("%d session files, want the original, the handoff and the fork: %v", len(m), m)
+	}
+}
