@@ -141,3 +141,45 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkWarm is a search of two common words with the index in place,
+// and CatchUp the update after one appended turn (SEARCH_BENCH_MB sets the
+// size of the store, 64 MB by default).
+func BenchmarkWarm(b *testing.B) {
+	mb := int64(64)
+	if v := os.Getenv("SEARCH_BENCH_MB"); v != "" {
+		fmt.Sscan(v, &mb)
+	}
+	store, p, _ := benchStore(b, mb<<20, 4<<20)
+	ctx := context.Background()
+	ix := New(store, nil)
+	if err := ix.Update(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Search", func(b *testing.B) {
+		for b.Loop() {
+			hits, err := ix.Search(ctx, Query{Text: "handler timeout"})
+			if err != nil || len(hits) == 0 {
+				b.Fatal(len(hits), err)
+			}
+		}
+	})
+	b.Run("CatchUp", func(b *testing.B) {
+		ents, _ := filepath.Glob(filepath.Join(p.Dir, "*.jsonl"))
+		s, err := p.Open(ctx, strings.TrimSuffix(filepath.Base(ents[0]), ".jsonl"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		r := rand.New(rand.NewPCG(1, 2))
+		for b.Loop() {
+			b.StopTimer()
+			s.Append(&storage.Record{Type: storage.TypeUser, Message: &storage.Message{Role: "user", Content: benchText(r, 300)}})
+			s.Append(&storage.Record{Type: storage.TypeToolResult, ToolResult: &storage.ToolResult{ID: "x", Output: benchText(r, 4000)}})
+			b.StartTimer()
+			if err := ix.Update(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -282,16 +282,15 @@ func (w *countWriter) flush() error {
 
 // segment is an open segment file, mapped into memory.
 type segment struct {
-	name      string
-	data      []byte
-	unmap     func() error
-	nDocs     int
-	docs      []byte
-	postings  []byte
-	dict      []byte
-	blocks    []byte
-	nBlocks   int
-	firstTerm [][]byte // first term of each block
+	name     string
+	data     []byte
+	unmap    func() error
+	nDocs    int
+	docs     []byte
+	postings []byte
+	dict     []byte
+	blocks   []byte
+	nBlocks  int
 }
 
 func openSegment(path string) (*segment, error) {
@@ -339,19 +338,19 @@ func (s *segment) parse() error {
 	s.dict = d[dictOff:blocksOff]
 	s.blocks = d[blocksOff:end]
 	s.nBlocks = int(nBlocks)
-	s.firstTerm = make([][]byte, s.nBlocks)
-	for i := range s.firstTerm {
-		off := binary.LittleEndian.Uint32(s.blocks[i*4:])
-		if uint64(off) >= uint64(len(s.dict)) {
-			return errDamaged
-		}
-		t, _, ok := readTerm(s.dict, int(off))
-		if !ok {
-			return errDamaged
-		}
-		s.firstTerm[i] = t
-	}
+	// The blocks' first terms are read when a lookup needs them: opening
+	// a segment touches only its footer, whatever its size.
 	return nil
+}
+
+// firstTerm is the first term of block i.
+func (s *segment) firstTerm(i int) ([]byte, bool) {
+	off := binary.LittleEndian.Uint32(s.blocks[i*4:])
+	if uint64(off) >= uint64(len(s.dict)) {
+		return nil, false
+	}
+	t, _, ok := readTerm(s.dict, int(off))
+	return t, ok
 }
 
 func (s *segment) doc(i int) doc {
@@ -406,7 +405,15 @@ func (s *segment) entryAt(off int) (dictEntry, int, error) {
 // lookup finds a term; found is false when the segment does not have it.
 func (s *segment) lookup(term []byte) (e dictEntry, found bool, err error) {
 	// The last block whose first term is <= term.
-	b := sort.Search(s.nBlocks, func(i int) bool { return bytes.Compare(s.firstTerm[i], term) > 0 }) - 1
+	damaged := false
+	b := sort.Search(s.nBlocks, func(i int) bool {
+		t, ok := s.firstTerm(i)
+		damaged = damaged || !ok
+		return bytes.Compare(t, term) > 0
+	}) - 1
+	if damaged {
+		return dictEntry{}, false, errDamaged
+	}
 	if b < 0 {
 		return dictEntry{}, false, nil
 	}
