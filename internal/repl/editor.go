@@ -197,7 +197,10 @@ func (e *editor) read(ctx context.Context, prompt string) (string, error) {
 				e.buf = append(e.buf[:start], e.buf[e.pos:]...)
 				e.pos = start
 			case 'l':
-				fmt.Fprint(e.w, "\x1b[H\x1b[2J")
+				// The entry goes on the second row: an erase from the very
+				// top-left is a clear screen to tmux, which would push every
+				// redraw into its scrollback.
+				fmt.Fprint(e.w, "\x1b[H\x1b[2J\r\n")
 				e.cursorRow = 0
 			case 'r':
 				e.searching, e.query, e.found = true, e.query[:0], len(e.hist)

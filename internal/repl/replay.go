@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // replayExchanges is how many of the last user messages (with what
@@ -15,7 +16,7 @@ import (
 const replayExchanges = 3
 
 // replayLines bounds the lines shown of one message.
-const replayLines = 6
+const replayLines = 12
 
 // recentConversation lays out the end of a session's live context as the
 // user saw it: a marker for what compaction summarised, then the last
@@ -73,7 +74,7 @@ func recentConversation(live *storage.Live, total int, cs colorScheme, root stri
 			if r.Message == nil || strings.TrimSpace(r.Message.Content) == "" {
 				continue
 			}
-			out = append(out, clipLines(safe(r.Message.Content), replayLines, width-1)...)
+			out = append(out, clipLines(renderMarkdown(safe(r.Message.Content), width, cs), replayLines, width-1)...)
 		case storage.TypeToolUse:
 			if r.Tool == nil {
 				continue
@@ -85,21 +86,28 @@ func recentConversation(live *storage.Live, total int, cs colorScheme, root stri
 			if r.ToolResult == nil {
 				continue
 			}
-			line := ""
-			if r.ToolResult.Error != "" {
-				line = cs.err(oneLine(safe(r.ToolResult.Error)))
-			} else {
-				o := strings.TrimRight(safe(r.ToolResult.Output), "\n")
-				n := strings.Count(o, "\n") + 1
-				line = oneLine(o)
-				if n > 1 {
-					line += cs.dim(fmt.Sprintf(" (+%s)", plural(n-1, "line")))
-				}
+			name := names[r.ToolResult.ID]
+			head, body := resultLines(name, tools.Result{Output: r.ToolResult.Output, Error: r.ToolResult.Error}, cs, nil, "")
+			line := head
+			if len(body) > 0 {
+				line += cs.dim(fmt.Sprintf(" (+%s)", plural(len(body), "line")))
 			}
 			out = append(out, clipStyled("  "+cs.dim("⎿")+"  "+line, width-1))
 		}
 	}
 	return out
+}
+
+// renderMarkdown is text rendered as the stream shows it, at width.
+func renderMarkdown(text string, width int, cs colorScheme) string {
+	var b strings.Builder
+	md := newMarkdownWriter(&b, func() int { return width })
+	_ = md.WriteString(text)
+	_ = md.Flush()
+	if !cs.on {
+		return ansiSGR.ReplaceAllString(b.String(), "")
+	}
+	return b.String()
 }
 
 // clipLines is at most n lines of s, each cut to width, with a count of the rest.

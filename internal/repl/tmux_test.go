@@ -194,7 +194,7 @@ func (s *tmuxScreen) waitPrompt() string {
 		}
 		for i := len(lines) - 2; i >= 0 && i >= len(lines)-5; i-- {
 			if (strings.HasPrefix(lines[i], promptMain) || lines[i] == strings.TrimSpace(promptMain)) &&
-				strings.Contains(lines[i+1], "ctx ") {
+				(strings.Contains(lines[i+1], "ctx ") || strings.Contains(lines[i+1], "⏵⏵")) {
 				return s.screen()
 			}
 		}
