@@ -205,6 +205,9 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 			Asker:   asker,
 			Save:    func(r tools.Rule) error { return config.SaveRule(projectFile, r) },
 			Warn:    warnTo(f.IO.ErrOut),
+			// The project's settings grant permissions and run hooks: a
+			// model allowed to Write must not rewrite them.
+			Sensitive: []string{filepath.Dir(projectFile)},
 		}), nil
 	})
 }

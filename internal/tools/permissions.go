@@ -45,6 +45,12 @@ type PermissionsConfig struct {
 	// Warn receives what the user should hear but that denies nothing
 	// (a rule that could not be saved); nil drops it.
 	Warn func(string)
+	// Sensitive are places inside the project that a whole-tool allowance
+	// does not cover either, as if they were outside it: clawdcode's own
+	// settings in the project (.clawdcode/, whose config.toml grants
+	// permissions and runs hooks), which a model allowed to Write must not
+	// rewrite to allow itself more.
+	Sensitive []string
 }
 
 // Permissions is the one place that decides whether a call may run.
@@ -56,10 +62,10 @@ type PermissionsConfig struct {
 //     included, and for every tool, Read, Glob and Grep too.
 //  2. Tools that need no permission (Read, Glob, Grep) run.
 //  3. Write and Edit of a path outside the project root (symlinks
-//     resolved) need a path rule of their own (Write(/tmp/out/**)) or the
-//     user's answer: a whole-tool allowance — Write, "always", and
-//     --dangerously-skip-permissions — covers the project only. Without
-//     a terminal they are denied.
+//     resolved), or in a Sensitive place, need a path rule of their own
+//     (Write(/tmp/out/**)) or the user's answer: a whole-tool allowance —
+//     Write, "always", and --dangerously-skip-permissions — covers the
+//     project only. Without a terminal they are denied.
 //  4. --dangerously-skip-permissions allows the rest.
 //  5. An allow rule (flags, configuration, or an "always" of this session)
 //     that covers the whole call allows it: for Bash every part of the
@@ -78,12 +84,13 @@ type PermissionsConfig struct {
 // A Permissions is safe for concurrent use; the Asker is called without
 // holding a lock.
 type Permissions struct {
-	root    string
-	skipAll bool
-	asker   Asker
-	save    func(Rule) error
-	warn    func(string)
-	deny    []Rule
+	root      string
+	sensitive []string
+	skipAll   bool
+	asker     Asker
+	save      func(Rule) error
+	warn      func(string)
+	deny      []Rule
 
 	mu      sync.Mutex
 	allow   []Rule // flags, configuration, and rules saved while running
@@ -96,14 +103,19 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 	if cfg.Root != "" {
 		root = realRoot(cfg.Root)
 	}
+	var sensitive []string
+	for _, d := range cfg.Sensitive {
+		sensitive = append(sensitive, realRoot(d))
+	}
 	return &Permissions{
-		root:    root,
-		skipAll: cfg.SkipAll,
-		asker:   cfg.Asker,
-		save:    cfg.Save,
-		warn:    cfg.Warn,
-		deny:    slices.Clone(cfg.Deny),
-		allow:   slices.Clone(cfg.Allow),
+		root:      root,
+		sensitive: sensitive,
+		skipAll:   cfg.SkipAll,
+		asker:     cfg.Asker,
+		save:      cfg.Save,
+		warn:      cfg.Warn,
+		deny:      slices.Clone(cfg.Deny),
+		allow:     slices.Clone(cfg.Allow),
 	}
 }
 
@@ -129,7 +141,7 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 	if !NeedsPermission(tool, input) {
 		return "", nil
 	}
-	outside := p.root != "" && c.target != "" && c.outside && (c.tool == NameWrite || c.tool == NameEdit)
+	outside := p.needsOwnRule(c)
 	if p.skipAll && !outside {
 		return "", nil
 	}
@@ -137,6 +149,11 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 		return "", nil
 	}
 	if p.asker == nil {
+		if outside && !c.outside {
+			return fmt.Sprintf("%s was denied: settings of clawdcode (%s) are not covered by an allowance for %s. "+
+				"It needs its own rule, e.g. --allowed-tools '%s'.", tool.Describe(input), c.target, c.tool,
+				Rule{tool: c.tool, glob: c.rel}), nil
+		}
 		if outside {
 			return fmt.Sprintf("%s was denied: outside the project (%s), %s is not covered by an allowance for %s. "+
 				"It needs its own rule, e.g. --allowed-tools '%s'.", tool.Describe(input), p.root, c.target, c.tool,
@@ -165,6 +182,20 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 		return fmt.Sprintf("The user denied permission for %s. Do not retry the same call; "+
 			"ask the user how to proceed or take a different approach.", tool.Describe(input)), nil
 	}
+}
+
+// needsOwnRule reports whether the call is a Write or Edit that a
+// whole-tool allowance does not cover: outside the project, or in a
+// sensitive place inside it.
+func (p *Permissions) needsOwnRule(c callInfo) bool {
+	if c.target == "" || (c.tool != NameWrite && c.tool != NameEdit) {
+		return false
+	}
+	if p.root != "" && c.outside {
+		return true
+	}
+	_, sensitive := isProtected(p.sensitive, c.target)
+	return sensitive
 }
 
 // allowedByRule reports whether the allow rules of the configuration and
@@ -237,10 +268,11 @@ func (p *Permissions) Propose(tool Tool, input json.RawMessage) []Rule {
 }
 
 func (p *Permissions) propose(c callInfo) []Rule {
-	return proposeFor(c, p.root != "" && c.outside)
+	return proposeFor(c, p.needsOwnRule(c))
 }
 
-func proposeFor(c callInfo, outside bool) []Rule {
+// proposeFor: own is a Write or Edit a whole-tool rule does not cover.
+func proposeFor(c callInfo, own bool) []Rule {
 	switch c.tool {
 	case NameBash:
 		var out []Rule
@@ -251,7 +283,7 @@ func proposeFor(c callInfo, outside bool) []Rule {
 		}
 		return out
 	case NameWrite, NameEdit:
-		if !outside || c.target == "" {
+		if !own || c.target == "" {
 			return []Rule{{tool: c.tool}}
 		}
 		if hasGlobMeta(c.target) || strings.ContainsAny(c.target, "{}(),") {

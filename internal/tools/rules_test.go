@@ -190,6 +190,34 @@ func TestRuleMatcher(t *testing.T) {
 	}
 }
 
+// The project's .clawdcode/ is guarded like a place outside the project.
+func TestSensitivePlacesNeedTheirOwnRule(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	write, _ := Lookup(Set(NewEnv(root)), NameWrite)
+	in := json.RawMessage(`{"file_path":".clawdcode/config.toml","content":"x"}`)
+	sensitive := []string{filepath.Join(root, ".clawdcode")}
+	for _, cfg := range []PermissionsConfig{
+		{Root: root, Sensitive: sensitive, SkipAll: true},
+		{Root: root, Sensitive: sensitive, Allow: []Rule{{tool: NameWrite}}},
+	} {
+		if denied, _ := NewPermissions(cfg).Check(context.Background(), write, in); !strings.Contains(denied, "settings of clawdcode") {
+			t.Errorf("%+v: %q", cfg, denied)
+		}
+	}
+	own, _ := ParseRules("Write(.clawdcode/*.toml)")
+	if denied, _ := NewPermissions(PermissionsConfig{Root: root, Sensitive: sensitive, Allow: own}).Check(context.Background(), write, in); denied != "" {
+		t.Errorf("its own rule: %q", denied)
+	}
+	asker := &scriptedAsker{decision: AllowAlways}
+	p := NewPermissions(PermissionsConfig{Root: root, Sensitive: sensitive, Asker: asker})
+	p.Check(context.Background(), write, json.RawMessage(`{"file_path":"a.txt","content":"x"}`))
+	p.Check(context.Background(), write, in)
+	if asker.count() != 2 {
+		t.Errorf("an always for Write in the project covered .clawdcode/ (asked %d times)", asker.count())
+	}
+}
+
 func TestDenyWinsOverSkipAll(t *testing.T) {
 	t.Parallel()
 	set := Set(NewEnv(t.TempDir()))
