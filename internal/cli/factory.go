@@ -63,6 +63,11 @@ type Factory struct {
 	// configuration's first resolution (ResolveConfig).
 	configFlags config.Flags
 
+	// redactor is the run's secrets.Redactor, set once the store is built
+	// and again once the configuration names the key's variable: the log
+	// and the error printed pass through it as session lines do.
+	redactor atomic.Pointer[secrets.Redactor]
+
 	// replOwnsInterrupt is set once the REPL runs: it handles Ctrl-C
 	// itself, so SIGINT must no longer cancel the whole run.
 	replOwnsInterrupt atomic.Bool
@@ -115,7 +120,9 @@ func (f *Factory) Store() (*storage.Store, error) {
 		st.SetWarn(warnTo(f.IO.ErrOut))
 		// Nothing stored holds a credential of this environment, whoever
 		// quotes it (a tool's output, a server's error in a summary).
-		st.SetRedactor(secrets.FromEnviron(os.Environ(), nil, strings.TrimSpace(f.Getenv("OPENAI_API_KEY"))))
+		red := secrets.FromEnviron(os.Environ(), nil, strings.TrimSpace(f.Getenv("OPENAI_API_KEY")))
+		f.redactor.Store(red)
+		st.SetRedactor(red)
 		// An index that cannot be written fails nothing (it is a cache
 		// of the session files), but the user should hear of it once —
 		// after the error that made the run fail, which on a full disk
@@ -179,8 +186,10 @@ func (f *Factory) Config() (*config.Config, error) {
 		if cfg.APIKeyEnv != config.DefaultAPIKeyEnv {
 			_ = secrets.Hide(cfg.APIKeyEnv) // Protect already warned if /proc cannot be rewritten
 		}
+		red := secrets.FromEnviron(os.Environ(), []string{cfg.APIKeyEnv}, cfg.APIKey)
+		f.redactor.Store(red)
 		if st, err := f.Store(); err == nil {
-			st.SetRedactor(secrets.FromEnviron(os.Environ(), []string{cfg.APIKeyEnv}, cfg.APIKey))
+			st.SetRedactor(red)
 		}
 		return cfg, nil
 	})
@@ -291,7 +300,7 @@ func (f *Factory) Logger() *slog.Logger {
 			return logfile.Discard(), nil
 		}
 		// The file stays open until the process exits.
-		l, _, _ := logfile.Open(home, f.Getenv("CLAWDCODE_LOG"))
+		l, _, _ := logfile.OpenRedacted(home, f.Getenv("CLAWDCODE_LOG"), f.redact)
 		return l, nil
 	})
 	return l
@@ -411,3 +420,9 @@ type rewordedError struct {
 
 func (e *rewordedError) Error() string { return e.msg }
 func (e *rewordedError) Unwrap() error { return e.err }
+
+// redact takes the run's credentials out of b (see secrets.Redactor).
+func (f *Factory) redact(b []byte) []byte { return f.redactor.Load().Redact(b) }
+
+// redactString is redact for a string.
+func (f *Factory) redactString(s string) string { return f.redactor.Load().String(s) }

@@ -41,6 +41,12 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root.SetArgs(args)
 	_, err := root.ExecuteContextC(ctx)
 	failure := Describe(err, context.Cause(ctx))
+	// A server's error may quote the key (a careless proxy's 401): the
+	// line may end up in a CI log, so it goes out redacted too.
+	failure.Message = f.redactString(failure.Message)
+	for i, h := range failure.Hints {
+		failure.Hints[i] = f.redactString(h)
+	}
 	failure.Print(f.IO.ErrOut)
 	f.printIndexWarning(err)
 	return failure.Code

@@ -89,6 +89,9 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		}
 	}
 	res := newResult(answer, err, context.Cause(ctx))
+	if res.IsError {
+		res.Result = f.redactString(res.Result) // as the error line: see Run
+	}
 	res.SessionID, res.Context, res.Compactions = sessionID, contextUse, compactions
 	if turn != nil {
 		res.NumTurns = turn.NumTurns

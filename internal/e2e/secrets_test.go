@@ -137,3 +137,22 @@ func TestConfiguredKeyVariableStaysHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestServerErrorQuotingTheKeyIsRedacted: a server's error that quotes the
+// key (a careless proxy's 401) is printed — the error line, the json
+// result — with the key redacted: both end up in CI logs.
+func TestServerErrorQuotingTheKeyIsRedacted(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.Server.Enqueue(keyEcho(401, w.Key))
+	r := w.Run("-p", "--output-format", "json", "hello")
+	if r.Code != 1 {
+		t.Fatalf("want exit 1\n%s", r)
+	}
+	if strings.Contains(r.Stdout, w.Key) || strings.Contains(r.Stderr, w.Key) {
+		t.Errorf("the key was printed\n%s", r)
+	}
+	if !strings.Contains(r.Stderr, "[REDACTED]") || !strings.Contains(r.Stdout, "[REDACTED]") {
+		t.Errorf("the server's message is not shown with the key redacted\n%s", r)
+	}
+}

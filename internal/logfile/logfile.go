@@ -19,6 +19,7 @@ package logfile
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -57,6 +58,13 @@ func Level(v string) (level slog.Level, ok bool) {
 // a logger writing to it and a function closing it. setting is
 // CLAWDCODE_LOG. On any failure the logger discards.
 func Open(home, setting string) (*slog.Logger, func() error, error) {
+	return OpenRedacted(home, setting, nil)
+}
+
+// OpenRedacted is Open with every record passed through redact before it
+// is written (nil = as it is): what callers log holds no secret by rule,
+// and this makes sure of it (secrets.Redactor).
+func OpenRedacted(home, setting string, redact func([]byte) []byte) (*slog.Logger, func() error, error) {
 	level, on := Level(setting)
 	if !on {
 		return Discard(), func() error { return nil }, nil
@@ -73,7 +81,11 @@ func Open(home, setting string) (*slog.Logger, func() error, error) {
 	}
 	// slog's handler formats a whole record and hands it over in one
 	// Write, so each record is one write(2) on the O_APPEND descriptor.
-	h := slog.NewJSONHandler(f, &slog.HandlerOptions{Level: level})
+	var w io.Writer = f
+	if redact != nil {
+		w = redactingWriter{w: f, redact: redact}
+	}
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})
 	return slog.New(h).With("pid", os.Getpid()), f.Close, nil
 }
 
@@ -95,4 +107,17 @@ func rotate(dir, path string) {
 	if fi, err := os.Lstat(path); err == nil && fi.Size() >= MaxBytes {
 		_ = os.Rename(path, path+".1")
 	}
+}
+
+// redactingWriter redacts each record (one Write) before writing it whole.
+type redactingWriter struct {
+	w      io.Writer
+	redact func([]byte) []byte
+}
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	if _, err := r.w.Write(r.redact(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

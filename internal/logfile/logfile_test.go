@@ -98,3 +98,24 @@ func TestUnopenableLogDiscards(t *testing.T) {
 		t.Fatal("close of the discarding logger failed")
 	}
 }
+
+// TestOpenRedacted: every record passes through the redactor before it is
+// written.
+func TestOpenRedacted(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	redact := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("sk-log-secret"), []byte("[REDACTED]")) }
+	log, closeLog, err := OpenRedacted(home, "", redact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("llm request failed", "message", "key sk-log-secret refused")
+	closeLog()
+	data, err := os.ReadFile(filepath.Join(home, "logs", Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("sk-log-secret")) || !bytes.Contains(data, []byte("key [REDACTED] refused")) {
+		t.Errorf("log: %s", data)
+	}
+}
