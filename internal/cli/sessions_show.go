@@ -80,21 +80,24 @@ func sessionsShow(ctx context.Context, f *Factory, opts *SessionsShowOptions) er
 		return w.Flush()
 	}
 
-	live, err := storage.LoadLive(ctx, p.Path(id))
+	// One record at a time: the live context may hold records of
+	// hundreds of megabytes, and only their previews are printed.
+	err = storage.StreamLive(ctx, p.Path(id), func(summary *storage.Record) error {
+		if summary != nil {
+			t.summary(summary) // the summary in force first, the older ones are gone
+		}
+		return nil
+	}, func(lr storage.LiveRecord) error {
+		if !lr.Record.IsBoundary() && !lr.Record.IsSummary() {
+			t.record(lr.Record)
+		}
+		return nil
+	}, func(msg string) {
+		_ = w.Flush() // keep warnings in place relative to the transcript
+		warn(msg)
+	})
 	if err != nil {
 		return err // "load session <file>: …"
-	}
-	for _, msg := range live.Warnings {
-		warn(msg)
-	}
-	if live.Summary != nil {
-		t.summary(live.Summary)
-	}
-	for _, lr := range live.Records {
-		if lr.Record.IsBoundary() || lr.Record.IsSummary() {
-			continue // the summary in force is printed first, the older ones are gone
-		}
-		t.record(lr.Record)
 	}
 	return w.Flush()
 }

@@ -3,6 +3,7 @@ package perf
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,31 @@ func hugeRecordSession(tb testing.TB, w *world) (*storage.Project, string) {
 	return p, s.ID()
 }
 
+// manyLargeSession writes a session whose live context (no compaction)
+// holds n tool results of each bytes.
+func manyLargeSession(tb testing.TB, p *storage.Project, n, each int) string {
+	tb.Helper()
+	s, err := p.Create(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.Close()
+	add := func(r *storage.Record) {
+		if _, err := s.Append(r); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	add(&storage.Record{Type: storage.TypeUser, Message: &storage.Message{Role: "user", Content: "read the four dumps"}})
+	for i := range n {
+		id := fmt.Sprintf("call_%d", i)
+		add(&storage.Record{Type: storage.TypeAssistant, Message: &storage.Message{Role: "assistant", Content: "Reading."}})
+		add(&storage.Record{Type: storage.TypeToolUse, Tool: &storage.ToolUse{ID: id, Name: "Read", Input: json.RawMessage(`{"file_path":"dump.txt"}`)}})
+		add(&storage.Record{Type: storage.TypeToolResult, ToolResult: &storage.ToolResult{ID: id, Output: strings.Repeat("0123456789abcdef\n", each/17)}})
+	}
+	add(&storage.Record{Type: storage.TypeAssistant, Message: &storage.Message{Role: "assistant", Content: "Done."}})
+	return s.ID()
+}
+
 // BenchmarkHugeRecord is what one 200 MB line in a session's history costs
 // the commands that read the session, through the binary, with peak RSS:
 // a cold `sessions list` (index.json missing), `sessions show` (the live
@@ -77,15 +103,25 @@ func BenchmarkHugeRecord(b *testing.B) {
 	w.srv.SetResponder(llmtest.Agent())
 	p, id := hugeRecordSession(b, w)
 	index := filepath.Join(p.Dir, "index.json")
+	// Four 50 MB results in the live context of a session in a second
+	// world (so that -c above still picks the first): show streams them.
+	w4 := newWorld(b)
+	p4, err := storage.NewStore(w4.home).Project(w4.project)
+	if err != nil {
+		b.Fatal(err)
+	}
+	id4 := manyLargeSession(b, p4, 4, 50<<20)
 	cases := []struct {
 		name string
+		w    *world
 		args []string
 		cold bool
 	}{
-		{"ListCold", []string{"sessions", "list"}, true},
-		{"Show", []string{"sessions", "show", id}, false},
-		{"ShowFull", []string{"sessions", "show", "--full", id}, false},
-		{"ContinueCold", []string{"-c", "-p", "hi"}, true},
+		{"ListCold", w, []string{"sessions", "list"}, true},
+		{"Show", w, []string{"sessions", "show", id}, false},
+		{"ShowFull", w, []string{"sessions", "show", "--full", id}, false},
+		{"ContinueCold", w, []string{"-c", "-p", "hi"}, true},
+		{"ShowLiveFour50MB", w4, []string{"sessions", "show", id4}, false},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -96,7 +132,7 @@ func BenchmarkHugeRecord(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				s.add(w.run(b, c.args...))
+				s.add(c.w.run(b, c.args...))
 			}
 			s.report(b, "")
 		})

@@ -192,17 +192,25 @@ func summaryFollows(f *os.File, off, size int64) (bool, error) {
 // so is every other boundary — one after it is an unfinished compaction's,
 // which LoadLive treats as if it were not there.
 func (l *Live) add(off int64, r *Record, bOff int64) {
+	if l.place(off, r, bOff) {
+		l.Records = append(l.Records, LiveRecord{off, r})
+	}
+}
+
+// place is add without keeping the record: it reports whether the record
+// belongs to the live context, noting the boundary and its summary.
+func (l *Live) place(off int64, r *Record, bOff int64) bool {
 	switch {
 	case off < bOff && (r.IsBoundary() || r.IsSummary()):
-		return
+		return false
 	case off != bOff && r.IsBoundary():
-		return
+		return false
 	case off == bOff:
 		l.Boundary = r
 	case off > bOff && l.Boundary != nil && l.Summary == nil && r.IsSummary():
 		l.Summary = r
 	}
-	l.Records = append(l.Records, LiveRecord{off, r})
+	return true
 }
 
 // retainedStart checks the boundary's pointer to its first retained record:
