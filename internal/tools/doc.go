@@ -17,8 +17,16 @@
 //     booleans as true/false or "true"/"false". Anything else of the wrong
 //     type, and missing required fields, are reported by name.
 //
-//   - Paths may be absolute or relative to Env.Root. Tools are not confined
-//     to the root; Permissions is what guards writes and commands.
+//   - Paths may be absolute or relative to Env.Root, and are resolved
+//     through symlinks (resolveTarget) the same way for the permission rules
+//     and for the write. Tools are not confined to the root; Permissions is
+//     what guards writes and commands (a write outside the root needs a rule
+//     of its own). Write and Edit never write under a directory given to
+//     Env.Protect (CLAWDCODE_HOME), whatever is allowed.
+//
+//   - Precheck tells, before anyone is asked to allow a call, that it would
+//     fail (bad arguments, an Edit of a file not read, a protected place):
+//     the user is never asked to allow a call that then fails.
 //
 //   - Output is capped at about OutputCap bytes. Bash keeps a head and a tail
 //     around a "[... N bytes (M lines) omitted ...]" marker
@@ -28,6 +36,7 @@
 //     budget and names the offset that continues.
 //
 //   - Edit only changes a file that was Read (or written) through the same Env
+//     — or, in a resumed session, by a call its records show (RestoreSeen) —
 //     and has not changed on disk since; Write and Edit replace files
 //     atomically (temp file + rename) and keep an existing file's mode.
 //
