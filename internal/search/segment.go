@@ -438,21 +438,6 @@ func (s *segment) lookup(term []byte) (e dictEntry, found bool, err error) {
 	return dictEntry{}, false, nil
 }
 
-// iterate calls fn for every term in byte order (for merging).
-func (s *segment) iterate(fn func(dictEntry) error) error {
-	for off := 0; off < len(s.dict); {
-		e, next, err := s.entryAt(off)
-		if err != nil {
-			return err
-		}
-		if err := fn(e); err != nil {
-			return err
-		}
-		off = next
-	}
-	return nil
-}
-
 // posting is one document of a term's postings.
 type posting struct {
 	doc uint32
