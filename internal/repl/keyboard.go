@@ -188,10 +188,3 @@ func (k *keyboard) endDialog() {
 	}
 	k.mu.Unlock()
 }
-
-// pending reports whether typed-ahead keys wait.
-func (k *keyboard) pending() bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return len(k.queue) > 0
-}
