@@ -96,8 +96,13 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 	ts := distinctTerms(clauses)
 	// Which files the query may return.
 	allowed := make([]bool, len(st.m.Files))
+	every := true
 	for i, f := range st.m.Files {
 		allowed[i] = !f.Dead && (q.Project == "" || f.Project == q.Project) && strings.HasPrefix(f.Session, q.Session)
+		every = every && allowed[i]
+	}
+	if every {
+		allowed = nil // no document to filter out: skip the look-ups
 	}
 	// Collection statistics for BM25.
 	var nDocs, totalDL float64
@@ -266,11 +271,13 @@ func score(s *segment, si int, es []dictEntry, idf []float64, avgDL float64, all
 	tfs := make([][]uint32, len(es))
 	tfs[order[0]] = make([]uint32, 0, len(first))
 	for _, p := range first {
-		f := s.doc(int(p.doc)).file
-		if int(f) < len(allowed) && allowed[f] {
-			docs = append(docs, p.doc)
-			tfs[order[0]] = append(tfs[order[0]], p.tf)
+		if allowed != nil {
+			if f := s.doc(int(p.doc)).file; int(f) >= len(allowed) || !allowed[f] {
+				continue
+			}
 		}
+		docs = append(docs, p.doc)
+		tfs[order[0]] = append(tfs[order[0]], p.tf)
 	}
 	var buf []posting
 	for _, ti := range order[1:] {
