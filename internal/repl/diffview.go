@@ -45,7 +45,9 @@ func newDiffView(before, after string, isNew bool, cs colorScheme) diffView {
 		}
 		oldN, newN := h.FromLine, h.ToLine
 		for _, l := range h.Lines {
-			text := strings.TrimRight(l.Content, "\r\n")
+			// The content is the model's: shown, never obeyed, before
+			// the diff's own colours are added.
+			text := safe(strings.TrimRight(l.Content, "\r\n"))
 			switch l.Kind {
 			case udiff.Delete:
 				v.lines = append(v.lines, cs.err(fmt.Sprintf("%*d - %s", width, oldN, text)))

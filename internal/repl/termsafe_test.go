@@ -82,3 +82,19 @@ func TestClawdcodeModelTextEscapesShown(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// TestDiffViewShowsEscapesAsText: a Write's or Edit's content in the
+// permission dialog's diff is the model's text: it must not drive the
+// terminal, so a hidden line cannot be drawn over the one shown (issue 13
+// item 7).
+func TestDiffViewShowsEscapesAsText(t *testing.T) {
+	t.Parallel()
+	v := newDiffView("safe line\n", "safe line\nrm -rf ~ \x1b[1A\x1b[2Kharmless line\n", false, colorScheme{})
+	joined := strings.Join(v.lines, "\n")
+	if strings.Contains(joined, "\x1b") {
+		t.Errorf("the diff passes escape sequences through:\n%q", joined)
+	}
+	if !strings.Contains(joined, "rm -rf ~ ^[[1A^[[2Kharmless line") {
+		t.Errorf("the diff does not show the line as it is:\n%q", joined)
+	}
+}
