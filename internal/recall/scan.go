@@ -20,7 +20,7 @@ import (
 // window is how much of a mapped file one backward step searches. The
 // search itself is bytes.Index (vectorised); the window only bounds how
 // far past the newest hits a search that stops early has looked.
-const window = 512 << 10
+const window = 2 << 20
 
 // mapped is a session file mapped read-only. Session files are append-only
 // and never truncated (CONTRACT.md section 4), so the mapping of the size
@@ -134,25 +134,21 @@ func (m *mapped) scan(ctx context.Context, q *query, limit int, fn func(r *stora
 		}
 		lo := max(0, hi-window)
 		starts = starts[:0]
-		for _, n := range q.needles {
-			// A hit may start in [lo, hi) and end past hi.
-			part := data[lo:min(len(data), hi+len(n)-1)]
-			for from := 0; ; {
-				i := bytes.Index(part[from:], n)
-				if i < 0 {
-					break
-				}
-				p := lo + from + i
-				s, e, _ := m.lineAt(p)
-				if !seen[s] {
-					seen[s] = true
-					starts = append(starts, s)
-				}
-				// Go on after this line: one check per line is enough.
-				from = e - lo + 1
-				if from >= len(part) {
-					break
-				}
+		// The two halves of the window are searched at once: the search
+		// is the whole cost of a scan that finds little.
+		mid := lo + (hi-lo)/2
+		var upper []int
+		done := make(chan struct{})
+		go func() {
+			upper = m.hitLines(data, mid, hi, q.needles, nil)
+			close(done)
+		}()
+		lower := m.hitLines(data, lo, mid, q.needles, nil)
+		<-done
+		for _, s := range append(lower, upper...) {
+			if !seen[s] {
+				seen[s] = true
+				starts = append(starts, s)
 			}
 		}
 		slices.Sort(starts)
@@ -184,6 +180,29 @@ func (m *mapped) scan(ctx context.Context, q *query, limit int, fn func(r *stora
 		hi = lo
 	}
 	return nil
+}
+
+// hitLines appends to dst the start of each line that holds a needle
+// starting in data[lo:hi] (a line may repeat).
+func (m *mapped) hitLines(data []byte, lo, hi int, needles [][]byte, dst []int) []int {
+	for _, n := range needles {
+		// A hit may start in [lo, hi) and end past hi.
+		part := data[lo:min(len(data), hi+len(n)-1)]
+		for from := 0; ; {
+			i := bytes.Index(part[from:], n)
+			if i < 0 {
+				break
+			}
+			s, e, _ := m.lineAt(lo + from + i)
+			dst = append(dst, s)
+			// Go on after this line: one check per line is enough.
+			from = e - lo + 1
+			if from >= len(part) {
+				break
+			}
+		}
+	}
+	return dst
 }
 
 // refNeedle is how a record's own uuid begins in a line the store wrote.
