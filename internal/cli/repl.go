@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/clawdcode/clawdcode/internal/repl"
+	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -62,6 +63,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		Asker:       asker,
 
 		SkipPermissions: opts.SkipPermissions,
+		SearchSessions:  searchSessions(f),
 	})
 	if errors.Is(err, slash.ErrExit) {
 		err = nil
@@ -70,4 +72,24 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		err = cerr
 	}
 	return err
+}
+
+// searchSessions is the /resume picker's search over the sessions'
+// content: clawdcode search's index, restricted to this project.
+func searchSessions(f *Factory) repl.SessionSearch {
+	return func(ctx context.Context, query string) ([]string, error) {
+		p, err := f.Project()
+		if err != nil {
+			return nil, err
+		}
+		hits, err := search.New(p.Store(), nil).Search(ctx, search.Query{Text: query, Project: p.Root, Limit: 500})
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]string, 0, len(hits))
+		for _, h := range hits {
+			ids = append(ids, h.SessionID)
+		}
+		return ids, nil
+	}
 }

@@ -533,3 +533,45 @@ func TestScreenRewrapsAfterResize(t *testing.T) {
 		t.Fatalf("no answer rows:\n%s", s.visible())
 	}
 }
+
+// /resume had no search: typing filters on titles and on content (through
+// clawdcode search's index).
+func TestScreenResumeFiltersOnContent(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.Enqueue(llmtest.Text("nothing special"), llmtest.Text("the answer mentions zanzibar"))
+	s := startScreen(t, srv, 100, 40)
+	s.waitPrompt()
+	s.keys("first topic")
+	s.sendKeys("Enter")
+	s.waitFor("nothing special")
+	s.waitPrompt()
+	s.keys("/new")
+	s.sendKeys("Enter")
+	s.waitPrompt()
+	s.keys("second topic")
+	s.sendKeys("Enter")
+	s.waitFor("mentions zanzibar")
+	s.waitPrompt()
+	s.keys("/new")
+	s.sendKeys("Enter")
+	s.waitPrompt()
+	s.keys("/resume")
+	s.sendKeys("Enter")
+	s.waitFor("first topic")
+	s.keys("zanzibar")
+	deadline := time.Now().Add(waitLimit)
+	for {
+		scr := s.visible()
+		i := strings.LastIndex(scr, "filter: zanzibar")
+		if i >= 0 && strings.Contains(scr[i:], "second topic") && !strings.Contains(scr[i:], "first topic") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the filter does not find the session by its content:\n%s", scr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.sendKeys("Enter")
+	s.waitFor("Switched to session")
+}

@@ -145,7 +145,7 @@ func (p *picker) run(ctx context.Context) (int, error) {
 func (p *picker) filter(query string) []int {
 	words := strings.Fields(strings.ToLower(query))
 	var extra map[int]bool
-	if p.search != nil && len(words) > 0 {
+	if p.search != nil && len(strings.TrimSpace(query)) >= 3 { // shorter matches nearly everything
 		extra = p.search(query)
 	}
 	var out []int
