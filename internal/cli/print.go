@@ -234,15 +234,7 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		// The original is only read: it may even be open in another process.
 		_, err = eng.Fork(ctx, id, "")
 	case id != "":
-		err = eng.Resume(ctx, id)
-		// -c names no session: when the one it chose is removed before
-		// it is opened (a racing `sessions rm`), continue the next most
-		// recent one instead.
-		for tries := 0; opts.Continue && errors.Is(err, storage.ErrNotFound) && tries < 3; tries++ {
-			if id, err = sessionToOpen(f, opts); err == nil {
-				err = eng.Resume(ctx, id)
-			}
-		}
+		err = resumeChosen(f, opts, id, func(id string) error { return eng.Resume(ctx, id) })
 		if errors.Is(err, storage.ErrSessionBusy) {
 			err = withHint(err, busyHintResume)
 		}
@@ -265,6 +257,21 @@ func windowTooSmall(opts *RootOptions, err error) error {
 	}
 	return &UsageError{Err: err, Message: fmt.Sprintf("%s %d is too small: the system prompt and tool definitions alone take %d tokens; the smallest usable window is %d tokens (at --compact-threshold %v)",
 		opts.WindowSource, small.Window, small.Fixed, small.Min, opts.Threshold)}
+}
+
+// resumeChosen resumes the session sessionToOpen chose. -c names no
+// session: when the one it chose is removed before it can be opened (a
+// racing `sessions rm`), it continues the next most recent one instead, a
+// few times at most. -r names one, so its removal is the error, which
+// storage words in one line naming the session.
+func resumeChosen(f *Factory, opts *RootOptions, id string, resume func(id string) error) error {
+	err := resume(id)
+	for tries := 0; opts.Continue && errors.Is(err, storage.ErrNotFound) && tries < 3; tries++ {
+		if id, err = sessionToOpen(f, opts); err == nil {
+			err = resume(id)
+		}
+	}
+	return err
 }
 
 // errNothingToContinue is -c in a project without sessions.
