@@ -171,20 +171,47 @@ var shellKeywords = map[string]bool{
 	"until": true, "!": true, "{": true, "}": true, "time": true,
 }
 
-// commandWords drops leading shell keywords and variable assignments
-// (`if`, `do`, `FOO=1`), so a deny rule sees the command a part runs.
+// wrappers run the command that follows them (after their own options):
+// a deny rule looks past them.
+var wrappers = map[string]bool{
+	"sudo": true, "doas": true, "env": true, "command": true, "builtin": true, "exec": true,
+	"nohup": true, "nice": true, "time": true, "xargs": true, "timeout": true, "stdbuf": true,
+}
+
+// commandWords returns the command a part runs, as a deny rule should see
+// it: leading shell keywords, variable assignments and wrappers (`if`,
+// `do`, `FOO=1`, `sudo -u x`, `xargs -0`, `timeout 5`) dropped, and the
+// command word without its directory or a leading backslash (`/bin/rm`,
+// `\rm` are rm).
 func commandWords(part string) string {
 	for {
+		part = strings.TrimLeft(part, " \t")
 		word, rest, _ := strings.Cut(part, " ")
-		if word == "" && rest != "" {
-			part = strings.TrimLeft(rest, " \t")
-			continue
+		base := filepath.Base(strings.TrimPrefix(word, "\\"))
+		switch {
+		case word == "":
+			return part
+		case shellKeywords[word] || isAssignment(word):
+			part = rest
+		case wrappers[base]:
+			part = rest
+			// The wrapper's options, and timeout's duration.
+			for {
+				part = strings.TrimLeft(part, " \t")
+				w, r, _ := strings.Cut(part, " ")
+				if !strings.HasPrefix(w, "-") && !(base == "timeout" && w != "" && strings.Trim(w, "0123456789.smhd") == "") {
+					break
+				}
+				part = r
+				if (base == "sudo" || base == "doas") && len(w) == 2 && strings.Contains("ugCDprtUh", w[1:]) {
+					_, part, _ = strings.Cut(strings.TrimLeft(part, " \t"), " ") // the option's value
+				}
+			}
+		case base != word:
+			return base + strings.TrimPrefix(part, word)
+		default:
+			return part
 		}
-		if shellKeywords[word] || isAssignment(word) {
-			part = strings.TrimLeft(rest, " \t")
-			continue
-		}
-		return part
 	}
 }
 

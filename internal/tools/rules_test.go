@@ -144,6 +144,8 @@ func TestRuleMatcher(t *testing.T) {
 			c(bash("ls"), true), c(bash("rm -rf build"), false), c(bash("ls && rm x"), false),
 			c(bash("if rm x; then :; fi"), false), c(bash("FOO=1 rm x"), false), c(bash("echo $(rm x)"), false),
 			c(bash("rmdir x"), true), c(bash("echo rm"), true),
+			c(bash("/bin/rm x"), false), c(bash(`\rm x`), false), c(bash("sudo -u root rm x"), false),
+			c(bash("find . | xargs -0 rm"), false), c(bash("timeout 5 rm x"), false), c(bash("env -i FOO=1 rm x"), false),
 		}},
 		{allow: "Edit(src/**), Write(docs/*.md)", checks: []check{
 			c(file(NameEdit, "src/a.go"), true), c(file(NameEdit, "src/pkg/b.go"), true),
