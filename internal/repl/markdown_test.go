@@ -121,3 +121,59 @@ func BenchmarkMarkdown(b *testing.B) {
 		m.Flush()
 	}
 }
+
+// Prose is written word by word as it streams, before its line ends, and
+// never a word whose inline span is still open.
+func TestMarkdownStreamsWords(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	m := newMarkdownWriter(&out, func() int { return 80 })
+	m.WriteString("Streaming shows words ")
+	if got := out.String(); got != "Streaming shows words" {
+		t.Fatalf("complete words not shown: %q", got)
+	}
+	m.WriteString("and **held bo")
+	if got := out.String(); got != "Streaming shows words and" {
+		t.Fatalf("an open bold span was cut: %q", got)
+	}
+	m.WriteString("ld** text\n")
+	if got := plainStyles.Replace(out.String()); got != "Streaming shows words and <b>held bold</> text\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// Prose wraps at the width at word boundaries, list items with a hanging
+// indent; a width change applies from the next word.
+func TestMarkdownWraps(t *testing.T) {
+	t.Parallel()
+	width := 20
+	var out strings.Builder
+	m := newMarkdownWriter(&out, func() int { return width })
+	m.WriteString("- one two three four five six\n")
+	m.Flush()
+	if got := out.String(); got != "• one two three four\n  five six\n" {
+		t.Fatalf("got %q", got)
+	}
+	out.Reset()
+	width = 40
+	m.WriteString("alpha bravo charlie delta echo foxtrot golf\n")
+	m.Flush()
+	if got := out.String(); got != "alpha bravo charlie delta echo foxtrot\ngolf\n" {
+		t.Fatalf("after a resize: %q", got)
+	}
+}
+
+func TestMarkdownTable(t *testing.T) {
+	t.Parallel()
+	got := render(t, "| a | long header |\n|:-:|---:|\n| x | 1 |\n| **yy** | 22 |\nafter\n")
+	want := "<dim>┌────┬─────────────┐</>\n" +
+		"<dim>│</> <b>a</>  <dim>│</> <b>long header</> <dim>│</>\n" +
+		"<dim>├────┼─────────────┤</>\n" +
+		"<dim>│</> x  <dim>│</>           1 <dim>│</>\n" +
+		"<dim>│</> <b>yy</> <dim>│</>          22 <dim>│</>\n" +
+		"<dim>└────┴─────────────┘</>\n" +
+		"after\n"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
