@@ -52,3 +52,38 @@ func TestAppendRedacts(t *testing.T) {
 		t.Errorf("offset %d of the second record points at %q", offs[1], data[offs[1]:min(len(data), int(offs[1])+40)])
 	}
 }
+
+// TestIndexLearnsFromRedactedRecords: the index entry (and the listing a
+// later record carries) take the title from the record as stored, so a
+// secret quoted in a first message or a title reaches neither index.json
+// nor any line.
+func TestIndexLearnsFromRedactedRecords(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-storage-test-9876543210fedcba"
+	st := NewStore(filepath.Join(t.TempDir(), "home"))
+	st.SetRedactor(replaceRedactor{secret})
+	p, err := st.Project(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := p.Create(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, sess, userRecord("deploy with "+secret))
+	if err := sess.SaveTitle("title " + secret); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, sess, assistantRecord("ok", 1, 1))
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{sess.Path(), filepath.Join(p.Dir, indexName)} {
+		if b, _ := os.ReadFile(name); strings.Contains(string(b), secret) {
+			t.Errorf("%s holds the secret:\n%s", filepath.Base(name), b)
+		}
+	}
+	if list, err := p.List(); err != nil || len(list) != 1 || list[0].Title != "title [REDACTED]" {
+		t.Errorf("list = %+v, %v", list, err)
+	}
+}

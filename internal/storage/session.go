@@ -290,6 +290,7 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 		if err := s.fill(r, last); err != nil {
 			return nil, fmt.Errorf("append to session %s: %w", s.id, err)
 		}
+		prev := next
 		next.observeRecord(r)
 		r.Listing = next.listing()
 		start := s.buf.Len()
@@ -299,6 +300,10 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 		}
 		if red != nil {
 			redactLine(red, &s.buf, start, r)
+			// The index entry learns from the record as stored, never
+			// from a secret the line no longer holds.
+			next = prev
+			next.observeRecord(r)
 		}
 		last = r.UUID
 	}
