@@ -111,6 +111,16 @@ func TestHandoffContinuesInANewSession(t *testing.T) {
 			if !bytes.Equal(readBytes(t, path), after) {
 				t.Fatal("the old session received the new session's turn")
 			}
+			if failing {
+				return
+			}
+			// Recall's session scope follows the handoff back to the old
+			// session: the model's replies there are in no summary.
+			from = len(w.Server.Requests())
+			w.runJSON("-c", "-p", `recall "You said: request 3"`)
+			if got := toolResultAfter(t, w.Server, from); !strings.Contains(got, "You said: request 3") || !strings.Contains(got, "assistant") {
+				t.Fatalf("Recall in the new session did not reach the old one:\n%s", got)
+			}
 		})
 	}
 }
