@@ -234,5 +234,8 @@ func (e *Engine) Handoff(ctx context.Context, instructions string) (*HandoffResu
 	closeErr := e.closeSession()
 	e.log, e.mgr, e.mgrErr = log, mgr, nil
 	e.pendingTitle = ""
+	// Another session: no "always" carries over, and the model has only
+	// the summary, not the files it had read.
+	e.enterSession(own)
 	return &HandoffResult{From: from, To: sess.ID(), Receipt: recs.Receipt, Err: recs.Err}, closeErr
 }
