@@ -44,6 +44,13 @@ func Hide(names ...string) error {
 	if len(names) == 0 {
 		return nil
 	}
+	// A non-dumpable process's /proc entries belong to root: for the
+	// moment of the rewrite, /proc/self/mem must be the user's again.
+	if dumpable, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err == nil && dumpable == 0 {
+		if err := unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0); err == nil {
+			defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+		}
+	}
 	if err := scrubEnvironBlock(names); err != nil {
 		return fmt.Errorf("hide %s in /proc/%d/environ: %w", strings.Join(names, ", "), os.Getpid(), err)
 	}
