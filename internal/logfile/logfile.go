@@ -13,7 +13,7 @@
 // concurrently, each record one write on an O_APPEND descriptor, so lines
 // never interleave; the rename is serialised by a lock file.
 //
-// A log that cannot be opened is no failure: Open then returns a logger
+// A log that cannot be opened is no failure: OpenRedacted then returns a logger
 // that discards, and the reason.
 package logfile
 
@@ -54,16 +54,11 @@ func Level(v string) (level slog.Level, ok bool) {
 	return slog.LevelInfo, true
 }
 
-// Open opens (creating, rotating as needed) the log under home and returns
-// a logger writing to it and a function closing it. setting is
-// CLAWDCODE_LOG. On any failure the logger discards.
-func Open(home, setting string) (*slog.Logger, func() error, error) {
-	return OpenRedacted(home, setting, nil)
-}
-
-// OpenRedacted is Open with every record passed through redact before it
-// is written (nil = as it is): what callers log holds no secret by rule,
-// and this makes sure of it (secrets.Redactor).
+// OpenRedacted opens (creating, rotating as needed) the log under home and
+// returns a logger writing to it and a function closing it. setting is
+// CLAWDCODE_LOG. On any failure the logger discards. Every record passes
+// through redact before it is written (nil = as it is): what callers log
+// holds no secret by rule, and this makes sure of it (secrets.Redactor).
 func OpenRedacted(home, setting string, redact func([]byte) []byte) (*slog.Logger, func() error, error) {
 	level, on := Level(setting)
 	if !on {

@@ -12,7 +12,7 @@ import (
 func TestOpenWritesJSONLinesAt0600(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	log, closeLog, err := Open(home, "")
+	log, closeLog, err := OpenRedacted(home, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestOpenWritesJSONLinesAt0600(t *testing.T) {
 func TestDebugAndOff(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	log, closeLog, _ := Open(home, "debug")
+	log, closeLog, _ := OpenRedacted(home, "debug", nil)
 	log.Debug("detail")
 	closeLog()
 	data, _ := os.ReadFile(filepath.Join(home, "logs", Name))
@@ -50,7 +50,7 @@ func TestDebugAndOff(t *testing.T) {
 		t.Fatalf("CLAWDCODE_LOG=debug did not log debug records: %q", data)
 	}
 	off := t.TempDir()
-	log, closeLog, _ = Open(off, "off")
+	log, closeLog, _ = OpenRedacted(off, "off", nil)
 	log.Error("nothing")
 	closeLog()
 	if _, err := os.Stat(filepath.Join(off, "logs")); !os.IsNotExist(err) {
@@ -69,7 +69,7 @@ func TestRotatesPastMaxBytes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, Name), big, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	log, closeLog, err := Open(home, "")
+	log, closeLog, err := OpenRedacted(home, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestUnopenableLogDiscards(t *testing.T) {
 	if err := os.WriteFile(home, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	log, closeLog, err := Open(home, "")
+	log, closeLog, err := OpenRedacted(home, "", nil)
 	if err == nil {
 		t.Fatal("no error for a home that is a file")
 	}

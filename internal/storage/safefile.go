@@ -141,8 +141,3 @@ func LockFile(ctx context.Context, f *os.File, poll time.Duration) error {
 		}
 	}
 }
-
-// UnlockFile releases f's flock (closing f does too).
-func UnlockFile(f *os.File) error {
-	return syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-}
