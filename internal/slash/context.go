@@ -19,11 +19,16 @@ func contextCommand() Command {
 			switch strings.TrimSpace(args) {
 			case "":
 			case "--reset-window":
+				learnt := m.Usage().Learnt
 				if err := m.ResetWindow(); err != nil {
 					return fmt.Errorf("reset the window: %w", err)
 				}
 				u := m.Usage()
-				if _, err := fmt.Fprintf(env.IO.Out, "Window reset to %d tokens (from %s).\n", u.Window, u.Source); err != nil {
+				msg := fmt.Sprintf("Window reset to %d tokens (from %s); the %d tokens learnt from the server are forgotten.\n", u.Window, u.Source, learnt)
+				if learnt == 0 {
+					msg = fmt.Sprintf("No window was learnt from the server; the window is %d tokens (from %s).\n", u.Window, u.Source)
+				}
+				if _, err := fmt.Fprint(env.IO.Out, msg); err != nil {
 					return err
 				}
 			default:
