@@ -68,3 +68,20 @@ func notifyResize(c chan os.Signal) (stop func()) {
 	signal.Notify(c, unix.SIGWINCH)
 	return func() { signal.Stop(c) }
 }
+
+// suspend stops the process as Ctrl-Z would in a cooked terminal (the
+// terminal's own modes restored first) and, once it is continued, puts
+// the REPL's input mode back.
+func (r *rawTerminal) suspend() error {
+	r.restore()
+	if err := unix.Kill(unix.Getpid(), unix.SIGTSTP); err != nil {
+		return fmt.Errorf("suspend: %w", err)
+	}
+	// Here again after SIGCONT (fg).
+	again, err := enterRaw(r.fd)
+	if err != nil {
+		return err
+	}
+	r.saved = again.saved
+	return nil
+}

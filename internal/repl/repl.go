@@ -104,6 +104,7 @@ func Run(ctx context.Context, opts Options) error {
 		src.ed.status = s.statusLine
 		src.ed.onKey = map[rune]func(){
 			'o': func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) },
+			'z': src.suspend,
 		}
 		s.input, s.kb = src, src.kb
 		s.con.kb, s.con.width = src.kb, src.width

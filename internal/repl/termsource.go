@@ -96,6 +96,17 @@ func (s *termSource) AddHistory(entry string) {
 	}
 }
 
+// suspend is Ctrl-Z at the prompt: the terminal given back as it was, the
+// process stopped until the shell continues it, then the REPL's modes
+// again.
+func (s *termSource) suspend() {
+	io.WriteString(s.ios.Out, modesOff)
+	if err := s.raw.suspend(); err != nil {
+		fmt.Fprintf(s.ios.ErrOut, "clawdcode: %v\n", err)
+	}
+	io.WriteString(s.ios.Out, modesOn)
+}
+
 // Close stops the keyboard and gives the terminal back as it was found.
 func (s *termSource) Close() error {
 	s.once.Do(func() {
