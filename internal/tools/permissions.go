@@ -306,13 +306,6 @@ func (p *Permissions) AddSessionRule(r Rule) {
 	}
 }
 
-// SessionRules are the rules "always" added in the current session.
-func (p *Permissions) SessionRules() []Rule {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.session)
-}
-
 // ResetSession forgets the session's "always" rules: the engine calls it
 // when it starts, switches to or resumes another session.
 func (p *Permissions) ResetSession() {

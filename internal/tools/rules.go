@@ -128,19 +128,14 @@ func (r Rule) String() string {
 	return r.tool
 }
 
-// Tool is the tool the rule is about.
-func (r Rule) Tool() string { return r.tool }
-
 // IsZero reports whether r is the zero Rule.
 func (r Rule) IsZero() bool { return r.tool == "" }
 
 // wholeTool reports whether r covers every call of its tool.
 func (r Rule) wholeTool() bool { return r.command == "" && r.glob == "" }
 
-// MarshalText and UnmarshalText let a configuration file hold rules
-// directly, so a bad rule is reported where it is written.
-func (r Rule) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
-
+// UnmarshalText lets a configuration file hold rules directly, so a bad
+// rule is reported where it is written.
 func (r *Rule) UnmarshalText(b []byte) error {
 	parsed, err := ParseRule(string(b))
 	if err != nil {
