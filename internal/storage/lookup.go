@@ -32,7 +32,7 @@ func (p *Project) Remove(id string) error {
 		return notFound(path, err, "remove session "+id)
 	}
 	defer f.Close() // releases the lock
-	ok, err := TryLockFile(f)
+	ok, err := tryLockSoon(f)
 	if err != nil {
 		return fmt.Errorf("remove session %s: %w", id, err)
 	}

@@ -126,6 +126,28 @@ func TryLockFile(f *os.File) (ok bool, err error) {
 	}
 }
 
+// busyGrace is how long a lock held elsewhere is waited for before the
+// session counts as busy. A session closed a moment ago in this process
+// can stay locked for that long: a child being started just then (a tool's
+// command) holds a copy of the descriptor between fork and exec, and a
+// flock lasts until every copy is closed.
+const busyGrace = 250 * time.Millisecond
+
+// tryLockSoon is TryLockFile that waits out busyGrace before it answers
+// that the lock is held elsewhere.
+func tryLockSoon(f *os.File) (ok bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), busyGrace)
+	defer cancel()
+	switch err := LockFile(ctx, f, 10*time.Millisecond); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return false, nil
+	default:
+		return false, err
+	}
+}
+
 // LockFile takes an exclusive flock on f, retrying every poll until ctx
 // ends (then it returns ctx's error).
 func LockFile(ctx context.Context, f *os.File, poll time.Duration) error {

@@ -141,12 +141,12 @@ func (p *Project) newSession(id, path, dir string, f *os.File) *Session {
 	return s
 }
 
-// takeLock takes the session's flock without waiting. The lock is on the
+// takeLock takes the session's flock, waiting at most busyGrace. The lock is on the
 // session file itself, through the descriptor Append writes with (so it is
 // the very file opened without following a symlink); the kernel drops it
 // when the process dies, so a crash never leaves a session locked.
 func (s *Session) takeLock() error {
-	ok, err := TryLockFile(s.f)
+	ok, err := tryLockSoon(s.f)
 	if err != nil {
 		return fmt.Errorf("lock session %s: %w", s.id, err)
 	}
