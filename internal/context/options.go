@@ -21,9 +21,6 @@ type PersistentStore interface {
 	Append(r *storage.Record) (offset int64, err error)
 }
 
-// Log is the PersistentStore's former name.
-type Log = PersistentStore
-
 var _ PersistentStore = (*storage.Session)(nil)
 
 // tokenRecorder is a PersistentStore that keeps the last known context
