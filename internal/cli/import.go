@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/importer"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -84,7 +85,8 @@ func importRun(ctx context.Context, f *Factory, opts *ImportOptions) error {
 			if !r.New {
 				verb = "continued"
 			}
-			fmt.Fprintf(f.IO.Out, "%s %s  %d records  %s\n", verb, r.ID, r.Records, r.Project)
+			// The id and the project come from another tool's files.
+			fmt.Fprintf(f.IO.Out, "%s %s  %d records  %s\n", verb, termtext.Safe(r.ID), r.Records, termtext.Safe(r.Project))
 		},
 		Progress: func(done, total int64) {
 			if !bar || total < progressMin || time.Since(last) < 100*time.Millisecond {
