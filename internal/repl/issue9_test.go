@@ -402,7 +402,7 @@ func TestScreenNarrowSpinner(t *testing.T) {
 func TestScreenTypeAheadWaitsForThePrompt(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{})
-	srv.Enqueue(llmtest.Reply{Text: "slow answer starts here and then it is done", Pause: 2 * time.Second, PauseAfter: 5},
+	srv.Enqueue(llmtest.Reply{Text: "slow answer starts here and then it is done", Pause: 4 * time.Second, PauseAfter: 5},
 		llmtest.Text("second answer"))
 	s := startScreen(t, srv, 100, 30)
 	s.waitPrompt()
@@ -501,7 +501,7 @@ func TestScreenRewrapsAfterResize(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{})
 	words := strings.Fields(strings.Repeat("alpha bravo charlie delta echo foxtrot golf hotel ", 8))
-	srv.Enqueue(llmtest.Reply{Text: "BEFORE " + strings.Join(words, " ") + " END", Pause: 1500 * time.Millisecond, PauseAfter: 3})
+	srv.Enqueue(llmtest.Reply{Text: "BEFORE " + strings.Join(words, " ") + " END", Pause: 4 * time.Second, PauseAfter: 3})
 	s := startScreen(t, srv, 100, 50)
 	s.waitPrompt()
 	s.keys("talk")
