@@ -4,6 +4,7 @@ package repl
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +77,67 @@ func TestClawdcodeMemoryCommands(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl")); len(m) != 3 {
 		t.Fatalf("%d session files, want the original, the handoff and the fork: %v", len(m), m)
+	}
+}
+
+// TestClawdcodePreviewEditInEditor: "edit" in /compact --preview's dialog
+// hands the terminal to $EDITOR, stores what the user left in the file as
+// the summary, and the REPL reads keys again afterwards.
+func TestClawdcodePreviewEditInEditor(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	agent := llmtest.Agent()
+	srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if len(r.Tools) == 0 {
+			return llmtest.Text("FORGETFUL-SUMMARY: nothing of note.")
+		}
+		return agent(r)
+	})
+	tmp := t.TempDir()
+	project := filepath.Join(tmp, "project")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(tmp, "home")
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + tmp,
+		"TERM=xterm",
+		"CLAWDCODE_HOME=" + home,
+		"OPENAI_BASE_URL=" + srv.URL(),
+		"VISUAL=sed -i s/FORGETFUL-SUMMARY/EDITED-BY-THE-USER/",
+	}
+	term := startClawdcodeIn(t, srv, project, env)
+	term.expectPrompt()
+	for i := range 4 {
+		term.send(fmt.Sprintf("message number %d %s\r", i, strings.Repeat("with quite a few more words to summarise ", 12)))
+		term.expect(fmt.Sprintf("You said: message number %d", i))
+		term.expectPrompt()
+	}
+	term.send("/compact --preview\r")
+	term.expect("Apply this compaction?")
+	term.send("edit\r")
+	term.expect("Compacted:")
+	term.expectPrompt()
+	term.send("still listening?\r")
+	term.expect("You said: still listening?")
+	term.expectPrompt()
+	term.send("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	files, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files %v", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "EDITED-BY-THE-USER") || strings.Contains(string(data), "FORGETFUL-SUMMARY: nothing") {
+		t.Fatalf("the stored summary is not the edited one")
+	}
+	if left, _ := filepath.Glob(filepath.Join(home, "tmp", "*")); len(left) != 0 {
+		t.Fatalf("the draft's temporary file is left: %v", left)
 	}
 }

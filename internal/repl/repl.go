@@ -326,6 +326,9 @@ func (s *session) command(ctx context.Context, line string) error {
 		env.Pick = s.pickSession
 		env.Choose = s.chooseKey
 		env.Confirm = s.confirmKey
+		if ts, ok := s.input.(*termSource); ok {
+			env.Edit = s.editor(func() func() error { return ts.suspend() })
+		}
 	case s.io.IsStdinTTY():
 		env.Pick = func(ctx context.Context, sessions []storage.SessionInfo) (string, error) {
 			return pick(ctx, s.io, sessions)
@@ -336,12 +339,7 @@ func (s *session) command(ctx context.Context, line string) error {
 		env.Confirm = func(ctx context.Context, question string) (bool, error) {
 			return confirm(ctx, s.io, question)
 		}
-		// Only here: in the raw-mode front end the keyboard goroutine
-		// would take the editor's keys.
-		if p := s.opts.Engine.Project(); p != nil && p.Store() != nil {
-			dir := filepath.Join(p.Store().Home(), "tmp")
-			env.Edit = func(ctx context.Context, text string) (string, error) { return editText(ctx, dir, text) }
-		}
+		env.Edit = s.editor(nil)
 	}
 	before := s.opts.Engine.SessionID()
 	err := s.opts.Commands.Run(ctx, env, line)
@@ -349,6 +347,29 @@ func (s *session) command(ctx context.Context, line string) error {
 		s.replaySession(ctx, s.io.ErrOut) // a /switch or /resume: show where the user is
 	}
 	return err
+}
+
+// editor is slash.Env.Edit: the user's $VISUAL/$EDITOR on a temporary
+// file under CLAWDCODE_HOME. suspend, when set, hands the terminal over
+// for the editor's run (the raw-mode keyboard would take its keys) and
+// returns how to take it back.
+func (s *session) editor(suspend func() func() error) func(ctx context.Context, text string) (string, error) {
+	p := s.opts.Engine.Project()
+	if p == nil || p.Store() == nil {
+		return nil
+	}
+	dir := filepath.Join(p.Store().Home(), "tmp")
+	return func(ctx context.Context, text string) (string, error) {
+		if suspend != nil {
+			resume := suspend()
+			defer func() {
+				if err := resume(); err != nil {
+					fmt.Fprintf(s.io.ErrOut, "clawdcode: take the terminal back after the editor: %v\n", err)
+				}
+			}()
+		}
+		return editText(ctx, dir, text)
+	}
 }
 
 // contextWarning tells the user when the next auto-compaction is near.

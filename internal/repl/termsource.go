@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
@@ -40,28 +39,11 @@ func newTermSource(ios *iostreams.IOStreams, hist *history, cs colorScheme) (*te
 	if err != nil {
 		return nil, err
 	}
-	ctx, stop := context.WithCancel(context.Background())
 	kb := newKeyboard(fd, ios.In)
-	src := &termSource{ios: ios, raw: raw, kb: kb, hist: hist, stop: stop, done: make(chan struct{})}
+	src := &termSource{ios: ios, raw: raw, kb: kb, hist: hist}
 	src.ed = newEditor(ios.Out, kb, src.width, cs)
 	io.WriteString(ios.Out, modesOn)
-	winch := make(chan os.Signal, 1)
-	stopWinch := notifyResize(winch)
-	go func() {
-		defer close(src.done)
-		kb.run(ctx)
-	}()
-	go func() {
-		defer stopWinch()
-		for {
-			select {
-			case <-winch:
-				kb.resized()
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	src.start()
 	if hist != nil {
 		entries, err := hist.Entries()
 		if err != nil {
