@@ -327,7 +327,7 @@ func (s *session) command(ctx context.Context, line string) error {
 		env.Choose = s.chooseKey
 		env.Confirm = s.confirmKey
 		if ts, ok := s.input.(*termSource); ok {
-			env.Edit = s.editor(func() func() error { return ts.suspend() })
+			env.Edit = s.editor(ts.handOver)
 		}
 	case s.io.IsStdinTTY():
 		env.Pick = func(ctx context.Context, sessions []storage.SessionInfo) (string, error) {

@@ -6,10 +6,10 @@ import (
 	"os"
 )
 
-// suspend gives the terminal to another program (an editor): the keyboard
+// handOver gives the terminal to another program (an editor): the keyboard
 // stops reading, so it cannot take that program's keys, and the terminal
 // leaves the REPL's input mode. resume takes it back; call it once.
-func (s *termSource) suspend() (resume func() error) {
+func (s *termSource) handOver() (resume func() error) {
 	s.stop()
 	<-s.done
 	io.WriteString(s.ios.Out, modesOff)
@@ -51,7 +51,7 @@ func (s *termSource) start() {
 }
 
 // clearEnd forgets why input ended when the reader was stopped on purpose
-// (suspend), so that the restarted reader's keys are read again.
+// (handOver), so that the restarted reader's keys are read again.
 func (k *keyboard) clearEnd() {
 	k.mu.Lock()
 	k.err = nil
