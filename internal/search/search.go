@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -139,43 +140,35 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 	for i := range ts {
 		idf[i] = math.Log(1 + (nDocs-df[i]+0.5)/(df[i]+0.5))
 	}
-	var cands []candidate
-	for si, es := range entries {
-		if es == nil {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		c, err := score(st.segs[si], si, es, idf, avgDL, allowed)
-		if err != nil {
-			return nil, ix.damaged(err)
-		}
-		cands = append(cands, c...)
-	}
-	// Only the best few are read back: select them with a heap rather
-	// than sorting a million candidates of a common word. A query with a
-	// phrase may have to read past candidates that fail it; if the few
-	// selected do not give limit hits, the rest are sorted and read too.
+	// Only the best few are read back, so only the best few are kept,
+	// in a heap, as the segments are scored: a common word's million
+	// candidates are never stored or sorted. A query with a phrase may
+	// have to read past candidates that fail it: if the few kept do not
+	// give limit hits and others were dropped, it runs again keeping
+	// up to maxChecks.
 	k := q.Limit + 8
 	if anyPhrase(clauses) {
 		k = 4*q.Limit + 64
 	}
-	top := topK(cands, k)
-	hits, err := ix.hits(st, top, clauses, q.Limit)
-	if err != nil || len(hits) >= q.Limit || len(top) == len(cands) {
-		return hits, err
+	for {
+		top := &topHeap{k: k}
+		for si, es := range entries {
+			if es == nil {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if err := score(st.segs[si], si, es, idf, avgDL, allowed, top); err != nil {
+				return nil, ix.damaged(err)
+			}
+		}
+		hits, err := ix.hits(st, top.sorted(), clauses, q.Limit)
+		if err != nil || len(hits) >= q.Limit || !top.dropped || k >= maxChecks {
+			return hits, err
+		}
+		k = maxChecks
 	}
-	slices.SortFunc(cands, func(a, b candidate) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
-	return ix.hits(st, cands, clauses, q.Limit)
 }
 
 // better orders candidates: higher score, then newer (a later segment,
@@ -190,141 +183,168 @@ func better(a, b candidate) bool {
 	return a.doc > b.doc
 }
 
-// topK returns the k best candidates, best first, keeping a min-heap of
-// the best seen so far (the worst of them at the root).
-func topK(cands []candidate, k int) []candidate {
-	if len(cands) <= k {
-		out := slices.Clone(cands)
-		slices.SortFunc(out, func(a, b candidate) int {
-			if better(a, b) {
-				return -1
+// topHeap keeps the k best candidates pushed to it: a min-heap with the
+// worst of them at the root. dropped says whether any was left out.
+type topHeap struct {
+	k       int
+	h       []candidate
+	dropped bool
+}
+
+func (t *topHeap) push(c candidate) {
+	h := t.h
+	if len(h) < t.k {
+		h = append(h, c)
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !better(h[p], h[i]) {
+				break
 			}
-			if better(b, a) {
-				return 1
-			}
-			return 0
-		})
-		return out
-	}
-	h := make([]candidate, 0, k)
-	down := func(i int) {
-		for {
-			l, m := 2*i+1, i
-			if l < len(h) && better(h[m], h[l]) {
-				m = l
-			}
-			if r := l + 1; r < len(h) && better(h[m], h[r]) {
-				m = r
-			}
-			if m == i {
-				return
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
+			h[i], h[p] = h[p], h[i]
+			i = p
 		}
+		t.h = h
+		return
 	}
-	for _, c := range cands {
-		switch {
-		case len(h) < k:
-			h = append(h, c)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !better(h[p], h[i]) {
-					break
-				}
-				h[i], h[p] = h[p], h[i]
-				i = p
-			}
-		case better(c, h[0]):
-			h[0] = c
-			down(0)
+	t.dropped = true
+	if !better(c, h[0]) {
+		return
+	}
+	h[0] = c
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(h) && better(h[m], h[l]) {
+			m = l
 		}
+		if r := l + 1; r < len(h) && better(h[m], h[r]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
 	}
-	slices.SortFunc(h, func(a, b candidate) int {
+}
+
+// sorted returns the candidates kept, best first.
+func (t *topHeap) sorted() []candidate {
+	out := slices.Clone(t.h)
+	slices.SortFunc(out, func(a, b candidate) int {
 		if better(a, b) {
 			return -1
 		}
 		return 1
 	})
-	return h
+	return out
 }
 
-func (ix *Index) damaged(err error) error {
-	// The next search rebuilds: drop the manifest now.
-	os.Remove(filepath.Join(ix.dir, manifestName))
-	return fmt.Errorf("search index: %w (it will be rebuilt)", err)
+// topK is the k best of cands, best first.
+func topK(cands []candidate, k int) []candidate {
+	t := &topHeap{k: k}
+	for _, c := range cands {
+		t.push(c)
+	}
+	return t.sorted()
+}
+
+// cursor walks one term's postings in document order, decoding as it
+// goes (nothing is materialised: a common word's million postings cost
+// one pass and no allocation).
+type cursor struct {
+	p     []byte
+	doc   uint32
+	tf    uint32
+	n     int // documents in the segment, to bound-check
+	first bool
+}
+
+// next moves to the next posting; false at the end (or on damage, which
+// err reports).
+func (c *cursor) next() (bool, error) {
+	if len(c.p) == 0 {
+		return false, nil
+	}
+	d, k := binary.Uvarint(c.p)
+	if k <= 0 {
+		return false, errDamaged
+	}
+	tf, k2 := binary.Uvarint(c.p[k:])
+	if k2 <= 0 {
+		return false, errDamaged
+	}
+	c.p = c.p[k+k2:]
+	if c.first {
+		c.doc, c.first = uint32(d), false
+	} else {
+		c.doc += uint32(d)
+	}
+	if int(c.doc) >= c.n {
+		return false, errDamaged
+	}
+	c.tf = uint32(tf)
+	return true, nil
 }
 
 // score intersects the terms' postings in one segment and scores the
-// documents of allowed files that have them all.
-func score(s *segment, si int, es []dictEntry, idf []float64, avgDL float64, allowed []bool) ([]candidate, error) {
+// documents of allowed files (nil: all) that have them all: the rarest
+// term leads, the others follow it in one pass.
+func score(s *segment, si int, es []dictEntry, idf []float64, avgDL float64, allowed []bool, top *topHeap) error {
 	order := make([]int, len(es))
 	for i := range order {
 		order[i] = i
 	}
 	sort.Slice(order, func(a, b int) bool { return es[order[a]].df < es[order[b]].df })
-	first, err := decodePostings(es[order[0]].postings, s.nDocs, nil)
-	if err != nil {
-		return nil, err
+	curs := make([]cursor, len(es))
+	for i, e := range es {
+		curs[i] = cursor{p: e.postings, n: s.nDocs, first: true}
 	}
-	docs := make([]uint32, 0, len(first))
-	tfs := make([][]uint32, len(es))
-	tfs[order[0]] = make([]uint32, 0, len(first))
-	for _, p := range first {
-		if allowed != nil {
-			if f := s.doc(int(p.doc)).file; int(f) >= len(allowed) || !allowed[f] {
-				continue
-			}
-		}
-		docs = append(docs, p.doc)
-		tfs[order[0]] = append(tfs[order[0]], p.tf)
-	}
-	var buf []posting
+	// The others start on their first posting; an empty one matches nothing.
 	for _, ti := range order[1:] {
-		if len(docs) == 0 {
-			return nil, nil
+		if ok, err := curs[ti].next(); !ok {
+			return err
 		}
-		buf, err = decodePostings(es[ti].postings, s.nDocs, buf[:0])
+	}
+	lead := &curs[order[0]]
+	norm := bm25K1 * bm25B / avgDL
+	base := bm25K1 * (1 - bm25B)
+outer:
+	for {
+		ok, err := lead.next()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		keep := 0
-		tf := make([]uint32, 0, len(docs))
-		j := 0
-		for i, d := range docs {
-			for j < len(buf) && buf[j].doc < d {
-				j++
-			}
-			if j < len(buf) && buf[j].doc == d {
-				docs[keep] = d
-				for _, prev := range order {
-					if tfs[prev] != nil && prev != ti {
-						tfs[prev][keep] = tfs[prev][i]
-					}
+		if !ok {
+			return nil
+		}
+		d := lead.doc
+		for _, ti := range order[1:] {
+			c := &curs[ti]
+			for c.doc < d {
+				ok, err := c.next()
+				if err != nil {
+					return err
 				}
-				tf = append(tf, buf[j].tf)
-				keep++
+				if !ok {
+					return nil // a term ran out: no later document has them all
+				}
+			}
+			if c.doc != d {
+				continue outer
 			}
 		}
-		docs = docs[:keep]
-		for _, prev := range order {
-			if tfs[prev] != nil && prev != ti {
-				tfs[prev] = tfs[prev][:keep]
-			}
+		dd := s.doc(int(d))
+		if allowed != nil && (int(dd.file) >= len(allowed) || !allowed[dd.file]) {
+			continue
 		}
-		tfs[ti] = tf
-	}
-	out := make([]candidate, len(docs))
-	for i, d := range docs {
-		dl := float64(s.doc(int(d)).terms)
+		k := base + norm*float64(dd.terms)
 		var sc float64
-		for ti := range es {
-			tf := float64(tfs[ti][i])
-			sc += idf[ti] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgDL))
+		for ti := range curs {
+			tf := float64(curs[ti].tf)
+			sc += idf[ti] * tf * (bm25K1 + 1) / (tf + k)
 		}
-		out[i] = candidate{seg: si, doc: d, score: sc}
+		top.push(candidate{seg: si, doc: d, score: sc})
 	}
-	return out, nil
 }
 
 // hits reads the best candidates' records from the session files,
@@ -448,4 +468,10 @@ func (ix *Index) Sessions(ctx context.Context, q Query) ([]string, error) {
 		}
 	}
 	return ids, nil
+}
+
+func (ix *Index) damaged(err error) error {
+	// The next search rebuilds: drop the manifest now.
+	os.Remove(filepath.Join(ix.dir, manifestName))
+	return fmt.Errorf("search index: %w (it will be rebuilt)", err)
 }
