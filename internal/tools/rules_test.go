@@ -346,3 +346,21 @@ func TestAlwaysForTheProjectSaves(t *testing.T) {
 		t.Fatalf("asked %d, saved %q", asker.count(), saved)
 	}
 }
+
+// BenchmarkPermissionsCheck is the cost the policy adds to every Bash call:
+// a compound command against a handful of rules, with a deny to look past.
+func BenchmarkPermissionsCheck(b *testing.B) {
+	root := b.TempDir()
+	bash, _ := Lookup(Set(NewEnv(root)), NameBash)
+	allow, _ := ParseRules("Bash(go test:*), Bash(git diff:*), Bash(git status:*), Bash(npm test), Edit(src/**), Write(docs/*.md)")
+	deny, _ := ParseRules("Bash(rm:*), Bash(curl:*)")
+	p := NewPermissions(PermissionsConfig{Root: root, Allow: allow, Deny: deny})
+	in := json.RawMessage(`{"command":"go test ./... -run TestX 2>&1 | tee log && git diff --stat; git status --short"}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if denied, _ := p.Check(ctx, bash, in); denied == "" {
+			b.Fatal("tee is not allowed")
+		}
+	}
+}
