@@ -65,6 +65,15 @@ func (e *flagError) Unwrap() error { return e.err }
 // message says what is wrong in the user's words: pflag's text for a bad
 // value quotes Go's parser ("strconv.ParseInt: parsing …").
 func (e *flagError) message() string {
+	var need *pflag.ValueRequiredError
+	if errors.As(e.err, &need) && need.GetFlag() != nil {
+		fl := need.GetFlag()
+		name := "--" + fl.Name
+		if fl.Shorthand != "" {
+			name = "-" + fl.Shorthand + "/" + name
+		}
+		return name + " needs a value"
+	}
 	var bad *pflag.InvalidValueError
 	if !errors.As(e.err, &bad) {
 		return e.err.Error()
