@@ -575,3 +575,39 @@ func TestScreenResumeFiltersOnContent(t *testing.T) {
 	s.sendKeys("Enter")
 	s.waitFor("Switched to session")
 }
+
+// !command runs in the project and its output goes with the next message;
+// @path completes on Tab and attaches the file's content.
+func TestScreenBangAndAttach(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.Enqueue(llmtest.Text("seen both"))
+	s := startScreen(t, srv, 100, 40)
+	if err := os.MkdirAll(filepath.Join(s.dir, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, "docs", "design-notes.md"), []byte("the secret word is marmalade\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.waitPrompt()
+	s.keys("!echo shell-said-hello")
+	s.sendKeys("Enter")
+	s.waitFor("shell-said-hello")
+	s.waitPrompt()
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("!command reached the model: %d requests", n)
+	}
+	s.keys("read @docs/des")
+	s.sendKeys("Tab")
+	s.waitFor("read @docs/design-notes.md")
+	s.keys("please")
+	s.sendKeys("Enter")
+	s.waitFor("seen both")
+	got := lastUser(t, srv)
+	for _, want := range []string{"$ echo shell-said-hello\nshell-said-hello", "read @docs/design-notes.md please",
+		"<file path=\"docs/design-notes.md\">\nthe secret word is marmalade\n</file>"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the message lacks %q:\n%s", want, got)
+		}
+	}
+}

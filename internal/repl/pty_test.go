@@ -358,3 +358,24 @@ func TestTerminalFirstPrompt(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+func TestTerminalHistorySearch(t *testing.T) {
+	t.Parallel()
+	term := startHarness(t)
+	term.expectPrompt()
+	term.send("deploy the staging box\r")
+	term.expect("you said: deploy the staging box")
+	term.expectPrompt()
+	term.send("something else\r")
+	term.expect("you said: something else")
+	term.expectPrompt()
+	term.send("\x12stag") // Ctrl-R, then the query
+	term.expect("reverse search: stag")
+	term.send("\r\r") // Enter takes the match, Enter sends it
+	term.expect("you said: deploy the staging box")
+	term.expectPrompt()
+	term.send("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
