@@ -283,3 +283,22 @@ func TestTopKMatchesSort(t *testing.T) {
 		}
 	}
 }
+
+// A phrase whose words many better-scoring records have apart: the
+// search reads past them (beyond the few it first keeps) to the record
+// that has the phrase.
+func TestPhraseBeyondTheFirstCandidates(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	p := f.project()
+	var recs []*storage.Record
+	for range 150 {
+		recs = append(recs, user("red car fox red car fox red car fox"))
+	}
+	recs = append(recs, user("somewhere in a much longer text about many other things there is one red fox and more words after it"))
+	f.session(p, recs...)
+	hits := f.search(Query{Text: `"red fox"`, Limit: 1})
+	if len(hits) != 1 || !strings.Contains(hits[0].Snippet, "one red fox") {
+		t.Errorf(`"red fox": %+v`, hits)
+	}
+}
