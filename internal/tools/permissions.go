@@ -159,7 +159,7 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 				"It needs its own rule, e.g. --allowed-tools '%s'.", tool.Describe(input), p.root, c.target, c.tool,
 				Rule{tool: c.tool, glob: c.target}), nil
 		}
-		return noPromptDenial(name), nil
+		return p.ruleDenial(c, name), nil
 	}
 	d, err := p.asker.Ask(ctx, tool, input)
 	if err != nil {
@@ -315,6 +315,22 @@ func (p *Permissions) ResetSession() {
 	p.mu.Lock()
 	p.session = nil
 	p.mu.Unlock()
+}
+
+// ruleDenial is noPromptDenial naming the narrowest rule that would
+// allow the call (`--allowed-tools 'Bash(go test:*)'`), when it is not the
+// whole tool.
+func (p *Permissions) ruleDenial(c callInfo, name string) string {
+	rules := p.propose(c)
+	if len(rules) == 0 || (len(rules) == 1 && rules[0].wholeTool()) {
+		return noPromptDenial(name)
+	}
+	s := make([]string, len(rules))
+	for i, r := range rules {
+		s[i] = r.String()
+	}
+	return fmt.Sprintf("Permission to use %s was denied: run with --allowed-tools '%s' (or %s for every call) or "+
+		"--dangerously-skip-permissions to allow it.", name, strings.Join(s, ","), name)
 }
 
 func noPromptDenial(name string) string {

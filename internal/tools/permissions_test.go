@@ -173,6 +173,11 @@ func TestPermissionDenialMessages(t *testing.T) {
 	if denied, _ := nilPerms.Check(context.Background(), bash, nil); !strings.Contains(denied, "Permission to use Bash was denied") {
 		t.Errorf("nil Permissions: %q", denied)
 	}
+	denied, _ = NewPermissions(PermissionsConfig{}).Check(context.Background(), bash, json.RawMessage(`{"command":"go test ./... && git diff"}`))
+	want = "Permission to use Bash was denied: run with --allowed-tools 'Bash(go test:*),Bash(git diff:*)' (or Bash for every call) or --dangerously-skip-permissions to allow it."
+	if denied != want {
+		t.Errorf("a Bash call in -p: %q", denied)
+	}
 
 	p := NewPermissions(PermissionsConfig{Asker: &scriptedAsker{decision: Deny}})
 	denied, err = p.Check(context.Background(), bash, json.RawMessage(`{"command":"rm -rf build"}`))
