@@ -15,8 +15,12 @@ import (
 func (s *session) statusLine(width int) string {
 	e := s.opts.Engine
 	var parts []string
+	skip := "⏵⏵ permissions skipped"
+	if width < 60 {
+		skip = "⏵⏵ no prompts" // room for the model and the context
+	}
 	if s.opts.SkipPermissions {
-		parts = append(parts, "⏵⏵ permissions skipped")
+		parts = append(parts, skip)
 	}
 	parts = append(parts, e.Model())
 	if m := e.Context(); m != nil {
@@ -29,7 +33,6 @@ func (s *session) statusLine(width int) string {
 	}
 	line := clipWidth(strings.Join(parts, " · "), width)
 	if s.opts.SkipPermissions {
-		skip := "⏵⏵ permissions skipped"
 		if rest, ok := strings.CutPrefix(line, skip); ok {
 			return s.cs.err(skip) + s.cs.dim(rest)
 		}
