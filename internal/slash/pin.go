@@ -20,6 +20,10 @@ func pinCommand() Command {
 			if m == nil {
 				return errNoContext
 			}
+			if env.Engine.SessionID() == "" {
+				// The session file is created by its first message.
+				return fmt.Errorf("%w: /pin needs a session: send a message first, or continue one (-c, -r)", ErrUsage)
+			}
 			p, err := m.Pin(text)
 			if errors.Is(err, contextmgr.ErrNoPinText) {
 				return fmt.Errorf("%w: %w", ErrUsage, err)
