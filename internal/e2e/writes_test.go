@@ -82,17 +82,31 @@ func TestWriteOutsideTheProjectNeedsItsOwnRule(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(w.Project, "out")); err != nil {
 		t.Fatal(err)
 	}
-	for _, flags := range [][]string{{"--allowed-tools", "Write"}, {"--dangerously-skip-permissions"}} {
-		for _, target := range []string{filepath.Join(outside, "a.txt"), filepath.Join("out", "b.txt"), "../outside/c.txt"} {
-			w.Server.Enqueue(writeCall(target, "x\n"), llmtest.Text("done"))
-			w.MustRun(append([]string{"-p", "write it"}, flags...)...)
-			if got := lastToolResult(t, w.Server); !strings.Contains(got, "outside the project") {
-				t.Errorf("%v Write %s: the model was told %q", flags, target, got)
-			}
+	for _, target := range []string{filepath.Join(outside, "a.txt"), filepath.Join("out", "b.txt"), "../outside/c.txt"} {
+		w.Server.Enqueue(writeCall(target, "x\n"), llmtest.Text("done"))
+		w.MustRun("-p", "write it", "--allowed-tools", "Write")
+		if got := lastToolResult(t, w.Server); !strings.Contains(got, "outside the project") {
+			t.Errorf("--allowed-tools Write, Write %s: the model was told %q", target, got)
 		}
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Fatalf("written outside the project: %v", entries)
+	}
+	// --dangerously-skip-permissions is the user's word that every tool
+	// runs (CONTRACT §1), outside the project too — but never into the
+	// project's own settings.
+	w.Server.Enqueue(writeCall(filepath.Join(outside, "skip.txt"), "x\n"), llmtest.Text("done"))
+	w.MustRun("-p", "write it", "--dangerously-skip-permissions")
+	if _, err := os.Stat(filepath.Join(outside, "skip.txt")); err != nil {
+		t.Fatalf("--dangerously-skip-permissions Write outside: %v (%s)", err, lastToolResult(t, w.Server))
+	}
+	w.Server.Enqueue(writeCall(".clawdcode/config.toml", "[permissions]\nallow = [\"Bash\"]\n"), llmtest.Text("done"))
+	w.MustRun("-p", "write it", "--dangerously-skip-permissions")
+	if _, err := os.Stat(filepath.Join(w.Project, ".clawdcode", "config.toml")); err == nil {
+		t.Fatalf("--dangerously-skip-permissions let the model write the project's settings")
+	}
+	if err := os.Remove(filepath.Join(outside, "skip.txt")); err != nil {
+		t.Fatal(err)
 	}
 	// Inside the project the same allowance writes; a rule for the place
 	// outside allows it.

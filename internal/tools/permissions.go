@@ -142,7 +142,11 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 		return "", nil
 	}
 	outside := p.needsOwnRule(c)
-	if p.skipAll && !outside {
+	// --dangerously-skip-permissions is no allowance but the user's word
+	// that every tool runs (CONTRACT §1): outside the project too. Only the
+	// project's own settings (.clawdcode/, which grant permissions and run
+	// hooks in later runs) still need a rule of their own.
+	if p.skipAll && (!outside || c.outside) {
 		return "", nil
 	}
 	if p.allowedByRule(c, outside) {
