@@ -107,6 +107,12 @@ func (s *tmuxScreen) kill() {
 		time.Sleep(100 * time.Millisecond)
 	}
 	tmux("kill-server")
+	// The server leaves its socket file behind; it is this test's.
+	dir := os.Getenv("TMUX_TMPDIR")
+	if dir == "" {
+		dir = "/tmp"
+	}
+	os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), s.socket))
 }
 
 func (s *tmuxScreen) tmux(args ...string) string {
