@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -28,7 +27,7 @@ const (
 	flushBytes = 48 << 20
 	// flushTerms bounds a builder's distinct terms (each costs about
 	// 100 bytes of maps and slices, whatever its postings).
-	flushTerms = 1 << 20
+	flushTerms = 1 << 19
 	// lockWait bounds how long a search waits for another process's.
 	lockWait = 30 * time.Second
 )
@@ -316,12 +315,6 @@ func (ix *Index) scan(m *manifest) (jobs []*work, changed bool, err error) {
 // index reads the jobs' new bytes with one worker per CPU, each writing
 // its own segments.
 func (ix *Index) index(ctx context.Context, jobs []*work) ([]segEntry, error) {
-	// The builders hold millions of small postings slices that live until
-	// they are written: collecting garbage at the default pace would scan
-	// them over and over. A bounded, short-lived relaxation.
-	if total(jobs) > 16<<20 {
-		defer debug.SetGCPercent(debug.SetGCPercent(150))
-	}
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].size-jobs[i].start > jobs[j].size-jobs[j].start })
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	if workers > 1 && total(jobs) < 4<<20 {
