@@ -35,7 +35,8 @@
 //     stop at the cap and say how to narrow the search; Read stops at a page
 //     budget and names the offset that continues.
 //
-//   - Edit only changes a file that was Read (or written) through the same Env
+//   - Edit, and Write of an existing file, only change a file that was Read
+//     (or written) through the same Env
 //     — or, in a resumed session, by a call its records show (RestoreSeen) —
 //     and has not changed on disk since; Write and Edit replace files
 //     atomically (temp file + rename) and keep an existing file's mode.

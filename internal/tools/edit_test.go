@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,9 @@ func TestWriteThroughSymlinkReplacesTarget(t *testing.T) {
 	if err := os.Symlink("real.txt", filepath.Join(root, "link.txt")); err != nil {
 		t.Skip(err)
 	}
-	wantOK(t, call(t, NewEnv(root), NameWrite, obj{"file_path": "link.txt", "content": "new"}))
+	env := NewEnv(root)
+	wantOK(t, call(t, env, NameRead, obj{"file_path": "link.txt"}))
+	wantOK(t, call(t, env, NameWrite, obj{"file_path": "link.txt", "content": "new"}))
 	if got := readFile(t, filepath.Join(root, "real.txt")); got != "new" {
 		t.Errorf("target has %q", got)
 	}
@@ -205,6 +208,46 @@ func TestEditReadState(t *testing.T) {
 
 	// Another Env (another session) has its own read state.
 	wantError(t, call(t, NewEnv(root), NameEdit, obj{"file_path": "f.txt", "old_string": "g", "new_string": "h"}), "Read it first")
+}
+
+// Write replaces an existing file only when the session has seen it, as
+// it is now: otherwise the model would overwrite content it never looked at.
+func TestWriteReadState(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	p := filepath.Join(root, "ten.txt")
+	const ten = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
+	writeFile(t, p, ten)
+	env := NewEnv(root)
+	write := obj{"file_path": "ten.txt", "content": "replaced\n"}
+
+	// Never read: refused before the permission question, file kept.
+	raw, _ := json.Marshal(write)
+	if res, ok := Precheck(newWriteTool(env), raw); ok || !strings.Contains(res.Error, "has not been read") {
+		t.Fatalf("Precheck of a Write over an unread file: ok=%v %q", ok, res.Error)
+	}
+	wantError(t, call(t, env, NameWrite, write), "ten.txt already exists and has not been read", "Read it first")
+	if got := readFile(t, p); got != ten {
+		t.Fatalf("an unread file was replaced: %q", got)
+	}
+
+	// Read, then changed on disk: refused again.
+	wantOK(t, call(t, env, NameRead, obj{"file_path": "ten.txt", "limit": 2}))
+	info, _ := os.Stat(p)
+	writeFile(t, p, "X\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
+	os.Chtimes(p, info.ModTime(), info.ModTime())
+	wantError(t, call(t, env, NameWrite, write), "modified since it was last read", "Read it again")
+
+	// Read again: replaced; and a file this session wrote may be written again.
+	wantOK(t, call(t, env, NameRead, obj{"file_path": "ten.txt"}))
+	wantOK(t, call(t, env, NameWrite, write))
+	wantOK(t, call(t, env, NameWrite, obj{"file_path": "ten.txt", "content": "again\n"}))
+	if got := readFile(t, p); got != "again\n" {
+		t.Fatalf("content %q", got)
+	}
+
+	// Another session has seen nothing.
+	wantError(t, call(t, NewEnv(root), NameWrite, write), "Read it first")
 }
 
 func TestWriteThenEditWithoutRead(t *testing.T) {

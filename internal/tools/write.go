@@ -15,7 +15,8 @@ func newWriteTool(env *Env) *tool {
 	return &tool{
 		name: NameWrite,
 		description: "Write a file to the local filesystem, creating it (and its parent directories) or " +
-			"replacing its whole content. Prefer Edit for changing part of an existing file. " +
+			"replacing its whole content. An existing file must have been read with Read first (and not changed since). " +
+			"Prefer Edit for changing part of an existing file. " +
 			"The content is written exactly as given: no line numbers.",
 		schema: `{
   "type": "object",
@@ -62,7 +63,35 @@ func (e *Env) prepareWrite(a args) (writePlan, Result, bool) {
 	if !ok {
 		return writePlan{}, res, false
 	}
+	if w.existed {
+		if res, ok := e.checkSeen(w.path, w.shown); !ok {
+			return writePlan{}, res, false
+		}
+	}
 	return w, Result{}, true
+}
+
+// checkSeen refuses to replace an existing file the session has not seen
+// (Read, Write or Edit), or that changed on disk since: the model would
+// overwrite content it never looked at.
+func (e *Env) checkSeen(path, shown string) (Result, bool) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return statFailure(err, shown), false
+	}
+	var content []byte
+	if info.Size() <= hashLimit {
+		if content, err = os.ReadFile(path); err != nil {
+			return statFailure(err, shown), false
+		}
+	}
+	switch e.freshness(path, info, content) {
+	case fileUnread:
+		return fail("%s already exists and has not been read in this session; Read it first, then write it (or use Edit to change part of it)", shown), false
+	case fileChanged:
+		return fail("%s was modified since it was last read (by the user or another program); Read it again before writing it", shown), false
+	}
+	return Result{}, true
 }
 
 // checkProtected refuses a target under a protected directory.
