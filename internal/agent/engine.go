@@ -361,8 +361,9 @@ func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
 			_ = sess.Close()
 			return fmt.Errorf("save the title of new session %s: %w", sess.ID(), err)
 		}
-	} else if title := storage.Title(firstMessage); title != "" {
-		sess.SetTitle(title)
+	} else if storage.Title(firstMessage) != "" {
+		// Whole, so that the store redacts a secret before cutting it.
+		sess.SetTitle(firstMessage)
 	}
 	e.log.sess, e.pendingTitle = sess, ""
 	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "startup"})

@@ -12,6 +12,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/mcphost"
+	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
@@ -61,7 +62,7 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 			return "", nil, err
 		}
 		if isSlash {
-			out, err := runSlash(ctx, f.IO, opts.OutputFormat, registry, eng, prompt)
+			out, err := runSlash(ctx, f.IO, opts.OutputFormat, registry, eng, prompt, f.redactor.Load())
 			return out, nil, err
 		}
 		turn, err = eng.Submit(ctx, prompt, sink)
@@ -132,8 +133,10 @@ func readPrompt(ctx context.Context, ios *iostreams.IOStreams, positional string
 }
 
 // runSlash runs a slash command against the engine. In the json formats its
-// output becomes the result text instead of going to stdout.
-func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg *slash.Registry, eng *agent.Engine, line string) (string, error) {
+// output becomes the result text instead of going to stdout. What it prints
+// passes through red first: a command may quote a server's error (a failed
+// compaction's summary call) that quotes the key.
+func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg *slash.Registry, eng *agent.Engine, line string, red *secrets.Redactor) (string, error) {
 	env := &slash.Env{Engine: eng, IO: ios}
 	var captured *strings.Builder
 	if format == FormatText {
@@ -156,7 +159,14 @@ func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg 
 		capIO.In, capIO.Out, capIO.ErrOut = ios.In, captured, ios.ErrOut
 		env.IO = capIO
 	}
+	redIO := *env.IO
+	redOut, redErr := red.Writer(env.IO.Out), red.Writer(env.IO.ErrOut)
+	redIO.Out, redIO.ErrOut = redOut, redErr
+	env.IO = &redIO
 	err := reg.Run(ctx, env, line)
+	// Before the terminal-safe writers' deferred Flush.
+	_ = redOut.Flush()
+	_ = redErr.Flush()
 	if errors.Is(err, slash.ErrExit) {
 		err = nil
 	}

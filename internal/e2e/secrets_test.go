@@ -156,3 +156,74 @@ func TestServerErrorQuotingTheKeyIsRedacted(t *testing.T) {
 		t.Errorf("the server's message is not shown with the key redacted\n%s", r)
 	}
 }
+
+// TestKeyInFirstMessageStaysOffDiskAndScreen: a user who pastes the key in
+// the first message ("my key is sk-… remember it") got it back on disk in
+// index.json (the session's title) and on screen from sessions
+// list/show/export; and `-p /compact`, whose summary call failed with an
+// error quoting the key, printed the raw key on stdout. Every file under
+// CLAWDCODE_HOME and every byte printed is now free of it.
+func TestKeyInFirstMessageStaysOffDiskAndScreen(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.Key = "sk-qa-SECRET-123" // short: the whole message fits in a title
+	agent := llmtest.Agent()
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if isSummaryRequest(r) {
+			return keyEcho(500, w.Key)
+		}
+		return agent(r)
+	})
+	var printed []result
+	printed = append(printed, w.MustRun("-p", "my key is "+w.Key+" remember it"))
+	// A title is cut to its first words: a key at the cut must not leave
+	// its first half behind.
+	printed = append(printed, w.MustRun("-p", "use /srv/"+strings.Repeat("x", 44)+"/"+w.Key+"/conf please"))
+	leaks := []string{w.Key, w.Key[:9]}
+	ids := w.sessionFiles()
+	if len(ids) != 2 {
+		t.Fatalf("want 2 sessions, got %d", len(ids))
+	}
+	var id string
+	for i := range ids {
+		id = i
+	}
+	printed = append(printed, w.Run("-c", "-p", "/compact"))
+	printed = append(printed, w.Run("-c", "-p", "/new "+w.Key+" titled"))
+	for _, args := range [][]string{
+		{"sessions", "list"},
+		{"sessions", "list", "--json"},
+		{"sessions", "show", id},
+		{"sessions", "export", id},
+	} {
+		printed = append(printed, w.Run(args...))
+	}
+	for _, r := range printed {
+		for _, leak := range leaks {
+			if strings.Contains(r.Stdout, leak) || strings.Contains(r.Stderr, leak) {
+				t.Errorf("%q was printed\n%s", leak, r)
+			}
+		}
+	}
+	if !strings.Contains(printed[2].Stdout+printed[2].Stderr, "[REDACTED]") {
+		t.Errorf("/compact did not show the server's error, redacted\n%s", printed[2])
+	}
+	err := filepath.WalkDir(w.Home, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, leak := range leaks {
+			if strings.Contains(string(data), leak) {
+				t.Errorf("%s holds %q:\n%.600s", path, leak, data)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -41,3 +41,20 @@ func TestRedactor(t *testing.T) {
 		t.Error("a nil Redactor changed text")
 	}
 }
+
+func TestWriterRedactsASecretSplitAcrossWrites(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	w := NewRedactor("sk-split-secret-123").Writer(&out)
+	for _, p := range []string{"error: key sk-split-", "secret-123 rejected\nnext line sk-spl", "it-secret-123"} {
+		if _, err := w.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "error: key [REDACTED] rejected\nnext line [REDACTED]"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}

@@ -46,3 +46,11 @@ func redactLine(red Redactor, buf *bytes.Buffer, start int, r *Record) {
 		*r = back
 	}
 }
+
+// redactString is red's Redact for a string; a nil red changes nothing.
+func redactString(red Redactor, s string) string {
+	if red == nil {
+		return s
+	}
+	return string(red.Redact([]byte(s)))
+}

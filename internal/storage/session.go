@@ -392,8 +392,11 @@ func (s *Session) Sync() error {
 // SetTitle sets the session's title in the index (written on Flush/Close);
 // it then no longer follows the first user message. The title lives in the
 // index alone: a rebuild from the file derives it again. For a title the
-// user chose, use SaveTitle.
+// user chose, use SaveTitle. title passes through the store's redactor
+// before it is shortened (see Title), so give it whole: a first message
+// quoting the key makes a title without it, whole or cut.
 func (s *Session) SetTitle(title string) {
+	title = redactString(s.project.store.currentRedactor(), title)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.entry.Title = Title(title)
