@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mattn/go-runewidth"
 	"io"
 	"strings"
 	"unicode"
@@ -38,19 +39,26 @@ func selectOption(ctx context.Context, c *console, w io.Writer, cs colorScheme, 
 		if c.width != nil {
 			width = c.width()
 		}
+		drawn = 0
 		for i, o := range options {
 			label := fmt.Sprintf("%c. %s", o.key, o.label)
 			if o.cancel {
 				label += " (esc)"
 			}
-			label = clipWidth(label, width-5)
-			if i == sel {
-				b.WriteString("  " + cs.wrap(styleCode, styleFgReset, "❯ "+label) + "\n")
-			} else {
-				b.WriteString("    " + label + "\n")
+			// An option is wrapped, never cut: what "always" allows must be
+			// read whole before it is chosen.
+			for j, line := range wrapWidth(label, width-5) {
+				switch {
+				case j > 0:
+					b.WriteString("       " + line + "\n")
+				case i == sel:
+					b.WriteString("  " + cs.wrap(styleCode, styleFgReset, "❯ "+line) + "\n")
+				default:
+					b.WriteString("    " + line + "\n")
+				}
+				drawn++
 			}
 		}
-		drawn = len(options)
 		io.WriteString(w, b.String())
 	}
 	answer := func(i int) (int, error) {
@@ -122,4 +130,20 @@ func (s *session) confirmKey(ctx context.Context, question string) (bool, error)
 		return false, err
 	}
 	return i == 1, nil
+}
+
+// wrapWidth breaks s into lines of at most w columns, at spaces where it
+// can and inside a word only when one is longer than a line.
+func wrapWidth(s string, w int) []string {
+	w = max(w, 10)
+	var lines []string
+	for runewidth.StringWidth(s) > w {
+		cut := runewidth.Truncate(s, w, "")
+		if i := strings.LastIndexByte(cut, ' '); i > 0 {
+			cut = cut[:i]
+		}
+		lines = append(lines, cut)
+		s = strings.TrimLeft(s[len(cut):], " ")
+	}
+	return append(lines, s)
 }

@@ -611,3 +611,23 @@ func TestScreenBangAndAttach(t *testing.T) {
 		}
 	}
 }
+
+// The "always" option lists every rule it would add, wrapped, never cut:
+// a long command cannot hide a rule (Bash(touch:*)) behind an ellipsis.
+func TestScreenAlwaysShowsEveryRuleOfALongCommand(t *testing.T) {
+	t.Parallel()
+	long := "echo " + strings.Repeat("harmless-looking-", 12) + "words; touch TAILHIDDEN"
+	args, _ := json.Marshal(map[string]string{"command": long})
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", string(args))), llmtest.Text("done"))
+	s := startScreen(t, srv, 80, 40)
+	s.waitPrompt()
+	s.keys("go")
+	s.sendKeys("Enter")
+	scr := s.waitFor("4. No")
+	if !strings.Contains(scr, "Bash(touch:*)") {
+		t.Fatalf("the always option hides a rule it would add:\n%s", scr)
+	}
+	s.sendKeys("Escape")
+	s.waitFor("done")
+}
