@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -329,10 +330,30 @@ func (m *Manager) AddIncomplete(partial string, interrupted bool, cause string) 
 	})
 }
 
+// incompleteKeepBytes bounds what is kept of an unfinished answer: the
+// user may have let a runaway answer stream megabytes before stopping it,
+// and all of it in the context would only force a compaction.
+const incompleteKeepBytes = 32 << 10
+
+// keepHead cuts s to its first n bytes (at a rune boundary) with the
+// omission marker.
+func keepHead(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	rest := s[cut:]
+	return s[:cut] + "\n" + chat.OmissionMarker(len(rest), strings.Count(rest, "\n")+1)
+}
+
 // incompleteContent is what the model reads of an answer that did not
 // complete: the text it had given and a marker it cannot mistake for its
 // own words.
 func incompleteContent(partial string, interrupted bool, cause string) string {
+	partial = keepHead(partial, incompleteKeepBytes)
 	marker := "[The user interrupted this answer; it is incomplete.]"
 	if partial = strings.TrimRight(partial, " \t\n"); partial == "" {
 		marker = "[The user interrupted before any answer was given.]"

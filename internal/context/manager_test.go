@@ -703,3 +703,17 @@ func TestCompactionTokenizesNoDroppedRecord(t *testing.T) {
 		t.Errorf("kept %d of 160 records, want about a fifth", len(f.m.live.entries))
 	}
 }
+
+// A runaway answer the user stopped after megabytes keeps its head only,
+// with the omission marker, not megabytes in the context.
+func TestIncompleteAnswerIsBounded(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("la la la\n", 400000) // 3.6 MB
+	got := incompleteContent(huge, true, "")
+	if len(got) > incompleteKeepBytes+200 || !strings.Contains(got, "omitted") || !strings.Contains(got, "interrupted") {
+		t.Fatalf("kept %d bytes of a %d-byte answer; tail %q", len(got), len(huge), got[len(got)-120:])
+	}
+	if small := incompleteContent("short answer", true, ""); !strings.HasPrefix(small, "short answer") {
+		t.Fatalf("a short answer was changed: %q", small)
+	}
+}
