@@ -86,7 +86,12 @@
 //     of the exact count of the rejected request, and on every further
 //     rejection at most half the window believed; never below a floor:
 //     1024 tokens, and the largest prompt_tokens the server already
-//     answered (a server stating a 50-token window is not believed). Then
+//     answered. A window stated below that floor (50 tokens) is not
+//     believed and teaches nothing: the same request is sent again, and
+//     only if it is rejected again is the window estimated from it, as
+//     without a stated one. A learnt window is forgotten (as by
+//     /context --reset-window) once the server answers a request larger
+//     than it. Then
 //     oversized tool results are cut in memory and, if the request is still
 //     over the trigger, the context is compacted (or its longest texts
 //     cut). The guard keeps going while the window or the request gets

@@ -54,7 +54,14 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 		return rejected
 	}
 	if stated, ok := llm.StatedWindow(rejection); ok && stated < m.guard.floor() {
-		m.notify(NoticeWarning, "the server states a context window of %d tokens, below what it already accepted or any usable window (%d tokens); not believing it", stated, m.guard.floor())
+		// Not believed, so it teaches nothing: the same request goes
+		// again. Only when that is rejected too was it really too long,
+		// and the window is estimated from it as without a stated one.
+		if attempt == 1 {
+			m.notify(NoticeWarning, "the server states a context window of %d tokens, below what it already accepted or any usable window (%d tokens); not believing it, sending the request again", stated, m.guard.floor())
+			return true, nil
+		}
+		attempt--
 	}
 	lowered := m.guard.learn(rejection, attempt, count)
 	if lowered {

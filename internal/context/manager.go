@@ -278,7 +278,13 @@ func (m *Manager) AddAssistant(resp *llm.Response) error {
 			upto = m.acct.sent.upto
 		}
 		m.acct.calib = calibration{ok: true, tokens: resp.Usage.PromptTokens, upto: upto}
-		m.guard.accept(resp.Usage.PromptTokens)
+		if learnt := m.guard.learnt; m.guard.accept(resp.Usage.PromptTokens) {
+			if err := m.ResetWindow(); err != nil {
+				return err
+			}
+			m.notify(NoticeWarning, "the server answered a request of %d tokens, more than the %d-token window learnt from its rejection; forgetting that window (back to %d tokens)",
+				resp.Usage.PromptTokens, learnt, m.guard.effective)
+		}
 	}
 	m.acct.sent.ok = false
 	model := resp.Model

@@ -204,7 +204,9 @@ func TestLearntWindowRules(t *testing.T) {
 }
 
 // TestWindowFloorIsWhatTheServerAccepted (issue 13 item 5): a window
-// stated below what the server already answered is not believed.
+// stated below what the server already answered is not believed: the
+// first such rejection teaches nothing (the request goes again as it is);
+// a second one is estimated from, never below what the server accepted.
 func TestWindowFloorIsWhatTheServerAccepted(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 100000, nil)
@@ -214,7 +216,14 @@ func TestWindowFloorIsWhatTheServerAccepted(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.user("again")
-	if _, err := f.m.RecoverOverflowFrom(context.Background(), 1, statedOverflow(50)); err != nil {
+	more, err := f.m.RecoverOverflowFrom(context.Background(), 1, statedOverflow(50))
+	if err != nil || !more {
+		t.Fatalf("first rejection stating 50: more %v, %v; want the request sent again", more, err)
+	}
+	if u := f.m.Usage(); u.Window != 100000 || u.Learnt != 0 {
+		t.Errorf("after one rejection stating 50 tokens: window %d, learnt %d; want 100000 and nothing learnt", u.Window, u.Learnt)
+	}
+	if _, err := f.m.RecoverOverflowFrom(context.Background(), 2, statedOverflow(50)); err != nil {
 		t.Fatal(err)
 	}
 	if w := f.m.Usage().Window; w != 5000 {
@@ -227,6 +236,50 @@ func TestWindowFloorIsWhatTheServerAccepted(t *testing.T) {
 	}
 	if !hasNotice(f.notices, NoticeWarning) {
 		t.Error("the user was not told the statement was not believed")
+	}
+}
+
+// TestLearntWindowIsForgottenWhenTheServerAcceptsMore (issue 13 item 5):
+// a server that answers a request larger than the window its rejection
+// taught has a larger window: the learnt one is forgotten, in the session
+// file too, so a resume does not bring it back.
+func TestLearntWindowIsForgottenWhenTheServerAcceptsMore(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 100000, nil)
+	for i := range 3 {
+		f.turn(i)
+	}
+	if _, err := f.m.RecoverOverflowFrom(context.Background(), 1, statedOverflow(20000)); err != nil {
+		t.Fatal(err)
+	}
+	if u := f.m.Usage(); u.Learnt != 20000 {
+		t.Fatalf("learnt %d, want the stated 20000", u.Learnt)
+	}
+	// A request within the learnt window proves nothing.
+	f.request()
+	if err := f.m.AddAssistant(&llm.Response{Content: "ok", Usage: llm.Usage{PromptTokens: 15000}}); err != nil {
+		t.Fatal(err)
+	}
+	if u := f.m.Usage(); u.Learnt != 20000 {
+		t.Fatalf("after an answered request of 15000 tokens: learnt %d, want 20000 still", u.Learnt)
+	}
+	f.user("more")
+	f.request()
+	if err := f.m.AddAssistant(&llm.Response{Content: "ok", Usage: llm.Usage{PromptTokens: 25000}}); err != nil {
+		t.Fatal(err)
+	}
+	if u := f.m.Usage(); u.Learnt != 0 || u.Window != 100000 {
+		t.Errorf("after an answered request of 25000 tokens: learnt %d, window %d; want nothing learnt, 100000", u.Learnt, u.Window)
+	}
+	if !hasNotice(f.notices, NoticeWarning) {
+		t.Error("the user was not told the learnt window was forgotten")
+	}
+	again, err := New(context.Background(), f.log, f.log.live(t, false), f.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := again.Usage(); u.Learnt != 0 || u.Window != 100000 {
+		t.Errorf("resumed: learnt %d, window %d; want nothing learnt, 100000", u.Learnt, u.Window)
 	}
 }
 

@@ -67,23 +67,32 @@ func (g *windowGuard) summaryMax() int {
 // prompt tokens has at least that window, whatever its error says.
 func (g *windowGuard) floor() int { return max(minLearntWindow, g.accepted) }
 
-// accept notes a request the server answered.
-func (g *windowGuard) accept(promptTokens int) { g.accepted = max(g.accepted, promptTokens) }
+// accept notes a request the server answered. It reports whether the
+// request was larger than the learnt window: the server has a larger
+// window than its rejection taught, so that window is wrong.
+func (g *windowGuard) accept(promptTokens int) (disproved bool) {
+	g.accepted = max(g.accepted, promptTokens)
+	return g.learnt > 0 && promptTokens > g.learnt
+}
 
 // learn lowers the effective window after the server rejected a request
 // of rejected tokens (exact count; rejected() is called only when needed).
 // What the server states (llm.StatedWindow) is taken as it is, within the
-// floor, when it is smaller than the window believed. Otherwise the first rejection lowers it to 90% of the rejected
-// request, and each further one at least halves it: a server that keeps
-// refusing without saying why is far smaller than believed, and each
-// retry must send a request that could fit. It reports whether the window
-// went down.
+// floor, when it is smaller than the window believed and not below the
+// floor. Otherwise (no window stated, or one not believed) the first
+// rejection lowers it to 90% of the rejected request, and each further one
+// at least halves it: a server that keeps refusing without saying why is
+// far smaller than believed, and each retry must send a request that could
+// fit. It reports whether the window went down.
 func (g *windowGuard) learn(rejection error, attempt int, rejected func() int) bool {
 	w, stated := llm.StatedWindow(rejection)
-	if !stated || w >= g.effective {
+	if !stated || w >= g.effective || w < g.floor() {
 		// A window stated no smaller than the one believed explains
 		// nothing: the server counts this request larger than clawdcode
-		// does, so the count is what must go down.
+		// does, so the count is what must go down. One stated below the
+		// floor is not believed (the server accepted more, or nothing
+		// useful fits in it): the rejection says only that this request
+		// was too long, as a rejection without a stated window does.
 		w = int(0.9 * float64(rejected()))
 		if attempt > 1 {
 			w = min(w, g.effective/2)
@@ -105,9 +114,14 @@ func (g *windowGuard) remember(now time.Time) {
 // restore applies the window a session learnt before (see learntWindow):
 // unless the configured window is explicit — a flag, the environment or a
 // config file wins over what a server once said — or the learnt one is
-// below the floor.
+// below the floor. One below a request the server answered is forgotten.
 func (g *windowGuard) restore(w int, at time.Time, recorded bool) {
 	if w <= 0 {
+		return
+	}
+	if w < g.accepted {
+		// The server answered a larger request since: the window is
+		// wrong (AddAssistant records the forgetting when it sees it).
 		return
 	}
 	g.learnt, g.learntAt, g.recorded = w, at, recorded
