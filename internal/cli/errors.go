@@ -186,10 +186,32 @@ func Describe(err error, cause error) Failure {
 		f.Hints = append(f.Hints, "the server sent nothing in time; if it is only slow, raise CLAWDCODE_TIMEOUT (e.g. CLAWDCODE_TIMEOUT=300s)")
 	case errors.As(err, &lerr) && lerr.Kind == llm.KindNetwork:
 		// llm words auth and quota failures itself; an unreachable server
-		// is most often a wrong or unset OPENAI_BASE_URL.
-		f.Hints = append(f.Hints, "is the server at OPENAI_BASE_URL running and reachable?")
+		// is most often a wrong or unset OPENAI_BASE_URL — or base_url, when
+		// a config file set it (Run's endpointHint names the file).
+		if hint == nil {
+			f.Hints = append(f.Hints, "is the server at "+config.EnvBaseURL+" running and reachable?")
+		}
 	}
 	return f
+}
+
+// endpointHint adds to a network error the hint naming where the endpoint
+// came from, when a config file set it: OPENAI_BASE_URL is not what to
+// check then.
+func (f *Factory) endpointHint(err error) error {
+	var lerr *llm.Error
+	if !errors.As(err, &lerr) || lerr.Kind != llm.KindNetwork {
+		return err
+	}
+	cfg, cerr := f.Config()
+	if cerr != nil {
+		return err
+	}
+	switch cfg.BaseURLSource {
+	case config.SourceEnv, config.SourceDefault, "":
+		return err
+	}
+	return withHint(err, fmt.Sprintf("is the server at base_url (set in %s) running and reachable?", cfg.BaseURLSource))
 }
 
 // Print writes the failure to w: one "clawdcode: " line, then the hints

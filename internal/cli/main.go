@@ -40,7 +40,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	_, err := root.ExecuteContextC(ctx)
-	failure := Describe(err, context.Cause(ctx))
+	failure := Describe(f.endpointHint(err), context.Cause(ctx))
 	// A server's error may quote the key (a careless proxy's 401): the
 	// line may end up in a CI log, so it goes out redacted too.
 	failure.Message = f.redactString(failure.Message)

@@ -51,8 +51,11 @@ type Config struct {
 	Model       string
 	ModelSource string // SourceFlag, SourceEnv, a file's path, or SourceDefault
 
-	// BaseURL is the chat-completions endpoint ("" = the client's default).
-	BaseURL string
+	// BaseURL is the chat-completions endpoint ("" = the client's default);
+	// BaseURLSource says where it came from (SourceEnv, a file's path, or
+	// SourceDefault).
+	BaseURL       string
+	BaseURLSource string
 	// APIKeyEnv names the variable that holds the API key; APIKey is its
 	// value, read from the environment only.
 	APIKeyEnv string
@@ -115,7 +118,7 @@ func Resolve(src Sources) (*Config, error) {
 	}
 
 	c := &Config{
-		Model: DefaultModel, ModelSource: SourceDefault,
+		Model: DefaultModel, ModelSource: SourceDefault, BaseURLSource: SourceDefault,
 		APIKeyEnv: DefaultAPIKeyEnv, WireAPI: DefaultWireAPI,
 		MCPServers: map[string]MCPServer{},
 	}
@@ -126,7 +129,7 @@ func Resolve(src Sources) (*Config, error) {
 			c.Model, c.ModelSource = strings.TrimSpace(*f.Model), f.Path
 		}
 		if f.BaseURL != nil {
-			c.BaseURL = strings.TrimSpace(*f.BaseURL)
+			c.BaseURL, c.BaseURLSource = strings.TrimSpace(*f.BaseURL), f.Path
 		}
 		if f.APIKeyEnv != nil {
 			c.APIKeyEnv = *f.APIKeyEnv
@@ -156,7 +159,7 @@ func Resolve(src Sources) (*Config, error) {
 		c.Model, c.ModelSource = v, SourceEnv
 	}
 	if v := strings.TrimSpace(getenv(EnvBaseURL)); v != "" {
-		c.BaseURL = v
+		c.BaseURL, c.BaseURLSource = v, SourceEnv
 	}
 	if v := strings.TrimSpace(getenv(EnvWindow)); v != "" {
 		n, err := strconv.Atoi(v)
