@@ -46,6 +46,13 @@ func TestSymlinkedSessionIsNotFollowed(t *testing.T) {
 	if !strings.Contains(list.Stderr, "symbolic link") {
 		t.Errorf("sessions list: no warning about the symlink\n%s", list)
 	}
+	// -c scans the project more than once (without an index, twice to
+	// list it); the warning is said once.
+	os.Remove(filepath.Join(filepath.Dir(path), "index.json"))
+	cont := w.Run("-c", "-p", "hello")
+	if n := strings.Count(cont.Stderr, "symbolic link"); cont.Code != 0 || n != 1 {
+		t.Errorf("-c: want exit 0 and the symlink warning once, got it %d times\n%s", n, cont)
+	}
 	if b, _ := os.ReadFile(target); string(b) != content {
 		t.Errorf("the file behind the symlink changed:\n%s", b)
 	}

@@ -77,6 +77,7 @@ type PersistentStore struct {
 	warn        func(msg string)
 	indexWarn   func(err error)
 	indexWarned bool
+	warned      map[string]bool // warnf's messages said already
 	redactor    Redactor
 }
 

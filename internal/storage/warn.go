@@ -52,12 +52,22 @@ func (s *Store) indexUnwritable(err error) {
 }
 
 // warnf reports a problem that fails no operation (a file skipped) through
-// the warning hook, every time it is met.
+// the warning hook, once per Store: one command lists a project more than
+// once (-c finds the latest session, then resolves it), and the same
+// skipped file is one thing to say.
 func (s *Store) warnf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
 	s.mu.Lock()
 	warn := s.warn
+	said := s.warned[msg]
+	if warn != nil && !said {
+		if s.warned == nil {
+			s.warned = make(map[string]bool)
+		}
+		s.warned[msg] = true
+	}
 	s.mu.Unlock()
-	if warn != nil {
-		warn(fmt.Sprintf(format, args...))
+	if warn != nil && !said {
+		warn(msg)
 	}
 }
