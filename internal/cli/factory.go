@@ -62,6 +62,12 @@ type Factory struct {
 	// configFlags are the command line's settings, given to the
 	// configuration's first resolution (ResolveConfig).
 	configFlags config.Flags
+	// trustProject decides on the project file's risky keys
+	// (config.Sources.TrustProject): askTrust for the interactive session,
+	// nil (trusted) in -p and the other commands.
+	trustProject func(*config.File) bool
+	// projectDistrusted is set when the user declined the project file.
+	projectDistrusted atomic.Bool
 
 	// redactor is the run's secrets.Redactor, set once the store is built
 	// and again once the configuration names the key's variable: the log
@@ -177,6 +183,8 @@ func (f *Factory) Config() (*config.Config, error) {
 			Getenv:      f.Getenv,
 			Flags:       f.configFlags,
 			Warn:        warnTo(f.IO.ErrOut),
+
+			TrustProject: f.trustProject,
 		})
 		if err != nil {
 			return nil, err
@@ -212,8 +220,14 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 			Deny:    opts.Deny,
 			SkipAll: opts.SkipPermissions,
 			Asker:   asker,
-			Save:    func(r tools.Rule) error { return config.SaveRule(projectFile, r) },
-			Warn:    warnTo(f.IO.ErrOut),
+			Save: func(r tools.Rule) error {
+				if err := config.SaveRule(projectFile, r); err != nil {
+					return err
+				}
+				f.trustedChange(projectFile)
+				return nil
+			},
+			Warn: warnTo(f.IO.ErrOut),
 			// The project's settings grant permissions and run hooks: a
 			// model allowed to Write must not rewrite them.
 			Sensitive: []string{filepath.Dir(projectFile)},

@@ -114,6 +114,17 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 			if flags.Changed("compact-threshold") {
 				in.config.CompactThreshold = &thresholdFlag
 			}
+			if !opts.Print && runF == nil && f.IO.Interactive() {
+				// The interactive session asks before a project file's
+				// commands, allow rules, passed-through credentials or
+				// endpoint take effect; -p honours the file as it is.
+				ctx := cmd.Context()
+				f.trustProject = func(file *config.File) bool {
+					trusted := f.askTrust(ctx, file)
+					f.projectDistrusted.Store(!trusted)
+					return trusted
+				}
+			}
 			if err := opts.resolve(f, in); err != nil {
 				return err
 			}

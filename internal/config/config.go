@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -94,6 +95,11 @@ type Sources struct {
 	Flags       Flags
 	// Warn receives one line per unknown key; nil drops them.
 	Warn func(string)
+	// TrustProject decides whether the project file may have the keys
+	// File.Asks reports (asked only when it sets some and is not the user
+	// file itself); nil trusts it, as -p does. An untrusted file's other
+	// keys still apply; those are ignored with one line to Warn.
+	TrustProject func(*File) bool
 }
 
 // Resolve reads the files and applies the precedence: flags, environment,
@@ -112,9 +118,16 @@ func Resolve(src Sources) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f != nil {
-			files = append(files, f)
+		if f == nil {
+			continue
 		}
+		if path == src.ProjectFile && src.TrustProject != nil && !sameFile(path, src.UserFile) &&
+			len(f.Asks()) > 0 && !src.TrustProject(f) {
+			if keys := f.distrust(); src.Warn != nil {
+				src.Warn(fmt.Sprintf("%s is not trusted: its %s are ignored", path, strings.Join(keys, ", ")))
+			}
+		}
+		files = append(files, f)
 	}
 
 	c := &Config{
@@ -198,4 +211,10 @@ func Resolve(src Sources) (*Config, error) {
 
 	c.APIKey = strings.TrimSpace(getenv(c.APIKeyEnv))
 	return c, nil
+}
+
+// sameFile reports whether a and b name one path (a project whose root is
+// the directory holding CLAWDCODE_HOME's config.toml: the user's own file).
+func sameFile(a, b string) bool {
+	return b != "" && filepath.Clean(a) == filepath.Clean(b)
 }

@@ -2,6 +2,8 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,6 +23,9 @@ import (
 // File is what one configuration file sets; a nil field is not set there.
 type File struct {
 	Path string `toml:"-"`
+	// SHA256 is the hex SHA-256 of the file's bytes: a trust decision
+	// holds for one content.
+	SHA256 string `toml:"-"`
 
 	Model            *string  `toml:"model"`
 	BaseURL          *string  `toml:"base_url"`
@@ -87,7 +92,13 @@ func ReadFile(path string, warn func(string)) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: read %s: %w", ErrInvalid, path, err)
 	}
-	return parseFile(path, doc, warn)
+	f, err := parseFile(path, doc, warn)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(doc)
+	f.SHA256 = hex.EncodeToString(sum[:])
+	return f, nil
 }
 
 func readBounded(path string) ([]byte, error) {

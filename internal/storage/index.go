@@ -423,6 +423,14 @@ func removeStaleTemps(dir, name string, now time.Time) {
 	}
 }
 
+// WriteFileAtomic replaces path by data (mode 0600) through a temporary
+// file in its directory, synced and renamed: a reader sees the old content
+// or the new, never a part. For small files clawdcode owns under
+// CLAWDCODE_HOME.
+func WriteFileAtomic(path string, data []byte) error {
+	return writeFileAtomic(filepath.Dir(path), filepath.Base(path), data)
+}
+
 // writeFileAtomic replaces dir/name by data through a temporary file. Its
 // errors are the OS's own, which name the file (temporary or final) that
 // failed.

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/config"
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
+)
+
+// trustFileName is where the answers to the workspace-trust question are
+// kept, under CLAWDCODE_HOME.
+const trustFileName = "trusted-projects.json"
+
+// trustRecords is trusted-projects.json: per project file path, the
+// SHA-256 of the content the user answered about and the answer. A file
+// whose content changed is asked about again.
+type trustRecords struct {
+	Projects map[string]trustRecord `json:"projects"`
+}
+
+type trustRecord struct {
+	SHA256  string `json:"sha256"`
+	Trusted bool   `json:"trusted"`
+}
+
+// askTrust is config.Sources.TrustProject for the interactive session: the
+// answer remembered for this content of the file, else a question on the
+// terminal (no by default) whose answer is remembered. It runs before the
+// REPL puts the terminal in raw mode, so it reads a plain line.
+// Interrupted (ctx done) before an answer, it trusts nothing and remembers
+// nothing: the run is ending.
+func (f *Factory) askTrust(ctx context.Context, file *config.File) bool {
+	home, err := f.HomeDir()
+	if err != nil {
+		return false
+	}
+	path := filepath.Join(home, trustFileName)
+	recs := readTrust(path, warnTo(f.IO.ErrOut))
+	if r, ok := recs.Projects[file.Path]; ok && r.SHA256 == file.SHA256 {
+		return r.Trusted
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s asks to:\n", termtext.Safe(file.Path))
+	for _, a := range file.Asks() {
+		fmt.Fprintf(&b, "  - %s\n", termtext.Safe(a))
+	}
+	b.WriteString("A cloned repository can run commands and reach your credentials this way.\n")
+	b.WriteString("Trust this file? (y = use it, N = ignore these settings this time) [y/N] ")
+	fmt.Fprint(f.IO.Out, b.String())
+	answer := make(chan string, 1)
+	go func() { answer <- readLine(f.IO.In) }()
+	var trusted bool
+	select {
+	case a := <-answer:
+		trusted = yes(a)
+	case <-ctx.Done():
+		fmt.Fprintln(f.IO.Out)
+		return false
+	}
+
+	f.rememberTrust(path, file.Path, file.SHA256, trusted)
+	return trusted
+}
+
+// trustedChange is called after clawdcode itself changed the project file
+// (an "always in this project" rule): a file that was trusted, or asked
+// for nothing needing trust, stays trusted with its new content, so the
+// user's own answer does not bring the question back at the next start.
+func (f *Factory) trustedChange(projectFile string) {
+	if f.trustProject == nil || f.projectDistrusted.Load() {
+		return
+	}
+	home, err := f.HomeDir()
+	if err != nil {
+		return
+	}
+	file, err := config.ReadFile(projectFile, nil)
+	if err != nil || file == nil {
+		return
+	}
+	f.rememberTrust(filepath.Join(home, trustFileName), file.Path, file.SHA256, true)
+}
+
+// rememberTrust records the answer about projectFile's content sum in the
+// trust file at path, written atomically.
+func (f *Factory) rememberTrust(path, projectFile, sum string, trusted bool) {
+	recs := readTrust(path, func(string) {}) // askTrust has said it is unreadable
+	if recs.Projects == nil {
+		recs.Projects = map[string]trustRecord{}
+	}
+	recs.Projects[projectFile] = trustRecord{SHA256: sum, Trusted: trusted}
+	data, err := json.MarshalIndent(recs, "", "  ")
+	if err == nil {
+		err = storage.WriteFileAtomic(path, append(data, '\n'))
+	}
+	if err != nil {
+		warnTo(f.IO.ErrOut)(fmt.Sprintf("the answer about %s could not be remembered (it will be asked again): %v", projectFile, err))
+	}
+}
+
+// readTrust reads trusted-projects.json; a missing file knows no project,
+// a damaged one is said and treated as missing (every file is asked about).
+func readTrust(path string, warn func(string)) trustRecords {
+	var recs trustRecords
+	data, err := storage.ReadRegular(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return recs
+	}
+	if err == nil {
+		err = json.Unmarshal(data, &recs)
+	}
+	if err != nil {
+		warn(fmt.Sprintf("%s is unreadable, so project files are asked about again: %v", path, err))
+		return trustRecords{}
+	}
+	return recs
+}
+
+// readLine reads up to a newline a byte at a time, so that nothing after
+// it is taken from what the REPL reads next.
+func readLine(r io.Reader) string {
+	var line []byte
+	b := make([]byte, 1)
+	for len(line) < 256 {
+		n, err := r.Read(b)
+		if n == 1 {
+			if b[0] == '\n' || b[0] == '\r' {
+				break
+			}
+			line = append(line, b[0])
+		}
+		if err != nil {
+			break
+		}
+	}
+	return string(line)
+}
+
+func yes(answer string) bool {
+	a := strings.ToLower(strings.TrimSpace(answer))
+	return a == "y" || a == "yes"
+}
