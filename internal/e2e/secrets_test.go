@@ -227,3 +227,38 @@ func TestKeyInFirstMessageStaysOffDiskAndScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestKeyInAnOldIndexIsNotShown: an index.json written before titles were
+// redacted still holds the key; sessions list shows it redacted, and the
+// next write of the index leaves it out.
+func TestKeyInAnOldIndexIsNotShown(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.Server.SetResponder(llmtest.Agent())
+	w.MustRun("-p", "hello there")
+	idx, _ := filepath.Glob(filepath.Join(w.projectsDir(), "*", "index.json"))
+	if len(idx) != 1 {
+		t.Fatalf("want one index, got %q", idx)
+	}
+	data, err := os.ReadFile(idx[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.ReplaceAll(string(data), `"title":"hello there"`, `"title":"my key is `+w.Key+`"`)
+	if old == string(data) {
+		t.Fatalf("no title to replace in %s", data)
+	}
+	if err := os.WriteFile(idx[0], []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"sessions", "list"}, {"sessions", "list", "--json"}} {
+		r := w.MustRun(args...)
+		if strings.Contains(r.Stdout+r.Stderr, w.Key) || !strings.Contains(r.Stdout, "my key is [REDACTED]") {
+			t.Errorf("clawdcode %q:\n%s", args, r)
+		}
+	}
+	w.MustRun("-c", "-p", "more")
+	if data, _ := os.ReadFile(idx[0]); strings.Contains(string(data), w.Key) {
+		t.Errorf("the rewritten index still holds the key:\n%s", data)
+	}
+}

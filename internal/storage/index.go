@@ -126,7 +126,7 @@ func (e *indexEntry) observeRecord(r *Record) {
 // resume; its full id still opens it.
 func (p *Project) List() ([]SessionInfo, error) {
 	dir := p.dir()
-	entries, ok, err := p.scanIndex(dir, readIndex(dir), false)
+	entries, ok, err := p.scanIndex(dir, p.readIndex(dir), false)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func (p *Project) List() ([]SessionInfo, error) {
 		// processes do not both rescan and overwrite each other.
 		unlock := lockIndex(dir)
 		defer unlock()
-		entries, ok, err = p.scanIndex(dir, readIndex(dir), true)
+		entries, ok, err = p.scanIndex(dir, p.readIndex(dir), true)
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +144,7 @@ func (p *Project) List() ([]SessionInfo, error) {
 			for _, e := range entries {
 				m[e.ID] = e
 			}
-			if err := writeIndex(dir, m); err != nil {
+			if err := p.writeIndex(dir, m); err != nil {
 				// The entries came from the files; only the cache of
 				// them is lost, and the next List scans again.
 				p.store.indexUnwritable(err)
@@ -228,7 +228,7 @@ func (p *Project) scanIndex(dir string, idx map[string]*indexEntry, refresh bool
 // currentEntry returns the index entry of one session, refreshed from its
 // file if stale, without writing the index.
 func (p *Project) currentEntry(dir, id string, fi fs.FileInfo) (*indexEntry, error) {
-	old := readIndex(dir)[id]
+	old := p.readIndex(dir)[id]
 	if old != nil && old.fresh(fi) {
 		return old, nil
 	}
@@ -360,10 +360,27 @@ type probe struct {
 
 // readIndex returns the index of dir; a missing or corrupt index is empty
 // (and will be rebuilt from the files).
-func readIndex(dir string) map[string]*indexEntry {
+func readIndex(dir string) map[string]*indexEntry { return readIndexRedacted(dir, nil) }
+
+// readIndex is readIndex through the store's redactor: an index written
+// before a secret was redacted from titles shows it redacted all the same.
+func (p *Project) readIndex(dir string) map[string]*indexEntry {
+	return readIndexRedacted(dir, p.store.currentRedactor())
+}
+
+// writeIndex is writeIndex through the store's redactor (the titles of
+// entries are derived from what the user typed).
+func (p *Project) writeIndex(dir string, m map[string]*indexEntry) error {
+	return writeIndexRedacted(dir, m, p.store.currentRedactor())
+}
+
+func readIndexRedacted(dir string, red Redactor) map[string]*indexEntry {
 	b, err := ReadRegular(filepath.Join(dir, indexName))
 	if err != nil {
 		return nil
+	}
+	if red != nil {
+		b = red.Redact(b)
 	}
 	var f indexFile
 	if json.Unmarshal(b, &f) != nil || f.Version != indexVersion {
@@ -380,7 +397,9 @@ func readIndex(dir string) map[string]*indexEntry {
 
 // writeIndex replaces the index atomically: a reader sees the old or the
 // new index, never a mix, even after a crash.
-func writeIndex(dir string, m map[string]*indexEntry) error {
+func writeIndex(dir string, m map[string]*indexEntry) error { return writeIndexRedacted(dir, m, nil) }
+
+func writeIndexRedacted(dir string, m map[string]*indexEntry, red Redactor) error {
 	f := indexFile{Version: indexVersion, Sessions: make([]*indexEntry, 0, len(m))}
 	for _, e := range m {
 		f.Sessions = append(f.Sessions, e)
@@ -389,6 +408,9 @@ func writeIndex(dir string, m map[string]*indexEntry) error {
 	b, err := json.Marshal(&f)
 	if err != nil {
 		return fmt.Errorf("encode index: %w", err)
+	}
+	if red != nil {
+		b = red.Redact(b)
 	}
 	if err := writeFileAtomic(dir, indexName, b); err != nil {
 		return err
@@ -491,12 +513,12 @@ func (p *Project) storeEntry(dir string, e *indexEntry) {
 func (p *Project) updateIndex(dir string, fn func(map[string]*indexEntry)) {
 	unlock := lockIndex(dir)
 	defer unlock()
-	m := readIndex(dir)
+	m := p.readIndex(dir)
 	if m == nil {
 		m = map[string]*indexEntry{}
 	}
 	fn(m)
-	if err := writeIndex(dir, m); err != nil {
+	if err := p.writeIndex(dir, m); err != nil {
 		p.store.indexUnwritable(err)
 	}
 }
