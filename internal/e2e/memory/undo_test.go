@@ -15,7 +15,8 @@ func TestUndoRestoresTheLastTurnsFiles(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	w.writeFile("notes.txt", "the original notes\n")
-	w.runJSON("-p", "write notes.txt rewritten", "--dangerously-skip-permissions")
+	// Write replaces only a file the session has read.
+	w.runJSON("-p", "read notes.txt\nwrite notes.txt rewritten", "--dangerously-skip-permissions")
 	w.runJSON("-c", "-p", "write created.txt brand-new", "--dangerously-skip-permissions")
 	if w.readFile("notes.txt") != "rewritten" || w.readFile("created.txt") != "brand-new" {
 		t.Fatalf("the turns did not write: %q %q", w.readFile("notes.txt"), w.readFile("created.txt"))
