@@ -58,6 +58,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		IO:          f.IO,
 		Engine:      eng,
 		Commands:    f.Commands(),
+		Redactor:    f.redactor.Load(),
 		HistoryPath: filepath.Join(home, "history"),
 		FirstPrompt: opts.Prompt,
 		Asker:       asker,

@@ -631,3 +631,37 @@ func TestScreenAlwaysShowsEveryRuleOfALongCommand(t *testing.T) {
 	s.sendKeys("Escape")
 	s.waitFor("done")
 }
+
+// What a slash command prints in the REPL passes through the same
+// redactor as the session file: a server error quoting the API key, shown
+// by /compact, does not put the key on the screen.
+func TestScreenSlashOutputIsRedacted(t *testing.T) {
+	t.Parallel()
+	const key = "sk-screen-SECRET-4711"
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	for _, q := range []string{"one", "two", "three"} {
+		srv.Enqueue(llmtest.Text("answer " + q))
+	}
+	srv.SetResponder(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Error(400, "Incorrect API key provided: "+key+".", "invalid_request_error", "invalid_api_key")
+	})
+	s := startScreen(t, srv, 120, 40)
+	s.waitPrompt()
+	s.sendKeys("C-d")
+	s.waitFor("[exited")
+	s.env = append(s.env, "OPENAI_API_KEY="+key)
+	s = s.again(120, 40)
+	s.waitPrompt()
+	for _, q := range []string{"one", "two", "three"} {
+		s.keys(q)
+		s.sendKeys("Enter")
+		s.waitFor("answer " + q)
+		s.waitPrompt()
+	}
+	s.keys("/compact")
+	s.sendKeys("Enter")
+	scr := s.waitFor("REDACTED")
+	if strings.Contains(scr, key) {
+		t.Fatalf("the key is on the screen:\n%s", scr)
+	}
+}

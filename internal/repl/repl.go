@@ -13,6 +13,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
@@ -50,6 +51,9 @@ type Options struct {
 	// SkipPermissions is --dangerously-skip-permissions: the status line
 	// says so in red for as long as it holds.
 	SkipPermissions bool
+	// Redactor takes credentials out of what slash commands print (nil =
+	// none to take out).
+	Redactor *secrets.Redactor
 	// Asker is the permission prompt the engine's tools ask through, if
 	// any: Run links it to its turns for as long as it runs, so that the
 	// prompt stops the spinner before it writes.
@@ -317,8 +321,13 @@ func (s *session) command(ctx context.Context, line string) error {
 	safeOut, safeErr := termtext.NewWriter(s.io.Out), termtext.NewWriter(s.io.ErrOut)
 	defer safeOut.Flush()
 	defer safeErr.Flush()
+	// Credentials are taken out first (a server error quoting the key),
+	// then what is left is made safe to show.
+	redOut, redErr := s.opts.Redactor.Writer(safeOut), s.opts.Redactor.Writer(safeErr)
+	defer redOut.Flush()
+	defer redErr.Flush()
 	safeIO := *s.io
-	safeIO.Out, safeIO.ErrOut = safeOut, safeErr
+	safeIO.Out, safeIO.ErrOut = redOut, redErr
 	env := &slash.Env{Engine: s.opts.Engine, IO: &safeIO}
 	env.Expand = func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) }
 	switch {
