@@ -301,27 +301,48 @@ func logOrDiscard(l *slog.Logger) *slog.Logger {
 	return l
 }
 
+// attemptCtx is one attempt's context, cancelled when the server says
+// nothing for the idle timeout (idled) or the attempt outlives its total
+// time (clock.expired), carrying the state the HTTP layer fills in (st).
+type attemptCtx struct {
+	ctx   context.Context
+	st    *attemptState
+	clock *attemptClock
+	idled atomic.Bool
+	stop  func()
+}
+
+// beginAttempt starts an attempt's timers; stop releases them.
+func (c *Client) beginAttempt(ctx context.Context) *attemptCtx {
+	actx, cancel := context.WithCancel(ctx)
+	a := &attemptCtx{clock: startClock(c.maxTime, cancel)}
+	timer := time.AfterFunc(c.idle, func() {
+		a.idled.Store(true)
+		cancel()
+	})
+	a.st = &attemptState{touch: func() { timer.Reset(c.idle) }}
+	a.ctx = withAttempt(actx, a.st)
+	a.stop = func() {
+		timer.Stop()
+		a.clock.stop()
+		cancel()
+	}
+	return a
+}
+
 // attempt makes one request and reads its stream to the end. Every error it
 // returns is an *Error, except go-openai's refusal to build the request.
 func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, bound replyBound, onDelta func(Delta)) (*Response, error) {
-	actx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	clock := startClock(c.maxTime, cancel)
-	defer clock.stop()
-	var idled atomic.Bool
-	timer := time.AfterFunc(c.idle, func() {
-		idled.Store(true)
-		cancel()
-	})
-	defer timer.Stop()
-	st := &attemptState{touch: func() { timer.Reset(c.idle) }}
+	a := c.beginAttempt(ctx)
+	defer a.stop()
+	st, clock := a.st, a.clock
 
-	stream, err := c.api.CreateChatCompletionStream(withAttempt(actx, st), oreq)
+	stream, err := c.api.CreateChatCompletionStream(a.ctx, oreq)
 	if err != nil {
 		if clock.expired.Load() && ctx.Err() == nil {
 			return nil, overtime(c.maxTime)
 		}
-		return nil, c.requestError(err, st, idled.Load())
+		return nil, c.requestError(err, st, a.idled.Load())
 	}
 	defer stream.Close()
 
@@ -334,12 +355,12 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 		}
 		if err != nil {
 			var apiErr *openai.APIError
-			if acc.finished() && !errors.As(err, &apiErr) && !idled.Load() {
+			if acc.finished() && !errors.As(err, &apiErr) && !a.idled.Load() {
 				// The reply was complete; only the usage chunk or [DONE]
 				// was lost, and the reply is worth more than its count.
 				break
 			}
-			le := c.streamError(err, &acc, st, idled.Load())
+			le := c.streamError(err, &acc, st, a.idled.Load())
 			if clock.expired.Load() && ctx.Err() == nil {
 				le = overtime(c.maxTime)
 			}

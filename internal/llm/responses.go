@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -153,19 +152,11 @@ type responsesCall struct {
 // to the end, with the same guarantees as a chat attempt: a Response only
 // for a finished reply, every failure an *Error.
 func (c *Client) responsesAttempt(ctx context.Context, body []byte, bound replyBound, onDelta func(Delta)) (*Response, error) {
-	actx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	clock := startClock(c.maxTime, cancel)
-	defer clock.stop()
-	var idled atomic.Bool
-	timer := time.AfterFunc(c.idle, func() {
-		idled.Store(true)
-		cancel()
-	})
-	defer timer.Stop()
-	st := &attemptState{touch: func() { timer.Reset(c.idle) }}
+	a := c.beginAttempt(ctx)
+	defer a.stop()
+	st, clock := a.st, a.clock
 
-	hreq, err := http.NewRequestWithContext(withAttempt(actx, st), http.MethodPost, c.base+"/responses", bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(a.ctx, http.MethodPost, c.base+"/responses", bytes.NewReader(body))
 	if err != nil {
 		return nil, &Error{Kind: KindBadRequest, Message: err.Error(), Err: err}
 	}
@@ -179,7 +170,7 @@ func (c *Client) responsesAttempt(ctx context.Context, body []byte, bound replyB
 		if clock.expired.Load() && ctx.Err() == nil {
 			return nil, overtime(c.maxTime)
 		}
-		return nil, c.requestError(err, st, idled.Load())
+		return nil, c.requestError(err, st, a.idled.Load())
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -300,7 +291,7 @@ func (c *Client) responsesAttempt(ctx context.Context, body []byte, bound replyB
 		switch {
 		case clock.expired.Load() && ctx.Err() == nil:
 			return fail(overtime(c.maxTime))
-		case idled.Load():
+		case a.idled.Load():
 			return fail(&Error{Kind: KindNetwork, Message: fmt.Sprintf("the server sent nothing for %v in the middle of the reply", c.idle), Err: ErrIdleTimeout})
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("responses: %w", ctx.Err())
