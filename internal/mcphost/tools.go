@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -119,6 +120,10 @@ func (s *server) call(ctx context.Context, tool string, input json.RawMessage) t
 
 // isConnectionLost tells a dead server from a tool that failed.
 func isConnectionLost(err error) bool {
+	if errors.Is(err, mcp.ErrConnectionClosed) {
+		return true
+	}
+	// A server process that died surfaces as its transport's error text.
 	msg := strings.ToLower(err.Error())
 	for _, s := range []string{"closed", "eof", "broken pipe", "connection refused", "connection reset", "exit status", "signal"} {
 		if strings.Contains(msg, s) {

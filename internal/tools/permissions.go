@@ -146,7 +146,8 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 	// that every tool runs (CONTRACT §1): outside the project too. Only the
 	// project's own settings (.clawdcode/, which grant permissions and run
 	// hooks in later runs) still need a rule of their own.
-	if p.skipAll && (!outside || c.outside) {
+	projectSettings := outside && !c.outside
+	if p.skipAll && !projectSettings {
 		return "", nil
 	}
 	if p.allowedByRule(c, outside) {
