@@ -15,10 +15,20 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 E2E_PKGS  = ./internal/e2e/... ./internal/perf/...
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e /internal/e2e -e /internal/perf)
 
-.PHONY: build install test test-short bench lint fuzz fuzz-short clean mcp-server
+.PHONY: build cross install test test-short bench lint fuzz fuzz-short clean mcp-server
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/clawdcode
+
+# The supported platforms (README, Platforms): every one must build,
+# statically (CGO_ENABLED=0). Windows is not supported: the tools run
+# commands through bash and process groups.
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+cross:
+	@for p in $(PLATFORMS); do \
+		echo "build $$p"; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -o /dev/null ./cmd/clawdcode || exit 1; \
+	done
 
 # go install puts the binary in GOBIN, else the first GOPATH entry's bin;
 # say which, and whether the shell will find it there.

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 	"github.com/clawdcode/clawdcode/internal/sessionschema"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -23,13 +24,32 @@ import (
 )
 
 // TestMain lets testscript run the real main in a child process:
-// "clawdcode" in a script is Main, and "exits N prog args…" runs prog and
-// passes when its exit status is exactly N.
+// "clawdcode" in a script is Main (or, with harness.TestBinaryEnv set,
+// that binary, so the scripts can be run against an older build), and
+// "exits N prog args…" runs prog and passes when its exit status is
+// exactly N.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"clawdcode": func() { os.Exit(Main()) },
+		"clawdcode": clawdcodeMain,
 		"exits":     exitsMain,
 	})
+}
+
+func clawdcodeMain() {
+	bin, err := harness.TestBinary()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if bin == "" {
+		os.Exit(Main())
+	}
+	status, err := runChild(bin, os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "clawdcode:", err)
+		os.Exit(1)
+	}
+	os.Exit(status)
 }
 
 // exitsMain checks an exit status, which testscript's exec cannot: the
@@ -44,13 +64,26 @@ func exitsMain() {
 		fmt.Fprintln(os.Stderr, "exits: bad status:", os.Args[1])
 		os.Exit(1)
 	}
-	cmd := exec.Command(os.Args[2], os.Args[3:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
+	got, err := runChild(os.Args[2], os.Args[3:])
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "exits:", err)
 		os.Exit(1)
 	}
-	// A script's "kill -INT" reaches this wrapper: pass it on.
+	if got != want {
+		fmt.Fprintf(os.Stderr, "exits: %s exited with status %d, want %d\n", os.Args[2], got, want)
+		os.Exit(1)
+	}
+}
+
+// runChild runs prog with this process's standard streams, passes on the
+// signals a script sends ("kill -INT" reaches this wrapper) and returns
+// its exit status.
+func runChild(prog string, args []string) (int, error) {
+	cmd := exec.Command(prog, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -58,19 +91,14 @@ func exitsMain() {
 			_ = cmd.Process.Signal(s)
 		}
 	}()
-	got := 0
 	if err := cmd.Wait(); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
-			fmt.Fprintln(os.Stderr, "exits:", err)
-			os.Exit(1)
+			return 0, err
 		}
-		got = exit.ExitCode()
+		return exit.ExitCode(), nil
 	}
-	if got != want {
-		fmt.Fprintf(os.Stderr, "exits: %s exited with status %d, want %d\n", os.Args[2], got, want)
-		os.Exit(1)
-	}
+	return 0, nil
 }
 
 func TestScripts(t *testing.T) {
@@ -87,6 +115,15 @@ func TestScripts(t *testing.T) {
 			// A race-enabled child waits 1 s at exit by default; with
 			// ~100 children that is most of the suite's time under -race.
 			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+			// The scripts' environment is their own: pass on (made
+			// absolute) the build to run instead of Main, if any.
+			bin, err := harness.TestBinary()
+			if err != nil {
+				return err
+			}
+			if bin != "" {
+				env.Setenv(harness.TestBinaryEnv, bin)
+			}
 			// At the end of each script, every record clawdcode wrote must
 			// match docs/session.schema.json; the bytes of a file the
 			// script installed with "session" are its own, not checked.

@@ -32,21 +32,24 @@ func clawdcodeBinary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("drives the built binary; skipped under -short")
 	}
-	// CLAWDCODE_TEST_BINARY runs the tests against another build (an older
-	// one, to see which of these tests it fails).
-	if p := os.Getenv("CLAWDCODE_TEST_BINARY"); p != "" {
-		return p
+	path, err := buildOnce()
+	if err != nil {
+		t.Fatalf("build clawdcode: %v", err)
 	}
+	return path
+}
+
+// buildOnce builds the binary the first time a test or benchmark needs it;
+// harness.TestBinaryEnv runs them against another build instead (an older
+// one, to see which of these tests it fails).
+func buildOnce() (string, error) {
 	built.once.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "clawdcode-repl-test-"); built.err != nil {
 			return
 		}
 		built.path, built.err = harness.BuildBinary(built.dir)
 	})
-	if built.err != nil {
-		t.Fatalf("build clawdcode: %v", built.err)
-	}
-	return built.path
+	return built.path, built.err
 }
 
 func removeBuiltBinary() {

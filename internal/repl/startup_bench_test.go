@@ -13,7 +13,6 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
@@ -74,17 +73,9 @@ func BenchmarkREPLPrompt(b *testing.B) {
 // clawdcodeBinaryB is clawdcodeBinary for a benchmark.
 func clawdcodeBinaryB(b *testing.B) string {
 	b.Helper()
-	if p := os.Getenv("CLAWDCODE_TEST_BINARY"); p != "" {
-		return p
+	path, err := buildOnce()
+	if err != nil {
+		b.Fatalf("build clawdcode: %v", err)
 	}
-	built.once.Do(func() {
-		if built.dir, built.err = os.MkdirTemp("", "clawdcode-repl-test-"); built.err != nil {
-			return
-		}
-		built.path, built.err = harness.BuildBinary(built.dir)
-	})
-	if built.err != nil {
-		b.Fatalf("build clawdcode: %v", built.err)
-	}
-	return built.path
+	return path
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/fixtures"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
@@ -34,7 +35,7 @@ var tmuxSeq atomic.Int64
 func needTmux(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: the screen tests need it (apt-get install tmux; .ci/run does)")
+		fixtures.Missing(t, "tmux is not installed: the screen tests need it (apt-get install tmux; .ci/run does)")
 	}
 }
 

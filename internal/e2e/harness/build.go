@@ -45,9 +45,40 @@ func Build(out, pkg string, flags ...string) error {
 	return nil
 }
 
+// TestBinaryEnv names the variable that points every end-to-end test at a
+// clawdcode binary built elsewhere (an older main, to see which tests it
+// fails) instead of the one built from the module under test.
+const TestBinaryEnv = "CLAWDCODE_TEST_BINARY"
+
+// TestBinary returns the binary TestBinaryEnv names, made absolute, or ""
+// when it is unset. A set variable that names no executable file is an
+// error, so a typo cannot silently test the fresh build instead.
+func TestBinary() (string, error) {
+	p := os.Getenv(TestBinaryEnv)
+	if p == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", TestBinaryEnv, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", TestBinaryEnv, err)
+	}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("%s: %s is not an executable file", TestBinaryEnv, abs)
+	}
+	return abs, nil
+}
+
 // BuildBinary builds ./cmd/clawdcode into dir as "clawdcode" (see Build)
-// and returns its path.
+// and returns its path; when TestBinaryEnv is set it builds nothing and
+// returns that binary.
 func BuildBinary(dir string, extraArgs ...string) (path string, err error) {
+	if p, err := TestBinary(); p != "" || err != nil {
+		return p, err
+	}
 	path = filepath.Join(dir, "clawdcode")
 	if err := Build(path, "./cmd/clawdcode", extraArgs...); err != nil {
 		return "", err
