@@ -27,7 +27,8 @@ const pasteBase = 0xF0000
 // Shift-Enter (where the terminal reports it), Alt-Enter, Ctrl-J and a
 // trailing backslash insert a newline; a bracketed paste is inserted whole
 // and never submits. Up and Down walk the history from the first and last
-// line, Ctrl-R searches it, Tab completes. It redraws the entry (and the
+// line (as Ctrl-P and Ctrl-N do: editKeys), Ctrl-R searches it, Tab
+// completes. It redraws the entry (and the
 // status line under it) in place on every key, so its rows are known and
 // the output that follows starts cleanly below.
 type editor struct {
@@ -48,6 +49,11 @@ type editor struct {
 	pastes map[rune]string
 	prompt string
 	hint   string // completion candidates or a note, shown under the entry
+
+	// histAt is the history entry shown (len(hist): the draft being typed),
+	// draft what was typed before Up or Ctrl-P left it.
+	histAt int
+	draft  string
 
 	searching bool
 	query     []rune
@@ -71,12 +77,14 @@ func (e *editor) addHistory(line string) {
 }
 
 // read edits one entry. On Ctrl-C it returns the half-typed text and
-// errInterrupt; on Ctrl-D at an empty entry io.EOF.
+// errInterrupt; on Ctrl-D at an empty entry io.EOF. What each key does is
+// the editKeys table's, so keys that mean the same (Up and Ctrl-P, Home
+// and Ctrl-A, …) behave the same by construction.
 func (e *editor) read(ctx context.Context, prompt string) (string, error) {
 	e.buf, e.pos, e.prompt, e.hint = e.buf[:0], 0, prompt, ""
 	clear(e.pastes)
 	e.searching = false
-	histAt, draft := len(e.hist), ""
+	e.histAt, e.draft = len(e.hist), ""
 	e.draw(false)
 	for {
 		k, err := e.kb.next(ctx)
@@ -87,138 +95,198 @@ func (e *editor) read(ctx context.Context, prompt string) (string, error) {
 			}
 			return "", err
 		}
-		if k.kind == keyResize {
+		if k.kind == keyResize || (e.searching && e.searchKey(k)) {
 			e.draw(false)
 			continue
 		}
-		if e.searching {
-			if e.searchKey(k) {
-				e.draw(false)
-				continue
-			}
-		}
 		e.hint = ""
-		switch k.kind {
-		case keyRune:
-			e.insert(string(k.r))
-		case keyNewline:
-			e.insert("\n")
-		case keyPaste:
-			e.paste(k.text)
-		case keyEnter:
-			if e.pos == len(e.buf) && e.pos > 0 && e.buf[e.pos-1] == '\\' {
-				e.buf = e.buf[:e.pos-1]
-				e.pos--
-				e.insert("\n")
-				break
-			}
+		if end := e.apply(k); end != nil {
 			e.draw(true)
-			return e.text(), nil
-		case keyBackspace:
-			if e.pos > 0 {
-				e.buf = append(e.buf[:e.pos-1], e.buf[e.pos:]...)
-				e.pos--
-			}
-		case keyDelete:
-			e.deleteForward()
-		case keyWordBack:
-			start := e.wordStart()
-			e.buf = append(e.buf[:start], e.buf[e.pos:]...)
-			e.pos = start
-		case keyLeft:
-			e.pos = max(e.pos-1, 0)
-		case keyRight:
-			e.pos = min(e.pos+1, len(e.buf))
-		case keyWordLeft:
-			e.pos = e.wordStart()
-		case keyWordRight:
-			e.pos = e.wordEnd()
-		case keyHome:
-			e.pos = e.lineStart()
-		case keyEnd:
-			e.pos = e.lineEnd()
-		case keyUp:
-			if e.lineStart() > 0 {
-				e.moveLine(-1)
-			} else if histAt > 0 {
-				if histAt == len(e.hist) {
-					draft = string(e.buf)
-				}
-				histAt--
-				e.set(e.hist[histAt])
-			}
-		case keyDown:
-			if e.lineEnd() < len(e.buf) {
-				e.moveLine(1)
-			} else if histAt < len(e.hist) {
-				histAt++
-				if histAt == len(e.hist) {
-					e.set(draft)
-				} else {
-					e.set(e.hist[histAt])
-				}
-			}
-		case keyTab:
-			e.tab()
-		case keyEsc:
-		case keyCtrl:
-			if f := e.onKey[k.r]; f != nil {
-				e.erase()
-				f()
-				break
-			}
-			switch k.r {
-			case 'c':
-				text := e.text()
-				e.draw(true)
-				return text, errInterrupt
-			case 'd':
-				if len(e.buf) == 0 {
-					e.draw(true)
-					return "", io.EOF
-				}
-				e.deleteForward()
-			case 'a':
-				e.pos = e.lineStart()
-			case 'e':
-				e.pos = e.lineEnd()
-			case 'b':
-				e.pos = max(e.pos-1, 0)
-			case 'f':
-				e.pos = min(e.pos+1, len(e.buf))
-			case 'k':
-				end := e.lineEnd()
-				if end == e.pos && end < len(e.buf) {
-					end++ // at a line's end, join the next line
-				}
-				e.buf = append(e.buf[:e.pos], e.buf[end:]...)
-			case 'u':
-				start := e.lineStart()
-				e.buf = append(e.buf[:start], e.buf[e.pos:]...)
-				e.pos = start
-			case 'l':
-				// The entry goes on the second row: an erase from the very
-				// top-left is a clear screen to tmux, which would push every
-				// redraw into its scrollback.
-				fmt.Fprint(e.w, "\x1b[H\x1b[2J\r\n")
-				e.cursorRow = 0
-			case 'r':
-				e.searching, e.query, e.found = true, e.query[:0], len(e.hist)
-				e.search(false)
-			case 'p':
-				if histAt > 0 {
-					histAt--
-					e.set(e.hist[histAt])
-				}
-			case 'n':
-				if histAt < len(e.hist)-1 {
-					histAt++
-					e.set(e.hist[histAt])
-				}
-			}
+			return end.text, end.err
 		}
 		e.draw(false)
 	}
+}
+
+// readEnd is how a key ends read: with the entry's text, or with an error
+// (errInterrupt, io.EOF).
+type readEnd struct {
+	text string
+	err  error
+}
+
+// editAction is what one key does to the entry; a non-nil readEnd ends
+// the read.
+type editAction func(e *editor, k key) *readEnd
+
+// binding names a key in editKeys: its kind, and for Ctrl keys the letter.
+type binding struct {
+	kind keyKind
+	r    rune
+}
+
+func bindingOf(k key) binding {
+	if k.kind == keyCtrl {
+		return binding{keyCtrl, k.r}
+	}
+	return binding{kind: k.kind}
+}
+
+// editKeys is the editor's key map. Ctrl letters bound through onKey (Ctrl-O)
+// come first; a key missing here does nothing.
+var editKeys = map[binding]editAction{
+	{kind: keyRune}:      func(e *editor, k key) *readEnd { e.insert(string(k.r)); return nil },
+	{kind: keyNewline}:   func(e *editor, _ key) *readEnd { e.insert("\n"); return nil },
+	{kind: keyPaste}:     func(e *editor, k key) *readEnd { e.paste(k.text); return nil },
+	{kind: keyEnter}:     (*editor).submit,
+	{kind: keyBackspace}: (*editor).backspace,
+	{kind: keyDelete}:    (*editor).deleteChar,
+	{kind: keyWordBack}:  (*editor).deleteWordBack,
+	{kind: keyLeft}:      (*editor).charLeft,
+	{keyCtrl, 'b'}:       (*editor).charLeft,
+	{kind: keyRight}:     (*editor).charRight,
+	{keyCtrl, 'f'}:       (*editor).charRight,
+	{kind: keyWordLeft}:  func(e *editor, _ key) *readEnd { e.pos = e.wordStart(); return nil },
+	{kind: keyWordRight}: func(e *editor, _ key) *readEnd { e.pos = e.wordEnd(); return nil },
+	{kind: keyHome}:      (*editor).home,
+	{keyCtrl, 'a'}:       (*editor).home,
+	{kind: keyEnd}:       (*editor).end,
+	{keyCtrl, 'e'}:       (*editor).end,
+	{kind: keyUp}:        (*editor).up,
+	{keyCtrl, 'p'}:       (*editor).up,
+	{kind: keyDown}:      (*editor).down,
+	{keyCtrl, 'n'}:       (*editor).down,
+	{kind: keyTab}:       func(e *editor, _ key) *readEnd { e.tab(); return nil },
+	{keyCtrl, 'c'}:       func(e *editor, _ key) *readEnd { return &readEnd{e.text(), errInterrupt} },
+	{keyCtrl, 'd'}:       (*editor).eofOrDelete,
+	{keyCtrl, 'k'}:       (*editor).killToLineEnd,
+	{keyCtrl, 'u'}:       (*editor).killToLineStart,
+	{keyCtrl, 'l'}:       (*editor).clearScreen,
+	{keyCtrl, 'r'}:       (*editor).startSearch,
+}
+
+// apply runs the action bound to k.
+func (e *editor) apply(k key) *readEnd {
+	if k.kind == keyCtrl {
+		if f := e.onKey[k.r]; f != nil {
+			e.erase()
+			f()
+			return nil
+		}
+	}
+	if act := editKeys[bindingOf(k)]; act != nil {
+		return act(e, k)
+	}
+	return nil
+}
+
+// submit is Enter: it sends the entry, except after a trailing backslash,
+// which it turns into a newline.
+func (e *editor) submit(key) *readEnd {
+	if e.pos == len(e.buf) && e.pos > 0 && e.buf[e.pos-1] == '\\' {
+		e.buf = e.buf[:e.pos-1]
+		e.pos--
+		e.insert("\n")
+		return nil
+	}
+	return &readEnd{text: e.text()}
+}
+
+func (e *editor) backspace(key) *readEnd {
+	if e.pos > 0 {
+		e.buf = append(e.buf[:e.pos-1], e.buf[e.pos:]...)
+		e.pos--
+	}
+	return nil
+}
+
+func (e *editor) deleteChar(key) *readEnd { e.deleteForward(); return nil }
+
+func (e *editor) deleteWordBack(key) *readEnd {
+	start := e.wordStart()
+	e.buf = append(e.buf[:start], e.buf[e.pos:]...)
+	e.pos = start
+	return nil
+}
+
+func (e *editor) charLeft(key) *readEnd  { e.pos = max(e.pos-1, 0); return nil }
+func (e *editor) charRight(key) *readEnd { e.pos = min(e.pos+1, len(e.buf)); return nil }
+func (e *editor) home(key) *readEnd      { e.pos = e.lineStart(); return nil }
+func (e *editor) end(key) *readEnd       { e.pos = e.lineEnd(); return nil }
+
+// up moves to the line above in a multi-line entry; from its first line it
+// recalls the previous history entry, keeping the half-typed draft for
+// down to bring back.
+func (e *editor) up(key) *readEnd {
+	switch {
+	case e.lineStart() > 0:
+		e.moveLine(-1)
+	case e.histAt > 0:
+		if e.histAt == len(e.hist) {
+			e.draft = string(e.buf)
+		}
+		e.histAt--
+		e.set(e.hist[e.histAt])
+	}
+	return nil
+}
+
+// down moves to the line below; from the last line it recalls the next
+// history entry, and past the newest the draft up left.
+func (e *editor) down(key) *readEnd {
+	switch {
+	case e.lineEnd() < len(e.buf):
+		e.moveLine(1)
+	case e.histAt < len(e.hist):
+		e.histAt++
+		if e.histAt == len(e.hist) {
+			e.set(e.draft)
+		} else {
+			e.set(e.hist[e.histAt])
+		}
+	}
+	return nil
+}
+
+// eofOrDelete is Ctrl-D: the end of input at an empty entry, else a
+// forward delete.
+func (e *editor) eofOrDelete(key) *readEnd {
+	if len(e.buf) == 0 {
+		return &readEnd{err: io.EOF}
+	}
+	e.deleteForward()
+	return nil
+}
+
+func (e *editor) killToLineEnd(key) *readEnd {
+	end := e.lineEnd()
+	if end == e.pos && end < len(e.buf) {
+		end++ // at a line's end, join the next line
+	}
+	e.buf = append(e.buf[:e.pos], e.buf[end:]...)
+	return nil
+}
+
+func (e *editor) killToLineStart(key) *readEnd {
+	start := e.lineStart()
+	e.buf = append(e.buf[:start], e.buf[e.pos:]...)
+	e.pos = start
+	return nil
+}
+
+// clearScreen is Ctrl-L. The entry goes on the second row: an erase from
+// the very top-left is a clear screen to tmux, which would push every
+// redraw into its scrollback.
+func (e *editor) clearScreen(key) *readEnd {
+	fmt.Fprint(e.w, "\x1b[H\x1b[2J\r\n")
+	e.cursorRow = 0
+	return nil
+}
+
+func (e *editor) startSearch(key) *readEnd {
+	e.searching, e.query, e.found = true, e.query[:0], len(e.hist)
+	e.search(false)
+	return nil
 }
 
 // text is the entry as it is sent: collapsed pastes expanded.

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -62,7 +63,7 @@ func (h *history) Entries() ([]string, error) {
 	var entries []string
 	for _, line := range strings.Split(string(buf), "\n") {
 		if strings.TrimSpace(line) != "" {
-			entries = append(entries, line)
+			entries = append(entries, decodeHistoryLine(line))
 		}
 	}
 	// A file past the tail size or the line bound is cut back to what the
@@ -86,7 +87,11 @@ func (h *history) rewrite(entries []string) error {
 		return fmt.Errorf("trim history: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename this finds nothing
-	if _, err := tmp.WriteString(strings.Join(entries, "\n") + "\n"); err != nil {
+	lines := make([]string, len(entries))
+	for i, entry := range entries {
+		lines[i] = encodeHistoryLine(entry)
+	}
+	if _, err := tmp.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
 		tmp.Close()
 		return fmt.Errorf("trim history: %w", err)
 	}
@@ -109,23 +114,49 @@ func (h *history) rewrite(entries []string) error {
 	return nil
 }
 
-// Add appends one entry; a multi-line entry is stored on one line (the
-// line editor recalls lines, not blocks).
+// Add appends one entry, newlines and all (see encodeHistoryLine).
 func (h *history) Add(entry string) error {
-	line := historyLine(entry)
-	if line == "" {
+	entry = historyLine(entry)
+	if entry == "" {
 		return nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, err := h.f.WriteString(line + "\n"); err != nil {
+	if _, err := h.f.WriteString(encodeHistoryLine(entry) + "\n"); err != nil {
 		return fmt.Errorf("append history: %w", err)
 	}
 	return nil
 }
 
+// historyLine is the entry as history keeps it: a multi-line prompt stays
+// multi-line, so recalling it sends what was sent.
 func historyLine(entry string) string {
-	return strings.TrimSpace(strings.ReplaceAll(entry, "\n", " "))
+	return strings.TrimSpace(entry)
+}
+
+// encodeHistoryLine puts an entry on one line of the file. A plain
+// single-line entry is written as it is, as files before multi-line
+// entries held them; one with a line break, or one that starts with a
+// quote (and so would read as encoded), is written as a JSON string.
+func encodeHistoryLine(entry string) string {
+	if !strings.ContainsAny(entry, "\r\n") && !strings.HasPrefix(entry, `"`) {
+		return entry
+	}
+	b, _ := json.Marshal(entry) // a string always marshals
+	return string(b)
+}
+
+// decodeHistoryLine undoes encodeHistoryLine; a line that starts with a
+// quote but is not a JSON string (written by hand, or before encoding)
+// is taken as it is.
+func decodeHistoryLine(line string) string {
+	if strings.HasPrefix(line, `"`) {
+		var s string
+		if json.Unmarshal([]byte(line), &s) == nil {
+			return s
+		}
+	}
+	return line
 }
 
 func (h *history) Close() error {

@@ -306,7 +306,7 @@ func TestHistoryFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range []string{"one", "two\nlines", "  ", "three"} {
+	for _, e := range []string{"one", "two\nlines", "  ", "three", `"quoted"`} {
 		if err := h.Add(e); err != nil {
 			t.Fatal(err)
 		}
@@ -330,8 +330,20 @@ func TestHistoryFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"one", "two lines", "three"}; !slices.Equal(got, want) {
+	if want := []string{"one", "two\nlines", "three", `"quoted"`}; !slices.Equal(got, want) {
 		t.Fatalf("entries %q, want %q", got, want)
+	}
+	// A file written before entries kept their newlines reads as it is.
+	if err := os.WriteFile(path, []byte("plain\n\"not json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := openHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
+	if got, err = h2.Entries(); err != nil || !slices.Equal(got, []string{"plain", `"not json`}) {
+		t.Fatalf("old file: entries %q, %v", got, err)
 	}
 }
 
