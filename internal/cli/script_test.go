@@ -225,19 +225,19 @@ func cmdLatest(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("LATEST", id)
 }
 
-// cmdWaitFile waits (up to 10 s) until a file exists: a script's way to
+// cmdWaitFile waits (up to 60 s, which only a hang exhausts) until a file exists: a script's way to
 // know that a background command reached a point.
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitfile <path>")
 	}
 	path := ts.MkAbs(args[0])
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(path); err == nil {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("waitfile: %s did not appear in 10 s", args[0])
+			ts.Fatalf("waitfile: %s did not appear in 60 s", args[0])
 		}
 	}
 }

@@ -48,6 +48,11 @@ type Reply struct {
 	// long mid-answer: what a client shows of an answer still streaming.
 	Pause      time.Duration
 	PauseAfter int
+	// Resume, when set, pauses the stream after PauseAfter chunks until it
+	// is closed (or Pause, if also set, runs out): a test that acts while
+	// an answer is still streaming waits for its own step, not for a time
+	// that a loaded machine can exhaust.
+	Resume <-chan struct{}
 	// Hang never answers: the handler waits until the client goes away or
 	// the server closes.
 	Hang bool

@@ -118,12 +118,8 @@ func (c completion) writeStream(ctx context.Context, w http.ResponseWriter, incl
 		if i == len(chunks) {
 			break
 		}
-		if c.reply.Pause > 0 && i == c.reply.PauseAfter && i > 0 {
-			select {
-			case <-time.After(c.reply.Pause):
-			case <-ctx.Done(): // the client went away
-				return
-			}
+		if i == c.reply.PauseAfter && i > 0 && !c.pause(ctx) {
+			return // the client went away
 		}
 		_, _ = w.Write([]byte("data: "))
 		_, _ = w.Write(chunks[i])
@@ -132,6 +128,26 @@ func (c completion) writeStream(ctx context.Context, w http.ResponseWriter, incl
 	}
 	_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	flush()
+}
+
+// pause holds the stream for Pause, or until Resume is closed; false when
+// the client went away meanwhile.
+func (c completion) pause(ctx context.Context) bool {
+	var timeout <-chan time.Time
+	if c.reply.Pause > 0 {
+		t := time.NewTimer(c.reply.Pause)
+		defer t.Stop()
+		timeout = t.C
+	} else if c.reply.Resume == nil {
+		return true
+	}
+	select {
+	case <-timeout:
+	case <-c.reply.Resume:
+	case <-ctx.Done():
+		return false
+	}
+	return true
 }
 
 // writeEndless streams the reply's text as content chunks, again and

@@ -20,6 +20,8 @@ const askPreviewLines = 20
 // the file as it is now), a warning for a path outside the project, and
 // one-key answers with the default marked.
 func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input json.RawMessage) (tools.Decision, error) {
+	c.kb.beginDialog() // before the question shows: see selectOption
+	defer c.kb.endDialog()
 	w := a.io.ErrOut
 	cs := a.cs
 	name := tool.Name()

@@ -152,10 +152,10 @@ func TestClawdcodeCtrlCDuringTurn(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond until it holds, failing the test after 10 s.
+// waitUntil polls cond until it holds, failing the test after waitLimit.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(waitLimit); !cond(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}

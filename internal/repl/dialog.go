@@ -24,10 +24,11 @@ type choice struct {
 // its key, or Enter on the highlighted one (arrows move it), Escape the
 // cancelling choice. Extra keys (e.g. 'v' to view more) return their own
 // negative code through onKey, which may write above the options. The
-// options are replaced by the answer once given.
+// options are replaced by the answer once given. The caller opens the
+// dialog (c.kb.beginDialog) before it writes the question, so a key typed
+// once the question shows answers it, and only what was typed before
+// waits for the prompt.
 func selectOption(ctx context.Context, c *console, w io.Writer, cs colorScheme, options []choice, onKey func(key) bool) (int, error) {
-	c.kb.beginDialog()
-	defer c.kb.endDialog()
 	sel := 0
 	drawn := 0
 	draw := func() {
@@ -118,6 +119,8 @@ func (s *session) chooseKey(ctx context.Context, question string, items []string
 
 // confirmKey is slash.Env.Confirm on a terminal: one key, no by default.
 func (s *session) confirmKey(ctx context.Context, question string) (bool, error) {
+	s.con.kb.beginDialog()
+	defer s.con.kb.endDialog()
 	fmt.Fprintf(s.io.ErrOut, "%s %s\n", s.cs.warn("?"), s.cs.bold(safe(question)))
 	i, err := selectOption(ctx, s.con, s.io.ErrOut, s.cs, []choice{
 		{key: '1', alias: 'n', label: "No", cancel: true},

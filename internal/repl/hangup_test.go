@@ -49,7 +49,7 @@ func TestClawdcodeTerminalClosedDuringCommand(t *testing.T) {
 	if code := term.cmd.ProcessState.ExitCode(); code != 130 {
 		t.Errorf("exit %d after the terminal closed, want 130", code)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for alive(child) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

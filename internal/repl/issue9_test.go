@@ -194,7 +194,7 @@ func TestScreenEscInterruptsAndTheTurnIsKept(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{RejectConsecutiveUser: true})
 	// Pieces are words: after the role chunk and four words, the stream stops.
-	srv.Enqueue(llmtest.Reply{Text: "a partial answer that goes on and on and on", Pause: 30 * time.Second, PauseAfter: 6},
+	srv.Enqueue(llmtest.Reply{Text: "a partial answer that goes on and on and on", Resume: make(chan struct{}), PauseAfter: 6},
 		llmtest.Text("fresh answer"))
 	s := startScreen(t, srv, 100, 30)
 	s.waitPrompt()
@@ -353,7 +353,7 @@ func TestScreenStreamsBeforeTheLineEnds(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{})
 	srv.Enqueue(llmtest.Reply{Text: "The first words arrive now and the rest of this paragraph comes much later on the same line.",
-		Pause: 20 * time.Second, PauseAfter: 6})
+		Resume: make(chan struct{}), PauseAfter: 6}) // never resumed: the line stays open
 	s := startScreen(t, srv, 100, 30)
 	s.waitPrompt()
 	s.keys("talk")
@@ -402,7 +402,8 @@ func TestScreenNarrowSpinner(t *testing.T) {
 func TestScreenTypeAheadWaitsForThePrompt(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{})
-	srv.Enqueue(llmtest.Reply{Text: "slow answer starts here and then it is done", Pause: 4 * time.Second, PauseAfter: 5},
+	resume := make(chan struct{})
+	srv.Enqueue(llmtest.Reply{Text: "slow answer starts here and then it is done", Resume: resume, PauseAfter: 5},
 		llmtest.Text("second answer"))
 	s := startScreen(t, srv, 100, 30)
 	s.waitPrompt()
@@ -414,6 +415,7 @@ func TestScreenTypeAheadWaitsForThePrompt(t *testing.T) {
 	if scr := s.screen(); strings.Contains(scr, "typed ahead") {
 		t.Fatalf("typed-ahead text is on the screen during the turn:\n%s", scr)
 	}
+	close(resume)
 	s.waitFor("it is done")
 	s.waitFor("> typed ahead")
 	s.sendKeys("Enter")
@@ -501,13 +503,15 @@ func TestScreenRewrapsAfterResize(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{})
 	words := strings.Fields(strings.Repeat("alpha bravo charlie delta echo foxtrot golf hotel ", 8))
-	srv.Enqueue(llmtest.Reply{Text: "BEFORE " + strings.Join(words, " ") + " END", Pause: 4 * time.Second, PauseAfter: 3})
+	resume := make(chan struct{})
+	srv.Enqueue(llmtest.Reply{Text: "BEFORE " + strings.Join(words, " ") + " END", Resume: resume, PauseAfter: 3})
 	s := startScreen(t, srv, 100, 50)
 	s.waitPrompt()
 	s.keys("talk")
 	s.sendKeys("Enter")
 	s.waitFor("BEFORE")
 	s.resize(30, 50)
+	close(resume)
 	s.waitFor("END")
 	valid := map[string]bool{"END": true, "BEFORE": true}
 	for _, w := range words {

@@ -256,7 +256,7 @@ func TestTurnOutputOnTerminal(t *testing.T) {
 	o := newTurnOutput(ios, "/proj", done, nil)
 	o.spin.interval = time.Millisecond
 	o.waiting("thinking")
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for !strings.Contains(errOut.String(), "thinking…") {
 		if time.Now().After(deadline) {
 			t.Fatal("spinner never drew")
