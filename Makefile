@@ -76,6 +76,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run $(STATICCHECK) ./...
+	$(GO) run ./internal/codebudget
 
 # Each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a longer run).
 fuzz:
