@@ -25,8 +25,15 @@ const (
 	pipeGrace = 2 * time.Second
 )
 
+// bashParams are Bash's parameters (see params.go). Timeout is a pointer:
+// absent means the default, 0 is a mistake the model is told about.
+type bashParams struct {
+	Command string `json:"command" param:"text" jsonschema:"The command line to run, e.g. \"go test ./...\"."`
+	Timeout *int   `json:"timeout,omitempty" param:"min=1,max=600000" jsonschema:"Timeout in milliseconds (default 120000, max 600000)."`
+}
+
 func newBashTool(env *Env) *tool {
-	return &tool{
+	return typed(&tool{
 		name: NameBash,
 		description: "Run a shell command with bash in the project root and return its combined stdout and stderr. " +
 			"Use it for builds, tests, git and other programs; prefer Read, Edit, Write, Glob and Grep for files. " +
@@ -36,37 +43,20 @@ func newBashTool(env *Env) *tool {
 			"The timeout defaults to 120000 ms (2 minutes), at most 600000 ms; on timeout the command and " +
 			"everything it started are killed. A non-zero exit status is reported as an error with the output. " +
 			"Long output keeps its beginning and end.",
-		schema: `{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "The command line to run, e.g. \"go test ./...\"."},
-    "timeout": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Timeout in milliseconds (default 120000, max 600000)."}
-  },
-  "required": ["command"]
-}`,
 		permission: true,
-		run:        env.runBash,
-		describe: func(a args) string {
-			c, _ := a.optionalString("command")
-			return strings.TrimSpace(c)
-		},
-	}
+	}, env.runBash, func(p bashParams) string { return strings.TrimSpace(p.Command) })
 }
 
-func (e *Env) runBash(ctx context.Context, a args) Result {
-	command, err := a.requiredText("command")
-	if err != nil {
-		return invalid(err)
+func (e *Env) runBash(ctx context.Context, p bashParams) Result {
+	ms := 0
+	if p.Timeout != nil {
+		ms = *p.Timeout
 	}
-	ms, given, err := a.optionalInt("timeout")
-	if err != nil {
-		return invalid(err)
-	}
-	timeout, err := bashTimeout(ms, given)
+	timeout, err := bashTimeout(ms, p.Timeout != nil)
 	if err != nil {
 		return fail("invalid arguments: %v", err)
 	}
-	return e.execShell(ctx, command, timeout, OutputCap)
+	return e.execShell(ctx, p.Command, timeout, OutputCap)
 }
 
 // bashTimeout is how long a call may run: bashDefaultTimeout when the

@@ -20,28 +20,24 @@ const (
 )
 
 func newEditTool(env *Env) *tool {
-	return &tool{
+	return typed(&tool{
 		name: NameEdit,
 		description: "Replace text in a file. old_string must match the file exactly (whitespace and " +
 			"indentation included, without Read's line-number prefix) and be unique in the file; include " +
 			"enough surrounding lines to make it unique, or set replace_all to replace every occurrence. " +
 			"The file must have been read with Read (or written with Write) first, and not changed since. " +
 			"An empty old_string creates a new file with new_string as its content.",
-		schema: `{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "Path of the file to edit, absolute or relative to the project root."},
-    "old_string": {"type": "string", "description": "The exact text to replace."},
-    "new_string": {"type": "string", "description": "The text to replace it with (must differ from old_string)."},
-    "replace_all": {"type": "boolean", "description": "Replace every occurrence of old_string instead of requiring exactly one (default false)."}
-  },
-  "required": ["file_path", "old_string", "new_string"]
-}`,
 		permission: true,
-		run:        env.runEdit,
-		validate:   func(a args) (Result, bool) { _, res, ok := env.prepareEdit(a); return res, ok },
-		describe:   env.describePath,
-	}
+		validate:   checked(func(p editParams) (Result, bool) { _, res, ok := env.prepareEdit(p); return res, ok }),
+	}, env.runEdit, func(p editParams) string { return env.describePath(p.FilePath) })
+}
+
+// editParams are Edit's parameters (see params.go).
+type editParams struct {
+	FilePath   string `json:"file_path" param:"text" jsonschema:"Path of the file to edit, absolute or relative to the project root."`
+	OldString  string `json:"old_string" jsonschema:"The exact text to replace."`
+	NewString  string `json:"new_string" jsonschema:"The text to replace it with (must differ from old_string)."`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence of old_string instead of requiring exactly one (default false)."`
 }
 
 // editPlan is an Edit that can be made: the file's new content, or a file
@@ -60,23 +56,8 @@ type editPlan struct {
 // has not changed since, that old_string is found — and computes the new
 // content without writing: the check before the permission question, made
 // again (under writeMu) by the run itself.
-func (e *Env) prepareEdit(a args) (editPlan, Result, bool) {
-	p, err := a.requiredText("file_path")
-	if err != nil {
-		return editPlan{}, invalid(err), false
-	}
-	oldS, err := a.requiredString("old_string")
-	if err != nil {
-		return editPlan{}, invalid(err), false
-	}
-	newS, err := a.requiredString("new_string")
-	if err != nil {
-		return editPlan{}, invalid(err), false
-	}
-	all, err := a.optionalBool("replace_all")
-	if err != nil {
-		return editPlan{}, invalid(err), false
-	}
+func (e *Env) prepareEdit(ep editParams) (editPlan, Result, bool) {
+	p, oldS, newS, all := ep.FilePath, ep.OldString, ep.NewString, ep.ReplaceAll
 	if oldS == newS {
 		return editPlan{}, fail("old_string and new_string are identical; there is nothing to change"), false
 	}
@@ -152,7 +133,7 @@ func (e *Env) prepareEdit(a args) (editPlan, Result, bool) {
 	return plan, Result{}, true
 }
 
-func (e *Env) runEdit(ctx context.Context, a args) Result {
+func (e *Env) runEdit(ctx context.Context, a editParams) Result {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	plan, res, ok := e.prepareEdit(a)

@@ -15,30 +15,26 @@ import (
 // globMaxResults bounds how many paths Glob lists.
 const globMaxResults = 1000
 
+// globParams are Glob's parameters (see params.go).
+type globParams struct {
+	Pattern string `json:"pattern" param:"text" jsonschema:"Glob pattern to match file paths against, relative to path."`
+	Path    string `json:"path,omitempty" jsonschema:"Directory to search in (default: the project root)."`
+}
+
 func newGlobTool(env *Env) *tool {
-	return &tool{
+	return typed(&tool{
 		name: NameGlob,
 		description: "Find files by name pattern, e.g. \"**/*.go\" or \"src/**/*.{ts,tsx}\". " +
 			"`*` and `?` match within one path segment, `**` matches any number of directories, " +
 			"`{a,b}` matches either alternative. Returns matching file paths (relative to the project root), " +
-			"most recently modified first. The .git directory is skipped.",
-		schema: `{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Glob pattern to match file paths against, relative to path."},
-    "path": {"type": "string", "description": "Directory to search in (default: the project root)."}
-  },
-  "required": ["pattern"]
-}`,
-		run: env.runGlob,
-		describe: func(a args) string {
-			p, _ := a.optionalString("pattern")
-			if dir, _ := a.optionalString("path"); dir != "" {
-				return p + " in " + env.display(env.resolve(dir))
-			}
-			return p
-		},
-	}
+			"most recently modified first. Version-control directories and what .gitignore files ignore are skipped " +
+			"(name an ignored directory in path to search it).",
+	}, env.runGlob, func(p globParams) string {
+		if p.Path != "" {
+			return p.Pattern + " in " + env.display(env.resolve(p.Path))
+		}
+		return p.Pattern
+	})
 }
 
 type globHit struct {
@@ -46,15 +42,8 @@ type globHit struct {
 	modTime time.Time
 }
 
-func (e *Env) runGlob(ctx context.Context, a args) Result {
-	pattern, err := a.requiredText("pattern")
-	if err != nil {
-		return invalid(err)
-	}
-	dir, err := a.optionalString("path")
-	if err != nil {
-		return invalid(err)
-	}
+func (e *Env) runGlob(ctx context.Context, p globParams) Result {
+	pattern, dir := p.Pattern, p.Path
 	base := e.Root
 	if dir != "" {
 		base = e.resolve(dir)
@@ -81,7 +70,7 @@ func (e *Env) runGlob(ctx context.Context, a args) Result {
 		return fail("%s is not a directory", e.display(base))
 	}
 
-	hits, err := walkGlob(ctx, base, g)
+	hits, err := walkGlob(ctx, base, g, newIgnoreSet(e.Root, base))
 	if err != nil {
 		return fail("search interrupted: %v", err)
 	}
@@ -111,10 +100,11 @@ func (e *Env) runGlob(ctx context.Context, a args) Result {
 }
 
 // walkGlob lists the non-directory entries under base whose path relative
-// to base matches g, skipping .git and directories g cannot match under.
-// Unreadable directories are skipped, not fatal: a search should report
-// what it can see.
-func walkGlob(ctx context.Context, base string, g *globPattern) ([]globHit, error) {
+// to base matches g, skipping what ign skips (VCS directories, what
+// .gitignore says) and directories g cannot match under. Unreadable
+// directories are skipped, not fatal: a search should report what it can
+// see.
+func walkGlob(ctx context.Context, base string, g *globPattern, ign *ignoreSet) ([]globHit, error) {
 	var hits []globHit
 	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -129,12 +119,13 @@ func walkGlob(ctx context.Context, base string, g *globPattern) ([]globHit, erro
 		rel, _ := filepath.Rel(base, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if p != base && (d.Name() == ".git" || !g.mayMatchUnder(rel)) {
+			if p != base && (ign.skips(p, true) || !g.mayMatchUnder(rel)) {
 				return fs.SkipDir
 			}
+			ign.enter(p)
 			return nil
 		}
-		if !g.match(rel) {
+		if !g.match(rel) || ign.skips(p, false) {
 			return nil
 		}
 		var mod time.Time

@@ -21,55 +21,40 @@ const (
 	grepChunk = 256 << 10
 )
 
-// grepSkipDirs are never descended into: version control internals and
+// grepSkipDirs are never descended into, beside what ignoreSet skips:
 // dependency trees are noise in a code search and can be huge.
-var grepSkipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true}
+var grepSkipDirs = map[string]bool{"node_modules": true}
+
+// grepParams are Grep's parameters (see params.go).
+type grepParams struct {
+	Pattern string `json:"pattern" jsonschema:"Regular expression to search for (Go RE2 syntax)."`
+	Path    string `json:"path,omitempty" jsonschema:"File or directory to search (default: the project root)."`
+	Glob    string `json:"glob,omitempty" jsonschema:"Only search files whose name matches this glob, e.g. \"*.go\" or \"**/*.{ts,tsx}\"."`
+}
 
 func newGrepTool(env *Env) *tool {
-	return &tool{
+	return typed(&tool{
 		name: NameGrep,
 		description: "Search file contents with a regular expression (Go RE2 syntax, e.g. `func \\w+\\(`, " +
 			"`(?i)todo`). Matching is per line. Prints each matching line as path:line:text, paths relative " +
 			"to the project root. path may be a directory (searched recursively) or a file; glob filters file " +
 			"names (\"*.go\" matches at any depth, a pattern with a slash such as \"src/**/*.ts\" matches the " +
-			"path under the searched directory). .git, node_modules, binary files and files over 10 MB are skipped.",
-		schema: `{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Regular expression to search for (Go RE2 syntax)."},
-    "path": {"type": "string", "description": "File or directory to search (default: the project root)."},
-    "glob": {"type": "string", "description": "Only search files whose name matches this glob, e.g. \"*.go\" or \"**/*.{ts,tsx}\"."}
-  },
-  "required": ["pattern"]
-}`,
-		run: env.runGrep,
-		describe: func(a args) string {
-			p, _ := a.optionalString("pattern")
-			s := p
-			if dir, _ := a.optionalString("path"); dir != "" {
-				s += " in " + env.display(env.resolve(dir))
-			}
-			if g, _ := a.optionalString("glob"); g != "" {
-				s += " [" + g + "]"
-			}
-			return s
-		},
-	}
+			"path under the searched directory). Version-control directories, node_modules, what .gitignore files ignore, " +
+			"binary files and files over 10 MB are skipped (name an ignored directory in path to search it).",
+	}, env.runGrep, func(p grepParams) string {
+		s := p.Pattern
+		if p.Path != "" {
+			s += " in " + env.display(env.resolve(p.Path))
+		}
+		if p.Glob != "" {
+			s += " [" + p.Glob + "]"
+		}
+		return s
+	})
 }
 
-func (e *Env) runGrep(ctx context.Context, a args) Result {
-	pattern, err := a.requiredString("pattern")
-	if err != nil {
-		return invalid(err)
-	}
-	dir, err := a.optionalString("path")
-	if err != nil {
-		return invalid(err)
-	}
-	globText, err := a.optionalString("glob")
-	if err != nil {
-		return invalid(err)
-	}
+func (e *Env) runGrep(ctx context.Context, p grepParams) Result {
+	pattern, dir, globText := p.Pattern, p.Path, p.Glob
 	m, err := newLineMatcher(pattern)
 	if err != nil {
 		return fail("invalid regular expression: %v", err)
@@ -92,7 +77,7 @@ func (e *Env) runGrep(ctx context.Context, a args) Result {
 		return statFailure(err, e.display(base))
 	}
 
-	s := &grepSearch{env: e, m: m, filter: filter}
+	s := &grepSearch{env: e, m: m, filter: filter, ignore: newIgnoreSet(e.Root, base)}
 	switch {
 	case info.IsDir():
 		err = s.walk(ctx, base)

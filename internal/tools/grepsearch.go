@@ -23,6 +23,7 @@ type grepSearch struct {
 	env    *Env
 	m      *lineMatcher
 	filter *fileFilter
+	ignore *ignoreSet // used by the walking goroutine only
 
 	out          strings.Builder
 	matches      int
@@ -89,12 +90,13 @@ func (s *grepSearch) walk(parent context.Context, base string) error {
 				return nil
 			}
 			if d.IsDir() {
-				if p != base && (grepSkipDirs[d.Name()] || !s.filter.mayMatchUnder(base, p)) {
+				if p != base && (grepSkipDirs[d.Name()] || s.ignore.skips(p, true) || !s.filter.mayMatchUnder(base, p)) {
 					return fs.SkipDir
 				}
+				s.ignore.enter(p)
 				return nil
 			}
-			if !d.Type().IsRegular() {
+			if !d.Type().IsRegular() || s.ignore.skips(p, false) {
 				return nil
 			}
 			if s.filter != nil {

@@ -28,8 +28,15 @@ const (
 	binarySniff = 8000
 )
 
+// readParams are Read's parameters (see params.go).
+type readParams struct {
+	FilePath string `json:"file_path" param:"text" jsonschema:"Path of the file to read, absolute or relative to the project root."`
+	Offset   int    `json:"offset,omitempty" param:"min=1" jsonschema:"1-based line number to start reading at. Only needed for files too long to read at once."`
+	Limit    int    `json:"limit,omitempty" param:"min=1" jsonschema:"Maximum number of lines to read (default 2000)."`
+}
+
 func newReadTool(env *Env) *tool {
-	return &tool{
+	return typed(&tool{
 		name: NameRead,
 		description: "Read a text file from the local filesystem. Lines are numbered like `cat -n` " +
 			"(line number, a tab, then the line); the numbers are not part of the file. " +
@@ -37,41 +44,19 @@ func newReadTool(env *Env) *tool {
 			"and limit (number of lines). Lines longer than 2000 bytes are truncated. " +
 			"Binary files and directories cannot be read (use Glob or Bash `ls` for directories). " +
 			"A file must be read before it can be edited with Edit.",
-		schema: `{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "Path of the file to read, absolute or relative to the project root."},
-    "offset": {"type": "integer", "minimum": 1, "description": "1-based line number to start reading at. Only needed for files too long to read at once."},
-    "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to read (default 2000)."}
-  },
-  "required": ["file_path"]
-}`,
-		run:      env.runRead,
-		describe: env.describePath,
-	}
+	}, env.runRead, func(p readParams) string { return env.describePath(p.FilePath) })
 }
 
-func (e *Env) describePath(a args) string {
-	p, _ := a.optionalString("file_path")
+// describePath is how a call names its file: as the transcript shows paths.
+func (e *Env) describePath(p string) string {
 	if p == "" {
 		return ""
 	}
 	return e.display(e.resolve(p))
 }
 
-func (e *Env) runRead(ctx context.Context, a args) Result {
-	p, err := a.requiredText("file_path")
-	if err != nil {
-		return invalid(err)
-	}
-	offset, _, err := a.optionalInt("offset")
-	if err != nil {
-		return invalid(err)
-	}
-	limit, _, err := a.optionalInt("limit")
-	if err != nil {
-		return invalid(err)
-	}
+func (e *Env) runRead(ctx context.Context, rp readParams) Result {
+	p, offset, limit := rp.FilePath, rp.Offset, rp.Limit
 	switch {
 	case offset < 0:
 		return fail("invalid arguments: offset must be a 1-based line number, got %d", offset)

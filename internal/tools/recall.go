@@ -50,7 +50,7 @@ type History interface {
 
 // NewRecall returns the Recall tool over h.
 func NewRecall(h History) Tool {
-	return compacted(&tool{
+	return typed(&tool{
 		name: NameRecall,
 		description: "Search the stored history of this conversation, including everything earlier " +
 			"compactions removed from your context: exact file paths, commands, error messages, numbers, " +
@@ -58,54 +58,39 @@ func NewRecall(h History) Tool {
 			"to list matching records, newest first, each with its ref; give ref to read that record and " +
 			"its neighbours in full. scope: session (default), project (every session of this project), " +
 			"all (every project; the user is asked first).",
-		schema: `{
-  "type": "object",
-  "properties": {
-    "query": {"type": "string", "description": "Words to search for; all must match. \"quoted phrase\" matches as a phrase."},
-    "ref": {"type": "string", "description": "The ref (record uuid) of a record to read in full with its neighbours."},
-    "scope": {"type": "string", "enum": ["session", "project", "all"], "description": "Where to search (default session)."},
-    "limit": {"type": "integer", "description": "At most this many records (default 10, at most 50)."}
-  }
-}`,
-		run:      func(ctx context.Context, a args) Result { return runRecall(ctx, h, a) },
-		describe: describeRecall,
-		needs:    recallNeedsPermission,
-	})
+		needs: recallNeedsPermission,
+	}, func(ctx context.Context, p recallParams) Result { return runRecall(ctx, h, p) }, describeRecall)
+}
+
+// recallParams are Recall's parameters (see params.go).
+type recallParams struct {
+	Query string `json:"query,omitempty" jsonschema:"Words to search for; all must match. \"quoted phrase\" matches as a phrase."`
+	Ref   string `json:"ref,omitempty" jsonschema:"The ref (record uuid) of a record to read in full with its neighbours."`
+	Scope string `json:"scope,omitempty" param:"enum=session|project|all" jsonschema:"Where to search (default session)."`
+	Limit int    `json:"limit,omitempty" jsonschema:"At most this many records (default 10, at most 50)."`
 }
 
 // recallNeedsPermission: searching every project reaches beyond this one,
-// so that scope asks first (CONTRACT.md §3).
+// so that scope asks first (CONTRACT.md §3). Arguments that cannot be
+// read ask too.
 func recallNeedsPermission(a args) bool {
-	scope, err := a.optionalString("scope")
-	return err != nil || strings.EqualFold(strings.TrimSpace(scope), ScopeAll)
+	p, err := decodeParams[recallParams](a, false)
+	return err != nil || strings.EqualFold(strings.TrimSpace(p.Scope), ScopeAll)
 }
 
-func describeRecall(a args) string {
-	scope, _ := a.optionalString("scope")
-	if ref, _ := a.optionalString("ref"); ref != "" {
-		return "ref " + ref
+func describeRecall(p recallParams) string {
+	if p.Ref != "" {
+		return "ref " + p.Ref
 	}
-	q, _ := a.optionalString("query")
-	if scope != "" && scope != ScopeSession {
-		return scope + ": " + q
+	if p.Scope != "" && p.Scope != ScopeSession {
+		return p.Scope + ": " + p.Query
 	}
-	return q
+	return p.Query
 }
 
-func runRecall(ctx context.Context, h History, a args) Result {
-	query, err := a.optionalString("query")
-	if err != nil {
-		return invalid(err)
-	}
-	ref, err := a.optionalString("ref")
-	if err != nil {
-		return invalid(err)
-	}
-	scope, err := a.optionalString("scope")
-	if err != nil {
-		return invalid(err)
-	}
-	scope = strings.ToLower(strings.TrimSpace(scope))
+func runRecall(ctx context.Context, h History, p recallParams) Result {
+	query, ref, limit := p.Query, p.Ref, p.Limit
+	scope := strings.ToLower(strings.TrimSpace(p.Scope))
 	switch scope {
 	case "":
 		scope = ScopeSession
@@ -113,11 +98,7 @@ func runRecall(ctx context.Context, h History, a args) Result {
 	default:
 		return fail("scope must be session, project or all, not %q", scope)
 	}
-	limit, ok, err := a.optionalInt("limit")
-	if err != nil {
-		return invalid(err)
-	}
-	if !ok || limit <= 0 {
+	if limit <= 0 {
 		limit = RecallDefaultLimit
 	}
 	limit = min(limit, RecallMaxLimit)
@@ -201,10 +182,4 @@ func formatAround(ref string, hits []RecallHit) string {
 		b.WriteByte('\n')
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-// compacted strips the whitespace of a tool's schema, as Set does.
-func compacted(t *tool) *tool {
-	t.schema = compactSchema(t.name, t.schema)
-	return t
 }

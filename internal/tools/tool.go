@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -53,20 +52,9 @@ func Set(env *Env) []Tool {
 	}
 	out := make([]Tool, len(set))
 	for i, t := range set {
-		out[i] = compacted(t)
+		out[i] = t
 	}
 	return out
-}
-
-// compactSchema: the schemas are written indented for people; every
-// request carries them, so the model gets them without the whitespace
-// tokens.
-func compactSchema(name, schema string) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(schema)); err != nil {
-		panic(fmt.Sprintf("tools: schema of %s: %v", name, err))
-	}
-	return b.String()
 }
 
 // NeedsPermission reports whether this call of t must be allowed before it
@@ -103,7 +91,7 @@ func Lookup(set []Tool, name string) (Tool, bool) {
 type tool struct {
 	name        string
 	description string
-	schema      string // JSON Schema of the parameters
+	schema      string // JSON Schema of the parameters, from their struct (params.go)
 	permission  bool
 	run         func(ctx context.Context, a args) Result
 	describe    func(a args) string

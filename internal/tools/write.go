@@ -12,25 +12,21 @@ import (
 )
 
 func newWriteTool(env *Env) *tool {
-	return &tool{
+	return typed(&tool{
 		name: NameWrite,
 		description: "Write a file to the local filesystem, creating it (and its parent directories) or " +
 			"replacing its whole content. An existing file must have been read with Read first (and not changed since). " +
 			"Prefer Edit for changing part of an existing file. " +
 			"The content is written exactly as given: no line numbers.",
-		schema: `{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "Path of the file to write, absolute or relative to the project root."},
-    "content": {"type": "string", "description": "The complete new content of the file."}
-  },
-  "required": ["file_path", "content"]
-}`,
 		permission: true,
-		run:        env.runWrite,
-		validate:   func(a args) (Result, bool) { _, res, ok := env.prepareWrite(a); return res, ok },
-		describe:   env.describePath,
-	}
+		validate:   checked(func(p writeParams) (Result, bool) { _, res, ok := env.prepareWrite(p); return res, ok }),
+	}, env.runWrite, func(p writeParams) string { return env.describePath(p.FilePath) })
+}
+
+// writeParams are Write's parameters (see params.go).
+type writeParams struct {
+	FilePath string `json:"file_path" param:"text" jsonschema:"Path of the file to write, absolute or relative to the project root."`
+	Content  string `json:"content" jsonschema:"The complete new content of the file."`
 }
 
 // writePlan is a Write that can be made.
@@ -44,15 +40,8 @@ type writePlan struct {
 // prepareWrite checks a Write's arguments and target without changing
 // anything: the check before the permission question, made again (under
 // writeMu) by the run itself.
-func (e *Env) prepareWrite(a args) (writePlan, Result, bool) {
-	p, err := a.requiredText("file_path")
-	if err != nil {
-		return writePlan{}, invalid(err), false
-	}
-	content, err := a.requiredString("content")
-	if err != nil {
-		return writePlan{}, invalid(err), false
-	}
+func (e *Env) prepareWrite(wp writeParams) (writePlan, Result, bool) {
+	p, content := wp.FilePath, wp.Content
 	w := writePlan{path: resolveTarget(e.Root, p), shown: e.display(e.resolve(p)), content: content}
 	if res, ok := e.checkProtected(w.path, w.shown); !ok {
 		return writePlan{}, res, false
@@ -102,7 +91,7 @@ func (e *Env) checkProtected(target, shown string) (Result, bool) {
 	return Result{}, true
 }
 
-func (e *Env) runWrite(ctx context.Context, a args) Result {
+func (e *Env) runWrite(ctx context.Context, a writeParams) Result {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	w, res, ok := e.prepareWrite(a)
