@@ -73,15 +73,6 @@ func (a args) requiredText(name string) (string, error) {
 	return s, err
 }
 
-// optionalString returns "" when the parameter is absent.
-func (a args) optionalString(name string) (string, error) {
-	v := a.raw(name)
-	if v == nil {
-		return "", nil
-	}
-	return a.decodeString(name, v)
-}
-
 func (a args) decodeString(name string, v json.RawMessage) (string, error) {
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
