@@ -33,12 +33,10 @@ type LiveRecord struct {
 // scanChunk is how much of the file the backward search reads at a time.
 const scanChunk = 64 << 10
 
-// boundaryMarker is how a boundary's subtype appears in a line as this
-// package writes it. Inside a JSON string every quote is escaped, so the
-// raw marker can only be a real field (of the record, or of an object
-// nested in it such as a tool input — which is why a hit is decoded to
-// confirm it).
-var boundaryMarker = []byte(`"subtype":"` + SubtypeCompactBoundary + `"`)
+// boundaryWord finds the lines that may be compact boundaries, in any
+// JSON spelling (see canonical.go): a line without it is certainly none,
+// one with it is decoded to confirm.
+var boundaryWord = newWord(SubtypeCompactBoundary)
 
 // LoadLive reads the live context of a session file without locking it
 // (for `sessions show`). It finds the last compact_boundary by scanning
@@ -273,13 +271,13 @@ func fullScanLive(ctx context.Context, f *os.File, path string, bOff int64, b *R
 }
 
 // findLastBoundary searches f backwards from size for the last line that
-// carries the boundary marker and decodes as a boundary record. It returns
+// may spell compact_boundary and decodes as a boundary record. It returns
 // a nil record when there is none. Memory stays at one chunk whatever the
 // file or line sizes (a false hit in a huge line costs reading that line).
 func findLastBoundary(ctx context.Context, f *os.File, size int64) (int64, *Record, error) {
-	overlap := int64(len(boundaryMarker) - 1)
+	overlap := int64(boundaryWord.maxLen() - 1)
 	buf := make([]byte, scanChunk+overlap)
-	end := size // search [0, end); a marker may straddle end by overlap bytes
+	end := size // search [0, end); a match may straddle end by overlap bytes
 	for end > 0 {
 		if err := ctx.Err(); err != nil {
 			return 0, nil, err
@@ -290,7 +288,7 @@ func findLastBoundary(ctx context.Context, f *os.File, size int64) (int64, *Reco
 		if _, err := f.ReadAt(chunk, start); err != nil && !errors.Is(err, io.EOF) {
 			return 0, nil, err
 		}
-		i := lastIndex(chunk, boundaryMarker)
+		i := boundaryWord.lastIndexBefore(chunk, int(end-start))
 		if i < 0 {
 			end = start
 			continue

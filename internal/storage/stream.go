@@ -1,16 +1,15 @@
 package storage
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"os"
 )
 
-// rewindMarker is how a rewind record's subtype appears in a line as this
-// package writes it (see boundaryMarker).
-var rewindMarker = []byte(`"subtype":"` + SubtypeRewind + `"`)
+// rewindWord finds the lines that may be rewind records (see
+// boundaryWord).
+var rewindWord = newWord(SubtypeRewind)
 
 // StreamLive is LoadLive for a reader that needs one record at a time
 // (`sessions show`): it calls start once with the summary in force (nil
@@ -49,7 +48,7 @@ func StreamLive(ctx context.Context, path string, start func(summary *Record) er
 		bOff = -1
 	}
 	if ok {
-		ok, err = lacksMarker(ctx, f, from, size, rewindMarker)
+		ok, err = lacksWord(ctx, f, from, size, rewindWord)
 		if err != nil {
 			return err
 		}
@@ -122,10 +121,10 @@ func summaryAfter(f *os.File, bOff, size int64) (*Record, error) {
 	return nil, nil
 }
 
-// lacksMarker reports whether [from, size) of f holds no occurrence of
-// marker, reading it in chunks (memory stays at one chunk).
-func lacksMarker(ctx context.Context, f *os.File, from, size int64, marker []byte) (bool, error) {
-	overlap := int64(len(marker) - 1)
+// lacksWord reports whether [from, size) of f certainly holds no
+// spelling of w, reading it in chunks (memory stays at one chunk).
+func lacksWord(ctx context.Context, f *os.File, from, size int64, w *word) (bool, error) {
+	overlap := int64(w.maxLen() - 1)
 	buf := make([]byte, scanChunk+overlap)
 	for off := from; off < size; off += scanChunk {
 		if err := ctx.Err(); err != nil {
@@ -135,7 +134,7 @@ func lacksMarker(ctx context.Context, f *os.File, from, size int64, marker []byt
 		if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
 			return false, err
 		}
-		if bytes.Contains(b, marker) {
+		if w.mayHold(b) {
 			return false, nil
 		}
 	}
