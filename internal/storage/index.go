@@ -128,7 +128,7 @@ func (e *indexEntry) observeRecord(r *Record) {
 // resume; its full id still opens it.
 func (p *Project) List() ([]SessionInfo, error) {
 	dir := p.dir()
-	entries, ok, err := p.scanIndex(dir, p.readIndex(dir), false)
+	entries, ok, err := p.scanIndex(p.readIndex(dir), false)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (p *Project) List() ([]SessionInfo, error) {
 		// processes do not both rescan and overwrite each other.
 		unlock := lockIndex(dir)
 		defer unlock()
-		entries, ok, err = p.scanIndex(dir, p.readIndex(dir), true)
+		entries, ok, err = p.scanIndex(p.readIndex(dir), true)
 		if err != nil {
 			return nil, err
 		}
@@ -170,38 +170,18 @@ func (p *Project) List() ([]SessionInfo, error) {
 	return out, nil
 }
 
-// scanIndex matches the index against the session files in dir. ok is
+// scanIndex matches the index against the project's session files. ok is
 // false when an entry is missing, stale or without a file; with refresh the
 // stale entries are rebuilt from their files, else scanning stops there.
-func (p *Project) scanIndex(dir string, idx map[string]*indexEntry, refresh bool) (entries []*indexEntry, ok bool, err error) {
-	des, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, true, nil
-	}
+func (p *Project) scanIndex(idx map[string]*indexEntry, refresh bool) (entries []*indexEntry, ok bool, err error) {
+	files, err := p.SessionFiles()
 	if err != nil {
-		return nil, false, fmt.Errorf("list sessions: %w", err)
+		return nil, false, err
 	}
 	ok = true
 	seen := 0
-	for _, de := range des {
-		id, isSession := strings.CutSuffix(de.Name(), ".jsonl")
-		if !isSession || checkID(id) != nil {
-			continue
-		}
-		if !de.Type().IsRegular() {
-			// A symlinked or special <id>.jsonl is not a session:
-			// following it could read (and a resume append to) a
-			// file outside CLAWDCODE_HOME.
-			p.store.warnf("%s: skipped: %s, not a regular file", filepath.Join(dir, de.Name()), describeMode(de.Type()))
-			continue
-		}
-		fi, err := de.Info()
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since ReadDir
-		}
-		if err != nil {
-			return nil, false, fmt.Errorf("list sessions: %w", err)
-		}
+	for _, sf := range files {
+		id, fi := sf.ID, sf.Info
 		old := idx[id]
 		if old != nil {
 			seen++
@@ -215,7 +195,7 @@ func (p *Project) scanIndex(dir string, idx map[string]*indexEntry, refresh bool
 		if !refresh {
 			return nil, false, nil
 		}
-		e, err := p.refreshEntry(filepath.Join(dir, de.Name()), id, old, fi)
+		e, err := p.refreshEntry(sf.Path, id, old, fi)
 		if err != nil {
 			return nil, false, err
 		}
