@@ -284,4 +284,3 @@ func jsonStringPrefix(b []byte) (string, bool) {
 	}
 	return s, true
 }
-

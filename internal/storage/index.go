@@ -15,8 +15,8 @@ import (
 )
 
 const (
-	indexName    = "index.json"
-	indexLock    = "index.lock"
+	indexName = "index.json"
+	indexLock = "index.lock"
 	// indexVersion 2: entries of version 1 may have counted a file in
 	// another program's JSON spelling as empty (its lines were judged by
 	// byte patterns alone), so they are rebuilt from the files.
