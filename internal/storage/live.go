@@ -105,30 +105,40 @@ func loadLive(ctx context.Context, f *os.File, path string, size int64) (*Live, 
 func loadLiveRecords(ctx context.Context, f *os.File, path string, size int64) (*Live, error) {
 	live := &Live{}
 	warn := func(s string) { live.Warnings = append(live.Warnings, s) }
-
-	bOff, boundary, err := findCompleteBoundary(ctx, f, path, size, warn)
+	// Warnings about unfinished boundaries wait for the repairs, which
+	// may have acknowledged them.
+	var held []offsetWarning
+	bOff, boundary, err := findCompleteBoundary(ctx, f, path, size, func(off int64, s string) {
+		held = append(held, offsetWarning{off, s})
+	})
 	if err != nil {
 		return nil, err
 	}
+	start := int64(0)
 	if boundary == nil {
-		err := readRecords(ctx, f, path, 0, func(off int64, r *Record) error {
-			live.add(off, r, -1)
-			return nil
-		}, warn)
-		return live, err
+		bOff = -1
+	} else {
+		var ok bool
+		if start, ok, err = retainedStart(f, bOff, boundary); err != nil {
+			return nil, err
+		}
+		if !ok {
+			rp, err := readRepairs(ctx, f, 0, size)
+			if err != nil {
+				return nil, err
+			}
+			flushWarnings(held, rp, warn)
+			warn(fmt.Sprintf("%s: compact boundary at byte offset %d: retained offset %d does not hold record %q; rescanning the whole file",
+				path, bOff, boundary.CompactMetadata.RetainedOffset, boundary.CompactMetadata.RetainedUUID))
+			return fullScanLive(ctx, f, path, bOff, boundary, rp, live)
+		}
 	}
-
-	start, ok, err := retainedStart(f, bOff, boundary)
+	rp, err := readRepairs(ctx, f, start, size)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
-		warn(fmt.Sprintf("%s: compact boundary at byte offset %d: retained offset %d does not hold record %q; rescanning the whole file",
-			path, bOff, boundary.CompactMetadata.RetainedOffset, boundary.CompactMetadata.RetainedUUID))
-		return fullScanLive(ctx, f, path, bOff, boundary, live)
-	}
-
-	err = readRecords(ctx, f, path, start, func(off int64, r *Record) error {
+	flushWarnings(held, rp, warn)
+	err = readRecords(ctx, f, path, start, rp, func(off int64, r *Record) error {
 		live.add(off, r, bOff)
 		return nil
 	}, warn)
@@ -143,7 +153,7 @@ func loadLiveRecords(ctx context.Context, f *os.File, path string, size int64) (
 // boundary would drop that history with no summary in its place — so the
 // boundary is passed over with a warning and the search goes on before it.
 // A nil record means no complete boundary: the whole file is live.
-func findCompleteBoundary(ctx context.Context, f *os.File, path string, size int64, warn func(string)) (int64, *Record, error) {
+func findCompleteBoundary(ctx context.Context, f *os.File, path string, size int64, warn func(off int64, msg string)) (int64, *Record, error) {
 	for end := size; ; {
 		off, b, err := findLastBoundary(ctx, f, end)
 		if err != nil || b == nil {
@@ -156,7 +166,7 @@ func findCompleteBoundary(ctx context.Context, f *os.File, path string, size int
 		if ok {
 			return off, b, nil
 		}
-		warn(fmt.Sprintf("%s: compact boundary at byte offset %d has no summary after it (the compaction did not finish); ignoring it", path, off))
+		warn(off, fmt.Sprintf("%s: compact boundary at byte offset %d has no summary after it (the compaction did not finish); ignoring it", path, off))
 		end = off
 	}
 }
@@ -253,10 +263,10 @@ func retainedStart(f *os.File, bOff int64, b *Record) (start int64, ok bool, err
 // decode the whole file and start the live context at the record carrying
 // the retained uuid (or at the boundary when no record does). Only the
 // records from the latest such start are kept in memory.
-func fullScanLive(ctx context.Context, f *os.File, path string, bOff int64, b *Record, live *Live) (*Live, error) {
+func fullScanLive(ctx context.Context, f *os.File, path string, bOff int64, b *Record, rp *repairs, live *Live) (*Live, error) {
 	want := b.CompactMetadata.RetainedUUID
 	found := false
-	err := readRecords(ctx, f, path, 0, func(off int64, r *Record) error {
+	err := readRecords(ctx, f, path, 0, rp, func(off int64, r *Record) error {
 		if off < bOff && want != "" && r.UUID == want {
 			live.Records = live.Records[:0]
 			found = true

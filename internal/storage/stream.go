@@ -33,8 +33,10 @@ func StreamLive(ctx context.Context, path string, start func(summary *Record) er
 	if warn == nil {
 		warn = func(string) {}
 	}
-	var buffered []string
-	bOff, boundary, err := findCompleteBoundary(ctx, f, path, size, func(s string) { buffered = append(buffered, s) })
+	var buffered []offsetWarning
+	bOff, boundary, err := findCompleteBoundary(ctx, f, path, size, func(off int64, s string) {
+		buffered = append(buffered, offsetWarning{off, s})
+	})
 	if err != nil {
 		return err
 	}
@@ -47,18 +49,19 @@ func StreamLive(ctx context.Context, path string, start func(summary *Record) er
 	} else {
 		bOff = -1
 	}
-	if ok {
-		ok, err = lacksWord(ctx, f, from, size, rewindWord)
-		if err != nil {
-			return err
+	// Rewinds and repairs change what comes before them: those files are
+	// loaded whole, as LoadLive does.
+	for _, w := range []*word{rewindWord, repairWord} {
+		if ok {
+			if ok, err = lacksWord(ctx, f, from, size, w); err != nil {
+				return err
+			}
 		}
 	}
 	if !ok {
 		return replayLive(ctx, f, path, size, start, fn, warn)
 	}
-	for _, w := range buffered {
-		warn(w)
-	}
+	flushWarnings(buffered, nil, warn)
 	var summary *Record
 	if boundary != nil {
 		if summary, err = summaryAfter(f, bOff, size); err != nil {
@@ -69,7 +72,7 @@ func StreamLive(ctx context.Context, path string, start func(summary *Record) er
 		return err
 	}
 	live := &Live{}
-	return readRecords(ctx, f, path, from, func(off int64, r *Record) error {
+	return readRecords(ctx, f, path, from, nil, func(off int64, r *Record) error {
 		if !live.place(off, r, bOff) {
 			return nil
 		}
