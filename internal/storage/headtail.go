@@ -101,7 +101,7 @@ func lastListing(f *os.File, size int64) (end int64, l Listing, updated time.Tim
 			// A damaged line: a full scan would skip it too.
 		default:
 			lst, found := rawListing(prefix)
-			if !found {
+			if !found || !InOwnEncoding(prefix) {
 				return 0, l, updated, false, nil
 			}
 			ts, _ := lineTimestamp(prefix, whole)
