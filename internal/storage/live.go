@@ -366,17 +366,3 @@ func readLineAt(f *os.File, off int64) ([]byte, bool, error) {
 		}
 	}
 }
-
-// lastIndex is bytes.LastIndex by repeated forward search: bytes.Index is
-// vectorised, LastIndex is not, and a marker is rare in a chunk.
-func lastIndex(b, sep []byte) int {
-	last := -1
-	for from := 0; ; {
-		i := bytes.Index(b[from:], sep)
-		if i < 0 {
-			return last
-		}
-		last = from + i
-		from = last + 1
-	}
-}
