@@ -228,3 +228,38 @@ func (s *Store) entries() ([]entry, error) {
 	}
 	return out, sc.Err()
 }
+
+// Orphans lists the checkpoint directories under home whose session no
+// longer exists: $CLAWDCODE_HOME/checkpoints/<project dir>/<id> where
+// exists(projectDir, id) is false. projectDirs limits the search to those
+// project directory names (nil: every one).
+func Orphans(home string, projectDirs []string, exists func(projectDir, id string) bool) ([]string, error) {
+	root := filepath.Join(home, "checkpoints")
+	if projectDirs == nil {
+		ents, err := os.ReadDir(root)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("list checkpoints: %w", err)
+		}
+		for _, e := range ents {
+			if e.IsDir() {
+				projectDirs = append(projectDirs, e.Name())
+			}
+		}
+	}
+	var out []string
+	for _, pd := range projectDirs {
+		ents, err := os.ReadDir(filepath.Join(root, pd))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list checkpoints: %w", err)
+		}
+		for _, e := range ents {
+			if e.IsDir() && !exists(pd, e.Name()) {
+				out = append(out, filepath.Join(root, pd, e.Name()))
+			}
+		}
+	}
+	return out, nil
+}

@@ -153,21 +153,31 @@ var offsetRef = regexp.MustCompile(`@OFFSET:([A-Za-z0-9-]+)@`)
 // cmdSession installs a crafted session file as the session <id> of the
 // project in the current directory:
 //
-//	session [-torn] <id> <file>
+//	session [-torn] [-nomarker] <id> <file>
 //
 // $CWD in the file becomes the project root and @OFFSET:<uuid>@ the byte
 // offset of the line with that uuid; -torn drops the final newline so the
-// last line is cut as a crash mid-write leaves it.
+// last line is cut as a crash mid-write leaves it; -nomarker leaves the
+// project directory without its .project marker, as sessions copied in by
+// hand leave it.
 func cmdSession(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! session")
 	}
-	torn := len(args) > 0 && args[0] == "-torn"
-	if torn {
+	var torn, noMarker bool
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-torn":
+			torn = true
+		case "-nomarker":
+			noMarker = true
+		default:
+			ts.Fatalf("session: unknown flag %s", args[0])
+		}
 		args = args[1:]
 	}
 	if len(args) != 2 {
-		ts.Fatalf("usage: session [-torn] <id> <file>")
+		ts.Fatalf("usage: session [-torn] [-nomarker] <id> <file>")
 	}
 	store := storage.NewStore(ts.Getenv("CLAWDCODE_HOME"))
 	p, err := store.Project(ts.MkAbs("."))
@@ -198,7 +208,7 @@ func cmdSession(ts *testscript.TestScript, neg bool, args []string) {
 	// as the first Create would.
 	ts.Check(os.MkdirAll(p.Dir, 0o700))
 	marker := filepath.Join(p.Dir, ".project")
-	if _, err := os.Stat(marker); err != nil {
+	if _, err := os.Stat(marker); err != nil && !noMarker {
 		ts.Check(os.WriteFile(marker, []byte(p.Root), 0o600))
 	}
 	path := filepath.Join(p.Dir, args[0]+".jsonl")

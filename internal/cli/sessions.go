@@ -36,6 +36,7 @@ Every command takes a full session id or a unique prefix of one.`,
 	cmd.AddCommand(NewCmdSessionsShow(f, nil))
 	cmd.AddCommand(NewCmdSessionsExport(f, nil))
 	cmd.AddCommand(NewCmdSessionsRm(f, nil))
+	cmd.AddCommand(NewCmdSessionsCheck(f, nil))
 	return cmd
 }
 

@@ -145,7 +145,8 @@ func (m *mapped) scan(ctx context.Context, q *query, limit int, fn func(r *stora
 		}()
 		lower := m.hitLines(data, lo, mid, q.needles, nil)
 		<-done
-		for _, s := range append(lower, upper...) {
+		foreign := foreignLines(data, lo, hi, nil)
+		for _, s := range append(append(lower, upper...), foreign...) {
 			if !seen[s] {
 				seen[s] = true
 				starts = append(starts, s)
@@ -158,7 +159,7 @@ func (m *mapped) scan(ctx context.Context, q *query, limit int, fn func(r *stora
 				continue
 			}
 			line := data[s:e]
-			if !q.lineMayMatch(line) {
+			if storage.InOwnEncoding(line) && !q.lineMayMatch(line) {
 				continue
 			}
 			r, ok := decodeLine(line)
@@ -205,22 +206,62 @@ func (m *mapped) hitLines(data []byte, lo, hi int, needles [][]byte, dst []int) 
 	return dst
 }
 
+// foreignLines appends to dst the start of each line that starts in
+// data[lo:hi] and is not in the store's own encoding (storage.InOwnEncoding,
+// e.g. a file another program wrote): raw needles cannot judge such a line,
+// so the caller decodes it.
+func foreignLines(data []byte, lo, hi int, dst []int) []int {
+	s := lo
+	if s > 0 && data[s-1] != '\n' {
+		j := bytes.IndexByte(data[s:hi], '\n')
+		if j < 0 {
+			return dst
+		}
+		s += j + 1
+	}
+	for s < hi {
+		end := len(data)
+		if j := bytes.IndexByte(data[s:], '\n'); j >= 0 {
+			end = s + j
+		}
+		if line := data[s:end]; len(bytes.TrimSpace(line)) > 0 && !storage.InOwnEncoding(line) {
+			dst = append(dst, s)
+		}
+		s = end + 1
+	}
+	return dst
+}
+
 // refNeedle is how a record's own uuid begins in a line the store wrote.
 func refNeedle(ref string) []byte { return []byte(`"uuid":"` + ref) }
 
-// find returns the line of the record whose uuid is ref or begins with it;
-// ok is false when none does. Two different records matching a prefix is
-// ErrAmbiguousRef.
-func (m *mapped) find(ref string) (start, end int, r *storage.Record, err error) {
+// refCandidates returns the starts of the lines that may hold the record
+// ref, in file order: those with the needle, and every line in another
+// encoding.
+func (m *mapped) refCandidates(ref string) []int {
 	n := refNeedle(ref)
-	found := -1
+	var starts []int
 	for from := 0; from < len(m.data); {
 		i := bytes.Index(m.data[from:], n)
 		if i < 0 {
 			break
 		}
-		s, e, complete := m.lineAt(from + i)
+		s, e, _ := m.lineAt(from + i)
+		starts = append(starts, s)
 		from = e + 1
+	}
+	starts = foreignLines(m.data, 0, len(m.data), starts)
+	slices.Sort(starts)
+	return slices.Compact(starts)
+}
+
+// find returns the line of the record whose uuid is ref or begins with it;
+// ok is false when none does. Two different records matching a prefix is
+// ErrAmbiguousRef.
+func (m *mapped) find(ref string) (start, end int, r *storage.Record, err error) {
+	found := -1
+	for _, at := range m.refCandidates(ref) {
+		s, e, complete := m.lineAt(at)
 		if !complete {
 			continue
 		}

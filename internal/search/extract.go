@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"encoding/json"
 	"sort"
 
@@ -38,15 +37,12 @@ func searchable(typ string) bool {
 }
 
 // cheapType finds the record type without decoding the line, so that the
-// records search skips cost no decoding. It reports false when it cannot
-// tell (the line is then decoded).
+// records search skips cost no decoding. Only a line in the store's own
+// encoding tells it (storage.ParseHead); it reports false for any other,
+// which is then decoded.
 func cheapType(raw []byte) (string, bool) {
-	for _, t := range [...]string{storage.TypeUser, storage.TypeAssistant, storage.TypeToolUse, storage.TypeToolResult, storage.TypeSystem, storage.TypeTitle} {
-		if bytes.Contains(raw, []byte(`"type":"`+t+`"`)) {
-			return t, true
-		}
-	}
-	return "", false
+	h, ok := storage.ParseHead(raw)
+	return h.Type, ok
 }
 
 // recordText appends the searchable text of one session line to dst and

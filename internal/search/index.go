@@ -267,22 +267,14 @@ func (ix *Index) scan(m *manifest) (jobs []*work, changed bool, err error) {
 	seen := make(map[int]bool, len(live))
 	home := ix.store.Home()
 	for _, p := range projects {
-		ents, err := os.ReadDir(p.Dir)
+		files, err := p.SessionFiles()
 		if err != nil {
-			continue // a project directory removed meanwhile
+			continue // a project directory unreadable or removed meanwhile
 		}
-		for _, e := range ents {
-			name := e.Name()
-			if !strings.HasSuffix(name, ".jsonl") || !e.Type().IsRegular() {
-				continue
-			}
-			abs := filepath.Join(p.Dir, name)
+		for _, sf := range files {
+			abs, fi := sf.Path, sf.Info
 			rel, err := filepath.Rel(home, abs)
 			if err != nil {
-				continue
-			}
-			fi, err := os.Stat(abs)
-			if err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
 			id := fileID(fi)
@@ -294,7 +286,7 @@ func (ix *Index) scan(m *manifest) (jobs []*work, changed bool, err error) {
 			}
 			if !ok {
 				i = len(m.Files)
-				m.Files = append(m.Files, fileEntry{Path: rel, Session: strings.TrimSuffix(name, ".jsonl"), Project: p.Root, ID: id})
+				m.Files = append(m.Files, fileEntry{Path: rel, Session: sf.ID, Project: p.Root, ID: id})
 				changed = true
 			}
 			seen[i] = true

@@ -41,8 +41,10 @@ func (s *scanner) expect(c byte) bool {
 	return false
 }
 
-// key reads an object key without unescaping (the keys searched for have
-// no escapes; an escaped key simply matches none of them).
+// key reads an object key without unescaping. A key with an escape may
+// spell one of the keys searched for (\u0074ype is "type"), so such a line
+// is left to encoding/json, as is one that encoding/json would match
+// without regard to case (foldsToField).
 func (s *scanner) key() ([]byte, bool) {
 	s.ws()
 	start := s.i + 1
@@ -50,8 +52,7 @@ func (s *scanner) key() ([]byte, bool) {
 		return nil, false
 	}
 	k := s.b[start : s.i-1]
-	if !s.expect(':') || foldsToField(k) {
-		// foldsToField: encoding/json would match it; leave it to it.
+	if !s.expect(':') || foldsToField(k) || bytes.IndexByte(k, '\\') >= 0 {
 		return nil, false
 	}
 	return k, true

@@ -110,18 +110,46 @@
 // file's head (creation time, first user message) and the first 16 KiB of
 // its last complete line, whatever the file's size; only a file whose last
 // line carries no Listing (older, or another program's) is read whole. A
-// cold Open reads the last line's first bytes for its uuid the same way.
+// cold Open reads the last line's first bytes for its uuid the same way
+// (the whole line when it is in another program's spelling).
 //
 // # Resume cost
 //
 // LoadLive finds the last compact_boundary by reading the file backwards
-// from the end in 64 KiB chunks, looking for the raw bytes
-// "subtype":"compact_boundary" (inside a JSON string the quotes would be
-// escaped, so only a real field matches; a match is decoded to confirm).
+// from the end in 64 KiB chunks, looking for every JSON spelling of
+// compact_boundary (the word, or \u00XX escapes of its letters: a line
+// without one cannot hold it, whoever wrote it; a match is decoded to
+// confirm, see canonical.go).
 // The boundary's retainedOffset/retainedUuid point at the first retained
 // record; LoadLive checks that the line there carries that uuid and
 // decodes forward from it to the end. Nothing before the retained record
 // is read or decoded, so the cost follows the live context, not the file.
 // A pointer that does not check out falls back to a full scan, with a
 // warning.
+//
+// # Other programs' files
+//
+// Any valid JSON object on a line is a record. The byte shortcuts above
+// (and those of search and Recall) judge a line only when its head is byte
+// for byte the store's own encoding (ParseHead, InOwnEncoding); any other
+// line is decoded before it is judged, so a file written by another
+// program costs more to read but is never misread.
+//
+// # Which sessions
+//
+// Store.Projects and Project.SessionFiles (owner.go) are the one place
+// that decides which projects the store holds and which sessions a project
+// has; everything that lists, resumes, searches or recalls asks them. A
+// project directory without its .project marker belongs to the path its
+// sessions record as their cwd, when that path's Project would use it.
+//
+// # Check and repair
+//
+// CheckSession reads a session whole and reports torn, damaged and
+// duplicate lines, uuid clashes, records whose parent is missing and
+// boundaries without a summary. Project.Repair mends them without breaking
+// the append-only promise: under the session's lock it appends one
+// session_repair record naming the damaged lines by offset and length and
+// re-linking orphaned records; the readers pass over the lines it names
+// (repair.go). IndexDrift and RebuildIndex do the same for index.json.
 package storage

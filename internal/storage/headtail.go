@@ -101,10 +101,10 @@ func lastListing(f *os.File, size int64) (end int64, l Listing, updated time.Tim
 			// A damaged line: a full scan would skip it too.
 		default:
 			lst, found := rawListing(prefix)
-			if !found {
+			if !found || !InOwnEncoding(prefix) {
 				return 0, l, updated, false, nil
 			}
-			ts, _ := rawTimestamp(prefix)
+			ts, _ := lineTimestamp(prefix, whole)
 			return lineEnd + 1, lst, ts, true, nil
 		}
 		lineEnd = start - 1
@@ -190,7 +190,7 @@ func headOf(f *os.File) (created time.Time, title string, ok bool, err error) {
 			continue
 		}
 		if created.IsZero() {
-			created, _ = rawTimestamp(prefix)
+			created, _ = lineTimestamp(prefix, whole)
 		}
 		if whole {
 			var pr probe
@@ -202,12 +202,20 @@ func headOf(f *os.File) (created time.Time, title string, ok bool, err error) {
 			}
 			continue
 		}
-		// A line longer than the prefix: a user message's content starts
-		// within it (message comes before the fields that could mark a
-		// summary, which is never this long in practice).
-		if content, ok := rawUserContent(prefix); ok {
-			return created, Title(content), true, nil
+		// A line longer than the prefix: only one in clawdcode's encoding
+		// can be judged from its first bytes (another is left to a scan).
+		// A user message's content starts within them (message comes
+		// before the fields that could mark a summary, which is never
+		// this long in practice).
+		h, ok := ParseHead(prefix)
+		if !ok {
+			return created, "", false, nil
 		}
+		if h.Type != TypeUser {
+			continue
+		}
+		content, ok := rawUserContent(prefix)
+		return created, Title(content), ok, nil
 	}
 	return created, "", false, nil
 }
@@ -231,15 +239,10 @@ func nextNewline(f io.ReaderAt, off int64) (int64, error) {
 	}
 }
 
-var markUserContent = []byte(`"type":"user",`)
-
 // rawUserContent decodes the start of a user record's message content
-// from the first bytes of its line (the line itself is too long to read).
+// from the first bytes of its line, in clawdcode's encoding (the line
+// itself is too long to read).
 func rawUserContent(prefix []byte) (string, bool) {
-	i := bytes.Index(prefix, markType)
-	if i < 0 || !bytes.HasPrefix(prefix[i:], markUserContent) {
-		return "", false
-	}
 	const contentKey = `"message":{"role":"user","content":"`
 	j := bytes.Index(prefix, []byte(contentKey))
 	if j < 0 {
@@ -248,8 +251,6 @@ func rawUserContent(prefix []byte) (string, bool) {
 	s, ok := jsonStringPrefix(prefix[j+len(contentKey)-1:])
 	return s, ok
 }
-
-var markType = []byte(`"type":"`)
 
 // jsonStringPrefix decodes as much of the JSON string that b starts with
 // (b[0] is its opening quote) as b holds, never cutting an escape in two.
@@ -282,21 +283,4 @@ func jsonStringPrefix(b []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-var markUUID = []byte(`"uuid":"`)
-
-// rawUUID reads a record's uuid from the first bytes of its line: the
-// first "uuid" key is the record's own (parentUuid's key differs in case).
-func rawUUID(prefix []byte) (string, bool) {
-	i := bytes.Index(prefix, markUUID)
-	if i < 0 {
-		return "", false
-	}
-	rest := prefix[i+len(markUUID):]
-	j := bytes.IndexByte(rest, '"')
-	if j <= 0 {
-		return "", false
-	}
-	return string(rest[:j]), true
 }

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,9 +15,12 @@ import (
 )
 
 const (
-	indexName    = "index.json"
-	indexLock    = "index.lock"
-	indexVersion = 1
+	indexName = "index.json"
+	indexLock = "index.lock"
+	// indexVersion 2: entries of version 1 may have counted a file in
+	// another program's JSON spelling as empty (its lines were judged by
+	// byte patterns alone), so they are rebuilt from the files.
+	indexVersion = 2
 	// indexLockWait bounds how long a writer waits for another process's
 	// index update; past it the index is written anyway (it is a cache the
 	// files can always rebuild).
@@ -126,7 +128,7 @@ func (e *indexEntry) observeRecord(r *Record) {
 // resume; its full id still opens it.
 func (p *Project) List() ([]SessionInfo, error) {
 	dir := p.dir()
-	entries, ok, err := p.scanIndex(dir, p.readIndex(dir), false)
+	entries, ok, err := p.scanIndex(p.readIndex(dir), false)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +137,7 @@ func (p *Project) List() ([]SessionInfo, error) {
 		// processes do not both rescan and overwrite each other.
 		unlock := lockIndex(dir)
 		defer unlock()
-		entries, ok, err = p.scanIndex(dir, p.readIndex(dir), true)
+		entries, ok, err = p.scanIndex(p.readIndex(dir), true)
 		if err != nil {
 			return nil, err
 		}
@@ -168,38 +170,18 @@ func (p *Project) List() ([]SessionInfo, error) {
 	return out, nil
 }
 
-// scanIndex matches the index against the session files in dir. ok is
+// scanIndex matches the index against the project's session files. ok is
 // false when an entry is missing, stale or without a file; with refresh the
 // stale entries are rebuilt from their files, else scanning stops there.
-func (p *Project) scanIndex(dir string, idx map[string]*indexEntry, refresh bool) (entries []*indexEntry, ok bool, err error) {
-	des, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, true, nil
-	}
+func (p *Project) scanIndex(idx map[string]*indexEntry, refresh bool) (entries []*indexEntry, ok bool, err error) {
+	files, err := p.SessionFiles()
 	if err != nil {
-		return nil, false, fmt.Errorf("list sessions: %w", err)
+		return nil, false, err
 	}
 	ok = true
 	seen := 0
-	for _, de := range des {
-		id, isSession := strings.CutSuffix(de.Name(), ".jsonl")
-		if !isSession || checkID(id) != nil {
-			continue
-		}
-		if !de.Type().IsRegular() {
-			// A symlinked or special <id>.jsonl is not a session:
-			// following it could read (and a resume append to) a
-			// file outside CLAWDCODE_HOME.
-			p.store.warnf("%s: skipped: %s, not a regular file", filepath.Join(dir, de.Name()), describeMode(de.Type()))
-			continue
-		}
-		fi, err := de.Info()
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since ReadDir
-		}
-		if err != nil {
-			return nil, false, fmt.Errorf("list sessions: %w", err)
-		}
+	for _, sf := range files {
+		id, fi := sf.ID, sf.Info
 		old := idx[id]
 		if old != nil {
 			seen++
@@ -213,7 +195,7 @@ func (p *Project) scanIndex(dir string, idx map[string]*indexEntry, refresh bool
 		if !refresh {
 			return nil, false, nil
 		}
-		e, err := p.refreshEntry(filepath.Join(dir, de.Name()), id, old, fi)
+		e, err := p.refreshEntry(sf.Path, id, old, fi)
 		if err != nil {
 			return nil, false, err
 		}
@@ -278,13 +260,11 @@ func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo)
 			return nil, fmt.Errorf("index session %s: %w", id, err)
 		}
 		e.Scanned = off + int64(len(line)) + 1
-		if !bytes.Contains(line, markUser) && !bytes.Contains(line, markAssistant) && !bytes.Contains(line, markTitle) {
+		if h, ok := ParseHead(line); ok && !countsInListing(h.Type) {
 			// Tool calls, results and system records are most of the
-			// bytes and add nothing to the entry but their time: take it
-			// without decoding the line.
-			if ts, ok := rawTimestamp(line); ok {
-				e.observe("", ts, false, "", nil, 0)
-			}
+			// bytes and add nothing to the entry but their time: a line
+			// in clawdcode's own encoding gives it without decoding.
+			e.observe("", h.Timestamp, false, "", nil, 0)
 			continue
 		}
 		var pr probe
@@ -316,30 +296,26 @@ func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo)
 	return e, nil
 }
 
-// The raw forms of the message types as this package writes them (like
-// boundaryMarker, only a real field can match; a match is then decoded).
-var (
-	markUser      = []byte(`"type":"user"`)
-	markAssistant = []byte(`"type":"assistant"`)
-	markTitle     = []byte(`"type":"` + TypeTitle + `"`)
-	markTimestamp = []byte(`"timestamp":"`)
-)
+// countsInListing reports whether records of a type change a listing
+// beyond its time.
+func countsInListing(typ string) bool {
+	return typ == TypeUser || typ == TypeAssistant || typ == TypeTitle
+}
 
-// rawTimestamp reads a record's timestamp from its line without decoding
-// it: Append writes the common fields first, so the first timestamp key in
-// the line is the record's.
-func rawTimestamp(line []byte) (time.Time, bool) {
-	i := bytes.Index(line, markTimestamp)
-	if i < 0 {
+// lineTimestamp is a record's timestamp from the head of its line when it
+// is in clawdcode's encoding, else from decoding the line (which must then
+// be whole).
+func lineTimestamp(line []byte, whole bool) (time.Time, bool) {
+	if h, ok := ParseHead(line); ok {
+		return h.Timestamp, true
+	}
+	var r struct {
+		Timestamp time.Time `json:"timestamp"`
+	}
+	if !whole || json.Unmarshal(line, &r) != nil {
 		return time.Time{}, false
 	}
-	rest := line[i+len(markTimestamp):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return time.Time{}, false
-	}
-	ts, err := time.Parse(time.RFC3339Nano, string(rest[:j]))
-	return ts, err == nil
+	return r.Timestamp, true
 }
 
 // probe is the part of a record the index needs; decoding into it skips

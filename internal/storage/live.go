@@ -33,12 +33,10 @@ type LiveRecord struct {
 // scanChunk is how much of the file the backward search reads at a time.
 const scanChunk = 64 << 10
 
-// boundaryMarker is how a boundary's subtype appears in a line as this
-// package writes it. Inside a JSON string every quote is escaped, so the
-// raw marker can only be a real field (of the record, or of an object
-// nested in it such as a tool input — which is why a hit is decoded to
-// confirm it).
-var boundaryMarker = []byte(`"subtype":"` + SubtypeCompactBoundary + `"`)
+// boundaryWord finds the lines that may be compact boundaries, in any
+// JSON spelling (see canonical.go): a line without it is certainly none,
+// one with it is decoded to confirm.
+var boundaryWord = newWord(SubtypeCompactBoundary)
 
 // LoadLive reads the live context of a session file without locking it
 // (for `sessions show`). It finds the last compact_boundary by scanning
@@ -107,30 +105,40 @@ func loadLive(ctx context.Context, f *os.File, path string, size int64) (*Live, 
 func loadLiveRecords(ctx context.Context, f *os.File, path string, size int64) (*Live, error) {
 	live := &Live{}
 	warn := func(s string) { live.Warnings = append(live.Warnings, s) }
-
-	bOff, boundary, err := findCompleteBoundary(ctx, f, path, size, warn)
+	// Warnings about unfinished boundaries wait for the repairs, which
+	// may have acknowledged them.
+	var held []offsetWarning
+	bOff, boundary, err := findCompleteBoundary(ctx, f, path, size, func(off int64, s string) {
+		held = append(held, offsetWarning{off, s})
+	})
 	if err != nil {
 		return nil, err
 	}
+	start := int64(0)
 	if boundary == nil {
-		err := readRecords(ctx, f, path, 0, func(off int64, r *Record) error {
-			live.add(off, r, -1)
-			return nil
-		}, warn)
-		return live, err
+		bOff = -1
+	} else {
+		var ok bool
+		if start, ok, err = retainedStart(f, bOff, boundary); err != nil {
+			return nil, err
+		}
+		if !ok {
+			rp, err := readRepairs(ctx, f, 0, size)
+			if err != nil {
+				return nil, err
+			}
+			flushWarnings(held, rp, warn)
+			warn(fmt.Sprintf("%s: compact boundary at byte offset %d: retained offset %d does not hold record %q; rescanning the whole file",
+				path, bOff, boundary.CompactMetadata.RetainedOffset, boundary.CompactMetadata.RetainedUUID))
+			return fullScanLive(ctx, f, path, bOff, boundary, rp, live)
+		}
 	}
-
-	start, ok, err := retainedStart(f, bOff, boundary)
+	rp, err := readRepairs(ctx, f, start, size)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
-		warn(fmt.Sprintf("%s: compact boundary at byte offset %d: retained offset %d does not hold record %q; rescanning the whole file",
-			path, bOff, boundary.CompactMetadata.RetainedOffset, boundary.CompactMetadata.RetainedUUID))
-		return fullScanLive(ctx, f, path, bOff, boundary, live)
-	}
-
-	err = readRecords(ctx, f, path, start, func(off int64, r *Record) error {
+	flushWarnings(held, rp, warn)
+	err = readRecords(ctx, f, path, start, rp, func(off int64, r *Record) error {
 		live.add(off, r, bOff)
 		return nil
 	}, warn)
@@ -145,7 +153,7 @@ func loadLiveRecords(ctx context.Context, f *os.File, path string, size int64) (
 // boundary would drop that history with no summary in its place — so the
 // boundary is passed over with a warning and the search goes on before it.
 // A nil record means no complete boundary: the whole file is live.
-func findCompleteBoundary(ctx context.Context, f *os.File, path string, size int64, warn func(string)) (int64, *Record, error) {
+func findCompleteBoundary(ctx context.Context, f *os.File, path string, size int64, warn func(off int64, msg string)) (int64, *Record, error) {
 	for end := size; ; {
 		off, b, err := findLastBoundary(ctx, f, end)
 		if err != nil || b == nil {
@@ -158,7 +166,7 @@ func findCompleteBoundary(ctx context.Context, f *os.File, path string, size int
 		if ok {
 			return off, b, nil
 		}
-		warn(fmt.Sprintf("%s: compact boundary at byte offset %d has no summary after it (the compaction did not finish); ignoring it", path, off))
+		warn(off, fmt.Sprintf("%s: compact boundary at byte offset %d has no summary after it (the compaction did not finish); ignoring it", path, off))
 		end = off
 	}
 }
@@ -255,10 +263,10 @@ func retainedStart(f *os.File, bOff int64, b *Record) (start int64, ok bool, err
 // decode the whole file and start the live context at the record carrying
 // the retained uuid (or at the boundary when no record does). Only the
 // records from the latest such start are kept in memory.
-func fullScanLive(ctx context.Context, f *os.File, path string, bOff int64, b *Record, live *Live) (*Live, error) {
+func fullScanLive(ctx context.Context, f *os.File, path string, bOff int64, b *Record, rp *repairs, live *Live) (*Live, error) {
 	want := b.CompactMetadata.RetainedUUID
 	found := false
-	err := readRecords(ctx, f, path, 0, func(off int64, r *Record) error {
+	err := readRecords(ctx, f, path, 0, rp, func(off int64, r *Record) error {
 		if off < bOff && want != "" && r.UUID == want {
 			live.Records = live.Records[:0]
 			found = true
@@ -273,13 +281,13 @@ func fullScanLive(ctx context.Context, f *os.File, path string, bOff int64, b *R
 }
 
 // findLastBoundary searches f backwards from size for the last line that
-// carries the boundary marker and decodes as a boundary record. It returns
+// may spell compact_boundary and decodes as a boundary record. It returns
 // a nil record when there is none. Memory stays at one chunk whatever the
 // file or line sizes (a false hit in a huge line costs reading that line).
 func findLastBoundary(ctx context.Context, f *os.File, size int64) (int64, *Record, error) {
-	overlap := int64(len(boundaryMarker) - 1)
+	overlap := int64(boundaryWord.maxLen() - 1)
 	buf := make([]byte, scanChunk+overlap)
-	end := size // search [0, end); a marker may straddle end by overlap bytes
+	end := size // search [0, end); a match may straddle end by overlap bytes
 	for end > 0 {
 		if err := ctx.Err(); err != nil {
 			return 0, nil, err
@@ -290,7 +298,7 @@ func findLastBoundary(ctx context.Context, f *os.File, size int64) (int64, *Reco
 		if _, err := f.ReadAt(chunk, start); err != nil && !errors.Is(err, io.EOF) {
 			return 0, nil, err
 		}
-		i := lastIndex(chunk, boundaryMarker)
+		i := boundaryWord.lastIndexBefore(chunk, int(end-start))
 		if i < 0 {
 			end = start
 			continue
@@ -356,19 +364,5 @@ func readLineAt(f *os.File, off int64) ([]byte, bool, error) {
 		if len(buf) < scanChunk {
 			buf = make([]byte, scanChunk)
 		}
-	}
-}
-
-// lastIndex is bytes.LastIndex by repeated forward search: bytes.Index is
-// vectorised, LastIndex is not, and a marker is rare in a chunk.
-func lastIndex(b, sep []byte) int {
-	last := -1
-	for from := 0; ; {
-		i := bytes.Index(b[from:], sep)
-		if i < 0 {
-			return last
-		}
-		last = from + i
-		from = last + 1
 	}
 }

@@ -231,25 +231,6 @@ func TestLoadLiveBoundaryInChunkEdges(t *testing.T) {
 	}
 }
 
-func TestLastIndex(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		b, sep string
-		want   int
-	}{
-		{"", "ab", -1},
-		{"ab", "ab", 0},
-		{"xabyab", "ab", 4},
-		{"aaa", "aa", 1},
-		{"abc", "abcd", -1},
-	}
-	for _, tt := range tests {
-		if got := lastIndex([]byte(tt.b), []byte(tt.sep)); got != tt.want {
-			t.Errorf("lastIndex(%q, %q) = %d, want %d", tt.b, tt.sep, got, tt.want)
-		}
-	}
-}
-
 func TestLoadLiveHonoursRewind(t *testing.T) {
 	t.Parallel()
 	p := newTestProject(t)

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -129,33 +128,6 @@ func (s *Store) ProjectAt(path string) (*Project, error) {
 		return nil, err
 	}
 	return &Project{Root: root, Dir: filepath.Join(s.projectsDir(), name), store: s}, nil
-}
-
-// Projects lists every project that has a directory under the store (for
-// --all), sorted by root. Directories without a readable marker are not
-// clawdcode's and are skipped.
-func (s *Store) Projects() ([]*Project, error) {
-	ents, err := os.ReadDir(s.projectsDir())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list projects: %w", err)
-	}
-	var out []*Project
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		dir := filepath.Join(s.projectsDir(), e.Name())
-		root, err := readMarker(dir)
-		if err != nil || root == "" {
-			continue
-		}
-		out = append(out, &Project{Root: root, Dir: dir, store: s})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Root < out[j].Root })
-	return out, nil
 }
 
 // Project is one project's directory of sessions. Its methods are safe for

@@ -120,8 +120,9 @@ func skipWarning(where string, complete bool, size int, err error) string {
 }
 
 // readRecords decodes the lines of f from start to EOF, calling fn for
-// every record and warn for every line skipped.
-func readRecords(ctx context.Context, f *os.File, path string, start int64, fn func(off int64, r *Record) error, warn func(string)) error {
+// every record and warn for every line skipped, except the lines the
+// repairs rp (nil for none) pass over.
+func readRecords(ctx context.Context, f *os.File, path string, start int64, rp *repairs, fn func(off int64, r *Record) error, warn func(string)) error {
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
@@ -139,7 +140,7 @@ func readRecords(ctx context.Context, f *os.File, path string, start int64, fn f
 		if err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
-		if isBlank(line) {
+		if isBlank(line) || rp.passes(off, len(line)) {
 			continue
 		}
 		rec, err := decodeRecord(line)
@@ -165,7 +166,15 @@ func ReadAll(ctx context.Context, path string, fn func(off int64, r *Record) err
 		return notFound(path, err, "read session")
 	}
 	defer f.Close()
-	return readRecords(ctx, f, path, 0, fn, warn)
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("read session %s: %w", path, err)
+	}
+	rp, err := readRepairs(ctx, f, 0, fi.Size())
+	if err != nil {
+		return fmt.Errorf("read session %s: %w", path, err)
+	}
+	return readRecords(ctx, f, path, 0, rp, fn, warn)
 }
 
 // notFound words an open of a session file that failed: a missing file is

@@ -75,6 +75,13 @@ const (
 	// (CONTRACT.md section 10): Import names the tool and the source file.
 	SubtypeImport = "import"
 
+	// SubtypeRepair is appended by `clawdcode sessions check --repair`:
+	// Repair names damage found in the lines before it, which readers
+	// then pass over without a warning (and, for an exact duplicate,
+	// without the record), and the records it re-links. The damaged lines
+	// themselves stay in the file: it is append-only.
+	SubtypeRepair = "session_repair"
+
 	TriggerAuto   = "auto"
 	TriggerManual = "manual"
 )
@@ -128,6 +135,8 @@ type Record struct {
 	Rewind *RewindInfo `json:"rewind,omitempty"`
 	// Import is the origin of a SubtypeImport record.
 	Import *ImportInfo `json:"import,omitempty"`
+	// Repair is what a SubtypeRepair record repaired.
+	Repair *RepairInfo `json:"repair,omitempty"`
 
 	// Tokens is clawdcode's extension: the token count of this record's
 	// contribution to a request, when it was known at write time (0 = unknown).
@@ -243,6 +252,41 @@ type ForkInfo struct {
 type HandoffInfo struct {
 	SessionID string `json:"sessionId"`
 }
+
+// RepairInfo is what `sessions check --repair` did to the lines before
+// its record, without changing them.
+type RepairInfo struct {
+	// Skip lists lines that readers pass over: damaged bytes (no record),
+	// the second copy of an exact duplicate, and a boundary without its
+	// summary (ignored by a resume in any case). Only the warning goes for
+	// the latter two kinds; a duplicate's record goes too.
+	Skip []RepairSkip `json:"skip,omitempty"`
+	// Relink gives records whose parentUuid names no earlier record the
+	// parent they have in the file: the record before them.
+	Relink []RepairRelink `json:"relink,omitempty"`
+}
+
+// RepairSkip is one line passed over: its byte offset and length (without
+// the '\n'), and why (RepairDamaged, RepairDuplicate, RepairUnfinished).
+type RepairSkip struct {
+	Offset int64  `json:"offset"`
+	Length int    `json:"length"`
+	Reason string `json:"reason"`
+	UUID   string `json:"uuid,omitempty"`
+}
+
+// RepairRelink gives the record UUID the parent ParentUUID ("" for none).
+type RepairRelink struct {
+	UUID       string `json:"uuid"`
+	ParentUUID string `json:"parentUuid"`
+}
+
+// Reasons of a RepairSkip.
+const (
+	RepairDamaged    = "damaged"
+	RepairDuplicate  = "duplicate"
+	RepairUnfinished = "unfinished_boundary"
+)
 
 // RewindInfo names the user record a rewind went back to (just before it).
 // ImportInfo is the origin of an imported session: the tool that wrote

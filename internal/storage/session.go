@@ -219,13 +219,33 @@ func lastRecordUUID(f *os.File, size int64) (string, error) {
 			if json.Unmarshal(line, &r) == nil && r.UUID != "" {
 				return r.UUID, nil
 			}
-		} else if id, ok := rawUUID(line); ok && b[0] == '\n' {
-			// (A torn last line is no record, however long.)
-			return id, nil
+		} else if b[0] == '\n' { // (a torn last line is no record, however long)
+			if h, ok := ParseHead(line); ok {
+				return h.UUID, nil
+			}
+			// Another program's encoding: only the whole line tells.
+			if id, err := decodedUUID(f, start); err != nil || id != "" {
+				return id, err
+			}
 		}
 		end = start
 	}
 	return "", nil
+}
+
+// decodedUUID decodes the line at off for its uuid ("" when it is none).
+func decodedUUID(f *os.File, off int64) (string, error) {
+	line, _, err := readLineAt(f, off)
+	if err != nil {
+		return "", err
+	}
+	var r struct {
+		UUID string `json:"uuid"`
+	}
+	if json.Unmarshal(line, &r) != nil {
+		return "", nil
+	}
+	return r.UUID, nil
 }
 
 func (s *Session) ID() string { return s.id }

@@ -1,16 +1,15 @@
 package storage
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"os"
 )
 
-// rewindMarker is how a rewind record's subtype appears in a line as this
-// package writes it (see boundaryMarker).
-var rewindMarker = []byte(`"subtype":"` + SubtypeRewind + `"`)
+// rewindWord finds the lines that may be rewind records (see
+// boundaryWord).
+var rewindWord = newWord(SubtypeRewind)
 
 // StreamLive is LoadLive for a reader that needs one record at a time
 // (`sessions show`): it calls start once with the summary in force (nil
@@ -34,8 +33,10 @@ func StreamLive(ctx context.Context, path string, start func(summary *Record) er
 	if warn == nil {
 		warn = func(string) {}
 	}
-	var buffered []string
-	bOff, boundary, err := findCompleteBoundary(ctx, f, path, size, func(s string) { buffered = append(buffered, s) })
+	var buffered []offsetWarning
+	bOff, boundary, err := findCompleteBoundary(ctx, f, path, size, func(off int64, s string) {
+		buffered = append(buffered, offsetWarning{off, s})
+	})
 	if err != nil {
 		return err
 	}
@@ -48,18 +49,19 @@ func StreamLive(ctx context.Context, path string, start func(summary *Record) er
 	} else {
 		bOff = -1
 	}
-	if ok {
-		ok, err = lacksMarker(ctx, f, from, size, rewindMarker)
-		if err != nil {
-			return err
+	// Rewinds and repairs change what comes before them: those files are
+	// loaded whole, as LoadLive does.
+	for _, w := range []*word{rewindWord, repairWord} {
+		if ok {
+			if ok, err = lacksWord(ctx, f, from, size, w); err != nil {
+				return err
+			}
 		}
 	}
 	if !ok {
 		return replayLive(ctx, f, path, size, start, fn, warn)
 	}
-	for _, w := range buffered {
-		warn(w)
-	}
+	flushWarnings(buffered, nil, warn)
 	var summary *Record
 	if boundary != nil {
 		if summary, err = summaryAfter(f, bOff, size); err != nil {
@@ -70,7 +72,7 @@ func StreamLive(ctx context.Context, path string, start func(summary *Record) er
 		return err
 	}
 	live := &Live{}
-	return readRecords(ctx, f, path, from, func(off int64, r *Record) error {
+	return readRecords(ctx, f, path, from, nil, func(off int64, r *Record) error {
 		if !live.place(off, r, bOff) {
 			return nil
 		}
@@ -122,10 +124,10 @@ func summaryAfter(f *os.File, bOff, size int64) (*Record, error) {
 	return nil, nil
 }
 
-// lacksMarker reports whether [from, size) of f holds no occurrence of
-// marker, reading it in chunks (memory stays at one chunk).
-func lacksMarker(ctx context.Context, f *os.File, from, size int64, marker []byte) (bool, error) {
-	overlap := int64(len(marker) - 1)
+// lacksWord reports whether [from, size) of f certainly holds no
+// spelling of w, reading it in chunks (memory stays at one chunk).
+func lacksWord(ctx context.Context, f *os.File, from, size int64, w *word) (bool, error) {
+	overlap := int64(w.maxLen() - 1)
 	buf := make([]byte, scanChunk+overlap)
 	for off := from; off < size; off += scanChunk {
 		if err := ctx.Err(); err != nil {
@@ -135,7 +137,7 @@ func lacksMarker(ctx context.Context, f *os.File, from, size int64, marker []byt
 		if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
 			return false, err
 		}
-		if bytes.Contains(b, marker) {
+		if w.mayHold(b) {
 			return false, nil
 		}
 	}

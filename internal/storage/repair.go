@@ -1,0 +1,108 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+)
+
+// Repair records (SubtypeRepair) are how `sessions check --repair` mends a
+// session without breaking the append-only promise: it never changes a
+// line, it appends one record naming the damage in the lines before it.
+// The readers here honour them: a line a repair names is passed over
+// without a warning, and the second copy of an exact duplicate without its
+// record, so a resume does not send a message twice. A repair names lines
+// by byte offset and length, which never change in an append-only file,
+// and a reader only honours an entry whose line still has that length.
+
+// repairWord finds the lines that may be repair records (see boundaryWord).
+var repairWord = newWord(SubtypeRepair)
+
+// repairs is what the repair records of a stretch of a file say. A nil
+// *repairs says nothing.
+type repairs struct {
+	skip   map[int64]RepairSkip
+	relink map[string]string
+}
+
+// skipped returns the entry naming the line of n bytes at off.
+func (rp *repairs) skipped(off int64, n int) (RepairSkip, bool) {
+	if rp == nil {
+		return RepairSkip{}, false
+	}
+	s, ok := rp.skip[off]
+	return s, ok && s.Length == n
+}
+
+// passes reports whether the line of n bytes at off is passed over by a
+// reader of records: damage, or a duplicate's second copy. A boundary
+// without its summary stays a record (a resume ignores it anyway).
+func (rp *repairs) passes(off int64, n int) bool {
+	s, ok := rp.skipped(off, n)
+	return ok && s.Reason != RepairUnfinished
+}
+
+// acknowledges reports whether a repair names the line at off, whatever
+// its reason: its warning has been dealt with.
+func (rp *repairs) acknowledges(off int64) bool {
+	if rp == nil {
+		return false
+	}
+	_, ok := rp.skip[off]
+	return ok
+}
+
+func (rp *repairs) add(info *RepairInfo) {
+	for _, s := range info.Skip {
+		rp.skip[s.Offset] = s
+	}
+	for _, l := range info.Relink {
+		rp.relink[l.UUID] = l.ParentUUID
+	}
+}
+
+// readRepairs collects the repair records in [from, size) of f: nil when
+// there are none, which costs one search for the word in the common case.
+func readRepairs(ctx context.Context, f *os.File, from, size int64) (*repairs, error) {
+	none, err := lacksWord(ctx, f, from, size, repairWord)
+	if err != nil || none {
+		return nil, err
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return nil, err
+	}
+	rp := &repairs{skip: map[int64]RepairSkip{}, relink: map[string]string{}}
+	lr := newLineReader(io.LimitReader(f, size-from), from, false, loadBuffer)
+	for {
+		line, _, complete, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return rp, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !complete || !repairWord.mayHold(line) {
+			continue
+		}
+		if r, err := decodeRecord(line); err == nil && r.Type == TypeSystem && r.Subtype == SubtypeRepair && r.Repair != nil {
+			rp.add(r.Repair)
+		}
+	}
+}
+
+// offsetWarning is a warning about the line at off, held until the repairs
+// that may acknowledge it are known.
+type offsetWarning struct {
+	off int64
+	msg string
+}
+
+// flushWarnings passes on the held warnings that no repair acknowledges.
+func flushWarnings(held []offsetWarning, rp *repairs, warn func(string)) {
+	for _, w := range held {
+		if !rp.acknowledges(w.off) {
+			warn(w.msg)
+		}
+	}
+}
