@@ -82,28 +82,8 @@ func (s *grepSearch) walk(parent context.Context, base string) error {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return ctxErr
 			}
-			if err != nil {
-				// Unreadable entries are skipped: report what can be seen.
-				if d != nil && d.IsDir() && p != base {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				if p != base && (grepSkipDirs[d.Name()] || s.ignore.skips(p, true) || !s.filter.mayMatchUnder(base, p)) {
-					return fs.SkipDir
-				}
-				s.ignore.enter(p)
-				return nil
-			}
-			if !d.Type().IsRegular() || s.ignore.skips(p, false) {
-				return nil
-			}
-			if s.filter != nil {
-				rel, _ := filepath.Rel(base, p)
-				if !s.filter.keep(filepath.ToSlash(rel)) {
-					return nil
-				}
+			if search, err := s.visit(base, p, d, err); !search {
+				return err
 			}
 			select {
 			case tokens <- struct{}{}:
@@ -166,6 +146,36 @@ func (s *grepSearch) walk(parent context.Context, base string) error {
 		return nil // the walk was stopped on purpose
 	}
 	return err
+}
+
+// visit decides what the walk does with one entry: search it (a regular
+// file the filters keep), or not, with the error that steers the walk
+// (fs.SkipDir for a directory left out). Unreadable entries are skipped:
+// a search reports what it can see.
+func (s *grepSearch) visit(base, p string, d fs.DirEntry, err error) (search bool, walkErr error) {
+	if err != nil {
+		if d != nil && d.IsDir() && p != base {
+			return false, fs.SkipDir
+		}
+		return false, nil
+	}
+	if d.IsDir() {
+		if p != base && (grepSkipDirs[d.Name()] || s.ignore.skips(p, true) || !s.filter.mayMatchUnder(base, p)) {
+			return false, fs.SkipDir
+		}
+		s.ignore.enter(p)
+		return false, nil
+	}
+	if !d.Type().IsRegular() || s.ignore.skips(p, false) {
+		return false, nil
+	}
+	if s.filter != nil {
+		rel, _ := filepath.Rel(base, p)
+		if !s.filter.keep(filepath.ToSlash(rel)) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // fileScanner searches one file at a time; each worker owns one, with its
