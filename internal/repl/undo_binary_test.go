@@ -52,3 +52,38 @@ func TestClawdcodeUndoAsksBeforeLosingTheUsersChange(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// TestClawdcodeRewindAsksBeforeLosingTheUsersChange: /rewind's file
+// restore asks the same question; no keeps the file and the conversation.
+func TestClawdcodeRewindAsksBeforeLosingTheUsersChange(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	term := startClawdcode(t, srv, "--dangerously-skip-permissions")
+	file := filepath.Join(term.cmd.Dir, "a.txt")
+	term.expectPrompt()
+	term.send("write a.txt the agent's text\r")
+	term.expect("Tool results:")
+	term.expectPrompt()
+	mine := "the user's version\n"
+	if err := os.WriteFile(file, []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	term.send("/rewind\r")
+	term.expect("Rewind to just before which message?")
+	term.send("1\r")
+	term.expect("Also restore 1 file(s)")
+	term.send("y\r")
+	term.expect("-the user's version")
+	term.expect("Restore anyway and lose them?")
+	term.send("n\r")
+	term.expect("your changes are kept")
+	term.expectPrompt()
+	if b, err := os.ReadFile(file); err != nil || string(b) != mine {
+		t.Fatalf("a.txt = %q (%v) after answering no, want the user's change kept", b, err)
+	}
+	term.send("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

@@ -77,7 +77,7 @@ func confirmLoss(ctx context.Context, env *Env, cmd string, drift []checkpoint.D
 	}
 	ok, err := env.Confirm(ctx, "Restore anyway and lose them?")
 	if err == nil && !ok {
-		_, err = fmt.Fprintln(env.IO.Out, "Nothing restored; your changes are kept.")
+		_, err = fmt.Fprintf(env.IO.Out, "%s left undone; your changes are kept.\n", cmd)
 	}
 	return ok, err
 }
