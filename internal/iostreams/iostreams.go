@@ -1,6 +1,8 @@
 // Package iostreams is clawdcode's one IO type: where data (Out), status
 // (ErrOut) and input (In) go, and whether each is a terminal. Nothing under
-// internal/ writes to os.Stdout or os.Stderr directly.
+// internal/ writes to os.Stdout or os.Stderr directly. TermOut and
+// TermErr are where text that did not come from clawdcode goes: they decide,
+// in this one place, when it is made safe (termtext) and when it is data.
 package iostreams
 
 import (
