@@ -45,6 +45,9 @@ func runGroup(ctx context.Context, cmd *exec.Cmd) (stdout, stderr string, err er
 	// returns when it exits, not when every holder of a pipe has.
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The payload is copied to stdin by exec: a descendant holding stdin
+	// without reading must not hold Wait either.
+	cmd.WaitDelay = pipeGrace
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()
