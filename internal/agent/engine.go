@@ -144,6 +144,7 @@ func New(cfg Config) *Engine {
 	}
 	if e.env != nil {
 		e.env.OnBeforeChange(e.checkpoint)
+		e.env.OnAfterChange(e.checkpointWritten)
 	}
 	e.system = SystemPrompt(PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)})
 	// A manager for a new session does no I/O and cannot block, so a

@@ -22,6 +22,41 @@ func (e *Engine) checkpoint(path string) {
 	}
 }
 
+// checkpointWritten records what Write or Edit left in a file, so that a
+// restore can tell when someone changed it since.
+func (e *Engine) checkpointWritten(path string, data []byte) {
+	cp := e.log.checkpoints(e.cfg.Project)
+	if cp == nil {
+		return
+	}
+	if err := cp.Wrote(path, data); err != nil {
+		e.notify(contextmgr.Notice{Kind: "warning", Text: fmt.Sprintf("%v; /undo will not notice later changes to it", err)})
+	}
+}
+
+// UndoDrift lists the files the next Undo would restore that changed since
+// clawdcode last wrote them: what an Undo would lose.
+func (e *Engine) UndoDrift(ctx context.Context) ([]checkpoint.Drift, error) {
+	cp := e.log.checkpoints(e.cfg.Project)
+	if cp == nil {
+		return nil, nil
+	}
+	turn, err := cp.LastTurn()
+	if err != nil || turn == "" {
+		return nil, err
+	}
+	return cp.Drifted([]string{turn})
+}
+
+// RewindDrift is UndoDrift for a rewind to pt with its files restored.
+func (e *Engine) RewindDrift(ctx context.Context, pt RewindPoint) ([]checkpoint.Drift, error) {
+	cp := e.log.checkpoints(e.cfg.Project)
+	if cp == nil {
+		return nil, nil
+	}
+	return cp.Drifted(pt.turns)
+}
+
 // Undo restores the files that Write and Edit changed in the latest turn
 // not undone yet. ErrNothingToUndo when there is none.
 func (e *Engine) Undo(ctx context.Context) ([]checkpoint.Restored, error) {

@@ -11,6 +11,14 @@
 // saved, so it is never restored either. Only the first change of a file in
 // a turn is saved: that is the state the turn started from.
 //
+// Restores are confined to the project: every path is resolved under the
+// project root (os.Root), so a directory that became a symlink out of the
+// project since is refused by name, never written or deleted through. And
+// a restore does not silently discard someone else's work: each time Write
+// or Edit replaces a file (and each time a restore puts one back) the hash
+// of what clawdcode left there is recorded, and Drifted lists the files
+// whose content differs from it now, with the lines a restore would drop.
+//
 // A Store is safe for concurrent use. Saving fails soft: an error is
 // returned for the caller to report, and the change itself goes ahead.
 package checkpoint
@@ -51,7 +59,10 @@ type entry struct {
 	Mode    fs.FileMode `json:"mode,omitempty"`
 	Skipped string      `json:"skipped,omitempty"` // why the content was not saved
 	Undone  []string    `json:"undone,omitempty"`  // turns whose changes were restored
-	Time    time.Time   `json:"time"`
+	// State is the hash of what clawdcode last left at Path (stateNone:
+	// it removed the file), on a line of its own without Turn.
+	State string    `json:"state,omitempty"`
+	Time  time.Time `json:"time"`
 }
 
 // Store is one session's checkpoints.
@@ -91,11 +102,7 @@ func (s *Store) inProject(path string) bool {
 // turn. Files outside the project are ignored, and so is a change outside
 // any turn (turn "").
 func (s *Store) Save(turn, path string) error {
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		path = r
-	} else if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		path = filepath.Join(r, filepath.Base(path))
-	}
+	path = resolve(path)
 	if !s.inProject(path) {
 		return nil
 	}
@@ -128,8 +135,7 @@ func (s *Store) Save(turn, path string) error {
 		if err != nil {
 			return fmt.Errorf("checkpoint %s: %w", path, err)
 		}
-		sum := sha256.Sum256(data)
-		e.Existed, e.Blob, e.Mode = true, hex.EncodeToString(sum[:]), info.Mode().Perm()
+		e.Existed, e.Blob, e.Mode = true, hashOf(data), info.Mode().Perm()
 		added, err := s.writeBlob(e.Blob, data)
 		if err != nil {
 			return fmt.Errorf("checkpoint %s: %w", path, err)
@@ -141,6 +147,38 @@ func (s *Store) Save(turn, path string) error {
 	}
 	s.saved[key] = true
 	return nil
+}
+
+// Wrote records that clawdcode just left data at path (Write or Edit
+// replaced it), for Drifted to compare the file with later.
+func (s *Store) Wrote(path string, data []byte) error {
+	path = resolve(path)
+	if !s.inProject(path) {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.appendEntry(entry{Path: path, State: hashOf(data), Time: time.Now().UTC()}); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return nil
+}
+
+// resolve is path with its symlinks resolved, or its directory's when the
+// file does not exist.
+func resolve(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(r, filepath.Base(path))
+	}
+	return path
+}
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // load counts the blob bytes already kept (once).

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
-
-	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // Change is a file that a restore would put back, as it was before the
@@ -78,7 +76,10 @@ func (s *Store) changes(turns []string) ([]Change, error) {
 
 // Restore puts back every file changed in turns as it was before the
 // earliest change among them (a file created since is removed), and marks
-// the turns undone. A file that cannot be restored is reported, not fatal.
+// the turns undone. A file that cannot be restored — its checkpoint is
+// missing, or its directory now leads out of the project — is reported,
+// not fatal. Restore does not look for changes made since clawdcode's
+// edits: ask Drifted first.
 func (s *Store) Restore(turns []string) ([]Restored, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -86,46 +87,61 @@ func (s *Store) Restore(turns []string) ([]Restored, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	root, err := os.OpenRoot(s.root)
+	if err != nil {
+		return nil, fmt.Errorf("open the project %s: %w", s.root, err)
+	}
+	defer root.Close()
 	var out []Restored
 	for _, c := range changes {
-		out = append(out, Restored{Path: c.Path, Action: s.restore(c)})
+		action, state := s.restore(root, c)
+		out = append(out, Restored{Path: c.Path, Action: action})
+		if state != "" {
+			if err := s.appendEntry(entry{Path: c.Path, State: state, Time: time.Now().UTC()}); err != nil {
+				return out, fmt.Errorf("record the restore: %w", err)
+			}
+		}
 	}
-	if len(changes) > 0 {
-		if err := s.appendEntry(entry{Undone: turns, Time: time.Now().UTC()}); err != nil {
-			return out, fmt.Errorf("record the restore: %w", err)
-		}
-		// The turns may change the files again (a rewind continues from
-		// before them): save afresh.
-		for k := range s.saved {
-			delete(s.saved, k)
-		}
+	if err := s.appendEntry(entry{Undone: turns, Time: time.Now().UTC()}); err != nil {
+		return out, fmt.Errorf("record the restore: %w", err)
+	}
+	// The turns may change the files again (a rewind continues from
+	// before them): save afresh.
+	for k := range s.saved {
+		delete(s.saved, k)
 	}
 	return out, nil
 }
 
-func (s *Store) restore(c Change) string {
+// restore puts c back through root and says what it did, and the state it
+// left (a content hash, stateNone, or "" when it changed nothing).
+func (s *Store) restore(root *os.Root, c Change) (action, state string) {
 	if c.Skipped != "" {
-		return "not restored: " + c.Skipped
+		return "not restored: " + c.Skipped, ""
+	}
+	rel, err := s.confined(c.Path)
+	if err != nil {
+		return "not restored: " + err.Error(), ""
 	}
 	if !c.Existed {
-		if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "not restored: " + err.Error()
+		if err := root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "not restored: " + err.Error(), ""
 		}
-		return "removed"
+		return "removed", stateNone
 	}
 	data, err := os.ReadFile(filepath.Join(s.dir, "blobs", c.blob))
 	if err != nil {
-		return "not restored: checkpoint missing"
-	}
-	if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
-		return "not restored: " + err.Error()
+		return "not restored: checkpoint missing", ""
 	}
 	mode := c.mode
 	if mode == 0 {
 		mode = 0o644
 	}
-	if err := tools.WriteFileAtomic(c.Path, data, mode); err != nil {
-		return "not restored: " + err.Error()
+	if err := writeIn(root, rel, data, mode); err != nil {
+		return "not restored: " + err.Error(), ""
 	}
-	return "restored"
+	return "restored", hashOf(data)
 }

@@ -86,7 +86,7 @@ func importRun(ctx context.Context, f *Factory, opts *ImportOptions) error {
 				verb = "continued"
 			}
 			// The id and the project come from another tool's files.
-			fmt.Fprintf(f.IO.Out, "%s %s  %d records  %s\n", verb, termtext.Safe(r.ID), r.Records, termtext.Safe(r.Project))
+			fmt.Fprintf(f.IO.Out, "%s %s  %d records  %s\n", verb, termtext.Line(r.ID), r.Records, termtext.Line(r.Project))
 		},
 		Progress: func(done, total int64) {
 			if !bar || total < progressMin || time.Since(last) < 100*time.Millisecond {

@@ -199,14 +199,12 @@ func (s *printSink) finish(res Result, started time.Time) {
 	switch s.format {
 	case FormatText:
 		if !res.IsError && res.Result != "" {
-			answer := res.Result
-			if s.io.IsStdoutTTY() {
-				// On a terminal the answer is read, so it is shown and not
-				// obeyed. Redirected, it is data (`-p … > main.go`) and
-				// keeps its exact bytes; the json formats escape them.
-				answer = termtext.Safe(answer)
-			}
-			writeAnswer(s.io.Out, answer)
+			// On a terminal the answer is read, so it is shown and not
+			// obeyed. Redirected, it is data (`-p … > main.go`) and keeps
+			// its exact bytes; the json formats escape them.
+			out := s.io.TermOut()
+			writeAnswer(out, res.Result)
+			_ = out.Flush()
 		}
 	case FormatJSON:
 		enc := json.NewEncoder(s.io.Out)

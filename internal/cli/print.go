@@ -15,7 +15,6 @@ import (
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
-	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -143,14 +142,10 @@ func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg 
 		// The same rule as the answer: shown, not obeyed, on a terminal;
 		// the exact bytes when redirected. stderr is always a person's.
 		safeIO := *ios
-		safeErr := termtext.NewWriter(ios.ErrOut)
+		safeOut, safeErr := ios.TermOut(), ios.TermErr()
+		defer safeOut.Flush()
 		defer safeErr.Flush()
-		safeIO.ErrOut = safeErr
-		if ios.IsStdoutTTY() {
-			safeOut := termtext.NewWriter(ios.Out)
-			defer safeOut.Flush()
-			safeIO.Out = safeOut
-		}
+		safeIO.Out, safeIO.ErrOut = safeOut, safeErr
 		env.IO = &safeIO
 	}
 	if format != FormatText {

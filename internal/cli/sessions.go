@@ -112,13 +112,13 @@ func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) erro
 	}
 	fmt.Fprintln(tw, header)
 	for _, s := range infos {
-		title := termtext.Safe(oneLine(s.Title, 60))
+		title := termtext.Line(oneLine(s.Title, 60))
 		if title == "" {
 			title = "(untitled)"
 		}
 		line := fmt.Sprintf("%s\t%s\t%d\t%s", shortID(s.ID), formatWhen(s.Updated, now, f.IO.IsStdoutTTY()), s.Messages, title)
 		if opts.All {
-			line += "\t" + s.Project
+			line += "\t" + termtext.Line(s.Project)
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -262,5 +262,5 @@ func oneLine(s string, n int) string {
 
 // warnTo returns a warning printer for storage's skipped-line warnings.
 func warnTo(w io.Writer) func(string) {
-	return func(msg string) { fmt.Fprintf(w, "clawdcode: warning: %s\n", termtext.Safe(msg)) }
+	return func(msg string) { fmt.Fprintf(w, "clawdcode: warning: %s\n", termtext.Line(msg)) }
 }

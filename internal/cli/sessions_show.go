@@ -61,9 +61,9 @@ func sessionsShow(ctx context.Context, f *Factory, opts *SessionsShowOptions) er
 	t := &textTranscript{w: w}
 	fmt.Fprintf(w, "session %s", id)
 	if title := sessionTitle(p, id); title != "" {
-		fmt.Fprintf(w, " · %s", oneLine(title, 80))
+		fmt.Fprintf(w, " · %s", termtext.Line(oneLine(title, 80)))
 	}
-	fmt.Fprintf(w, "\nproject %s\n\n", p.Root)
+	fmt.Fprintf(w, "\nproject %s\n\n", termtext.Line(p.Root))
 
 	warn := warnTo(f.IO.ErrOut)
 	if opts.Full {
@@ -139,14 +139,10 @@ func sessionsExport(ctx context.Context, f *Factory, opts *SessionsExportOptions
 	if err != nil {
 		return err
 	}
-	out := f.IO.Out
-	if opts.Format == ExportMarkdown && f.IO.IsStdoutTTY() {
-		// Markdown on a terminal is read there; redirected, it is data and
-		// keeps its bytes (the json formats escape control characters).
-		safe := termtext.NewWriter(out)
-		defer safe.Flush() // after the returns below have flushed w
-		out = safe
-	}
+	// Markdown on a terminal is read there; redirected, it is data and
+	// keeps its bytes (the json formats escape control characters).
+	out := f.IO.TermOut()
+	defer out.Flush() // after the returns below have flushed w
 	w := bufio.NewWriterSize(out, 64<<10)
 	warn := warnTo(f.IO.ErrOut)
 	var each func(r *storage.Record) error

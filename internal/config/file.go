@@ -218,7 +218,8 @@ func (f *File) check(lines map[string]int) error {
 		key := "mcp_servers." + name
 		switch {
 		case !serverName.MatchString(name):
-			return bad(key, "server names may hold letters, digits, '-' and '_' only")
+			// Quoted: the name is the file's, and may hold anything.
+			return bad(fmt.Sprintf("mcp_servers.%q", name), "server names may hold letters, digits, '-' and '_' only")
 		case s.Command == "" && s.URL == "":
 			return bad(key, "needs command (a server started as a process) or url (streamable HTTP)")
 		case s.Command != "" && s.URL != "":

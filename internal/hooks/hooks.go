@@ -19,7 +19,10 @@
 //
 // Commands run with sh -c in the project directory, in their own process
 // group, with the environment the tools' children get, and are killed at
-// their timeout (default 60 s).
+// their timeout (default 60 s). When a hook exits its whole group is
+// killed, so what it started in the background does not outlive it. Each
+// of its streams is read into at most 64 KiB (head and tail, the middle
+// replaced by the omission marker): a reason becomes part of the session.
 package hooks
 
 import (
@@ -32,7 +35,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/secrets"
@@ -52,9 +54,6 @@ var Events = []string{SessionStart, PreToolUse, PreCompact, PostCompact, Stop}
 
 // DefaultTimeout bounds a hook that names none.
 const DefaultTimeout = 60 * time.Second
-
-// outputLimit bounds what a hook's stdout or stderr may weigh.
-const outputLimit = 64 << 10
 
 // Hook is one configured command.
 type Hook struct {
@@ -186,7 +185,7 @@ func (r *Runner) runOne(ctx context.Context, h Hook, common Common, payload Payl
 	}
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(hctx, "sh", "-c", h.Command)
+	cmd := exec.Command("sh", "-c", h.Command)
 	cmd.Dir = r.dir
 	// A hook is a child like a tool's command: without an environment
 	// from the caller (who filters it), the process's without credentials
@@ -196,12 +195,7 @@ func (r *Runner) runOne(ctx context.Context, h Hook, common Common, payload Payl
 		cmd.Env = secrets.ChildEnv(os.Environ(), nil, nil)
 	}
 	cmd.Stdin = bytes.NewReader(in)
-	var stdout, stderr limitedBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
-	err := cmd.Run()
+	stdout, stderr, err := runGroup(hctx, cmd)
 
 	var exit *exec.ExitError
 	switch {
@@ -211,7 +205,7 @@ func (r *Runner) runOne(ctx context.Context, h Hook, common Common, payload Payl
 	case ctx.Err() != nil:
 		return Outcome{}
 	case errors.As(err, &exit) && exit.ExitCode() == 2:
-		reason := strings.TrimSpace(stderr.String())
+		reason := strings.TrimSpace(stderr)
 		if reason == "" {
 			reason = "blocked by a " + h.Event + " hook"
 		}
@@ -221,13 +215,13 @@ func (r *Runner) runOne(ctx context.Context, h Hook, common Common, payload Payl
 		return Outcome{Block: true, Reason: reason}
 	case err != nil:
 		msg := err.Error()
-		if s := strings.TrimSpace(stderr.String()); s != "" {
+		if s := strings.TrimSpace(stderr); s != "" {
 			msg += ": " + firstLine(s)
 		}
 		r.report(h, msg)
 		return Outcome{}
 	}
-	return parseOutput(h.Event, strings.TrimSpace(stdout.String()))
+	return parseOutput(h.Event, strings.TrimSpace(stdout))
 }
 
 // parseOutput reads a successful hook's stdout.
@@ -274,15 +268,4 @@ func firstLine(s string) string {
 		line = line[:119] + "…"
 	}
 	return line
-}
-
-// limitedBuffer keeps the first outputLimit bytes and drops the rest, so
-// a runaway hook cannot fill memory.
-type limitedBuffer struct{ bytes.Buffer }
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := outputLimit - b.Len(); room > 0 {
-		b.Buffer.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }

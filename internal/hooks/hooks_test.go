@@ -133,3 +133,14 @@ func TestHooksDoNotSeeCredentials(t *testing.T) {
 		t.Fatalf("a hook's environment:\n%s", data)
 	}
 }
+
+// TestOutputIsCutWhereItIsRead: a hook's output past outputLimit is
+// dropped as it is read, and the omission marker says so.
+func TestOutputIsCutWhereItIsRead(t *testing.T) {
+	t.Parallel()
+	r, _, _ := runner(t, Hook{Event: PreToolUse, Command: "head -c 2000000 /dev/zero | tr '\\0' x >&2; exit 2"})
+	out := r.Run(context.Background(), PreToolUse, "Bash", common, nil)
+	if !out.Block || len(out.Reason) > outputLimit+100 || !strings.Contains(out.Reason, "omitted ...]") {
+		t.Fatalf("block %v, reason of %d bytes", out.Block, len(out.Reason))
+	}
+}

@@ -1,6 +1,8 @@
 // Package iostreams is clawdcode's one IO type: where data (Out), status
 // (ErrOut) and input (In) go, and whether each is a terminal. Nothing under
-// internal/ writes to os.Stdout or os.Stderr directly.
+// internal/ writes to os.Stdout or os.Stderr directly. TermOut and
+// TermErr are where text that did not come from clawdcode goes: they decide,
+// in this one place, when it is made safe (termtext) and when it is data.
 package iostreams
 
 import (
@@ -9,6 +11,8 @@ import (
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // IOStreams bundles the process's standard streams.
@@ -56,6 +60,16 @@ func (s *IOStreams) StdinFd() int { return s.inFd }
 // Interactive reports whether a person is at the keyboard (stdin and
 // stdout are both terminals).
 func (s *IOStreams) Interactive() bool { return s.inTTY && s.outTTY }
+
+// TermOut is where text that did not come from clawdcode itself goes on
+// Out: shown, not obeyed (termtext), when Out is a terminal; byte for byte
+// when it is redirected, where it is data. This is the one place that
+// decision is made. Flush it at the end.
+func (s *IOStreams) TermOut() *termtext.Writer { return termtext.For(s.Out, s.outTTY) }
+
+// TermErr is the same for ErrOut, made safe whatever it is: status
+// output is always for a person to read.
+func (s *IOStreams) TermErr() *termtext.Writer { return termtext.NewWriter(s.ErrOut) }
 
 func isTerminal(f *os.File) bool {
 	return term.IsTerminal(int(f.Fd()))

@@ -37,8 +37,9 @@ func (s *session) shellCommand(ctx context.Context, command string) error {
 	}
 	cmd := exec.CommandContext(ctx, shell, "-c", command)
 	cmd.Dir = s.projectRoot()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	// Read into a bounded buffer: `!yes` must not fill memory.
+	out := tools.NewCappedBuffer(shellKeep)
+	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // the terminal stays the REPL's
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
@@ -57,9 +58,6 @@ func (s *session) shellCommand(ctx context.Context, command string) error {
 	s.con.setLast(&toolShown{call: "!" + command, lines: append([]string{head}, body...)})
 
 	text := out.String()
-	if len(text) > shellKeep {
-		text = text[:shellKeep/2] + "\n… (output cut) …\n" + text[len(text)-shellKeep/2:]
-	}
 	s.pending = append(s.pending, fmt.Sprintf("[The user ran a shell command in the project]\n$ %s\n%s\n(%s)", command, strings.TrimRight(text, "\n"), status))
 	fmt.Fprintln(s.io.ErrOut, s.cs.dim("  (the output goes to the model with your next message)"))
 	return nil

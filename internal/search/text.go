@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // WriteText prints hits as `clawdcode search` and /search show them: per
@@ -18,11 +20,12 @@ func WriteText(out io.Writer, hits []Hit, withProject bool, when func(time.Time)
 		if h.Summary {
 			typ = "summary"
 		}
-		fmt.Fprintf(w, "%s  %s  %s", h.SessionID, when(h.Timestamp), typ)
+		// Ids, projects and snippets come from the records: one line each.
+		fmt.Fprintf(w, "%s  %s  %s", termtext.Line(h.SessionID), when(h.Timestamp), typ)
 		if withProject {
-			fmt.Fprintf(w, "  %s", h.Project)
+			fmt.Fprintf(w, "  %s", termtext.Line(h.Project))
 		}
-		fmt.Fprintf(w, "\n    %s\n", h.Snippet)
+		fmt.Fprintf(w, "\n    %s\n", termtext.Line(h.Snippet))
 	}
 	return w.Flush()
 }

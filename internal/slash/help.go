@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"text/tabwriter"
+
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 func helpCommand(r *Registry) Command {
@@ -18,7 +20,8 @@ func helpCommand(r *Registry) Command {
 				if c.Args != "" {
 					usage += " " + c.Args
 				}
-				fmt.Fprintf(w, "  %s\t%s\n", usage, c.Summary)
+				// A custom command's summary is its file's: one line, shown.
+				fmt.Fprintf(w, "  %s\t%s\n", termtext.Line(usage), termtext.Line(c.Summary))
 			}
 			return w.Flush()
 		},

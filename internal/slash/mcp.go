@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/mcphost"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // mcpServers is what /mcp needs of the engine: the configured MCP servers
@@ -29,16 +30,17 @@ func mcpCommand() Command {
 			}
 			var b strings.Builder
 			for _, s := range servers {
-				fmt.Fprintf(&b, "%s: %s", s.Name, s.State)
+				// Names, errors and tools are the servers' words: one line each, shown.
+				fmt.Fprintf(&b, "%s: %s", termtext.Line(s.Name), termtext.Line(s.State))
 				if s.Error != "" {
-					fmt.Fprintf(&b, " (%s)", s.Error)
+					fmt.Fprintf(&b, " (%s)", termtext.Line(s.Error))
 				}
 				if len(s.Tools) > 0 {
 					fmt.Fprintf(&b, ", %d tools", len(s.Tools))
 				}
 				b.WriteByte('\n')
 				for _, t := range s.Tools {
-					fmt.Fprintf(&b, "  %s\n", t)
+					fmt.Fprintf(&b, "  %s\n", termtext.Line(t))
 				}
 			}
 			_, err := fmt.Fprint(env.IO.Out, b.String())

@@ -13,6 +13,7 @@ import (
 type rewinder interface {
 	RewindPoints(ctx context.Context) ([]agent.RewindPoint, error)
 	Rewind(ctx context.Context, pt agent.RewindPoint, restoreFiles bool) ([]checkpoint.Restored, error)
+	RewindDrift(ctx context.Context, pt agent.RewindPoint) ([]checkpoint.Drift, error)
 }
 
 func rewindCommand() Command {
@@ -60,6 +61,15 @@ func rewind(ctx context.Context, env *Env, args string) error {
 		restore, err = env.Confirm(ctx, fmt.Sprintf("Also restore %d file(s) Write and Edit changed since (%s)?",
 			len(names), strings.Join(names, ", ")))
 		if err != nil {
+			return err
+		}
+	}
+	if restore {
+		drift, err := r.RewindDrift(ctx, pt)
+		if err != nil {
+			return fmt.Errorf("rewind: %w", err)
+		}
+		if ok, err := confirmLoss(ctx, env, "/rewind", drift); !ok || err != nil {
 			return err
 		}
 	}

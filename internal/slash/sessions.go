@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 func sessionsCommand() Command {
@@ -67,7 +68,7 @@ func displayTitle(t string) string {
 	if t == "" {
 		return "(untitled)"
 	}
-	return t
+	return termtext.Line(t)
 }
 
 func isSpace(r rune) bool { return unicode.IsSpace(r) }

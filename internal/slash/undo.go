@@ -14,6 +14,7 @@ import (
 
 // undoer is what /undo needs of the engine (*agent.Engine).
 type undoer interface {
+	UndoDrift(ctx context.Context) ([]checkpoint.Drift, error)
 	Undo(ctx context.Context) ([]checkpoint.Restored, error)
 }
 
@@ -29,6 +30,13 @@ func undoCommand() Command {
 			if !ok {
 				return errNotAvailable("/undo")
 			}
+			drift, err := u.UndoDrift(ctx)
+			if err != nil {
+				return fmt.Errorf("undo: %w", err)
+			}
+			if ok, err := confirmLoss(ctx, env, "/undo", drift); !ok || err != nil {
+				return err
+			}
 			restored, err := u.Undo(ctx)
 			if errors.Is(err, agent.ErrNothingToUndo) {
 				_, err := fmt.Fprintln(env.IO.Out, "Nothing to undo: no file that Write or Edit changed is left to restore.")
@@ -40,6 +48,38 @@ func undoCommand() Command {
 			return printRestored(env.IO.Out, projectRoot(env), restored)
 		},
 	}
+}
+
+// confirmLoss shows what a restore would lose — the changes made to files
+// since the agent last wrote them — and asks whether to go on. Where
+// nobody can answer (-p) it refuses, naming the files. It reports whether
+// to restore.
+func confirmLoss(ctx context.Context, env *Env, cmd string, drift []checkpoint.Drift) (bool, error) {
+	if len(drift) == 0 {
+		return true, nil
+	}
+	names := make([]string, len(drift))
+	for i, d := range drift {
+		names[i] = relTo(projectRoot(env), d.Path)
+	}
+	changed := strings.Join(names, ", ")
+	if env.Confirm == nil {
+		return false, fmt.Errorf("%s refused: %s changed since the agent's edit, and restoring would lose those changes; "+
+			"nothing was restored (run %s in the interactive session to see them and confirm)", cmd, changed, cmd)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s changed since the agent's edit; restoring loses these changes:\n", changed)
+	for _, d := range drift {
+		b.WriteString(d.Diff)
+	}
+	if _, err := io.WriteString(env.IO.Out, b.String()); err != nil {
+		return false, err
+	}
+	ok, err := env.Confirm(ctx, "Restore anyway and lose them?")
+	if err == nil && !ok {
+		_, err = fmt.Fprintf(env.IO.Out, "%s left undone; your changes are kept.\n", cmd)
+	}
+	return ok, err
 }
 
 // printRestored lists what a restore did, one file a line.

@@ -22,6 +22,12 @@
 //   - a byte that is not valid UTF-8 is shown as "<0x9B>".
 //
 // Text without any of these is returned unchanged (and without copying).
+// Line is Safe for text shown on one line (a table's cell, a path in a
+// list), where a newline or a tab is shown too ("^J", "^I"): a newline in
+// an imported project path must not forge a row. For is the one rule for
+// output that is data when redirected: made safe on a terminal, passed on
+// byte for byte otherwise (iostreams' TermOut applies it).
+//
 // Safe is for whole strings; Stream is for text that arrives in pieces (a
 // streamed reply), where a carriage return or a multi-byte character may
 // be split across two pieces. Both are pure and safe for concurrent use;

@@ -126,3 +126,16 @@ func visibleForm(r rune) string {
 	}
 	return ""
 }
+
+// Line is Safe for text shown on one line — a cell of a table, a path in
+// a list, a name in a heading — where a newline or a tab would start a
+// row or a column of its own: they are shown too, as "^J" and "^I".
+func Line(s string) string {
+	s = Safe(s)
+	if strings.ContainsAny(s, "\n\t") {
+		s = lineBreaks.Replace(s)
+	}
+	return s
+}
+
+var lineBreaks = strings.NewReplacer("\n", "^J", "\t", "^I")

@@ -116,3 +116,38 @@ func TestWriter(t *testing.T) {
 		t.Errorf("written %q, want %q", b.String(), want)
 	}
 }
+
+func TestLineKeepsTextOnOneLine(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"plain path":            "plain path",
+		"a\nFORGED\trow":        "a^JFORGED^Irow",
+		"crlf\r\nend":           "crlf^Jend",
+		"\x1b]52;c;eA==\x07 ok": "^[]52;c;eA==^G ok",
+	} {
+		if got := Line(in); got != want {
+			t.Errorf("Line(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestForKeepsDataWhenNotATerminal(t *testing.T) {
+	t.Parallel()
+	const text = "data\x1b[31m\n"
+	var data, shown strings.Builder
+	for _, c := range []struct {
+		b        *strings.Builder
+		terminal bool
+	}{{&data, false}, {&shown, true}} {
+		w := For(c.b, c.terminal)
+		if _, err := w.Write([]byte(text)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if data.String() != text || shown.String() != "data^[[31m\n" {
+		t.Errorf("redirected %q, on a terminal %q", data.String(), shown.String())
+	}
+}

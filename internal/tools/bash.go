@@ -76,7 +76,7 @@ func bashTimeout(ms int, given bool) (time.Duration, error) {
 // the shell has exited, or once its group was killed after timeout or
 // cancellation, even if a stray descendant keeps the output pipe open.
 func (e *Env) execShell(ctx context.Context, command string, timeout time.Duration, limit int) Result {
-	out := newCappedBuffer(limit)
+	out := NewCappedBuffer(limit)
 	cmd := exec.Command(e.shell, "-c", command)
 	cmd.Dir = e.Root
 	// Same writer for both: exec then hands the child one pipe as fd 1 and 2,

@@ -66,7 +66,7 @@ func BenchmarkGlobTree(b *testing.B) {
 func BenchmarkCappedBufferWrite(b *testing.B) {
 	chunk := []byte(strings.Repeat("output line of a chatty build\n", 1000))
 	b.SetBytes(int64(len(chunk)))
-	buf := newCappedBuffer(OutputCap)
+	buf := NewCappedBuffer(OutputCap)
 	for b.Loop() {
 		buf.Write(chunk)
 	}

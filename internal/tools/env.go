@@ -36,6 +36,9 @@ type Env struct {
 	// beforeChange, when set, is called with a file's real path just
 	// before Write or Edit replaces it (the checkpoints of /undo).
 	beforeChange func(path string)
+	// afterChange, when set, is called with a file's real path and the
+	// content Write or Edit just left there.
+	afterChange func(path string, data []byte)
 }
 
 // OnBeforeChange sets the function called with a file's real path just
@@ -45,6 +48,15 @@ type Env struct {
 func (e *Env) OnBeforeChange(fn func(path string)) {
 	e.writeMu.Lock()
 	e.beforeChange = fn
+	e.writeMu.Unlock()
+}
+
+// OnAfterChange sets the function called with a file's real path and
+// the content Write or Edit just left there (nil = none), under the same
+// lock as OnBeforeChange's.
+func (e *Env) OnAfterChange(fn func(path string, data []byte)) {
+	e.writeMu.Lock()
+	e.afterChange = fn
 	e.writeMu.Unlock()
 }
 

@@ -19,7 +19,7 @@ func CapText(s string, limit int) string {
 	if limit <= 0 || len(s) <= limit {
 		return s
 	}
-	b := newCappedBuffer(limit)
+	b := NewCappedBuffer(limit)
 	b.Write([]byte(s))
 	return b.String()
 }
@@ -28,7 +28,7 @@ func CapText(s string, limit int) string {
 // everything written, in memory bounded by the limit whatever the volume:
 // the head fills once, the tail is a ring. The ends of a command's output
 // are where the information is (what started, how it failed).
-type cappedBuffer struct {
+type CappedBuffer struct {
 	headMax, tailMax int
 
 	head      []byte
@@ -40,13 +40,14 @@ type cappedBuffer struct {
 	lines int64 // newlines written
 }
 
-func newCappedBuffer(limit int) *cappedBuffer {
+// NewCappedBuffer returns a buffer that keeps at most limit bytes.
+func NewCappedBuffer(limit int) *CappedBuffer {
 	headMax := limit / 2
-	return &cappedBuffer{headMax: headMax, tailMax: limit - headMax}
+	return &CappedBuffer{headMax: headMax, tailMax: limit - headMax}
 }
 
 // Write never fails, so a chatty command is never stopped by a full buffer.
-func (b *cappedBuffer) Write(p []byte) (int, error) {
+func (b *CappedBuffer) Write(p []byte) (int, error) {
 	n := len(p)
 	b.total += int64(n)
 	b.lines += int64(bytes.Count(p, []byte{'\n'}))
@@ -80,7 +81,7 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (b *cappedBuffer) tail() []byte {
+func (b *CappedBuffer) tail() []byte {
 	out := make([]byte, 0, b.ringLen)
 	if b.ringLen == 0 {
 		return out
@@ -91,12 +92,12 @@ func (b *cappedBuffer) tail() []byte {
 }
 
 // Len is the number of bytes written so far.
-func (b *cappedBuffer) Len() int64 { return b.total }
+func (b *CappedBuffer) Len() int64 { return b.total }
 
 // String renders what was kept. When bytes were dropped, the head is cut
 // back to a line end and the tail forward to a line start when one is near,
 // and never inside a UTF-8 sequence.
-func (b *cappedBuffer) String() string {
+func (b *CappedBuffer) String() string {
 	tail := b.tail()
 	if b.total == int64(len(b.head)+len(tail)) {
 		return string(b.head) + string(tail)

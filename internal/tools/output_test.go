@@ -105,7 +105,7 @@ func TestCappedBufferWrites(t *testing.T) {
 			fmt.Fprintf(&full, "%d:%s\n", full.Len(), strings.Repeat("é", r.IntN(20)))
 		}
 		text := full.String()
-		b := newCappedBuffer(limit)
+		b := NewCappedBuffer(limit)
 		for rest := text; rest != ""; {
 			n := min(len(rest), 1+r.IntN(limit*2))
 			b.Write([]byte(rest[:n]))
@@ -124,7 +124,7 @@ func TestCappedBufferWrites(t *testing.T) {
 
 func TestCappedBufferMemoryBounded(t *testing.T) {
 	t.Parallel()
-	b := newCappedBuffer(1000)
+	b := NewCappedBuffer(1000)
 	chunk := []byte(strings.Repeat("abcdefghi\n", 1000))
 	for range 5000 { // 50 MB
 		b.Write(chunk)

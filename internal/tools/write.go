@@ -145,6 +145,9 @@ func (e *Env) replaceFile(path, shown string, data []byte, mode fs.FileMode) (Re
 	if err := WriteFileAtomic(path, data, mode); err != nil {
 		return fail("write %s: %v", shown, err), false
 	}
+	if e.afterChange != nil {
+		e.afterChange(path, data)
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return fail("write %s: %v", shown, err), false
