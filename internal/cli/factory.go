@@ -63,10 +63,12 @@ type Factory struct {
 	// configuration's first resolution (ResolveConfig).
 	configFlags config.Flags
 	// trustProject decides on the project file's risky keys
-	// (config.Sources.TrustProject): askTrust for the interactive session,
-	// nil (trusted) in -p and the other commands.
+	// (config.Sources.TrustProject), set by the root command
+	// (projectTrust); unset, only a yes on record trusts the file.
 	trustProject func(*config.File) bool
-	// projectDistrusted is set when the user declined the project file.
+	// projectDistrusted is set when the project file is not trusted on
+	// record: declined, never answered, or trusted by --trust-project for
+	// this run only.
 	projectDistrusted atomic.Bool
 
 	// redactor is the run's secrets.Redactor, set once the store is built
@@ -177,6 +179,10 @@ func (f *Factory) Config() (*config.Config, error) {
 		if err != nil {
 			return nil, err
 		}
+		trust := f.trustProject
+		if trust == nil {
+			trust = f.projectTrust(context.Background(), false, false)
+		}
 		cfg, err := config.Resolve(config.Sources{
 			UserFile:    config.UserFile(home),
 			ProjectFile: config.ProjectFile(p.Root),
@@ -184,7 +190,7 @@ func (f *Factory) Config() (*config.Config, error) {
 			Flags:       f.configFlags,
 			Warn:        warnTo(f.IO.ErrOut),
 
-			TrustProject: f.trustProject,
+			TrustProject: trust,
 		})
 		if err != nil {
 			return nil, err
