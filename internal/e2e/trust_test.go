@@ -140,3 +140,45 @@ func TestAlwaysInThisProjectStaysTrusted(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstTrustAnswerInAFreshHomeIsRemembered: in a CLAWDCODE_HOME that
+// did not exist yet, the first answer was written before the home was, so
+// it was lost with a second warning about the file, and asked again at the
+// next start. Now the home is made for it: one warning, and no second
+// question.
+func TestFirstTrustAnswerInAFreshHomeIsRemembered(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.writeConfig("[permissions]\nallow = [\"Bash\"]\n")
+	if _, err := os.Stat(w.Home); err == nil {
+		t.Fatal("the home exists before the first run")
+	}
+	config := filepath.Join(w.Project, ".clawdcode", "config.toml")
+	for i, answer := range []string{"n\r", ""} {
+		ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
+		defer cancel()
+		term := w.startREPL(w.Command(ctx))
+		if answer != "" {
+			term.expect("Trust this file?")
+			term.send(answer)
+		}
+		term.expect("> ")
+		term.send("/exit\r")
+		if code := term.wait(); code != 0 {
+			t.Fatalf("start %d: exit %d", i+1, code)
+		}
+		out := term.output()
+		if i > 0 && strings.Contains(out, "Trust this file?") {
+			t.Errorf("the first answer was not remembered: asked again\n%s", out)
+		}
+		var warnings int
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, "warning:") && strings.Contains(line, config) {
+				warnings++
+			}
+		}
+		if warnings != 1 || !strings.Contains(out, "is not trusted") {
+			t.Errorf("start %d: %d warning lines about %s, want the one saying it is not trusted\n%s", i+1, warnings, config, out)
+		}
+	}
+}
