@@ -71,10 +71,15 @@ func (f *Factory) decideTrust(ctx context.Context, file *config.File, flag, canA
 
 // askTrust puts the question on the terminal: on stderr, where the REPL's
 // prompt goes, so that it is seen and answered when stdout is piped
-// (clawdcode | tee log). It runs before the REPL puts the terminal in raw
+// (clawdcode | tee log) — or on stdout when only stdout is a terminal
+// (clawdcode 2>log). It runs before the REPL puts the terminal in raw
 // mode, so it reads a plain line; no is the default. Interrupted (ctx
 // done) before an answer, ok is false: the run is ending.
 func (f *Factory) askTrust(ctx context.Context, file *config.File) (trusted, ok bool) {
+	out := f.IO.ErrOut
+	if !f.IO.IsStderrTTY() && f.IO.IsStdoutTTY() {
+		out = f.IO.Out
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s asks to:\n", termtext.Safe(file.Path))
 	for _, a := range file.Asks() {
@@ -82,14 +87,14 @@ func (f *Factory) askTrust(ctx context.Context, file *config.File) (trusted, ok 
 	}
 	b.WriteString("A cloned repository can run commands and reach your credentials this way.\n")
 	b.WriteString("Trust this file? (y = use it, N = ignore these settings this time) [y/N] ")
-	fmt.Fprint(f.IO.ErrOut, b.String())
+	fmt.Fprint(out, b.String())
 	answer := make(chan string, 1)
 	go func() { answer <- readLine(f.IO.In) }()
 	select {
 	case a := <-answer:
 		return yes(a), true
 	case <-ctx.Done():
-		fmt.Fprintln(f.IO.ErrOut)
+		fmt.Fprintln(out)
 		return false, false
 	}
 }
