@@ -139,6 +139,11 @@ func TestAlwaysInThisProjectStaysTrusted(t *testing.T) {
 			t.Errorf("start %d asked about the file the user's own answer changed:\n%s", i+1, out)
 		}
 	}
+	// -p, which cannot ask, honours the rule too: the file is trusted on record.
+	r := w.MustRun("-p", "bash echo hi there")
+	if strings.Contains(r.Stderr, "not trusted") || strings.Contains(r.Stdout, "denied") {
+		t.Errorf("-p did not honour the rule the user saved:\n%s", r)
+	}
 }
 
 // TestFirstTrustAnswerInAFreshHomeIsRemembered: in a CLAWDCODE_HOME that
