@@ -63,10 +63,12 @@ type Factory struct {
 	// configuration's first resolution (ResolveConfig).
 	configFlags config.Flags
 	// trustProject decides on the project file's risky keys
-	// (config.Sources.TrustProject): askTrust for the interactive session,
-	// nil (trusted) in -p and the other commands.
+	// (config.Sources.TrustProject), set by the root command
+	// (projectTrust); unset, only a yes on record trusts the file.
 	trustProject func(*config.File) bool
-	// projectDistrusted is set when the user declined the project file.
+	// projectDistrusted is set when the project file is not trusted on
+	// record: declined, never answered, or trusted by --trust-project for
+	// this run only.
 	projectDistrusted atomic.Bool
 
 	// redactor is the run's secrets.Redactor, set once the store is built
@@ -177,6 +179,10 @@ func (f *Factory) Config() (*config.Config, error) {
 		if err != nil {
 			return nil, err
 		}
+		trust := f.trustProject
+		if trust == nil {
+			trust = f.projectTrust(context.Background(), false, false)
+		}
 		cfg, err := config.Resolve(config.Sources{
 			UserFile:    config.UserFile(home),
 			ProjectFile: config.ProjectFile(p.Root),
@@ -184,7 +190,7 @@ func (f *Factory) Config() (*config.Config, error) {
 			Flags:       f.configFlags,
 			Warn:        warnTo(f.IO.ErrOut),
 
-			TrustProject: f.trustProject,
+			TrustProject: trust,
 		})
 		if err != nil {
 			return nil, err
@@ -323,33 +329,61 @@ func (f *Factory) Logger() *slog.Logger {
 // ServerWindow asks the configured server for model's context window
 // (CONTRACT §8) — once per base URL and model, the answer kept in
 // CLAWDCODE_HOME/servers.json — and says where it came from. ok is false
-// when the server does not say.
-func (f *Factory) ServerWindow(ctx context.Context, cfg *config.Config, model string) (tokens int, source string, ok bool) {
+// when the server does not say; cached is set when the answer came from
+// servers.json, not from the server now. A window outside
+// llm.PlausibleWindow's range is said once and neither used nor cached,
+// and one cached by an older clawdcode is asked again.
+func (f *Factory) ServerWindow(ctx context.Context, cfg *config.Config, model string) (tokens int, source string, cached, ok bool) {
 	st, err := f.Store()
 	if err != nil {
-		return 0, "", false
+		return 0, "", false, false
 	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = llm.DefaultBaseURL
-	}
+	base := serverBase(cfg)
 	now := time.Now()
 	w, cached := st.ServerWindow(base, model, now)
+	if cached && w.Tokens > 0 && !llm.PlausibleWindow(w.Tokens) {
+		cached = false
+	}
 	if !cached {
 		got, err := llm.ProbeWindow(ctx, llm.ProbeConfig{BaseURL: base, APIKey: cfg.APIKey, HTTPClient: f.HTTPClient}, model)
 		if err != nil {
-			return 0, "", false // the run was cancelled
+			return 0, "", false, false // the run was cancelled
+		}
+		f.Logger().Info("server window", "model", model, "tokens", got.Tokens, "source", got.Source, "ignored", got.Ignored, "ms", time.Since(now).Milliseconds())
+		if got.Tokens == 0 && got.Ignored != 0 {
+			warnTo(f.IO.ErrOut)(fmt.Sprintf("the server says %s has a context window of %d tokens; not believing it (outside %d to %d), so it is asked again next run: set --context-window to stop this",
+				model, got.Ignored, llm.MinWindow, llm.MaxWindow))
+			return 0, "", false, false
 		}
 		w = storage.ServerWindow{Tokens: got.Tokens, Source: got.Source, Checked: now}
-		f.Logger().Info("server window", "model", model, "tokens", got.Tokens, "source", got.Source, "ms", time.Since(now).Milliseconds())
 		if err := st.SetServerWindow(base, model, w); err != nil {
 			f.Logger().Warn("server window not cached", "error", err.Error())
 		}
 	}
 	if w.Tokens <= 0 {
-		return 0, "", false
+		return 0, "", cached, false
 	}
-	return w.Tokens, "the server (" + w.Source + ")", true
+	return w.Tokens, "the server (" + w.Source + ")", cached, true
+}
+
+// ForgetServerWindow drops the cached answer about model's window, after
+// it made a run fail, so that the server is asked again.
+func (f *Factory) ForgetServerWindow(cfg *config.Config, model string) {
+	st, err := f.Store()
+	if err != nil {
+		return
+	}
+	if err := st.ForgetServerWindow(serverBase(cfg), model); err != nil {
+		f.Logger().Warn("server window not forgotten", "error", err.Error())
+	}
+}
+
+// serverBase is the base URL requests go to, the key of servers.json.
+func serverBase(cfg *config.Config) string {
+	if cfg.BaseURL == "" {
+		return llm.DefaultBaseURL
+	}
+	return cfg.BaseURL
 }
 
 // Hooks is the runner of the configured hooks (nil when there are none),

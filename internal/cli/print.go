@@ -173,37 +173,56 @@ func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg 
 
 // openEngine builds the engine for opts and opens its session: the one
 // -c/-r name, else a new one. eagerLLM builds the client first so that a
-// missing key stops the run before anything is written.
+// missing key stops the run before anything is written. A window the
+// server's cached answer gave that the run cannot use (too small for the
+// system prompt and tools) is forgotten and the server asked again, once.
 func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.Asker, eagerLLM, withMCP bool) (*agent.Engine, error) {
+	eng, cachedWindow, err := openEngineOnce(ctx, f, opts, asker, eagerLLM, withMCP)
+	if small := (*contextmgr.WindowTooSmallError)(nil); cachedWindow && errors.As(err, &small) {
+		if cfg, cerr := f.Config(); cerr == nil {
+			f.ForgetServerWindow(cfg, opts.Model)
+		}
+		opts.Window, opts.WindowSource = tokens.WindowFor(opts.Model), "the models table"
+		eng, _, err = openEngineOnce(ctx, f, opts, asker, eagerLLM, withMCP)
+	}
+	if err != nil {
+		return nil, windowTooSmall(opts, err)
+	}
+	return eng, nil
+}
+
+// openEngineOnce is openEngine's one attempt; cachedWindow is set when
+// opts.Window came from servers.json.
+func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker tools.Asker, eagerLLM, withMCP bool) (eng *agent.Engine, cachedWindow bool, err error) {
 	p, err := f.Project()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	cfg, err := f.Config()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	perms, err := f.Permissions(opts, asker)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	id, err := sessionToOpen(f, opts)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var client agent.LLM = &lazyLLM{f: f}
 	if eagerLLM {
 		c, err := f.LLM()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		client = c
 	}
 	// A model the table does not know, with no window set anywhere: the
 	// server is asked (CONTRACT §8), so the first request is sized right.
 	if !opts.WindowExplicit && !tokens.Lookup(opts.Model).Known {
-		if n, source, ok := f.ServerWindow(ctx, cfg, opts.Model); ok {
-			opts.Window, opts.WindowSource = n, source
+		if n, source, cached, ok := f.ServerWindow(ctx, cfg, opts.Model); ok {
+			opts.Window, opts.WindowSource, cachedWindow = n, source, cached
 		}
 	}
 	// MCP servers start (together, time-boxed) only for runs that may
@@ -215,7 +234,7 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 		counter := tokens.NewCounter(opts.Model)
 		mcpTools = host.Offer(opts.Window, mcphost.DefaultShare, counter.Tools)
 	}
-	eng := agent.New(agent.Config{
+	eng = agent.New(agent.Config{
 		MCP:            host,
 		ExtraTools:     mcpTools,
 		Hooks:          f.Hooks(cfg, p.Root),
@@ -248,9 +267,9 @@ func openEngine(ctx context.Context, f *Factory, opts *RootOptions, asker tools.
 	}
 	if err != nil {
 		_ = eng.Close()
-		return nil, windowTooSmall(opts, err)
+		return nil, cachedWindow, err
 	}
-	return eng, nil
+	return eng, cachedWindow, nil
 }
 
 // windowTooSmall makes a window too small for the system prompt and the

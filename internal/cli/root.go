@@ -55,7 +55,10 @@ type RootOptions struct {
 	// configuration files.
 	Allow, Deny     []tools.Rule
 	SkipPermissions bool
-	MaxTurns        int
+	// TrustProject (--trust-project) uses the project's config.toml in
+	// full for this run, as if its trust question had been answered yes.
+	TrustProject bool
+	MaxTurns     int
 	// Prompt is the positional arguments joined by spaces.
 	Prompt string
 }
@@ -114,17 +117,11 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 			if flags.Changed("compact-threshold") {
 				in.config.CompactThreshold = &thresholdFlag
 			}
-			if !opts.Print && runF == nil && f.IO.Interactive() {
-				// The interactive session asks before a project file's
-				// commands, allow rules, passed-through credentials or
-				// endpoint take effect; -p honours the file as it is.
-				ctx := cmd.Context()
-				f.trustProject = func(file *config.File) bool {
-					trusted := f.askTrust(ctx, file)
-					f.projectDistrusted.Store(!trusted)
-					return trusted
-				}
-			}
+			// A project file's commands, allow rules, passed-through
+			// credentials and endpoint need trust: the REPL asks when a
+			// terminal on stdin can answer, whatever stdout is; -p and a
+			// piped stdin go by what was answered before, or the flag.
+			f.trustProject = f.projectTrust(cmd.Context(), opts.TrustProject, !opts.Print && f.IO.IsStdinTTY())
 			if err := opts.resolve(f, in); err != nil {
 				return err
 			}
@@ -159,6 +156,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	fl.StringVar(&allowedTools, "allowed-tools", "", "comma-separated tools or `rules` that run without asking, e.g. Edit,'Bash(go test:*)' (Read,Glob,Grep always may)")
 	fl.StringVar(&disallowedTools, "disallowed-tools", "", "comma-separated tools or `rules` that never run; a deny wins over every allow")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "every tool runs without asking")
+	fl.BoolVar(&opts.TrustProject, "trust-project", false, "use the project's .clawdcode/config.toml in full (hooks, MCP servers, allow rules, base_url), as if its trust question had been answered yes")
 	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "bound on model calls in one -p run (0 = none)")
 
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -31,23 +32,54 @@ type trustRecord struct {
 	Trusted bool   `json:"trusted"`
 }
 
-// askTrust is config.Sources.TrustProject for the interactive session: the
-// answer remembered for this content of the file, else a question on the
-// terminal (no by default) whose answer is remembered. It runs before the
-// REPL puts the terminal in raw mode, so it reads a plain line.
-// Interrupted (ctx done) before an answer, it trusts nothing and remembers
-// nothing: the run is ending.
-func (f *Factory) askTrust(ctx context.Context, file *config.File) bool {
+// projectTrust is config.Sources.TrustProject for a run (CONTRACT.md §7):
+// the answer remembered for this content of the file, else yes with
+// --trust-project (flag), else the question when someone can answer it
+// (canAsk: the REPL with a terminal on stdin), else no. A file trusted
+// only by the flag, or not at all, is marked so that clawdcode's own
+// change to it (trustedChange) does not put it on record as trusted.
+func (f *Factory) projectTrust(ctx context.Context, flag, canAsk bool) func(*config.File) bool {
+	return func(file *config.File) bool {
+		trusted, onRecord := f.decideTrust(ctx, file, flag, canAsk)
+		f.projectDistrusted.Store(!onRecord)
+		return trusted
+	}
+}
+
+// decideTrust is projectTrust's decision, and whether it is a yes on
+// record in trusted-projects.json (remembered, or answered now).
+func (f *Factory) decideTrust(ctx context.Context, file *config.File, flag, canAsk bool) (trusted, onRecord bool) {
 	home, err := f.HomeDir()
 	if err != nil {
-		return false
+		return flag, false
 	}
 	path := filepath.Join(home, trustFileName)
 	recs := readTrust(path, warnTo(f.IO.ErrOut))
 	if r, ok := recs.Projects[file.Path]; ok && r.SHA256 == file.SHA256 {
-		return r.Trusted
+		return r.Trusted || flag, r.Trusted
 	}
+	if flag || !canAsk {
+		return flag, false
+	}
+	answer, ok := f.askTrust(ctx, file)
+	if !ok {
+		return false, false
+	}
+	f.rememberTrust(path, file.Path, file.SHA256, answer)
+	return answer, answer
+}
 
+// askTrust puts the question on the terminal: on stderr, where the REPL's
+// prompt goes, so that it is seen and answered when stdout is piped
+// (clawdcode | tee log) — or on stdout when only stdout is a terminal
+// (clawdcode 2>log). It runs before the REPL puts the terminal in raw
+// mode, so it reads a plain line; no is the default. Interrupted (ctx
+// done) before an answer, ok is false: the run is ending.
+func (f *Factory) askTrust(ctx context.Context, file *config.File) (trusted, ok bool) {
+	out := f.IO.ErrOut
+	if !f.IO.IsStderrTTY() && f.IO.IsStdoutTTY() {
+		out = f.IO.Out
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s asks to:\n", termtext.Safe(file.Path))
 	for _, a := range file.Asks() {
@@ -55,20 +87,16 @@ func (f *Factory) askTrust(ctx context.Context, file *config.File) bool {
 	}
 	b.WriteString("A cloned repository can run commands and reach your credentials this way.\n")
 	b.WriteString("Trust this file? (y = use it, N = ignore these settings this time) [y/N] ")
-	fmt.Fprint(f.IO.Out, b.String())
+	fmt.Fprint(out, b.String())
 	answer := make(chan string, 1)
 	go func() { answer <- readLine(f.IO.In) }()
-	var trusted bool
 	select {
 	case a := <-answer:
-		trusted = yes(a)
+		return yes(a), true
 	case <-ctx.Done():
-		fmt.Fprintln(f.IO.Out)
-		return false
+		fmt.Fprintln(out)
+		return false, false
 	}
-
-	f.rememberTrust(path, file.Path, file.SHA256, trusted)
-	return trusted
 }
 
 // trustedChange is called after clawdcode itself changed the project file
@@ -76,7 +104,7 @@ func (f *Factory) askTrust(ctx context.Context, file *config.File) bool {
 // for nothing needing trust, stays trusted with its new content, so the
 // user's own answer does not bring the question back at the next start.
 func (f *Factory) trustedChange(projectFile string) {
-	if f.trustProject == nil || f.projectDistrusted.Load() {
+	if f.projectDistrusted.Load() {
 		return
 	}
 	home, err := f.HomeDir()
@@ -92,13 +120,18 @@ func (f *Factory) trustedChange(projectFile string) {
 
 // rememberTrust records the answer about projectFile's content sum in the
 // trust file at path, written atomically.
+// The question may be the first thing a fresh CLAWDCODE_HOME is needed
+// for, so the home is made here if it is missing.
 func (f *Factory) rememberTrust(path, projectFile, sum string, trusted bool) {
-	recs := readTrust(path, func(string) {}) // askTrust has said it is unreadable
+	recs := readTrust(path, func(string) {}) // decideTrust has said it is unreadable
 	if recs.Projects == nil {
 		recs.Projects = map[string]trustRecord{}
 	}
 	recs.Projects[projectFile] = trustRecord{SHA256: sum, Trusted: trusted}
 	data, err := json.MarshalIndent(recs, "", "  ")
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(path), 0o700)
+	}
 	if err == nil {
 		err = storage.WriteFileAtomic(path, append(data, '\n'))
 	}

@@ -26,6 +26,11 @@ const (
 	EnvBaseURL = "OPENAI_BASE_URL"
 )
 
+// FlagTrustProject is the command-line flag that trusts the project file
+// for one run (CONTRACT.md §1), named in the warning about a file that is
+// not trusted.
+const FlagTrustProject = "--trust-project"
+
 // UserFile and ProjectFile are where the two configuration files live.
 func UserFile(home string) string { return filepath.Join(home, "config.toml") }
 
@@ -97,8 +102,9 @@ type Sources struct {
 	Warn func(string)
 	// TrustProject decides whether the project file may have the keys
 	// File.Asks reports (asked only when it sets some and is not the user
-	// file itself); nil trusts it, as -p does. An untrusted file's other
-	// keys still apply; those are ignored with one line to Warn.
+	// file itself); nil trusts it. An untrusted file's other keys still
+	// apply; those are ignored with one line to Warn, naming the file and
+	// the flag that trusts it (FlagTrustProject).
 	TrustProject func(*File) bool
 }
 
@@ -124,7 +130,7 @@ func Resolve(src Sources) (*Config, error) {
 		if path == src.ProjectFile && src.TrustProject != nil && !sameFile(path, src.UserFile) &&
 			len(f.Asks()) > 0 && !src.TrustProject(f) {
 			if keys := f.distrust(); src.Warn != nil {
-				src.Warn(fmt.Sprintf("%s is not trusted: its %s are ignored", path, strings.Join(keys, ", ")))
+				src.Warn(fmt.Sprintf("%s is not trusted: its %s are ignored (%s uses them)", path, strings.Join(keys, ", "), FlagTrustProject))
 			}
 		}
 		files = append(files, f)

@@ -16,6 +16,11 @@
 //     line naming the file, the line and the key, and is otherwise ignored.
 //   - The API key is never read from a file: api_key_env names the
 //     environment variable that holds it (default OPENAI_API_KEY).
+//   - File.Asks owns the list of a project file's keys that need trust
+//     (commands, allow rules, credentials, the endpoint); Resolve drops
+//     them when Sources.TrustProject says no, with one warning naming the
+//     file and FlagTrustProject. Who is asked, and when, is the caller's
+//     (internal/cli projectTrust, CONTRACT.md §7).
 //   - SaveRule adds a rule to a project file's [permissions] allow by
 //     editing only that array (or adding the table), keeping every other
 //     byte of the file, and replaces the file atomically; a file it cannot

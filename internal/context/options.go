@@ -218,8 +218,9 @@ const (
 
 	// minLearntWindow is the floor when the overflow guard lowers its
 	// belief about the window: below it nothing useful fits anyway (see
-	// windowGuard.floor for the other floors).
-	minLearntWindow = 1024
+	// windowGuard.floor for the other floors). It is the smallest window
+	// a server's metadata is believed about, too.
+	minLearntWindow = llm.MinWindow
 
 	// learntWindowTTL is how long a window learnt from a server's
 	// rejection holds on resume: servers are reconfigured, and one bogus

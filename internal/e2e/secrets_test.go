@@ -110,7 +110,7 @@ func TestConfiguredKeyVariableStaysHidden(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("api_key_env = \"LLM_CREDENTIAL\"\n[tools]\nenv_passthrough = [\"GITHUB_TOKEN\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w.MustRun("-p", "--dangerously-skip-permissions",
+	w.MustRun("-p", "--trust-project", "--dangerously-skip-permissions",
 		"bash tr '\\0' '\\n' < /proc/$PPID/environ\nbash env\n"+`bash test -n "$GITHUB_TOKEN" && echo gh-token-visible`)
 	var outputs []string
 	for _, m := range w.Server.LastRequest().Messages {

@@ -48,7 +48,7 @@ func TestMCPToolsThroughTheBinary(t *testing.T) {
 		llmtest.ToolCalls(llmtest.ToolCall{ID: "call_echo", Name: "mcp__everything__echo", Arguments: `{"message":"from the model"}`}),
 		llmtest.Text("done"),
 	)
-	r := w.Run("-p", "--allowed-tools", "mcp__everything__echo", "echo it")
+	r := w.Run("-p", "--trust-project", "--allowed-tools", "mcp__everything__echo", "echo it")
 	if r.Code != 0 {
 		t.Fatalf("run with an MCP tool\n%s", r)
 	}
@@ -72,19 +72,19 @@ func TestMCPToolsThroughTheBinary(t *testing.T) {
 		llmtest.ToolCalls(llmtest.ToolCall{ID: "call_sum", Name: "mcp__everything__get-sum", Arguments: `{"a":1,"b":2}`}),
 		llmtest.Text("ok"),
 	)
-	w.MustRun("-p", "add")
+	w.MustRun("-p", "--trust-project", "add")
 	if got := toolResult(t, w.Server, "call_sum"); !strings.Contains(strings.ToLower(got), "denied") && !strings.Contains(strings.ToLower(got), "not allowed") {
 		t.Fatalf("an MCP tool ran in -p without a rule: %q", got)
 	}
 
 	// /context counts the MCP tools as their own category.
-	r = w.MustRun("-p", "/context")
+	r = w.MustRun("-p", "--trust-project", "/context")
 	if !strings.Contains(r.Stdout, "MCP tools") {
 		t.Errorf("/context has no MCP tools line:\n%s", r.Stdout)
 	}
 
 	// /mcp lists the servers, their state and tools.
-	r = w.MustRun("-p", "/mcp")
+	r = w.MustRun("-p", "--trust-project", "/mcp")
 	if !strings.Contains(r.Stdout, "everything: connected") || !strings.Contains(r.Stdout, "mcp__everything__echo") || !strings.Contains(r.Stdout, "broken: failed") {
 		t.Fatalf("/mcp:\n%s", r.Stdout)
 	}
@@ -95,7 +95,7 @@ func TestMCPToolsThroughTheBinary(t *testing.T) {
 		llmtest.ToolCalls(llmtest.ToolCall{ID: "call_run", Name: "MCPCall", Arguments: `{"tool":"mcp__everything__get-sum","arguments":{"a":20,"b":22}}`}),
 		llmtest.Text("42"),
 	)
-	w.MustRun("-p", "--context-window", "5000", "--allowed-tools", "mcp__everything__get-sum", "sum")
+	w.MustRun("-p", "--trust-project", "--context-window", "5000", "--allowed-tools", "mcp__everything__get-sum", "sum")
 	reqs := w.Server.Requests()
 	small := reqs[len(reqs)-1]
 	offered := map[string]bool{}
@@ -135,7 +135,7 @@ command = "exit 9"
 		),
 		llmtest.Text("done"),
 	)
-	r := w.Run("-p", "--dangerously-skip-permissions", "clean up")
+	r := w.Run("-p", "--trust-project", "--dangerously-skip-permissions", "clean up")
 	if r.Code != 0 {
 		t.Fatalf("a run with hooks\n%s", r)
 	}
@@ -215,14 +215,14 @@ command = "cat > %s"
 `, post))
 	for i, p := range []string{"first question about parser.go", "second, run go test ./...", "third"} {
 		w.Server.Enqueue(llmtest.Text("answer " + p))
-		args := []string{"-p", p}
+		args := []string{"-p", "--trust-project", p}
 		if i > 0 {
 			args = append([]string{"-c"}, args...)
 		}
 		w.MustRun(args...)
 	}
 	w.Server.Enqueue(llmtest.Text("## Summary\nthe user asked three questions"))
-	r := w.MustRun("-c", "-p", "/compact keep the questions")
+	r := w.MustRun("-c", "-p", "--trust-project", "/compact keep the questions")
 	summaryReq := w.Server.LastRequest()
 	var text strings.Builder
 	for _, m := range summaryReq.Messages {

@@ -16,8 +16,7 @@ import (
 // itself Bash the moment the REPL opened. Now the interactive session asks
 // first, listing what the file asks for: no (the default) leaves the
 // command unrun and the rule unapplied, and is remembered; a changed file
-// is asked about again; yes applies it and is not asked again. -p honours
-// the file as it always did.
+// is asked about again; yes applies it and is not asked again.
 func TestProjectConfigNeedsTrustInTheREPL(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
@@ -34,12 +33,7 @@ func TestProjectConfigNeedsTrustInTheREPL(t *testing.T) {
 		return err == nil
 	}
 
-	// -p: no question, the file applies (its allow rule runs Bash unasked).
-	r := w.MustRun("-p", "bash touch by-print.txt")
-	if !exists("by-print.txt") || strings.Contains(r.Stdout+r.Stderr, "Trust this file?") {
-		t.Fatalf("-p did not honour the project file unasked\n%s", r)
-	}
-	printStarts := starts()
+	const printStarts = 0 // -p and piped runs: TestPrintIgnoresAnUntrustedProjectFile
 
 	repl := func() *terminal {
 		ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
@@ -143,6 +137,53 @@ func TestAlwaysInThisProjectStaysTrusted(t *testing.T) {
 		}
 		if out := term.output(); strings.Contains(out, "Trust this file?") || strings.Contains(out, "not trusted") {
 			t.Errorf("start %d asked about the file the user's own answer changed:\n%s", i+1, out)
+		}
+	}
+	// -p, which cannot ask, honours the rule too: the file is trusted on record.
+	r := w.MustRun("-p", "bash echo hi there")
+	if strings.Contains(r.Stderr, "not trusted") || strings.Contains(r.Stdout, "denied") {
+		t.Errorf("-p did not honour the rule the user saved:\n%s", r)
+	}
+}
+
+// TestFirstTrustAnswerInAFreshHomeIsRemembered: in a CLAWDCODE_HOME that
+// did not exist yet, the first answer was written before the home was, so
+// it was lost with a second warning about the file, and asked again at the
+// next start. Now the home is made for it: one warning, and no second
+// question.
+func TestFirstTrustAnswerInAFreshHomeIsRemembered(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.writeConfig("[permissions]\nallow = [\"Bash\"]\n")
+	if _, err := os.Stat(w.Home); err == nil {
+		t.Fatal("the home exists before the first run")
+	}
+	config := filepath.Join(w.Project, ".clawdcode", "config.toml")
+	for i, answer := range []string{"n\r", ""} {
+		ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
+		defer cancel()
+		term := w.startREPL(w.Command(ctx))
+		if answer != "" {
+			term.expect("Trust this file?")
+			term.send(answer)
+		}
+		term.expect("> ")
+		term.send("/exit\r")
+		if code := term.wait(); code != 0 {
+			t.Fatalf("start %d: exit %d", i+1, code)
+		}
+		out := term.output()
+		if i > 0 && strings.Contains(out, "Trust this file?") {
+			t.Errorf("the first answer was not remembered: asked again\n%s", out)
+		}
+		var warnings int
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, "warning:") && strings.Contains(line, config) {
+				warnings++
+			}
+		}
+		if warnings != 1 || !strings.Contains(out, "is not trusted") {
+			t.Errorf("start %d: %d warning lines about %s, want the one saying it is not trusted\n%s", i+1, warnings, config, out)
 		}
 	}
 }

@@ -37,6 +37,9 @@ const (
 type ServerWindow struct {
 	Tokens int    // 0 when no endpoint said
 	Source string // one of the Source constants, "" when Tokens is 0
+	// Ignored is a window an endpoint stated outside PlausibleWindow's
+	// range (0 when none): not believed, so Tokens is not it.
+	Ignored int
 }
 
 // ProbeConfig is where to ask.
@@ -60,9 +63,10 @@ type ProbeConfig struct {
 // where <root> is the base URL without a trailing /v1. When several
 // answer, the most specific wins in that order of trust: a window the
 // server was loaded with (vLLM, llama.cpp, LM Studio, Ollama's num_ctx)
-// before a model's trained maximum. A server that has none of these
-// endpoints yields a zero ServerWindow and no error; the error is only
-// for a ctx that ended.
+// before a model's trained maximum. A window outside PlausibleWindow's
+// range is not believed (it is reported in Ignored). A server that has
+// none of these endpoints yields a zero ServerWindow and no error; the
+// error is only for a ctx that ended.
 func ProbeWindow(ctx context.Context, cfg ProbeConfig, model string) (ServerWindow, error) {
 	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
 	if base == "" {
@@ -98,8 +102,11 @@ func ProbeWindow(ctx context.Context, cfg ProbeConfig, model string) (ServerWind
 	for range probes {
 		select {
 		case w := <-results:
-			if better(w, best) {
-				best = w
+			switch {
+			case w.Tokens > 0 && !PlausibleWindow(w.Tokens):
+				best.Ignored = w.Tokens
+			case better(w, best):
+				best.Tokens, best.Source = w.Tokens, w.Source
 			}
 		case <-ctx.Done():
 			if best.Tokens > 0 {
@@ -108,7 +115,7 @@ func ProbeWindow(ctx context.Context, cfg ProbeConfig, model string) (ServerWind
 			if err := context.Cause(ctx); err != nil && ctx.Err() != context.DeadlineExceeded {
 				return ServerWindow{}, err
 			}
-			return ServerWindow{}, nil
+			return best, nil
 		}
 	}
 	return best, nil

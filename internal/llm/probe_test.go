@@ -39,6 +39,23 @@ func TestProbeWindowFamilies(t *testing.T) {
 	}
 }
 
+// TestProbeWindowImplausibleIsIgnored: a window outside 1,024 to 10 M is
+// a misconfigured server's; it is reported as ignored, never as the
+// window. The bounds themselves are believed.
+func TestProbeWindowImplausibleIsIgnored(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ stated, tokens, ignored int }{
+		{1, 0, 1}, {llm.MinWindow - 1, 0, llm.MinWindow - 1}, {llm.MinWindow, llm.MinWindow, 0},
+		{llm.MaxWindow, llm.MaxWindow, 0}, {llm.MaxWindow + 1, 0, llm.MaxWindow + 1},
+	} {
+		srv := llmtest.NewServer(t, llmtest.Options{Family: llmtest.FamilyLlamaCpp, FamilyModel: "m", FamilyWindow: c.stated})
+		got, err := llm.ProbeWindow(context.Background(), llm.ProbeConfig{BaseURL: srv.URL()}, "m")
+		if err != nil || got.Tokens != c.tokens || got.Ignored != c.ignored {
+			t.Errorf("stated %d: ProbeWindow = %+v, %v; want %d tokens, %d ignored", c.stated, got, err, c.tokens, c.ignored)
+		}
+	}
+}
+
 func TestProbeWindowOtherModelIsUnknown(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{Window: 9000, Family: llmtest.FamilyVLLM, FamilyModel: "served"})

@@ -6,6 +6,20 @@ import (
 	"strconv"
 )
 
+// The windows clawdcode believes a server: below MinWindow nothing useful
+// fits (it is also the context manager's floor for a learnt window), and
+// no model has more than MaxWindow. A metadata endpoint stating a window
+// outside (1, a byte count mistaken for tokens) is misconfigured, and
+// believing it would stop every run or overflow every request.
+const (
+	MinWindow = 1024
+	MaxWindow = 10_000_000
+)
+
+// PlausibleWindow reports whether a server's stated window n is one to
+// believe (see MinWindow).
+func PlausibleWindow(n int) bool { return n >= MinWindow && n <= MaxWindow }
+
 // windowPatterns find the context window stated in the overflow messages
 // of the servers clawdcode meets (OpenAI, OpenRouter, vLLM, llama.cpp and
 // Ollama, Anthropic-style proxies). The first group is the window, prompt

@@ -33,6 +33,9 @@ func (s *Server) handleMetadata(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.metadata++
 	fam, model, window := s.opts.Family, s.opts.FamilyModel, s.opts.Window
+	if s.opts.FamilyWindow != 0 {
+		window = s.opts.FamilyWindow
+	}
 	s.mu.Unlock()
 
 	var body any

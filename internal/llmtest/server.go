@@ -39,6 +39,10 @@ type Options struct {
 	// model FamilyModel; every other metadata path is 404.
 	Family      string
 	FamilyModel string
+	// FamilyWindow, when set, is the window the metadata states in place
+	// of Window: a misconfigured server (1, a byte count) that enforces
+	// another.
+	FamilyWindow int
 }
 
 // Request is one recorded request, decoded.

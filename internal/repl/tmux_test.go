@@ -27,6 +27,8 @@ type tmuxScreen struct {
 	env     []string
 	target  string
 	started bool
+	// pipe, when set, follows the command line: "| tee log" pipes stdout.
+	pipe string
 }
 
 var tmuxSeq atomic.Int64
@@ -79,6 +81,9 @@ func (s *tmuxScreen) start(width, height int, args ...string) {
 	cmdline += " " + shellQuote(bin)
 	for _, a := range args {
 		cmdline += " " + shellQuote(a)
+	}
+	if s.pipe != "" {
+		cmdline += " " + s.pipe
 	}
 	// After the program ends the pane stays, so its last words can be read.
 	cmdline += "; echo '[exited '$?']'; sleep 30"

@@ -4,10 +4,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
-// Latest returns the most recently updated session's id, or ErrNotFound.
-// Like List, it passes over sessions without a message.
+// Latest returns the id of the session with the most recent activity, or
+// ErrNotFound. Like List, it passes over sessions without a message. A
+// session's activity is its last record's time, but never later than its
+// file was last written here: a transcript imported with timestamps in the
+// future (another machine's clock, or a crafted file) must not be what -c
+// continues from then on, ahead of every local session.
 func (p *Project) Latest() (string, error) {
 	list, err := p.List()
 	if err != nil {
@@ -16,7 +21,21 @@ func (p *Project) Latest() (string, error) {
 	if len(list) == 0 {
 		return "", fmt.Errorf("%w: no session in %s", ErrNotFound, p.Root)
 	}
-	return list[0].ID, nil
+	dir := p.dir()
+	best, bestAt := "", time.Time{}
+	for _, s := range list { // newest Updated first, and activity <= Updated
+		if best != "" && !s.Updated.After(bestAt) {
+			break
+		}
+		at := s.Updated
+		if fi, err := os.Stat(filepath.Join(dir, s.ID+".jsonl")); err == nil && fi.ModTime().Before(at) {
+			at = fi.ModTime()
+		}
+		if best == "" || at.After(bestAt) {
+			best, bestAt = s.ID, at
+		}
+	}
+	return best, nil
 }
 
 // Remove deletes a session file and its index entry. A session open in

@@ -67,6 +67,21 @@ func (s *Store) SetServerWindow(baseURL, model string, w ServerWindow) error {
 	return writeFileAtomic(s.home, serversFile, data)
 }
 
+// ForgetServerWindow removes the answer about baseURL and model, so that
+// the server is asked again; a missing one is no error.
+func (s *Store) ForgetServerWindow(baseURL, model string) error {
+	m := s.readServers()
+	if _, ok := m[serverKey(baseURL, model)]; !ok {
+		return nil
+	}
+	delete(m, serverKey(baseURL, model))
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(s.home, serversFile, data)
+}
+
 func (s *Store) readServers() map[string]ServerWindow {
 	data, err := os.ReadFile(filepath.Join(s.home, serversFile))
 	if err != nil {
