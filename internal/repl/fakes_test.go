@@ -3,6 +3,7 @@ package repl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/checkpoint"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -125,6 +128,8 @@ func (c *fakeCommands) Ran() []string {
 	return append([]string(nil), c.ran...)
 }
 
+func (c *fakeCommands) Expand(string) (string, bool) { return "", false }
+
 func (c *fakeCommands) Commands() []slash.Command {
 	return []slash.Command{{Name: "help"}, {Name: "exit"}, {Name: "resume"}}
 }
@@ -161,3 +166,25 @@ func (c *fakeCommands) Run(ctx context.Context, env *slash.Env, line string) err
 	}
 	return nil
 }
+
+// The rest of the engine's contract, which the REPL's tests do not drive
+// (the binary tests do, through the real engine).
+func (e *fakeEngine) Title() string                { return "" }
+func (e *fakeEngine) Rename(string) error          { return errFakeEngine }
+func (e *fakeEngine) MCPServers() []mcphost.Status { return nil }
+func (e *fakeEngine) ListModels(context.Context) ([]string, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) Undo(context.Context) ([]checkpoint.Restored, error) { return nil, errFakeEngine }
+func (e *fakeEngine) RewindPoints(context.Context) ([]agent.RewindPoint, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) Rewind(context.Context, agent.RewindPoint, bool) ([]checkpoint.Restored, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) Fork(context.Context, string, string) (string, error) { return "", errFakeEngine }
+func (e *fakeEngine) Handoff(context.Context, string) (*agent.HandoffResult, error) {
+	return nil, errFakeEngine
+}
+
+var errFakeEngine = errors.New("not in the test's fake engine")
