@@ -29,7 +29,9 @@ type LLM interface {
 
 // Sink receives a turn's events as they happen; the REPL renders them live,
 // -p collects them (text / json / stream-json). Calls come from the goroutine
-// that called Submit.
+// that called Submit. A tool's name is the tool's own (tools.NameEdit, an MCP
+// tool's full name), never the model's spelling of it ("edit"): a front end
+// may decide what to show by it.
 type Sink interface {
 	Text(delta string)                                // assistant text as it streams
 	ToolStart(id, name string, input json.RawMessage) // before a tool runs (after permission)
