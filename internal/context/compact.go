@@ -64,7 +64,7 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 		counted  = -1 // the summary record's count, when summarize made it
 	)
 	if useLLM {
-		text, files, counted, failure = m.sum.summarize(ctx, m.live.summary, m.live.entries[:cut], instructions, m.messages)
+		text, files, counted, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.messages)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -84,14 +84,14 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 		if c, ok := m.selectRetained(fallbackKeepFraction); ok {
 			cut = c
 		}
-		text, files, counted = m.sum.digest(m.live.summary, m.live.entries[:cut]), nil, -1
+		text, files, counted = m.sum.digest(m.live.summary(), m.live.entries()[:cut]), nil, -1
 	}
 
 	content := summaryPreamble + "\n\n" + text
 	if fallback {
 		content = fallbackPreamble + "\n\n" + text
 	}
-	rcpt := m.receipt(m.live.entries[:cut], text)
+	rcpt := m.receipt(m.live.entries()[:cut], text)
 	if note := recallNote(rcpt); note != "" {
 		content += note
 		counted = -1
@@ -120,7 +120,7 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 // PostTokens counts what is not counted by the fast estimate, as Usage
 // does: the server's next prompt_tokens replaces it anyway.
 func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error, rcpt *storage.Receipt) (*CompactResult, error) {
-	retained := m.live.entries[cut:]
+	retained := m.live.entries()[cut:]
 	sumRec := &storage.Record{
 		UUID:             uuid.NewString(),
 		Type:             storage.TypeUser,
@@ -226,7 +226,7 @@ func (m *Manager) appendCompaction(boundary, summary *storage.Record) (int64, er
 // message, then precedes it). Cuts are only ever made before a user or an
 // assistant record, so a tool call always stays with its results.
 func (m *Manager) selectRetained(frac float64) (cut int, ok bool) {
-	entries := m.live.entries
+	entries := m.live.entries()
 	n := len(entries)
 	if n == 0 {
 		return 0, false

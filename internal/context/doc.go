@@ -14,7 +14,8 @@
 // A Manager layers the design card's three stores: the live context is
 // held in a storage.MemoryStore (liveContext, live.go: the summary and the
 // records in force, bounded in bytes — at the bound the longest texts are
-// cut down in memory, never dropped), every record is persisted through
+// cut down in memory, never dropped; the store holds each record's entry,
+// so it is the one list the manager reads), every record is persisted through
 // the session's JSONL file in the storage.PersistentStore (the
 // PersistentStore interface, which *storage.Session satisfies), and what is
 // recomputable is kept in the storage.CacheStore (Options.Cache: exact

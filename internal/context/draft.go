@@ -40,27 +40,27 @@ func (m *Manager) Preview(ctx context.Context, instructions string) (*Draft, err
 	if !ok {
 		return nil, ErrNothingToCompact
 	}
-	dropped := m.live.entries[:cut]
-	text, files, counted, err := m.sum.summarize(ctx, m.live.summary, dropped, instructions, m.messages)
+	dropped := m.live.entries()[:cut]
+	text, files, counted, err := m.sum.summarize(ctx, m.live.summary(), dropped, instructions, m.messages)
 	if err != nil {
 		return nil, err
 	}
 	return &Draft{Summary: text, Receipt: m.receipt(dropped, text), Files: files, PreTokens: pre,
-		cut: cut, entries: len(m.live.entries), first: m.live.entries[0], counted: counted}, nil
+		cut: cut, entries: len(m.live.entries()), first: m.live.entries()[0], counted: counted}, nil
 }
 
 // Apply commits a draft as a manual compaction, with text as its summary
 // (the draft's own, or the user's edit of it; the receipt's notInSummary
 // is checked against the text stored).
 func (m *Manager) Apply(d *Draft, text string) (*CompactResult, error) {
-	if d == nil || len(m.live.entries) != d.entries || d.entries == 0 || m.live.entries[0] != d.first {
+	if d == nil || len(m.live.entries()) != d.entries || d.entries == 0 || m.live.entries()[0] != d.first {
 		return nil, ErrDraftStale
 	}
 	counted := d.counted
 	rcpt := d.Receipt
 	if text != d.Summary {
 		counted = -1
-		rcpt = m.receipt(m.live.entries[:d.cut], text)
+		rcpt = m.receipt(m.live.entries()[:d.cut], text)
 	}
 	content := summaryPreamble + "\n\n" + text
 	if note := recallNote(rcpt); note != "" {
@@ -93,8 +93,8 @@ type HandoffRecords struct {
 // fails, the summary is a digest: the user's messages word for word, the
 // receipt and the recall note.
 func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string) (*HandoffRecords, error) {
-	all := m.live.entries
-	if len(all) == 0 && m.live.summary == nil {
+	all := m.live.entries()
+	if len(all) == 0 && m.live.summary() == nil {
 		return nil, ErrNothingToCompact
 	}
 	pre := m.acct.requestTokens(exact)
@@ -104,7 +104,7 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 	if m.opt.LLM == nil {
 		failure = errors.New("no summarizer configured")
 	} else {
-		text, files, _, failure = m.sum.summarize(ctx, m.live.summary, all, instructions, m.messages)
+		text, files, _, failure = m.sum.summarize(ctx, m.live.summary(), all, instructions, m.messages)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -113,8 +113,8 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 	if failure != nil {
 		preamble = handoffDigestPreamble
 		prev := ""
-		if m.live.summary != nil {
-			prev = summaryBody(messageContent(m.live.summary.rec))
+		if m.live.summary() != nil {
+			prev = summaryBody(messageContent(m.live.summary().rec))
 		}
 		// Digest-only: the summary in force and the user's own words.
 		text = strings.TrimSpace(m.sum.userMessages(prev, all))
@@ -125,7 +125,7 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 			text = "Earlier summary:\n" + cutUTF8(p, 2*m.guard.summaryMax()) + "\n\n" + text
 		}
 		if text == "" {
-			text = m.sum.digest(m.live.summary, all)
+			text = m.sum.digest(m.live.summary(), all)
 		}
 	}
 	rcpt := m.receipt(all, text)

@@ -74,7 +74,7 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 
 	limit := max(m.guard.effective/8, 256)
 	var oversized []*entry
-	for _, e := range m.live.entries {
+	for _, e := range m.live.entries() {
 		if e.rec.Type == storage.TypeToolResult && m.acct.countEntry(e) > limit {
 			oversized = append(oversized, e)
 		}
@@ -181,7 +181,7 @@ func (m *Manager) shrinkToFit(target int) error {
 	if over <= 0 {
 		return nil
 	}
-	n := m.truncateEntries(m.live.entries, m.acct.sizeOf(m.live.entries)-over)
+	n := m.truncateEntries(m.live.entries(), m.acct.sizeOf(m.live.entries())-over)
 	if n == 0 {
 		return nil
 	}
@@ -191,7 +191,7 @@ func (m *Manager) shrinkToFit(target int) error {
 
 // recordCuts appends a context_cut record naming every entry now sent cut.
 func (m *Manager) recordCuts() error {
-	cut := truncatedLimits(m.live.entries)
+	cut := truncatedLimits(m.live.entries())
 	if len(cut) == 0 {
 		return nil
 	}

@@ -127,16 +127,16 @@ func (m *Manager) restore(live *storage.Live) error {
 		}
 		if r.IsSummary() {
 			if r.UUID == summaryUUID && post < 0 {
-				post = len(m.live.entries)
+				post = len(m.live.entries())
 			}
 			continue
 		}
 		if post < 0 && r.ParentUUID != nil && *r.ParentUUID == summaryUUID {
-			post = len(m.live.entries)
+			post = len(m.live.entries())
 		}
 		if post >= 0 && cutFrom < 0 && r.Type == storage.TypeSystem &&
 			(r.Subtype == storage.SubtypeContextCut || r.Subtype == storage.SubtypeContextWindow) {
-			cutFrom = len(m.live.entries)
+			cutFrom = len(m.live.entries())
 		}
 		if !relevant(r) {
 			continue
@@ -151,10 +151,10 @@ func (m *Manager) restore(live *storage.Live) error {
 		}
 	}
 	if post < 0 {
-		post = len(m.live.entries)
+		post = len(m.live.entries())
 	}
-	for i := post; i < len(m.live.entries); i++ {
-		r := m.live.entries[i].rec
+	for i := post; i < len(m.live.entries()); i++ {
+		r := m.live.entries()[i].rec
 		if r.Type != storage.TypeAssistant || r.Message == nil || r.Message.Usage == nil {
 			continue
 		}
@@ -179,7 +179,7 @@ func (m *Manager) restore(live *storage.Live) error {
 // repair answers the calls of the last reply that have no result, so the
 // file itself (not only the next request) is whole again.
 func (m *Manager) repair() error {
-	entries := m.live.entries
+	entries := m.live.entries()
 	last := -1
 	for i, e := range entries {
 		switch e.rec.Type {
@@ -273,7 +273,7 @@ func (m *Manager) AddUser(text string) error {
 // exactly the request the last Request returned.
 func (m *Manager) AddAssistant(resp *llm.Response) error {
 	if resp.Usage.PromptTokens > 0 {
-		upto := len(m.live.entries)
+		upto := len(m.live.entries())
 		if m.acct.sent.ok {
 			upto = m.acct.sent.upto
 		}
@@ -416,7 +416,7 @@ func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 		msgs = m.messages()
 		n = m.acct.requestTokens(exact)
 	}
-	m.acct.sent = calibration{ok: true, upto: len(m.live.entries)}
+	m.acct.sent = calibration{ok: true, upto: len(m.live.entries())}
 	m.recordTokens(n)
 	return llm.Request{Model: m.opt.Model, Messages: msgs, Tools: m.opt.Tools}, nil
 }
@@ -424,11 +424,11 @@ func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 // messages is the full messages[] of the next request, system prompt first.
 // It also notes how many calls it answered as interrupted, for the count.
 func (m *Manager) messages() []chat.Message {
-	recs := make([]*storage.Record, 0, len(m.live.entries)+1)
-	if m.live.summary != nil {
-		recs = append(recs, m.live.summary.rec)
+	recs := make([]*storage.Record, 0, len(m.live.entries())+1)
+	if m.live.summary() != nil {
+		recs = append(recs, m.live.summary().rec)
 	}
-	for _, e := range m.live.entries {
+	for _, e := range m.live.entries() {
 		recs = append(recs, e.sent())
 	}
 	msgs, synthesized := buildMessages(recs)

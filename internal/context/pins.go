@@ -42,8 +42,8 @@ func (m *Manager) pinList() []storage.Pin {
 func (m *Manager) Pin(text string) (storage.Pin, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		for i := len(m.live.entries) - 1; i >= 0; i-- {
-			if r := m.live.entries[i].rec; r.Type == storage.TypeUser && !r.IsCompactSummary {
+		for i := len(m.live.entries()) - 1; i >= 0; i-- {
+			if r := m.live.entries()[i].rec; r.Type == storage.TypeUser && !r.IsCompactSummary {
 				text = strings.TrimSpace(messageContent(r))
 				break
 			}
