@@ -341,3 +341,20 @@ func (a *accountant) sizeOf(es []*entry) int {
 	}
 	return n
 }
+
+// messages is the full messages[] of the next request, system prompt first.
+// It also notes how many calls it answered as interrupted, for the count.
+func (a *accountant) messages() []chat.Message {
+	held := a.live.mem.Records()
+	recs := make([]*storage.Record, 0, len(held))
+	for _, e := range held {
+		recs = append(recs, e.sent())
+	}
+	msgs, synthesized := buildMessages(recs)
+	a.synthesized = synthesized
+	system := a.systemPrompt()
+	if system == "" {
+		return msgs
+	}
+	return append([]chat.Message{{Role: chat.RoleSystem, Content: system}}, msgs...)
+}

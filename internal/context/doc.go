@@ -30,7 +30,13 @@
 //     trigger and the reply reserve; guard.go — the overflow recovery
 //     that uses it; truncate.go — cutting texts down in memory;
 //   - summarize.go — the summariser; backoff.go — its failure back-off;
-//   - compact.go — choosing what to keep and committing a compaction;
+//   - compact.go — choosing what to keep (retention) and committing a
+//     compaction; receipt.go — what a compaction takes out (its receipt
+//     and the recall note);
+//   - pins.go — the pins in force (pinBoard), changed only by the pin and
+//     unpin records; draft.go — a compaction written but not applied
+//     (Draft, /compact --preview); handoff.go — the records a handoff
+//     opens its new session with (HandoffRecords);
 //   - usage.go — the figures /context shows (the slash package formats
 //     them) and the smallest usable window.
 //

@@ -413,7 +413,7 @@ func TestRecoverOverflowStages(t *testing.T) {
 	sent := f.request()
 	sentTokens := requestSize(f.counter, sent)
 
-	ok, err := f.m.RecoverOverflow(context.Background(), 1)
+	ok, err := f.m.RecoverOverflowFrom(context.Background(), 1, nil)
 	if !ok || err != nil {
 		t.Fatalf("attempt 1: %v %v", ok, err)
 	}
@@ -439,7 +439,7 @@ func TestRecoverOverflowStages(t *testing.T) {
 	}
 
 	before := f.m.Compactions()
-	ok, err = f.m.RecoverOverflow(context.Background(), 2)
+	ok, err = f.m.RecoverOverflowFrom(context.Background(), 2, nil)
 	if !ok || err != nil {
 		t.Fatalf("attempt 2: %v %v", ok, err)
 	}
@@ -454,7 +454,7 @@ func TestRecoverOverflowStages(t *testing.T) {
 		if attempt > MaxOverflowAttempts+1 {
 			t.Fatalf("still recovering after %d attempts", attempt-1)
 		}
-		ok, err := f.m.RecoverOverflow(context.Background(), attempt)
+		ok, err := f.m.RecoverOverflowFrom(context.Background(), attempt, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -129,7 +129,7 @@ func TestModelSwitchChangesWindow(t *testing.T) {
 func TestWindowTooSmall(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 100000, nil)
-	min := f.m.MinWindow()
+	min := f.m.acct.minWindow(&f.m.guard)
 	_, err := New(context.Background(), &memLog{}, nil, withWindow(f.opt, 1))
 	var small *WindowTooSmallError
 	if !errors.As(err, &small) || small.Min != min || small.Fixed <= 0 || small.Fixed >= min {
