@@ -3,7 +3,6 @@ package repl
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,9 +10,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/chat"
-	"github.com/clawdcode/clawdcode/internal/checkpoint"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
-	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -30,6 +27,11 @@ import (
 //	"md ..."     streams a small Markdown document
 //	anything     streams "you said: <text>" in small pieces
 type fakeEngine struct {
+	// The rest of the engine's contract (/undo, /rewind, /fork, …): the
+	// REPL's tests do not drive it (the binary tests do, through the real
+	// engine), so a call of it here is a test bug and panics.
+	slash.Engine
+
 	asker tools.Asker
 
 	mu        sync.Mutex
@@ -45,6 +47,7 @@ func (e *fakeEngine) Project() *storage.Project              { return &storage.P
 func (e *fakeEngine) Context() *contextmgr.Manager           { return nil }
 func (e *fakeEngine) Model() string                          { return "fake-model" }
 func (e *fakeEngine) SetModel(string)                        {}
+func (e *fakeEngine) Title() string                          { return "" }
 func (e *fakeEngine) Submitted() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -166,25 +169,3 @@ func (c *fakeCommands) Run(ctx context.Context, env *slash.Env, line string) err
 	}
 	return nil
 }
-
-// The rest of the engine's contract, which the REPL's tests do not drive
-// (the binary tests do, through the real engine).
-func (e *fakeEngine) Title() string                { return "" }
-func (e *fakeEngine) Rename(string) error          { return errFakeEngine }
-func (e *fakeEngine) MCPServers() []mcphost.Status { return nil }
-func (e *fakeEngine) ListModels(context.Context) ([]string, error) {
-	return nil, errFakeEngine
-}
-func (e *fakeEngine) Undo(context.Context) ([]checkpoint.Restored, error) { return nil, errFakeEngine }
-func (e *fakeEngine) RewindPoints(context.Context) ([]agent.RewindPoint, error) {
-	return nil, errFakeEngine
-}
-func (e *fakeEngine) Rewind(context.Context, agent.RewindPoint, bool) ([]checkpoint.Restored, error) {
-	return nil, errFakeEngine
-}
-func (e *fakeEngine) Fork(context.Context, string, string) (string, error) { return "", errFakeEngine }
-func (e *fakeEngine) Handoff(context.Context, string) (*agent.HandoffResult, error) {
-	return nil, errFakeEngine
-}
-
-var errFakeEngine = errors.New("not in the test's fake engine")
