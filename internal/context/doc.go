@@ -37,6 +37,9 @@
 //     unpin records; draft.go — a compaction written but not applied
 //     (Draft, /compact --preview); handoff.go — the records a handoff
 //     opens its new session with (HandoffRecords);
+//   - resume.go — what a resume reads from the loaded live context beyond
+//     its records: where the records after the summary begin, and the
+//     count the replies among them calibrate;
 //   - usage.go — the figures /context shows (the slash package formats
 //     them) and the smallest usable window.
 //

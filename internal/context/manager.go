@@ -95,9 +95,7 @@ func New(ctx context.Context, log PersistentStore, live *storage.Live, opt Optio
 // last reply among them with a usage report calibrates the count (see
 // calibration.floor for when it does not replace the local count).
 func (m *Manager) restore(live *storage.Live) error {
-	var summaryUUID string
 	if live.Summary != nil {
-		summaryUUID = live.Summary.UUID
 		sum := m.acct.newEntry(live.Summary, -1)
 		if _, err := m.live.install(sum, nil); err != nil {
 			return err
@@ -118,36 +116,9 @@ func (m *Manager) restore(live *storage.Live) error {
 		}
 		truncated = b.CompactMetadata.Truncated
 	}
-	post := -1
-	if live.Summary == nil {
-		post = 0
-	}
-	// cutFrom is the number of entries when the first record after the
-	// summary says the live context was cut down in memory outside a
-	// compaction (context_cut), or that the server rejected it
-	// (context_window, which came with cuts before context_cut existed):
-	// the requests measured after it were smaller than what a resume
-	// sends, since it sends those records whole.
-	cutFrom := -1
 	for _, lr := range live.Records {
 		r := lr.Record
-		if r == nil {
-			continue
-		}
-		if r.IsSummary() {
-			if r.UUID == summaryUUID && post < 0 {
-				post = len(m.live.entries())
-			}
-			continue
-		}
-		if post < 0 && r.ParentUUID != nil && *r.ParentUUID == summaryUUID {
-			post = len(m.live.entries())
-		}
-		if post >= 0 && cutFrom < 0 && r.Type == storage.TypeSystem &&
-			(r.Subtype == storage.SubtypeContextCut || r.Subtype == storage.SubtypeContextWindow) {
-			cutFrom = len(m.live.entries())
-		}
-		if !relevant(r) {
+		if r == nil || r.IsSummary() || !relevant(r) {
 			continue
 		}
 		e := m.acct.newEntry(r, lr.Offset)
@@ -159,22 +130,10 @@ func (m *Manager) restore(live *storage.Live) error {
 			return err
 		}
 	}
-	if post < 0 {
-		post = len(m.live.entries())
-	}
-	for i := post; i < len(m.live.entries()); i++ {
-		r := m.live.entries()[i].rec
-		if r.Type != storage.TypeAssistant || r.Message == nil || r.Message.Usage == nil {
-			continue
-		}
-		u := r.Message.Usage
-		m.usage.add(*u)
-		if u.InputTokens > 0 {
-			cut := cutFrom >= 0 && i >= cutFrom
-			m.guard.accept(u.InputTokens)
-			m.acct.calib = calibration{ok: true, tokens: u.InputTokens, upto: i, floor: cut || !m.acct.sameModel(r.Message.Model)}
-		}
-	}
+	post, cutFrom := resumeMarks(live)
+	after := m.live.entries()[post:]
+	m.usage.addReplies(after)
+	m.acct.calibrateResumed(after, post, cutFrom, &m.guard)
 	// A window a server rejection taught an earlier run still holds (the
 	// same request would be refused again), unless it expired or the
 	// window was given explicitly.
@@ -454,6 +413,15 @@ func (m *Manager) SessionUsage() storage.Usage { return m.usage.total() }
 // usageTally is a session's model usage: the last boundary's sessionUsage
 // (base) plus every reply after it (since).
 type usageTally struct{ base, since storage.Usage }
+
+// addReplies adds the usage the replies among es reported.
+func (t *usageTally) addReplies(es []*entry) {
+	for _, e := range es {
+		if u := replyUsage(e.rec); u != nil {
+			t.add(*u)
+		}
+	}
+}
 
 func (t *usageTally) add(u storage.Usage) {
 	t.since.InputTokens += u.InputTokens
