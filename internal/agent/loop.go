@@ -202,6 +202,17 @@ type delegator interface {
 	Delegate(input json.RawMessage) (tools.Tool, json.RawMessage, error)
 }
 
+// lookup finds the tool a call names. Past the lookup the call goes by the
+// tool's own name, not the model's spelling of it: "edit" runs, and is
+// shown and recorded, as Edit. An unknown tool keeps the model's name.
+func (l *loop) lookup(name string) (tools.Tool, string, bool) {
+	tool, ok := tools.Lookup(l.tools, name)
+	if ok {
+		name = tool.Name()
+	}
+	return tool, name, ok
+}
+
 // runCalls answers every tool call of resp in order. When the turn is
 // interrupted or a call cannot be decided, the remaining calls are still
 // answered so that the session replays into a valid request.
@@ -216,13 +227,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			// reports its missing parameters like any other bad input.
 			input = json.RawMessage("{}")
 		}
-		// Past the lookup the call goes by the tool's own name, not the
-		// model's spelling of it ("edit" runs, and is shown, as Edit).
-		tool, ok := tools.Lookup(l.tools, call.Name)
-		name := call.Name
-		if ok {
-			name = tool.Name()
-		}
+		tool, name, ok := l.lookup(call.Name)
 		switch {
 		case !ok:
 			if err := l.answer(call.ID, call.Name, tools.Result{Error: fmt.Sprintf("unknown tool %s", call.Name)}); err != nil {
@@ -336,10 +341,7 @@ func (l *loop) answer(id, name string, res tools.Result) error {
 // returns cause (or the error that kept an answer from being recorded).
 func (l *loop) abandon(resp *llm.Response, from int, reason string, cause error) error {
 	for _, call := range resp.ToolCalls[from:] {
-		name := call.Name
-		if tool, ok := tools.Lookup(l.tools, call.Name); ok {
-			name = tool.Name()
-		}
+		_, name, _ := l.lookup(call.Name)
 		if err := l.answer(call.ID, name, tools.Result{Error: reason}); err != nil {
 			return errors.Join(cause, err)
 		}
