@@ -20,9 +20,10 @@ const (
 
 // receipt says what a compaction takes out of the context: the dropped
 // entries (the summary in force is replaced too, but its own receipt
-// covered its range), their messages and tokens, the paths and commands
-// they name, and which of those summary does not mention.
-func (m *Manager) receipt(dropped []*entry, summary string) *storage.Receipt {
+// covered its range), their messages and tokens (as a sizes them), the
+// paths and commands they name (relative to root), and which of those
+// summary does not mention.
+func receipt(a *accountant, root string, dropped []*entry, summary string) *storage.Receipt {
 	r := &storage.Receipt{Paths: []string{}, Commands: []string{},
 		NotInSummary: storage.NotInSummary{Paths: []string{}, Commands: []string{}}}
 	if len(dropped) == 0 {
@@ -41,10 +42,10 @@ func (m *Manager) receipt(dropped []*entry, summary string) *storage.Receipt {
 		case storage.TypeToolResult:
 			r.Messages++
 		}
-		r.Tokens += m.acct.size(e, estimate)
+		r.Tokens += a.size(e, estimate)
 	}
 	r.First, r.Last = dropped[0].rec.UUID, dropped[len(dropped)-1].rec.UUID
-	paths, commands := fileanalyzer.Touched(m.opt.Root, msgs)
+	paths, commands := fileanalyzer.Touched(root, msgs)
 	for _, c := range commands {
 		r.Commands = append(r.Commands, cutUTF8(c, receiptCommandBytes))
 	}
