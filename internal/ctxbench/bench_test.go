@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,7 +14,12 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
-var full = flag.Bool("ctxbench.full", false, "run the whole context bench (make bench-context) and print its table")
+var (
+	full     = flag.Bool("ctxbench.full", false, "run the whole context bench (make bench-context) and print its table")
+	windows  = flag.String("ctxbench.windows", "8000,32000,128000", "with -ctxbench.full: the windows, comma-separated")
+	sessions = flag.Int("ctxbench.sessions", 20, "with -ctxbench.full: how many sessions of the corpus")
+	maxTurns = flag.Int("ctxbench.turns", 500, "with -ctxbench.full: the longest session's model requests")
+)
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -68,10 +75,14 @@ func TestContextBench(t *testing.T) {
 	}
 	start := time.Now()
 	var rows []*row
-	sessions := corpus(4, 50, 200)
-	for _, w := range []int{8000} {
+	c := corpus(*sessions, 50, *maxTurns)
+	for _, f := range strings.Split(*windows, ",") {
+		w, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			t.Fatalf("-ctxbench.windows: %v", err)
+		}
 		for _, mode := range []llmtest.SummaryMode{llmtest.SummaryLossy} {
-			rows = append(rows, measure(t, config{window: w, mode: mode}, sessions))
+			rows = append(rows, measure(t, config{window: w, mode: mode}, c))
 		}
 	}
 	printTable(os.Stdout, rows, time.Since(start))

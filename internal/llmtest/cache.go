@@ -41,8 +41,8 @@ func (c *promptCache) cached(r Request, tokens func(Request) int) int {
 	for n < len(parts) && n < len(prev) && bytes.Equal(parts[n], prev[n]) {
 		n++
 	}
-	if n == 0 {
-		return 0 // the tools differ: nothing is shared
+	if n == 0 || (n == 1 && len(r.Tools) == 0) {
+		return 0 // the tools differ, or no tools and no message are shared
 	}
 	prefix := Request{Model: r.Model, Tools: r.Tools, Messages: append([]chat.Message(nil), r.Messages[:n-1]...)}
 	return min(tokens(prefix), r.Tokens)

@@ -128,9 +128,9 @@ func keeps(mode SummaryMode, f Fact) bool {
 // ProbePrefix opens the probe's answer.
 const ProbePrefix = "PROBE present:"
 
-// Probe answers from its request alone which of facts it holds: the text
-// ProbePrefix followed by the keys present, space-separated, in facts'
-// order. ParseProbe reads the answer back.
+// Probe answers from its request alone which of facts it holds: the line
+// ProbePrefix, then the keys present, one a line, in facts' order.
+// ParseProbe reads the answer back.
 func Probe(facts []Fact) func(Request) Reply {
 	return func(r Request) Reply {
 		text := RequestText(r)
@@ -140,7 +140,7 @@ func Probe(facts []Fact) func(Request) Reply {
 				keys = append(keys, f.Key)
 			}
 		}
-		return Text(strings.Join(keys, " "))
+		return Text(strings.Join(keys, "\n"))
 	}
 }
 
@@ -152,8 +152,10 @@ func ParseProbe(answer string) (keys map[string]bool, ok bool) {
 		return nil, false
 	}
 	keys = map[string]bool{}
-	for _, k := range strings.Fields(answer[i+len(ProbePrefix):]) {
-		keys[k] = true
+	for _, k := range strings.Split(answer[i+len(ProbePrefix):], "\n") {
+		if k = strings.TrimSpace(k); k != "" {
+			keys[k] = true
+		}
 	}
 	return keys, true
 }
