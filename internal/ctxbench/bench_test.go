@@ -18,7 +18,7 @@ var (
 	full     = flag.Bool("ctxbench.full", false, "run the whole context bench (make bench-context) and print its table")
 	windows  = flag.String("ctxbench.windows", "8000,32000,128000", "with -ctxbench.full: the windows, comma-separated")
 	sessions = flag.Int("ctxbench.sessions", 20, "with -ctxbench.full: how many sessions of the corpus")
-	maxTurns = flag.Int("ctxbench.turns", 500, "with -ctxbench.full: the longest session's model requests")
+	maxTurns = flag.Int("ctxbench.turns", 300, "with -ctxbench.full: the longest session's model requests")
 )
 
 func TestMain(m *testing.M) {
@@ -86,4 +86,79 @@ func TestContextBench(t *testing.T) {
 		}
 	}
 	printTable(os.Stdout, rows, time.Since(start))
+}
+
+// floor is the least (or, for costs, the most) the short bench accepts:
+// today's figures with a little margin, so that a change that makes what
+// reaches the model worse fails the build. A change that makes it better
+// raises the floor (BENCHMARKS.md keeps the history).
+type floor struct {
+	recall, artifacts, continuation, decisions float64 // facts@1, percent
+	rangePaths                                 float64 // range@1 paths, percent
+	cachedShare                                float64 // percent
+	maxReorient, maxViolations, maxRejected    int // maxReorient: the median's ceiling
+	maxInputPerTask, maxSummariesPerTurn       float64
+}
+
+// shortFloor is set from the baseline (b0c8f6a, BENCHMARKS.md): facts@1
+// 100/64/100/100, range paths 100, cached 86 %, 17 676 tokens a task,
+// 0.081 summaries a turn, re-orientation median 1.
+var shortFloor = floor{
+	recall: 95, artifacts: 58, continuation: 95, decisions: 95,
+	rangePaths:  90,
+	cachedShare: 80,
+	maxReorient: 1, maxViolations: 0, maxRejected: 0,
+	maxInputPerTask: 19000, maxSummariesPerTurn: 0.1,
+}
+
+// TestContextBenchShort is the bench's short form, part of make test: one
+// window, three sessions, the lossy summariser, and floors.
+func TestContextBenchShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives hundreds of clawdcode runs")
+	}
+	rw := measure(t, config{window: 8000, mode: llmtest.SummaryLossy}, corpus(3, 50, 120))
+	var b strings.Builder
+	printTable(&b, []*row{rw}, 0)
+	t.Logf("\n%s", b.String())
+	checkFloor(t, rw, shortFloor)
+}
+
+func checkFloor(t *testing.T, rw *row, f floor) {
+	t.Helper()
+	p, ok := rw.probes[1]
+	if !ok {
+		t.Fatal("no session reached its first compaction")
+	}
+	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(1, b)) }
+	for _, c := range []struct {
+		class llmtest.FactClass
+		min   float64
+	}{{llmtest.FactRecall, f.recall}, {llmtest.FactArtifact, f.artifacts}, {llmtest.FactContinuation, f.continuation}, {llmtest.FactDecision, f.decisions}} {
+		if got := pct(p.present[string(c.class)], p.planted[string(c.class)]); got < c.min {
+			t.Errorf("after one compaction %.0f %% of the %s facts reach the model, the floor is %.0f %%", got, c.class, c.min)
+		}
+	}
+	if got := pct(p.rangePresent["path"], p.rangePlanted["path"]); got < f.rangePaths {
+		t.Errorf("%.0f %% of the compacted range's paths reach the model, the floor is %.0f %%", got, f.rangePaths)
+	}
+	tot := rw.total
+	if got := pct(tot.cached, tot.prompt); got < f.cachedShare {
+		t.Errorf("cached share %.0f %%, the floor is %.0f %%", got, f.cachedShare)
+	}
+	if got := perTask(tot.prompt, tot.tasks); got > f.maxInputPerTask {
+		t.Errorf("%.0f input tokens a task, the ceiling is %.0f", got, f.maxInputPerTask)
+	}
+	if got := medianCost(rw.reorient); got > f.maxReorient {
+		t.Errorf("re-orientation took a median of %s calls before the edit (%v; -1: never), the ceiling is %d", median(rw.reorient), rw.reorient, f.maxReorient)
+	}
+	if got := perTask(tot.summaries, tot.agentRequests); got > f.maxSummariesPerTurn {
+		t.Errorf("%.3f summaries a turn, the ceiling is %.3f", got, f.maxSummariesPerTurn)
+	}
+	if rw.violated > f.maxViolations {
+		t.Errorf("%d sessions did what the user forbade, the ceiling is %d", rw.violated, f.maxViolations)
+	}
+	if tot.rejected > f.maxRejected {
+		t.Errorf("%d requests rejected, the ceiling is %d", tot.rejected, f.maxRejected)
+	}
 }

@@ -186,20 +186,23 @@ func (g *gen) toolTask(k int) {
 	g.s.tasks = append(g.s.tasks, t)
 }
 
-// chatTask is a long exchange of text, every third one with a read.
+// chatTask is a long exchange of text: a long message, one small lookup
+// (a grep, every third task a read) and a long answer.
 func (g *gen) chatTask(k int) {
 	t := task{}
 	lines := []string{fmt.Sprintf("Task %s: let us talk the design of module m%d through.", g.id("t", k), k%7)}
 	lines = append(lines, g.userFacts(&t, k)...)
 	lines = append(lines, g.filler(6))
+	topic := g.id("budget", k)
+	lookup := call("Grep", map[string]string{"pattern": topic})
 	if k%3 == 2 {
-		path, n := g.file(g.id("budget", k))
+		path, n := g.file(topic)
 		t.facts = append(t.facts,
 			g.fact(llmtest.FactArtifact, "path", path, "Read "+path+"."),
 			g.fact(llmtest.FactArtifact, "number", fmt.Sprint(n), fmt.Sprintf("%s limit is %d.", path, n)))
-		t.replies = append(t.replies, llmtest.ToolCalls(call("Read", map[string]string{"file_path": path})))
+		lookup = call("Read", map[string]string{"file_path": path})
 	}
-	t.replies = append(t.replies, llmtest.Text("Here is how I see it.\n"+g.filler(8)))
+	t.replies = append(t.replies, llmtest.ToolCalls(lookup), llmtest.Text("Here is how I see it.\n"+g.filler(8)))
 	t.prompt = strings.Join(lines, "\n")
 	g.s.tasks = append(g.s.tasks, t)
 }

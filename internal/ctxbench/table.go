@@ -3,6 +3,7 @@ package ctxbench
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -114,23 +115,35 @@ func (rw *row) rangeShare() string {
 	return strings.Join(parts, "/")
 }
 
-// median of the costs, the never-edited (-1) counted as the largest.
-func median(xs []int) string {
+// never is the cost of a re-orientation that never reached its edit.
+const never = math.MaxInt
+
+// medianCost is the median of the re-orientation costs, a never-edited
+// one (-1) counted as never; never when xs is empty.
+func medianCost(xs []int) int {
 	if len(xs) == 0 {
-		return "–"
+		return never
 	}
 	s := append([]int(nil), xs...)
 	for i := range s {
 		if s[i] < 0 {
-			s[i] = 1 << 30
+			s[i] = never
 		}
 	}
 	slices.Sort(s)
-	m := s[len(s)/2]
-	if m == 1<<30 {
+	return s[len(s)/2]
+}
+
+// median is medianCost as the table shows it.
+func median(xs []int) string {
+	switch m := medianCost(xs); {
+	case len(xs) == 0:
+		return "–"
+	case m == never:
 		return "never"
+	default:
+		return fmt.Sprint(m)
 	}
-	return fmt.Sprint(m)
 }
 
 // cost is the dollars of the row's tokens at benchModel's list prices.
