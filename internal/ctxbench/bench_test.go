@@ -75,15 +75,21 @@ func TestContextBench(t *testing.T) {
 	}
 	start := time.Now()
 	var rows []*row
-	c := corpus(*sessions, 50, *maxTurns)
+	c := append(corpus(*sessions, 50, *maxTurns), imported(seed, 60)...)
+	var ws []int
 	for _, f := range strings.Split(*windows, ",") {
 		w, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
 			t.Fatalf("-ctxbench.windows: %v", err)
 		}
-		for _, mode := range []llmtest.SummaryMode{llmtest.SummaryLossy} {
-			rows = append(rows, measure(t, config{window: w, mode: mode}, c))
-		}
+		ws = append(ws, w)
+		rows = append(rows, measure(t, config{window: w, mode: llmtest.SummaryLossy}, c))
+	}
+	// The other summarisers, for comparison: the first window, the first
+	// four sessions.
+	for _, mode := range []llmtest.SummaryMode{llmtest.SummaryFaithful, llmtest.SummaryHallucinating,
+		llmtest.SummaryFail500, llmtest.SummaryOverflow, llmtest.SummaryEmpty} {
+		rows = append(rows, measure(t, config{window: ws[0], mode: mode}, c[:min(4, len(c))]))
 	}
 	printTable(os.Stdout, rows, time.Since(start))
 }

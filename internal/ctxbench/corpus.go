@@ -20,10 +20,44 @@ type session struct {
 	tasks []task
 	facts []llmtest.Fact
 
+	source *source // the other agent's session it continues; nil: a new one
+
 	ruleKey  string           // the user's prohibition, as the violator looks for it
 	ruleCall llmtest.ToolCall // the forbidden action
 	ruleFlag string           // the file the forbidden action creates
 	reorient reorientTask
+}
+
+// source is a real session of another agent (testdata/fixtures) that a
+// corpus session imports (clawdcode import) and continues.
+type source struct {
+	tool    string   // "claude-code" or "codex": the import subcommand
+	fixture []string // under testdata/fixtures
+	rel     string   // where the tool keeps it, under its home
+	envVar  string   // names the tool's home for the import
+	id      string   // the session id it is imported as
+}
+
+// imported are the corpus's continued sessions of other agents: the real
+// Codex rollout (whose user turns hold planted facts FACT-cx1..8) and a
+// real tool-heavy Claude Code session, each continued by tool-heavy tasks.
+func imported(seed uint64, turns int) []*session {
+	codex := newSession(seed, 100, "tool", turns)
+	codex.name = "codex"
+	name := "rollout-2026-11-23T15-58-06-01a20920-faf5-7b82-b470-7899bbb2e813.jsonl"
+	codex.source = &source{tool: "codex", fixture: []string{"codex", name}, rel: "sessions/2026/11/23/" + name,
+		envVar: "CODEX_HOME", id: "01a20920-faf5-7b82-b470-7899bbb2e813"}
+	for i := 1; i <= 8; i++ {
+		key := fmt.Sprintf("FACT-cx%d", i)
+		codex.tasks[0].facts = append(codex.tasks[0].facts, len(codex.facts))
+		codex.facts = append(codex.facts, llmtest.Fact{Class: llmtest.FactRecall, Key: key, Text: "The user stated " + key + "."})
+	}
+	claude := newSession(seed, 101, "tool", turns)
+	claude.name = "claude"
+	claude.source = &source{tool: "claude-code", fixture: []string{"claude-code", "spotter_real_tool_heavy.jsonl"},
+		rel: "projects/-project/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl", envVar: "CLAUDE_CONFIG_DIR",
+		id: "d6e0bada-1959-4eec-a9d2-0bfade768d8f"}
+	return []*session{codex, claude}
 }
 
 // task is one user turn: its prompt, the replies the scripted agent gives

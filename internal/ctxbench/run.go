@@ -81,6 +81,13 @@ func runSession(t *testing.T, cfg config, s *session) sessionResult {
 	r := &runner{t: t, w: w, s: s, cfg: cfg, summaris: llmtest.Summariser(cfg.mode, s.facts)}
 	r.res = sessionResult{probes: map[int]probeResult{}, reorient: -1, cold: -1}
 	w.Server.SetResponder(r.respond)
+	if src := s.source; src != nil {
+		home := filepath.Join(w.Root, src.tool)
+		harness.InstallSource(t, src.fixture, home, src.rel, w.Project)
+		w.ExtraEnv = []string{src.envVar + "=" + home}
+		w.MustRun("import", src.tool)
+		r.id = src.id
+	}
 	for i, tk := range s.tasks {
 		r.task(tk)
 		for _, m := range milestones {
