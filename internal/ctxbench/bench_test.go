@@ -3,10 +3,10 @@ package ctxbench
 import (
 	"flag"
 	"fmt"
-	"sync"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,7 +102,7 @@ type floor struct {
 	recall, artifacts, continuation, decisions float64 // facts@1, percent
 	rangePaths                                 float64 // range@1 paths, percent
 	cachedShare                                float64 // percent
-	maxReorient, maxViolations, maxRejected    int // maxReorient: the median's ceiling
+	maxReorient, maxViolations, maxRejected    int     // maxReorient: the median's ceiling
 	maxInputPerTask, maxSummariesPerTurn       float64
 }
 
