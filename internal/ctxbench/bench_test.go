@@ -18,7 +18,7 @@ var (
 	full     = flag.Bool("ctxbench.full", false, "run the whole context bench (make bench-context) and print its table")
 	windows  = flag.String("ctxbench.windows", "8000,32000,128000", "with -ctxbench.full: the windows, comma-separated")
 	sessions = flag.Int("ctxbench.sessions", 20, "with -ctxbench.full: how many sessions of the corpus")
-	maxTurns = flag.Int("ctxbench.turns", 300, "with -ctxbench.full: the longest session's model requests")
+	maxTurns = flag.Int("ctxbench.turns", 200, "with -ctxbench.full: the longest session's model requests")
 )
 
 func TestMain(m *testing.M) {
