@@ -67,7 +67,7 @@ type runner struct {
 }
 
 func runSession(t *testing.T, cfg config, s *session) sessionResult {
-	w := harness.NewWorld(t, llmtest.Options{Window: cfg.window, Tokens: requestTokens, PromptCache: true, Light: true})
+	w := harness.NewWorld(t, llmtest.Options{Window: cfg.window, Tokens: llmtest.OpenAITokens, PromptCache: true, Light: true})
 	w.Timeout = 2 * time.Minute
 	for name, content := range s.files {
 		p := filepath.Join(w.Project, name)
