@@ -69,7 +69,7 @@ bench:
 CTXBENCH_FLAGS ?=
 bench-context:
 	$(GO) test -c -o bin/ctxbench.test ./internal/ctxbench
-	bin/ctxbench.test -test.run '^TestContextBench$$' -test.parallel 3 -test.timeout 20m -ctxbench.full $(CTXBENCH_FLAGS)
+	bin/ctxbench.test -test.run '^TestContextBench$$' -test.parallel 3 -test.timeout 30m -ctxbench.full $(CTXBENCH_FLAGS)
 
 lint:
 	$(GO) vet ./...
