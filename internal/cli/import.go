@@ -77,6 +77,9 @@ func importRun(ctx context.Context, f *Factory, opts *ImportOptions) error {
 	im := &importer.Importer{
 		Store: st,
 		Warn:  warnTo(f.IO.ErrOut),
+		Waiting: func() {
+			fmt.Fprintln(f.IO.ErrOut, "Another clawdcode import is running in this store; waiting for it to finish…")
+		},
 		Done: func(r importer.SessionResult) {
 			if shown {
 				fmt.Fprint(f.IO.ErrOut, "\r\033[K")

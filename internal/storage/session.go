@@ -457,9 +457,19 @@ func (s *Session) Flush() error {
 }
 
 func (s *Session) flushLocked() error {
+	e, err := s.entryLocked()
+	if err != nil {
+		return err
+	}
+	s.project.storeEntry(s.dir, e)
+	return nil
+}
+
+// entryLocked is the session's index entry as of now.
+func (s *Session) entryLocked() (*indexEntry, error) {
 	fi, err := s.f.Stat()
 	if err != nil {
-		return fmt.Errorf("index session %s: %w", s.id, err)
+		return nil, fmt.Errorf("index session %s: %w", s.id, err)
 	}
 	e := s.entry
 	e.Size = fi.Size()
@@ -471,8 +481,7 @@ func (s *Session) flushLocked() error {
 	if e.Updated.IsZero() {
 		e.Updated = fi.ModTime().UTC()
 	}
-	s.project.storeEntry(s.dir, &e)
-	return nil
+	return &e, nil
 }
 
 // Close writes the index entry and releases the lock. Closing twice is a
