@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -26,36 +25,17 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
-// importSources are the real Claude Code transcripts an import corpus is
-// made of (testdata/fixtures/claude-code).
-var importSources = []string{
-	"claude-code-log_dag_compact_after_rewind.jsonl",
-	"claude-code-log_representative_messages.jsonl",
-	"simonw_claude-code-transcripts_sample_session.jsonl",
-	"spotter_real_agent-acompact-e1f845.jsonl",
-	"spotter_real_compact_boundary_excerpt_lines753-765.jsonl",
-	"spotter_real_short.jsonl",
-	"spotter_real_tool_heavy.jsonl",
-}
-
-// importCorpus is a Claude Code projects directory of n sessions, each a
-// real transcript repeated a few times (each copy with its own ids, so
-// that a copy is a conversation of its own), which can grow by copies.
+// importCorpus is a Claude Code projects directory of sessions, each a
+// real transcript repeated a few times (fixtures.ClaudeCopies), which can
+// grow by copies.
 type importCorpus struct {
 	t       *testing.T
 	dir     string
 	project string
 	files   []string // the session files
-	srcs    [][]byte // each file's transcript
+	srcs    []string // each file's transcript
 	copies  []int
 }
-
-var (
-	idField = regexp.MustCompile(`"(uuid|parentUuid|leafUuid|logicalParentUuid)":\s*"([^"]+)"`)
-	msgID   = regexp.MustCompile(`"(msg_[^"]+)"`)
-	cwdOf   = regexp.MustCompile(`"cwd":\s*"[^"]*"`)
-	sessOf  = regexp.MustCompile(`"sessionId":\s*"[^"]*"`)
-)
 
 func newImportCorpus(t *testing.T, dir, project string, n int, rng *rand.Rand) *importCorpus {
 	t.Helper()
@@ -67,7 +47,7 @@ func newImportCorpus(t *testing.T, dir, project string, n int, rng *rand.Rand) *
 	for i := range n {
 		id := uuid.NewSHA1(uuid.NameSpaceURL, fmt.Appendf(nil, "corpus-%d", i)).String()
 		c.files = append(c.files, filepath.Join(pdir, id+".jsonl"))
-		c.srcs = append(c.srcs, fixtures.Read(t, "claude-code", importSources[i%len(importSources)]))
+		c.srcs = append(c.srcs, fixtures.ClaudeTranscripts[i%len(fixtures.ClaudeTranscripts)])
 		c.copies = append(c.copies, 0)
 		// Mixed sizes: 1 to 24 copies (2 KB to 1.3 MB), every fifth
 		// file 40 to 100 (to 5 MB).
@@ -84,29 +64,14 @@ func newImportCorpus(t *testing.T, dir, project string, n int, rng *rand.Rand) *
 func (c *importCorpus) grow(i, k int) {
 	c.t.Helper()
 	id := strings.TrimSuffix(filepath.Base(c.files[i]), ".jsonl")
-	var b bytes.Buffer
-	for range k {
-		c.copies[i]++
-		ns := uuid.NewSHA1(uuid.NameSpaceURL, fmt.Appendf(nil, "%s-%d", id, c.copies[i]))
-		s := string(c.srcs[i])
-		s = idField.ReplaceAllStringFunc(s, func(m string) string {
-			sub := idField.FindStringSubmatch(m)
-			return fmt.Sprintf(`"%s":"%s"`, sub[1], uuid.NewSHA1(ns, []byte(sub[2])))
-		})
-		s = msgID.ReplaceAllString(s, fmt.Sprintf(`"${1}_%d"`, c.copies[i]))
-		s = cwdOf.ReplaceAllString(s, `"cwd":"`+c.project+`"`)
-		s = sessOf.ReplaceAllString(s, `"sessionId":"`+id+`"`)
-		b.WriteString(s)
-		if !strings.HasSuffix(s, "\n") {
-			b.WriteByte('\n')
-		}
-	}
+	data := fixtures.ClaudeCopies(c.t, c.srcs[i], id, c.project, c.copies[i]+1, k)
+	c.copies[i] += k
 	f, err := os.OpenFile(c.files[i], os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := f.Write(b.Bytes()); err != nil {
+	if _, err := f.Write(data); err != nil {
 		c.t.Fatal(err)
 	}
 }
@@ -116,7 +81,7 @@ func (c *importCorpus) grow(i, k int) {
 func (c *importCorpus) sessions() int {
 	n := 0
 	for i := range c.files {
-		if importSources[i%len(importSources)] != "spotter_real_agent-acompact-e1f845.jsonl" {
+		if c.srcs[i] != fixtures.SidechainOnly {
 			n++
 		}
 	}

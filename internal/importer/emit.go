@@ -162,12 +162,15 @@ func (e *emitter) write(ctx context.Context, n int) error {
 // no write so large that it strains memory.
 const batch = 256
 
-// readLines calls fn for every non-blank line of r, whose first byte is
-// at offset start of its file, and returns the offset after the last
-// line; it stops at the first error fn returns. A last line without its
-// '\n' is passed too (callers give a range that ends after one).
-func readLines(r io.Reader, start int64, fn func(lineNo int, off int64, line []byte) error) (int64, error) {
-	buf := make([]byte, 1<<20)
+// readLines calls fn for every non-blank line of the section r of a
+// file, and returns the offset in the file after the last line; it stops
+// at the first error fn returns. A last line without its '\n' is not
+// passed (callers give a range that ends after one).
+func readLines(r *io.SectionReader, fn func(lineNo int, off int64, line []byte) error) (int64, error) {
+	_, start, size := r.Outer()
+	// A small file's buffer is its size: an import of many small files
+	// does not clear a megabyte for each.
+	buf := make([]byte, max(4<<10, min(1<<20, size+1)))
 	off, have, lineNo := start, 0, 0
 	for {
 		if have == len(buf) {

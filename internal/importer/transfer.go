@@ -150,7 +150,7 @@ func (r *run) runPass(ctx context.Context, f *os.File, path string, h head, t *t
 	if ps.head {
 		e.head = &storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeImport, Import: &storage.ImportInfo{Tool: r.tool, Path: path}}
 	}
-	_, err := readLines(io.NewSectionReader(f, ps.from, ps.to-ps.from), ps.from, func(lineNo int, off int64, line []byte) error {
+	_, err := readLines(io.NewSectionReader(f, ps.from, ps.to-ps.from), func(lineNo int, off int64, line []byte) error {
 		if err := conv.line(line); err != nil && e.n >= ps.skip {
 			// (A line before the skip was reported by the import that
 			// wrote its records.)
@@ -194,7 +194,7 @@ func probeHead(tool string, f *os.File, path string, end int64) (head, error) {
 	out := &converted{uuids: map[string]bool{}}
 	conv := newConverter(tool, out)
 	var h head
-	_, err := readLines(io.NewSectionReader(f, 0, end), 0, func(_ int, _ int64, line []byte) error {
+	_, err := readLines(io.NewSectionReader(f, 0, end), func(_ int, _ int64, line []byte) error {
 		conv.line(line) // the pass reports what does not parse
 		h.records = h.records || len(out.recs) > 0
 		out.recs = out.recs[:0]
@@ -223,7 +223,7 @@ func probeHead(tool string, f *os.File, path string, end int64) (head, error) {
 // wholeLinesEnd is the offset after the file's last '\n': a last line
 // without one (a tool still writing) waits for the next import.
 func wholeLinesEnd(f *os.File, size int64) (int64, error) {
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, min(size, 8<<10))
 	for end := size; end > 0; {
 		from := max(0, end-int64(len(buf)))
 		b := buf[:end-from]
