@@ -195,7 +195,14 @@ func readLines(r *io.SectionReader, fn func(lineNo int, off int64, line []byte) 
 			pos += nl + 1
 		}
 		off += int64(pos)
-		have = copy(buf, data[pos:])
+		if len(buf) > 1<<20 && have-pos <= 1<<20 {
+			// A huge line is done: let its memory go before the next.
+			rest := data[pos:]
+			buf = make([]byte, 1<<20)
+			have = copy(buf, rest)
+		} else {
+			have = copy(buf, data[pos:])
+		}
 		if err == io.EOF {
 			return off, nil
 		}
