@@ -11,22 +11,22 @@ import (
 // ccLine is the part of a Claude Code transcript line the import reads
 // (see the package doc for the mapping).
 type ccLine struct {
-	Type              string          `json:"type"`
-	Subtype           string          `json:"subtype"`
-	UUID              string          `json:"uuid"`
-	ParentUUID        *string         `json:"parentUuid"`
-	SessionID         string          `json:"sessionId"`
-	CWD               string          `json:"cwd"`
-	GitBranch         string          `json:"gitBranch"`
-	Timestamp         time.Time       `json:"timestamp"`
-	IsSidechain       bool            `json:"isSidechain"`
-	IsCompactSummary  bool            `json:"isCompactSummary"`
-	Content           string          `json:"content"` // system records
-	Summary           string          `json:"summary"` // "summary" lines: the session's title
-	Message           *ccMessage      `json:"message"`
-	CompactMetadata   *ccCompactMeta  `json:"compactMetadata"`
+	Type             string         `json:"type"`
+	Subtype          string         `json:"subtype"`
+	UUID             string         `json:"uuid"`
+	ParentUUID       *string        `json:"parentUuid"`
+	SessionID        string         `json:"sessionId"`
+	CWD              string         `json:"cwd"`
+	GitBranch        string         `json:"gitBranch"`
+	Timestamp        time.Time      `json:"timestamp"`
+	IsSidechain      bool           `json:"isSidechain"`
+	IsCompactSummary bool           `json:"isCompactSummary"`
+	Content          string         `json:"content"` // system records
+	Summary          string         `json:"summary"` // "summary" lines: the session's title
+	Message          *ccMessage     `json:"message"`
+	CompactMetadata  *ccCompactMeta `json:"compactMetadata"`
 	// (toolUseResult, which repeats a tool's output, is not decoded.)
-	LogicalParentUUID string          `json:"logicalParentUuid"`
+	LogicalParentUUID string `json:"logicalParentUuid"`
 
 	// clawdcode's own records (a session exported with
 	// `sessions export --format jsonl` imports as Claude Code's does).
@@ -37,9 +37,9 @@ type ccLine struct {
 }
 
 type ccMessage struct {
-	ID      string          `json:"id"`
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
+	ID      string    `json:"id"`
+	Role    string    `json:"role"`
+	Model   string    `json:"model"`
 	Content ccContent `json:"content"`
 	Usage   *struct {
 		InputTokens         int `json:"input_tokens"`
