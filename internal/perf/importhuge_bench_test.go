@@ -61,20 +61,5 @@ func BenchmarkImportHugeRecord(b *testing.B) {
 	w := newWorld(b)
 	src := filepath.Join(w.root, "claude-projects")
 	total := writeHugeClaudeSession(b, src, w.project)
-	var s sample
-	for b.Loop() {
-		b.StopTimer()
-		if err := os.RemoveAll(w.home); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		r := w.run(b, "import", "claude-code", src)
-		if !strings.Contains(r.stdout, "Imported 1 session") {
-			b.Fatalf("import: %s", clip(r.stdout, 300))
-		}
-		s.add(r)
-	}
-	s.report(b, "")
-	b.ReportMetric(float64(total)/1e6/mean(s.walls).Seconds(), "MB/s")
-	os.RemoveAll(w.home)
+	benchImport(b, w, src, total, "Imported 1 session")
 }

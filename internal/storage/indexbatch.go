@@ -1,9 +1,6 @@
 package storage
 
-import (
-	"errors"
-	"sync"
-)
+import "sync"
 
 // IndexBatch gathers the index entries of sessions closed with CloseInto,
 // so that many sessions of a project (an import's) cost one update of its
@@ -66,18 +63,5 @@ func (b *IndexBatch) add(p *Project, dir string, e *indexEntry) {
 // CloseInto is Close with the index entry left in b for a later
 // b.Write, instead of written now.
 func (s *Session) CloseInto(b *IndexBatch) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	if s.removeEmpty() {
-		return s.release()
-	}
-	e, err := s.entryLocked()
-	if err == nil {
-		b.add(s.project, s.dir, e)
-	}
-	return errors.Join(err, s.release())
+	return s.closeWith(func(e *indexEntry) { b.add(s.project, s.dir, e) })
 }

@@ -489,6 +489,11 @@ func (s *Session) entryLocked() (*indexEntry, error) {
 // first append failed on a full disk, say) is removed, so a failed creation
 // leaves nothing behind.
 func (s *Session) Close() error {
+	return s.closeWith(func(e *indexEntry) { s.project.storeEntry(s.dir, e) })
+}
+
+// closeWith closes the session, handing its index entry to store.
+func (s *Session) closeWith(store func(*indexEntry)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -498,7 +503,10 @@ func (s *Session) Close() error {
 	if s.removeEmpty() {
 		return s.release()
 	}
-	err := s.flushLocked()
+	e, err := s.entryLocked()
+	if err == nil {
+		store(e)
+	}
 	return errors.Join(err, s.release())
 }
 
