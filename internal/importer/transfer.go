@@ -112,6 +112,15 @@ func (r *run) passes(ctx context.Context, t *target, path string, end int64, pre
 	if err != nil {
 		return nil, err
 	}
+	if from, err := t.s.ImportOrigin(); err != nil {
+		return nil, err
+	} else if from != nil && from.Path != path {
+		// Another source file with the same session id (a transcript
+		// that begins with another's lines): its marks are not this
+		// file's offsets.
+		r.im.Warn(fmt.Sprintf("import %s: session %s was imported from %s; not imported again", path, t.id, from.Path))
+		return nil, nil
+	}
 	switch {
 	case pos == nil && !t.s.HasRecords():
 		// Created by an import killed before its first record.

@@ -154,3 +154,24 @@ func validLine(f *os.File, start, end int64) (bool, error) {
 		}
 	}
 }
+
+// ImportOrigin returns the origin named by the session's first record
+// when that is an import record, nil otherwise (a session started here,
+// or a first line a crash cut short).
+func (s *Session) ImportOrigin() (*ImportInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	end, err := nextNewline(s.f, 0)
+	if err != nil || end < 0 {
+		return nil, err
+	}
+	line, whole, err := linePrefix(s.f, 0, end)
+	if err != nil || !whole {
+		return nil, err // an import record is small
+	}
+	var r Record
+	if json.Unmarshal(line, &r) != nil || r.Subtype != SubtypeImport {
+		return nil, nil
+	}
+	return r.Import, nil
+}
