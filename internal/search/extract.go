@@ -49,24 +49,26 @@ func cheapType(raw []byte) (string, bool) {
 	return "", false
 }
 
-// recordText appends the searchable text of one session line to dst and
-// reports whether the line is a searchable record. A line that does not
-// parse is not (the caller warns).
-func recordText(sc *scanner, raw []byte, dst []byte) ([]byte, bool, error) {
+// recordText returns the searchable text of one session line and reports
+// whether the line is a searchable record; the text is the scanner's and
+// valid until its next use. A line that does not parse is not (err says
+// why).
+func recordText(sc *scanner, raw []byte) ([]byte, bool, error) {
 	if t, ok := cheapType(raw); ok && !searchable(t) {
-		return dst, false, nil
+		return nil, false, nil
 	}
-	if text, typ, ok := sc.scanRecord(raw, dst); ok {
+	if text, typ, ok := sc.scanRecord(raw); ok {
 		return text, searchable(typ), nil
 	}
 	var l line
 	if err := json.Unmarshal(raw, &l); err != nil {
-		return dst, false, err
+		return nil, false, err
 	}
 	if !searchable(l.Type) {
-		return dst, false, nil
+		return nil, false, nil
 	}
-	return appendText(dst, &l), true, nil
+	sc.out = appendText(sc.out[:0], &l)
+	return sc.out, true, nil
 }
 
 func appendText(dst []byte, l *line) []byte {

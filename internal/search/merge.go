@@ -60,10 +60,16 @@ func (ix *Index) merge(m *manifest, segs []*segment) (segEntry, *segment, error)
 	var docs []doc
 	var totalDL uint64
 	for i, s := range segs {
+		if err := s.verifyAll(); err != nil {
+			return segEntry{}, nil, fmt.Errorf("%s: %w", s.name, err)
+		}
 		remap[i] = make([]int32, s.nDocs)
 		for d := range s.nDocs {
-			dd := s.doc(d)
-			if int(dd.file) >= len(m.Files) || m.Files[dd.file].Dead {
+			dd, _ := s.doc(d) // verified above
+			if int(dd.file) >= len(m.Files) {
+				return segEntry{}, nil, fmt.Errorf("%s: %w", s.name, errDamaged)
+			}
+			if m.Files[dd.file].Dead {
 				remap[i][d] = -1
 				continue
 			}
@@ -75,17 +81,27 @@ func (ix *Index) merge(m *manifest, segs []*segment) (segEntry, *segment, error)
 	// Walk the dictionaries together in term order.
 	type cursor struct {
 		s   *segment
+		blk []byte
+		b   int // block index of blk
 		off int
 		e   dictEntry
 		ok  bool
 	}
 	curs := make([]*cursor, len(segs))
 	advance := func(c *cursor) error {
-		if c.off >= len(c.s.dict) {
-			c.ok = false
-			return nil
+		for c.off >= len(c.blk) {
+			if c.b+1 >= c.s.nBlocks {
+				c.ok = false
+				return nil
+			}
+			c.b++
+			blk, err := c.s.block(c.b)
+			if err != nil {
+				return err
+			}
+			c.blk, c.off = blk, 0
 		}
-		e, next, err := c.s.entryAt(c.off)
+		e, next, err := c.s.entryAt(c.blk, c.off)
 		if err != nil {
 			return err
 		}
@@ -93,7 +109,7 @@ func (ix *Index) merge(m *manifest, segs []*segment) (segEntry, *segment, error)
 		return nil
 	}
 	for i, s := range segs {
-		curs[i] = &cursor{s: s}
+		curs[i] = &cursor{s: s, b: -1}
 		if err := advance(curs[i]); err != nil {
 			return segEntry{}, nil, err
 		}

@@ -18,8 +18,15 @@ import (
 type scanner struct {
 	b   []byte
 	i   int
-	dst []byte
+	dst []byte // the decoded fields
+	out []byte // the record's text, when assembled from several fields
 }
+
+// bigLine is the length past which the scanner sizes its buffer to the
+// line at once (a string decodes to no more bytes than it takes in JSON)
+// instead of growing it step by step, which would hold two large copies
+// while it copies.
+const bigLine = 1 << 20
 
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
@@ -318,53 +325,35 @@ func (s *scanner) field(span *[2]int, strs bool) (bool, bool) {
 	return true, ok
 }
 
-// scanRecord appends the searchable text of a line to dst and returns the
-// record's type; ok is false when the scanner cannot read the line. The
-// scanner's buffer is reused from line to line.
-func (s *scanner) scanRecord(line, dst []byte) (text []byte, typ string, ok bool) {
+// scanRecord returns the searchable text of a line and the record's
+// type; ok is false when the scanner cannot read the line. The text is
+// the scanner's, valid until its next use: a record with one text field
+// (the common case, and the only one a huge record has) is returned where
+// it was decoded, without a copy.
+func (s *scanner) scanRecord(line []byte) (text []byte, typ string, ok bool) {
+	if len(line) > bigLine && cap(s.dst) < len(line) {
+		s.dst = make([]byte, 0, len(line))
+	}
 	s.b, s.i, s.dst = line, 0, s.dst[:0]
 	var f fields
-	ok = s.object(func(k []byte) (bool, bool) {
-		switch string(k) {
-		case "type":
-			return s.field(&f.typ, false)
-		case "message":
-			return s.nested(func(k []byte) (bool, bool) {
-				if string(k) == "content" {
-					return s.field(&f.content, false)
-				}
-				return false, true
-			})
-		case "tool":
-			return s.nested(func(k []byte) (bool, bool) {
-				switch string(k) {
-				case "name":
-					return s.field(&f.name, false)
-				case "input":
-					return s.field(&f.input, true)
-				}
-				return false, true
-			})
-		case "toolResult":
-			return s.nested(func(k []byte) (bool, bool) {
-				switch string(k) {
-				case "output":
-					return s.field(&f.output, false)
-				case "error":
-					return s.field(&f.errText, false)
-				}
-				return false, true
-			})
-		}
-		return false, true
-	})
+	ok = s.object(func(k []byte) (bool, bool) { return s.recordField(&f, k) })
 	s.ws()
-	if !ok || s.i != len(s.b) {
-		return dst, "", false
+	s.b = nil // the line is not the scanner's to keep
+	if !ok || s.i != len(line) {
+		return nil, "", false
 	}
 	span := func(sp [2]int) []byte { return s.dst[sp[0]:sp[1]] }
 	typ = internType(span(f.typ))
-	text = append(dst, span(f.content)...)
+	if f.name == f.input && f.errText[1] == f.errText[0] {
+		// No tool and no error: the content, or the output, alone.
+		switch {
+		case f.output[1] == f.output[0]:
+			return span(f.content), typ, true
+		case f.content[1] == f.content[0]:
+			return span(f.output), typ, true
+		}
+	}
+	text = append(s.out[:0], span(f.content)...)
 	if f.name != f.input {
 		text = append(text, span(f.name)...)
 		text = append(append(text, '\n'), span(f.input)...)
@@ -373,7 +362,44 @@ func (s *scanner) scanRecord(line, dst []byte) (text []byte, typ string, ok bool
 	if f.errText[1] > f.errText[0] {
 		text = append(append(text, '\n'), span(f.errText)...)
 	}
+	s.out = text
 	return text, typ, true
+}
+
+// recordField reads one top-level field of a record into f.
+func (s *scanner) recordField(f *fields, k []byte) (bool, bool) {
+	switch string(k) {
+	case "type":
+		return s.field(&f.typ, false)
+	case "message":
+		return s.nested(func(k []byte) (bool, bool) {
+			if string(k) == "content" {
+				return s.field(&f.content, false)
+			}
+			return false, true
+		})
+	case "tool":
+		return s.nested(func(k []byte) (bool, bool) {
+			switch string(k) {
+			case "name":
+				return s.field(&f.name, false)
+			case "input":
+				return s.field(&f.input, true)
+			}
+			return false, true
+		})
+	case "toolResult":
+		return s.nested(func(k []byte) (bool, bool) {
+			switch string(k) {
+			case "output":
+				return s.field(&f.output, false)
+			case "error":
+				return s.field(&f.errText, false)
+			}
+			return false, true
+		})
+	}
+	return false, true
 }
 
 // internType returns the record types search knows without allocating.
