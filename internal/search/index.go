@@ -17,9 +17,9 @@ import (
 )
 
 const (
-	dirName         = "search"
-	manifestName    = "manifest.json"
-	lockName        = "lock"
+	dirName      = "search"
+	manifestName = "manifest.json"
+	lockName     = "lock"
 	// manifestVersion is the index's format (segVersion the segments').
 	// An index of an older one is rebuilt.
 	manifestVersion = 2

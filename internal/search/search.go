@@ -420,4 +420,3 @@ func (ix *Index) Sessions(ctx context.Context, q Query) ([]string, error) {
 	}
 	return ids, nil
 }
-

@@ -313,4 +313,3 @@ func (w *countWriter) flush() error {
 	w.buf = w.buf[:0]
 	return w.err
 }
-
