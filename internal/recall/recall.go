@@ -288,8 +288,12 @@ func origin(path string) (parent, point string) {
 			return "", ""
 		}
 		e += s
-		r, ok := decodeLine(m.data[s:e])
+		line := m.data[s:e]
 		s = e + 1
+		if len(line) > hugeLine {
+			continue // a fork or handoff record is small; a huge line is neither
+		}
+		r, ok := decodeLine(line)
 		if !ok || r.Type != storage.TypeSystem {
 			continue
 		}

@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -57,7 +58,7 @@ func (r *hitReader) read(fe *fileEntry, d doc, fn func(h *hitLine, text []byte))
 	}
 	n := int64(d.length) + 1 // with its '\n'
 	var data []byte
-	if n <= int64(max(cap(r.buf), bigLine)) {
+	if n <= int64(bigLine) {
 		if int64(cap(r.buf)) < n {
 			r.buf = make([]byte, n)
 		}
@@ -66,21 +67,31 @@ func (r *hitReader) read(fe *fileEntry, d doc, fn func(h *hitLine, text []byte))
 			return fmt.Errorf("%s: %w", fe.Path, errDamaged)
 		}
 	} else {
-		m, unmap, err := mapRange(f, int64(d.off), n)
+		big, put, err := readLine(f, int64(d.off), n)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", fe.Path, errDamaged)
 		}
-		defer unmap()
-		data = m
+		defer put()
+		data = big
 	}
 	if data[n-1] != '\n' || bytes.IndexByte(data[:n-1], '\n') >= 0 {
 		return fmt.Errorf("%s: %w", fe.Path, errDamaged)
 	}
 	line := data[:n-1]
-	text, ok, err := recordText(&r.sc, line)
+	// The header first: a huge line is then decoded over itself.
 	var h hitLine
-	if err == nil && ok {
-		err = json.Unmarshal(line, &h)
+	if err := json.Unmarshal(line, &h); err != nil {
+		return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+	}
+	text, ok, err := recordText(&r.sc, line, true)
+	defer r.sc.release()
+	if errors.Is(err, errReread) {
+		r.sc.release()
+		fresh := make([]byte, n-1)
+		if _, err := f.ReadAt(fresh, int64(d.off)); err != nil {
+			return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+		}
+		text, ok, err = recordText(&r.sc, fresh, false)
 	}
 	if err != nil || !ok {
 		return fmt.Errorf("%s: %w", fe.Path, errDamaged)

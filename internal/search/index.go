@@ -110,6 +110,7 @@ func (ix *Index) withLock(ctx context.Context, fn func() error) error {
 		return fmt.Errorf("lock search index: %w", err)
 	}
 	defer l.Close() // releases the lock
+	defer dropSpare()
 	wctx, cancel := context.WithTimeout(ctx, lockWait)
 	defer cancel()
 	if err := storage.LockFile(wctx, l, 5*time.Millisecond); err != nil {

@@ -20,13 +20,3 @@ func mapFile(path string) ([]byte, func() error, error) {
 	}
 	return data, func() error { return nil }, nil
 }
-
-// mapRange reads n bytes of f from off where mmap is not available.
-func mapRange(f *os.File, off, n int64) ([]byte, func() error, error) {
-	data := make([]byte, n)
-	k, err := f.ReadAt(data, off)
-	if k < len(data) {
-		return nil, nil, err
-	}
-	return data, func() error { return nil }, nil
-}

@@ -43,21 +43,3 @@ func fileID(fi os.FileInfo) uint64 {
 	}
 	return 0
 }
-
-// mapRange maps n bytes of f from off read-only; unmap releases them.
-func mapRange(f *os.File, off, n int64) ([]byte, func() error, error) {
-	if n <= 0 {
-		return nil, func() error { return nil }, nil
-	}
-	page := int64(unix.Getpagesize())
-	start := off &^ (page - 1)
-	size := n + off - start
-	if size != int64(int(size)) {
-		return nil, nil, fmt.Errorf("%s: too large to map", f.Name())
-	}
-	data, err := unix.Mmap(int(f.Fd()), start, int(size), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		return nil, nil, fmt.Errorf("map %s: %w", f.Name(), err)
-	}
-	return data[off-start:], func() error { return unix.Munmap(data) }, nil
-}

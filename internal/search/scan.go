@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -16,17 +17,70 @@ import (
 // is handed to encoding/json, which has the last word.
 
 type scanner struct {
-	b   []byte
-	i   int
-	dst []byte // the decoded fields
-	out []byte // the record's text, when assembled from several fields
+	b       []byte
+	i       int
+	dst     []byte // the decoded fields
+	out     []byte // the record's text, when assembled from several fields
+	inPlace bool   // dst is the line itself (see scanRecord)
 }
 
-// bigLine is the length past which the scanner sizes its buffer to the
-// line at once (a string decodes to no more bytes than it takes in JSON)
-// instead of growing it step by step, which would hold two large copies
-// while it copies.
+// bigLine is the length past which the scanner takes a buffer the size
+// of the line at once (a string decodes to no more bytes than it takes in
+// JSON) instead of growing one step by step, which would hold two large
+// copies while it copies. Such a buffer is kept as the spare when it is
+// given back, so that indexing a huge record and then showing it as a hit
+// reuse one buffer instead of leaving the first to the garbage collector
+// (a sync.Pool loses it at every collection); dropSpare lets it go at the
+// end of a search.
 const bigLine = 1 << 20
+
+var spare struct {
+	sync.Mutex
+	buf []byte
+}
+
+// bigBuf returns an empty buffer of at least n bytes.
+func bigBuf(n int) []byte {
+	spare.Lock()
+	b := spare.buf
+	spare.buf = nil
+	spare.Unlock()
+	if cap(b) >= n {
+		return b[:0]
+	}
+	// Sizes are rounded up so that a line and the same line with its
+	// '\n' (the indexer's and the hit reader's) share a buffer.
+	return make([]byte, 0, (n+bigLine)&^(bigLine-1))
+}
+
+// putBig gives a buffer from bigBuf back; the larger spare is kept.
+func putBig(b []byte) {
+	spare.Lock()
+	if cap(b) > cap(spare.buf) {
+		spare.buf = b[:0]
+	}
+	spare.Unlock()
+}
+
+func dropSpare() {
+	spare.Lock()
+	spare.buf = nil
+	spare.Unlock()
+}
+
+// release gives the scanner's large buffers back (putBig) once the
+// text it returned is no longer used.
+func (s *scanner) release() {
+	if s.inPlace {
+		s.dst, s.inPlace = nil, false // the caller's line, not ours
+	}
+	for _, b := range []*[]byte{&s.dst, &s.out} {
+		if cap(*b) > bigLine {
+			putBig(*b)
+			*b = nil
+		}
+	}
+}
 
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
@@ -99,8 +153,16 @@ func (s *scanner) str(keep bool) bool {
 				continue
 			}
 			switch e {
-			case 'n', 'r', 't', 'b', 'f':
-				s.dst = append(s.dst, ' ')
+			case 'n':
+				s.dst = append(s.dst, '\n')
+			case 'r':
+				s.dst = append(s.dst, '\r')
+			case 't':
+				s.dst = append(s.dst, '\t')
+			case 'b':
+				s.dst = append(s.dst, '\b')
+			case 'f':
+				s.dst = append(s.dst, '\f')
 			case '"', '\\', '/':
 				s.dst = append(s.dst, e)
 			case 'u':
@@ -330,9 +392,19 @@ func (s *scanner) field(span *[2]int, strs bool) (bool, bool) {
 // the scanner's, valid until its next use: a record with one text field
 // (the common case, and the only one a huge record has) is returned where
 // it was decoded, without a copy.
-func (s *scanner) scanRecord(line []byte) (text []byte, typ string, ok bool) {
-	if len(line) > bigLine && cap(s.dst) < len(line) {
-		s.dst = make([]byte, 0, len(line))
+//
+// With inPlace, a huge line is decoded over itself: a JSON string never
+// decodes to more bytes than it takes, and the bytes written are always
+// behind the bytes read, so the text takes no memory beyond the line's.
+// The line is then overwritten, whether the scan succeeds or not.
+func (s *scanner) scanRecord(line []byte, inPlace bool) (text []byte, typ string, ok bool) {
+	switch {
+	case inPlace && len(line) > bigLine:
+		s.release()
+		s.dst, s.inPlace = line[:0:len(line)], true
+	case len(line) > bigLine && cap(s.dst) < len(line):
+		s.release()
+		s.dst = bigBuf(len(line))
 	}
 	s.b, s.i, s.dst = line, 0, s.dst[:0]
 	var f fields
@@ -352,6 +424,9 @@ func (s *scanner) scanRecord(line []byte) (text []byte, typ string, ok bool) {
 		case f.content[1] == f.content[0]:
 			return span(f.output), typ, true
 		}
+	}
+	if len(s.dst) > bigLine && cap(s.out) < len(s.dst)+2 {
+		s.out = bigBuf(len(s.dst) + 2)
 	}
 	text = append(s.out[:0], span(f.content)...)
 	if f.name != f.input {
