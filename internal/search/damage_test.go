@@ -228,26 +228,20 @@ func damage(t *testing.T, r *rand.Rand, dir string, trial int) (string, bool) {
 		var n int
 		changed := edit(seg, func(b []byte) []byte { n = r.IntN(len(b)); return b[:n] })
 		return fmt.Sprintf("%s cut to %d bytes", filepath.Base(seg), n), changed
-	case 5: // a number of the manifest changed
+	case 5, 6: // a field of the manifest changed: a number, or a string's byte
+		re := map[bool]*regexp.Regexp{true: manifestNumber, false: manifestString}[trial%8 == 5]
 		var what string
 		changed := edit(man, func(b []byte) []byte {
-			ms := manifestNumber.FindAllSubmatchIndex(b, -1)
+			ms := re.FindAllSubmatchIndex(b, -1)
 			m := ms[r.IntN(len(ms))]
 			what = string(b[m[2]:m[3]])
-			return slices.Concat(b[:m[4]], fmt.Appendf(nil, "%d", r.IntN(200)), b[m[5]:])
-		})
-		return "manifest field " + what + " changed", changed
-	case 6: // a string of the manifest changed
-		var what string
-		changed := edit(man, func(b []byte) []byte {
-			ms := manifestString.FindAllSubmatchIndex(b, -1)
-			m := ms[r.IntN(len(ms))]
-			what = string(b[m[2]:m[3]])
-			at := m[4] + r.IntN(m[5]-m[4])
-			b[at] ^= 1 << r.IntN(7)
+			if re == manifestNumber {
+				return slices.Concat(b[:m[4]], fmt.Appendf(nil, "%d", r.IntN(200)), b[m[5]:])
+			}
+			b[m[4]+r.IntN(m[5]-m[4])] ^= 1 << r.IntN(7)
 			return b
 		})
-		return "manifest field " + what + " flipped", changed
+		return "manifest field " + what + " changed", changed
 	default: // a segment deleted
 		if err := os.Remove(seg); err != nil {
 			t.Fatal(err)
