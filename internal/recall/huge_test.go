@@ -14,7 +14,7 @@ import (
 func TestHugeRecordIsFoundAndShownClipped(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	filler := strings.Repeat("lorem ipsum dolor sit amet\n", 3*hugeLine/27)
+	filler := strings.Repeat("lorem ipsum dolor sit amet\n", hugeLine/27/2+1000)
 	huge := result("c1", filler+"the Quokka \"hops\" at DUSK\n"+filler)
 	id := f.session(t, user("read the log"), bash("c1", "cat log"), huge, assistant("done"))
 	s := f.searcher(id)

@@ -18,7 +18,7 @@ func TestHugeRecordsAreFoundWithTheirSnippets(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	p := f.project()
-	filler := strings.Repeat("lorem ipsum \"dolor\"\tsit amet café\n", 2*bigLine/30)
+	filler := strings.Repeat("lorem ipsum \"dolor\"\tsit amet café\n", bigLine/30+1000)
 	in, _ := json.Marshal(map[string]string{"content": filler + "the wallaby input"})
 	s := f.session(p,
 		user("small one"),
