@@ -16,7 +16,7 @@ import (
 // damageQueries are asked of every damaged index: common and rare words,
 // phrases, and a word in every record, with a limit that returns every
 // hit, so a dropped or invented hit shows.
-var damageQueries = []string{"ocelot", "lynx", `"margay ocelot"`, "serval", "caracal lynx", "cat", "zebra"}
+var damageQueries = []string{"ocelot", `"margay ocelot"`, "caracal lynx", "cat"}
 
 // hitKeys is a search's answer reduced to what must not change when the
 // index is rebuilt: which records, with which snippets.
@@ -41,9 +41,9 @@ func damageCorpus(t *testing.T, f *fixture) {
 	}
 	for range 2 {
 		p := f.project()
-		for range 3 {
+		for range 2 {
 			s := f.session(p)
-			for range 4 {
+			for range 3 {
 				for range 4 + r.IntN(6) {
 					f.append(s, user(text()), assistant(text()))
 				}
@@ -67,7 +67,7 @@ func answers(t *testing.T, ix *Index) [][]string {
 	return out
 }
 
-// A damaged index never panics and never answers wrong: 160 indexes with
+// A damaged index never panics and never answers wrong: 120 indexes with
 // random bytes flipped, ranges zeroed, files cut short, manifest fields
 // changed and segments deleted each give the answers of an index built
 // afresh from the same session files, and the damage is reported by the
@@ -82,8 +82,9 @@ func TestDamagedIndexNeverPanicsOrAnswersWrong(t *testing.T) {
 	os.RemoveAll(dir)
 	want := answers(t, f.index()) // a fresh index's answers
 	r := rand.New(rand.NewPCG(1, 18))
+	const trials = 120
 	warned, found := 0, 0
-	for trial := range 160 {
+	for trial := range trials {
 		restore(t, dir, pristine)
 		what, changed := damage(t, r, dir, trial)
 		verifyErr := verifyAll(f.index())
@@ -112,9 +113,9 @@ func TestDamagedIndexNeverPanicsOrAnswersWrong(t *testing.T) {
 			t.Errorf("trial %d (%s): damage neither reported nor found", trial, what)
 		}
 	}
-	t.Logf("160 damaged indexes: %d reported by a search, %d only found by reading every byte", warned, found)
-	if warned < 100 {
-		t.Errorf("only %d of 160 damaged indexes were reported", warned)
+	t.Logf("%d damaged indexes: %d reported by a search, %d only found by reading every byte", trials, warned, found)
+	if warned < trials*3/4 {
+		t.Errorf("only %d of %d damaged indexes were reported", warned, trials)
 	}
 }
 

@@ -81,7 +81,7 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 	projects := []*storage.Project{f.project(), f.project()}
 	var sessions []*storage.Session
 	ix := f.index()
-	for step := range 80 {
+	for step := range 60 {
 		var did string
 		switch k := r.IntN(10); {
 		case k < 2 || len(sessions) == 0:
@@ -104,7 +104,7 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 			sessions = slices.Delete(sessions, i, i+1)
 			did = "delete"
 		}
-		for range 3 {
+		for range 2 {
 			q := words[r.IntN(len(words))]
 			switch r.IntN(3) {
 			case 0:
