@@ -32,7 +32,7 @@ import (
 // trusted: the footer's checksum when the segment is opened (it covers
 // what opening reads), a dictionary block's or a run of documents' the
 // first time one is read, a term's postings' each time they are. Opening
-// therefore costs a few kilobytes whatever the segment's size, and a
+// therefore reads 8 bytes per 32 terms and 4 per 1,024 documents, and a
 // search verifies only what it reads. Anything that fails is errDamaged,
 // and the index is rebuilt.
 const (
