@@ -5,6 +5,19 @@ import (
 	"strings"
 )
 
+// Commands lists the commands a shell command line runs, as the
+// permission rules see them: split at the shell's separators, each with
+// its leading keywords, assignments and wrappers dropped ("cd x && FOO=1
+// go test ./..." runs "cd x" and "go test ./..."). The memory suggestions
+// classify a session's Bash calls through it.
+func Commands(cmd string) []string {
+	parts := splitCommand(cmd)
+	for i, p := range parts {
+		parts[i] = commandWords(p)
+	}
+	return parts
+}
+
 // splitCommand splits a shell command into the parts that run as commands
 // of their own: at `;`, `&&`, `||`, `|`, `&`, a newline, `(`, `)`, and
 // around command substitutions (a backtick, `$(`, `<(`, `>(`), which run
