@@ -191,10 +191,11 @@ func (b *Book) Suggest(ctx context.Context, cands []Suggestion) ([]Suggestion, e
 	if len(evs) == 0 {
 		return nil, nil
 	}
+	// Not a change of the memories: a suggestion is no memory until
+	// accepted.
 	if err := b.project.append(ctx, evs...); err != nil {
 		return nil, err
 	}
-	b.changed()
 	return kept, nil
 }
 
@@ -248,7 +249,6 @@ func (b *Book) Reject(ctx context.Context, n int) (Suggestion, error) {
 	if err := b.project.append(ctx, Event{Time: b.now(), Op: opReject, ID: s.ID}); err != nil {
 		return Suggestion{}, err
 	}
-	b.changed()
 	return s, nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -20,6 +21,8 @@ type Engine interface {
 	Context() *contextmgr.Manager
 	Model() string
 	SetModel(name string)
+	// Memories is the project's and the user's memories (/memory).
+	Memories() *memory.Book
 }
 
 // Env is what a command runs with. Output goes to IO.Out (data) / IO.ErrOut.
@@ -87,6 +90,7 @@ func Default() *Registry {
 	r.Register(forkCommand())
 	r.Register(rewindCommand())
 	r.Register(undoCommand())
+	r.Register(memoryCommand())
 	return r
 }
 
