@@ -75,6 +75,8 @@ type session struct {
 	kb    *keyboard // the terminal's keys; nil when input is not a terminal
 	// pending holds the output of !commands for the next message.
 	pending []string
+	// offered are the memory suggestions already asked about in this run.
+	offered map[string]bool
 
 	interrupts interruptRouter
 }
@@ -141,6 +143,7 @@ func Run(ctx context.Context, opts Options) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		s.offerSuggestions(ctx)
 		entry, err := s.readEntry(ctx)
 		switch {
 		case errors.Is(err, errInterrupt):
