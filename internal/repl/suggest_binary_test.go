@@ -1,0 +1,53 @@
+//go:build unix
+
+package repl
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// TestScreenSuggestedTestCommandAcceptedWithOneKey (issue 24): a session
+// whose tests passed ends; the next one asks, at its first prompt, whether
+// to remember the test command, showing the records it came from; one key
+// accepts it, and that session's first request carries it, while no
+// request before did.
+func TestScreenSuggestedTestCommandAcceptedWithOneKey(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	s := startScreen(t, srv, 120, 40, "--dangerously-skip-permissions")
+	if err := os.WriteFile(filepath.Join(s.dir, "Makefile"), []byte("test:\n\t@echo all tests pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.waitPrompt()
+	s.keys("bash make test")
+	s.sendKeys("Enter")
+	s.waitFor("all tests pass")
+	s.waitPrompt()
+
+	s = s.again(120, 40, "--dangerously-skip-permissions")
+	scr := s.waitFor("Remember this for every session of this project?")
+	if !strings.Contains(scr, "Run the tests with `make test`") || !strings.Contains(scr, "derived from the session's records ") {
+		t.Fatalf("the suggestion is not shown with its source:\n%s", scr)
+	}
+	for _, r := range srv.Requests() {
+		if strings.Contains(r.Messages[0].Content, "Run the tests with") {
+			t.Fatalf("a request carried the suggestion before it was accepted:\n%s", r.Messages[0].Content)
+		}
+	}
+	s.keys("a")
+	s.waitFor("Remembered: Run the tests with `make test`")
+	s.waitPrompt()
+	s.keys("hello")
+	s.sendKeys("Enter")
+	s.waitFor("You said: hello")
+	sys := srv.LastRequest().Messages[0].Content
+	if !strings.Contains(sys, "accepted from clawdcode's suggestion, from records ") || !strings.Contains(sys, "] Run the tests with `make test`") {
+		t.Fatalf("the accepted memory is not in the session's first request:\n%s", sys)
+	}
+}
