@@ -33,23 +33,25 @@ import (
 func Check(root, text string) string {
 	spans := strings.Split(text, "`")
 	for i := 1; i < len(spans); i += 2 {
-		for _, part := range tools.Commands(spans[i]) {
-			if reason := checkCommand(root, splitWords(part)); reason != "" {
-				return reason
-			}
+		if reason := checkCommands(root, spans[i]); reason != "" {
+			return reason
 		}
 	}
-	words := splitWords(text)
+	var plain []string
+	for i := 0; i < len(spans); i += 2 {
+		plain = append(plain, spans[i])
+	}
+	words := splitWords(strings.Join(plain, " "))
 	for i, w := range words {
 		if w == "npm" && i+1 < len(words) && words[i+1] == "run" {
 			if reason := checkCommand(root, words[i:]); reason != "" {
 				return reason
 			}
 		}
-		if p, ok := pathIn(root, w); ok {
-			if _, err := os.Lstat(filepath.Join(root, p)); err != nil {
-				return fmt.Sprintf("%s does not exist", p)
-			}
+	}
+	for _, w := range splitWords(text) {
+		if p, ok := pathIn(root, w); ok && !exists(filepath.Join(root, p)) {
+			return fmt.Sprintf("%s does not exist", p)
 		}
 	}
 	return ""
@@ -114,6 +116,30 @@ func hasKnownExt(p string) bool {
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
+}
+
+// checkCommands checks each command of a shell line, in the directory a
+// "cd" before it moved to.
+func checkCommands(root, line string) string {
+	dir := root
+	for _, part := range tools.Commands(line) {
+		words := splitWords(part)
+		if len(words) == 2 && words[0] == "cd" {
+			if strings.ContainsAny(words[1], "$~") || filepath.IsAbs(words[1]) {
+				return "" // somewhere the project does not say
+			}
+			dir = filepath.Join(dir, words[1])
+			if !exists(dir) {
+				rel, _ := filepath.Rel(root, dir)
+				return fmt.Sprintf("%s does not exist", rel)
+			}
+			continue
+		}
+		if reason := checkCommand(dir, words); reason != "" {
+			return reason
+		}
+	}
+	return ""
 }
 
 // checkCommand looks at the command words starts with, if any.
