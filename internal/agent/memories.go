@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tokens"
@@ -81,4 +83,35 @@ func (e *Engine) warn(msg string) {
 	if e.cfg.Logger != nil {
 		e.cfg.Logger.Warn(msg)
 	}
+}
+
+// SuggestMemory asks the model (on /memory suggest, never on its own) for
+// one fact of the current session worth remembering, and keeps it as a
+// pending suggestion labelled as the model's: like every suggestion it is
+// not given to the model before the user accepts it. It returns the
+// suggestion kept (none: the model had nothing, or it is known already).
+func (e *Engine) SuggestMemory(ctx context.Context) ([]memory.Suggestion, error) {
+	if e.log.sess == nil {
+		return nil, fmt.Errorf("memory suggest: %w", ErrNoSession)
+	}
+	transcript, err := memory.Transcript(ctx, e.log.sess.Path())
+	if err != nil {
+		return nil, fmt.Errorf("memory suggest: %w", err)
+	}
+	resp, err := e.cfg.LLM.Stream(ctx, llm.Request{
+		Model: e.model,
+		Messages: []chat.Message{
+			{Role: chat.RoleSystem, Content: memory.AskPrompt},
+			{Role: chat.RoleUser, Content: transcript},
+		},
+		MaxCompletionTokens: 200,
+	}, func(llm.Delta) {})
+	if err != nil {
+		return nil, fmt.Errorf("memory suggest: %w", err)
+	}
+	s, ok := memory.ModelAnswer(resp.Content, e.log.sess.ID())
+	if !ok {
+		return nil, nil
+	}
+	return e.mem.Suggest(ctx, []memory.Suggestion{s})
 }

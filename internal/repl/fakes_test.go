@@ -44,6 +44,9 @@ func (e *fakeEngine) Context() *contextmgr.Manager           { return nil }
 func (e *fakeEngine) Model() string                          { return "fake-model" }
 func (e *fakeEngine) SetModel(string)                        {}
 func (e *fakeEngine) Memories() *memory.Book                 { return nil }
+func (e *fakeEngine) SuggestMemory(context.Context) ([]memory.Suggestion, error) {
+	return nil, nil
+}
 func (e *fakeEngine) Submitted() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()

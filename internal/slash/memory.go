@@ -7,13 +7,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/memory"
 )
 
 func memoryCommand() Command {
 	return Command{
 		Name:    "memory",
-		Args:    "[add [--user] <text> | rm <n> | edit | accept <n> | reject <n> | export]",
+		Args:    "[add [--user] <text> | rm <n> | edit | accept <n> | reject <n> | suggest | export]",
 		Summary: "list this project's memories and yours, each with its source; add, remove, edit, answer suggestions, export to AGENTS.md",
 		Run: func(ctx context.Context, env *Env, args string) error {
 			book := env.Engine.Memories()
@@ -24,7 +25,7 @@ func memoryCommand() Command {
 			rest = strings.TrimSpace(rest)
 			run, ok := memoryVerbs[verb]
 			if !ok {
-				return fmt.Errorf("%w: /memory %s: the verbs are add, rm, edit, accept, reject, export", ErrUsage, verb)
+				return fmt.Errorf("%w: /memory %s: the verbs are add, rm, edit, accept, reject, suggest, export", ErrUsage, verb)
 			}
 			err := run(ctx, env, book, rest)
 			if errors.Is(err, memory.ErrEmpty) || errors.Is(err, memory.ErrTooLong) || errors.Is(err, memory.ErrNoSuch) {
@@ -36,14 +37,15 @@ func memoryCommand() Command {
 }
 
 var memoryVerbs = map[string]func(ctx context.Context, env *Env, book *memory.Book, args string) error{
-	"":       memoryList,
-	"list":   memoryList,
-	"add":    memoryAdd,
-	"rm":     memoryRemove,
-	"edit":   memoryEdit,
-	"accept": memoryAccept,
-	"reject": memoryReject,
-	"export": memoryExport,
+	"":        memoryList,
+	"list":    memoryList,
+	"add":     memoryAdd,
+	"rm":      memoryRemove,
+	"edit":    memoryEdit,
+	"accept":  memoryAccept,
+	"reject":  memoryReject,
+	"export":  memoryExport,
+	"suggest": memorySuggest,
 }
 
 func memoryList(ctx context.Context, env *Env, book *memory.Book, _ string) error {
@@ -183,4 +185,25 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func memorySuggest(ctx context.Context, env *Env, book *memory.Book, _ string) error {
+	kept, err := env.Engine.SuggestMemory(ctx)
+	if errors.Is(err, agent.ErrNoSession) {
+		return fmt.Errorf("%w: /memory suggest needs a session: send a message first, or continue one (-c, -r)", ErrUsage)
+	}
+	if err != nil {
+		return err
+	}
+	if len(kept) == 0 {
+		_, err := fmt.Fprintln(env.IO.Out, "The model suggested nothing new to remember.")
+		return err
+	}
+	v, err := book.View()
+	if err != nil {
+		return fmt.Errorf("memory: %w", err)
+	}
+	_, err = fmt.Fprintf(env.IO.Out, "Suggested by the model (not given to it until accepted: /memory accept %d, /memory reject %d):\n%s\n",
+		len(v.Suggestions), len(v.Suggestions), kept[0].Text)
+	return err
 }

@@ -23,6 +23,9 @@ type Engine interface {
 	SetModel(name string)
 	// Memories is the project's and the user's memories (/memory).
 	Memories() *memory.Book
+	// SuggestMemory asks the model for a memory of this session, kept as
+	// a pending suggestion (/memory suggest).
+	SuggestMemory(ctx context.Context) ([]memory.Suggestion, error)
 }
 
 // Env is what a command runs with. Output goes to IO.Out (data) / IO.ErrOut.

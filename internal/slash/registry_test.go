@@ -113,6 +113,9 @@ func (e *fakeEngine) Context() *contextmgr.Manager { return e.mgr }
 func (e *fakeEngine) Model() string                { return e.model }
 func (e *fakeEngine) SetModel(name string)         { e.model = name }
 func (e *fakeEngine) Memories() *memory.Book       { return nil }
+func (e *fakeEngine) SuggestMemory(context.Context) ([]memory.Suggestion, error) {
+	return nil, nil
+}
 
 func testEnv(e Engine) (*Env, *bytes.Buffer) {
 	io, _, out, _ := iostreams.Test()

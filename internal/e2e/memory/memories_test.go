@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -148,4 +151,38 @@ func passingRun(t *testing.T, w *world, command string) (call, result string) {
 	}
 	t.Fatalf("no Bash call of %q with a result", command)
 	return "", ""
+}
+
+// TestMemorySuggestAsksTheModelOnlyWhenAsked: /memory suggest adds the
+// model's candidate, labelled as the model's, pending like any other.
+func TestMemorySuggestAsksTheModelOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	base := w.responder()
+	var asked atomic.Int32
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if len(r.Messages) > 0 && r.Messages[0].Content == memory.AskPrompt {
+			asked.Add(1)
+			return llmtest.Text("Regenerate the mocks with `make mocks` after changing an interface")
+		}
+		return base(r)
+	})
+	w.MustRun("-p", "hello")
+	if asked.Load() != 0 {
+		t.Fatal("the model was asked for a memory unasked")
+	}
+	if r := w.Run("-p", "/memory suggest"); r.Code != 2 || !strings.Contains(r.Stderr, "needs a session") {
+		t.Fatalf("/memory suggest without a session: %s", r)
+	}
+	out := w.MustRun("-c", "-p", "/memory suggest").Stdout
+	if asked.Load() != 1 || !strings.Contains(out, "Suggested by the model (not given to it until accepted: /memory accept 1, /memory reject 1):\nRegenerate the mocks") {
+		t.Fatalf("/memory suggest (asked %d): %q", asked.Load(), out)
+	}
+	if list := w.MustRun("-p", "/memory").Stdout; !strings.Contains(list, "1. Regenerate the mocks with `make mocks` after changing an interface\n   (written by the model)") {
+		t.Fatalf("/memory:\n%s", list)
+	}
+	w.MustRun("-p", "hello")
+	if sys := w.systemOfLast(); strings.Contains(sys, "mocks") {
+		t.Fatalf("the model's suggestion was sent before it was accepted:\n%s", sys)
+	}
 }
