@@ -143,7 +143,6 @@ func Run(ctx context.Context, opts Options) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s.offerSuggestions(ctx)
 		entry, err := s.readEntry(ctx)
 		switch {
 		case errors.Is(err, errInterrupt):
@@ -183,7 +182,10 @@ func (s *session) leave(err error) error {
 
 // readEntry reads one request: a line, continued over further lines while
 // each ends with a backslash. On Ctrl-C it returns what was typed so far.
+// Before the prompt — a calm moment, no turn running — it asks about the
+// memory suggestions not yet offered.
 func (s *session) readEntry(ctx context.Context) (string, error) {
+	s.offerSuggestions(ctx)
 	var parts []string
 	prompt := promptMain
 	for {

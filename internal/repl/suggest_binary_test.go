@@ -51,3 +51,43 @@ func TestScreenSuggestedTestCommandAcceptedWithOneKey(t *testing.T) {
 		t.Fatalf("the accepted memory is not in the session's first request:\n%s", sys)
 	}
 }
+
+// TestScreenCompactionSuggestsAtTheNextPrompt: a compaction derives the
+// suggestions of what it compacts, and the REPL asks at the prompt that
+// follows, without waiting for the session to end; rejected, it is not
+// asked again.
+func TestScreenCompactionSuggestsAtTheNextPrompt(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	agent := llmtest.Agent()
+	srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if len(r.Tools) == 0 {
+			return llmtest.Text("SUMMARY: the tests were run.")
+		}
+		return agent(r)
+	})
+	s := startScreen(t, srv, 120, 40, "--dangerously-skip-permissions")
+	if err := os.WriteFile(filepath.Join(s.dir, "Makefile"), []byte("test:\n\t@echo all tests pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.waitPrompt()
+	s.keys("bash make test")
+	s.sendKeys("Enter")
+	s.waitFor("all tests pass")
+	s.waitPrompt()
+	if strings.Contains(s.screen(), "Remember this") {
+		t.Fatal("a suggestion was offered before the session ended or compacted")
+	}
+	s.keys("/compact")
+	s.sendKeys("Enter")
+	s.waitFor("Remember this for every session of this project?")
+	s.keys("r")
+	s.waitFor("Reject: do not suggest it again")
+	s.waitPrompt()
+	s.keys("/memory")
+	s.sendKeys("Enter")
+	scr := s.waitFor("No memories.")
+	if strings.Contains(scr[strings.LastIndex(scr, "/memory"):], "Suggestions") {
+		t.Fatalf("a rejected suggestion is still listed:\n%s", scr)
+	}
+}
