@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // The markers around clawdcode's section of AGENTS.md. Everything outside
@@ -21,9 +23,8 @@ const (
 // Export writes the project's live memories (not the user's, which are
 // personal; not stale, retired or suggested ones) as clawdcode's section
 // of the project's AGENTS.md: the section is replaced where it is, or
-// appended, and the file is replaced atomically (a temporary file in the
-// same directory, synced, renamed over it, the directory synced) with its
-// mode kept. It returns the file's path and how many memories it wrote.
+// appended, and the file is replaced atomically (tools.WriteFileAtomic,
+// as the agent's own writes) with its mode kept. It returns the file's path and how many memories it wrote.
 // A file with only one of the two markers is left alone (ErrUnmarked).
 func (b *Book) Export() (string, int, error) {
 	v, err := b.View()
@@ -52,7 +53,7 @@ func (b *Book) Export() (string, int, error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("export to %s: %w", path, err)
 	}
-	if err := writeAtomic(path, data, mode); err != nil {
+	if err := tools.WriteFileAtomic(path, data, mode); err != nil {
 		return "", 0, fmt.Errorf("export to %s: %w", path, err)
 	}
 	return path, n, nil
@@ -102,39 +103,4 @@ func replaceSection(old []byte, sec string) ([]byte, error) {
 	}
 	out := append(append(bytes.Clone(old[:begin]), sec...), old[after:]...)
 	return out, nil
-}
-
-// writeAtomic replaces path with data: a temporary file beside it, synced,
-// renamed over it, and the directory synced.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".AGENTS.md.*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // gone after the rename; cleans up a failure
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

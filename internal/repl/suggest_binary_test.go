@@ -20,15 +20,7 @@ func TestScreenSuggestedTestCommandAcceptedWithOneKey(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{})
 	srv.SetResponder(llmtest.Agent())
-	s := startScreen(t, srv, 120, 40, "--dangerously-skip-permissions")
-	if err := os.WriteFile(filepath.Join(s.dir, "Makefile"), []byte("test:\n\t@echo all tests pass\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.waitPrompt()
-	s.keys("bash make test")
-	s.sendKeys("Enter")
-	s.waitFor("all tests pass")
-	s.waitPrompt()
+	s := runPassingTests(t, srv)
 
 	s = s.again(120, 40, "--dangerously-skip-permissions")
 	scr := s.waitFor("Remember this for every session of this project?")
@@ -66,15 +58,7 @@ func TestScreenCompactionSuggestsAtTheNextPrompt(t *testing.T) {
 		}
 		return agent(r)
 	})
-	s := startScreen(t, srv, 120, 40, "--dangerously-skip-permissions")
-	if err := os.WriteFile(filepath.Join(s.dir, "Makefile"), []byte("test:\n\t@echo all tests pass\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.waitPrompt()
-	s.keys("bash make test")
-	s.sendKeys("Enter")
-	s.waitFor("all tests pass")
-	s.waitPrompt()
+	s := runPassingTests(t, srv)
 	if strings.Contains(s.screen(), "Remember this") {
 		t.Fatal("a suggestion was offered before the session ended or compacted")
 	}
@@ -90,4 +74,20 @@ func TestScreenCompactionSuggestsAtTheNextPrompt(t *testing.T) {
 	if strings.Contains(scr[strings.LastIndex(scr, "/memory"):], "Suggestions") {
 		t.Fatalf("a rejected suggestion is still listed:\n%s", scr)
 	}
+}
+
+// runPassingTests starts clawdcode in a project whose `make test` passes
+// and has the model run it.
+func runPassingTests(t *testing.T, srv *llmtest.Server) *tmuxScreen {
+	t.Helper()
+	s := startScreen(t, srv, 120, 40, "--dangerously-skip-permissions")
+	if err := os.WriteFile(filepath.Join(s.dir, "Makefile"), []byte("test:\n\t@echo all tests pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.waitPrompt()
+	s.keys("bash make test")
+	s.sendKeys("Enter")
+	s.waitFor("all tests pass")
+	s.waitPrompt()
+	return s
 }
