@@ -35,7 +35,7 @@ func TestCheck(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, "Makefile", "VAR := x\nbuild test: deps\n\t@echo recipe: not a target\nlint::\n")
 	write(t, root, "package.json", `{"scripts": {"lint": "eslint ."}}`)
-	write(t, root, "internal/storage/doc.go", "package storage")
+	write(t, root, "internal/storage/doc.go", "package storage\nfunc Open() {}\n")
 	write(t, root, "scripts/x.sh", "")
 	write(t, root, "web/package.json", `{"scripts": {"build": "vite build"}}`)
 	tests := []struct{ text, stale string }{
@@ -57,6 +57,9 @@ func TestCheck(t *testing.T) {
 		{"Write and/or read, e.g. files", ""},
 		{"Go 1.22 or later, see https://go.dev/x.go", ""},
 		{"`npm run build`", `package.json has no script "build"`},
+		{"Open stores with `storage.Open()`", ""},
+		{"Use `OpenStore()` for that", "OpenStore() is not in the project"},
+		{"`Ope()` is a prefix only", "Ope() is not in the project"},
 		{"`cd web && npm run build`", ""},
 		{"`cd web && npm run deploy`", `package.json has no script "deploy"`},
 		{"`cd api && go test ./...`", "api does not exist"},

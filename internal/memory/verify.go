@@ -26,7 +26,10 @@ import (
 //     (GNUmakefile, makefile, Makefile) has no target X, or there is no
 //     Makefile; "npm run X", "npm test", "yarn run X", "pnpm run X" when
 //     package.json has no script X. Outside backquotes only "npm run X"
-//     is read as a command: "make sure…" is English.
+//     is read as a command: "make sure…" is English;
+//   - a function call in backquotes (`parseConfig()`, `cfg.Resolve()`)
+//     whose name no file of the project has as a whole word (the search
+//     is bounded: past 5000 files or 32 MiB the memory stays).
 //
 // Words are separated by spaces and stripped of the quotes and
 // punctuation around them (`make test`, "go.mod",).
@@ -34,6 +37,9 @@ func Check(root, text string) string {
 	spans := strings.Split(text, "`")
 	for i := 1; i < len(spans); i += 2 {
 		if reason := checkCommands(root, spans[i]); reason != "" {
+			return reason
+		}
+		if reason := checkSymbol(root, spans[i]); reason != "" {
 			return reason
 		}
 	}
