@@ -51,20 +51,31 @@ func (b *Book) Prompt(counter TokenCounter, budget int) (Given, error) {
 		}
 		return b.Changed.Compare(a.Changed)
 	})
+	lines := make([]string, len(live))
+	size := len(promptHead) + 200 // and the closing lines
+	for i, m := range live {
+		lines[i] = fmt.Sprintf("- [%s] %s\n", describeSource(m, true), m.Text)
+		size += len(lines[i])
+	}
+	// A token stands for at least a byte: when the bytes fit, the tokens
+	// do, and the encoder need not be loaded.
+	count := counter.Text
+	if size <= budget {
+		count = func(string) int { return 0 }
+	}
 	var g Given
 	var body strings.Builder
-	used := counter.Text(promptHead) + 40 // and the closing line
+	used := count(promptHead) + 40 // and the closing lines
 	left := 0
-	for _, m := range live {
-		line := fmt.Sprintf("- [%s] %s\n", describeSource(m, true), m.Text)
-		n := counter.Text(line)
+	for i, line := range lines {
+		n := count(line)
 		if used+n > budget {
 			left++
 			continue
 		}
 		used += n
 		body.WriteString(line)
-		g.IDs = append(g.IDs, m.ID)
+		g.IDs = append(g.IDs, live[i].ID)
 	}
 	var out strings.Builder
 	out.WriteString(promptHead)

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -195,10 +194,8 @@ func isTargetName(s string) bool { return targetName.MatchString(s) }
 // Makefile names target. Recipe lines (a tab first) and variable
 // assignments (":=") are not rules.
 func hasTarget(makefile []byte, target string) bool {
-	sc := bufio.NewScanner(bytes.NewReader(makefile))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	for raw := range bytes.Lines(makefile) {
+		line := string(bytes.TrimRight(raw, "\r\n"))
 		if strings.HasPrefix(line, "\t") {
 			continue
 		}
