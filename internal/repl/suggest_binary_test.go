@@ -91,3 +91,49 @@ func runPassingTests(t *testing.T, srv *llmtest.Server) *tmuxScreen {
 	s.waitPrompt()
 	return s
 }
+
+// TestClawdcodeMemoryEditInEditor: /memory edit hands the memories to
+// $VISUAL one a line; a changed line edits its memory, a deleted one
+// removes it, and the REPL reads keys again afterwards.
+func TestClawdcodeMemoryEditInEditor(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	tmp := t.TempDir()
+	project := filepath.Join(tmp, "project")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + tmp,
+		"TERM=xterm",
+		"CLAWDCODE_HOME=" + filepath.Join(tmp, "home"),
+		"OPENAI_BASE_URL=" + srv.URL(),
+		"VISUAL=sed -i -e s/first/edited/ -e /dropme/d",
+	}
+	term := startClawdcodeIn(t, srv, project, env)
+	term.expectPrompt()
+	term.send("/memory add the first note\r")
+	term.expect("Remembered (project): the first note")
+	term.expectPrompt()
+	term.send("/memory add --user dropme please\r")
+	term.expect("Remembered (user): dropme please")
+	term.expectPrompt()
+	term.send("/memory edit\r")
+	term.expect("Memories: 0 added, 1 edited, 1 removed.")
+	term.expectPrompt()
+	term.send("/memory\r")
+	term.expect("1. the edited note")
+	term.expectPrompt()
+	term.send("hello\r")
+	term.expect("You said: hello")
+	term.expectPrompt()
+	if sys := srv.LastRequest().Messages[0].Content; !strings.Contains(sys, "] the edited note") || strings.Contains(sys, "dropme") {
+		t.Fatalf("the session's first request does not have the edited memories:\n%s", sys)
+	}
+	term.send("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
