@@ -104,14 +104,7 @@ func TestClawdcodeMemoryEditInEditor(t *testing.T) {
 	if err := os.MkdirAll(project, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + tmp,
-		"TERM=xterm",
-		"CLAWDCODE_HOME=" + filepath.Join(tmp, "home"),
-		"OPENAI_BASE_URL=" + srv.URL(),
-		"VISUAL=sed -i -e s/first/edited/ -e /dropme/d",
-	}
+	env := append(clawdcodeEnv(tmp, srv), "VISUAL=sed -i -e s/first/edited/ -e /dropme/d")
 	term := startClawdcodeIn(t, srv, project, env)
 	term.expectPrompt()
 	term.send("/memory add the first note\r")
