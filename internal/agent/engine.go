@@ -215,9 +215,12 @@ func (e *Engine) notify(n contextmgr.Notice) {
 type sessionLog struct {
 	sess   *storage.Session
 	closed bool
-	// wrote says a record was appended through this log: only then can
-	// the session suggest memories it did not suggest before.
-	wrote bool
+	// written says a record was appended through this log: only then can
+	// the session suggest memories it did not suggest before; from is the
+	// offset of the first, where the suggestions start reading (a resumed
+	// session's earlier records were read when it ended before).
+	written bool
+	from    int64
 
 	// turn is the uuid of the last user record written: the turn that
 	// Write and Edit checkpoints belong to.
@@ -235,10 +238,17 @@ func (l *sessionLog) Append(r *storage.Record) (int64, error) {
 	}
 	off, err := l.sess.Append(r)
 	if err == nil {
-		l.wrote = true
+		l.wrote(off)
 		l.observe(r)
 	}
 	return off, err
+}
+
+// wrote notes a record appended at off.
+func (l *sessionLog) wrote(off int64) {
+	if !l.written {
+		l.written, l.from = true, off
+	}
 }
 
 func (l *sessionLog) observe(recs ...*storage.Record) {
@@ -272,8 +282,8 @@ func (l *sessionLog) AppendBatch(recs ...*storage.Record) ([]int64, error) {
 		return nil, fmt.Errorf("session %s: %w", l.sess.ID(), ErrClosed)
 	}
 	offs, err := l.sess.AppendBatch(recs...)
-	if err == nil {
-		l.wrote = true
+	if err == nil && len(offs) > 0 {
+		l.wrote(offs[0])
 		l.observe(recs...)
 	}
 	return offs, err
@@ -401,8 +411,8 @@ func (h compactHooks) PreCompact(ctx context.Context, trigger, instructions stri
 }
 
 func (h compactHooks) PostCompact(ctx context.Context, trigger string, receipt *storage.Receipt) {
-	if h.e.log.sess != nil {
-		h.e.suggestMemories(ctx, h.e.log.sess)
+	if h.e.log.sess != nil && h.e.log.written {
+		h.e.suggestMemories(ctx, h.e.log.sess, h.e.log.from)
 	}
 	h.e.runHook(ctx, hooks.PostCompact, "", hooks.Payload{"trigger": trigger, "receipt": receipt})
 }
@@ -505,9 +515,9 @@ func (e *Engine) closeSession() error {
 	// The id stays readable (the -p result names it after Close); the
 	// manager can no longer write. StartNew and Resume replace both.
 	e.log.closed = true
-	if e.log.wrote {
+	if e.log.written {
 		// The end of a session: what it did may be worth remembering.
-		e.suggestMemories(context.Background(), sess)
+		e.suggestMemories(context.Background(), sess, e.log.from)
 	}
 	return sess.Close() // its errors name the session
 }

@@ -61,10 +61,11 @@ func (e *Engine) recordMemoryUse(ctx context.Context) {
 	}
 }
 
-// suggestMemories derives suggestions from sess's records and keeps the
-// new ones as pending: never given to the model before the user accepts.
-func (e *Engine) suggestMemories(ctx context.Context, sess *storage.Session) {
-	cands, err := memory.Derive(ctx, sess.Path(), e.cfg.Project.Root)
+// suggestMemories derives suggestions from sess's records from offset
+// from on (those this engine appended) and keeps the new ones as pending:
+// never given to the model before the user accepts.
+func (e *Engine) suggestMemories(ctx context.Context, sess *storage.Session, from int64) {
+	cands, err := memory.Derive(ctx, sess.Path(), from, e.cfg.Project.Root)
 	if err == nil {
 		cands, err = e.mem.Suggest(ctx, cands)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
-// Derive reads the session file at path and returns the memories its
-// records suggest, without a model, each with the uuids of the records it
+// Derive reads the session file at path from offset from (the start of a
+// record: 0 for all of it) and returns the memories its records suggest, without a model, each with the uuids of the records it
 // came from:
 //   - the last command that ran the tests and succeeded (a Bash call whose
 //     command runs a test runner — go test, cargo test, npm test, pytest,
@@ -23,9 +23,9 @@ import (
 //   - the files most worked on (changed by Write or Edit at least twice);
 //   - each correction the user made to the agent: a message right after
 //     the agent acted that begins "no, use …" or says "don't …, use …".
-func Derive(ctx context.Context, path, root string) ([]Suggestion, error) {
+func Derive(ctx context.Context, path string, from int64, root string) ([]Suggestion, error) {
 	d := deriver{root: root, calls: map[string]*storage.Record{}, edits: map[string][]string{}}
-	err := storage.ReadAll(ctx, path, func(_ int64, r *storage.Record) error {
+	err := storage.ReadFrom(ctx, path, from, func(_ int64, r *storage.Record) error {
 		d.observe(r)
 		return nil
 	}, nil)

@@ -24,7 +24,8 @@ func TestDeriveFromASessionFile(t *testing.T) {
 	add := func(r *storage.Record) string {
 		n++
 		r.UUID = "u" + strings.Repeat("0", 10) + string(rune('a'+n))
-		if _, err := sess.Append(r); err != nil {
+		_, err := sess.Append(r)
+		if err != nil {
 			t.Fatal(err)
 		}
 		return r.UUID
@@ -54,7 +55,7 @@ func TestDeriveFromASessionFile(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	got, err := Derive(t.Context(), sess.Path(), root)
+	got, err := Derive(t.Context(), sess.Path(), 0, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,5 +76,40 @@ func TestDeriveFromASessionFile(t *testing.T) {
 	}
 	if refs := got[2].Source.Refs; refs[len(refs)-1] != correction {
 		t.Fatalf("the correction's refs %v lack its message %s", refs, correction)
+	}
+}
+
+// TestDeriveFromAnOffset: a resumed session's suggestions come from what
+// this run appended, not from the records before.
+func TestDeriveFromAnOffset(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	p, err := storage.NewStore(t.TempDir()).Project(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := p.Create(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offs []int64
+	for i, cmd := range []string{"go test ./...", "go build ./..."} {
+		id := string(rune('a' + i))
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		for _, r := range []*storage.Record{
+			{Type: storage.TypeToolUse, Tool: &storage.ToolUse{ID: id, Name: "Bash", Input: in}},
+			{Type: storage.TypeToolResult, ToolResult: &storage.ToolResult{ID: id, Output: "ok"}},
+		} {
+			off, err := sess.Append(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			offs = append(offs, off)
+		}
+	}
+	sess.Close()
+	got, err := Derive(t.Context(), sess.Path(), offs[2], root)
+	if err != nil || len(got) != 1 || got[0].Kind != KindBuild {
+		t.Fatalf("from the second call: %+v, %v", got, err)
 	}
 }
