@@ -38,6 +38,7 @@ func TestCheck(t *testing.T) {
 	write(t, root, "internal/storage/doc.go", "package storage\nfunc Open() {}\n")
 	write(t, root, "scripts/x.sh", "")
 	write(t, root, "web/package.json", `{"scripts": {"build": "vite build"}}`)
+	write(t, root, "web/build.sh", "")
 	tests := []struct{ text, stale string }{
 		{"Run the tests with `make test`", ""},
 		{"Run `make lint` before a commit", ""},
@@ -63,6 +64,9 @@ func TestCheck(t *testing.T) {
 		{"`cd web && npm run build`", ""},
 		{"`cd web && npm run deploy`", `package.json has no script "deploy"`},
 		{"`cd api && go test ./...`", "api does not exist"},
+		{"`cd web && ./build.sh`", ""},
+		{"`cd web && ./deploy.sh`", "web/deploy.sh does not exist"},
+		{"Release with `./scripts/y.sh`", "scripts/y.sh does not exist"},
 	}
 	for _, tt := range tests {
 		if got := Check(root, tt.text); got != tt.stale {

@@ -20,6 +20,7 @@ import (
 //     "/", or whose first element exists in the project (so "and/or" is
 //     not taken for one), or a file name with a known extension
 //     ("go.mod", "README.md"); a "/..." suffix (Go's pattern) is dropped;
+//     in backquotes, relative to where a "cd" before it moved;
 //   - a command in backquotes (`make test`, `npm run lint`; each command
 //     of a compound one): "make X" when the project's Makefile
 //     (GNUmakefile, makefile, Makefile) has no target X, or there is no
@@ -54,9 +55,9 @@ func Check(root, text string) string {
 			}
 		}
 	}
-	for _, w := range splitWords(text) {
-		if p, ok := pathIn(root, w); ok && !exists(filepath.Join(root, p)) {
-			return fmt.Sprintf("%s does not exist", p)
+	for _, w := range words {
+		if reason := checkPath(root, root, w); reason != "" {
+			return reason
 		}
 	}
 	return ""
@@ -127,8 +128,11 @@ func exists(path string) bool {
 // "cd" before it moved to.
 func checkCommands(root, line string) string {
 	dir := root
-	for _, part := range tools.Commands(line) {
+	for _, part := range tools.CommandParts(line) {
 		words := splitWords(part)
+		if cw := tools.Commands(part); len(cw) == 1 {
+			words = splitWords(cw[0]) // wrappers and assignments dropped
+		}
 		if len(words) == 2 && words[0] == "cd" {
 			if strings.ContainsAny(words[1], "$~") || filepath.IsAbs(words[1]) {
 				return "" // somewhere the project does not say
@@ -143,8 +147,27 @@ func checkCommands(root, line string) string {
 		if reason := checkCommand(dir, words); reason != "" {
 			return reason
 		}
+		for _, w := range splitWords(part) {
+			if reason := checkPath(root, dir, w); reason != "" {
+				return reason
+			}
+		}
 	}
 	return ""
+}
+
+// checkPath says "<path> does not exist" when w names a path that dir (in
+// the project at root) does not have.
+func checkPath(root, dir, w string) string {
+	p, ok := pathIn(dir, w)
+	if !ok || exists(filepath.Join(dir, p)) {
+		return ""
+	}
+	rel, err := filepath.Rel(root, filepath.Join(dir, p))
+	if err != nil {
+		rel = p
+	}
+	return fmt.Sprintf("%s does not exist", rel)
 }
 
 // checkCommand looks at the command words starts with, if any.

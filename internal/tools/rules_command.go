@@ -18,6 +18,11 @@ func Commands(cmd string) []string {
 	return parts
 }
 
+// CommandParts splits a shell command line as Commands does, leaving each
+// part as written (its wrappers and the command's directory kept): for a
+// reader that wants the paths a command names.
+func CommandParts(cmd string) []string { return splitCommand(cmd) }
+
 // splitCommand splits a shell command into the parts that run as commands
 // of their own: at `;`, `&&`, `||`, `|`, `&`, a newline, `(`, `)`, and
 // around command substitutions (a backtick, `$(`, `<(`, `>(`), which run
