@@ -13,6 +13,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/mcphost"
+	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/recall"
 	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -95,6 +96,14 @@ type Engine struct {
 	env    *tools.Env // nil when Config.Tools replaced the contract tools
 	perms  permissionChecker
 	system string
+	// prompt is what system is built from, memories apart.
+	prompt PromptInfo
+
+	// mem is the project's and the user's memories; memGiven the ones in
+	// system; suggested what was derived from this engine's sessions.
+	mem       *memory.Book
+	memGiven  []string
+	suggested []memory.Suggestion
 
 	// log.sess is the current session: nil until the first message of a
 	// new session is submitted. mgr writes through log.
@@ -152,11 +161,15 @@ func New(cfg Config) *Engine {
 		e.env.OnBeforeChange(e.checkpoint)
 		e.env.OnAfterChange(e.checkpointWritten)
 	}
-	e.system = SystemPrompt(PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)})
+	e.prompt = PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)}
+	e.mem = memory.Open(cfg.Project)
+	e.system = e.systemPrompt()
 	// A manager for a new session does no I/O and cannot block, so a
 	// background context is enough here.
 	e.log = &sessionLog{}
 	e.mgr, e.mgrErr = e.newManager(context.Background(), e.log, nil)
+	// Registered once the engine is whole: a change rebuilds the manager.
+	e.mem.OnChange(e.memoriesChanged)
 	return e
 }
 
@@ -208,6 +221,12 @@ func (e *Engine) notify(n contextmgr.Notice) {
 type sessionLog struct {
 	sess   *storage.Session
 	closed bool
+	// written says a record was appended through this log: only then can
+	// the session suggest memories it did not suggest before; from is the
+	// offset of the first, where the suggestions start reading (a resumed
+	// session's earlier records were read when it ended before).
+	written bool
+	from    int64
 
 	// turn is the uuid of the last user record written: the turn that
 	// Write and Edit checkpoints belong to.
@@ -225,9 +244,17 @@ func (l *sessionLog) Append(r *storage.Record) (int64, error) {
 	}
 	off, err := l.sess.Append(r)
 	if err == nil {
+		l.wrote(off)
 		l.observe(r)
 	}
 	return off, err
+}
+
+// wrote notes a record appended at off.
+func (l *sessionLog) wrote(off int64) {
+	if !l.written {
+		l.written, l.from = true, off
+	}
 }
 
 func (l *sessionLog) observe(recs ...*storage.Record) {
@@ -261,7 +288,8 @@ func (l *sessionLog) AppendBatch(recs ...*storage.Record) ([]int64, error) {
 		return nil, fmt.Errorf("session %s: %w", l.sess.ID(), ErrClosed)
 	}
 	offs, err := l.sess.AppendBatch(recs...)
-	if err == nil {
+	if err == nil && len(offs) > 0 {
+		l.wrote(offs[0])
 		l.observe(recs...)
 	}
 	return offs, err
@@ -280,6 +308,7 @@ func (l *sessionLog) SetTokens(n int) {
 // resumable.
 func (e *Engine) StartNew(ctx context.Context, title string) error {
 	log := &sessionLog{}
+	e.system = e.systemPrompt()
 	mgr, err := e.newManager(ctx, log, nil)
 	if err != nil {
 		return err
@@ -337,6 +366,7 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 	// The manager may append repair records (answers to calls a crash left
 	// unanswered) while it is built: its log is the new session already.
 	log := &sessionLog{sess: sess}
+	e.system = e.systemPrompt()
 	mgr, err := e.newManager(ctx, log, live)
 	if err != nil {
 		sess.Close()
@@ -345,6 +375,7 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 	closeErr := e.closeSession()
 	e.log, e.mgr, e.mgrErr = log, mgr, nil
 	e.pendingTitle = ""
+	e.recordMemoryUse(ctx)
 	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "resume"})
 	e.enterSession(live)
 	return closeErr
@@ -373,6 +404,7 @@ func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
 		sess.SetTitle(firstMessage)
 	}
 	e.log.sess, e.pendingTitle = sess, ""
+	e.recordMemoryUse(ctx)
 	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "startup"})
 	return nil
 }
@@ -385,6 +417,9 @@ func (h compactHooks) PreCompact(ctx context.Context, trigger, instructions stri
 }
 
 func (h compactHooks) PostCompact(ctx context.Context, trigger string, receipt *storage.Receipt) {
+	if h.e.log.sess != nil && h.e.log.written {
+		h.e.suggestMemories(ctx, h.e.log.sess, h.e.log.from)
+	}
 	h.e.runHook(ctx, hooks.PostCompact, "", hooks.Payload{"trigger": trigger, "receipt": receipt})
 }
 
@@ -479,5 +514,9 @@ func (e *Engine) closeSession() error {
 	// The id stays readable (the -p result names it after Close); the
 	// manager can no longer write. StartNew and Resume replace both.
 	e.log.closed = true
+	if e.log.written {
+		// The end of a session: what it did may be worth remembering.
+		e.suggestMemories(context.Background(), sess, e.log.from)
+	}
 	return sess.Close() // its errors name the session
 }

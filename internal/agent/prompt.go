@@ -28,6 +28,9 @@ type PromptInfo struct {
 	Tools []chat.ToolDef
 	// Platform is "GOOS/GOARCH"; empty = the running one.
 	Platform string
+	// Memories is the memories' section (memory.Book.Prompt), given
+	// after the rest of the prompt; "" = none.
+	Memories string
 }
 
 // SystemPrompt is the system message of every request of a session: who the
@@ -75,6 +78,9 @@ How to work:
 			fmt.Fprintf(&b, "[%s is longer; the rest was left out. Read it if you need it.]\n", name)
 		}
 		fmt.Fprintf(&b, "</%s>\n", name)
+	}
+	if p.Memories != "" {
+		b.WriteString("\n" + p.Memories)
 	}
 	return b.String()
 }

@@ -87,6 +87,7 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		if cerr := eng.Close(); err == nil {
 			err = cerr
 		}
+		noteSuggestions(f.IO.ErrOut, eng)
 	}
 	res := newResult(answer, err, context.Cause(ctx))
 	if res.IsError {

@@ -72,6 +72,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	if cerr := eng.Close(); err == nil {
 		err = cerr
 	}
+	noteSuggestions(f.IO.ErrOut, eng)
 	return err
 }
 

@@ -77,6 +77,8 @@ type session struct {
 	kb    *keyboard // the terminal's keys; nil when input is not a terminal
 	// pending holds the output of !commands for the next message.
 	pending []string
+	// offered are the memory suggestions already asked about in this run.
+	offered map[string]bool
 
 	interrupts interruptRouter
 }
@@ -182,7 +184,10 @@ func (s *session) leave(err error) error {
 
 // readEntry reads one request: a line, continued over further lines while
 // each ends with a backslash. On Ctrl-C it returns what was typed so far.
+// Before the prompt — a calm moment, no turn running — it asks about the
+// memory suggestions not yet offered.
 func (s *session) readEntry(ctx context.Context) (string, error) {
+	s.offerSuggestions(ctx)
 	var parts []string
 	prompt := promptMain
 	for {

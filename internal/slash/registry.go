@@ -75,6 +75,7 @@ func Default() *Registry {
 	r.Register(forkCommand())
 	r.Register(rewindCommand())
 	r.Register(undoCommand())
+	r.Register(memoryCommand())
 	return r
 }
 

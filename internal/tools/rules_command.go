@@ -5,6 +5,24 @@ import (
 	"strings"
 )
 
+// Commands lists the commands a shell command line runs, as the
+// permission rules see them: split at the shell's separators, each with
+// its leading keywords, assignments and wrappers dropped ("cd x && FOO=1
+// go test ./..." runs "cd x" and "go test ./..."). The memory suggestions
+// classify a session's Bash calls through it.
+func Commands(cmd string) []string {
+	parts := splitCommand(cmd)
+	for i, p := range parts {
+		parts[i] = commandWords(p)
+	}
+	return parts
+}
+
+// CommandParts splits a shell command line as Commands does, leaving each
+// part as written (its wrappers and the command's directory kept): for a
+// reader that wants the paths a command names.
+func CommandParts(cmd string) []string { return splitCommand(cmd) }
+
 // splitCommand splits a shell command into the parts that run as commands
 // of their own: at `;`, `&&`, `||`, `|`, `&`, a newline, `(`, `)`, and
 // around command substitutions (a backtick, `$(`, `<(`, `>(`), which run
