@@ -13,6 +13,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -137,7 +138,7 @@ func (l *loop) recordIncomplete(cause error) error {
 		// A runaway reply is megabytes of junk: only the marker is kept.
 		partial = ""
 	}
-	if err := l.conv.AddIncomplete(partial, interrupted, oneLine(serverMessage(cause))); err != nil {
+	if err := l.conv.AddIncomplete(partial, interrupted, termtext.FirstLine(serverMessage(cause), 0, "")); err != nil {
 		return errors.Join(cause, err)
 	}
 	return cause
@@ -360,12 +361,6 @@ func serverMessage(err error) string {
 		return le.Message
 	}
 	return err.Error()
-}
-
-// oneLine is the first line of s.
-func oneLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }
 
 func clip(s string, n int) string {

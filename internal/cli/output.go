@@ -161,7 +161,7 @@ func (s *printSink) ToolEnd(id, name string, res tools.Result) {
 		s.emit(toolResultEvent{Type: "tool_result", ID: id, Name: name, Output: res.Output, Error: res.Error, IsError: res.Error != ""})
 	case FormatText:
 		if s.io.IsStderrTTY() && res.Error != "" {
-			fmt.Fprintf(s.io.ErrOut, "  ⎿ error: %s\n", termtext.Safe(oneLine(res.Error, toolResultPreview)))
+			fmt.Fprintf(s.io.ErrOut, "  ⎿ error: %s\n", termtext.Safe(termtext.Flatten(res.Error, toolResultPreview)))
 		}
 	}
 }

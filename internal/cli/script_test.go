@@ -20,6 +20,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 	"github.com/clawdcode/clawdcode/internal/sessionschema"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -329,7 +330,7 @@ func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
 				if m.ToolCallID != "" {
 					fmt.Fprintf(&b, " %s", m.ToolCallID)
 				}
-				fmt.Fprintf(&b, ": %s\n", oneLine(m.Content, 100))
+				fmt.Fprintf(&b, ": %s\n", termtext.Flatten(m.Content, 100))
 				for _, c := range m.ToolCalls {
 					fmt.Fprintf(&b, "    call %s %s %s\n", c.ID, c.Name, c.Arguments)
 				}

@@ -223,8 +223,9 @@ type retention struct {
 // verbatim, entries[:cut] summarised. ok is false when nothing would be
 // dropped.
 //
-// The kept part is the most recent frac of the messages (by approx),
-// starting at a user record. When the last user turn alone is larger, it
+// The kept part is the most recent records worth at most frac of the live
+// messages' tokens (by approx), and at most frac of the window, starting
+// at a user record. When the last user turn alone is larger, it
 // is kept whole if it stays under the post-compaction ceiling; otherwise
 // the cut falls inside it, at an assistant reply (the summary, a user
 // message, then precedes it). Cuts are only ever made before a user or an

@@ -79,9 +79,10 @@
 //     compared: servers answer with dated snapshots, provider prefixes or
 //     file names). The system prompt and tool definitions are taken to be
 //     this run's.
-//   - A compaction keeps the most recent ~20% of the messages verbatim
-//     (30% on the fallback; sized by the counts known and the fast
-//     estimate, so it tokenizes neither what it drops nor, unless their
+//   - A compaction keeps verbatim the most recent records worth ~20% of
+//     the live messages' tokens, and at most 20% of the window (30% on
+//     the fallback, when there is no summary; sized by the counts known and
+//     the fast estimate, so it tokenizes neither what it drops nor, unless their
 //     byte bound exceeds the ceiling, what it keeps), cut before a user record (or, when the last
 //     turn alone is too big, before an assistant reply inside it), so no
 //     tool call is ever separated from its results. It appends one

@@ -190,9 +190,10 @@ const (
 	// window already leaves the trigger (80%) as the binding rule.
 	maxReplyReserve = 8192
 
-	// keepFraction is the share of the messages kept verbatim by a
-	// compaction; fallbackKeepFraction when there is no real summary, so
-	// more of the recent work survives word for word.
+	// keepFraction is the share of the live messages' tokens (and at most
+	// that share of the window) that a compaction keeps verbatim, as the
+	// most recent records; fallbackKeepFraction when there is no real
+	// summary, so more of the recent work survives word for word.
 	keepFraction         = 0.20
 	fallbackKeepFraction = 0.30
 

@@ -7,6 +7,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/fileanalyzer"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // Bounds of a receipt: the record keeps at most receiptMaxItems paths and
@@ -100,7 +101,7 @@ func recallNote(r *storage.Receipt) string {
 				b.WriteString(", ")
 			}
 			if quote {
-				it = "`" + oneLine(it, 120) + "`"
+				it = "`" + termtext.Flatten(it, 120) + "`"
 			}
 			b.WriteString(it)
 		}

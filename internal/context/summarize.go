@@ -12,6 +12,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/fileanalyzer"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // The opening of every summary record, so the model (and a reader of the
@@ -430,7 +431,7 @@ func (s *summarizer) digest(prevSummary *entry, dropped []*entry) string {
 	perRequest := min(max(limit/max(len(users), 1), 80), 300)
 	var reqs []string
 	for _, u := range users {
-		if s := oneLine(u, perRequest); s != "" {
+		if s := termtext.Flatten(u, perRequest); s != "" {
 			reqs = append(reqs, "- "+s)
 		}
 	}
@@ -458,14 +459,6 @@ func (s *summarizer) digest(prevSummary *entry, dropped []*entry) string {
 	}
 	b.WriteString(strings.Join(reqs[first:], "\n"))
 	return cutUTF8(b.String(), limit)
-}
-
-func oneLine(s string, limit int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= limit {
-		return s
-	}
-	return cutUTF8(s, limit-3) + "..."
 }
 
 // privateAnalysisRemoved keeps what the summariser wrote for the record:

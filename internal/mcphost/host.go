@@ -40,6 +40,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/buildinfo"
 	"github.com/clawdcode/clawdcode/internal/secrets"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // ServerConfig is one [mcp_servers.NAME] table: Command (with Args and
@@ -166,7 +167,7 @@ func (s *server) connect(ctx context.Context) {
 	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 		err = fmt.Errorf("no answer within %v", s.host.opts.StartTimeout)
 	}
-	s.state, s.err = StateFailed, oneLine(err.Error())
+	s.state, s.err = StateFailed, termtext.Flatten(err.Error(), 300)
 	s.host.opts.Logger.Warn("mcp start failed", "server", s.cfg.Name, "ms", time.Since(start).Milliseconds())
 }
 
@@ -292,12 +293,4 @@ func sanitize(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -99,11 +100,11 @@ func (s *server) call(ctx context.Context, tool string, input json.RawMessage) t
 		}
 		if isConnectionLost(err) {
 			s.mu.Lock()
-			s.state, s.err = StateDied, oneLine(err.Error())
+			s.state, s.err = StateDied, termtext.Flatten(err.Error(), 300)
 			s.mu.Unlock()
 			s.warnOnce()
 		}
-		return tools.Result{Error: fmt.Sprintf("MCP server %q: %s", s.cfg.Name, oneLine(err.Error()))}
+		return tools.Result{Error: fmt.Sprintf("MCP server %q: %s", s.cfg.Name, termtext.Flatten(err.Error(), 300))}
 	}
 	text := renderContent(res)
 	if len(text) > outputLimit {

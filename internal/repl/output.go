@@ -227,7 +227,7 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 	case tools.NameRead, tools.NameWrite, tools.NameEdit:
 		return relPath(str("file_path"), root)
 	case tools.NameBash:
-		return clip(oneLine(str("command")), 80)
+		return clip(termtext.FirstLine(str("command"), 0, " …"), 80)
 	case tools.NameGlob, tools.NameGrep:
 		s := str("pattern")
 		if p := str("path"); p != "" {
@@ -254,14 +254,6 @@ func relPath(p, root string) string {
 		return rel
 	}
 	return p
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }
 
 // clip shortens s to at most n runes, marking the cut.

@@ -405,7 +405,7 @@ func (s *session) welcome() {
 	e := s.opts.Engine
 	sess := "new session"
 	if id := e.SessionID(); id != "" {
-		sess = "session " + shortID(id)
+		sess = "session " + termtext.ShortID(id)
 	}
 	parts := []string{"clawdcode", e.Model(), sess}
 	if root := s.projectRoot(); root != "" {
@@ -423,13 +423,6 @@ func (s *session) goodbye() {
 	if id := s.opts.Engine.SessionID(); id != "" {
 		fmt.Fprintln(s.io.ErrOut, s.cs.dim("Resume this session with: clawdcode -r "+id))
 	}
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 func tildePath(p string) string {

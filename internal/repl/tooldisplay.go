@@ -74,7 +74,7 @@ func resultLines(name string, res tools.Result, cs colorScheme, before *fileSnap
 		v := newDiffView(before.content, after, !before.exists, cs)
 		return v.summary(), v.lines
 	case res.Error != "" && out == "":
-		return cs.err(safe(oneLine(res.Error))), nil
+		return cs.err(safe(termtext.FirstLine(res.Error, 0, " …"))), nil
 	case name == tools.NameRead && res.Error == "":
 		return "Read " + plural(strings.Count(out, "\n")+1, "line"), nil
 	case name == tools.NameGlob && res.Error == "" && out != "":
@@ -86,7 +86,7 @@ func resultLines(name string, res tools.Result, cs colorScheme, before *fileSnap
 		lines = strings.Split(out, "\n")
 	}
 	if res.Error != "" {
-		lines = append(lines, cs.err(safe(oneLine(res.Error))))
+		lines = append(lines, cs.err(safe(termtext.FirstLine(res.Error, 0, " …"))))
 	}
 	if len(lines) == 0 {
 		return cs.dim("(no output)"), nil

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // clause is one required part of a query: a single term, or a phrase
@@ -169,31 +171,22 @@ func snippet(text []byte, start, end int) string {
 	if cutAfter {
 		after = after[:max(room, 0)]
 	}
-	s := oneLine(string(before) + string(hit) + string(after))
+	s := termtext.Flatten(strings.Map(controlToSpace, string(before)+string(hit)+string(after)), 0)
 	if cutBefore {
-		s = "…" + strings.TrimLeft(s, " ")
+		s = termtext.Ellipsis + s
 	}
 	if cutAfter {
-		s = strings.TrimRight(s, " ") + "…"
+		s += termtext.Ellipsis
 	}
 	return s
 }
 
-func oneLine(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			if !space {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		}
-		space = false
-		b.WriteRune(r)
+// controlToSpace makes a control character a space: a snippet has none.
+func controlToSpace(r rune) rune {
+	if unicode.IsControl(r) {
+		return ' '
 	}
-	return b.String()
+	return r
 }
 
 func anyPhrase(cs []clause) bool {

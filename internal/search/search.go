@@ -245,15 +245,6 @@ func (t *topHeap) sorted() []candidate {
 	return out
 }
 
-// topK is the k best of cands, best first.
-func topK(cands []candidate, k int) []candidate {
-	t := &topHeap{k: k}
-	for _, c := range cands {
-		t.push(c)
-	}
-	return t.sorted()
-}
-
 // cursor walks one term's postings in document order, decoding as it
 // goes (nothing is materialised: a common word's million postings cost
 // one pass and no allocation).

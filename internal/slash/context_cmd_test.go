@@ -13,6 +13,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
@@ -204,7 +205,7 @@ func TestSlashCommandsDriveTheRealEngine(t *testing.T) {
 	if err := Default().Run(t.Context(), env, "/sessions"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "* "+shortID(first)) || !strings.Contains(out.String(), "Second topic") {
+	if !strings.Contains(out.String(), "* "+termtext.ShortID(first)) || !strings.Contains(out.String(), "Second topic") {
 		t.Fatalf("/sessions printed:\n%s", out)
 	}
 }

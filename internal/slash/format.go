@@ -6,6 +6,7 @@ import (
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 const barCells = 30
@@ -92,7 +93,7 @@ func joinBounded(items []string) string {
 	shown := items[:min(len(items), receiptItems)]
 	var parts []string
 	for _, s := range shown {
-		parts = append(parts, oneLine(s, 80))
+		parts = append(parts, termtext.FirstLine(s, 80, termtext.Ellipsis))
 	}
 	out := strings.Join(parts, ", ")
 	if n := len(items) - len(shown); n > 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/memory"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 func memoryCommand() Command {
@@ -94,7 +95,7 @@ func memoryAdd(ctx context.Context, env *Env, book *memory.Book, args string) er
 	if err != nil {
 		return fmt.Errorf("memory add: %w", err)
 	}
-	fmt.Fprintf(env.IO.Out, "Remembered (%s): %s\n", scope, oneLine(m.Text, 100))
+	fmt.Fprintf(env.IO.Out, "Remembered (%s): %s\n", scope, termtext.FirstLine(m.Text, 100, "…"))
 	if stale := memory.Check(book.Root(), m.Text); stale != "" {
 		fmt.Fprintf(env.IO.ErrOut, "clawdcode: this memory is stale (%s): it is not given to the model until that changes\n", stale)
 	}
@@ -118,7 +119,7 @@ func memoryRemove(ctx context.Context, env *Env, book *memory.Book, args string)
 	if err != nil {
 		return fmt.Errorf("memory rm: %w", err)
 	}
-	_, err = fmt.Fprintf(env.IO.Out, "Forgotten: %s\n", oneLine(m.Text, 100))
+	_, err = fmt.Fprintf(env.IO.Out, "Forgotten: %s\n", termtext.FirstLine(m.Text, 100, "…"))
 	return err
 }
 
@@ -151,9 +152,9 @@ func memoryAccept(ctx context.Context, env *Env, book *memory.Book, args string)
 	if err != nil {
 		return fmt.Errorf("memory accept: %w", err)
 	}
-	fmt.Fprintf(env.IO.Out, "Remembered (project): %s\n", oneLine(m.Text, 100))
+	fmt.Fprintf(env.IO.Out, "Remembered (project): %s\n", termtext.FirstLine(m.Text, 100, "…"))
 	for _, r := range retired {
-		fmt.Fprintf(env.IO.Out, "Retired, replaced by it: %s\n", oneLine(r.Text, 100))
+		fmt.Fprintf(env.IO.Out, "Retired, replaced by it: %s\n", termtext.FirstLine(r.Text, 100, "…"))
 	}
 	return nil
 }
@@ -167,7 +168,7 @@ func memoryReject(ctx context.Context, env *Env, book *memory.Book, args string)
 	if err != nil {
 		return fmt.Errorf("memory reject: %w", err)
 	}
-	_, err = fmt.Fprintf(env.IO.Out, "Not remembered (it will not be suggested again): %s\n", oneLine(s.Text, 100))
+	_, err = fmt.Fprintf(env.IO.Out, "Not remembered (it will not be suggested again): %s\n", termtext.FirstLine(s.Text, 100, "…"))
 	return err
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // Result is what a tool answers the model. A non-empty Error marks a failed
@@ -140,7 +141,7 @@ func (t *tool) Describe(input json.RawMessage) (s string) {
 	if err != nil {
 		return t.name
 	}
-	return t.name + "(" + oneLine(t.describe(a), 80) + ")"
+	return t.name + "(" + termtext.FirstLine(t.describe(a), 80, termtext.Ellipsis) + ")"
 }
 
 // Run decodes the arguments and runs the tool. A panic is turned into an
@@ -202,19 +203,4 @@ func invalid(err error) Result {
 // fail is an error result with a formatted message.
 func fail(format string, v ...any) Result {
 	return Result{Error: fmt.Sprintf(format, v...)}
-}
-
-// oneLine keeps the first line of s, at most max runes, for one-line summaries.
-func oneLine(s string, max int) string {
-	cut := false
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s, cut = s[:i], true
-	}
-	if r := []rune(s); len(r) > max {
-		s, cut = string(r[:max]), true
-	}
-	if cut {
-		s += "…"
-	}
-	return s
 }
