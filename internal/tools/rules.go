@@ -186,11 +186,11 @@ func splitRules(s string) []string {
 // call is what rules are matched against: a tool call with the parts its
 // specifiers look at.
 type callInfo struct {
-	tool    string   // canonical name
+	tool    string     // canonical name
 	line    *shellLine // Bash: the command as parsed (nil when none was given)
-	target  string   // Edit/Write/Read: the real path the call touches ("" = none given)
-	rel     string   // target relative to the root, slash-separated; "" when outside it
-	outside bool     // target is outside the project root
+	target  string     // Edit/Write/Read: the real path the call touches ("" = none given)
+	rel     string     // target relative to the root, slash-separated; "" when outside it
+	outside bool       // target is outside the project root
 }
 
 // newCall decodes what rules need from a call's input. Bad input leaves the
