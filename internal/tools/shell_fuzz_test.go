@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// FuzzBashAllowRule compares the matcher's verdict with what bash runs:
+// whenever Bash(echo:*) allows a command line, the line is run by the real
+// bash and every command bash looks up is recorded; anything but echo means
+// the rule allowed what it does not name. (The seeds run as a unit test in
+// every go test; scripts/fuzz.sh and make fuzz-short fuzz it.)
+//
+// The run cannot do anything real: every builtin is disabled (enable -n,
+// so echo too is looked up by name), PATH is an empty directory, and
+// command_not_found_handle — bash's hook for a name it cannot find —
+// records the name and fails. noclobber guards existing files in case
+// the matcher wrongly allowed a redirection. It runs in a temporary
+// directory with a short time limit.
+func FuzzBashAllowRule(f *testing.F) {
+	for _, seed := range []string{
+		`echo $'it\'s'; touch X`, "git status # note \\\ntouch X", `echo "a; b"`, "echo a\\\n; touch X",
+		"echo $(touch X)", "echo `touch X`", "echo <(touch X)", "cat <<EOF\n$(touch X)\nEOF",
+		"(echo a; touch X)", "{ echo a; } > out", "case a in a) echo a ;& b) touch X ;; esac",
+		"echo() { touch X; }; echo a", "echo a |& touch X", `eval "touch X"`, "echo ${x:-$(touch X)}",
+		"echo $((1+2))", "echo 'a' \"b\" c\\ d", "echo a && echo b || echo c &", "e\\\ncho a",
+		"for i in 1 2; do echo $i; done", "echo $'\\x41'", "echo {a,b}", "{echo,touch} X",
+	} {
+		f.Add(seed)
+	}
+	rule, err := ParseRules("Bash(echo:*)")
+	if err != nil {
+		f.Fatal(err)
+	}
+	perms := NewPermissions(PermissionsConfig{Allow: rule})
+	denyEcho := NewPermissions(PermissionsConfig{Allow: []Rule{{tool: NameBash}}, Deny: rule})
+	bash, _ := Lookup(Set(NewEnv(f.TempDir())), NameBash)
+	run := newTracedBash(f)
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if len(cmd) > 512 || strings.ContainsRune(cmd, 0) {
+			return
+		}
+		in, _ := json.Marshal(obj{"command": cmd})
+		denied, _ := perms.Check(context.Background(), bash, in)
+		if denied != "" {
+			return
+		}
+		if d, _ := denyEcho.Check(context.Background(), bash, in); d == "" {
+			t.Errorf("Bash(echo:*) allows %q as an allow rule but does not deny it as a deny rule", cmd)
+		}
+		if run == nil {
+			return
+		}
+		if ran := run(t, cmd); len(ran) > 0 {
+			t.Errorf("Bash(echo:*) allowed %q, and bash ran %q", cmd, ran)
+		}
+	})
+}
+
+// newTracedBash returns a function that runs a command line under bash
+// with every command traced, and returns the names bash ran other than
+// echo; nil without bash.
+func newTracedBash(f *testing.F) func(t *testing.T, cmd string) []string {
+	bashPath, err := exec.LookPath("bash")
+	if err != nil {
+		f.Log("no bash: the fuzz target checks the matcher alone")
+		return nil
+	}
+	dir := f.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	recorder := filepath.Join(dir, "record")
+	if err := os.WriteFile(recorder, []byte("#!/bin/sh\nprintf '%s\\n' \"$1\" >> \"$RECORD_LOG\"\nexit 127\n"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	out, err := exec.Command(bashPath, "-c", "compgen -b").Output()
+	if err != nil {
+		f.Fatal(err)
+	}
+	// The hook cannot use return or any builtin: all are disabled.
+	prelude := fmt.Sprintf("command_not_found_handle() { %s \"$1\"; }\nset -o noclobber\nenable -n %s\n",
+		recorder, strings.Join(strings.Fields(string(out)), " "))
+	bashEnv := filepath.Join(dir, "prelude.sh")
+	if err := os.WriteFile(bashEnv, []byte(prelude), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	run := func(work, cmd string) []string {
+		log := filepath.Join(work, ".record")
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		c := exec.CommandContext(ctx, bashPath, "-c", cmd)
+		c.Dir = work
+		c.Env = []string{"PATH=" + empty, "BASH_ENV=" + bashEnv, "RECORD_LOG=" + log}
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+		c.WaitDelay = time.Second
+		_ = c.Run() // a failing command is fine; what it ran is the question
+		data, err := os.ReadFile(log)
+		if err != nil {
+			return nil // nothing was looked up
+		}
+		var ran []string
+		for name := range strings.SplitSeq(strings.TrimSuffix(string(data), "\n"), "\n") {
+			if name != "echo" {
+				ran = append(ran, name)
+			}
+		}
+		return ran
+	}
+	// The oracle must see what it is there to see.
+	if ran := run(f.TempDir(), "echo a; touch X; eval 'ls'"); strings.Join(ran, " ") != "touch eval" {
+		f.Fatalf("the traced bash saw %q, want touch and eval", ran)
+	}
+	return func(t *testing.T, cmd string) []string { return run(t.TempDir(), cmd) }
+}
