@@ -253,3 +253,53 @@ func TestBashRuleGrammar(t *testing.T) {
 		}
 	}
 }
+
+// The REPL's "always" adds the rules Propose gives: for a command line
+// hiding a second command, one rule per command, and none of them covers
+// a line that hides another.
+func TestAlwaysStaysWithinWhatWasAsked(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	bash, _ := Lookup(Set(NewEnv(root)), NameBash)
+	asker := &scriptedAsker{decision: AllowAlways}
+	p := NewPermissions(PermissionsConfig{Root: root, Asker: asker})
+	propose := func(cmd string) string {
+		in, _ := json.Marshal(obj{"command": cmd})
+		var s []string
+		for _, r := range p.Propose(bash, in) {
+			s = append(s, r.String())
+		}
+		return strings.Join(s, " ")
+	}
+	for cmd, want := range map[string]string{
+		`echo $'it\'s'; touch X`:            "Bash(echo:*) Bash(touch:*)",
+		"git status # note \\\ntouch X":     "",
+		"git status\ntouch X":               "Bash(git status:*) Bash(touch:*)",
+		`eval "touch X"`:                    `Bash(eval "touch X")`,
+		"echo $(rm -rf build)":              "Bash(echo:*) Bash(rm -rf build)",
+		"$CMD x":                            "",
+		"FOO=1 make":                        "Bash(FOO=1 make)",
+		"x=1":                               "",
+		"LD_PRELOAD=/tmp/e.so ls > out.txt": "Bash(LD_PRELOAD=/tmp/e.so ls >out.txt)",
+		`"/usr/bin/env" rm x`:               `Bash("/usr/bin/env" rm x)`,
+		"cat <<EOF\n$(id)\nEOF":             "Bash(cat:*) Bash(id:*)",
+	} {
+		if got := propose(cmd); got != want {
+			t.Errorf("propose %q = %q, want %q", cmd, got, want)
+		}
+	}
+	check := func(cmd string) {
+		t.Helper()
+		in, _ := json.Marshal(obj{"command": cmd})
+		if _, err := p.Check(context.Background(), bash, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check(`echo $'it\'s'`)
+	check(`echo $'a\'b'; touch X`)
+	check(`echo hi > out`)
+	check(`FOO=1 echo hi`)
+	if asker.count() != 4 {
+		t.Errorf("asked %d times, want 4: an always for echo covered a line that does more", asker.count())
+	}
+}
