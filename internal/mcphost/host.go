@@ -40,6 +40,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/buildinfo"
 	"github.com/clawdcode/clawdcode/internal/secrets"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // ServerConfig is one [mcp_servers.NAME] table: Command (with Args and
@@ -92,6 +93,7 @@ type Status struct {
 type Host struct {
 	opts    Options
 	servers []*server
+	tools   []tools.Tool // what Tools offers, names made unique once at Start
 }
 
 type server struct {
@@ -133,6 +135,7 @@ func Start(ctx context.Context, cfgs []ServerConfig, opts Options) *Host {
 			s.warnOnce()
 		}
 	}
+	h.tools = tools.UniqueNames(h.serverTools(), opts.Warn)
 	return h
 }
 
