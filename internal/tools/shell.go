@@ -87,7 +87,9 @@ func (w *shellWalker) visit(n syntax.Node) bool {
 		if strings.Contains(n.Text, "\n") {
 			w.fail("a comment ends in a backslash, which bash and the rules' parser read differently")
 		}
-	case *syntax.File, *syntax.Assign, *syntax.Redirect, *syntax.CallExpr,
+	case *syntax.Redirect:
+		w.heredoc(n)
+	case *syntax.File, *syntax.Assign, *syntax.CallExpr,
 		*syntax.Subshell, *syntax.Block, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause,
 		*syntax.WordIter, *syntax.BinaryCmd, *syntax.FuncDecl, *syntax.Word, *syntax.Lit,
 		*syntax.SglQuoted, *syntax.DblQuoted, *syntax.CmdSubst, *syntax.CaseClause, *syntax.CaseItem,
@@ -161,6 +163,43 @@ func (w *shellWalker) call(c *syntax.CallExpr, redirs []*syntax.Redirect, writes
 		w.fail("the command name %q is not a literal word", wordSource(c.Args[0]))
 	}
 	w.line.cmds = append(w.line.cmds, cmd)
+}
+
+// heredoc checks that the parser ended a here-document where bash does:
+// bash ends it at the first line that is the delimiter, read raw; the
+// parser joins a line ending in a backslash with the next first, so after
+// "\\⏎" it reads on past a delimiter bash stops at. A body in which the
+// parser kept a line that is the delimiter was read otherwise than bash.
+func (w *shellWalker) heredoc(r *syntax.Redirect) {
+	if r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc {
+		return
+	}
+	delim := classifyWord(r.Word)
+	if !delim.literal {
+		w.fail("a here-document's delimiter is not a literal word")
+		return
+	}
+	if r.Hdoc == nil {
+		return
+	}
+	var body strings.Builder
+	for _, p := range r.Hdoc.Parts {
+		if lit, ok := p.(*syntax.Lit); ok {
+			body.WriteString(lit.Value)
+		} else {
+			body.WriteByte(0) // an expansion: never part of a delimiter line
+		}
+	}
+	for line := range strings.Lines(body.String()) {
+		line = strings.TrimSuffix(line, "\n")
+		if r.Op == syntax.DashHdoc {
+			line = strings.TrimLeft(line, "\t")
+		}
+		if line == delim.text {
+			w.fail("a here-document's body holds its delimiter: bash and the rules' parser end it at different lines")
+			return
+		}
+	}
 }
 
 // param judges a parameter expansion: a name, its length, a default or

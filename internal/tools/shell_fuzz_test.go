@@ -34,9 +34,48 @@ func FuzzBashAllowRule(f *testing.F) {
 		"echo() { touch X; }; echo a", "echo a |& touch X", `eval "touch X"`, "echo ${x:-$(touch X)}",
 		"echo $((1+2))", "echo 'a' \"b\" c\\ d", "echo a && echo b || echo c &", "e\\\ncho a",
 		"for i in 1 2; do echo $i; done", "echo $'\\x41'", "echo {a,b}", "{echo,touch} X",
+		// Here-documents, where a parser and bash could disagree on where
+		// the body ends.
+		"echo <<'EOF'\nEOF \ntouch X\nEOF", "echo <<EOF\n\\\nEOF\ntouch X\nEOF", "echo <<-EOF\n\tEOF\ntouch X\nEOF",
+		"echo <<E\\OF\n$(touch X)\nEOF\nE\\OF", "echo $(echo <<'EOF'\n)\nEOF\n)", "echo <<EOF; echo a\nb\nEOF",
+		"echo `echo <<EOF\na\nEOF`\ntouch X", "echo <<EOF\n$(\ntouch X\n)\nEOF", "echo <<'EOF'\n\\\nEOF\ntouch X\nEOF",
 	} {
 		f.Add(seed)
 	}
+	check := echoRuleOracle(f)
+	f.Fuzz(func(t *testing.T, cmd string) { check(t, cmd) })
+}
+
+// FuzzBashAllowRuleTokens is FuzzBashAllowRule over command lines made of
+// shell's own pieces — each input byte picks one — so that quoting,
+// comments, continuations, here-documents and substitutions meet far more
+// often than in mutated bytes.
+func FuzzBashAllowRuleTokens(f *testing.F) {
+	for _, seed := range []string{"\x00\x01\x02", "\x00\x01\x10\x05\x03\x04", "\x00\x13\x14\x05\x15\x03\x04\x05\x14"} {
+		f.Add([]byte(seed))
+	}
+	check := echoRuleOracle(f)
+	f.Fuzz(func(t *testing.T, picks []byte) {
+		var b strings.Builder
+		for _, p := range picks {
+			b.WriteString(shellPieces[int(p)%len(shellPieces)])
+		}
+		check(t, b.String())
+	})
+}
+
+// shellPieces are what FuzzBashAllowRuleTokens builds command lines of.
+var shellPieces = []string{
+	"echo", " ", "a", "\n", "touch X", ";", "'", "\"", "$'", "\\", "#", "\\\n", "$(", ")", "`", "EOF",
+	"<<", "<<-", "\t", "<<'EOF'", "&", "|", "{", "}", "(", "$", "=", "*", ">", "<", "!", "[[", "]]",
+	"case", "in", "esac", ";;", ";&", "if", "then", "fi", "for", "do", "done", "x", "-", "$((", "))",
+	"${", "<(", ">&", "2", "\\'", "\\\"", "function", "()", "eval", "/dev/null", ":", "`echo`",
+}
+
+// echoRuleOracle checks one command line: if Bash(echo:*) allows it, the
+// same rule as a deny rule must deny it, and bash must run nothing but
+// echo.
+func echoRuleOracle(f *testing.F) func(t *testing.T, cmd string) {
 	rule, err := ParseRules("Bash(echo:*)")
 	if err != nil {
 		f.Fatal(err)
@@ -45,13 +84,12 @@ func FuzzBashAllowRule(f *testing.F) {
 	denyEcho := NewPermissions(PermissionsConfig{Allow: []Rule{{tool: NameBash}}, Deny: rule})
 	bash, _ := Lookup(Set(NewEnv(f.TempDir())), NameBash)
 	run := newTracedBash(f)
-	f.Fuzz(func(t *testing.T, cmd string) {
+	return func(t *testing.T, cmd string) {
 		if len(cmd) > 512 || strings.ContainsRune(cmd, 0) {
 			return
 		}
 		in, _ := json.Marshal(obj{"command": cmd})
-		denied, _ := perms.Check(context.Background(), bash, in)
-		if denied != "" {
+		if denied, _ := perms.Check(context.Background(), bash, in); denied != "" {
 			return
 		}
 		if d, _ := denyEcho.Check(context.Background(), bash, in); d == "" {
@@ -63,7 +101,7 @@ func FuzzBashAllowRule(f *testing.F) {
 		if ran := run(t, cmd); len(ran) > 0 {
 			t.Errorf("Bash(echo:*) allowed %q, and bash ran %q", cmd, ran)
 		}
-	})
+	}
 }
 
 // newTracedBash returns a function that runs a command line under bash

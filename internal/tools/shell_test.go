@@ -87,6 +87,8 @@ func TestAllowRuleCoversOnlyWhatBashRuns(t *testing.T) {
 		{"Bash(cat:*)", "cat <<'EOF'\n$(touch X); rm -rf /\nEOF", true},
 		{"Bash(cat:*)", "cat <<EOF\na; b && c\nEOF\n", true},
 		{"Bash(cat:*)", "cat <<EOF\na\nEOF\ntouch X", false},
+		{"Bash(echo:*)", "echo <<EOF\n\\\nEOF\ntouch X\nEOF", false}, // bash ends the body at the first EOF
+		{"Bash(echo:*)", "echo <<-EOF\n\tEOF\ntouch X", false},
 		{"Bash(echo:*)", "echo $((1+2))", true},
 		{"Bash(echo:*)", "x='a[$(touch X)]'; echo $((x))", false},
 		{"Bash(echo:*)", "for x in 'a[$(touch X)]'; do echo $((x)); done", false},
@@ -184,6 +186,7 @@ func TestDenyRuleCatchesWhatBashRuns(t *testing.T) {
 		{"Bash(rm:*)", "echo `rm x`", false},
 		{"Bash(rm:*)", "cat <(rm x)", false},
 		{"Bash(rm:*)", "cat <<EOF\n$(rm x)\nEOF", false},
+		{"Bash(rm:*)", "cat <<EOF\n\\\nEOF\nrm x\nEOF", false},
 		{"Bash(rm:*)", "/bin/rm x", false},
 		{"Bash(rm:*)", `\rm x`, false},
 		{"Bash(rm:*)", `r""m x`, false},
