@@ -304,10 +304,6 @@ func isDescriptor(s string) bool {
 	return s == "-" || isNumber(strings.TrimSuffix(s, "-"))
 }
 
-// literalConfig expands nothing: words given to it hold no expansion, so
-// it does only bash's quote removal ('…', "…", $'…', backslashes).
-var literalConfig = &expand.Config{Env: expand.ListEnviron()}
-
 // classifyWord returns a word as bash would see it after quote removal,
 // when it is a literal: no parameter, command, arithmetic or process
 // expansion, no tilde, brace or glob expansion.
@@ -323,7 +319,11 @@ func classifyWord(w *syntax.Word) shellWord {
 	if syntax.SplitBraces(&braces) {
 		return shellWord{}
 	}
-	fields, err := expand.Fields(literalConfig, w)
+	// A fresh, empty configuration each time: the expander writes to the
+	// one it is given (a shared one, nil included, is a data race). The
+	// word holds no expansion, so this is bash's quote removal alone
+	// ('…', "…", $'…', backslashes).
+	fields, err := expand.Fields(&expand.Config{}, w)
 	if err != nil || len(fields) != 1 {
 		return shellWord{}
 	}
