@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -53,9 +54,17 @@ type shellWord struct {
 	literal bool   // no expansion of any kind: parameter, command, arithmetic, tilde, brace, glob
 }
 
+// shellParsers keep parsers (and their buffers) between calls; a Parser
+// is reset by each Parse, but not safe for concurrent use.
+var shellParsers = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
+}}
+
 // parseShell parses a command line and walks it.
 func parseShell(cmd string) shellLine {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(cmd), "")
+	p := shellParsers.Get().(*syntax.Parser)
+	defer shellParsers.Put(p) // after the walk: the tree is the parser's until then
+	f, err := p.Parse(strings.NewReader(cmd), "")
 	if err != nil {
 		return shellLine{opaque: fmt.Sprintf("the command does not parse: %v", err)}
 	}
@@ -308,7 +317,16 @@ func isDescriptor(s string) bool {
 // when it is a literal: no parameter, command, arithmetic or process
 // expansion, no tilde, brace or glob expansion.
 func classifyWord(w *syntax.Word) shellWord {
-	if w == nil || !literalParts(w.Parts, false) {
+	if w == nil {
+		return shellWord{}
+	}
+	if len(w.Parts) == 1 {
+		// Most words are plain text: nothing to remove or expand.
+		if lit, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(lit.Value, "\\*?[{~") {
+			return shellWord{text: lit.Value, literal: true}
+		}
+	}
+	if !literalParts(w.Parts, false) {
 		return shellWord{}
 	}
 	if lit, ok := w.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") {
