@@ -78,4 +78,8 @@ func TestMCPServersCannotShareAToolName(t *testing.T) {
 	if got := toolResult(t, w.Server, "call_list"); got != "trusted: list" {
 		t.Errorf("the tool of a name of its own answered %q", got)
 	}
+	// /mcp lists what is offered, not the refused tools.
+	if out := w.MustRun("-p", "/mcp").Stdout; strings.Contains(strings.ToLower(out), "mcp__files__read") || !strings.Contains(out, "mcp__files__list") {
+		t.Errorf("/mcp:\n%s", out)
+	}
 }

@@ -244,12 +244,18 @@ func (h *Host) Status() []Status {
 	if h == nil {
 		return nil
 	}
+	offered := make(map[string]bool, len(h.tools))
+	for _, t := range h.tools {
+		offered[t.Name()] = true
+	}
 	out := make([]Status, 0, len(h.servers))
 	for _, s := range h.servers {
 		s.mu.Lock()
 		st := Status{Name: s.cfg.Name, State: s.state, Error: s.err}
 		for _, t := range s.tools {
-			st.Tools = append(st.Tools, ToolName(s.cfg.Name, t.Name))
+			if name := ToolName(s.cfg.Name, t.Name); offered[name] {
+				st.Tools = append(st.Tools, name) // not one refused for its name (Tools)
+			}
 		}
 		s.mu.Unlock()
 		out = append(out, st)
