@@ -136,8 +136,8 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 	c := newCall(p.root, tool, input)
 	for _, r := range p.deny {
 		if r.denies(c) {
-			return fmt.Sprintf("%s is denied by the rule %s (--disallowed-tools or the [permissions] deny of a config file). "+
-				"Do not retry it; take a different approach or ask the user.", tool.Describe(input), r), nil
+			return fmt.Sprintf("%s is denied by the rule %s (--disallowed-tools or the [permissions] deny of a config file)%s. "+
+				"Do not retry it; take a different approach or ask the user.", tool.Describe(input), r, c.undecided()), nil
 		}
 	}
 	if !NeedsPermission(tool, input) {
@@ -331,6 +331,10 @@ func (p *Permissions) ResetSession() {
 // allow the call (`--allowed-tools 'Bash(go test:*)'`), when it is not the
 // whole tool.
 func (p *Permissions) ruleDenial(c callInfo, name string) string {
+	if why := c.undecided(); why != "" {
+		return fmt.Sprintf("Permission to use %s was denied%s, so only the rule %s allows it: run with --allowed-tools %s or "+
+			"--dangerously-skip-permissions, or write the command plainly.", name, why, name, name)
+	}
 	rules := p.propose(c)
 	if len(rules) == 0 || (len(rules) == 1 && rules[0].wholeTool()) {
 		return noPromptDenial(name)

@@ -219,6 +219,15 @@ func newCall(root string, tool Tool, input json.RawMessage) callInfo {
 	return c
 }
 
+// undecided says, for a Bash command line the parse cannot decide, why
+// (" (…)", for a denial); "" otherwise.
+func (c callInfo) undecided() string {
+	if c.line == nil || c.line.opaque == "" {
+		return ""
+	}
+	return " (" + c.line.opaque + ")"
+}
+
 // allows reports whether allow rule r covers the whole call: for Bash every
 // simple command of a command line the parse can decide.
 func (r Rule) allows(c callInfo) bool {

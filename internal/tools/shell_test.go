@@ -306,3 +306,21 @@ func TestAlwaysStaysWithinWhatWasAsked(t *testing.T) {
 		t.Errorf("asked %d times, want 4: an always for echo covered a line that does more", asker.count())
 	}
 }
+
+// The model is told why a line no rule can decide was denied.
+func TestUndecidedLineSaysWhy(t *testing.T) {
+	t.Parallel()
+	bash, _ := Lookup(Set(NewEnv(t.TempDir())), NameBash)
+	allow, _ := ParseRules("Bash(git status:*)")
+	deny, _ := ParseRules("Bash(rm:*)")
+	in, _ := json.Marshal(obj{"command": "git status # note \\\ntouch X"})
+	for _, p := range []*Permissions{
+		NewPermissions(PermissionsConfig{Allow: allow}),
+		NewPermissions(PermissionsConfig{SkipAll: true, Deny: deny}),
+	} {
+		denied, _ := p.Check(context.Background(), bash, in)
+		if !strings.Contains(denied, "a comment ends in a backslash") {
+			t.Errorf("denial %q does not say why", denied)
+		}
+	}
+}
