@@ -138,7 +138,7 @@ func newTracedBash(f *testing.F) func(t *testing.T, cmd string) []string {
 		f.Fatal(err)
 	}
 	recorder := filepath.Join(dir, "record")
-	if err := os.WriteFile(recorder, []byte("#!/bin/sh\nprintf '%s\\n' \"$1\" >> \"$RECORD_LOG\"\nexit 127\n"), 0o755); err != nil {
+	if err := os.WriteFile(recorder, []byte("#!/bin/sh\nprintf '%s\\0' \"$1\" >> \"$RECORD_LOG\"\nexit 127\n"), 0o755); err != nil {
 		f.Fatal(err)
 	}
 	out, err := exec.Command(bashPath, "-c", "compgen -b").Output()
@@ -171,8 +171,8 @@ func newTracedBash(f *testing.F) func(t *testing.T, cmd string) []string {
 			return nil // nothing was looked up
 		}
 		var ran []string
-		for name := range strings.Lines(string(data)) {
-			ran = append(ran, strings.TrimSuffix(name, "\n"))
+		for name := range strings.SplitSeq(strings.TrimSuffix(string(data), "\x00"), "\x00") {
+			ran = append(ran, name) // NUL-separated: a name may hold a newline
 		}
 		return ran
 	}
