@@ -44,6 +44,9 @@ func TestAllowRuleCoversOnlyWhatBashRuns(t *testing.T) {
 		{"Bash(echo:*)", `echo $'a\'b'; touch X`, false},
 		{"Bash(git status:*)", "git status # note \\\ntouch X", false},
 		{"Bash(git status:*)", "git status # note \\\n", false}, // the parser reads it otherwise than bash: ask
+		{"Bash(echo:*)", "echo $(echo a # x \\\ntouch X\n)", false},
+		{"Bash(echo:*)", "echo `echo a # x \\\ntouch X`", false},
+		{"Bash(echo:*)", "(echo a # x \\\ntouch X\n)", false},
 		{"Bash(echo:*)", `echo $'it\'s'`, true},
 		// Quoting: words after quote removal, on word boundaries.
 		{"Bash(echo:*)", `echo 'a; touch X'`, true},
