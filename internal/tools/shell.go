@@ -143,10 +143,13 @@ func (w *shellWalker) stmt(s *syntax.Stmt) {
 			if a.Index != nil {
 				w.arithm(a.Index)
 			}
-			if a.Naked && a.Name == nil && a.Value != nil && strings.HasPrefix(wordLiteral(a.Value), "-") {
-				// declare -i / -n / -a: integer variables evaluate
-				// what is assigned to them, references redirect.
-				w.fail("%s with options is not modelled", c.Variant.Value)
+			if a.Naked && a.Name == nil && a.Value != nil {
+				// declare -i / -n: integer variables evaluate what is
+				// assigned to them, references redirect; a word that is
+				// not a literal could be such an option.
+				if arg := classifyWord(a.Value); !arg.literal || strings.HasPrefix(arg.text, "-") {
+					w.fail("%s with options is not modelled", c.Variant.Value)
+				}
 			}
 		}
 		w.line.cmds = append(w.line.cmds, shellCmd{unruled: true})
@@ -177,7 +180,7 @@ func (w *shellWalker) call(c *syntax.CallExpr, redirs []*syntax.Redirect, writes
 // heredoc checks that the parser ended a here-document where bash does:
 // bash ends it at the first line that is the delimiter, read raw; the
 // parser joins a line ending in a backslash with the next first, so after
-// "\\⏎" it reads on past a delimiter bash stops at. A body in which the
+// "\⏎" it reads on past a delimiter bash stops at. A body in which the
 // parser kept a line that is the delimiter was read otherwise than bash.
 func (w *shellWalker) heredoc(r *syntax.Redirect) {
 	if r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc {
