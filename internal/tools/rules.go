@@ -257,7 +257,7 @@ func (r Rule) denies(c callInfo) bool {
 	case r.glob != "":
 		return r.matchesPath(c)
 	}
-	return c.line != nil && r.deniesLine(*c.line, 0)
+	return c.line != nil && r.deniesLine(*c.line)
 }
 
 // matchesPath matches a path rule: a relative pattern against the target

@@ -114,12 +114,27 @@ func (r Rule) allowsCmd(c shellCmd) bool {
 
 // deniesLine reports whether deny rule r covers a line: one it cannot
 // decide, or one with a command r could name.
-func (r Rule) deniesLine(l shellLine, depth int) bool {
+func (r Rule) deniesLine(l shellLine) bool {
+	d := denyWalk{rule: r, parses: maxDenyParses}
+	return d.line(l, 0)
+}
+
+// maxDenyParses bounds the command strings one deny check parses (a line
+// of many `bash -c` words); past it the line is undecidable.
+const maxDenyParses = 64
+
+// denyWalk is one deny rule's look into a line, with its parse budget.
+type denyWalk struct {
+	rule   Rule
+	parses int
+}
+
+func (d *denyWalk) line(l shellLine, depth int) bool {
 	if l.opaque != "" {
 		return true
 	}
 	for _, c := range l.cmds {
-		if r.deniesWords(c.words, depth) {
+		if d.words(c.words, depth) {
 			return true
 		}
 	}
@@ -147,39 +162,57 @@ var shellRunners = map[string]bool{
 // findExec are find's options that run a command.
 var findExec = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
 
-// deniesWords reports whether deny rule r could name the command words
-// run, directly or through a wrapper or a command string.
-func (r Rule) deniesWords(words []shellWord, depth int) bool {
-	if len(words) == 0 {
-		return false
-	}
-	if depth > maxShellDepth || !words[0].literal {
+// words reports whether the rule could name the command words run:
+// the command itself, the one at every position after a wrapper or
+// find's -exec, and the command strings a shell runner takes.
+func (d *denyWalk) words(words []shellWord, depth int) bool {
+	if depth > maxShellDepth {
 		return true
 	}
-	name := path.Base(words[0].text)
-	if r.couldName(name, words) {
-		return true
-	}
-	for k := 1; k < len(words); k++ {
-		after := wrappers[name] || name == "find" && words[k-1].literal && findExec[words[k-1].text]
-		if after && r.deniesWords(words[k:], depth+1) {
+	wrapped, find := false, false
+	for k := range words {
+		start := k == 0 || wrapped || find && words[k-1].literal && findExec[words[k-1].text]
+		if !start {
+			continue
+		}
+		if !words[k].literal {
+			return true // it could be any command
+		}
+		name := path.Base(words[k].text)
+		if d.rule.couldName(name, words[k:]) {
+			return true
+		}
+		wrapped = wrapped || wrappers[name]
+		find = find || name == "find"
+		if shellRunners[name] && d.strings(words[k+1:], depth) {
 			return true
 		}
 	}
-	if !shellRunners[name] {
-		return false
-	}
-	var all []string
-	for _, w := range words[1:] {
+	return false
+}
+
+// strings parses the arguments of a shell runner, each and all joined
+// (eval's way), as command lines.
+func (d *denyWalk) strings(args []shellWord, depth int) bool {
+	texts := make([]string, 0, len(args))
+	for _, w := range args {
 		if !w.literal {
 			return true
 		}
-		if r.deniesLine(parseShell(w.text), depth+1) {
+		texts = append(texts, w.text)
+	}
+	if len(texts) > 1 {
+		texts = append(texts, strings.Join(texts, " "))
+	}
+	for _, t := range texts {
+		if d.parses--; d.parses < 0 {
 			return true
 		}
-		all = append(all, w.text)
+		if d.line(parseShell(t), depth+1) {
+			return true
+		}
 	}
-	return len(all) > 1 && r.deniesLine(parseShell(strings.Join(all, " ")), depth+1)
+	return false
 }
 
 // couldName reports whether words (whose command word is name) could be

@@ -225,6 +225,12 @@ func TestDenyRuleCatchesWhatBashRuns(t *testing.T) {
 		{"Bash(rm:*)", `declare -i x='a[$(rm y)]'`, false},
 		{"Bash(rm:*)", `declare $o x='a[$(echo y)]'`, false},
 		{"Bash(rm:*)", `export FOO=1; go test`, true},
+		// Bounded work: every position after wrappers is looked at once,
+		// and past a budget of command strings the line is undecidable.
+		{"Bash(rm:*)", strings.Repeat("sudo ", 3000) + "ls", true},
+		{"Bash(rm:*)", strings.Repeat("sudo ", 3000) + "rm x", false},
+		{"Bash(rm:*)", strings.Repeat("eval ", 3000) + "ls", false},
+		{"Bash(rm:*)", "sudo " + strings.Repeat("bash -c ls ", 100), false},
 		{"Bash(rm:*)", `echo $HOME $((1+2))`, true},
 		{"Bash(git push:*)", `git $SUB origin`, false},
 		{"Bash(git push:*)", `git "push" origin`, false},
