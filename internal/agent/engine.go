@@ -147,7 +147,9 @@ func New(cfg Config) *Engine {
 			Index:   search.New(cfg.Project.Store(), cfg.Warn),
 		}))
 	}
-	e.tools = append(e.tools, cfg.ExtraTools...)
+	// One name, one tool: an extra tool that a built-in's name takes is
+	// refused with a warning (MCP's among themselves were, at their start).
+	e.tools = tools.UniqueNames(append(e.tools, cfg.ExtraTools...), cfg.Warn)
 	if cfg.Permissions != nil {
 		e.perms = cfg.Permissions
 	} else {

@@ -41,6 +41,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/buildinfo"
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // ServerConfig is one [mcp_servers.NAME] table: Command (with Args and
@@ -93,6 +94,7 @@ type Status struct {
 type Host struct {
 	opts    Options
 	servers []*server
+	tools   []tools.Tool // what Tools offers, names made unique once at Start
 }
 
 type server struct {
@@ -134,6 +136,7 @@ func Start(ctx context.Context, cfgs []ServerConfig, opts Options) *Host {
 			s.warnOnce()
 		}
 	}
+	h.tools = tools.UniqueNames(h.serverTools(), opts.Warn)
 	return h
 }
 
@@ -242,12 +245,18 @@ func (h *Host) Status() []Status {
 	if h == nil {
 		return nil
 	}
+	offered := make(map[string]bool, len(h.tools))
+	for _, t := range h.tools {
+		offered[t.Name()] = true
+	}
 	out := make([]Status, 0, len(h.servers))
 	for _, s := range h.servers {
 		s.mu.Lock()
 		st := Status{Name: s.cfg.Name, State: s.state, Error: s.err}
 		for _, t := range s.tools {
-			st.Tools = append(st.Tools, ToolName(s.cfg.Name, t.Name))
+			if name := ToolName(s.cfg.Name, t.Name); offered[name] {
+				st.Tools = append(st.Tools, name) // not one refused for its name (Tools)
+			}
 		}
 		s.mu.Unlock()
 		out = append(out, st)

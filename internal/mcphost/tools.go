@@ -22,11 +22,19 @@ const outputLimit = 64 << 10
 
 // Tools are the connected servers' tools, as clawdcode tools, in server
 // and then tool order. Each needs permission (it asks like Write) unless a
-// rule names it.
+// rule names it. Two tools whose names are one without regard to case
+// (servers "fs" and "FS", or tools "a.b" and "a_b", which ToolName makes
+// one) are refused, both, with one warning at Start (tools.UniqueNames):
+// a call or a rule never reaches a tool it did not name.
 func (h *Host) Tools() []tools.Tool {
 	if h == nil {
 		return nil
 	}
+	return h.tools
+}
+
+// serverTools are every connected server's tools, duplicates included.
+func (h *Host) serverTools() []tools.Tool {
 	var out []tools.Tool
 	for _, s := range h.servers {
 		s.mu.Lock()
@@ -45,9 +53,15 @@ type mcpTool struct {
 	name string
 }
 
-var _ tools.Tool = (*mcpTool)(nil)
+var (
+	_ tools.Tool    = (*mcpTool)(nil)
+	_ tools.Sourced = (*mcpTool)(nil)
+)
 
-func (t *mcpTool) Name() string          { return t.name }
+func (t *mcpTool) Name() string { return t.name }
+func (t *mcpTool) Source() string {
+	return fmt.Sprintf("MCP server %q (its tool %q)", t.srv.cfg.Name, t.tool.Name)
+}
 func (t *mcpTool) NeedsPermission() bool { return true }
 
 func (t *mcpTool) Definition() chat.ToolDef {

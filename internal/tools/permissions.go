@@ -57,7 +57,8 @@ type PermissionsConfig struct {
 //
 // In order:
 //
-//  1. A deny rule that covers the call (for Bash: any part of the command)
+//  1. A deny rule that covers the call (for Bash: any command of the line,
+//     or a line the parse cannot decide)
 //     denies it, whatever else allows it — --dangerously-skip-permissions
 //     included, and for every tool, Read, Glob and Grep too.
 //  2. Tools that need no permission (Read, Glob, Grep) run.
@@ -68,12 +69,13 @@ type PermissionsConfig struct {
 //     project only. Without a terminal they are denied.
 //  4. --dangerously-skip-permissions allows the rest.
 //  5. An allow rule (flags, configuration, or an "always" of this session)
-//     that covers the whole call allows it: for Bash every part of the
-//     command must be covered.
+//     that covers the whole call allows it: for Bash every simple command
+//     of the line, as bash parses it, must be covered, and a line the
+//     parse cannot decide is covered by the whole-tool rule only.
 //  6. Otherwise the Asker is asked; without one the call is denied.
 //
 // "Always" allows what Propose gives for the call — for Bash a prefix rule
-// per part of the command (`Bash(git status:*)`), for Edit and Write
+// per simple command (`Bash(git status:*)`), for Edit and Write
 // inside the project the tool there, outside it that file — for the
 // current session only: ResetSession (a new, switched or resumed session)
 // forgets them.
@@ -134,8 +136,8 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 	c := newCall(p.root, tool, input)
 	for _, r := range p.deny {
 		if r.denies(c) {
-			return fmt.Sprintf("%s is denied by the rule %s (--disallowed-tools or the [permissions] deny of a config file). "+
-				"Do not retry it; take a different approach or ask the user.", tool.Describe(input), r), nil
+			return fmt.Sprintf("%s is denied by the rule %s (--disallowed-tools or the [permissions] deny of a config file)%s. "+
+				"Do not retry it; take a different approach or ask the user.", tool.Describe(input), r, c.undecided()), nil
 		}
 	}
 	if !NeedsPermission(tool, input) {
@@ -204,9 +206,9 @@ func (p *Permissions) needsOwnRule(c callInfo) bool {
 }
 
 // allowedByRule reports whether the allow rules of the configuration and
-// the session cover the call: for Bash, every part of the command must be
-// covered by one of them (not necessarily the same one). For a write
-// outside the project only a path rule counts.
+// the session cover the call: for Bash, every simple command of the line
+// must be covered by one of them (not necessarily the same one). For a
+// write outside the project only a path rule counts.
 func (p *Permissions) allowedByRule(c callInfo, outside bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -218,15 +220,15 @@ func (p *Permissions) allowedByRule(c callInfo, outside bool) bool {
 		if r.allows(c) {
 			return true
 		}
-		rules = append(rules, r)
+		if strings.EqualFold(r.tool, NameBash) && r.words != "" {
+			rules = append(rules, r)
+		}
 	}
-	if c.tool != NameBash || len(c.parts) < 2 {
+	if c.tool != NameBash || c.line == nil || c.line.opaque != "" || len(c.line.cmds) < 2 {
 		return false
 	}
-	for _, part := range c.parts {
-		one := c
-		one.parts = []string{part}
-		if !slices.ContainsFunc(rules, func(r Rule) bool { return r.allows(one) }) {
+	for _, cmd := range c.line.cmds {
+		if !slices.ContainsFunc(rules, func(r Rule) bool { return r.allowsCmd(cmd) }) {
 			return false
 		}
 	}
@@ -255,8 +257,8 @@ func (p *Permissions) keep(r Rule) {
 }
 
 // Propose returns the rules an "always" for this call would add: for Bash a
-// rule per part of the command (a prefix of its command word and
-// subcommand, `Bash(git status:*)`, or the exact part where a prefix would
+// rule per simple command (a prefix of its command word and
+// subcommand, `Bash(git status:*)`, or the exact command where a prefix would
 // allow more than was asked), for Edit and Write the tool inside the
 // project and the file itself outside it, for other tools the tool. It is
 // empty when no rule would cover the call (a path a rule cannot spell).
@@ -280,9 +282,12 @@ func (p *Permissions) propose(c callInfo) []Rule {
 func proposeFor(c callInfo, own bool) []Rule {
 	switch c.tool {
 	case NameBash:
+		if c.line == nil || c.line.opaque != "" {
+			return nil
+		}
 		var out []Rule
-		for _, part := range c.parts {
-			if r := proposeBash(part); !slices.Contains(out, r) {
+		for _, cmd := range c.line.cmds {
+			if r := proposeBash(cmd); !r.IsZero() && !slices.Contains(out, r) {
 				out = append(out, r)
 			}
 		}
@@ -326,6 +331,10 @@ func (p *Permissions) ResetSession() {
 // allow the call (`--allowed-tools 'Bash(go test:*)'`), when it is not the
 // whole tool.
 func (p *Permissions) ruleDenial(c callInfo, name string) string {
+	if why := c.undecided(); why != "" {
+		return fmt.Sprintf("Permission to use %s was denied%s, so only the rule %s allows it: run with --allowed-tools %s or "+
+			"--dangerously-skip-permissions, or write the command plainly.", name, why, name, name)
+	}
 	rules := p.propose(c)
 	if len(rules) == 0 || (len(rules) == 1 && rules[0].wholeTool()) {
 		return noPromptDenial(name)
