@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/hooks"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -87,6 +88,10 @@ type Config struct {
 	// secret-looking variables the user hands to tools' children.
 	EnvPassthrough []string
 
+	// Prices are every file's [prices."MODEL"] tables, the project's over
+	// the user's; tokens.NewPrices puts them over the built-in table.
+	Prices map[string]tokens.Price
+
 	// Files are the configuration files that were read, user's first.
 	Files []string
 }
@@ -139,7 +144,7 @@ func Resolve(src Sources) (*Config, error) {
 	c := &Config{
 		Model: DefaultModel, ModelSource: SourceDefault, BaseURLSource: SourceDefault,
 		APIKeyEnv: DefaultAPIKeyEnv, WireAPI: DefaultWireAPI,
-		MCPServers: map[string]MCPServer{},
+		MCPServers: map[string]MCPServer{}, Prices: map[string]tokens.Price{},
 	}
 	// Files in rising precedence: the project's overrides the user's.
 	for _, f := range files {
@@ -171,6 +176,9 @@ func Resolve(src Sources) (*Config, error) {
 			}
 		}
 		c.EnvPassthrough = append(c.EnvPassthrough, f.Tools.EnvPassthrough...)
+		for name, e := range f.Prices {
+			c.Prices[strings.TrimSpace(name)] = e.Price()
+		}
 	}
 
 	// The environment.
