@@ -66,6 +66,7 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 	if useLLM {
 		text, files, counted, failure = m.sum.summarize(ctx, m.live.summary, m.live.entries[:cut], instructions, m.messages)
 		if err := ctx.Err(); err != nil {
+			m.summaryUsage.Add(m.sum.takeUsage())
 			return nil, err
 		}
 	} else if m.opt.LLM == nil {
@@ -92,6 +93,7 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 		content = fallbackPreamble + "\n\n" + text
 	}
 	rcpt := m.receipt(m.live.entries[:cut], text)
+	m.chargeSummary(rcpt)
 	if note := recallNote(rcpt); note != "" {
 		content += note
 		counted = -1
@@ -154,6 +156,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 			RetainedOffset:  retained[0].offset,
 			RetainedUUID:    retained[0].rec.UUID,
 			SessionUsage:    &usage,
+			SummaryUsage:    m.summaryUsageRecord(),
 			Truncated:       truncatedLimits(retained),
 			EffectiveWindow: m.guard.learnt,
 			Receipt:         rcpt,

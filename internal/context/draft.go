@@ -43,9 +43,12 @@ func (m *Manager) Preview(ctx context.Context, instructions string) (*Draft, err
 	dropped := m.live.entries[:cut]
 	text, files, counted, err := m.sum.summarize(ctx, m.live.summary, dropped, instructions, m.messages)
 	if err != nil {
+		m.summaryUsage.Add(m.sum.takeUsage())
 		return nil, err
 	}
-	return &Draft{Summary: text, Receipt: m.receipt(dropped, text), Files: files, PreTokens: pre,
+	rcpt := m.receipt(dropped, text)
+	m.chargeSummary(rcpt)
+	return &Draft{Summary: text, Receipt: rcpt, Files: files, PreTokens: pre,
 		cut: cut, entries: len(m.live.entries), first: m.live.entries[0], counted: counted}, nil
 }
 
@@ -61,6 +64,7 @@ func (m *Manager) Apply(d *Draft, text string) (*CompactResult, error) {
 	if text != d.Summary {
 		counted = -1
 		rcpt = m.receipt(m.live.entries[:d.cut], text)
+		rcpt.SummaryUsage, rcpt.SummaryCost = d.Receipt.SummaryUsage, d.Receipt.SummaryCost
 	}
 	content := summaryPreamble + "\n\n" + text
 	if note := recallNote(rcpt); note != "" {
@@ -129,6 +133,7 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 		}
 	}
 	rcpt := m.receipt(all, text)
+	m.chargeSummary(rcpt)
 	content := preamble + "\n\n" + text + recallNote(rcpt)
 	post := m.acct.fixed() + m.acct.counter.Message(chat.Message{Role: chat.RoleUser, Content: content})
 	usage := m.SessionUsage()
@@ -138,7 +143,7 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 		Subtype: storage.SubtypeCompactBoundary,
 		Message: &storage.Message{Role: chat.RoleSystem, Content: "Conversation handed off from session " + fromSession},
 		CompactMetadata: &storage.CompactMetadata{Trigger: storage.TriggerManual, PreTokens: pre, SessionUsage: &usage,
-			EffectiveWindow: m.guard.learnt, Receipt: rcpt, Pins: m.pinList()},
+			SummaryUsage: m.summaryUsageRecord(), EffectiveWindow: m.guard.learnt, Receipt: rcpt, Pins: m.pinList()},
 		Handoff: &storage.HandoffInfo{SessionID: fromSession},
 	}
 	sum := &storage.Record{

@@ -13,6 +13,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
 // Manager owns one session's live context. It layers the design card's
@@ -36,6 +37,9 @@ type Manager struct {
 
 	usageBase  storage.Usage // the last boundary's sessionUsage
 	usageSince storage.Usage // assistant usage after the last boundary
+	// summaryUsage is every summary call of the session: the last
+	// boundary's summaryUsage plus the calls this manager made since.
+	summaryUsage storage.Usage
 
 	compactions int
 
@@ -107,6 +111,9 @@ func (m *Manager) restore(live *storage.Live) error {
 		if b.CompactMetadata.SessionUsage != nil {
 			m.usageBase = *b.CompactMetadata.SessionUsage
 		}
+		if b.CompactMetadata.SummaryUsage != nil {
+			m.summaryUsage = *b.CompactMetadata.SummaryUsage
+		}
 		truncated = b.CompactMetadata.Truncated
 	}
 	post := -1
@@ -159,9 +166,7 @@ func (m *Manager) restore(live *storage.Live) error {
 			continue
 		}
 		u := r.Message.Usage
-		m.usageSince.InputTokens += u.InputTokens
-		m.usageSince.OutputTokens += u.OutputTokens
-		m.usageSince.CacheReadInputTokens += u.CacheReadInputTokens
+		m.usageSince.Add(*u)
 		if u.InputTokens > 0 {
 			cut := cutFrom >= 0 && i >= cutFrom
 			m.guard.accept(u.InputTokens)
@@ -300,9 +305,7 @@ func (m *Manager) AddAssistant(resp *llm.Response) error {
 	if err != nil {
 		return err
 	}
-	m.usageSince.InputTokens += usage.InputTokens
-	m.usageSince.OutputTokens += usage.OutputTokens
-	m.usageSince.CacheReadInputTokens += usage.CacheReadInputTokens
+	m.usageSince.Add(usage)
 	for _, c := range resp.ToolCalls {
 		err := m.add(&storage.Record{
 			Type: storage.TypeToolUse,
@@ -464,13 +467,18 @@ func (m *Manager) Compactions() int { return m.compactions }
 // SessionUsage is the cumulative model usage of the session (for /cost):
 // the last boundary's sessionUsage plus every reply after it.
 func (m *Manager) SessionUsage() storage.Usage {
-	return storage.Usage{
-		InputTokens:  m.usageBase.InputTokens + m.usageSince.InputTokens,
-		OutputTokens: m.usageBase.OutputTokens + m.usageSince.OutputTokens,
-
-		CacheReadInputTokens: m.usageBase.CacheReadInputTokens + m.usageSince.CacheReadInputTokens,
-	}
+	u := m.usageBase
+	u.Add(m.usageSince)
+	return u
 }
+
+// SummaryUsage is what the session's summary calls used (for /cost): the
+// compactions' on record, and any this process made since (a preview's).
+func (m *Manager) SummaryUsage() storage.Usage { return m.summaryUsage }
+
+// Price is the current model's price by the price list in force, and
+// whether one is known.
+func (m *Manager) Price() (tokens.Price, bool) { return m.opt.Prices.Of(m.opt.Model) }
 
 // notify sends a notice, formatted.
 func (m *Manager) notify(kind NoticeKind, format string, args ...any) {

@@ -64,6 +64,32 @@ func (m *Manager) receipt(dropped []*entry, summary string) *storage.Receipt {
 	return r
 }
 
+// chargeSummary adds what the summary calls since the last charge used to
+// the session's summary usage and to r, with their cost at the current
+// model's price when it is known.
+func (m *Manager) chargeSummary(r *storage.Receipt) {
+	u := m.sum.takeUsage()
+	if u == (storage.Usage{}) {
+		return
+	}
+	m.summaryUsage.Add(u)
+	r.SummaryUsage = &u
+	if p, ok := m.Price(); ok {
+		c := p.Cost(u.InputTokens, u.CacheReadInputTokens, u.OutputTokens)
+		r.SummaryCost = &c
+	}
+}
+
+// summaryUsageRecord is the session's summary usage for a boundary (nil
+// when no summary call was ever made).
+func (m *Manager) summaryUsageRecord() *storage.Usage {
+	if m.summaryUsage == (storage.Usage{}) {
+		return nil
+	}
+	u := m.summaryUsage
+	return &u
+}
+
 func capList(l []string) []string {
 	if len(l) > receiptMaxItems {
 		return l[:receiptMaxItems]

@@ -74,6 +74,9 @@ type ToolCall struct {
 type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
+	// CachedTokens is the part of PromptTokens reported as served from
+	// the prompt cache (prompt_tokens_details.cached_tokens).
+	CachedTokens int
 }
 
 // Endless streams piece (a default sentence when empty) without end.

@@ -37,7 +37,7 @@ func (c completion) usage() map[string]any {
 		"prompt_tokens":             u.PromptTokens,
 		"completion_tokens":         u.CompletionTokens,
 		"total_tokens":              u.PromptTokens + u.CompletionTokens,
-		"prompt_tokens_details":     map[string]int{"cached_tokens": 0, "audio_tokens": 0},
+		"prompt_tokens_details":     map[string]int{"cached_tokens": u.CachedTokens, "audio_tokens": 0},
 		"completion_tokens_details": map[string]int{"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
 	}
 }

@@ -141,15 +141,23 @@ func FuzzEncodeMatchesTiktoken(f *testing.F) {
 // punctuation runs, contractions, and the odd invalid byte.
 func randomText(rng *rand.Rand, n int) string {
 	kinds := []func() string{
-		func() string { return []string{"the ", "The ", "quick ", "isn't ", "WE'LL ", "they're ", "naïve ", "Ärger "}[rng.IntN(8)] },
+		func() string {
+			return []string{"the ", "The ", "quick ", "isn't ", "WE'LL ", "they're ", "naïve ", "Ärger "}[rng.IntN(8)]
+		},
 		func() string {
 			return []string{"func main() {\n", "\treturn err\n", "}\n", "if x != nil && y[i] >= 0x1F {", "// comment\n", "a := b.c(d, e)", "<div class=\"x\">", "import os\n"}[rng.IntN(8)]
 		},
-		func() string { return []string{"日本語", "中文文本", "한국어", "テキスト", "。", "，"}[rng.IntN(6)] },
-		func() string { return []string{"😀", "👩‍💻", "👍🏽", "🇫🇷", "🚀", "❤️"}[rng.IntN(6)] },
+		func() string {
+			return []string{"日本語", "中文文本", "한국어", "テキスト", "。", "，"}[rng.IntN(6)]
+		},
+		func() string {
+			return []string{"😀", "👩‍💻", "👍🏽", "🇫🇷", "🚀", "❤️"}[rng.IntN(6)]
+		},
 		func() string { return strings.Repeat(" ", rng.IntN(80)) },
 		func() string { return strings.Repeat([]string{"\n", "\r\n", "\t", " \n"}[rng.IntN(4)], 1+rng.IntN(20)) },
-		func() string { return strings.Repeat([]string{"=", "-", "*", "/", "#", "."}[rng.IntN(6)], 1+rng.IntN(60)) },
+		func() string {
+			return strings.Repeat([]string{"=", "-", "*", "/", "#", "."}[rng.IntN(6)], 1+rng.IntN(60))
+		},
 		func() string { return []string{"12345678", "3.14159", "1,000,000", "٣٤٥", "Ⅻ"}[rng.IntN(5)] },
 		func() string { return string([]byte{byte(0x80 + rng.IntN(0x80))}) },
 		func() string { return string(rune(0x20 + rng.IntN(0x3000))) },
