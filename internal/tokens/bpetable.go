@@ -19,7 +19,7 @@ import (
 //go:generate go run ./internal/bpegen -out bpedata
 
 const (
-	bpeMagic    = "ccbpe\x00\x00\x01"
+	bpeMagic    = "ccbpe\x00\x00\x02"
 	bpeRankBits = 18
 	bpeRankMask = 1<<bpeRankBits - 1
 	bpeEmpty    = 0xFFFFFFFF
@@ -79,14 +79,19 @@ func (t *bpeTable) token(r int) string {
 	return t.blob[u32(t.offsets, 4*r):u32(t.offsets, 4*r+4)]
 }
 
-// fnv1a is FNV-1a, 64 bits, as internal/bpegen hashes.
+// fnv1a is FNV-1a, 64 bits, with murmur3's finaliser (FNV's low bits
+// depend only on the input's low bits), as internal/bpegen hashes.
 func fnv1a(b []byte) uint64 {
 	h := uint64(14695981039346656037)
 	for _, c := range b {
 		h ^= uint64(c)
 		h *= 1099511628211
 	}
-	return h
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
 }
 
 func u32(s string, i int) uint32 {

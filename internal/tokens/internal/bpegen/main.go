@@ -11,11 +11,12 @@
 //
 // The file format (all integers little-endian uint32):
 //
-//	magic "ccbpe\x00\x00\x01"
+//	magic "ccbpe\x00\x00\x02"
 //	n, the number of ranks (they are 0..n-1), and bits, log2 of the slots
 //	offsets[n+1]: rank r's bytes are blob[offsets[r]:offsets[r+1]]
 //	slots[1<<bits]: 0xFFFFFFFF for empty, else rank | tag<<18, where a
-//	  token's home slot is its FNV-1a 64 hash's low bits and tag is the
+//	  token's home slot is the low bits of its hash (FNV-1a 64 with
+//	  murmur3's finaliser) and tag is the
 //	  hash's top 14 bits; collisions probe linearly
 //	blob: the tokens' bytes, in rank order
 //
@@ -35,7 +36,7 @@ import (
 
 // These must match internal/tokens/bpetable.go.
 const (
-	magic    = "ccbpe\x00\x00\x01"
+	magic    = "ccbpe\x00\x00\x02"
 	rankBits = 18
 	empty    = 0xFFFFFFFF
 )
@@ -77,7 +78,7 @@ func encode(ranks map[string]int) ([]byte, error) {
 		tokens[r] = tok
 	}
 	bits := 1
-	for 1<<bits < 2*n { // load factor at most 1/2: most lookups miss
+	for 1<<bits < n+n/4 { // load factor at most 4/5: fewer pages touched; the tags settle most misses
 		bits++
 	}
 	slots := make([]uint32, 1<<bits)
@@ -109,12 +110,18 @@ func encode(ranks map[string]int) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// fnv1a is FNV-1a, 64 bits (the reader's hash; see tokens.fnv1a).
+// fnv1a is FNV-1a, 64 bits, with murmur3's finaliser so that the low
+// bits (the slot) depend on every byte (the reader's hash; see
+// tokens.fnv1a).
 func fnv1a(s string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= 1099511628211
 	}
-	return h
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
 }
