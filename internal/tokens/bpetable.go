@@ -3,6 +3,8 @@ package tokens
 import (
 	"errors"
 	"fmt"
+
+	"github.com/clawdcode/clawdcode/internal/tokens/internal/bpeformat"
 )
 
 // The rank tables are written by internal/bpegen (see its doc for the
@@ -18,13 +20,6 @@ import (
 //
 //go:generate go run ./internal/bpegen -out bpedata
 
-const (
-	bpeMagic    = "ccbpe\x00\x00\x02"
-	bpeRankBits = 18
-	bpeRankMask = 1<<bpeRankBits - 1
-	bpeEmpty    = 0xFFFFFFFF
-)
-
 // bpeTable maps token bytes to ranks (and back) over an encoded table.
 // It is immutable and safe for concurrent use.
 type bpeTable struct {
@@ -39,12 +34,12 @@ var errBadTable = errors.New("malformed rank table")
 
 // openTable checks data's header and sizes and returns the table over it.
 func openTable(data string) (*bpeTable, error) {
-	const head = len(bpeMagic) + 8
-	if len(data) < head || data[:len(bpeMagic)] != bpeMagic {
+	const head = len(bpeformat.Magic) + 8
+	if len(data) < head || data[:len(bpeformat.Magic)] != bpeformat.Magic {
 		return nil, errBadTable
 	}
-	n, bits := int(u32(data, len(bpeMagic))), int(u32(data, len(bpeMagic)+4))
-	if n >= 1<<bpeRankBits || bits < 1 || bits > 30 {
+	n, bits := int(u32(data, len(bpeformat.Magic))), int(u32(data, len(bpeformat.Magic)+4))
+	if n >= 1<<bpeformat.RankBits || bits < 1 || bits > 30 {
 		return nil, fmt.Errorf("%w: %d ranks in 2^%d slots", errBadTable, n, bits)
 	}
 	offEnd := head + 4*(n+1)
@@ -61,15 +56,15 @@ func openTable(data string) (*bpeTable, error) {
 
 // rank returns the rank of the token spelled b, or -1 when b is no token.
 func (t *bpeTable) rank(b []byte) int {
-	h := fnv1a(b)
-	tag := uint32(h>>(64-(32-bpeRankBits))) << bpeRankBits
+	h := bpeformat.Hash(b)
+	tag := bpeformat.Tag(h)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := u32(t.slots, int(4*i))
-		if s == bpeEmpty {
+		if s == bpeformat.Empty {
 			return -1
 		}
-		if s&^bpeRankMask == tag && t.token(int(s&bpeRankMask)) == string(b) {
-			return int(s & bpeRankMask)
+		if s&^bpeformat.RankMask == tag && t.token(int(s&bpeformat.RankMask)) == string(b) {
+			return int(s & bpeformat.RankMask)
 		}
 	}
 }
@@ -77,21 +72,6 @@ func (t *bpeTable) rank(b []byte) int {
 // token returns the bytes of rank r.
 func (t *bpeTable) token(r int) string {
 	return t.blob[u32(t.offsets, 4*r):u32(t.offsets, 4*r+4)]
-}
-
-// fnv1a is FNV-1a, 64 bits, with murmur3's finaliser (FNV's low bits
-// depend only on the input's low bits), as internal/bpegen hashes.
-func fnv1a(b []byte) uint64 {
-	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= 1099511628211
-	}
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	return h ^ h>>33
 }
 
 func u32(s string, i int) uint32 {

@@ -11,13 +11,12 @@
 //
 // The file format (all integers little-endian uint32):
 //
-//	magic "ccbpe\x00\x00\x02"
+//	bpeformat.Magic
 //	n, the number of ranks (they are 0..n-1), and bits, log2 of the slots
 //	offsets[n+1]: rank r's bytes are blob[offsets[r]:offsets[r+1]]
 //	slots[1<<bits]: 0xFFFFFFFF for empty, else rank | tag<<18, where a
-//	  token's home slot is the low bits of its hash (FNV-1a 64 with
-//	  murmur3's finaliser) and tag is the
-//	  hash's top 14 bits; collisions probe linearly
+//	  token's home slot is the low bits of its bpeformat.Hash and tag is
+//	  the hash's top 14 bits; collisions probe linearly
 //	blob: the tokens' bytes, in rank order
 //
 // The reader (tokens.bpeTable) opens it without parsing or allocating.
@@ -32,13 +31,8 @@ import (
 	"path/filepath"
 
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
-)
 
-// These must match internal/tokens/bpetable.go.
-const (
-	magic    = "ccbpe\x00\x00\x02"
-	rankBits = 18
-	empty    = 0xFFFFFFFF
+	"github.com/clawdcode/clawdcode/internal/tokens/internal/bpeformat"
 )
 
 func main() {
@@ -67,8 +61,8 @@ func generate(dir, name string) error {
 // encode lays ranks out in the format above.
 func encode(ranks map[string]int) ([]byte, error) {
 	n := len(ranks)
-	if n >= 1<<rankBits {
-		return nil, fmt.Errorf("%d ranks do not fit %d bits", n, rankBits)
+	if n >= 1<<bpeformat.RankBits {
+		return nil, fmt.Errorf("%d ranks do not fit %d bits", n, bpeformat.RankBits)
 	}
 	tokens := make([]string, n)
 	for tok, r := range ranks {
@@ -83,7 +77,7 @@ func encode(ranks map[string]int) ([]byte, error) {
 	}
 	slots := make([]uint32, 1<<bits)
 	for i := range slots {
-		slots[i] = empty
+		slots[i] = bpeformat.Empty
 	}
 	var blob bytes.Buffer
 	offsets := make([]uint32, 0, n+1)
@@ -91,16 +85,16 @@ func encode(ranks map[string]int) ([]byte, error) {
 	for r, tok := range tokens {
 		offsets = append(offsets, uint32(blob.Len()))
 		blob.WriteString(tok)
-		h := fnv1a(tok)
+		h := bpeformat.Hash([]byte(tok))
 		i := h & mask
-		for slots[i] != empty {
+		for slots[i] != bpeformat.Empty {
 			i = (i + 1) & mask
 		}
-		slots[i] = uint32(r) | uint32(h>>(64-(32-rankBits)))<<rankBits
+		slots[i] = uint32(r) | bpeformat.Tag(h)
 	}
 	offsets = append(offsets, uint32(blob.Len()))
 	var out bytes.Buffer
-	out.WriteString(magic)
+	out.WriteString(bpeformat.Magic)
 	for _, v := range [][]uint32{{uint32(n), uint32(bits)}, offsets, slots} {
 		if err := binary.Write(&out, binary.LittleEndian, v); err != nil {
 			return nil, err
@@ -108,20 +102,4 @@ func encode(ranks map[string]int) ([]byte, error) {
 	}
 	out.Write(blob.Bytes())
 	return out.Bytes(), nil
-}
-
-// fnv1a is FNV-1a, 64 bits, with murmur3's finaliser so that the low
-// bits (the slot) depend on every byte (the reader's hash; see
-// tokens.fnv1a).
-func fnv1a(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	return h ^ h>>33
 }
