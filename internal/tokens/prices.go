@@ -9,14 +9,9 @@ type Price struct {
 	Input, CachedInput, Output float64
 }
 
-// PricesTaken is when the figures of the built-in table were taken from
-// OpenAI's pricing page (platform.openai.com/docs/pricing, standard tier),
-// as it stood at the gpt-5 launch.
-const PricesTaken = "2025-08"
-
 // prices is the price list beside the models table (models.go): name
-// prefix → price, as OpenAI publishes them (standard tier, as of
-// PricesTaken). The longest matching prefix wins. Models served locally or
+// prefix → price, as OpenAI's pricing page (platform.openai.com/docs/pricing,
+// standard tier) gave them in August 2025, at the gpt-5 launch. The longest matching prefix wins. Models served locally or
 // by other providers are absent: their cost is not clawdcode's to guess;
 // the user states it in config.toml ([prices."MODEL"], see Prices).
 var prices = []struct {
