@@ -10,10 +10,12 @@ type Price struct {
 }
 
 // prices is the price list beside the models table (models.go): name
-// prefix → price, as OpenAI's pricing page (platform.openai.com/docs/pricing,
-// standard tier) gave them in August 2025, at the gpt-5 launch. The longest matching prefix wins. Models served locally or
-// by other providers are absent: their cost is not clawdcode's to guess;
-// the user states it in config.toml ([prices."MODEL"], see Prices).
+// prefix → price, as OpenAI's pricing page
+// (platform.openai.com/docs/pricing, standard tier) gave them in August
+// 2025, at the gpt-5 launch. The longest matching prefix wins. Models
+// served locally or by other providers are absent: their cost is not
+// clawdcode's to guess; the user states it in config.toml
+// ([prices."MODEL"], see Prices).
 var prices = []struct {
 	prefix string
 	Price
