@@ -72,7 +72,11 @@ func TestTableHoldsTiktokensRanks(t *testing.T) {
 		if ranks.Len() != enc.ranks.n {
 			t.Fatalf("%s: table has %d ranks, tiktoken-go %d", name, enc.ranks.n, ranks.Len())
 		}
-		for r := range enc.ranks.n {
+		stride := 1
+		if raceDetector {
+			stride = 97 // a sample: the loop is sequential, nothing for the detector
+		}
+		for r := 0; r < enc.ranks.n; r += stride {
 			tok := enc.ranks.token(r)
 			if got := ranks.MapIndex(reflect.ValueOf(tok)); !got.IsValid() || int(got.Int()) != r {
 				t.Fatalf("%s: rank %d is %q in the table, tiktoken-go ranks it %v", name, r, tok, got)
@@ -96,7 +100,11 @@ func TestEncodeMatchesTiktoken(t *testing.T) {
 		texts = append(texts, s.Text)
 	}
 	rng := rand.New(rand.NewPCG(22, 2026))
-	for range 300 {
+	n := 300
+	if raceDetector {
+		n = 30
+	}
+	for range n {
 		texts = append(texts, randomText(rng, 1+rng.IntN(600)))
 	}
 	for _, name := range []string{O200kBase, Cl100kBase} {
