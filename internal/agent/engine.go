@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -21,15 +20,22 @@ import (
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
-// LLM is what the loop needs: something that streams a chat completion.
-// *llm.Client satisfies it.
+// LLM is what the engine needs of the model server: something that
+// streams a chat completion, and lists the models it offers (for /model).
+// *llm.Client satisfies it; declared whole, so a wrapper (the CLI's lazy
+// client) cannot hide the list by leaving a method out.
 type LLM interface {
 	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error)
+	ListModels(ctx context.Context) ([]string, error)
 }
+
+var _ LLM = (*llm.Client)(nil)
 
 // Sink receives a turn's events as they happen; the REPL renders them live,
 // -p collects them (text / json / stream-json). Calls come from the goroutine
-// that called Submit.
+// that called Submit. A tool's name is the tool's own (tools.NameEdit, an MCP
+// tool's full name), never the model's spelling of it ("edit"): a front end
+// may decide what to show by it.
 type Sink interface {
 	Text(delta string)                                // assistant text as it streams
 	ToolStart(id, name string, input json.RawMessage) // before a tool runs (after permission)
@@ -397,16 +403,9 @@ func (e *Engine) runHook(ctx context.Context, event, tool string, payload hooks.
 	return e.cfg.Hooks.Run(ctx, event, tool, common, payload)
 }
 
-// ListModels returns the models the server offers, when the model client
-// can ask (*llm.Client can).
+// ListModels returns the models the server offers.
 func (e *Engine) ListModels(ctx context.Context) ([]string, error) {
-	l, ok := e.cfg.LLM.(interface {
-		ListModels(ctx context.Context) ([]string, error)
-	})
-	if !ok {
-		return nil, errors.New("list models: the model client cannot list models")
-	}
-	return l.ListModels(ctx)
+	return e.cfg.LLM.ListModels(ctx)
 }
 
 // Title is the current session's title ("" when it has none yet).

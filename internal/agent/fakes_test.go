@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -109,6 +110,11 @@ type fakeLLM struct {
 	mu    sync.Mutex
 	steps []step
 	reqs  []llm.Request
+}
+
+// ListModels: a fake server that lists no models, as some do not.
+func (f *fakeLLM) ListModels(context.Context) ([]string, error) {
+	return nil, errors.New("fake server: no GET /models")
 }
 
 func (f *fakeLLM) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {

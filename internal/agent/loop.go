@@ -202,6 +202,17 @@ type delegator interface {
 	Delegate(input json.RawMessage) (tools.Tool, json.RawMessage, error)
 }
 
+// lookup finds the tool a call names. Past the lookup the call goes by the
+// tool's own name, not the model's spelling of it: "edit" runs, and is
+// shown and recorded, as Edit. An unknown tool keeps the model's name.
+func (l *loop) lookup(name string) (tools.Tool, string, bool) {
+	tool, ok := tools.Lookup(l.tools, name)
+	if ok {
+		name = tool.Name()
+	}
+	return tool, name, ok
+}
+
 // runCalls answers every tool call of resp in order. When the turn is
 // interrupted or a call cannot be decided, the remaining calls are still
 // answered so that the session replays into a valid request.
@@ -216,7 +227,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			// reports its missing parameters like any other bad input.
 			input = json.RawMessage("{}")
 		}
-		tool, ok := tools.Lookup(l.tools, call.Name)
+		tool, name, ok := l.lookup(call.Name)
 		switch {
 		case !ok:
 			if err := l.answer(call.ID, call.Name, tools.Result{Error: fmt.Sprintf("unknown tool %s", call.Name)}); err != nil {
@@ -224,8 +235,8 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			}
 			continue
 		case !json.Valid(input):
-			msg := fmt.Sprintf("invalid JSON arguments for %s: %s", call.Name, clip(call.Arguments, 200))
-			if err := l.answer(call.ID, call.Name, tools.Result{Error: msg}); err != nil {
+			msg := fmt.Sprintf("invalid JSON arguments for %s: %s", name, clip(call.Arguments, 200))
+			if err := l.answer(call.ID, name, tools.Result{Error: msg}); err != nil {
 				return err
 			}
 			continue
@@ -235,16 +246,16 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 		if d, ok := tool.(delegator); ok {
 			inner, innerInput, err := d.Delegate(input)
 			if err != nil {
-				if err := l.answer(call.ID, call.Name, tools.Result{Error: err.Error()}); err != nil {
+				if err := l.answer(call.ID, name, tools.Result{Error: err.Error()}); err != nil {
 					return err
 				}
 				continue
 			}
-			tool, input = inner, innerInput
+			tool, input, name = inner, innerInput, inner.Name()
 		}
 		if l.hook != nil {
 			if out := l.hook(ctx, hooks.PreToolUse, tool.Name(), hooks.Payload{"tool_name": tool.Name(), "tool_input": input}); out.Block {
-				if err := l.answer(call.ID, call.Name, tools.Result{Error: "denied by a PreToolUse hook: " + out.Reason}); err != nil {
+				if err := l.answer(call.ID, name, tools.Result{Error: "denied by a PreToolUse hook: " + out.Reason}); err != nil {
 					return err
 				}
 				continue
@@ -253,7 +264,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 		// A call that cannot succeed fails before anyone is asked to
 		// allow it (Edit of a file never read, Write under CLAWDCODE_HOME).
 		if res, ok := tools.Precheck(tool, input); !ok {
-			if err := l.answer(call.ID, call.Name, res); err != nil {
+			if err := l.answer(call.ID, name, res); err != nil {
 				return err
 			}
 			continue
@@ -263,25 +274,25 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			if ctx.Err() != nil {
 				return l.abandon(resp, i, interruptedResult, interrupted(ctx))
 			}
-			err = fmt.Errorf("permission for %s: %w", call.Name, err)
+			err = fmt.Errorf("permission for %s: %w", name, err)
 			return l.abandon(resp, i, "the permission check failed: "+err.Error(), err)
 		}
 		if denied != "" {
-			if err := l.answer(call.ID, call.Name, tools.Result{Error: denied}); err != nil {
+			if err := l.answer(call.ID, name, tools.Result{Error: denied}); err != nil {
 				return err
 			}
 			continue
 		}
-		l.sink.ToolStart(call.ID, call.Name, input)
+		l.sink.ToolStart(call.ID, name, input)
 		result := runTool(ctx, tool, input, toolStopGrace)
 		if ctx.Err() != nil {
 			result.Error = interruptedResult
-			if err := l.answer(call.ID, call.Name, result); err != nil {
+			if err := l.answer(call.ID, name, result); err != nil {
 				return err
 			}
 			return l.abandon(resp, i+1, interruptedResult, interrupted(ctx))
 		}
-		if err := l.answer(call.ID, call.Name, result); err != nil {
+		if err := l.answer(call.ID, name, result); err != nil {
 			return err
 		}
 	}
@@ -330,7 +341,8 @@ func (l *loop) answer(id, name string, res tools.Result) error {
 // returns cause (or the error that kept an answer from being recorded).
 func (l *loop) abandon(resp *llm.Response, from int, reason string, cause error) error {
 	for _, call := range resp.ToolCalls[from:] {
-		if err := l.answer(call.ID, call.Name, tools.Result{Error: reason}); err != nil {
+		_, name, _ := l.lookup(call.Name)
+		if err := l.answer(call.ID, name, tools.Result{Error: reason}); err != nil {
 			return errors.Join(cause, err)
 		}
 	}

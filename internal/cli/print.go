@@ -336,3 +336,11 @@ func (l *lazyLLM) Stream(ctx context.Context, req llm.Request, onDelta func(llm.
 	}
 	return c.Stream(ctx, req, onDelta)
 }
+
+func (l *lazyLLM) ListModels(ctx context.Context) ([]string, error) {
+	c, err := l.f.LLM()
+	if err != nil {
+		return nil, err
+	}
+	return c.ListModels(ctx)
+}

@@ -221,6 +221,15 @@ func (f *File) check(lines map[string]int) error {
 	if err := f.checkPrices(bad); err != nil {
 		return err
 	}
+	if err := f.checkHooks(bad); err != nil {
+		return err
+	}
+	return f.checkMCPServers(bad)
+}
+
+// checkHooks holds every [[hooks.EVENT]] entry to a timeout that is not
+// negative and to what hooks.Validate asks of a hook.
+func (f *File) checkHooks(bad func(key, format string, args ...any) error) error {
 	events := make([]string, 0, len(f.Hooks))
 	for event := range f.Hooks {
 		events = append(events, event)
@@ -236,6 +245,12 @@ func (f *File) check(lines map[string]int) error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkMCPServers holds every [mcp_servers.NAME] table to a valid name
+// and one kind of server: a command, or a url with its headers.
+func (f *File) checkMCPServers(bad func(key, format string, args ...any) error) error {
 	names := make([]string, 0, len(f.MCPServers))
 	for name := range f.MCPServers {
 		names = append(names, name)

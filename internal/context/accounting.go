@@ -104,10 +104,10 @@ func (a *accountant) setModel() {
 	a.tokenized = false
 	a.calib.ok, a.sent.ok = false, false
 	a.system.exact, a.tools.exact, a.interrupted.exact = -1, -1, -1
-	if a.live.summary != nil {
-		a.live.summary.exact = -1
+	if a.live.summary() != nil {
+		a.live.summary().exact = -1
 	}
-	for _, e := range a.live.entries {
+	for _, e := range a.live.entries() {
 		e.exact = -1
 	}
 }
@@ -184,7 +184,7 @@ func (a *accountant) breakdown(mode countMode, parts bool) request {
 	if a.synthesized > 0 {
 		r.synth = a.synthesized * a.partSize(&a.interrupted, mode)
 	}
-	entries := a.live.entries
+	entries := a.live.entries()
 	if a.calib.ok && a.calib.upto <= len(entries) {
 		n := a.calib.tokens + r.synth
 		for _, e := range entries[a.calib.upto:] {
@@ -200,8 +200,8 @@ func (a *accountant) breakdown(mode countMode, parts bool) request {
 	r.system = a.partSize(&a.system, mode)
 	r.pins = a.partSize(&a.pins, mode)
 	r.tools = a.partSize(&a.tools, mode)
-	if a.live.summary != nil {
-		r.summary = a.size(a.live.summary, mode)
+	if a.live.summary() != nil {
+		r.summary = a.size(a.live.summary(), mode)
 	}
 	for _, e := range entries {
 		r.messages += a.size(e, mode)
@@ -340,4 +340,21 @@ func (a *accountant) sizeOf(es []*entry) int {
 		n += a.countEntry(e)
 	}
 	return n
+}
+
+// messages is the full messages[] of the next request, system prompt first.
+// It also notes how many calls it answered as interrupted, for the count.
+func (a *accountant) messages() []chat.Message {
+	held := a.live.mem.Records()
+	recs := make([]*storage.Record, 0, len(held))
+	for _, e := range held {
+		recs = append(recs, e.sent())
+	}
+	msgs, synthesized := buildMessages(recs)
+	a.synthesized = synthesized
+	system := a.systemPrompt()
+	if system == "" {
+		return msgs
+	}
+	return append([]chat.Message{{Role: chat.RoleSystem, Content: system}}, msgs...)
 }

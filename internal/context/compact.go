@@ -28,21 +28,18 @@ type CompactResult struct {
 // instructions, if any, steer the summary. A failed summary is not an
 // error: the result says Fallback. Errors are ErrNothingToCompact, a
 // cancelled ctx (nothing written then) and a log that cannot be appended to.
-func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*CompactResult, error) {
-	return m.compact(ctx, trigger, instructions)
-}
-
-// compact replaces all but the most recent part of the live context by a
+//
+// It replaces all but the most recent part of the live context by a
 // summary: it appends a compact_boundary and a summary record, then makes
 // summary + retained records the live context.
-func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*CompactResult, error) {
+func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*CompactResult, error) {
 	pre := m.acct.requestTokens(exact)
 	useLLM := m.opt.LLM != nil && m.back.askModel(trigger == storage.TriggerManual)
 	frac := keepFraction
 	if !useLLM {
 		frac = fallbackKeepFraction
 	}
-	cut, ok := m.selectRetained(frac)
+	cut, ok := m.keep.cut(frac)
 	if !ok {
 		return nil, ErrNothingToCompact
 	}
@@ -64,9 +61,9 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 		counted  = -1 // the summary record's count, when summarize made it
 	)
 	if useLLM {
-		text, files, counted, failure = m.sum.summarize(ctx, m.live.summary, m.live.entries[:cut], instructions, m.messages)
+		text, files, counted, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.acct.messages)
 		if err := ctx.Err(); err != nil {
-			m.summaryUsage.Add(m.sum.takeUsage())
+			m.usage.summaries.Add(m.sum.takeUsage())
 			return nil, err
 		}
 	} else if m.opt.LLM == nil {
@@ -82,18 +79,18 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 		if !skipped {
 			m.back.failed()
 		}
-		if c, ok := m.selectRetained(fallbackKeepFraction); ok {
+		if c, ok := m.keep.cut(fallbackKeepFraction); ok {
 			cut = c
 		}
-		text, files, counted = m.sum.digest(m.live.summary, m.live.entries[:cut]), nil, -1
+		text, files, counted = m.sum.digest(m.live.summary(), m.live.entries()[:cut]), nil, -1
 	}
 
 	content := summaryPreamble + "\n\n" + text
 	if fallback {
 		content = fallbackPreamble + "\n\n" + text
 	}
-	rcpt := m.receipt(m.live.entries[:cut], text)
-	m.chargeSummary(rcpt)
+	rcpt := receipt(m.acct, m.opt.Root, m.live.entries()[:cut], text)
+	m.usage.charge(rcpt, m.sum.takeUsage(), m.opt.Prices, m.opt.Model)
 	if note := recallNote(rcpt); note != "" {
 		content += note
 		counted = -1
@@ -102,7 +99,7 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 	if err != nil {
 		return nil, err
 	}
-	m.diag().Info("compaction", "trigger", trigger, "pre_tokens", res.PreTokens, "post_tokens", res.PostTokens,
+	m.diag.Info("compaction", "trigger", trigger, "pre_tokens", res.PreTokens, "post_tokens", res.PostTokens,
 		"messages_removed", cut, "fallback", fallback, "files", len(files), "ms", time.Since(started).Milliseconds())
 	if m.opt.Hooks != nil {
 		m.opt.Hooks.PostCompact(ctx, trigger, rcpt)
@@ -122,7 +119,7 @@ func (m *Manager) compact(ctx context.Context, trigger, instructions string) (*C
 // PostTokens counts what is not counted by the fast estimate, as Usage
 // does: the server's next prompt_tokens replaces it anyway.
 func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error, rcpt *storage.Receipt) (*CompactResult, error) {
-	retained := m.live.entries[cut:]
+	retained := m.live.entries()[cut:]
 	sumRec := &storage.Record{
 		UUID:             uuid.NewString(),
 		Type:             storage.TypeUser,
@@ -134,8 +131,8 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 		sum.exact = contentTokens
 	}
 	sumTokens := m.acct.countEntry(sum)
-	if c := m.retainCeiling(sumTokens); boundOf(retained) > c && m.acct.sizeOf(retained) > c {
-		if n := m.truncateEntries(retained, c); n > 0 {
+	if c := m.keep.ceiling(sumTokens); boundOf(retained) > c && m.acct.sizeOf(retained) > c {
+		if n := m.acct.truncateEntries(retained, c); n > 0 {
 			m.notify(NoticeTruncated, "cut %d long texts of the kept messages down in memory to fit the window", n)
 		}
 	}
@@ -144,7 +141,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 		post += m.acct.size(e, estimate)
 	}
 
-	usage := m.SessionUsage()
+	usage := m.usage.total()
 	boundary := &storage.Record{
 		UUID:    uuid.NewString(),
 		Type:    storage.TypeSystem,
@@ -156,11 +153,11 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 			RetainedOffset:  retained[0].offset,
 			RetainedUUID:    retained[0].rec.UUID,
 			SessionUsage:    &usage,
-			SummaryUsage:    m.summaryUsageRecord(),
+			SummaryUsage:    m.usage.summaryRecord(),
 			Truncated:       truncatedLimits(retained),
 			EffectiveWindow: m.guard.learnt,
 			Receipt:         rcpt,
-			Pins:            m.pinList(),
+			Pins:            m.pins.pins(),
 		},
 	}
 	if m.guard.learnt > 0 && !m.guard.learntAt.IsZero() {
@@ -174,7 +171,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 	}
 	sumRec.CompactMetadata = meta
 	sumRec.Tokens = sumTokens
-	off, err := m.appendCompaction(boundary, sumRec)
+	off, err := appendCompaction(m.log, boundary, sumRec)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +184,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 	if err != nil {
 		return nil, err
 	}
-	m.usageBase, m.usageSince = usage, storage.Usage{}
+	m.usage.rebase(usage)
 	m.compactions++
 	m.acct.invalidate()
 	m.lastReceipt = rcpt
@@ -197,8 +194,8 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 // appendCompaction writes the boundary and the summary, with one write
 // when the log can: two appends leave a window in which a crash keeps the
 // boundary without its summary. It returns the summary's offset.
-func (m *Manager) appendCompaction(boundary, summary *storage.Record) (int64, error) {
-	if b, ok := m.log.(batchLog); ok {
+func appendCompaction(log PersistentStore, boundary, summary *storage.Record) (int64, error) {
+	if b, ok := log.(batchLog); ok {
 		offs, err := b.AppendBatch(boundary, summary)
 		if err != nil {
 			return 0, fmt.Errorf("append compact boundary and summary: %w", err)
@@ -208,17 +205,24 @@ func (m *Manager) appendCompaction(boundary, summary *storage.Record) (int64, er
 		}
 		return offs[1], nil
 	}
-	if _, err := m.log.Append(boundary); err != nil {
+	if _, err := log.Append(boundary); err != nil {
 		return 0, fmt.Errorf("append compact boundary: %w", err)
 	}
-	off, err := m.log.Append(summary)
+	off, err := log.Append(summary)
 	if err != nil {
 		return 0, fmt.Errorf("append compact summary: %w", err)
 	}
 	return off, nil
 }
 
-// selectRetained picks the first retained record: entries[cut:] is kept
+// retention decides what a compaction keeps verbatim, by the accounting's
+// sizes and the window guard's budgets.
+type retention struct {
+	acct  *accountant
+	guard *windowGuard
+}
+
+// cut picks the first retained record: entries[cut:] is kept
 // verbatim, entries[:cut] summarised. ok is false when nothing would be
 // dropped.
 //
@@ -228,8 +232,8 @@ func (m *Manager) appendCompaction(boundary, summary *storage.Record) (int64, er
 // the cut falls inside it, at an assistant reply (the summary, a user
 // message, then precedes it). Cuts are only ever made before a user or an
 // assistant record, so a tool call always stays with its results.
-func (m *Manager) selectRetained(frac float64) (cut int, ok bool) {
-	entries := m.live.entries
+func (k retention) cut(frac float64) (cut int, ok bool) {
+	entries := k.acct.live.entries()
 	n := len(entries)
 	if n == 0 {
 		return 0, false
@@ -238,10 +242,10 @@ func (m *Manager) selectRetained(frac float64) (cut int, ok bool) {
 	// not a bound; commit makes sure the kept part fits the ceiling.
 	tail := make([]int, n+1)
 	for i := n - 1; i >= 0; i-- {
-		tail[i] = tail[i+1] + m.acct.approx(entries[i])
+		tail[i] = tail[i+1] + k.acct.approx(entries[i])
 	}
-	ceiling := m.retainCeiling(m.guard.summaryMax())
-	budget := min(int(frac*float64(min(tail[0], m.guard.effective))), ceiling)
+	ceiling := k.ceiling(k.guard.summaryMax())
+	budget := min(int(frac*float64(min(tail[0], k.guard.effective))), ceiling)
 	isType := func(i int, t string) bool { return entries[i].rec.Type == t }
 
 	cut = -1
@@ -286,12 +290,12 @@ func (m *Manager) selectRetained(frac float64) (cut int, ok bool) {
 	return 0, false
 }
 
-// retainCeiling is the most the retained records may weigh so that system
+// ceiling is the most the retained records may weigh so that system
 // prompt, tools, a summary of summaryTokens and they stay well under the
 // trigger.
-func (m *Manager) retainCeiling(summaryTokens int) int {
+func (k retention) ceiling(summaryTokens int) int {
 	// Counted, not bounded: the byte bounds of a long system prompt and the
 	// tool definitions would eat most of a small window's ceiling.
-	c := int(postCompactionCeiling*float64(m.guard.trigger())) - m.acct.fixed() - summaryTokens
-	return max(c, m.guard.effective/20)
+	c := int(postCompactionCeiling*float64(k.guard.trigger())) - k.acct.fixed() - summaryTokens
+	return max(c, k.guard.effective/20)
 }

@@ -74,7 +74,7 @@ func TestCompactionWriteFails(t *testing.T) {
 		t.Fatal("compaction succeeded on a failing log")
 	}
 	f.log.failErr = nil
-	if f.m.Compactions() != 0 || f.m.live.summary != nil {
+	if f.m.Compactions() != 0 || f.m.live.summary() != nil {
 		t.Fatal("a compaction whose write failed is in force")
 	}
 	if after := f.request(); len(after.Messages) != len(before.Messages) {

@@ -14,7 +14,8 @@
 // A Manager layers the design card's three stores: the live context is
 // held in a storage.MemoryStore (liveContext, live.go: the summary and the
 // records in force, bounded in bytes — at the bound the longest texts are
-// cut down in memory, never dropped), every record is persisted through
+// cut down in memory, never dropped; the store holds each record's entry,
+// so it is the one list the manager reads), every record is persisted through
 // the session's JSONL file in the storage.PersistentStore (the
 // PersistentStore interface, which *storage.Session satisfies), and what is
 // recomputable is kept in the storage.CacheStore (Options.Cache: exact
@@ -29,9 +30,20 @@
 //     trigger and the reply reserve; guard.go — the overflow recovery
 //     that uses it; truncate.go — cutting texts down in memory;
 //   - summarize.go — the summariser; backoff.go — its failure back-off;
-//   - compact.go — choosing what to keep and committing a compaction;
+//   - compact.go — choosing what to keep (retention) and committing a
+//     compaction; receipt.go — what a compaction takes out (its receipt,
+//     with what its summary calls used and cost, and the recall note);
+//   - pins.go — the pins in force (pinBoard), changed only by the pin and
+//     unpin records; draft.go — a compaction written but not applied
+//     (Draft, /compact --preview); handoff.go — the records a handoff
+//     opens its new session with (HandoffRecords);
+//   - resume.go — what a resume reads from the loaded live context beyond
+//     its records: where the records after the summary begin, and the
+//     count the replies among them calibrate;
 //   - usage.go — the figures /context shows (the slash package formats
-//     them) and the smallest usable window.
+//     them) and the smallest usable window; the session's model usage,
+//     its summary calls' apart (usageTally), and what /cost prices
+//     (Spend) are in manager.go.
 //
 // # What a Manager guarantees
 //

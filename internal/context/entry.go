@@ -29,6 +29,10 @@ type entry struct {
 	est   int // fast estimate of sent(), -1 until made
 }
 
+// Live is what the MemoryStore weighs and hands back: the record held
+// (cut down when clip says so) and its offset.
+func (e *entry) Live() storage.LiveRecord { return storage.LiveRecord{Record: e.rec, Offset: e.offset} }
+
 func (e *entry) sent() *storage.Record {
 	if e.trunc != nil {
 		return e.trunc

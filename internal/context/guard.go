@@ -20,13 +20,6 @@ import (
 // large before the floor stops it.
 const MaxOverflowAttempts = 10
 
-// RecoverOverflow is the ContextGuard, called after the server rejected
-// the last request as too long, without the server's words: it is
-// RecoverOverflowFrom with no rejection to read.
-func (m *Manager) RecoverOverflow(ctx context.Context, attempt int) (bool, error) {
-	return m.RecoverOverflowFrom(ctx, attempt, nil)
-}
-
 // RecoverOverflowFrom is the ContextGuard, called after the server
 // rejected the last request (rejection, may be nil) as too long, for the
 // attempt-th time in a row. The server's window is evidently smaller than
@@ -65,7 +58,7 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 	}
 	lowered := m.guard.learn(rejection, attempt, count)
 	if lowered {
-		m.diag().Info("window learnt from a rejection", "tokens", m.guard.learnt, "attempt", attempt)
+		m.diag.Info("window learnt from a rejection", "tokens", m.guard.learnt, "attempt", attempt)
 		if err := m.recordWindow(); err != nil {
 			return false, err
 		}
@@ -74,19 +67,19 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 
 	limit := max(m.guard.effective/8, 256)
 	var oversized []*entry
-	for _, e := range m.live.entries {
+	for _, e := range m.live.entries() {
 		if e.rec.Type == storage.TypeToolResult && m.acct.countEntry(e) > limit {
 			oversized = append(oversized, e)
 		}
 	}
 	cut := 0
 	for _, e := range oversized {
-		if m.truncateEntry(e, 2*limit) {
+		if m.acct.truncateEntry(e, 2*limit) {
 			cut++
 		}
 	}
 	if cut > 0 {
-		if err := m.recordCuts(); err != nil {
+		if err := recordCuts(m.log, m.live.entries()); err != nil {
 			return false, err
 		}
 	}
@@ -102,7 +95,7 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 	}
 	if m.acct.requestTokens(exact) >= m.guard.trigger() {
 		m.notify(NoticeWarning, "the request is still too long for the window; compacting")
-		_, err := m.compact(ctx, storage.TriggerAuto, "")
+		_, err := m.Compact(ctx, storage.TriggerAuto, "")
 		switch {
 		case errors.Is(err, ErrNothingToCompact):
 			if err := m.shrinkToFit(m.guard.trigger() - 1); err != nil {
@@ -181,17 +174,18 @@ func (m *Manager) shrinkToFit(target int) error {
 	if over <= 0 {
 		return nil
 	}
-	n := m.truncateEntries(m.live.entries, m.acct.sizeOf(m.live.entries)-over)
+	n := m.acct.truncateEntries(m.live.entries(), m.acct.sizeOf(m.live.entries())-over)
 	if n == 0 {
 		return nil
 	}
 	m.notify(NoticeTruncated, "cut %d long texts down in memory to fit the context window", n)
-	return m.recordCuts()
+	return recordCuts(m.log, m.live.entries())
 }
 
-// recordCuts appends a context_cut record naming every entry now sent cut.
-func (m *Manager) recordCuts() error {
-	cut := truncatedLimits(m.live.entries)
+// recordCuts appends to log a context_cut record naming every entry of es
+// now sent cut.
+func recordCuts(log PersistentStore, es []*entry) error {
+	cut := truncatedLimits(es)
 	if len(cut) == 0 {
 		return nil
 	}
@@ -201,7 +195,7 @@ func (m *Manager) recordCuts() error {
 		Subtype:         storage.SubtypeContextCut,
 		CompactMetadata: &storage.CompactMetadata{Truncated: cut},
 	}
-	if _, err := m.log.Append(r); err != nil {
+	if _, err := log.Append(r); err != nil {
 		return fmt.Errorf("record the texts cut in memory: %w", err)
 	}
 	return nil

@@ -36,7 +36,7 @@ func guardFixture(t *testing.T) (*fixture, int) {
 func TestGuardLearnsFromTheExactCount(t *testing.T) {
 	t.Parallel()
 	f, sent := guardFixture(t)
-	if ok, err := f.m.RecoverOverflow(context.Background(), 1); !ok || err != nil {
+	if ok, err := f.m.RecoverOverflowFrom(context.Background(), 1, nil); !ok || err != nil {
 		t.Fatalf("attempt 1: %v %v", ok, err)
 	}
 	// The manager's count of a request is a little above the server's

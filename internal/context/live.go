@@ -7,10 +7,11 @@ import (
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
-// liveContext is the context in force, held in the MemoryStore: the
-// summary (nil before the first compaction) first, then the records after
-// it in file order, each with its offset in the session file. Beside each
-// record it keeps what the accounting knows of its size (entry).
+// liveContext is the context in force, held in the MemoryStore and only
+// there: the summary (when there is one) first, then the records after it
+// in file order, each an entry (its record, its offset in the session
+// file, and what the accounting knows of its size). summary and entries
+// are views of the store's one list, not copies kept in step with it.
 //
 // The MemoryStore bounds the bytes held (Options.MaxLiveBytes). Reaching
 // the bound drops nothing: the largest texts held are cut down in memory
@@ -19,30 +20,40 @@ import (
 // cuts (context_cut) and tells the user. The next request is then far over
 // the trigger anyway, so it compacts.
 type liveContext struct {
-	mem     *storage.MemoryStore
-	summary *entry
-	entries []*entry
+	mem        *storage.MemoryStore[*entry]
+	hasSummary bool // the store's first entry is the summary in force
 }
 
 // minHeldBytes is the least text a record is cut down to at the bound.
 const minHeldBytes = 2048
 
 func newLiveContext(maxBytes int64) *liveContext {
-	return &liveContext{mem: storage.NewMemoryStore(maxBytes)}
+	return &liveContext{mem: storage.NewMemoryStore[*entry](maxBytes)}
+}
+
+// summary is the summary in force (nil before the first compaction).
+func (l *liveContext) summary() *entry {
+	if !l.hasSummary {
+		return nil
+	}
+	return l.mem.Records()[0]
+}
+
+// entries are the records after the summary, in file order. The slice is
+// the store's: read it, do not keep it across a change.
+func (l *liveContext) entries() []*entry {
+	all := l.mem.Records()
+	if l.hasSummary {
+		return all[1:]
+	}
+	return all
 }
 
 // index is e's position in the MemoryStore (-1 = not held).
 func (l *liveContext) index(e *entry) int {
-	base := 0
-	if l.summary != nil {
-		if e == l.summary {
-			return 0
-		}
-		base = 1
-	}
-	for i, x := range l.entries {
+	for i, x := range l.mem.Records() {
 		if x == e {
-			return base + i
+			return i
 		}
 	}
 	return -1
@@ -53,15 +64,15 @@ func (l *liveContext) index(e *entry) int {
 func (l *liveContext) hold(e *entry) ([]*entry, error) {
 	var clipped []*entry
 	for {
-		err := l.mem.Add(storage.LiveRecord{Record: e.rec, Offset: e.offset})
+		err := l.mem.Add(e)
 		if err == nil {
-			l.entries = append(l.entries, e)
 			return clipped, nil
 		}
 		if !errors.Is(err, storage.ErrContextTooLarge) {
 			return clipped, err
 		}
-		v := l.largest(append(l.entries[:len(l.entries):len(l.entries)], e))
+		held := l.entries()
+		v := largest(append(held[:len(held):len(held)], e))
 		if v == nil {
 			return clipped, fmt.Errorf("hold %s record: %w", e.rec.Type, err)
 		}
@@ -74,21 +85,18 @@ func (l *liveContext) hold(e *entry) ([]*entry, error) {
 // cutting the largest retained texts if they alone exceed the bound.
 func (l *liveContext) install(summary *entry, retained []*entry) ([]*entry, error) {
 	var clipped []*entry
+	items := make([]*entry, 0, len(retained)+1)
+	items = append(append(items, summary), retained...)
 	for {
-		recs := make([]storage.LiveRecord, 0, len(retained)+1)
-		recs = append(recs, storage.LiveRecord{Record: summary.rec, Offset: summary.offset})
-		for _, e := range retained {
-			recs = append(recs, storage.LiveRecord{Record: e.rec, Offset: e.offset})
-		}
-		err := l.mem.Replace(recs)
+		err := l.mem.Replace(items)
 		if err == nil {
-			l.summary, l.entries = summary, append([]*entry(nil), retained...)
+			l.hasSummary = true
 			return clipped, nil
 		}
 		if !errors.Is(err, storage.ErrContextTooLarge) {
 			return clipped, err
 		}
-		v := l.largest(retained)
+		v := largest(items[1:])
 		if v == nil {
 			return clipped, fmt.Errorf("hold the compacted context: %w", err)
 		}
@@ -98,7 +106,7 @@ func (l *liveContext) install(summary *entry, retained []*entry) ([]*entry, erro
 }
 
 // largest is the entry of es with the longest text that can still be cut.
-func (l *liveContext) largest(es []*entry) *entry {
+func largest(es []*entry) *entry {
 	var best *entry
 	n := minHeldBytes
 	for _, e := range es {
@@ -121,8 +129,8 @@ func (l *liveContext) clip(e *entry, limit int) {
 		e.trunc, e.truncLimit = nil, 0
 	}
 	if i := l.index(e); i >= 0 {
-		// Smaller than before: Update cannot exceed the bound.
-		_ = l.mem.Update(i, short)
+		// Smaller than before: the store weighs it again, and it fits.
+		_ = l.mem.Update(i, e)
 	}
 }
 

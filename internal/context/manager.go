@@ -22,30 +22,30 @@ import (
 // (log), and what is recomputable is kept in the CacheStore (Options.Cache:
 // token counts, file contents for a summary, the notes on a summary's
 // parts, a window a server taught). Its policy is split along its seams:
-// the request accounting (acct), the window guard (guard), the summariser
-// (sum) and the summariser's failure back-off (back). The agent loop talks
+// the request accounting (acct), the window guard (guard), what a
+// compaction keeps (keep), the summariser (sum) and its failure back-off
+// (back), the pins (pins) and the usage tally (usage). The agent loop talks
 // only to the Manager; it is not safe for concurrent use.
 type Manager struct {
 	log PersistentStore
 	opt Options
+	// notify tells the front end (Options.Notify), formatted; diag is the
+	// diagnostic log (Options.Logger, or one that discards).
+	notify func(kind NoticeKind, format string, args ...any)
+	diag   *slog.Logger
 
 	live  *liveContext
 	acct  *accountant
 	guard windowGuard
+	keep  retention
 	sum   *summarizer
 	back  backoff
 
-	usageBase  storage.Usage // the last boundary's sessionUsage
-	usageSince storage.Usage // assistant usage after the last boundary
-	// summaryUsage is every summary call of the session: the last
-	// boundary's summaryUsage plus the calls this manager made since.
-	summaryUsage storage.Usage
+	usage usageTally
 
 	compactions int
 
-	// pins are the pinned texts in force; pinNext the highest id given.
-	pins    []storage.Pin
-	pinNext int
+	pins pinBoard
 	// lastReceipt is the receipt of the boundary in force (nil = none).
 	lastReceipt *storage.Receipt
 }
@@ -55,11 +55,16 @@ type Manager struct {
 // reply get an "interrupted" tool_result appended to the log.
 func New(ctx context.Context, log PersistentStore, live *storage.Live, opt Options) (*Manager, error) {
 	opt = opt.withDefaults()
-	m := &Manager{log: log, opt: opt, guard: newWindowGuard(opt), back: newBackoff()}
+	m := &Manager{log: log, opt: opt, guard: newWindowGuard(opt), back: newBackoff(),
+		notify: notifier(opt.Notify), diag: opt.Logger}
+	if m.diag == nil {
+		m.diag = slog.New(slog.DiscardHandler)
+	}
 	m.live = newLiveContext(m.opt.MaxLiveBytes)
 	m.acct = newAccountant(&m.opt, m.live)
+	m.keep = retention{acct: m.acct, guard: &m.guard}
 	m.sum = &summarizer{opt: &m.opt, acct: m.acct, guard: &m.guard, notify: m.notify}
-	if min, small := m.windowTooSmall(m.opt.Window); small {
+	if min, small := m.acct.windowTooSmall(&m.guard, m.opt.Window); small {
 		return nil, &WindowTooSmallError{Window: m.opt.Window, Min: min, Fixed: m.acct.fixed()}
 	}
 	if live != nil {
@@ -80,7 +85,7 @@ func New(ctx context.Context, log PersistentStore, live *storage.Live, opt Optio
 	if err := m.repair(); err != nil {
 		return nil, err
 	}
-	m.messages() // notes the calls still answered by a stand-in
+	m.acct.messages() // notes the calls still answered by a stand-in
 	return m, nil
 }
 
@@ -91,9 +96,7 @@ func New(ctx context.Context, log PersistentStore, live *storage.Live, opt Optio
 // last reply among them with a usage report calibrates the count (see
 // calibration.floor for when it does not replace the local count).
 func (m *Manager) restore(live *storage.Live) error {
-	var summaryUUID string
 	if live.Summary != nil {
-		summaryUUID = live.Summary.UUID
 		sum := m.acct.newEntry(live.Summary, -1)
 		if _, err := m.live.install(sum, nil); err != nil {
 			return err
@@ -104,75 +107,37 @@ func (m *Manager) restore(live *storage.Live) error {
 			m.back = restoredBackoff(meta.Failures, meta.SkipsLeft)
 		}
 	}
-	m.restorePins(live)
+	m.pins.restore(live)
+	m.acct.setPins(pinsText(m.pins.list))
 	var truncated map[string]int
 	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
 		m.lastReceipt = b.CompactMetadata.Receipt
 		if b.CompactMetadata.SessionUsage != nil {
-			m.usageBase = *b.CompactMetadata.SessionUsage
+			m.usage.rebase(*b.CompactMetadata.SessionUsage)
 		}
 		if b.CompactMetadata.SummaryUsage != nil {
-			m.summaryUsage = *b.CompactMetadata.SummaryUsage
+			m.usage.summaries = *b.CompactMetadata.SummaryUsage
 		}
 		truncated = b.CompactMetadata.Truncated
 	}
-	post := -1
-	if live.Summary == nil {
-		post = 0
-	}
-	// cutFrom is the number of entries when the first record after the
-	// summary says the live context was cut down in memory outside a
-	// compaction (context_cut), or that the server rejected it
-	// (context_window, which came with cuts before context_cut existed):
-	// the requests measured after it were smaller than what a resume
-	// sends, since it sends those records whole.
-	cutFrom := -1
 	for _, lr := range live.Records {
 		r := lr.Record
-		if r == nil {
-			continue
-		}
-		if r.IsSummary() {
-			if r.UUID == summaryUUID && post < 0 {
-				post = len(m.live.entries)
-			}
-			continue
-		}
-		if post < 0 && r.ParentUUID != nil && *r.ParentUUID == summaryUUID {
-			post = len(m.live.entries)
-		}
-		if post >= 0 && cutFrom < 0 && r.Type == storage.TypeSystem &&
-			(r.Subtype == storage.SubtypeContextCut || r.Subtype == storage.SubtypeContextWindow) {
-			cutFrom = len(m.live.entries)
-		}
-		if !relevant(r) {
+		if r == nil || r.IsSummary() || !relevant(r) {
 			continue
 		}
 		e := m.acct.newEntry(r, lr.Offset)
 		if limit, ok := truncated[r.UUID]; ok && limit > 0 {
 			// Cut as the compaction cut it: the context in force sent it so.
-			m.truncateEntry(e, limit)
+			m.acct.truncateEntry(e, limit)
 		}
 		if _, err := m.hold(e); err != nil {
 			return err
 		}
 	}
-	if post < 0 {
-		post = len(m.live.entries)
-	}
-	for i := post; i < len(m.live.entries); i++ {
-		r := m.live.entries[i].rec
-		if r.Type != storage.TypeAssistant || r.Message == nil || r.Message.Usage == nil {
-			continue
-		}
-		u := r.Message.Usage
-		m.usageSince.Add(*u)
-		if u.InputTokens > 0 {
-			cut := cutFrom >= 0 && i >= cutFrom
-			m.guard.accept(u.InputTokens)
-			m.acct.calib = calibration{ok: true, tokens: u.InputTokens, upto: i, floor: cut || !m.acct.sameModel(r.Message.Model)}
-		}
-	}
+	post, cutFrom := resumeMarks(live)
+	after := m.live.entries()[post:]
+	m.usage.addReplies(after)
+	m.acct.calibrateResumed(after, post, cutFrom, &m.guard)
 	// A window a server rejection taught an earlier run still holds (the
 	// same request would be refused again), unless it expired or the
 	// window was given explicitly.
@@ -184,7 +149,7 @@ func (m *Manager) restore(live *storage.Live) error {
 // repair answers the calls of the last reply that have no result, so the
 // file itself (not only the next request) is whole again.
 func (m *Manager) repair() error {
-	entries := m.live.entries
+	entries := m.live.entries()
 	last := -1
 	for i, e := range entries {
 		switch e.rec.Type {
@@ -260,7 +225,7 @@ func (m *Manager) add(r *storage.Record) error {
 		return err
 	}
 	if clipped {
-		return m.recordCuts()
+		return recordCuts(m.log, m.live.entries())
 	}
 	return nil
 }
@@ -278,7 +243,7 @@ func (m *Manager) AddUser(text string) error {
 // exactly the request the last Request returned.
 func (m *Manager) AddAssistant(resp *llm.Response) error {
 	if resp.Usage.PromptTokens > 0 {
-		upto := len(m.live.entries)
+		upto := len(m.live.entries())
 		if m.acct.sent.ok {
 			upto = m.acct.sent.upto
 		}
@@ -305,7 +270,7 @@ func (m *Manager) AddAssistant(resp *llm.Response) error {
 	if err != nil {
 		return err
 	}
-	m.usageSince.Add(usage)
+	m.usage.add(usage)
 	for _, c := range resp.ToolCalls {
 		err := m.add(&storage.Record{
 			Type: storage.TypeToolUse,
@@ -315,7 +280,7 @@ func (m *Manager) AddAssistant(resp *llm.Response) error {
 			return err
 		}
 	}
-	m.recordTokens(m.acct.requestTokens(estimate))
+	recordTokens(m.log, m.acct.requestTokens(estimate))
 	return nil
 }
 
@@ -381,8 +346,8 @@ func incompleteContent(partial string, interrupted bool, cause string) string {
 
 // recordTokens tells the session's index the context size, when the
 // PersistentStore keeps one (the manager is its one source).
-func (m *Manager) recordTokens(n int) {
-	if s, ok := m.log.(tokenRecorder); ok {
+func recordTokens(log PersistentStore, n int) {
+	if s, ok := log.(tokenRecorder); ok {
 		s.SetTokens(n)
 	}
 }
@@ -400,13 +365,13 @@ func (m *Manager) AddToolResult(id, output, errText string) error {
 // The check costs O(new content): the cheap upper bound decides first, and
 // only records never counted before are tokenized.
 func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
-	msgs := m.messages()
+	msgs := m.acct.messages()
 	n := m.acct.requestTokens(bound)
 	if n >= m.guard.trigger() {
 		n = m.acct.requestTokens(exact)
 	}
 	if n >= m.guard.trigger() {
-		_, err := m.compact(ctx, storage.TriggerAuto, "")
+		_, err := m.Compact(ctx, storage.TriggerAuto, "")
 		switch {
 		case err == nil:
 		case errors.Is(err, ErrNothingToCompact):
@@ -416,31 +381,12 @@ func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 		default:
 			return llm.Request{}, err
 		}
-		msgs = m.messages()
+		msgs = m.acct.messages()
 		n = m.acct.requestTokens(exact)
 	}
-	m.acct.sent = calibration{ok: true, upto: len(m.live.entries)}
-	m.recordTokens(n)
+	m.acct.sent = calibration{ok: true, upto: len(m.live.entries())}
+	recordTokens(m.log, n)
 	return llm.Request{Model: m.opt.Model, Messages: msgs, Tools: m.opt.Tools}, nil
-}
-
-// messages is the full messages[] of the next request, system prompt first.
-// It also notes how many calls it answered as interrupted, for the count.
-func (m *Manager) messages() []chat.Message {
-	recs := make([]*storage.Record, 0, len(m.live.entries)+1)
-	if m.live.summary != nil {
-		recs = append(recs, m.live.summary.rec)
-	}
-	for _, e := range m.live.entries {
-		recs = append(recs, e.sent())
-	}
-	msgs, synthesized := buildMessages(recs)
-	m.acct.synthesized = synthesized
-	system := m.systemPrompt()
-	if system == "" {
-		return msgs
-	}
-	return append([]chat.Message{{Role: chat.RoleSystem, Content: system}}, msgs...)
 }
 
 // SetModel switches the model: the token counter, and the window when it
@@ -464,31 +410,56 @@ func (m *Manager) Model() string { return m.opt.Model }
 // Compactions is the number of compactions done by this manager.
 func (m *Manager) Compactions() int { return m.compactions }
 
-// SessionUsage is the cumulative model usage of the session (for /cost):
-// the last boundary's sessionUsage plus every reply after it.
-func (m *Manager) SessionUsage() storage.Usage {
-	u := m.usageBase
-	u.Add(m.usageSince)
+// Spend is what the session's model calls used and what they cost, for
+// /cost.
+type Spend struct {
+	// Session is the replies' usage: the last boundary's sessionUsage
+	// plus every reply after it.
+	Session storage.Usage
+	// Summaries is what the summary calls used, apart: the compactions'
+	// on record, and any this process made since (a preview's).
+	Summaries storage.Usage
+	// Price is the current model's price by the price list in force;
+	// Priced says whether one is known.
+	Price  tokens.Price
+	Priced bool
+}
+
+// Spend is the session's usage, its summary calls' and the model's price.
+func (m *Manager) Spend() Spend {
+	p, ok := m.opt.Prices.Of(m.opt.Model)
+	return Spend{Session: m.usage.total(), Summaries: m.usage.summaries, Price: p, Priced: ok}
+}
+
+// usageTally is a session's model usage: the last boundary's sessionUsage
+// (base) plus every reply after it (since), and apart from them every
+// summary call's (summaries: the last boundary's summaryUsage plus the
+// calls made since).
+type usageTally struct{ base, since, summaries storage.Usage }
+
+// addReplies adds the usage the replies among es reported.
+func (t *usageTally) addReplies(es []*entry) {
+	for _, e := range es {
+		if u := replyUsage(e.rec); u != nil {
+			t.add(*u)
+		}
+	}
+}
+
+func (t *usageTally) add(u storage.Usage) { t.since.Add(u) }
+
+// rebase starts from a boundary's sessionUsage.
+func (t *usageTally) rebase(base storage.Usage) { t.base, t.since = base, storage.Usage{} }
+
+func (t *usageTally) total() storage.Usage {
+	u := t.base
+	u.Add(t.since)
 	return u
 }
 
-// SummaryUsage is what the session's summary calls used (for /cost): the
-// compactions' on record, and any this process made since (a preview's).
-func (m *Manager) SummaryUsage() storage.Usage { return m.summaryUsage }
-
-// Price is the current model's price by the price list in force, and
-// whether one is known.
-func (m *Manager) Price() (tokens.Price, bool) { return m.opt.Prices.Of(m.opt.Model) }
-
-// notify sends a notice, formatted.
-func (m *Manager) notify(kind NoticeKind, format string, args ...any) {
-	m.opt.Notify(Notice{Kind: kind, Text: strings.TrimSpace(fmt.Sprintf(format, args...))})
-}
-
-// diag is the diagnostic logger (a discarding one when none was given).
-func (m *Manager) diag() *slog.Logger {
-	if m.opt.Logger == nil {
-		return slog.New(slog.DiscardHandler)
+// notifier formats notices for send.
+func notifier(send func(Notice)) func(kind NoticeKind, format string, args ...any) {
+	return func(kind NoticeKind, format string, args ...any) {
+		send(Notice{Kind: kind, Text: strings.TrimSpace(fmt.Sprintf(format, args...))})
 	}
-	return m.opt.Logger
 }

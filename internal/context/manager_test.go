@@ -188,8 +188,8 @@ func TestResumeRestoresTheSameRequest(t *testing.T) {
 			if !reflect.DeepEqual(got.Messages, want.Messages) {
 				t.Errorf("resumed request differs:\n got %v\nwant %v", got.Messages, want.Messages)
 			}
-			if m2.SessionUsage() != f.m.SessionUsage() {
-				t.Errorf("session usage %+v, want %+v", m2.SessionUsage(), f.m.SessionUsage())
+			if m2.Spend().Session != f.m.Spend().Session {
+				t.Errorf("session usage %+v, want %+v", m2.Spend().Session, f.m.Spend().Session)
 			}
 		})
 	}
@@ -236,8 +236,8 @@ func TestSummaryFailureFallsBack(t *testing.T) {
 				!strings.HasPrefix(s.Message.Content, fallbackPreamble) || !strings.Contains(s.Message.Content, "request 0: ") {
 				t.Errorf("fallback summary record %+v %q", s.CompactMetadata, s.Message.Content)
 			}
-			if len(f.m.live.entries) <= len(good.m.live.entries) {
-				t.Errorf("fallback kept %d records, the summary path %d: want more", len(f.m.live.entries), len(good.m.live.entries))
+			if len(f.m.live.entries()) <= len(good.m.live.entries()) {
+				t.Errorf("fallback kept %d records, the summary path %d: want more", len(f.m.live.entries()), len(good.m.live.entries()))
 			}
 			if res.PostTokens >= f.m.guard.trigger() || gres.PostTokens >= good.m.guard.trigger() {
 				t.Errorf("post tokens %d / %d, trigger %d", res.PostTokens, gres.PostTokens, f.m.guard.trigger())
@@ -413,7 +413,7 @@ func TestRecoverOverflowStages(t *testing.T) {
 	sent := f.request()
 	sentTokens := requestSize(f.counter, sent)
 
-	ok, err := f.m.RecoverOverflow(context.Background(), 1)
+	ok, err := f.m.RecoverOverflowFrom(context.Background(), 1, nil)
 	if !ok || err != nil {
 		t.Fatalf("attempt 1: %v %v", ok, err)
 	}
@@ -439,7 +439,7 @@ func TestRecoverOverflowStages(t *testing.T) {
 	}
 
 	before := f.m.Compactions()
-	ok, err = f.m.RecoverOverflow(context.Background(), 2)
+	ok, err = f.m.RecoverOverflowFrom(context.Background(), 2, nil)
 	if !ok || err != nil {
 		t.Fatalf("attempt 2: %v %v", ok, err)
 	}
@@ -454,7 +454,7 @@ func TestRecoverOverflowStages(t *testing.T) {
 		if attempt > MaxOverflowAttempts+1 {
 			t.Fatalf("still recovering after %d attempts", attempt-1)
 		}
-		ok, err := f.m.RecoverOverflow(context.Background(), attempt)
+		ok, err := f.m.RecoverOverflowFrom(context.Background(), attempt, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -570,10 +570,10 @@ func TestSessionUsageSpansCompactions(t *testing.T) {
 	}
 	add(50, 5)
 	want := storage.Usage{InputTokens: 650, OutputTokens: 65}
-	if got := f.m.SessionUsage(); got != want {
+	if got := f.m.Spend().Session; got != want {
 		t.Errorf("SessionUsage = %+v, want %+v", got, want)
 	}
-	if got := f.resume(true).SessionUsage(); got != want {
+	if got := f.resume(true).Spend().Session; got != want {
 		t.Errorf("resumed SessionUsage = %+v, want %+v", got, want)
 	}
 }
@@ -585,7 +585,7 @@ func TestLogFailureIsReported(t *testing.T) {
 	if err := f.m.AddUser("x"); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("err = %v", err)
 	}
-	if len(f.m.live.entries) != 0 {
+	if len(f.m.live.entries()) != 0 {
 		t.Error("an unpersisted record joined the live context")
 	}
 }
@@ -601,7 +601,7 @@ func TestSetModelRecounts(t *testing.T) {
 	}
 	f.m.acct.requestTokens(exact)
 	f.m.SetModel("other")
-	if f.m.Model() != "other" || !reflect.DeepEqual(built, []string{"other"}) || f.m.live.entries[0].exact != -1 {
+	if f.m.Model() != "other" || !reflect.DeepEqual(built, []string{"other"}) || f.m.live.entries()[0].exact != -1 {
 		t.Errorf("model %q, counters built %v", f.m.Model(), built)
 	}
 	if req := f.request(); req.Model != "other" {
@@ -699,8 +699,8 @@ func TestCompactionTokenizesNoDroppedRecord(t *testing.T) {
 	if res.PostTokens <= 0 || res.PostTokens >= res.PreTokens {
 		t.Errorf("pre %d, post %d tokens: want 0 < post < pre", res.PreTokens, res.PostTokens)
 	}
-	if len(f.m.live.entries) < 3 || len(f.m.live.entries) > 40 {
-		t.Errorf("kept %d of 160 records, want about a fifth", len(f.m.live.entries))
+	if len(f.m.live.entries()) < 3 || len(f.m.live.entries()) > 40 {
+		t.Errorf("kept %d of 160 records, want about a fifth", len(f.m.live.entries()))
 	}
 }
 

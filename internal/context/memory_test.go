@@ -39,7 +39,7 @@ func TestSummaryPromptAndItsAnswer(t *testing.T) {
 	if len(req.Tools) != 0 {
 		t.Error("the summary request offers tools")
 	}
-	sum := f.m.live.summary.rec.Message.Content
+	sum := f.m.live.summary().rec.Message.Content
 	if strings.Contains(sum, "PRIVATE-THOUGHTS") || strings.Contains(sum, "<summary>") || !strings.Contains(sum, "SUMMARY-1") {
 		t.Errorf("stored summary:\n%s", sum)
 	}
@@ -63,7 +63,7 @@ func TestSummaryPromptAndItsAnswer(t *testing.T) {
 	if !strings.HasPrefix(user, "UPDATE MODE") || !strings.Contains(user, "SUMMARY-1") || strings.Contains(user, "Recall: the") {
 		t.Errorf("the second summary request is not an update of the first:\n%s", user)
 	}
-	sum = f.m.live.summary.rec.Message.Content
+	sum = f.m.live.summary().rec.Message.Content
 	for _, want := range []string{"> user message 0: please keep", "> user message 8"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("the merged summary lost %q:\n%s", want, sum)

@@ -59,7 +59,7 @@ func TestServerWindowSmallerThanBelieved(t *testing.T) {
 				return attempt, err
 			}
 			attempt++
-			if ok, err := m.RecoverOverflow(ctx, attempt); err != nil || !ok {
+			if ok, err := m.RecoverOverflowFrom(ctx, attempt, nil); err != nil || !ok {
 				return attempt, fmt.Errorf("gave up after %d attempts: %v", attempt, err)
 			}
 		}

@@ -27,23 +27,90 @@ var (
 	ErrNoSuchPin = errors.New("no such pin")
 )
 
-// Pins lists the pins in force, oldest first (/pins numbers them from 1).
-func (m *Manager) Pins() []storage.Pin { return m.pinList() }
+// pinBoard is the pins in force and the highest id given. It changes only
+// by apply (a pin or unpin record, live or read back), so the session file
+// and the board never disagree.
+type pinBoard struct {
+	list []storage.Pin
+	next int
+}
 
-func (m *Manager) pinList() []storage.Pin {
-	if len(m.pins) == 0 {
+// pins lists the pins in force, oldest first (nil = none); a copy.
+func (b *pinBoard) pins() []storage.Pin {
+	if len(b.list) == 0 {
 		return nil
 	}
-	return append([]storage.Pin(nil), m.pins...)
+	return append([]storage.Pin(nil), b.list...)
 }
+
+func (b *pinBoard) nextID() int {
+	next := b.next + 1
+	for _, p := range b.list {
+		next = max(next, p.ID+1)
+	}
+	return next
+}
+
+// pin returns pin n (1-based, as /pins lists them).
+func (b *pinBoard) pin(n int) (storage.Pin, error) {
+	if n < 1 || n > len(b.list) {
+		return storage.Pin{}, fmt.Errorf("%w %d: there are %d", ErrNoSuchPin, n, len(b.list))
+	}
+	return b.list[n-1], nil
+}
+
+// apply changes the pins in force by a pin or unpin record.
+func (b *pinBoard) apply(subtype string, p storage.Pin) {
+	switch subtype {
+	case storage.SubtypePin:
+		for _, q := range b.list {
+			if q.ID == p.ID {
+				return
+			}
+		}
+		b.list = append(b.list, p)
+		b.next = max(b.next, p.ID)
+	case storage.SubtypeUnpin:
+		for i, q := range b.list {
+			if q.ID == p.ID {
+				b.list = append(b.list[:i:i], b.list[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// restore takes the boundary's pins and the pin records after it.
+func (b *pinBoard) restore(live *storage.Live) {
+	if bd := live.Boundary; bd != nil && bd.CompactMetadata != nil {
+		for _, p := range bd.CompactMetadata.Pins {
+			b.list = append(b.list, p)
+			b.next = max(b.next, p.ID)
+		}
+	}
+	// Pin records among the retained ones, before the boundary, are in
+	// its pins already (apply ignores an id it has), or were unpinned
+	// before it by a record that follows them.
+	for _, lr := range live.Records {
+		r := lr.Record
+		if r != nil && r.Type == storage.TypeSystem && r.Pin != nil &&
+			(r.Subtype == storage.SubtypePin || r.Subtype == storage.SubtypeUnpin) {
+			b.apply(r.Subtype, *r.Pin)
+		}
+	}
+}
+
+// Pins lists the pins in force, oldest first (/pins numbers them from 1).
+func (m *Manager) Pins() []storage.Pin { return m.pins.pins() }
 
 // Pin pins text (empty = the last user message of the live context),
 // appends its record and returns it.
 func (m *Manager) Pin(text string) (storage.Pin, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		for i := len(m.live.entries) - 1; i >= 0; i-- {
-			if r := m.live.entries[i].rec; r.Type == storage.TypeUser && !r.IsCompactSummary {
+		entries := m.live.entries()
+		for i := len(entries) - 1; i >= 0; i-- {
+			if r := entries[i].rec; r.Type == storage.TypeUser && !r.IsCompactSummary {
 				text = strings.TrimSpace(messageContent(r))
 				break
 			}
@@ -52,78 +119,28 @@ func (m *Manager) Pin(text string) (storage.Pin, error) {
 	if text == "" {
 		return storage.Pin{}, ErrNoPinText
 	}
-	p := storage.Pin{ID: m.nextPinID(), Text: text}
+	p := storage.Pin{ID: m.pins.nextID(), Text: text}
 	if _, err := m.log.Append(&storage.Record{UUID: uuid.NewString(), Type: storage.TypeSystem, Subtype: storage.SubtypePin, Pin: &p}); err != nil {
 		return storage.Pin{}, fmt.Errorf("append pin record: %w", err)
 	}
-	m.applyPin(storage.SubtypePin, p)
+	m.pins.apply(storage.SubtypePin, p)
+	m.acct.setPins(pinsText(m.pins.list))
 	return p, nil
 }
 
 // Unpin removes pin n (1-based, as /pins lists them), appending its record.
 func (m *Manager) Unpin(n int) (storage.Pin, error) {
-	if n < 1 || n > len(m.pins) {
-		return storage.Pin{}, fmt.Errorf("%w %d: there are %d", ErrNoSuchPin, n, len(m.pins))
+	p, err := m.pins.pin(n)
+	if err != nil {
+		return p, err
 	}
-	p := m.pins[n-1]
 	if _, err := m.log.Append(&storage.Record{UUID: uuid.NewString(), Type: storage.TypeSystem, Subtype: storage.SubtypeUnpin,
 		Pin: &storage.Pin{ID: p.ID}}); err != nil {
 		return storage.Pin{}, fmt.Errorf("append unpin record: %w", err)
 	}
-	m.applyPin(storage.SubtypeUnpin, p)
+	m.pins.apply(storage.SubtypeUnpin, p)
+	m.acct.setPins(pinsText(m.pins.list))
 	return p, nil
-}
-
-func (m *Manager) nextPinID() int {
-	next := m.pinNext + 1
-	for _, p := range m.pins {
-		next = max(next, p.ID+1)
-	}
-	return next
-}
-
-// applyPin changes the pins in force (a pin or unpin record, live or read
-// back) and the system prompt part that carries them.
-func (m *Manager) applyPin(subtype string, p storage.Pin) {
-	switch subtype {
-	case storage.SubtypePin:
-		for _, q := range m.pins {
-			if q.ID == p.ID {
-				return
-			}
-		}
-		m.pins = append(m.pins, p)
-		m.pinNext = max(m.pinNext, p.ID)
-	case storage.SubtypeUnpin:
-		for i, q := range m.pins {
-			if q.ID == p.ID {
-				m.pins = append(m.pins[:i:i], m.pins[i+1:]...)
-				break
-			}
-		}
-	}
-	m.acct.setPins(pinsText(m.pins))
-}
-
-// restorePins takes the boundary's pins and the pin records after it.
-func (m *Manager) restorePins(live *storage.Live) {
-	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
-		for _, p := range b.CompactMetadata.Pins {
-			m.pins = append(m.pins, p)
-			m.pinNext = max(m.pinNext, p.ID)
-		}
-	}
-	// Pin records among the retained ones, before the boundary, are in
-	// its pins already (applyPin ignores an id it has), or were unpinned
-	// before it by a record that follows them.
-	for _, lr := range live.Records {
-		r := lr.Record
-		if r != nil && r.Type == storage.TypeSystem && r.Pin != nil &&
-			(r.Subtype == storage.SubtypePin || r.Subtype == storage.SubtypeUnpin) {
-			m.applyPin(r.Subtype, *r.Pin)
-		}
-	}
-	m.acct.setPins(pinsText(m.pins))
 }
 
 // pinsText is the block the system prompt ends with ("" = no pins).
@@ -140,14 +157,14 @@ func pinsText(pins []storage.Pin) string {
 }
 
 // systemPrompt is the system message's content: the prompt, then the pins.
-func (m *Manager) systemPrompt() string {
+func (a *accountant) systemPrompt() string {
 	switch {
-	case m.acct.pinsText == "":
-		return m.opt.System
-	case m.opt.System == "":
-		return m.acct.pinsText
+	case a.pinsText == "":
+		return a.opt.System
+	case a.opt.System == "":
+		return a.pinsText
 	}
-	return m.opt.System + "\n\n" + m.acct.pinsText
+	return a.opt.System + "\n\n" + a.pinsText
 }
 
 // setPins makes text the pins' part of every request. The server's last

@@ -75,7 +75,7 @@ func checkFits(t *testing.T, f *fixture, req llm.Request) {
 	t.Helper()
 	checkWellFormed(t, req.Messages)
 	if n := requestSize(f.counter, req); n >= f.m.guard.trigger() {
-		t.Fatalf("request of %d tokens, trigger %d (window %d) compactions %d entries %d notices %v bound %d exact %d calib %+v", n, f.m.guard.trigger(), f.m.guard.effective, f.m.Compactions(), len(f.m.live.entries), f.notices, f.m.acct.requestTokens(bound), f.m.acct.requestTokens(exact), f.m.acct.calib)
+		t.Fatalf("request of %d tokens, trigger %d (window %d) compactions %d entries %d notices %v bound %d exact %d calib %+v", n, f.m.guard.trigger(), f.m.guard.effective, f.m.Compactions(), len(f.m.live.entries()), f.notices, f.m.acct.requestTokens(bound), f.m.acct.requestTokens(exact), f.m.acct.calib)
 	}
 	if last := f.log.recs[len(f.log.recs)-1].Record; last.IsBoundary() {
 		t.Fatal("a boundary without its summary")

@@ -7,6 +7,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/fileanalyzer"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
 // Bounds of a receipt: the record keeps at most receiptMaxItems paths and
@@ -20,9 +21,10 @@ const (
 
 // receipt says what a compaction takes out of the context: the dropped
 // entries (the summary in force is replaced too, but its own receipt
-// covered its range), their messages and tokens, the paths and commands
-// they name, and which of those summary does not mention.
-func (m *Manager) receipt(dropped []*entry, summary string) *storage.Receipt {
+// covered its range), their messages and tokens (as a sizes them), the
+// paths and commands they name (relative to root), and which of those
+// summary does not mention.
+func receipt(a *accountant, root string, dropped []*entry, summary string) *storage.Receipt {
 	r := &storage.Receipt{Paths: []string{}, Commands: []string{},
 		NotInSummary: storage.NotInSummary{Paths: []string{}, Commands: []string{}}}
 	if len(dropped) == 0 {
@@ -41,10 +43,10 @@ func (m *Manager) receipt(dropped []*entry, summary string) *storage.Receipt {
 		case storage.TypeToolResult:
 			r.Messages++
 		}
-		r.Tokens += m.acct.size(e, estimate)
+		r.Tokens += a.size(e, estimate)
 	}
 	r.First, r.Last = dropped[0].rec.UUID, dropped[len(dropped)-1].rec.UUID
-	paths, commands := fileanalyzer.Touched(m.opt.Root, msgs)
+	paths, commands := fileanalyzer.Touched(root, msgs)
 	for _, c := range commands {
 		r.Commands = append(r.Commands, cutUTF8(c, receiptCommandBytes))
 	}
@@ -64,29 +66,28 @@ func (m *Manager) receipt(dropped []*entry, summary string) *storage.Receipt {
 	return r
 }
 
-// chargeSummary adds what the summary calls since the last charge used to
-// the session's summary usage and to r, with their cost at the current
-// model's price when it is known.
-func (m *Manager) chargeSummary(r *storage.Receipt) {
-	u := m.sum.takeUsage()
+// charge adds u, what the summary calls since the last charge used, to
+// the session's summary usage and to r, with their cost at model's price
+// in prices when it is known.
+func (t *usageTally) charge(r *storage.Receipt, u storage.Usage, prices tokens.Prices, model string) {
 	if u == (storage.Usage{}) {
 		return
 	}
-	m.summaryUsage.Add(u)
+	t.summaries.Add(u)
 	r.SummaryUsage = &u
-	if p, ok := m.Price(); ok {
+	if p, ok := prices.Of(model); ok {
 		c := p.Cost(u.InputTokens, u.CacheReadInputTokens, u.OutputTokens)
 		r.SummaryCost = &c
 	}
 }
 
-// summaryUsageRecord is the session's summary usage for a boundary (nil
-// when no summary call was ever made).
-func (m *Manager) summaryUsageRecord() *storage.Usage {
-	if m.summaryUsage == (storage.Usage{}) {
+// summaryRecord is the session's summary usage for a boundary (nil when
+// no summary call was ever made).
+func (t *usageTally) summaryRecord() *storage.Usage {
+	if t.summaries == (storage.Usage{}) {
 		return nil
 	}
-	u := m.summaryUsage
+	u := t.summaries
 	return &u
 }
 

@@ -296,7 +296,7 @@ func TestResumeCalibration(t *testing.T) {
 				return
 			}
 			want := 1000
-			for _, e := range m2.live.entries[c.upto:] {
+			for _, e := range m2.live.entries()[c.upto:] {
 				want += e.best()
 			}
 			n := m2.acct.requestTokens(bound)
@@ -327,8 +327,8 @@ func TestSteadyContinuedTurnsDoNotTokenize(t *testing.T) {
 			t.Fatal(err)
 		}
 		must(t, m.AddAssistant(&llm.Response{Content: "noted", Usage: llm.Usage{PromptTokens: 800 * (turn + 1)}}))
-		if turn == 5 && boundOf(m.live.entries) < m.guard.trigger() {
-			t.Fatalf("the session's byte bound %d is under the trigger %d; the test needs it over", boundOf(m.live.entries), m.guard.trigger())
+		if turn == 5 && boundOf(m.live.entries()) < m.guard.trigger() {
+			t.Fatalf("the session's byte bound %d is under the trigger %d; the test needs it over", boundOf(m.live.entries()), m.guard.trigger())
 		}
 		if m.Compactions() != 0 {
 			t.Fatalf("turn %d compacted", turn)

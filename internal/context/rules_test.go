@@ -129,7 +129,7 @@ func TestModelSwitchChangesWindow(t *testing.T) {
 func TestWindowTooSmall(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 100000, nil)
-	min := f.m.MinWindow()
+	min := f.m.acct.minWindow(&f.m.guard)
 	_, err := New(context.Background(), &memLog{}, nil, withWindow(f.opt, 1))
 	var small *WindowTooSmallError
 	if !errors.As(err, &small) || small.Min != min || small.Fixed <= 0 || small.Fixed >= min {
@@ -290,8 +290,8 @@ func TestMemoryStoreHoldsTheLiveContext(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 100000, func(o *Options) { o.MaxLiveBytes = 64 << 10 })
 	f.turn(0)
-	if n := f.m.live.mem.Len(); n != len(f.m.live.entries) || n != 5 {
-		t.Fatalf("the MemoryStore holds %d records, the manager %d", n, len(f.m.live.entries))
+	if n := f.m.live.mem.Len(); n != len(f.m.live.entries()) || n != 5 {
+		t.Fatalf("the MemoryStore holds %d records, the manager %d", n, len(f.m.live.entries()))
 	}
 	f.user("read the big one")
 	big := strings.Repeat("B", 100<<10)
@@ -299,8 +299,8 @@ func TestMemoryStoreHoldsTheLiveContext(t *testing.T) {
 	if b := f.m.live.mem.Bytes(); b > 64<<10 {
 		t.Errorf("the MemoryStore holds %d bytes, over its bound", b)
 	}
-	if len(f.m.live.entries) != 9 || f.m.live.mem.Len() != 9 {
-		t.Errorf("%d records in force, %d in the MemoryStore, want all 9", len(f.m.live.entries), f.m.live.mem.Len())
+	if len(f.m.live.entries()) != 9 || f.m.live.mem.Len() != 9 {
+		t.Errorf("%d records in force, %d in the MemoryStore, want all 9", len(f.m.live.entries()), f.m.live.mem.Len())
 	}
 	last := f.request().Messages
 	if m := last[len(last)-1]; m.Role != chat.RoleTool || !strings.HasSuffix(m.Content, "END") || !strings.Contains(m.Content, "omitted ...]") {

@@ -12,24 +12,24 @@ import (
 // truncateEntries cuts the longest texts of es until they weigh at most
 // target tokens: tool results first, then user and assistant text, each
 // time halving the bytes a text may keep. It returns how many were cut.
-func (m *Manager) truncateEntries(es []*entry, target int) int {
+func (a *accountant) truncateEntries(es []*entry, target int) int {
 	cut := map[*entry]bool{}
-	total := m.acct.sizeOf(es)
+	total := a.sizeOf(es)
 	for _, results := range []bool{true, false} {
 		for limit := 32 << 10; total > target && limit >= 256; limit /= 2 {
 			for _, e := range es {
 				if (e.rec.Type == storage.TypeToolResult) != results {
 					continue
 				}
-				if m.truncateEntry(e, limit) {
+				if a.truncateEntry(e, limit) {
 					cut[e] = true
 				}
 			}
-			total = m.acct.sizeOf(es)
+			total = a.sizeOf(es)
 		}
 	}
 	if len(cut) > 0 {
-		m.acct.invalidate()
+		a.invalidate()
 	}
 	return len(cut)
 }
@@ -37,7 +37,7 @@ func (m *Manager) truncateEntries(es []*entry, target int) int {
 // truncateEntry makes e send its text cut to at most limit bytes (from the
 // text held, so repeated cuts do not stack markers). It reports whether
 // e's text is now cut.
-func (m *Manager) truncateEntry(e *entry, limit int) bool {
+func (a *accountant) truncateEntry(e *entry, limit int) bool {
 	if e.trunc != nil && len(sentText(e.trunc)) <= limit {
 		return true
 	}
@@ -46,7 +46,7 @@ func (m *Manager) truncateEntry(e *entry, limit int) bool {
 		return e.trunc != nil || e.clip > 0
 	}
 	e.trunc, e.truncLimit = t, limit
-	m.acct.resized(e)
+	a.resized(e)
 	return true
 }
 

@@ -105,31 +105,31 @@ func (u Usage) Warning() (string, bool) {
 	return fmt.Sprintf("context left until auto-compact: %d%%", u.Left()), true
 }
 
-// MinWindow is the smallest usable context window for this manager's
-// system prompt and tool definitions: the smallest in which they (counted
-// exactly), the reply priming and minMessageRoom stay below the
+// minWindow is the smallest usable context window for the system prompt
+// and tool definitions under g's policy: the smallest in which they
+// (counted exactly), the reply priming and minMessageRoom stay below the
 // auto-compaction trigger. Below it every request would compact and still
 // not fit.
-func (m *Manager) MinWindow() int {
-	return m.guard.minWindowFor(m.acct.fixed() + minMessageRoom)
+func (a *accountant) minWindow(g *windowGuard) int {
+	return g.minWindowFor(a.fixed() + minMessageRoom)
 }
 
-// windowTooSmall is MinWindow decided without tokenizing when the window
+// windowTooSmall is minWindow decided without tokenizing when the window
 // is comfortably larger (loading the tokenizer costs a short run more
 // than the rest of its start): the byte bound of the fixed part is above
 // its exact count, and the fast estimate is rarely a fifth below it, so a
 // window above either's minimum (the estimate's with estimateMargin) is
 // above the exact one. Only a window near or below the minimum is counted.
-func (m *Manager) windowTooSmall(w int) (min int, small bool) {
-	b := m.acct.breakdown(bound, true)
-	if w >= m.guard.minWindowFor(b.priming+b.system+b.tools+minMessageRoom) {
+func (a *accountant) windowTooSmall(g *windowGuard, w int) (min int, small bool) {
+	b := a.breakdown(bound, true)
+	if w >= g.minWindowFor(b.priming+b.system+b.tools+minMessageRoom) {
 		return 0, false
 	}
-	e := replyPriming + m.acct.partSize(&m.acct.system, estimate) + m.acct.partSize(&m.acct.tools, estimate)
-	if w >= m.guard.minWindowFor(int(estimateMargin*float64(e))+minMessageRoom) {
+	e := replyPriming + a.partSize(&a.system, estimate) + a.partSize(&a.tools, estimate)
+	if w >= g.minWindowFor(int(estimateMargin*float64(e))+minMessageRoom) {
 		return 0, false
 	}
-	min = m.MinWindow()
+	min = a.minWindow(g)
 	return min, w < min
 }
 

@@ -3,15 +3,11 @@ package llm
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"syscall"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // serverError is what a failure response says, whichever envelope the
@@ -23,64 +19,8 @@ type serverError struct {
 	message string
 }
 
-// classifyServerError turns go-openai's failure types into an *Error. It
-// returns nil when err carries no server response at all.
-func classifyServerError(err error) *Error {
-	var se serverError
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	// RequestError first: when go-openai fails to decode a body it may
-	// still wrap a half-filled, empty APIError inside it.
-	case errors.As(err, &reqErr):
-		se = parseErrorBody(reqErr.Body)
-		se.status = reqErr.HTTPStatusCode
-		if se.message == "" {
-			se.message = http.StatusText(reqErr.HTTPStatusCode)
-		}
-	case errors.As(err, &apiErr):
-		se = serverError{
-			status:  apiErr.HTTPStatusCode,
-			code:    codeString(apiErr.Code),
-			typ:     apiErr.Type,
-			message: apiErr.Message,
-		}
-		// OpenRouter and vLLM put the HTTP status in an integer code; inside
-		// a 200 stream that is the only status there is.
-		if se.status == 0 {
-			if n, ok := apiErr.Code.(int); ok && n >= 400 && n < 600 {
-				se.status = n
-			}
-		}
-	default:
-		return nil
-	}
-	return &Error{
-		Kind:       kindOf(se),
-		StatusCode: se.status,
-		Message:    se.message,
-		Code:       se.code,
-		Err:        err,
-	}
-}
-
-func codeString(code any) string {
-	switch c := code.(type) {
-	case nil:
-		return ""
-	case string:
-		return c
-	case int:
-		return strconv.Itoa(c)
-	case float64:
-		return strconv.FormatFloat(c, 'f', -1, 64)
-	default:
-		return fmt.Sprint(c)
-	}
-}
-
-// parseErrorBody reads the envelopes go-openai cannot decode into an
-// APIError: Ollama's {"error":"text"}, vLLM's older flat
+// parseErrorBody reads a failure's body, whichever envelope it uses:
+// OpenAI's {"error":{"message","type","code"}}, Ollama's {"error":"text"}, vLLM's older flat
 // {"object":"error","message":…,"code":400}, FastAPI's {"detail":…}, and
 // bodies that are not JSON at all (proxies, HTML error pages).
 func parseErrorBody(body []byte) serverError {
@@ -210,11 +150,4 @@ func isNetworkError(err error) bool {
 	return errors.As(err, &netErr) || errors.As(err, &opErr) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
-}
-
-// isDecodeError reports whether a stream chunk arrived but was not JSON.
-func isDecodeError(err error) bool {
-	var syntaxErr *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
-	return errors.As(err, &syntaxErr) || errors.As(err, &typeErr)
 }

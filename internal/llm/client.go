@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -23,8 +22,9 @@ import (
 // DefaultBaseURL is OpenAI's endpoint; with it an API key is required.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
-// DefaultIdleTimeout is how long an attempt may go without a byte from the
-// server — before the response headers or between stream chunks. Reasoning
+// DefaultIdleTimeout is how long an attempt may go without a response from
+// the server, or without an event of the reply once it streams (keep-alives
+// do not count). Reasoning
 // models can think for a long while before the first token, and some
 // servers send no keep-alives while they do.
 const DefaultIdleTimeout = 120 * time.Second
@@ -42,7 +42,8 @@ type Config struct {
 	HTTPClient *http.Client // nil = a default client with sane timeouts
 	Retry      RetryPolicy  // zero = DefaultRetryPolicy
 	// IdleTimeout ends an attempt (as a KindNetwork error wrapping
-	// ErrIdleTimeout) when the server sends nothing for this long. 0 =
+	// ErrIdleTimeout) when the server sends nothing of its answer for this
+	// long (keep-alives are nothing). 0 =
 	// DefaultIdleTimeout. A timed-out attempt is retried once at most.
 	IdleTimeout time.Duration
 	// MaxReplyTime ends an attempt still streaming after this long (an
@@ -205,17 +206,13 @@ func defaultHTTPClient() *http.Client {
 // streams without end fails the attempt (ErrReplyTooLong) instead of
 // growing memory without limit.
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
-	var body []byte
-	if c.wire == WireResponses {
-		b, err := json.Marshal(toResponsesRequest(req))
-		if err != nil {
-			return nil, fmt.Errorf("responses request: %w", err)
-		}
-		body = b
-	}
 	oreq := toOpenAIRequest(req)
 	if c.noUsage.Load() {
 		oreq.StreamOptions = nil
+	}
+	body, err := c.requestBody(req, oreq)
+	if err != nil {
+		return nil, err
 	}
 	bound := boundFor(req.MaxCompletionTokens, c.maxBytes)
 	timeouts := 0
@@ -224,9 +221,9 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		var err error
 		start := time.Now()
 		if c.wire == WireResponses {
-			resp, err = c.responsesAttempt(ctx, body, bound, onDelta)
+			resp, err = c.streamAttempt(ctx, "/responses", body, &responsesDecoder{}, bound, onDelta)
 		} else {
-			resp, err = c.attempt(ctx, oreq, bound, onDelta)
+			resp, err = c.streamAttempt(ctx, "/chat/completions", body, &chatDecoder{}, bound, onDelta)
 		}
 		c.logAttempt(req, attempt, time.Since(start), resp, err)
 		if err == nil {
@@ -243,6 +240,9 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		if c.wire == WireChat && le.Kind == KindBadRequest && oreq.StreamOptions != nil && strings.Contains(le.Message, "stream_options") {
 			c.noUsage.Store(true)
 			oreq.StreamOptions = nil
+			if body, err = c.requestBody(req, oreq); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if errors.Is(le, ErrIdleTimeout) {
@@ -330,110 +330,49 @@ func (c *Client) beginAttempt(ctx context.Context) *attemptCtx {
 	return a
 }
 
-// attempt makes one request and reads its stream to the end. Every error it
-// returns is an *Error, except go-openai's refusal to build the request.
-func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, bound replyBound, onDelta func(Delta)) (*Response, error) {
-	a := c.beginAttempt(ctx)
-	defer a.stop()
-	st, clock := a.st, a.clock
-
-	stream, err := c.api.CreateChatCompletionStream(a.ctx, oreq)
-	if err != nil {
-		if clock.expired.Load() && ctx.Err() == nil {
-			return nil, overtime(c.maxTime)
-		}
-		return nil, c.requestError(err, st, a.idled.Load())
-	}
-	defer stream.Close()
-
-	var acc accumulator
-	emitted := false
-	for {
-		chunk, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+// requestBody is the JSON body of req on the client's wire API (oreq is
+// req as a chat completions request).
+func (c *Client) requestBody(req Request, oreq openai.ChatCompletionRequest) ([]byte, error) {
+	if c.wire == WireResponses {
+		b, err := json.Marshal(toResponsesRequest(req))
 		if err != nil {
-			var apiErr *openai.APIError
-			if acc.finished() && !errors.As(err, &apiErr) && !a.idled.Load() {
-				// The reply was complete; only the usage chunk or [DONE]
-				// was lost, and the reply is worth more than its count.
-				break
-			}
-			le := c.streamError(err, &acc, st, a.idled.Load())
-			if clock.expired.Load() && ctx.Err() == nil {
-				le = overtime(c.maxTime)
-			}
-			le.Partial = emitted
-			return nil, le
+			return nil, fmt.Errorf("responses request: %w", err)
 		}
-		text := acc.add(&chunk)
-		if le := bound.check(acc.size, acc.chunks); le != nil {
-			le.Partial = emitted
-			return nil, le
-		}
-		if text != "" {
-			emitted = true
-			if onDelta != nil {
-				onDelta(Delta{Content: text})
-			}
-		}
+		return b, nil
 	}
-	if !acc.finished() {
-		if acc.chunks == 0 {
-			if le := notEventStream(st); le != nil {
-				return nil, le
-			}
-		}
-		msg := "the server closed the stream before the reply was complete"
-		if acc.chunks == 0 {
-			msg = "the server closed the stream without sending a reply"
-		}
-		return nil, &Error{Kind: KindStreamCut, StatusCode: st.status, Message: msg, Partial: emitted, Err: io.ErrUnexpectedEOF}
+	oreq.Stream = true
+	b, err := json.Marshal(oreq)
+	if err != nil {
+		return nil, fmt.Errorf("chat completion request: %w", err)
 	}
-	return acc.response(), nil
+	return b, nil
 }
 
-// requestError classifies a failure before any stream chunk: an HTTP error
-// response, a connection failure, or the idle timer firing.
-func (c *Client) requestError(err error, st *attemptState, idled bool) error {
-	if le := classifyServerError(err); le != nil {
-		le.RetryAfter = retryAfter(st.header, time.Now())
-		return le
-	}
-	if idled {
-		// Err is the sentinel, not err: the attempt's own cancellation
-		// shows as context.Canceled, which callers read as the user's.
-		return &Error{Kind: KindNetwork, Message: fmt.Sprintf("no response from the server within %v", c.idle), Err: ErrIdleTimeout}
-	}
-	if isNetworkError(err) || errors.Is(err, context.Canceled) {
-		return &Error{Kind: KindNetwork, Message: err.Error(), Err: err}
-	}
-	// go-openai refused the request itself (e.g. a parameter the model
-	// does not take); retrying cannot help.
-	return &Error{Kind: KindBadRequest, Message: err.Error(), Err: err}
+// chatDecoder reads a chat completions stream: a JSON chunk per event,
+// folded into the accumulator, up to [DONE].
+type chatDecoder struct {
+	acc accumulator
 }
 
-// streamError classifies a failure while reading a 200 stream.
-func (c *Client) streamError(err error, acc *accumulator, st *attemptState, idled bool) *Error {
-	if le := classifyServerError(err); le != nil {
-		return le
-	}
-	if acc.chunks == 0 && !idled {
-		if le := notEventStream(st); le != nil {
-			return le
-		}
-	}
+func (d *chatDecoder) event(ev sseEvent) (step, error) {
 	switch {
-	case idled:
-		return &Error{Kind: KindNetwork, Message: fmt.Sprintf("the server sent nothing for %v in the middle of the reply", c.idle), Err: ErrIdleTimeout}
-	case errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
-		return &Error{Kind: KindServer, Message: "the stream carried no data for too long", Err: err}
-	case isDecodeError(err):
-		return &Error{Kind: KindServer, Message: fmt.Sprintf("malformed stream chunk: %v", err), Err: err}
+	case len(ev.data) == 0:
+		return step{}, nil
+	case string(ev.data) == "[DONE]":
+		return step{end: true}, nil
+	case bytes.HasPrefix(ev.data, []byte(`{"error"`)) && isErrorEnvelope(ev.data):
+		return step{}, eventError(ev.data)
 	}
-	return &Error{Kind: KindStreamCut, Message: fmt.Sprintf("the stream broke after %d chunks: %v", acc.chunks, err), Err: err}
+	var chunk openai.ChatCompletionStreamResponse
+	if err := json.Unmarshal(ev.data, &chunk); err != nil {
+		return step{}, &Error{Kind: KindServer, Message: fmt.Sprintf("malformed stream chunk: %v", err), Err: err}
+	}
+	return step{text: d.acc.add(&chunk), content: true}, nil
 }
+
+func (d *chatDecoder) finished() bool      { return d.acc.finished() }
+func (d *chatDecoder) size() int           { return d.acc.size }
+func (d *chatDecoder) response() *Response { return d.acc.response() }
 
 // notEventStream explains an attempt whose 2xx answer yielded no chunk
 // because it was never an event stream — a proxy's or a web UI's HTML

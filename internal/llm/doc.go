@@ -1,5 +1,12 @@
 // Package llm is clawdcode's only door to an OpenAI-compatible
-// chat-completions server, and the only importer of go-openai.
+// chat-completions server, and the only importer of go-openai (its request
+// and chunk types, and GET /models).
+//
+// Both wire APIs — chat completions and Responses — stream through one
+// attempt (streamAttempt, stream.go): one SSE event reader (sse.go), one
+// set of timers and bounds, and one classification of a stream that did
+// not complete (cut, idle, overtime, not an event stream); a wireDecoder
+// per API only turns its events into a reply.
 //
 // Client.Stream sends one request with streaming and
 // stream_options.include_usage, hands text to the caller as it arrives,
@@ -29,7 +36,10 @@
 //   - A cancelled ctx ends the call at once with an error wrapping ctx.Err();
 //     it is never retried. A server that goes silent for Config.IdleTimeout
 //     ends the attempt with a KindNetwork error wrapping ErrIdleTimeout
-//     (never context.Canceled) instead of hanging; such an attempt is
+//     (never context.Canceled) instead of hanging. Once the response has
+//     arrived the timer counts content: keep-alives (SSE comments, ping
+//     events) do not reset it, so a stream of keep-alives alone ends
+//     after IdleTimeout, not MaxReplyTime. Such an attempt is
 //     retried once at most, so a hung server costs about two IdleTimeouts,
 //     not one per allowed attempt.
 //

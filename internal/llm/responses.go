@@ -1,16 +1,9 @@
 package llm
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 )
@@ -148,171 +141,113 @@ type responsesCall struct {
 	done   bool
 }
 
-// responsesAttempt makes one POST /responses and reads its event stream
-// to the end, with the same guarantees as a chat attempt: a Response only
-// for a finished reply, every failure an *Error.
-func (c *Client) responsesAttempt(ctx context.Context, body []byte, bound replyBound, onDelta func(Delta)) (*Response, error) {
-	a := c.beginAttempt(ctx)
-	defer a.stop()
-	st, clock := a.st, a.clock
+// responsesDecoder reads a Responses API stream: typed events, text in
+// output_text deltas, function calls as output items whose arguments
+// stream apart, the end in response.completed (or incomplete).
+type responsesDecoder struct {
+	text  strings.Builder
+	calls []*responsesCall
+	out   Response
+	done  bool
+	bytes int // of text and tool-call arguments received
+}
 
-	hreq, err := http.NewRequestWithContext(a.ctx, http.MethodPost, c.base+"/responses", bytes.NewReader(body))
-	if err != nil {
-		return nil, &Error{Kind: KindBadRequest, Message: err.Error(), Err: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	if c.key != "" {
-		hreq.Header.Set("Authorization", "Bearer "+c.key)
-	}
-	resp, err := c.doer.Do(hreq)
-	if err != nil {
-		if clock.expired.Load() && ctx.Err() == nil {
-			return nil, overtime(c.maxTime)
-		}
-		return nil, c.requestError(err, st, a.idled.Load())
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		se := parseErrorBody(raw)
-		se.status = resp.StatusCode
-		if se.message == "" {
-			se.message = http.StatusText(resp.StatusCode)
-		}
-		return nil, &Error{Kind: kindOf(se), StatusCode: se.status, Message: se.message, Code: se.code,
-			RetryAfter: retryAfter(resp.Header, time.Now())}
-	}
+func (d *responsesDecoder) finished() bool { return d.done }
+func (d *responsesDecoder) size() int      { return d.bytes }
 
-	var (
-		text     strings.Builder
-		calls    []*responsesCall
-		out      Response
-		finished bool
-		events   int
-		size     int // bytes of text and tool-call arguments received
-		emitted  bool
-	)
-	byItem := func(id string, index int) *responsesCall {
-		for _, rc := range calls {
-			if (id != "" && rc.itemID == id) || (id == "" && rc.index == index) {
-				return rc
-			}
-		}
-		return nil
+func (d *responsesDecoder) event(ev sseEvent) (step, error) {
+	if len(ev.data) == 0 || string(ev.data) == "[DONE]" {
+		return step{}, nil
 	}
-	fail := func(le *Error) (*Response, error) {
-		le.Partial = emitted
-		return nil, le
+	var e responsesEvent
+	if err := json.Unmarshal(ev.data, &e); err != nil {
+		return step{}, &Error{Kind: KindServer, Message: fmt.Sprintf("malformed stream event: %v", err), Err: err}
 	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), maxEventBytes)
-	for sc.Scan() {
-		line := sc.Bytes()
-		data, ok := bytes.CutPrefix(line, []byte("data:"))
-		if !ok {
-			continue
+	if keepAliveEvents[e.Type] {
+		return step{}, nil
+	}
+	d.bytes += len(e.Delta)
+	if e.Item != nil {
+		d.bytes += len(e.Item.Arguments)
+	}
+	s := step{content: true}
+	switch e.Type {
+	case "response.output_text.delta":
+		d.text.WriteString(e.Delta)
+		s.text = e.Delta
+	case "response.output_item.added", "response.output_item.done":
+		d.item(&e)
+	case "response.function_call_arguments.delta":
+		if rc := d.byItem(e.ItemID, e.OutputIndex); rc != nil && !rc.done {
+			rc.args.WriteString(e.Delta)
 		}
-		data = bytes.TrimSpace(data)
-		if len(data) == 0 || string(data) == "[DONE]" {
-			continue
+	case "response.completed", "response.incomplete":
+		d.complete(&e)
+		s.end = true
+	case "response.failed":
+		se := serverError{message: "the server reported the response failed"}
+		if e.Response != nil && e.Response.Error != nil {
+			se.code, se.message = e.Response.Error.Code, e.Response.Error.Message
 		}
-		var ev responsesEvent
-		if err := json.Unmarshal(data, &ev); err != nil {
-			return fail(&Error{Kind: KindServer, Message: fmt.Sprintf("malformed stream event: %v", err), Err: err})
-		}
-		events++
-		size += len(ev.Delta)
-		if ev.Item != nil {
-			size += len(ev.Item.Arguments)
-		}
-		if le := bound.check(size, events); le != nil {
-			return fail(le)
-		}
-		switch ev.Type {
-		case "response.output_text.delta":
-			if ev.Delta == "" {
-				continue
-			}
-			text.WriteString(ev.Delta)
-			emitted = true
-			if onDelta != nil {
-				onDelta(Delta{Content: ev.Delta})
-			}
-		case "response.output_item.added", "response.output_item.done":
-			if ev.Item == nil || ev.Item.Type != "function_call" {
-				continue
-			}
-			rc := byItem(ev.Item.ID, ev.OutputIndex)
-			if rc == nil {
-				rc = &responsesCall{itemID: ev.Item.ID, index: ev.OutputIndex}
-				calls = append(calls, rc)
-			}
-			rc.call.ID, rc.call.Name = ev.Item.CallID, ev.Item.Name
-			if ev.Type == "response.output_item.done" {
-				rc.done = true
-				rc.args.Reset()
-				rc.args.WriteString(ev.Item.Arguments)
-			}
-		case "response.function_call_arguments.delta":
-			if rc := byItem(ev.ItemID, ev.OutputIndex); rc != nil && !rc.done {
-				rc.args.WriteString(ev.Delta)
-			}
-		case "response.completed", "response.incomplete":
-			finished = true
-			if r := ev.Response; r != nil {
-				out.Model = r.Model
-				if u := r.Usage; u != nil {
-					out.Usage = Usage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, CachedTokens: u.InputTokensDetails.CachedTokens}
-				}
-				if ev.Type == "response.incomplete" {
-					out.FinishReason = "length"
-					if r.IncompleteDetails != nil && r.IncompleteDetails.Reason == "content_filter" {
-						out.FinishReason = "content_filter"
-					}
-				}
-			}
-		case "response.failed":
-			se := serverError{message: "the server reported the response failed"}
-			if ev.Response != nil && ev.Response.Error != nil {
-				se.code, se.message = ev.Response.Error.Code, ev.Response.Error.Message
-			}
-			return fail(&Error{Kind: kindOf(se), Message: se.message, Code: se.code})
-		case "error":
-			se := serverError{code: jsonText(ev.Code), message: ev.Message}
-			return fail(&Error{Kind: kindOf(se), Message: se.message, Code: se.code})
-		}
-		if finished {
-			break
+		return s, &Error{Kind: kindOf(se), Message: se.message, Code: se.code}
+	case "error":
+		se := serverError{code: jsonText(e.Code), message: e.Message}
+		return s, &Error{Kind: kindOf(se), Message: se.message, Code: se.code}
+	}
+	return s, nil
+}
+
+func (d *responsesDecoder) byItem(id string, index int) *responsesCall {
+	for _, rc := range d.calls {
+		if (id != "" && rc.itemID == id) || (id == "" && rc.index == index) {
+			return rc
 		}
 	}
-	if !finished {
-		err := sc.Err()
-		switch {
-		case clock.expired.Load() && ctx.Err() == nil:
-			return fail(overtime(c.maxTime))
-		case a.idled.Load():
-			return fail(&Error{Kind: KindNetwork, Message: fmt.Sprintf("the server sent nothing for %v in the middle of the reply", c.idle), Err: ErrIdleTimeout})
-		case ctx.Err() != nil:
-			return nil, fmt.Errorf("responses: %w", ctx.Err())
-		case errors.Is(err, bufio.ErrTooLong):
-			return fail(&Error{Kind: KindServer, Message: fmt.Sprintf("a stream event exceeded %d bytes", maxEventBytes), Err: err})
-		case events == 0:
-			if le := notEventStream(st); le != nil {
-				return nil, le
-			}
-		}
-		if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		msg := "the server closed the stream before the reply was complete"
-		if events == 0 {
-			msg = "the server closed the stream without sending a reply"
-		}
-		return fail(&Error{Kind: KindStreamCut, StatusCode: st.status, Message: msg, Err: err})
+	return nil
+}
+
+// item notes a function call output item as it is added, and takes its
+// whole arguments when it is done.
+func (d *responsesDecoder) item(e *responsesEvent) {
+	if e.Item == nil || e.Item.Type != "function_call" {
+		return
 	}
-	out.Content = text.String()
-	for _, rc := range calls {
+	rc := d.byItem(e.Item.ID, e.OutputIndex)
+	if rc == nil {
+		rc = &responsesCall{itemID: e.Item.ID, index: e.OutputIndex}
+		d.calls = append(d.calls, rc)
+	}
+	rc.call.ID, rc.call.Name = e.Item.CallID, e.Item.Name
+	if e.Type == "response.output_item.done" {
+		rc.done = true
+		rc.args.Reset()
+		rc.args.WriteString(e.Item.Arguments)
+	}
+}
+
+// complete takes the model, the usage and why an incomplete reply stopped.
+func (d *responsesDecoder) complete(e *responsesEvent) {
+	d.done = true
+	r := e.Response
+	if r == nil {
+		return
+	}
+	d.out.Model = r.Model
+	if u := r.Usage; u != nil {
+		d.out.Usage = Usage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, CachedTokens: u.InputTokensDetails.CachedTokens}
+	}
+	if e.Type == "response.incomplete" {
+		d.out.FinishReason = "length"
+		if r.IncompleteDetails != nil && r.IncompleteDetails.Reason == "content_filter" {
+			d.out.FinishReason = "content_filter"
+		}
+	}
+}
+
+func (d *responsesDecoder) response() *Response {
+	out := d.out
+	out.Content = d.text.String()
+	for _, rc := range d.calls {
 		rc.call.Arguments = rc.args.String()
 		out.ToolCalls = append(out.ToolCalls, rc.call)
 	}
@@ -322,9 +257,5 @@ func (c *Client) responsesAttempt(ctx context.Context, body []byte, bound replyB
 			out.FinishReason = "tool_calls"
 		}
 	}
-	return &out, nil
+	return &out
 }
-
-// maxEventBytes bounds one stream event: a whole function call's
-// arguments may arrive in one output_item.done.
-const maxEventBytes = 64 << 20

@@ -74,9 +74,7 @@ type ToolCall struct {
 type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
-	// CachedTokens is the part of PromptTokens reported as served from
-	// the prompt cache (prompt_tokens_details.cached_tokens).
-	CachedTokens int
+	CachedTokens     int // usage.prompt_tokens_details.cached_tokens
 }
 
 // Endless streams piece (a default sentence when empty) without end.

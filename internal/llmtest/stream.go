@@ -16,6 +16,7 @@ type completion struct {
 	created      int64
 	reply        Reply
 	promptTokens int
+	cachedTokens int
 }
 
 func (c completion) finishReason() string {
@@ -29,7 +30,7 @@ func (c completion) finishReason() string {
 }
 
 func (c completion) usage() map[string]any {
-	u := Usage{PromptTokens: c.promptTokens, CompletionTokens: completionTokens(c.reply)}
+	u := Usage{PromptTokens: c.promptTokens, CompletionTokens: completionTokens(c.reply), CachedTokens: c.cachedTokens}
 	if c.reply.Usage != nil {
 		u = *c.reply.Usage
 	}

@@ -22,6 +22,8 @@ import (
 // context manager calibrates as it does against a real server.
 type instantModel struct{ calls int }
 
+func (m *instantModel) ListModels(context.Context) ([]string, error) { return []string{"gpt-4.1"}, nil }
+
 func (m *instantModel) Stream(_ context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	m.calls++
 	n := 0

@@ -124,12 +124,12 @@ func writePreview(w io.Writer, cs colorScheme, name, headline string, input json
 		return
 	}
 	switch name {
-	case "Write":
+	case tools.NameWrite:
 		previewBlock(w, "  │ ", args.Content, cs.dim)
-	case "Edit":
+	case tools.NameEdit:
 		previewBlock(w, "  - ", args.OldString, cs.err)
 		previewBlock(w, "  + ", args.NewString, func(s string) string { return cs.wrap("\x1b[32m", styleFgReset, s) })
-	case "Bash":
+	case tools.NameBash:
 		// A command the headline shows whole and as it is needs no block;
 		// one it cut (long, several lines, a CR) or had to make safe does.
 		if cmd := strings.TrimSpace(args.Command); headline != name+"("+cmd+")" || termtext.Safe(cmd) != cmd {

@@ -32,13 +32,13 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 	headline := tool.Describe(input)
 	fmt.Fprintf(w, "%s %s\n", cs.warn("?"), cs.bold(safe(headline)))
 	var preview []string
-	if name == "Bash" {
+	if name == tools.NameBash {
 		writePreview(w, cs, name, headline, input) // the whole command, wrapped, made safe
 	} else {
 		preview = a.preview(name, input)
 		showPreview(w, cs, preview, askPreviewLines, width)
 	}
-	if p := filePath(input, a.Root); p != "" && a.Root != "" && (name == "Write" || name == "Edit") {
+	if p := filePath(input, a.Root); p != "" && a.Root != "" && (name == tools.NameWrite || name == tools.NameEdit) {
 		if rel, err := filepath.Rel(a.Root, p); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 			fmt.Fprintln(w, cs.warn("  ⚠ "+safe(p)+" is outside the project ("+tildePath(a.Root)+")"))
 		}
@@ -98,7 +98,7 @@ func (a *Asker) preview(name string, input json.RawMessage) []string {
 		return nil
 	}
 	switch name {
-	case "Write", "Edit":
+	case tools.NameWrite, tools.NameEdit:
 		p := filePath(input, a.Root)
 		if p == "" {
 			return nil
@@ -108,7 +108,7 @@ func (a *Asker) preview(name string, input json.RawMessage) []string {
 			return []string{a.cs.dim("(the file is too big to show a diff)")}
 		}
 		after := args.Content
-		if name == "Edit" {
+		if name == tools.NameEdit {
 			if !strings.Contains(before.content, args.OldString) || args.OldString == "" {
 				return nil // the tool will say what is wrong
 			}

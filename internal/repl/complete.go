@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/clawdcode/clawdcode/internal/slash"
 )
 
 // maxCompletions bounds the candidates offered for one Tab.
@@ -19,10 +17,8 @@ func (s *session) completer() func(text string, pos int) (int, []string) {
 	return func(text string, _ int) (int, []string) {
 		if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \t\n") {
 			if names == nil {
-				if lister, ok := s.opts.Commands.(interface{ Commands() []slash.Command }); ok {
-					for _, c := range lister.Commands() {
-						names = append(names, "/"+c.Name)
-					}
+				for _, c := range s.opts.Commands.Commands() {
+					names = append(names, "/"+c.Name)
 				}
 			}
 			var out []string

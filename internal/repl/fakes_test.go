@@ -27,6 +27,11 @@ import (
 //	"md ..."     streams a small Markdown document
 //	anything     streams "you said: <text>" in small pieces
 type fakeEngine struct {
+	// The rest of the engine's contract (/undo, /rewind, /fork, …): the
+	// REPL's tests do not drive it (the binary tests do, through the real
+	// engine), so a call of it here is a test bug and panics.
+	slash.Engine
+
 	asker tools.Asker
 
 	mu        sync.Mutex
@@ -42,6 +47,7 @@ func (e *fakeEngine) Project() *storage.Project              { return &storage.P
 func (e *fakeEngine) Context() *contextmgr.Manager           { return nil }
 func (e *fakeEngine) Model() string                          { return "fake-model" }
 func (e *fakeEngine) SetModel(string)                        {}
+func (e *fakeEngine) Title() string                          { return "" }
 func (e *fakeEngine) Submitted() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -124,6 +130,8 @@ func (c *fakeCommands) Ran() []string {
 	defer c.mu.Unlock()
 	return append([]string(nil), c.ran...)
 }
+
+func (c *fakeCommands) Expand(string) (string, bool) { return "", false }
 
 func (c *fakeCommands) Commands() []slash.Command {
 	return []slash.Command{{Name: "help"}, {Name: "exit"}, {Name: "resume"}}

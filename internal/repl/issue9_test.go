@@ -562,7 +562,10 @@ func TestScreenResumeFiltersOnContent(t *testing.T) {
 	s.waitPrompt()
 	s.keys("/resume")
 	s.sendKeys("Enter")
-	s.waitFor("first topic")
+	// The picker's own footer, not "first topic", which the screen already
+	// shows: keys typed before the picker opens are type-ahead for the
+	// prompt, not its filter.
+	s.waitFor("type to filter")
 	s.keys("zanzibar")
 	deadline := time.Now().Add(waitLimit)
 	for {

@@ -139,7 +139,7 @@ func (t *turnOutput) ToolStart(id, name string, input json.RawMessage) {
 	defer t.mu.Unlock()
 	t.spin.Stop()
 	t.endText()
-	if name == "Write" || name == "Edit" {
+	if name == tools.NameWrite || name == tools.NameEdit {
 		if p := filePath(input, t.root); p != "" {
 			snap := snapshot(p)
 			snap.path = p
@@ -224,11 +224,11 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 	}
 	str := func(k string) string { s, _ := args[k].(string); return s }
 	switch name {
-	case "Read", "Write", "Edit":
+	case tools.NameRead, tools.NameWrite, tools.NameEdit:
 		return relPath(str("file_path"), root)
-	case "Bash":
+	case tools.NameBash:
 		return clip(oneLine(str("command")), 80)
-	case "Glob", "Grep":
+	case tools.NameGlob, tools.NameGrep:
 		s := str("pattern")
 		if p := str("path"); p != "" {
 			s += " in " + relPath(p, root)

@@ -26,11 +26,13 @@ type Engine interface {
 	Submit(ctx context.Context, text string, sink agent.Sink) (*agent.TurnResult, error)
 }
 
-// Commands runs a slash command line. *slash.Registry satisfies it; when it
-// also lists its commands (Commands() []slash.Command) the REPL completes
-// their names on Tab.
+// Commands is what the REPL needs of the slash commands (*slash.Registry):
+// run a command line, expand a custom command into its prompt, and list
+// the commands' names for completion on Tab.
 type Commands interface {
 	Run(ctx context.Context, env *slash.Env, line string) error
+	Expand(line string) (prompt string, ok bool)
+	Commands() []slash.Command
 }
 
 var (
@@ -305,14 +307,8 @@ func (s *session) turn(ctx context.Context, text string) error {
 	return err
 }
 
-// expand turns a custom command line into the prompt it stands for, when
-// the commands know custom ones (*slash.Registry.Expand).
-func (s *session) expand(line string) (string, bool) {
-	if ex, ok := s.opts.Commands.(interface{ Expand(string) (string, bool) }); ok {
-		return ex.Expand(line)
-	}
-	return "", false
-}
+// expand turns a custom command line into the prompt it stands for.
+func (s *session) expand(line string) (string, bool) { return s.opts.Commands.Expand(line) }
 
 // command runs a slash command line. What it prints (titles, pins,
 // summaries, search snippets, server messages) goes through termtext: the

@@ -26,10 +26,8 @@ func (s *session) statusLine(width int) string {
 	if m := e.Context(); m != nil {
 		parts = append(parts, contextFigure(m.Usage()))
 	}
-	if t, ok := e.(interface{ Title() string }); ok {
-		if title := t.Title(); title != "" {
-			parts = append(parts, title)
-		}
+	if title := e.Title(); title != "" {
+		parts = append(parts, title)
 	}
 	line := clipWidth(strings.Join(parts, " · "), width)
 	if s.opts.SkipPermissions {

@@ -70,14 +70,14 @@ func filePath(input json.RawMessage, root string) string {
 func resultLines(name string, res tools.Result, cs colorScheme, before *fileSnapshot, after string) (head string, body []string) {
 	out := strings.TrimRight(safe(res.Output), "\n")
 	switch {
-	case (name == "Write" || name == "Edit") && res.Error == "" && before != nil && before.ok:
+	case (name == tools.NameWrite || name == tools.NameEdit) && res.Error == "" && before != nil && before.ok:
 		v := newDiffView(before.content, after, !before.exists, cs)
 		return v.summary(), v.lines
 	case res.Error != "" && out == "":
 		return cs.err(safe(oneLine(res.Error))), nil
-	case name == "Read" && res.Error == "":
+	case name == tools.NameRead && res.Error == "":
 		return "Read " + plural(strings.Count(out, "\n")+1, "line"), nil
-	case name == "Glob" && res.Error == "" && out != "":
+	case name == tools.NameGlob && res.Error == "" && out != "":
 		lines := strings.Split(out, "\n")
 		return "Found " + plural(len(lines), "file"), lines
 	}

@@ -98,7 +98,7 @@ func preview(ctx context.Context, env *Env, m *contextmgr.Manager, instructions 
 		_, err := fmt.Fprintln(env.IO.Out, "Rejected; nothing was changed.")
 		return err
 	}
-	res, err := m.Apply(d, strings.TrimSpace(text))
+	res, err := d.Apply(strings.TrimSpace(text))
 	if err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}

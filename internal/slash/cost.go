@@ -18,8 +18,8 @@ func costCommand() Command {
 			if m == nil {
 				return errNoContext
 			}
-			price, priced := m.Price()
-			_, err := fmt.Fprint(env.IO.Out, formatCost(env.Engine.Model(), m.SessionUsage(), m.SummaryUsage(), price, priced))
+			s := m.Spend()
+			_, err := fmt.Fprint(env.IO.Out, formatCost(env.Engine.Model(), s.Session, s.Summaries, s.Price, s.Priced))
 			return err
 		},
 	}

@@ -5,23 +5,14 @@ import (
 	"fmt"
 )
 
-// forker is what /fork needs of the engine (*agent.Engine).
-type forker interface {
-	Fork(ctx context.Context, id, title string) (string, error)
-}
-
 func forkCommand() Command {
 	return Command{
 		Name:    "fork",
 		Args:    "[title]",
 		Summary: "continue in a new session that starts with this session's context",
 		Run: func(ctx context.Context, env *Env, title string) error {
-			f, ok := env.Engine.(forker)
-			if !ok {
-				return errNotAvailable("/fork")
-			}
 			prev := env.Engine.SessionID()
-			id, err := f.Fork(ctx, "", title)
+			id, err := env.Engine.Fork(ctx, "", title)
 			if err != nil {
 				return err // "fork: …"
 			}

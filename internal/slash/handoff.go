@@ -4,14 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/clawdcode/clawdcode/internal/agent"
 )
-
-// handoffer is what /handoff needs of the engine (*agent.Engine).
-type handoffer interface {
-	Handoff(ctx context.Context, instructions string) (*agent.HandoffResult, error)
-}
 
 func handoffCommand() Command {
 	return Command{
@@ -19,11 +12,7 @@ func handoffCommand() Command {
 		Args:    "[instructions]",
 		Summary: "summarise this session into a new one and continue there (this one keeps its history)",
 		Run: func(ctx context.Context, env *Env, instructions string) error {
-			h, ok := env.Engine.(handoffer)
-			if !ok {
-				return errNotAvailable("/handoff")
-			}
-			res, err := h.Handoff(ctx, instructions)
+			res, err := env.Engine.Handoff(ctx, instructions)
 			if err != nil {
 				return err // "handoff: …"
 			}

@@ -5,25 +5,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/termtext"
 )
-
-// mcpServers is what /mcp needs of the engine: the configured MCP servers
-// and their state (*agent.Engine has it).
-type mcpServers interface {
-	MCPServers() []mcphost.Status
-}
 
 func mcpCommand() Command {
 	return Command{
 		Name:    "mcp",
 		Summary: "list the MCP servers, their state and their tools",
 		Run: func(_ context.Context, env *Env, _ string) error {
-			var servers []mcphost.Status
-			if m, ok := env.Engine.(mcpServers); ok {
-				servers = m.MCPServers()
-			}
+			servers := env.Engine.MCPServers()
 			if len(servers) == 0 {
 				_, err := fmt.Fprintln(env.IO.Out, "No MCP servers are configured ([mcp_servers.NAME] in .clawdcode/config.toml or $CLAWDCODE_HOME/config.toml).")
 				return err

@@ -7,12 +7,6 @@ import (
 	"strings"
 )
 
-// modelLister is the engine's side of listing the server's models
-// (*agent.Engine, through the LLM client's GET /models).
-type modelLister interface {
-	ListModels(ctx context.Context) ([]string, error)
-}
-
 func modelCommand() Command {
 	return Command{
 		Name:    "model",
@@ -42,11 +36,7 @@ func modelCommand() Command {
 // chooseModel lists the models the server offers and, on a terminal, lets
 // the user pick one; "" when nothing was picked (or nothing is listed).
 func chooseModel(ctx context.Context, env *Env, current string) string {
-	l, ok := env.Engine.(modelLister)
-	if !ok {
-		return ""
-	}
-	models, err := l.ListModels(ctx)
+	models, err := env.Engine.ListModels(ctx)
 	if err != nil || len(models) == 0 {
 		fmt.Fprintln(env.IO.ErrOut, "The server does not list its models; set one with /model <name>.")
 		return ""

@@ -6,21 +6,9 @@ import (
 	"strings"
 	"unicode"
 
-	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
-
-// Engine is what the commands need of the session engine (*agent.Engine).
-type Engine interface {
-	SessionID() string
-	StartNew(ctx context.Context, title string) error
-	Resume(ctx context.Context, id string) error
-	Project() *storage.Project
-	Context() *contextmgr.Manager
-	Model() string
-	SetModel(name string)
-}
 
 // Env is what a command runs with. Output goes to IO.Out (data) / IO.ErrOut.
 type Env struct {

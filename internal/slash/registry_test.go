@@ -9,8 +9,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/checkpoint"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -240,3 +243,29 @@ func TestIsCommand(t *testing.T) {
 		}
 	}
 }
+
+// The rest of the engine's contract: this fake has no history to go back
+// to, no server to list models from and no MCP servers.
+func (e *fakeEngine) Title() string                                       { return "" }
+func (e *fakeEngine) Rename(string) error                                 { return errFakeEngine }
+func (e *fakeEngine) MCPServers() []mcphost.Status                        { return nil }
+func (e *fakeEngine) ListModels(context.Context) ([]string, error)        { return nil, errFakeEngine }
+func (e *fakeEngine) Undo(context.Context) ([]checkpoint.Restored, error) { return nil, errFakeEngine }
+func (e *fakeEngine) UndoDrift(context.Context) ([]checkpoint.Drift, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) RewindDrift(context.Context, agent.RewindPoint) ([]checkpoint.Drift, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) RewindPoints(context.Context) ([]agent.RewindPoint, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) Rewind(context.Context, agent.RewindPoint, bool) ([]checkpoint.Restored, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) Fork(context.Context, string, string) (string, error) { return "", errFakeEngine }
+func (e *fakeEngine) Handoff(context.Context, string) (*agent.HandoffResult, error) {
+	return nil, errFakeEngine
+}
+
+var errFakeEngine = errors.New("not in the test's fake engine")

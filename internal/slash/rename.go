@@ -6,11 +6,6 @@ import (
 	"strings"
 )
 
-// renamer is the engine's side of /rename (*agent.Engine).
-type renamer interface {
-	Rename(title string) error
-}
-
 func renameCommand() Command {
 	return Command{
 		Name:    "rename",
@@ -21,11 +16,7 @@ func renameCommand() Command {
 			if title == "" {
 				return fmt.Errorf("%w: /rename <title>", ErrUsage)
 			}
-			r, ok := env.Engine.(renamer)
-			if !ok {
-				return fmt.Errorf("rename: %w", errNoContext)
-			}
-			if err := r.Rename(title); err != nil {
+			if err := env.Engine.Rename(title); err != nil {
 				return err
 			}
 			_, err := fmt.Fprintf(env.IO.Out, "Session renamed to %q.\n", title)

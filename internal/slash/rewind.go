@@ -4,17 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/clawdcode/clawdcode/internal/agent"
-	"github.com/clawdcode/clawdcode/internal/checkpoint"
 )
-
-// rewinder is what /rewind needs of the engine (*agent.Engine).
-type rewinder interface {
-	RewindPoints(ctx context.Context) ([]agent.RewindPoint, error)
-	Rewind(ctx context.Context, pt agent.RewindPoint, restoreFiles bool) ([]checkpoint.Restored, error)
-	RewindDrift(ctx context.Context, pt agent.RewindPoint) ([]checkpoint.Drift, error)
-}
 
 func rewindCommand() Command {
 	return Command{
@@ -25,10 +15,7 @@ func rewindCommand() Command {
 }
 
 func rewind(ctx context.Context, env *Env, args string) error {
-	r, ok := env.Engine.(rewinder)
-	if !ok {
-		return errNotAvailable("/rewind")
-	}
+	r := env.Engine
 	if env.Choose == nil || env.Confirm == nil {
 		return fmt.Errorf("%w: /rewind asks which message to go back to, so it needs the interactive session", ErrUsage)
 	}

@@ -12,12 +12,6 @@ import (
 	"github.com/clawdcode/clawdcode/internal/checkpoint"
 )
 
-// undoer is what /undo needs of the engine (*agent.Engine).
-type undoer interface {
-	UndoDrift(ctx context.Context) ([]checkpoint.Drift, error)
-	Undo(ctx context.Context) ([]checkpoint.Restored, error)
-}
-
 func undoCommand() Command {
 	return Command{
 		Name:    "undo",
@@ -26,18 +20,14 @@ func undoCommand() Command {
 			if args != "" {
 				return fmt.Errorf("%w: /undo takes no arguments", ErrUsage)
 			}
-			u, ok := env.Engine.(undoer)
-			if !ok {
-				return errNotAvailable("/undo")
-			}
-			drift, err := u.UndoDrift(ctx)
+			drift, err := env.Engine.UndoDrift(ctx)
 			if err != nil {
 				return fmt.Errorf("undo: %w", err)
 			}
 			if ok, err := confirmLoss(ctx, env, "/undo", drift); !ok || err != nil {
 				return err
 			}
-			restored, err := u.Undo(ctx)
+			restored, err := env.Engine.Undo(ctx)
 			if errors.Is(err, agent.ErrNothingToUndo) {
 				_, err := fmt.Fprintln(env.IO.Out, "Nothing to undo: no file that Write or Edit changed is left to restore.")
 				return err
@@ -119,8 +109,4 @@ func relTo(root, path string) string {
 		return rel
 	}
 	return path
-}
-
-func errNotAvailable(cmd string) error {
-	return fmt.Errorf("%s is not available in this session", cmd)
 }

@@ -28,7 +28,7 @@ func TestContentBytes(t *testing.T) {
 
 func TestMemoryStoreBound(t *testing.T) {
 	t.Parallel()
-	m := NewMemoryStore(10)
+	m := NewMemoryStore[LiveRecord](10)
 	if err := m.Add(LiveRecord{Offset: 0, Record: userRecord("12345")}); err != nil {
 		t.Fatal(err)
 	}
@@ -40,13 +40,13 @@ func TestMemoryStoreBound(t *testing.T) {
 		t.Fatalf("Add past the bound: %v, len %d, bytes %d", err, m.Len(), m.Bytes())
 	}
 	// Cutting a record down makes room.
-	if err := m.Update(1, userRecord("6")); err != nil || m.Bytes() != 6 {
+	if err := m.Update(1, LiveRecord{Offset: 50, Record: userRecord("6")}); err != nil || m.Bytes() != 6 {
 		t.Fatalf("Update: %v, bytes %d", err, m.Bytes())
 	}
-	if err := m.Update(1, userRecord(strings.Repeat("y", 20))); !errors.Is(err, ErrContextTooLarge) || m.Records()[1].Record.Message.Content != "6" {
+	if err := m.Update(1, LiveRecord{Offset: 50, Record: userRecord(strings.Repeat("y", 20))}); !errors.Is(err, ErrContextTooLarge) || m.Records()[1].Record.Message.Content != "6" {
 		t.Fatalf("Update past the bound: %v", err)
 	}
-	if err := m.Update(5, userRecord("")); err == nil {
+	if err := m.Update(5, LiveRecord{Record: userRecord("")}); err == nil {
 		t.Fatal("Update out of range succeeded")
 	}
 	if err := m.Replace([]LiveRecord{{Record: userRecord(strings.Repeat("z", 11))}}); !errors.Is(err, ErrContextTooLarge) || m.Len() != 2 {
@@ -59,7 +59,7 @@ func TestMemoryStoreBound(t *testing.T) {
 	if m.Len() != 0 || m.Bytes() != 0 || m.Max() != 10 {
 		t.Fatalf("Reset left %d records, %d bytes", m.Len(), m.Bytes())
 	}
-	if err := NewMemoryStore(0).Add(LiveRecord{Record: userRecord(strings.Repeat("a", 1<<20))}); err != nil {
+	if err := NewMemoryStore[LiveRecord](0).Add(LiveRecord{Record: userRecord(strings.Repeat("a", 1<<20))}); err != nil {
 		t.Fatalf("unbounded store refused: %v", err)
 	}
 }
