@@ -60,6 +60,8 @@ type Config struct {
 	LLM            LLM
 	Permissions    *tools.Permissions // nil = nothing that needs permission may run
 	Cache          *storage.CacheStore
+	// Prices is the price list in force (zero = the built-in table).
+	Prices tokens.Prices
 
 	// Tools overrides the tools offered to the model; nil means the
 	// contract tools working in Project.Root (the six file and shell tools
@@ -198,6 +200,7 @@ func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.
 		LLM:            e.cfg.LLM,
 		Counter:        tokens.NewCounter(e.model),
 		Cache:          e.cfg.Cache,
+		Prices:         e.cfg.Prices,
 		Notify:         e.notify,
 		Hooks:          compactHooks{e},
 		Logger:         e.cfg.Logger,

@@ -250,6 +250,7 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		LLM:            client,
 		Permissions:    perms,
 		Cache:          f.Cache(),
+		Prices:         tokens.NewPrices(cfg.Prices),
 		EnvPassthrough: cfg.EnvPassthrough,
 		SecretEnv:      []string{cfg.APIKeyEnv},
 		Warn:           warnTo(f.IO.ErrOut),

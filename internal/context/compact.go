@@ -63,6 +63,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 	if useLLM {
 		text, files, counted, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.acct.messages)
 		if err := ctx.Err(); err != nil {
+			m.usage.summaries.Add(m.sum.takeUsage())
 			return nil, err
 		}
 	} else if m.opt.LLM == nil {
@@ -89,6 +90,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		content = fallbackPreamble + "\n\n" + text
 	}
 	rcpt := receipt(m.acct, m.opt.Root, m.live.entries()[:cut], text)
+	m.usage.charge(rcpt, m.sum.takeUsage(), m.opt.Prices, m.opt.Model)
 	if note := recallNote(rcpt); note != "" {
 		content += note
 		counted = -1
@@ -139,7 +141,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 		post += m.acct.size(e, estimate)
 	}
 
-	usage := m.SessionUsage()
+	usage := m.usage.total()
 	boundary := &storage.Record{
 		UUID:    uuid.NewString(),
 		Type:    storage.TypeSystem,
@@ -151,6 +153,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 			RetainedOffset:  retained[0].offset,
 			RetainedUUID:    retained[0].rec.UUID,
 			SessionUsage:    &usage,
+			SummaryUsage:    m.usage.summaryRecord(),
 			Truncated:       truncatedLimits(retained),
 			EffectiveWindow: m.guard.learnt,
 			Receipt:         rcpt,

@@ -31,8 +31,8 @@
 //     that uses it; truncate.go — cutting texts down in memory;
 //   - summarize.go — the summariser; backoff.go — its failure back-off;
 //   - compact.go — choosing what to keep (retention) and committing a
-//     compaction; receipt.go — what a compaction takes out (its receipt
-//     and the recall note);
+//     compaction; receipt.go — what a compaction takes out (its receipt,
+//     with what its summary calls used and cost, and the recall note);
 //   - pins.go — the pins in force (pinBoard), changed only by the pin and
 //     unpin records; draft.go — a compaction written but not applied
 //     (Draft, /compact --preview); handoff.go — the records a handoff
@@ -41,7 +41,9 @@
 //     its records: where the records after the summary begin, and the
 //     count the replies among them calibrate;
 //   - usage.go — the figures /context shows (the slash package formats
-//     them) and the smallest usable window.
+//     them) and the smallest usable window; the session's model usage,
+//     its summary calls' apart (usageTally), and what /cost prices
+//     (Spend) are in manager.go.
 //
 // # What a Manager guarantees
 //

@@ -40,9 +40,12 @@ func (m *Manager) Preview(ctx context.Context, instructions string) (*Draft, err
 	dropped := m.live.entries()[:cut]
 	text, files, counted, err := m.sum.summarize(ctx, m.live.summary(), dropped, instructions, m.acct.messages)
 	if err != nil {
+		m.usage.summaries.Add(m.sum.takeUsage())
 		return nil, err
 	}
-	return &Draft{m: m, Summary: text, Receipt: receipt(m.acct, m.opt.Root, dropped, text), Files: files, PreTokens: pre,
+	rcpt := receipt(m.acct, m.opt.Root, dropped, text)
+	m.usage.charge(rcpt, m.sum.takeUsage(), m.opt.Prices, m.opt.Model)
+	return &Draft{m: m, Summary: text, Receipt: rcpt, Files: files, PreTokens: pre,
 		cut: cut, entries: len(m.live.entries()), first: m.live.entries()[0], counted: counted}, nil
 }
 
@@ -63,6 +66,7 @@ func (d *Draft) Apply(text string) (*CompactResult, error) {
 	if text != d.Summary {
 		counted = -1
 		rcpt = receipt(m.acct, m.opt.Root, m.live.entries()[:d.cut], text)
+		rcpt.SummaryUsage, rcpt.SummaryCost = d.Receipt.SummaryUsage, d.Receipt.SummaryCost
 	}
 	content := summaryPreamble + "\n\n" + text
 	if note := recallNote(rcpt); note != "" {

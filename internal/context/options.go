@@ -121,6 +121,11 @@ type Options struct {
 
 	Cache Cache // may be nil
 
+	// Prices is the price list in force (the built-in table under the
+	// user's [prices]): a compaction's receipt says what its summary
+	// calls cost, and /cost asks Manager.Price.
+	Prices tokens.Prices
+
 	// SummaryTimeout bounds one summarization call (0 = 2 minutes).
 	SummaryTimeout time.Duration
 

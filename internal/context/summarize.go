@@ -75,6 +75,16 @@ type summarizer struct {
 	acct   *accountant
 	guard  *windowGuard
 	notify func(kind NoticeKind, format string, args ...any)
+	// used is what the calls since the last takeUsage reported (the calls
+	// of one summarize are made one after another).
+	used storage.Usage
+}
+
+// takeUsage returns what the calls made since the last takeUsage used.
+func (s *summarizer) takeUsage() storage.Usage {
+	u := s.used
+	s.used = storage.Usage{}
+	return u
 }
 
 // piece is one rendered record of the material to summarise.
@@ -345,6 +355,8 @@ func (s *summarizer) callSummarizer(ctx context.Context, system, user string) (s
 	if err != nil {
 		return "", fmt.Errorf("%w call: %w", errSummary, err)
 	}
+	s.used.Add(storage.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens,
+		CacheReadInputTokens: resp.Usage.CachedTokens})
 	text := strings.TrimSpace(resp.Content)
 	if text == "" {
 		return "", fmt.Errorf("%w call: empty answer", errSummary)

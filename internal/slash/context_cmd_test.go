@@ -158,7 +158,7 @@ func TestCostCommand(t *testing.T) {
 		t.Fatalf("/cost printed %q (%v)", out, err)
 	}
 	// Issue 9: /cost had no money figure. The engine's model is priced.
-	if !regexp.MustCompile(`Estimated cost: \$0\.\d+ at \S+'s list prices`).MatchString(out.String()) {
+	if !regexp.MustCompile(`Estimated cost: \$0\.\d+ at \S+'s prices`).MatchString(out.String()) {
 		t.Fatalf("/cost gives no estimate in money: %q", out)
 	}
 }

@@ -76,6 +76,13 @@ const receiptItems = 20
 // context, and what of that the summary does not mention (recallable).
 func writeReceipt(b *strings.Builder, r *storage.Receipt) {
 	fmt.Fprintf(b, "  took out %d messages (~%d tokens)\n", r.Messages, r.Tokens)
+	if u := r.SummaryUsage; u != nil {
+		fmt.Fprintf(b, "  the summary calls used %s input and %s output tokens", thousands(u.InputTokens), thousands(u.OutputTokens))
+		if r.SummaryCost != nil {
+			fmt.Fprintf(b, ": %s", dollars(*r.SummaryCost))
+		}
+		b.WriteString("\n")
+	}
 	list := func(name string, all, missing []string) {
 		if len(all) == 0 {
 			return

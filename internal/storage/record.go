@@ -175,6 +175,13 @@ type Usage struct {
 	CacheReadInputTokens int `json:"cache_read_input_tokens,omitempty"`
 }
 
+// Add adds v's counts to u.
+func (u *Usage) Add(v Usage) {
+	u.InputTokens += v.InputTokens
+	u.OutputTokens += v.OutputTokens
+	u.CacheReadInputTokens += v.CacheReadInputTokens
+}
+
 // ToolUse is one tool call of an assistant reply.
 type ToolUse struct {
 	ID    string          `json:"id"`
@@ -208,6 +215,10 @@ type CompactMetadata struct {
 	// SessionUsage is the session's cumulative model usage when the
 	// compaction happened, so /cost needs nothing from before the boundary.
 	SessionUsage *Usage `json:"sessionUsage,omitempty"`
+	// SummaryUsage is clawdcode's extension on the boundary: what the
+	// session's summary calls (every compaction's, this one's included)
+	// had used when it was written, kept apart from SessionUsage.
+	SummaryUsage *Usage `json:"summaryUsage,omitempty"`
 	// Truncated is clawdcode's extension on the boundary: the retained
 	// records that the context in force sends cut down to fit the window
 	// (the file keeps them whole), by uuid, with the byte limit each was
@@ -318,6 +329,11 @@ type Receipt struct {
 	// the last record the compaction took out (Recall refs).
 	First string `json:"first,omitempty"`
 	Last  string `json:"last,omitempty"`
+	// SummaryUsage is what this compaction's summary calls used, when it
+	// made any; SummaryCost what they cost in US dollars at the prices in
+	// force then (absent when the model's price was not known).
+	SummaryUsage *Usage   `json:"summaryUsage,omitempty"`
+	SummaryCost  *float64 `json:"summaryCost,omitempty"`
 }
 
 // NotInSummary lists the receipt's paths and commands the summary text
