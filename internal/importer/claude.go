@@ -2,6 +2,7 @@ package importer
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -98,6 +99,9 @@ func (c *claude) line(raw []byte) error {
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return err
 	}
+	if err := c.materialise(&l); err != nil {
+		return err
+	}
 	if l.IsSidechain {
 		return nil // a sub-agent's conversation, not this session's context
 	}
@@ -149,6 +153,32 @@ func (c *claude) line(raw []byte) error {
 	}
 	// progress, file-history-snapshot, queue-operation and other system
 	// records carry nothing a conversation sends to the model.
+	return nil
+}
+
+// materialise reads back whole the large strings left in the source
+// (see largeTexts) that become a message's text or a title: the index
+// entry learns from those. A tool result's output, and anything else,
+// stays a reference until the store writes it.
+func (c *claude) materialise(l *ccLine) error {
+	lt := c.out.large
+	if lt.records() == nil {
+		return nil
+	}
+	fields := []*string{&l.Content, &l.Summary, &l.Title}
+	if m := l.Message; m != nil {
+		fields = append(fields, &m.Content.text)
+		for i := range m.Content.blocks {
+			if m.Content.blocks[i].Type == "text" {
+				fields = append(fields, &m.Content.blocks[i].Text)
+			}
+		}
+	}
+	for _, s := range fields {
+		if err := lt.materialise(s); err != nil {
+			return fmt.Errorf("read a large string: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -64,6 +64,9 @@ type converted struct {
 	recs                  []*storage.Record
 	lastBoundary          *storage.Record
 	uuids                 map[string]bool
+	// large are the strings of huge lines left in the source file
+	// (nil: lines are read whole).
+	large *largeTexts
 }
 
 func (c *converted) add(r *storage.Record) {
