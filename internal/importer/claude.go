@@ -2,7 +2,6 @@ package importer
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -161,8 +160,7 @@ func (c *claude) line(raw []byte) error {
 // entry learns from those. A tool result's output, and anything else,
 // stays a reference until the store writes it.
 func (c *claude) materialise(l *ccLine) error {
-	lt := c.out.large
-	if lt.records() == nil {
+	if c.out.large.records() == nil {
 		return nil
 	}
 	fields := []*string{&l.Content, &l.Summary, &l.Title}
@@ -174,12 +172,7 @@ func (c *claude) materialise(l *ccLine) error {
 			}
 		}
 	}
-	for _, s := range fields {
-		if err := lt.materialise(s); err != nil {
-			return fmt.Errorf("read a large string: %w", err)
-		}
-	}
-	return nil
+	return c.out.materialise(fields...)
 }
 
 // own takes a clawdcode tool_use or tool_result record as it is: after

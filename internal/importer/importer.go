@@ -81,6 +81,17 @@ func (c *converted) add(r *storage.Record) {
 	c.recs = append(c.recs, r)
 }
 
+// materialise replaces the references to large strings in ss by the
+// strings (see largeTexts).
+func (c *converted) materialise(ss ...*string) error {
+	for _, s := range ss {
+		if err := c.large.materialise(s); err != nil {
+			return fmt.Errorf("read a large string: %w", err)
+		}
+	}
+	return nil
+}
+
 func (c *converted) has(src string) bool { return c.uuids[c.ref(src)] }
 
 // ref is the uuid a source record gets: its own when it is a UUID (as

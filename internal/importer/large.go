@@ -14,8 +14,8 @@ import (
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
-// A Claude Code line can be hundreds of megabytes: a tool's output, once
-// in the message and again in toolUseResult. Such a line is not held in
+// A line can be hundreds of megabytes: a tool's output (in a Claude Code
+// line, once in the message and again in toolUseResult). Such a line is not held in
 // memory. Once a line passes hugeLine bytes, readLines lexes its strings
 // as they stream by, and every string value longer than largeString is
 // left in the source file: the line handed on holds a reference
@@ -34,16 +34,6 @@ var (
 	hugeLine    = 8 << 20
 	largeString = 1 << 20
 )
-
-// largeFor is where the strings of a tool's huge lines are left: in f,
-// for Claude Code's (whose converter materialises what must be text);
-// nil for the others, whose lines are read whole.
-func largeFor(tool string, f io.ReaderAt) *largeTexts {
-	if tool != ClaudeCode {
-		return nil
-	}
-	return newLargeTexts(f)
-}
 
 // largeTexts are the strings a pass left in its source file, by key.
 type largeTexts struct {
@@ -99,6 +89,27 @@ func (lt *largeTexts) materialise(s *string) error {
 		*s = strings.ReplaceAll(*s, ref, v)
 	}
 	return nil
+}
+
+// materialiseJSON replaces the references to large strings in the JSON
+// text raw by the strings, encoded.
+func (lt *largeTexts) materialiseJSON(raw []byte) ([]byte, error) {
+	if lt == nil || !bytes.Contains(raw, []byte(`\u0000`)) {
+		return raw, nil
+	}
+	for key, t := range lt.texts {
+		ref, _ := json.Marshal(storage.LargeRef(key))
+		ref = ref[1 : len(ref)-1]
+		if !bytes.Contains(raw, ref) {
+			continue
+		}
+		enc, err := t.AppendEncoded(nil)
+		if err != nil {
+			return nil, fmt.Errorf("read a large string: %w", err)
+		}
+		raw = bytes.ReplaceAll(raw, ref, enc)
+	}
+	return raw, nil
 }
 
 // sourceText is a JSON string's contents in the source file.

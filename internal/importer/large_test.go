@@ -54,7 +54,7 @@ func hugeSource(t *testing.T, dir, mid string) {
 
 // importInto imports dir into a new store and returns the session's lines
 // decoded, without the uuids the store makes up, and the warnings.
-func importInto(t *testing.T, dir string, red storage.Redactor) ([]map[string]any, []byte, []string) {
+func importInto(t *testing.T, tool, dir, id string, red storage.Redactor) ([]map[string]any, []byte, []string) {
 	t.Helper()
 	st := storage.NewStore(t.TempDir())
 	if red != nil {
@@ -62,14 +62,14 @@ func importInto(t *testing.T, dir string, red storage.Redactor) ([]map[string]an
 	}
 	var warnings []string
 	im := &Importer{Store: st, Warn: func(s string) { warnings = append(warnings, s) }}
-	if _, err := im.Import(context.Background(), ClaudeCode, dir); err != nil {
+	if _, err := im.Import(context.Background(), tool, dir); err != nil {
 		t.Fatal(err)
 	}
 	p, err := st.ProjectAt("/work/p")
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(p.Path("s-large"))
+	data, err := os.ReadFile(p.Path(id))
 	if err != nil {
 		t.Fatalf("%v; warnings %q", err, warnings)
 	}
@@ -104,7 +104,7 @@ func withLargeThresholds(t *testing.T, piece int) {
 func TestHugeLinesImportAsWhenReadWhole(t *testing.T) {
 	src := t.TempDir()
 	hugeSource(t, src, "")
-	whole, _, wantWarn := importInto(t, src, nil)
+	whole, _, wantWarn := importInto(t, ClaudeCode, src, "s-large", nil)
 	// The import record, user, assistant, tool_use, two tool results,
 	// the title.
 	if len(whole) != 7 || len(wantWarn) != 1 || !strings.Contains(wantWarn[0], "does not parse") {
@@ -112,7 +112,7 @@ func TestHugeLinesImportAsWhenReadWhole(t *testing.T) {
 	}
 	for _, piece := range []int{1 << 20, 7, 1} {
 		withLargeThresholds(t, piece)
-		got, data, warn := importInto(t, src, nil)
+		got, data, warn := importInto(t, ClaudeCode, src, "s-large", nil)
 		if bytes.Contains(data, []byte("clawdcode-large")) {
 			t.Errorf("pieces of %d: a reference reached the file", piece)
 		}
@@ -137,7 +137,7 @@ func TestHugeLineKeyIsRedacted(t *testing.T) {
 	src := t.TempDir()
 	hugeSource(t, src, key)
 	withLargeThresholds(t, 5)
-	recs, data, _ := importInto(t, src, secrets.NewRedactor(key))
+	recs, data, _ := importInto(t, ClaudeCode, src, "s-large", secrets.NewRedactor(key))
 	if bytes.Contains(data, []byte(key)) || bytes.Contains(data, []byte("KEYMARKER")) {
 		t.Fatal("the key reached the session file")
 	}
@@ -150,5 +150,65 @@ func TestHugeLineKeyIsRedacted(t *testing.T) {
 	}
 	if !strings.Contains(out, secrets.Redacted) {
 		t.Errorf("the tool output holds no %s", secrets.Redacted)
+	}
+}
+
+// A Codex rollout's huge lines make the same session as when read whole:
+// texts, tool inputs and outputs of every shape.
+func TestHugeCodexLinesImportAsWhenReadWhole(t *testing.T) {
+	var big string
+	if err := json.Unmarshal([]byte(`"`+strings.Repeat(tricky, 40)+`"`), &big); err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]string{"cmd": big})
+	id := "11111111-2222-4333-8444-555555555555"
+	var lines []string
+	for _, l := range []map[string]any{
+		{"type": "session_meta", "payload": map[string]any{"id": id, "cwd": "/work/p"}},
+		{"type": "response_item", "payload": map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": big}}}},
+		{"type": "response_item", "payload": map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": big}}}},
+		{"type": "response_item", "payload": map[string]any{"type": "function_call", "name": "shell", "call_id": "c1", "arguments": string(args)}},
+		{"type": "response_item", "payload": map[string]any{"type": "function_call_output", "call_id": "c1", "output": big}},
+		{"type": "response_item", "payload": map[string]any{"type": "function_call_output", "call_id": "c1", "output": map[string]any{"content": big}}},
+		{"type": "response_item", "payload": map[string]any{"type": "function_call_output", "call_id": "c1", "output": map[string]any{"other": big}}},
+		{"type": "compacted", "payload": map[string]any{"message": big}},
+	} {
+		l["timestamp"] = "2026-01-01T00:00:00Z"
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "rollout-2026-01-01T00-00-00-"+id+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	whole, _, _ := importInto(t, Codex, src, id, nil)
+	withLargeThresholds(t, 7)
+	got, data, warn := importInto(t, Codex, src, id, nil)
+	// An output of no known shape is stored as its JSON text: the same
+	// value, escaped as the transcoder escapes it.
+	for _, recs := range [][]map[string]any{whole, got} {
+		for _, r := range recs {
+			if tr, ok := r["toolResult"].(map[string]any); ok && strings.HasPrefix(tr["output"].(string), "{") {
+				var v any
+				if err := json.Unmarshal([]byte(tr["output"].(string)), &v); err != nil {
+					t.Fatalf("an output stored as JSON text does not parse: %v", err)
+				}
+				tr["output"] = v
+			}
+		}
+	}
+	if bytes.Contains(data, []byte("clawdcode-large")) || len(warn) > 0 {
+		t.Errorf("a reference reached the file, or warnings %q", warn)
+	}
+	for i := range min(len(got), len(whole)) {
+		if !reflect.DeepEqual(got[i], whole[i]) {
+			t.Errorf("record %d differs:\n got %.300v\nwant %.300v", i, got[i], whole[i])
+		}
+	}
+	if len(whole) != 9 || !reflect.DeepEqual(got, whole) {
+		t.Errorf("the session differs from the one read whole (%d records, want %d of 9)", len(got), len(whole))
 	}
 }

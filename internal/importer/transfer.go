@@ -153,7 +153,7 @@ func growth(from, end int64) []pass {
 // runPass converts the pass's byte range and appends the records past
 // its skip. It returns how many it wrote.
 func (r *run) runPass(ctx context.Context, f *os.File, path string, h head, t *target, ps pass) (int, error) {
-	out := &converted{sessionID: h.id, cwd: h.cwd, uuids: map[string]bool{}, large: largeFor(r.tool, f)}
+	out := &converted{sessionID: h.id, cwd: h.cwd, uuids: map[string]bool{}, large: newLargeTexts(f)}
 	conv := newConverter(r.tool, out)
 	e := newEmitter(t, ps, h.cwd)
 	e.large = out.large
@@ -201,7 +201,7 @@ var errEnough = errors.New("enough")
 // probeHead reads the source's first lines until they name the session
 // and its working directory (the whole file when they never do).
 func probeHead(tool string, f *os.File, path string, end int64) (head, error) {
-	out := &converted{uuids: map[string]bool{}, large: largeFor(tool, f)}
+	out := &converted{uuids: map[string]bool{}, large: newLargeTexts(f)}
 	conv := newConverter(tool, out)
 	var h head
 	_, err := readLines(io.NewSectionReader(f, 0, end), out.large, func(_ int, _ int64, line []byte) error {

@@ -68,6 +68,10 @@ func findLarge(line []byte, start int, lt LargeTexts) ([]largeSpan, int, error) 
 		}
 		from := i + j
 		key := from + len(largeMark)
+		if escapedAt(line, from) {
+			i = key // the text of a reference, quoted in a string
+			continue
+		}
 		k := bytes.Index(line[key:], largeEnd)
 		if k < 0 {
 			return spans, grow, nil
@@ -86,6 +90,16 @@ func findLarge(line []byte, start int, lt LargeTexts) ([]largeSpan, int, error) 
 		grow += n - (to - from)
 		i = to
 	}
+}
+
+// escapedAt reports whether the backslash at i in a JSON text is itself
+// escaped: preceded by an odd number of backslashes.
+func escapedAt(b []byte, i int) bool {
+	n := 0
+	for i > 0 && b[i-1] == '\\' {
+		n, i = n+1, i-1
+	}
+	return n%2 == 1
 }
 
 var errLargeChanged = errors.New("large text changed while it was written")
