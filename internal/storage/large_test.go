@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -25,17 +24,7 @@ func (m textsByKey) LargeText(key string) (LargeText, bool) { t, ok := m[key]; r
 func TestAppendWritesLargeTextsInPlace(t *testing.T) {
 	t.Parallel()
 	const secret = "sk-large-test-0123456789abcdef"
-	st := NewStore(filepath.Join(t.TempDir(), "home"))
-	st.SetRedactor(replaceRedactor{secret})
-	p, err := st.Project(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := p.Create(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	sess := redactingSession(t, secret)
 	enc, _ := json.Marshal("a \"big\"\n text quoting " + secret + " <&>")
 	texts := textsByKey{"k1": bytesText{enc[1 : len(enc)-1]}}
 	quoted := `\u0000clawdcode-large:k1` + "\x00" // a reference's text, as text, and a NUL
