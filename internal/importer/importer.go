@@ -64,6 +64,9 @@ type converted struct {
 	recs                  []*storage.Record
 	lastBoundary          *storage.Record
 	uuids                 map[string]bool
+	// large are the strings of huge lines left in the source file
+	// (nil: lines are read whole).
+	large *largeTexts
 }
 
 func (c *converted) add(r *storage.Record) {
@@ -76,6 +79,17 @@ func (c *converted) add(r *storage.Record) {
 		}
 	}
 	c.recs = append(c.recs, r)
+}
+
+// materialise replaces the references to large strings in ss by the
+// strings (see largeTexts).
+func (c *converted) materialise(ss ...*string) error {
+	for _, s := range ss {
+		if err := c.large.materialise(s); err != nil {
+			return fmt.Errorf("read a large string: %w", err)
+		}
+	}
+	return nil
 }
 
 func (c *converted) has(src string) bool { return c.uuids[c.ref(src)] }

@@ -145,6 +145,10 @@ type Record struct {
 	// Tokens is clawdcode's extension: the token count of this record's
 	// contribution to a request, when it was known at write time (0 = unknown).
 	Tokens int `json:"tokens,omitempty"`
+
+	// Large, when set, gives the large texts the record's strings refer
+	// to (see LargeText); Append writes them in place. Never read back.
+	Large LargeTexts `json:"-"`
 }
 
 // Listing is the session as `sessions list` shows it, as of the record
