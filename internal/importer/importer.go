@@ -188,6 +188,7 @@ type run struct {
 
 	mu          sync.Mutex // guards what follows, st and res
 	projects    map[string]*storage.Project
+	sessions    map[string]*sync.Mutex // one per session being written, by project root and id
 	next        int
 	done, total int64
 }
@@ -283,6 +284,24 @@ func (r *run) flushLocked() {
 	if err := r.st.save(false); err != nil {
 		r.im.Warn(err.Error())
 	}
+}
+
+// lockSession gives this worker the session id of the project at root
+// until the returned function is called.
+func (r *run) lockSession(root, id string) (unlock func()) {
+	r.mu.Lock()
+	if r.sessions == nil {
+		r.sessions = map[string]*sync.Mutex{}
+	}
+	key := root + "\x00" + id
+	m := r.sessions[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		r.sessions[key] = m
+	}
+	r.mu.Unlock()
+	m.Lock()
+	return m.Unlock
 }
 
 // project is the project at a recorded working directory, looked up once

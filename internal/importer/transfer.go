@@ -59,10 +59,15 @@ func (r *run) importFile(ctx context.Context, path string, fi fs.FileInfo, prev 
 		return nil, prev, fmt.Errorf("import %s: %w", path, err)
 	}
 	t := &target{p: p, id: clawdcodeID(h.id)}
+	// Two source files may carry one session id (a copy that goes on
+	// after the lines it took over): the workers take turns on a session,
+	// so the second sees the first's records and its origin.
+	unlock := r.lockSession(p.Root, t.id)
 	sr, err := r.transfer(ctx, f, path, h, t, end, prev)
 	if cerr := t.close(r.batch); err == nil {
 		err = cerr
 	}
+	unlock()
 	if err != nil {
 		return nil, prev, fmt.Errorf("import %s: %w", path, err)
 	}
