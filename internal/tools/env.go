@@ -36,6 +36,9 @@ type Env struct {
 	// beforeChange, when set, is called with a file's real path just
 	// before Write or Edit replaces it (the checkpoints of /undo).
 	beforeChange func(path string)
+
+	// background holds the commands Bash started with run_in_background.
+	background backgroundShells
 }
 
 // OnBeforeChange sets the function called with a file's real path just
