@@ -1,0 +1,171 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// fileLine waits until path holds a whole line and returns it ("" when it
+// never does within the limit).
+func fileLine(path string, limit time.Duration) string {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(path); err == nil && bytes.HasSuffix(b, []byte("\n")) {
+			return strings.TrimSpace(string(b))
+		}
+	}
+	return ""
+}
+
+// groupGone waits until no process of group pgid is left.
+func groupGone(pgid int) bool {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolResults are the contents of the tool messages of the model's last
+// request.
+func toolResults(w *world) []string {
+	var out []string
+	for _, m := range w.Server.LastRequest().Messages {
+		if m.Role == chat.RoleTool {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+// TestBackgroundCommandEndsWithPrint: issue 26. A background command still
+// running when -p finishes is killed with its whole group.
+func TestBackgroundCommandEndsWithPrint(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	pidFile := filepath.Join(w.Project, "bg.pid")
+	agent := llmtest.Agent()
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if last := r.Messages[len(r.Messages)-1]; last.Role == chat.RoleTool {
+			fileLine(pidFile, 30*time.Second) // the command runs before -p may end
+		}
+		return agent(r)
+	})
+	w.MustRun("-p", "--allowed-tools", "Bash", "bash-bg sleep 60 & echo $$ > bg.pid; wait")
+	pgid, _ := strconv.Atoi(fileLine(pidFile, time.Second))
+	if pgid == 0 {
+		t.Fatal("the background command never ran")
+	}
+	defer syscall.Kill(-pgid, syscall.SIGKILL)
+	if got := toolResults(w); len(got) != 1 || !strings.Contains(got[0], "id bash_1") {
+		t.Fatalf("the Bash call did not return at once with an id: %q", got)
+	}
+	if !groupGone(pgid) {
+		t.Fatalf("the background command's group %d outlived clawdcode -p", pgid)
+	}
+}
+
+// TestBackgroundCommandEndsOnSignal: SIGTERM or SIGINT to -p while a
+// background command runs: clawdcode exits as interrupted and the
+// command's group is gone.
+func TestBackgroundCommandEndsOnSignal(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, llmtest.Options{})
+			pidFile := filepath.Join(w.Project, "bg.pid")
+			started := make(chan struct{}, 1)
+			w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+				if last := r.Messages[len(r.Messages)-1]; last.Role == chat.RoleTool {
+					started <- struct{}{}
+					return llmtest.Reply{Text: "late", Delay: time.Hour}
+				}
+				return llmtest.Agent()(r)
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), w.Timeout)
+			defer cancel()
+			cmd := w.Command(ctx, "-p", "--allowed-tools", "Bash", "bash-bg sleep 60 & echo $$ > bg.pid; wait")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-started:
+			case <-ctx.Done():
+				t.Fatal("the background command's id never reached the model")
+			}
+			pgid, _ := strconv.Atoi(fileLine(pidFile, 30*time.Second))
+			if pgid == 0 {
+				t.Fatal("the background command never ran")
+			}
+			defer syscall.Kill(-pgid, syscall.SIGKILL)
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != 130 {
+				t.Errorf("exit %d (%v) after %s, want 130:\n%s", code, err, sig, out.String())
+			}
+			if !groupGone(pgid) {
+				t.Fatalf("the background command's group %d outlived clawdcode after %s", pgid, sig)
+			}
+		})
+	}
+}
+
+// TestBackgroundOutputIsBounded: a background command that printed 3 MB
+// before anyone read it: BashOutput answers with the last MiB's end, after
+// the omission marker that says how much was dropped.
+func TestBackgroundOutputIsBounded(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	done := filepath.Join(w.Project, "wrote")
+	const size = 3_000_000
+	script := fmt.Sprintf("head -c %d /dev/zero | tr '\\0' a; echo; echo last; echo > wrote", size)
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		switch len(toolMessages(r)) {
+		case 0:
+			return llmtest.Agent()(r) // the bash-bg line
+		case 1:
+			fileLine(done, 30*time.Second) // it has printed everything
+			return llmtest.ToolCalls(llmtest.Call("BashOutput", `{"bash_id":"bash_1"}`))
+		}
+		return llmtest.Text("read")
+	})
+	w.MustRun("-p", "--allowed-tools", "Bash", "bash-bg "+script)
+	got := toolResults(w)
+	if len(got) != 2 {
+		t.Fatalf("tool results %q", got)
+	}
+	out := got[1]
+	// 3,000,000 a's, a newline and "last\n": all but the last MiB dropped.
+	dropped := size + 1 + len("last\n") - (1 << 20)
+	if want := fmt.Sprintf("[... %d bytes (0 lines) omitted ...]", dropped); !strings.Contains(out, want) {
+		t.Errorf("BashOutput lacks %q:\n%.300s", want, out)
+	}
+	if !strings.HasSuffix(out, "\nlast\n") || len(out) > 31000 {
+		t.Errorf("BashOutput answered %d bytes ending %q", len(out), out[max(0, len(out)-40):])
+	}
+}
+
+func toolMessages(r llmtest.Request) []chat.Message {
+	var out []chat.Message
+	for _, m := range r.Messages {
+		if m.Role == chat.RoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
