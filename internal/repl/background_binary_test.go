@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
@@ -39,18 +38,6 @@ func groupGone(pgid int) bool {
 		}
 	}
 	return false
-}
-
-// lastToolResult is the content of the last tool message the model was
-// sent.
-func lastToolResult(srv *llmtest.Server) string {
-	msgs := srv.LastRequest().Messages
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == chat.RoleTool {
-			return msgs[i].Content
-		}
-	}
-	return ""
 }
 
 // TestClawdcodeBackgroundCommand: issue 26. A background command is asked
