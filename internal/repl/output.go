@@ -227,7 +227,16 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 	case "Read", "Write", "Edit":
 		return relPath(str("file_path"), root)
 	case "Bash":
+		if bg, _ := args["run_in_background"].(bool); bg {
+			return clip(oneLine(str("command")), 80) + " (in the background)"
+		}
 		return clip(oneLine(str("command")), 80)
+	case "BashOutput":
+		return str("bash_id")
+	case "KillShell":
+		return str("shell_id")
+	case "WebFetch":
+		return clip(oneLine(str("url")), 80)
 	case "Glob", "Grep":
 		s := str("pattern")
 		if p := str("path"); p != "" {
