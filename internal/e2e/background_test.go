@@ -3,9 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,29 +12,9 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
-
-// fileLine waits until path holds a whole line and returns it ("" when it
-// never does within the limit).
-func fileLine(path string, limit time.Duration) string {
-	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if b, err := os.ReadFile(path); err == nil && bytes.HasSuffix(b, []byte("\n")) {
-			return strings.TrimSpace(string(b))
-		}
-	}
-	return ""
-}
-
-// groupGone waits until no process of group pgid is left.
-func groupGone(pgid int) bool {
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
-			return true
-		}
-	}
-	return false
-}
 
 // toolResults are the contents of the tool messages of the model's last
 // request.
@@ -59,12 +37,12 @@ func TestBackgroundCommandEndsWithPrint(t *testing.T) {
 	agent := llmtest.Agent()
 	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
 		if last := r.Messages[len(r.Messages)-1]; last.Role == chat.RoleTool {
-			fileLine(pidFile, 30*time.Second) // the command runs before -p may end
+			harness.WaitLine(pidFile, 30*time.Second) // the command runs before -p may end
 		}
 		return agent(r)
 	})
 	w.MustRun("-p", "--allowed-tools", "Bash", "bash-bg sleep 60 & echo $$ > bg.pid; wait")
-	pgid, _ := strconv.Atoi(fileLine(pidFile, time.Second))
+	pgid, _ := strconv.Atoi(harness.WaitLine(pidFile, time.Second))
 	if pgid == 0 {
 		t.Fatal("the background command never ran")
 	}
@@ -72,7 +50,7 @@ func TestBackgroundCommandEndsWithPrint(t *testing.T) {
 	if got := toolResults(w); len(got) != 1 || !strings.Contains(got[0], "id bash_1") {
 		t.Fatalf("the Bash call did not return at once with an id: %q", got)
 	}
-	if !groupGone(pgid) {
+	if !harness.GroupGone(pgid, 30*time.Second) {
 		t.Fatalf("the background command's group %d outlived clawdcode -p", pgid)
 	}
 }
@@ -108,7 +86,7 @@ func TestBackgroundCommandEndsOnSignal(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("the background command's id never reached the model")
 			}
-			pgid, _ := strconv.Atoi(fileLine(pidFile, 30*time.Second))
+			pgid, _ := strconv.Atoi(harness.WaitLine(pidFile, 30*time.Second))
 			if pgid == 0 {
 				t.Fatal("the background command never ran")
 			}
@@ -118,7 +96,7 @@ func TestBackgroundCommandEndsOnSignal(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != 130 {
 				t.Errorf("exit %d (%v) after %s, want 130:\n%s", code, err, sig, out.String())
 			}
-			if !groupGone(pgid) {
+			if !harness.GroupGone(pgid, 30*time.Second) {
 				t.Fatalf("the background command's group %d outlived clawdcode after %s", pgid, sig)
 			}
 		})
@@ -139,7 +117,7 @@ func TestBackgroundOutputIsBounded(t *testing.T) {
 		case 0:
 			return llmtest.Agent()(r) // the bash-bg line
 		case 1:
-			fileLine(done, 30*time.Second) // it has printed everything
+			harness.WaitLine(done, 30*time.Second) // it has printed everything
 			return llmtest.ToolCalls(llmtest.Call("BashOutput", `{"bash_id":"bash_1"}`))
 		}
 		return llmtest.Text("read")

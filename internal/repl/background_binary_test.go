@@ -3,9 +3,6 @@
 package repl
 
 import (
-	"bytes"
-	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,31 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
 // waitPidFile waits for a command to write its pid (a whole line) to path.
 func waitPidFile(t *testing.T, path string, term *terminal) int {
 	t.Helper()
-	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if b, err := os.ReadFile(path); err == nil && bytes.HasSuffix(b, []byte("\n")) {
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-			return pid
-		}
+	pid, _ := strconv.Atoi(harness.WaitLine(path, waitLimit))
+	if pid == 0 {
+		t.Fatalf("the command never wrote %s:\n%s", path, term.output())
 	}
-	t.Fatalf("the command never wrote %s:\n%s", path, term.output())
-	return 0
-}
-
-// groupGone waits until no process of group pgid is left (zombies aside:
-// kill(-pgid, 0) fails with ESRCH once the last member is reaped).
-func groupGone(pgid int) bool {
-	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
-			return true
-		}
-	}
-	return false
+	return pid
 }
 
 // TestClawdcodeBackgroundCommand: issue 26. A background command is asked
@@ -83,7 +67,7 @@ func TestClawdcodeBackgroundCommand(t *testing.T) {
 	term.send("kill it\r")
 	term.expect("Killed it.")
 	term.expectPrompt()
-	if !groupGone(pgid) {
+	if !harness.GroupGone(pgid, waitLimit) {
 		t.Fatalf("process group %d outlived KillShell", pgid)
 	}
 	term.send("/bashes\r")
@@ -124,7 +108,7 @@ func TestClawdcodeTerminalClosedKillsBackgroundCommands(t *testing.T) {
 	case <-time.After(waitLimit):
 		t.Fatalf("clawdcode still runs %v after its terminal closed", waitLimit)
 	}
-	if !groupGone(pgid) {
+	if !harness.GroupGone(pgid, waitLimit) {
 		t.Fatalf("the background command's group %d outlived clawdcode", pgid)
 	}
 }
