@@ -37,9 +37,10 @@ type Rule struct {
 	domain  string // WebFetch: the host, lower case
 }
 
-// ruleTools are the tools a rule may name.
-var ruleTools = []string{NameRead, NameWrite, NameEdit, NameBash, NameGlob, NameGrep, NameRecall,
-	NameBashOutput, NameKillShell, NameWebFetch}
+// ruleTools are the tools a rule may name: the contract's, in the order
+// the engine offers them (Set, then Recall).
+var ruleTools = []string{NameRead, NameWrite, NameEdit, NameBash, NameGlob, NameGrep,
+	NameBashOutput, NameKillShell, NameWebFetch, NameRecall}
 
 // RuleTools are the tool names rules accept (MCP tools aside), for hints.
 func RuleTools() []string { return slices.Clone(ruleTools) }
