@@ -32,7 +32,7 @@ type bashParams struct {
 	Command string `json:"command" param:"text" jsonschema:"The command line to run, e.g. \"go test ./...\"."`
 	Timeout *int   `json:"timeout,omitempty" param:"min=1,max=600000" jsonschema:"Timeout in milliseconds (default 120000, max 600000)."`
 	// RunInBackground starts the command and returns at once (background.go).
-	RunInBackground bool `json:"run_in_background,omitempty" jsonschema:"Start the command and return at once with its id, for servers, watchers and long builds; read its output with BashOutput, end it with KillShell. No timeout applies."`
+	RunInBackground bool `json:"run_in_background,omitempty" jsonschema:"Return at once with an id for BashOutput and KillShell; no timeout applies."`
 }
 
 func newBashTool(env *Env) *tool {
@@ -46,9 +46,7 @@ func newBashTool(env *Env) *tool {
 			"The timeout defaults to 120000 ms (2 minutes), at most 600000 ms; on timeout the command and " +
 			"everything it started are killed. A non-zero exit status is reported as an error with the output. " +
 			"Long output keeps its beginning and end. " +
-			"With run_in_background: true the call returns at once with an id (bash_1, bash_2, …): " +
-			"read what the command printed with BashOutput, end it with KillShell; it runs until it exits or is killed, " +
-			"and is killed when the session ends.",
+			"run_in_background: true is for servers and watchers: it runs until it exits, KillShell, or the session ends.",
 		permission: true,
 	}, env.runBash, func(p bashParams) string { return strings.TrimSpace(p.Command) })
 }

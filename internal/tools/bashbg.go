@@ -14,11 +14,11 @@ const (
 )
 
 type bashOutputParams struct {
-	BashID string `json:"bash_id" param:"text" jsonschema:"The id Bash answered when it started the command in the background, e.g. bash_1."`
+	BashID string `json:"bash_id" param:"text" jsonschema:"The id Bash answered, e.g. bash_1."`
 }
 
 type killShellParams struct {
-	ShellID string `json:"shell_id" param:"text" jsonschema:"The id of the background command to end, e.g. bash_1."`
+	ShellID string `json:"shell_id" param:"text" jsonschema:"The id Bash answered, e.g. bash_1."`
 }
 
 // runBackground starts command in the background (Bash with
@@ -38,19 +38,16 @@ func (e *Env) runBackground(command string) Result {
 func newBashOutputTool(env *Env) *tool {
 	return typed(&tool{
 		name: NameBashOutput,
-		description: "Read what a background command (Bash with run_in_background: true) printed since the last read, " +
-			"stdout and stderr interleaved as written, and whether it is still running or how it ended. " +
-			"Only the last " + fmt.Sprint(BackgroundOutputCap>>20) + " MiB of a command's output are kept: " +
-			"older output nobody read is replaced by a marker saying how much was dropped; " +
-			"one read answers with at most about " + fmt.Sprint(OutputCap) + " bytes, keeping the beginning and the end.",
+		description: "What a background command (Bash run_in_background) printed since the last read, and whether it still runs. " +
+			"Only its last " + fmt.Sprint(BackgroundOutputCap>>20) + " MiB are kept (a marker says what was dropped); " +
+			"one read answers at most ~" + fmt.Sprint(OutputCap) + " bytes.",
 	}, env.runBashOutput, func(p bashOutputParams) string { return p.BashID })
 }
 
 func newKillShellTool(env *Env) *tool {
 	return typed(&tool{
-		name: NameKillShell,
-		description: "End a background command (Bash with run_in_background: true) and everything it started: " +
-			"SIGTERM to its process group, SIGKILL after a short grace. Its output stays readable with BashOutput.",
+		name:        NameKillShell,
+		description: "End a background command and its whole process group.",
 	}, env.runKillShell, func(p killShellParams) string { return p.ShellID })
 }
 

@@ -33,8 +33,8 @@ const (
 )
 
 type webFetchParams struct {
-	URL    string `json:"url" param:"text" jsonschema:"The http:// or https:// URL of the page."`
-	Prompt string `json:"prompt,omitempty" jsonschema:"What you want to know from the page. It is repeated at the top of the answer; no model reads the page for you."`
+	URL    string `json:"url" param:"text" jsonschema:"The http:// or https:// URL."`
+	Prompt string `json:"prompt,omitempty" jsonschema:"What you want to know from the page."`
 }
 
 // webFetcher fetches pages with a client of its own: no cookie jar, no
@@ -57,14 +57,9 @@ func newWebFetchTool(_ *Env) *tool {
 	f := newWebFetcher(webFetchTimeout, webFetchMaxBytes)
 	t := typed(&tool{
 		name: NameWebFetch,
-		description: "Fetch a web page (http or https) and answer with its text: HTML reduced to Markdown " +
-			"(scripts, styles and markup left out), plain text as is. The prompt says what you want to know; " +
-			"it is repeated at the top of the answer, but no second model reads the page for you: " +
-			"you get the page itself, at most about " + fmt.Sprint(OutputCap) + " bytes (beginning and end kept), " +
-			"downloads stop at " + fmt.Sprint(webFetchMaxBytes>>20) + " MiB and " + webFetchTimeout.String() + ". " +
-			"Redirects on the same host are followed; a redirect to another host is not: the answer names " +
-			"the new URL, and you call WebFetch again with it. No cookies or credentials are sent. " +
-			"Asks the user first unless a rule allows the host (WebFetch(domain:example.com)).",
+		description: "Fetch an http(s) page as Markdown (plain text as is), at most ~" + fmt.Sprint(OutputCap) + " bytes. " +
+			"prompt is only echoed: no model reads the page for you. A redirect to another host is not followed; " +
+			"call WebFetch again with the URL the answer names.",
 		permission: true,
 	}, f.run, func(p webFetchParams) string { return strings.TrimSpace(p.URL) })
 	t.validate = checked(func(p webFetchParams) (Result, bool) {
