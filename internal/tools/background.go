@@ -28,6 +28,10 @@ type backgroundShell struct {
 	mu     sync.Mutex
 	ended  time.Time // zero while the shell runs
 	killed bool      // KillShell or the session's end stopped it
+
+	// stop kills the group once: after that its id may belong to
+	// another group, which a second KillShell must not signal.
+	stop sync.Once
 }
 
 // ShellInfo describes a background command, for /bashes.
@@ -123,14 +127,17 @@ func (b *backgroundShells) stopAll() {
 }
 
 // kill ends the shell's whole group — also when the shell itself has
-// exited, for what it left running — and returns once it is gone.
+// exited, for what it left running — and returns once it is gone (the
+// first call kills; others wait for it).
 func (s *backgroundShell) kill() {
-	s.mu.Lock()
-	if s.ended.IsZero() {
-		s.killed = true
-	}
-	s.mu.Unlock()
-	s.proc.kill()
+	s.stop.Do(func() {
+		s.mu.Lock()
+		if s.ended.IsZero() {
+			s.killed = true
+		}
+		s.mu.Unlock()
+		s.proc.kill()
+	})
 }
 
 func (s *backgroundShell) info() ShellInfo {

@@ -93,7 +93,7 @@ func TestBackgroundCommandExitStatus(t *testing.T) {
 	}
 	wantError(t, call(t, env, NameBashOutput, obj{"bash_id": "bash_9"}), `"bash_9"`, "bash_1, bash_2")
 	wantError(t, call(t, env, NameKillShell, obj{"shell_id": "nope"}), `"nope"`)
-	wantError(t, call(t, NewEnv(t.TempDir()), NameBashOutput, obj{"bash_id": "bash_1"}), "none was started")
+	wantError(t, call(t, NewEnv(t.TempDir()), NameBashOutput, obj{"bash_id": "bash_1"}), "none was started in this run")
 }
 
 func TestStopBackgroundKillsEveryGroup(t *testing.T) {

@@ -75,7 +75,7 @@ func (e *Env) runKillShell(_ context.Context, p killShellParams) Result {
 	before := s.info()
 	s.kill()
 	if !before.Running {
-		return Result{Output: fmt.Sprintf("%s had already ended (%s); whatever it left running in its process group was killed.", s.id, before.Status)}
+		return Result{Output: fmt.Sprintf("%s had already ended (%s); nothing of its process group is left running.", s.id, before.Status)}
 	}
 	return Result{Output: fmt.Sprintf("%s killed after %s: %s", s.id, roundRuntime(s.info().Runtime), s.command)}
 }
@@ -83,7 +83,8 @@ func (e *Env) runKillShell(_ context.Context, p killShellParams) Result {
 func (e *Env) unknownShell(id string) Result {
 	ids := e.background.ids()
 	if len(ids) == 0 {
-		return fail("no background command has the id %q: none was started in this session (Bash with run_in_background: true starts one)", id)
+		return fail("no background command has the id %q: none was started in this run of clawdcode "+
+			"(they end with the run that started them; Bash with run_in_background: true starts one)", id)
 	}
 	return fail("no background command has the id %q; the ids are %s", id, strings.Join(ids, ", "))
 }
