@@ -502,8 +502,23 @@ func (e *Engine) MCPServers() []mcphost.Status { return e.cfg.MCP.Status() }
 // Project is the current project (for /sessions, /switch).
 func (e *Engine) Project() *storage.Project { return e.cfg.Project }
 
-// Close closes the current session (index written, lock released).
+// Shells describes the commands the model started in the background
+// (Bash with run_in_background), for /bashes.
+func (e *Engine) Shells() []tools.ShellInfo {
+	if e.env == nil {
+		return nil
+	}
+	return e.env.Shells()
+}
+
+// Close ends the run: the background commands are killed (their whole
+// process groups, whatever ends the run — /exit, the end of -p, a signal,
+// a terminal hang-up), then the current session is closed (index written,
+// lock released).
 func (e *Engine) Close() error {
+	if e.env != nil {
+		e.env.StopBackground()
+	}
 	err := e.closeSession()
 	if merr := e.cfg.MCP.Close(); err == nil {
 		err = merr

@@ -29,8 +29,9 @@ const (
 	DefaultThreshold = contextmgr.DefaultThreshold
 )
 
-// contractTools are the tools of CONTRACT.md section 3.
-var contractTools = []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep", "Recall"}
+// contractTools are the tools of CONTRACT.md section 3, in the order the
+// engine offers them (the rule grammar's list).
+var contractTools = tools.RuleTools()
 
 // RootOptions is the root command's resolved invocation: flags, then the
 // environment, then the configuration files, then the defaults (resolved

@@ -24,6 +24,10 @@ import (
 //	recall <query>         → Recall {"query": "<query>"}
 //	recall-project <query> → Recall {"query": "<query>", "scope": "project"}
 //	recall-ref <uuid>      → Recall {"ref": "<uuid>"}
+//	bash-bg <command>      → Bash  {"command": "<command>", "run_in_background": true}
+//	bash-output <id>       → BashOutput {"bash_id": "<id>"}
+//	kill-shell <id>        → KillShell {"shell_id": "<id>"}
+//	webfetch <url> [prompt] → WebFetch {"url": "<url>", "prompt": "<prompt>"}
 //
 // A user message with no such line is answered with the text
 // "You said: <its first line>".
@@ -72,25 +76,37 @@ func agentCalls(content string) []ToolCall {
 			continue
 		}
 		var name string
-		var args map[string]string
+		var args map[string]any
 		switch strings.ToLower(verb) {
 		case "read":
-			name, args = "Read", map[string]string{"file_path": rest}
+			name, args = "Read", map[string]any{"file_path": rest}
 		case "write":
 			path, text, _ := strings.Cut(rest, " ")
-			name, args = "Write", map[string]string{"file_path": path, "content": text}
+			name, args = "Write", map[string]any{"file_path": path, "content": text}
 		case "bash":
-			name, args = "Bash", map[string]string{"command": rest}
+			name, args = "Bash", map[string]any{"command": rest}
 		case "edit":
 			path, words, _ := strings.Cut(rest, " ")
 			old, repl, _ := strings.Cut(strings.TrimSpace(words), " ")
-			name, args = "Edit", map[string]string{"file_path": path, "old_string": old, "new_string": strings.TrimSpace(repl)}
+			name, args = "Edit", map[string]any{"file_path": path, "old_string": old, "new_string": strings.TrimSpace(repl)}
 		case "recall":
-			name, args = "Recall", map[string]string{"query": rest}
+			name, args = "Recall", map[string]any{"query": rest}
 		case "recall-project":
-			name, args = "Recall", map[string]string{"query": rest, "scope": "project"}
+			name, args = "Recall", map[string]any{"query": rest, "scope": "project"}
 		case "recall-ref":
-			name, args = "Recall", map[string]string{"ref": rest}
+			name, args = "Recall", map[string]any{"ref": rest}
+		case "bash-bg":
+			name, args = "Bash", map[string]any{"command": rest, "run_in_background": true}
+		case "bash-output":
+			name, args = "BashOutput", map[string]any{"bash_id": rest}
+		case "kill-shell":
+			name, args = "KillShell", map[string]any{"shell_id": rest}
+		case "webfetch":
+			u, prompt, _ := strings.Cut(rest, " ")
+			name, args = "WebFetch", map[string]any{"url": u}
+			if prompt = strings.TrimSpace(prompt); prompt != "" {
+				args["prompt"] = prompt
+			}
 		default:
 			continue
 		}

@@ -227,7 +227,17 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 	case tools.NameRead, tools.NameWrite, tools.NameEdit:
 		return relPath(str("file_path"), root)
 	case tools.NameBash:
-		return clip(termtext.FirstLine(str("command"), 0, " …"), 80)
+		line := clip(termtext.FirstLine(str("command"), 0, " …"), 80)
+		if bg, _ := args["run_in_background"].(bool); bg {
+			line += " (in the background)"
+		}
+		return line
+	case tools.NameBashOutput:
+		return str("bash_id")
+	case tools.NameKillShell:
+		return str("shell_id")
+	case tools.NameWebFetch:
+		return clip(termtext.FirstLine(str("url"), 0, " …"), 80)
 	case tools.NameGlob, tools.NameGrep:
 		s := str("pattern")
 		if p := str("path"); p != "" {

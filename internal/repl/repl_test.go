@@ -214,6 +214,10 @@ func TestToolSummaries(t *testing.T) {
 		{"Bash", `{"command":"go test ./...\necho done"}`, "go test ./... …"},
 		{"Grep", `{"pattern":"func main","path":"/proj/cmd"}`, "func main in cmd"},
 		{"Glob", `{"pattern":"**/*.go"}`, "**/*.go"},
+		{"Bash", `{"command":"npm run dev","run_in_background":true}`, "npm run dev (in the background)"},
+		{"BashOutput", `{"bash_id":"bash_2"}`, "bash_2"},
+		{"KillShell", `{"shell_id":"bash_2"}`, "bash_2"},
+		{"WebFetch", `{"url":"https://go.dev/doc","prompt":"x"}`, "https://go.dev/doc"},
 		{"Other", `{"b":1,"a":"x"}`, `{"a":"x","b":1}`},
 		{"Read", `not json`, "not json"},
 	}

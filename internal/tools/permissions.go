@@ -260,7 +260,8 @@ func (p *Permissions) keep(r Rule) {
 // rule per simple command (a prefix of its command word and
 // subcommand, `Bash(git status:*)`, or the exact command where a prefix would
 // allow more than was asked), for Edit and Write the tool inside the
-// project and the file itself outside it, for other tools the tool. It is
+// project and the file itself outside it, for WebFetch the URL's host
+// (`WebFetch(domain:example.com)`), for other tools the tool. It is
 // empty when no rule would cover the call (a path a rule cannot spell).
 func (p *Permissions) Propose(tool Tool, input json.RawMessage) []Rule {
 	root := ""
@@ -300,6 +301,10 @@ func proposeFor(c callInfo, own bool) []Rule {
 			return nil
 		}
 		return []Rule{{tool: c.tool, glob: c.target}}
+	case NameWebFetch:
+		if c.host != "" {
+			return []Rule{{tool: c.tool, domain: c.host}}
+		}
 	}
 	return []Rule{{tool: c.tool}}
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +17,9 @@ import (
 //	Edit(src/**)        a path glob (`*`, `?`, `[...]` in one segment, `**`
 //	Write(docs/*.md)    across segments, `{a,b}`), relative to the project
 //	Read(/etc/**)       root, or absolute
+//	WebFetch(domain:example.com)  a URL whose host is exactly example.com
+//	                    (any scheme and port; not its subdomains, which are
+//	                    other hosts: www.example.com needs its own rule)
 //
 // `Tool(*)` and `Tool()` are `Tool`. Tool names are matched without regard to
 // case. A Bash rule's command is read with bash's grammar: its words after
@@ -33,10 +37,13 @@ type Rule struct {
 	words   string // Bash: the command's words after quote removal, NUL-separated
 	key     string // Bash, exact: the canonical command (cmdKey)
 	glob    string // Edit/Write/Read: the path pattern as written
+	domain  string // WebFetch: the host, lower case
 }
 
-// ruleTools are the tools a rule may name.
-var ruleTools = []string{NameRead, NameWrite, NameEdit, NameBash, NameGlob, NameGrep, NameRecall}
+// ruleTools are the tools a rule may name: the contract's, in the order
+// the engine offers them (Set, then Recall).
+var ruleTools = []string{NameRead, NameWrite, NameEdit, NameBash, NameGlob, NameGrep,
+	NameBashOutput, NameKillShell, NameWebFetch, NameRecall}
 
 // RuleTools are the tool names rules accept (MCP tools aside), for hints.
 func RuleTools() []string { return slices.Clone(ruleTools) }
@@ -91,6 +98,12 @@ func ParseRule(spec string) (Rule, error) {
 			return Rule{}, fmt.Errorf("invalid rule %q: %v", spec, err)
 		}
 		r.glob = filepath.ToSlash(arg)
+	case NameWebFetch:
+		host, err := parseDomain(arg)
+		if err != nil {
+			return Rule{}, fmt.Errorf("invalid rule %q: %v", spec, err)
+		}
+		r.domain = host
 	default:
 		return Rule{}, fmt.Errorf("invalid rule %q: %s takes no specifier", spec, r.tool)
 	}
@@ -132,6 +145,10 @@ func (r Rule) String() string {
 		return r.tool + "(" + r.command + ")"
 	case r.glob != "":
 		return r.tool + "(" + r.glob + ")"
+	case strings.Contains(r.domain, ":"): // IPv6, bracketed as in a URL
+		return r.tool + "(domain:[" + r.domain + "])"
+	case r.domain != "":
+		return r.tool + "(domain:" + r.domain + ")"
 	}
 	return r.tool
 }
@@ -140,7 +157,7 @@ func (r Rule) String() string {
 func (r Rule) IsZero() bool { return r.tool == "" }
 
 // wholeTool reports whether r covers every call of its tool.
-func (r Rule) wholeTool() bool { return r.command == "" && r.glob == "" }
+func (r Rule) wholeTool() bool { return r.command == "" && r.glob == "" && r.domain == "" }
 
 // UnmarshalText lets a configuration file hold rules directly, so a bad
 // rule is reported where it is written.
@@ -191,6 +208,7 @@ type callInfo struct {
 	target  string     // Edit/Write/Read: the real path the call touches ("" = none given)
 	rel     string     // target relative to the root, slash-separated; "" when outside it
 	outside bool       // target is outside the project root
+	host    string     // WebFetch: the URL's host, lower case ("" = no valid URL)
 }
 
 // newCall decodes what rules need from a call's input. Bad input leaves the
@@ -214,6 +232,12 @@ func newCall(root string, tool Tool, input json.RawMessage) callInfo {
 		if p, err := a.requiredText("file_path"); err == nil {
 			c.target = resolveTarget(root, p)
 			c.rel, c.outside = relativeTo(root, c.target)
+		}
+	case NameWebFetch:
+		if raw, err := a.requiredString("url"); err == nil {
+			if u, err := parseWebURL(raw); err == nil {
+				c.host = strings.ToLower(u.Hostname())
+			}
 		}
 	}
 	return c
@@ -239,6 +263,8 @@ func (r Rule) allows(c callInfo) bool {
 		return true
 	case r.glob != "":
 		return r.matchesPath(c)
+	case r.domain != "":
+		return c.host != "" && c.host == r.domain
 	}
 	return c.line != nil && c.line.opaque == "" && len(c.line.cmds) > 0 &&
 		!slices.ContainsFunc(c.line.cmds, func(cmd shellCmd) bool { return !r.allowsCmd(cmd) })
@@ -256,6 +282,8 @@ func (r Rule) denies(c callInfo) bool {
 		return true
 	case r.glob != "":
 		return r.matchesPath(c)
+	case r.domain != "":
+		return c.host != "" && c.host == r.domain
 	}
 	return c.line != nil && r.deniesLine(*c.line)
 }
@@ -278,4 +306,26 @@ func (r Rule) matchesPath(c callInfo) bool {
 		return false
 	}
 	return g.match(subject)
+}
+
+// parseDomain reads a WebFetch rule's specifier, "domain:<host>": a host
+// name or IP address alone, matched exactly (no wildcard, scheme, port or
+// path).
+func parseDomain(arg string) (string, error) {
+	host, ok := strings.CutPrefix(arg, "domain:")
+	host = strings.ToLower(strings.TrimSpace(host))
+	switch {
+	case !ok:
+		return "", fmt.Errorf("WebFetch takes domain:<host>, e.g. WebFetch(domain:example.com)")
+	case host == "":
+		return "", fmt.Errorf("empty domain")
+	case strings.ContainsAny(host, "*/?#@ \t") || strings.Contains(host, "://"):
+		return "", fmt.Errorf("domain %q: give the host alone, exactly (no scheme, path or wildcard)", host)
+	}
+	// An IPv6 address may come bracketed, as in a URL; Hostname() is not.
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.Contains(host, ":") && net.ParseIP(host) == nil {
+		return "", fmt.Errorf("domain %q: give the host without a port", host)
+	}
+	return host, nil
 }

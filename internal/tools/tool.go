@@ -41,7 +41,8 @@ const (
 	NameGrep  = "Grep"
 )
 
-// Set returns the six contract tools, in the order offered to the model.
+// Set returns the contract's file, shell and web tools, in the order
+// offered to the model.
 func Set(env *Env) []Tool {
 	set := []*tool{
 		newReadTool(env),
@@ -50,6 +51,9 @@ func Set(env *Env) []Tool {
 		newBashTool(env),
 		newGlobTool(env),
 		newGrepTool(env),
+		newBashOutputTool(env),
+		newKillShellTool(env),
+		newWebFetchTool(env),
 	}
 	out := make([]Tool, len(set))
 	for i, t := range set {
@@ -86,7 +90,7 @@ func Lookup(set []Tool, name string) (Tool, bool) {
 	return nil, false
 }
 
-// tool is the one implementation of Tool: each of the six is a tool value
+// tool is the one implementation of Tool: each of them is a tool value
 // with its own run and describe functions, so argument decoding, panic
 // recovery and the definition live in one place.
 type tool struct {
