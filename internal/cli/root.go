@@ -55,6 +55,9 @@ type RootOptions struct {
 	// configuration files.
 	Allow, Deny     []tools.Rule
 	SkipPermissions bool
+	// Mode is --permission-mode, read; Bypass for
+	// --dangerously-skip-permissions without it.
+	Mode tools.Mode
 	// TrustProject (--trust-project) uses the project's config.toml in
 	// full for this run, as if its trust question had been answered yes.
 	TrustProject bool
@@ -77,6 +80,7 @@ func newCmdRoot(f *Factory, runF func(context.Context, *RootOptions) error) *cob
 		thresholdFlag   float64
 		allowedTools    string
 		disallowedTools string
+		permissionMode  string
 	)
 	cmd := &cobra.Command{
 		Use:   "clawdcode [flags] [prompt]",
@@ -107,6 +111,9 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 			in := rootFlags{
 				resumeSet: flags.Changed("resume"),
 				allowed:   allowedTools, disallowed: disallowedTools,
+			}
+			if flags.Changed("permission-mode") {
+				in.permissionMode = &permissionMode
 			}
 			if flags.Changed("model") {
 				in.config.Model = &opts.Model
@@ -156,9 +163,12 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	fl.StringVar(&allowedTools, "allowed-tools", "", "comma-separated tools or `rules` that run without asking, e.g. Edit,'Bash(go test:*)' (Read,Glob,Grep always may)")
 	fl.StringVar(&disallowedTools, "disallowed-tools", "", "comma-separated tools or `rules` that never run; a deny wins over every allow")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "every tool runs without asking")
+	fl.StringVar(&permissionMode, "permission-mode", "", "`mode` to start in: default (ask), acceptEdits (Write/Edit inside the project run without asking) or plan (read-only tools until a plan is approved); Shift-Tab cycles them in the REPL")
 	fl.BoolVar(&opts.TrustProject, "trust-project", false, "use the project's .clawdcode/config.toml in full (hooks, MCP servers, allow rules, base_url), as if its trust question had been answered yes")
 	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "bound on model calls in one -p run (0 = none)")
 
+	_ = cmd.RegisterFlagCompletionFunc("permission-mode", cobra.FixedCompletions(
+		[]string{"default", "acceptEdits", "plan"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(
 		[]string{FormatText, FormatJSON, FormatStreamJSON}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"allowed-tools", "disallowed-tools"} {
@@ -178,6 +188,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 type rootFlags struct {
 	resumeSet           bool
 	allowed, disallowed string
+	permissionMode      *string      // nil when not given
 	config              config.Flags // model, window, threshold when given
 }
 
@@ -203,6 +214,9 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 	}
 	if o.MaxTurns < 0 {
 		return usageErrorf("invalid --max-turns %d: must be 0 (no bound) or more", o.MaxTurns)
+	}
+	if err := o.resolveMode(in.permissionMode); err != nil {
+		return err
 	}
 	var err error
 	if in.config.Allow, err = parseRuleFlag("--allowed-tools", in.allowed); err != nil {
@@ -231,6 +245,24 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 		o.Threshold = DefaultThreshold
 	}
 	o.Allow, o.Deny = cfg.Allow, cfg.Deny
+	return nil
+}
+
+// resolveMode reads --permission-mode (nil when not given) into o.Mode:
+// --dangerously-skip-permissions alone starts in bypass.
+func (o *RootOptions) resolveMode(flag *string) error {
+	o.Mode = tools.ModeDefault
+	if flag == nil {
+		if o.SkipPermissions {
+			o.Mode = tools.ModeBypass
+		}
+		return nil
+	}
+	m, err := tools.ParseMode(*flag)
+	if err != nil {
+		return usageErrorf("invalid --permission-mode %q: want default, acceptEdits or plan", *flag)
+	}
+	o.Mode = m
 	return nil
 }
 
