@@ -17,6 +17,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // Engine is what the REPL drives: the slash commands' view of the session
@@ -40,6 +41,16 @@ var (
 	_ Commands = (*slash.Registry)(nil)
 )
 
+// Modes is the permission policy's mode (*tools.Permissions): the REPL
+// only reads and sets it; what a mode allows is the policy's.
+type Modes interface {
+	Mode() tools.Mode
+	CycleMode() tools.Mode
+	SetMode(tools.Mode) bool
+}
+
+var _ Modes = (*tools.Permissions)(nil)
+
 // Options configure the interactive session.
 type Options struct {
 	IO          *iostreams.IOStreams
@@ -51,8 +62,12 @@ type Options struct {
 	// their content (a full-text search of the store).
 	SearchSessions SessionSearch
 	// SkipPermissions is --dangerously-skip-permissions: the status line
-	// says so in red for as long as it holds.
+	// says so in red for as long as it holds (when Modes is nil).
 	SkipPermissions bool
+	// Modes is the permission mode the engine's tools are checked in:
+	// Shift-Tab cycles it, the status line shows it, and a plan-mode
+	// answer is followed by the plan's approval (nil: no modes).
+	Modes Modes
 	// Redactor takes credentials out of what slash commands print (nil =
 	// none to take out).
 	Redactor *secrets.Redactor
@@ -110,6 +125,9 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		src.ed.complete = s.completer()
 		src.ed.status = s.statusLine
+		if opts.Modes != nil {
+			src.ed.backTab = func() { opts.Modes.CycleMode() }
+		}
 		src.ed.onKey = map[rune]func(){
 			'o': func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) },
 			'z': src.suspend,
@@ -304,10 +322,13 @@ func (s *session) turn(ctx context.Context, text string) error {
 		text = s.withContext(text)
 	}
 	out.waiting("thinking")
-	_, err := s.opts.Engine.Submit(ctx, text, out)
+	res, err := s.opts.Engine.Submit(ctx, text, out)
 	out.finish()
 	if err == nil && ctx.Err() == nil {
 		s.contextWarning()
+		if res != nil && strings.TrimSpace(res.Text) != "" {
+			return s.approvePlan(ctx)
+		}
 	}
 	return err
 }
