@@ -75,7 +75,7 @@ func selectOption(ctx context.Context, c *console, w io.Writer, cs colorScheme, 
 			return -1, err
 		}
 		switch {
-		case k.kind == keyUp || k.kind == keyCtrl && k.r == 'p':
+		case k.kind == keyUp || k.kind == keyBackTab || k.kind == keyCtrl && k.r == 'p':
 			sel = (sel + len(options) - 1) % len(options)
 		case k.kind == keyDown || k.kind == keyTab || k.kind == keyCtrl && k.r == 'n':
 			sel = (sel + 1) % len(options)

@@ -65,10 +65,11 @@ func (s *session) approvePlan(ctx context.Context) error {
 		options[i] = a.choice
 	}
 	i, err := selectOption(ctx, s.con, w, s.cs, options, nil)
-	switch {
-	case errors.Is(err, io.EOF):
-		return nil
-	case err != nil:
+	if err != nil {
+		// Ctrl-C or the end of input answers nothing: still planning.
+		if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) && ctx.Err() == nil {
+			return nil
+		}
 		return err
 	}
 	next := planAnswers[i].mode
