@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
@@ -54,7 +53,10 @@ func TestScreenPlanModeApproval(t *testing.T) {
 	s.sendKeys("Enter")
 	s.waitFor("Yes, and allow")
 	s.keys("y")
-	waitFile(t, filepath.Join(s.dir, "after.txt"))
+	waitUntil(t, "after.txt to be written", func() bool {
+		_, err := os.Stat(filepath.Join(s.dir, "after.txt"))
+		return err == nil
+	})
 	t.Logf("\n%s", s.screen())
 }
 
@@ -72,18 +74,4 @@ func toolSaid(msgs []chat.Message, want string) bool {
 func statusRow(screen string) string {
 	rows := strings.Split(strings.TrimRight(screen, "\n "), "\n")
 	return rows[len(rows)-1]
-}
-
-func waitFile(t *testing.T, path string) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s was never written", path)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
