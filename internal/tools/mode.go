@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Mode is the permission mode a Permissions decides in (CONTRACT §1,
@@ -69,14 +70,14 @@ func (m Mode) Label() string {
 
 // PlanNote is the note a request in plan mode carries, so that the model
 // knows what it may do and what is expected of it.
-const PlanNote = "Plan mode is on: the user wants a plan before anything changes. " +
-	"Only the read-only tools run (Read, Glob, Grep, Recall); Write, Edit, Bash and MCP tools are refused. " +
+var PlanNote = "Plan mode is on: the user wants a plan before anything changes. " +
+	"Only the read-only tools run (" + strings.Join(PlanTools, ", ") + "); Write, Edit, Bash and MCP tools are refused. " +
 	"Investigate as needed, then present your plan as your answer and stop: " +
 	"the user approves it, which leaves plan mode, before any change is made."
 
 // planDenial is the result a refused call in plan mode gives the model.
 func planDenial(tool Tool, input json.RawMessage) string {
-	return fmt.Sprintf("%s was not run: plan mode is on, and only read-only tools (Read, Glob, Grep, Recall) run. "+
+	return fmt.Sprintf("%s was not run: plan mode is on, and only read-only tools (%s) run. "+
 		"Do not try to make changes: present your plan to the user as your answer; "+
-		"once they approve it, plan mode ends and the changes can be made.", tool.Describe(input))
+		"once they approve it, plan mode ends and the changes can be made.", tool.Describe(input), strings.Join(PlanTools, ", "))
 }
