@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/clawdcode/clawdcode/internal/chat"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
@@ -170,6 +172,7 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if l.model != "" {
 			req.Model = l.model
 		}
+		req.Messages = withModeNote(req.Messages, l.perms)
 		resp, err := l.llm.Stream(ctx, req, onDelta)
 		if err == nil {
 			return resp, nil
@@ -196,6 +199,22 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 			return nil, fmt.Errorf("%w: %s", ErrContextOverflow, serverMessage(err))
 		}
 	}
+}
+
+// moder is a permission policy with a mode (*tools.Permissions).
+type moder interface {
+	Mode() tools.Mode
+}
+
+// withModeNote adds, in plan mode, the note that tells the model so
+// (tools.PlanNote) as a trailing system message of this request only: it
+// is never recorded, and at the end it leaves the prefix a server caches
+// (the system prompt and the conversation so far) the same as without it.
+func withModeNote(msgs []chat.Message, perms permissionChecker) []chat.Message {
+	if m, ok := perms.(moder); !ok || m.Mode() != tools.ModePlan {
+		return msgs
+	}
+	return append(slices.Clip(msgs), chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
 }
 
 // delegator is a tool that runs another tool (mcphost's MCPCall).

@@ -211,6 +211,7 @@ func (f *Factory) Config() (*config.Config, error) {
 
 // Permissions is the run's permission policy, built once: the rules of
 // opts (flags and configuration files), --dangerously-skip-permissions,
+// the mode to start in (--permission-mode),
 // the terminal's asker (nil in -p), and the project's config file as the
 // place an "always for this project" answer is saved.
 func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Permissions, error) {
@@ -225,6 +226,7 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 			Allow:   opts.Allow,
 			Deny:    opts.Deny,
 			SkipAll: opts.SkipPermissions,
+			Mode:    opts.Mode,
 			Asker:   asker,
 			Save: func(r tools.Rule) error {
 				if err := config.SaveRule(projectFile, r); err != nil {

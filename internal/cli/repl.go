@@ -64,6 +64,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		Asker:       asker,
 
 		SkipPermissions: opts.SkipPermissions,
+		Modes:           perms,
 		SearchSessions:  searchSessions(f),
 	})
 	if errors.Is(err, slash.ErrExit) {

@@ -13,6 +13,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Output formats of -p (CONTRACT.md section 1).
@@ -56,6 +57,9 @@ type RootOptions struct {
 	// configuration files.
 	Allow, Deny     []tools.Rule
 	SkipPermissions bool
+	// Mode is --permission-mode, read; Bypass for
+	// --dangerously-skip-permissions without it.
+	Mode tools.Mode
 	// TrustProject (--trust-project) uses the project's config.toml in
 	// full for this run, as if its trust question had been answered yes.
 	TrustProject bool
@@ -73,12 +77,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 // and validation alone.
 func newCmdRoot(f *Factory, runF func(context.Context, *RootOptions) error) *cobra.Command {
 	opts := &RootOptions{}
-	var (
-		windowFlag      int
-		thresholdFlag   float64
-		allowedTools    string
-		disallowedTools string
-	)
+	raw := &rootFlagValues{}
 	cmd := &cobra.Command{
 		Use:   "clawdcode [flags] [prompt]",
 		Short: "A coding agent for any OpenAI-compatible server",
@@ -104,20 +103,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 				return err
 			}
 			opts.Prompt = strings.Join(args, " ")
-			flags := cmd.Flags()
-			in := rootFlags{
-				resumeSet: flags.Changed("resume"),
-				allowed:   allowedTools, disallowed: disallowedTools,
-			}
-			if flags.Changed("model") {
-				in.config.Model = &opts.Model
-			}
-			if flags.Changed("context-window") {
-				in.config.ContextWindow = &windowFlag
-			}
-			if flags.Changed("compact-threshold") {
-				in.config.CompactThreshold = &thresholdFlag
-			}
+			in := raw.rootFlags(cmd.Flags(), opts)
 			// A project file's commands, allow rules, passed-through
 			// credentials and endpoint need trust: the REPL asks when a
 			// terminal on stdin can answer, whatever stdout is; -p and a
@@ -144,28 +130,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 		return &flagError{err: err, cmd: c}
 	})
 
-	fl := cmd.Flags()
-	fl.SortFlags = false
-	fl.BoolVarP(&opts.Print, "print", "p", false, "non-interactive: run the prompt once and print the final answer")
-	fl.StringVar(&opts.OutputFormat, "output-format", FormatText, "with -p: text, json or stream-json")
-	fl.BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recently updated session of this project")
-	fl.StringVarP(&opts.Resume, "resume", "r", "", "resume a session of this project by `id` or unique prefix")
-	fl.BoolVar(&opts.ForkSession, "fork-session", false, "with -c or -r: continue in a new session that starts with that session's context")
-	fl.StringVarP(&opts.Model, "model", "m", "", "model `name` sent to the server (env CLAWDCODE_MODEL; default gpt-4o)")
-	fl.IntVar(&windowFlag, "context-window", 0, "context window in `tokens` (env CLAWDCODE_CONTEXT_WINDOW; default from the model)")
-	fl.Float64Var(&thresholdFlag, "compact-threshold", DefaultThreshold, "auto-compaction trigger as a `fraction` of the window")
-	fl.StringVar(&allowedTools, "allowed-tools", "", "comma-separated tools or `rules` that run without asking, e.g. Edit,'Bash(go test:*)' (Read,Glob,Grep always may)")
-	fl.StringVar(&disallowedTools, "disallowed-tools", "", "comma-separated tools or `rules` that never run; a deny wins over every allow")
-	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "every tool runs without asking")
-	fl.BoolVar(&opts.TrustProject, "trust-project", false, "use the project's .clawdcode/config.toml in full (hooks, MCP servers, allow rules, base_url), as if its trust question had been answered yes")
-	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "bound on model calls in one -p run (0 = none)")
-
-	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(
-		[]string{FormatText, FormatJSON, FormatStreamJSON}, cobra.ShellCompDirectiveNoFileComp))
-	for _, name := range []string{"allowed-tools", "disallowed-tools"} {
-		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(
-			contractTools, cobra.ShellCompDirectiveNoFileComp))
-	}
+	raw.register(cmd, opts)
 
 	cmd.AddCommand(newCmdVersion(f))
 	cmd.AddCommand(newCmdCompletion(f))
@@ -175,10 +140,71 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	return cmd
 }
 
+// rootFlagValues are the root command's flags that resolve reads only
+// when given, beside those that go straight into RootOptions.
+type rootFlagValues struct {
+	window         int
+	threshold      float64
+	allowed        string
+	disallowed     string
+	permissionMode string
+}
+
+// register defines the root command's flags and their completions.
+func (raw *rootFlagValues) register(cmd *cobra.Command, opts *RootOptions) {
+	fl := cmd.Flags()
+	fl.SortFlags = false
+	fl.BoolVarP(&opts.Print, "print", "p", false, "non-interactive: run the prompt once and print the final answer")
+	fl.StringVar(&opts.OutputFormat, "output-format", FormatText, "with -p: text, json or stream-json")
+	fl.BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recently updated session of this project")
+	fl.StringVarP(&opts.Resume, "resume", "r", "", "resume a session of this project by `id` or unique prefix")
+	fl.BoolVar(&opts.ForkSession, "fork-session", false, "with -c or -r: continue in a new session that starts with that session's context")
+	fl.StringVarP(&opts.Model, "model", "m", "", "model `name` sent to the server (env CLAWDCODE_MODEL; default gpt-4o)")
+	fl.IntVar(&raw.window, "context-window", 0, "context window in `tokens` (env CLAWDCODE_CONTEXT_WINDOW; default from the model)")
+	fl.Float64Var(&raw.threshold, "compact-threshold", DefaultThreshold, "auto-compaction trigger as a `fraction` of the window")
+	fl.StringVar(&raw.allowed, "allowed-tools", "", "comma-separated tools or `rules` that run without asking, e.g. Edit,'Bash(go test:*)' (Read,Glob,Grep always may)")
+	fl.StringVar(&raw.disallowed, "disallowed-tools", "", "comma-separated tools or `rules` that never run; a deny wins over every allow")
+	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "every tool runs without asking")
+	fl.StringVar(&raw.permissionMode, "permission-mode", "", "`mode` to start in: default (ask), acceptEdits (Write/Edit inside the project run without asking) or plan (read-only tools until a plan is approved); Shift-Tab cycles them in the REPL")
+	fl.BoolVar(&opts.TrustProject, "trust-project", false, "use the project's .clawdcode/config.toml in full (hooks, MCP servers, allow rules, base_url), as if its trust question had been answered yes")
+	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "bound on model calls in one -p run (0 = none)")
+
+	_ = cmd.RegisterFlagCompletionFunc("permission-mode", cobra.FixedCompletions(
+		[]string{"default", "acceptEdits", "plan"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(
+		[]string{FormatText, FormatJSON, FormatStreamJSON}, cobra.ShellCompDirectiveNoFileComp))
+	for _, name := range []string{"allowed-tools", "disallowed-tools"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(
+			contractTools, cobra.ShellCompDirectiveNoFileComp))
+	}
+}
+
+// rootFlags is what resolve gets of the command line: the flags given.
+func (raw *rootFlagValues) rootFlags(flags *pflag.FlagSet, opts *RootOptions) rootFlags {
+	in := rootFlags{
+		resumeSet: flags.Changed("resume"),
+		allowed:   raw.allowed, disallowed: raw.disallowed,
+	}
+	if flags.Changed("permission-mode") {
+		in.permissionMode = &raw.permissionMode
+	}
+	if flags.Changed("model") {
+		in.config.Model = &opts.Model
+	}
+	if flags.Changed("context-window") {
+		in.config.ContextWindow = &raw.window
+	}
+	if flags.Changed("compact-threshold") {
+		in.config.CompactThreshold = &raw.threshold
+	}
+	return in
+}
+
 // rootFlags is what resolve needs of the command line beyond opts.
 type rootFlags struct {
 	resumeSet           bool
 	allowed, disallowed string
+	permissionMode      *string      // nil when not given
 	config              config.Flags // model, window, threshold when given
 }
 
@@ -204,6 +230,9 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 	}
 	if o.MaxTurns < 0 {
 		return usageErrorf("invalid --max-turns %d: must be 0 (no bound) or more", o.MaxTurns)
+	}
+	if err := o.resolveMode(in.permissionMode); err != nil {
+		return err
 	}
 	var err error
 	if in.config.Allow, err = parseRuleFlag("--allowed-tools", in.allowed); err != nil {
@@ -232,6 +261,24 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 		o.Threshold = DefaultThreshold
 	}
 	o.Allow, o.Deny = cfg.Allow, cfg.Deny
+	return nil
+}
+
+// resolveMode reads --permission-mode (nil when not given) into o.Mode:
+// --dangerously-skip-permissions alone starts in bypass.
+func (o *RootOptions) resolveMode(flag *string) error {
+	o.Mode = tools.ModeDefault
+	if flag == nil {
+		if o.SkipPermissions {
+			o.Mode = tools.ModeBypass
+		}
+		return nil
+	}
+	m, err := tools.ParseMode(*flag)
+	if err != nil {
+		return usageErrorf("invalid --permission-mode %q: want default, acceptEdits or plan", *flag)
+	}
+	o.Mode = m
 	return nil
 }
 

@@ -13,6 +13,9 @@ import (
 // Agent returns a responder that plays a small, predictable coding agent
 // with clawdcode's tool names, for end-to-end and kill tests.
 //
+// Trailing system messages (plan mode's note) are passed over: the last
+// message is the one before them.
+//
 // When the last message is from the user, each of its lines of one of these
 // forms becomes a tool call (several lines: parallel calls, in order; the
 // verb is case-insensitive and must start the line):
@@ -42,7 +45,13 @@ func Agent() func(Request) Reply {
 		if len(r.Messages) == 0 {
 			return Text("OK")
 		}
-		last := r.Messages[len(r.Messages)-1]
+		// A trailing system note (plan mode's) is read, not answered: the
+		// message before it is the one to answer.
+		end := len(r.Messages)
+		for end > 1 && r.Messages[end-1].Role == chat.RoleSystem {
+			end--
+		}
+		last := r.Messages[end-1]
 		switch last.Role {
 		case chat.RoleUser:
 			if calls := agentCalls(last.Content); len(calls) > 0 {
@@ -53,11 +62,11 @@ func Agent() func(Request) Reply {
 		case chat.RoleTool:
 			var b strings.Builder
 			b.WriteString("Tool results:")
-			start := len(r.Messages)
+			start := end
 			for start > 0 && r.Messages[start-1].Role == chat.RoleTool {
 				start--
 			}
-			for _, m := range r.Messages[start:] {
+			for _, m := range r.Messages[start:end] {
 				fmt.Fprintf(&b, "\n- %s: %s", m.ToolCallID, Digest(m.Content))
 			}
 			return Text(b.String())

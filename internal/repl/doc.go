@@ -4,8 +4,10 @@
 // results with their diffs, slash commands, the permission dialog and the
 // pickers. Policy lives below it: the session engine runs turns (and
 // records an interrupted one), the slash registry runs commands, the
-// permission rules decide, the context manager decides about compaction;
-// the REPL only shows what they do and asks what they ask.
+// permission rules and mode decide (Shift-Tab only sets the mode, and the
+// plan's approval after a plan-mode answer only leaves it), the context
+// manager decides about compaction; the REPL only shows what they do and
+// asks what they ask.
 //
 // Output: assistant text goes to IO.Out; everything else (welcome line,
 // tool activity, notices, spinner, dialogs, errors) goes to IO.ErrOut.

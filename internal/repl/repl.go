@@ -17,6 +17,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // Engine is what the REPL drives: the slash commands' view of the session
@@ -40,6 +41,16 @@ var (
 	_ Commands = (*slash.Registry)(nil)
 )
 
+// Modes is the permission policy's mode (*tools.Permissions): the REPL
+// only reads and sets it; what a mode allows is the policy's.
+type Modes interface {
+	Mode() tools.Mode
+	CycleMode() tools.Mode
+	SetMode(tools.Mode) bool
+}
+
+var _ Modes = (*tools.Permissions)(nil)
+
 // Options configure the interactive session.
 type Options struct {
 	IO          *iostreams.IOStreams
@@ -51,8 +62,12 @@ type Options struct {
 	// their content (a full-text search of the store).
 	SearchSessions SessionSearch
 	// SkipPermissions is --dangerously-skip-permissions: the status line
-	// says so in red for as long as it holds.
+	// says so in red for as long as it holds (when Modes is nil).
 	SkipPermissions bool
+	// Modes is the permission mode the engine's tools are checked in:
+	// Shift-Tab cycles it, the status line shows it, and a plan-mode
+	// answer is followed by the plan's approval (nil: no modes).
+	Modes Modes
 	// Redactor takes credentials out of what slash commands print (nil =
 	// none to take out).
 	Redactor *secrets.Redactor
@@ -92,32 +107,8 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	s := &session{opts: opts, io: opts.IO, cs: colorScheme{on: opts.IO.IsStderrTTY()}}
 
-	var hist *history
-	if opts.HistoryPath != "" {
-		h, err := openHistory(opts.HistoryPath)
-		if err != nil {
-			// History is a convenience: say why it is off and carry on.
-			fmt.Fprintf(s.io.ErrOut, "%s\n", s.cs.warn("history disabled: "+err.Error()))
-		} else {
-			hist = h
-		}
-	}
-	s.con = &console{}
-	if opts.IO.Interactive() {
-		src, err := newTermSource(opts.IO, hist, s.cs)
-		if err != nil {
-			return fmt.Errorf("start line editor: %w", err)
-		}
-		src.ed.complete = s.completer()
-		src.ed.status = s.statusLine
-		src.ed.onKey = map[rune]func(){
-			'o': func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) },
-			'z': src.suspend,
-		}
-		s.input, s.kb = src, src.kb
-		s.con.kb, s.con.width = src.kb, src.width
-	} else {
-		s.input = newPlainSource(opts.IO, hist)
+	if err := s.openInput(); err != nil {
+		return err
 	}
 	defer s.input.Close()
 	if opts.Asker != nil {
@@ -172,6 +163,44 @@ func Run(ctx context.Context, opts Options) error {
 			return s.leave(err)
 		}
 	}
+}
+
+// openInput sets up where entries come from: the line editor on a
+// terminal (with history, completion, the status line and its keys),
+// else plain lines.
+func (s *session) openInput() error {
+	opts := s.opts
+	var hist *history
+	if opts.HistoryPath != "" {
+		h, err := openHistory(opts.HistoryPath)
+		if err != nil {
+			// History is a convenience: say why it is off and carry on.
+			fmt.Fprintf(s.io.ErrOut, "%s\n", s.cs.warn("history disabled: "+err.Error()))
+		} else {
+			hist = h
+		}
+	}
+	s.con = &console{}
+	if !opts.IO.Interactive() {
+		s.input = newPlainSource(opts.IO, hist)
+		return nil
+	}
+	src, err := newTermSource(opts.IO, hist, s.cs)
+	if err != nil {
+		return fmt.Errorf("start line editor: %w", err)
+	}
+	src.ed.complete = s.completer()
+	src.ed.status = s.statusLine
+	if opts.Modes != nil {
+		src.ed.backTab = func() { opts.Modes.CycleMode() }
+	}
+	src.ed.onKey = map[rune]func(){
+		'o': func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) },
+		'z': src.suspend,
+	}
+	s.input, s.kb = src, src.kb
+	s.con.kb, s.con.width = src.kb, src.width
+	return nil
 }
 
 // leave turns the error that ends the loop into Run's result.
@@ -304,10 +333,13 @@ func (s *session) turn(ctx context.Context, text string) error {
 		text = s.withContext(text)
 	}
 	out.waiting("thinking")
-	_, err := s.opts.Engine.Submit(ctx, text, out)
+	res, err := s.opts.Engine.Submit(ctx, text, out)
 	out.finish()
 	if err == nil && ctx.Err() == nil {
 		s.contextWarning()
+		if res != nil && strings.TrimSpace(res.Text) != "" {
+			return s.approvePlan(ctx)
+		}
 	}
 	return err
 }

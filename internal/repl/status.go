@@ -5,22 +5,22 @@ import (
 	"strings"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // statusLine is the line under the entry while the user types: the model,
 // the context used and what is left before auto-compaction, the
-// permission mode and the session's title. It is drawn by the editor as
+// permission mode (none shown in default; Shift-Tab switches it) and the
+// session's title. It is drawn by the editor as
 // part of the entry and erased when the entry is sent, so it never mixes
 // with a turn's output. It fits width columns.
 func (s *session) statusLine(width int) string {
 	e := s.opts.Engine
 	var parts []string
-	skip := "⏵⏵ permissions skipped"
-	if width < 60 {
-		skip = "⏵⏵ no prompts" // room for the model and the context
-	}
-	if s.opts.SkipPermissions {
-		parts = append(parts, skip)
+	mode := s.mode()
+	badge := modeBadge(mode, width < 60)
+	if badge != "" {
+		parts = append(parts, badge)
 	}
 	parts = append(parts, e.Model())
 	if m := e.Context(); m != nil {
@@ -30,10 +30,11 @@ func (s *session) statusLine(width int) string {
 		parts = append(parts, title)
 	}
 	line := clipWidth(strings.Join(parts, " · "), width)
-	if s.opts.SkipPermissions {
-		if rest, ok := strings.CutPrefix(line, skip); ok {
-			return s.cs.err(skip) + s.cs.dim(rest)
+	if rest, ok := strings.CutPrefix(line, badge); ok && badge != "" {
+		if mode == tools.ModeBypass {
+			return s.cs.err(badge) + s.cs.dim(rest)
 		}
+		return s.cs.warn(badge) + s.cs.dim(rest)
 	}
 	return s.cs.dim(line)
 }

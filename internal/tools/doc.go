@@ -2,7 +2,9 @@
 // Edit, Bash, Glob, Grep, BashOutput, KillShell and WebFetch (CONTRACT.md
 // §3), and Recall over the stored
 // history through a History the caller supplies (package recall) — and
-// Permissions, the single place that decides whether a call may run. A tool
+// Permissions, the single place that decides whether a call may run, from
+// the call, the rules and the permission Mode (default, acceptEdits, plan,
+// bypass), which the front ends only set. A tool
 // may need permission for some calls only (Recall with scope "all"): see
 // NeedsPermission.
 //

@@ -35,8 +35,12 @@ type PermissionsConfig struct {
 	Root string
 	// Allow and Deny are the rules of the flags and the configuration files.
 	Allow, Deny []Rule
-	// SkipAll is --dangerously-skip-permissions.
+	// SkipAll is --dangerously-skip-permissions: ModeBypass can be
+	// reached (CycleMode goes through it); without it ModeBypass cannot.
 	SkipAll bool
+	// Mode is the mode to start in (--permission-mode). With SkipAll, a
+	// Mode left at ModeDefault starts in ModeBypass.
+	Mode Mode
 	// Asker is the terminal's prompt; nil in -p.
 	Asker Asker
 	// Save keeps a rule the user chose to allow for good (the project's
@@ -55,24 +59,27 @@ type PermissionsConfig struct {
 
 // Permissions is the one place that decides whether a call may run.
 //
-// In order:
+// Its input is the call, the rules and the current Mode. In order:
 //
 //  1. A deny rule that covers the call (for Bash: any command of the line,
 //     or a line the parse cannot decide)
-//     denies it, whatever else allows it — --dangerously-skip-permissions
-//     included, and for every tool, Read, Glob and Grep too.
-//  2. Tools that need no permission (Read, Glob, Grep) run.
-//  3. Write and Edit of a path outside the project root (symlinks
+//     denies it, whatever else allows it — every mode included, bypass
+//     too, and for every tool, Read, Glob and Grep too.
+//  2. In plan mode a tool that is not one of PlanTools is refused, with a
+//     result telling the model to present its plan.
+//  3. Tools that need no permission (Read, Glob, Grep) run.
+//  4. Write and Edit of a path outside the project root (symlinks
 //     resolved), or in a Sensitive place, need a path rule of their own
 //     (Write(/tmp/out/**)) or the user's answer: a whole-tool allowance —
-//     Write, "always", and --dangerously-skip-permissions — covers the
+//     Write, "always", accept-edits mode and bypass mode — covers the
 //     project only. Without a terminal they are denied.
-//  4. --dangerously-skip-permissions allows the rest.
-//  5. An allow rule (flags, configuration, or an "always" of this session)
+//  5. Bypass mode (--dangerously-skip-permissions) allows the rest;
+//     accept-edits mode allows Write and Edit inside the project.
+//  6. An allow rule (flags, configuration, or an "always" of this session)
 //     that covers the whole call allows it: for Bash every simple command
 //     of the line, as bash parses it, must be covered, and a line the
 //     parse cannot decide is covered by the whole-tool rule only.
-//  6. Otherwise the Asker is asked; without one the call is denied.
+//  7. Otherwise the Asker is asked; without one the call is denied.
 //
 // "Always" allows what Propose gives for the call — for Bash a prefix rule
 // per simple command (`Bash(git status:*)`), for Edit and Write
@@ -88,13 +95,14 @@ type PermissionsConfig struct {
 type Permissions struct {
 	root      string
 	sensitive []string
-	skipAll   bool
+	canBypass bool
 	asker     Asker
 	save      func(Rule) error
 	warn      func(string)
 	deny      []Rule
 
 	mu      sync.Mutex
+	mode    Mode
 	allow   []Rule // flags, configuration, and rules saved while running
 	session []Rule // "always" answers of the current session
 }
@@ -109,10 +117,15 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 	for _, d := range cfg.Sensitive {
 		sensitive = append(sensitive, realRoot(d))
 	}
+	mode := cfg.Mode
+	if cfg.SkipAll && mode == ModeDefault {
+		mode = ModeBypass
+	}
 	return &Permissions{
 		root:      root,
 		sensitive: sensitive,
-		skipAll:   cfg.SkipAll,
+		canBypass: cfg.SkipAll || cfg.Mode == ModeBypass,
+		mode:      mode,
 		asker:     cfg.Asker,
 		save:      cfg.Save,
 		warn:      cfg.Warn,
@@ -140,19 +153,15 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 				"Do not retry it; take a different approach or ask the user.", tool.Describe(input), r, c.undecided()), nil
 		}
 	}
+	mode := p.Mode()
+	if mode == ModePlan && !slices.Contains(PlanTools, name) {
+		return planDenial(tool, input), nil
+	}
 	if !NeedsPermission(tool, input) {
 		return "", nil
 	}
 	outside := p.needsOwnRule(c)
-	// --dangerously-skip-permissions is no allowance but the user's word
-	// that every tool runs (CONTRACT §1): outside the project too. Only the
-	// project's own settings (.clawdcode/, which grant permissions and run
-	// hooks in later runs) still need a rule of their own.
-	projectSettings := outside && !c.outside
-	if p.skipAll && !projectSettings {
-		return "", nil
-	}
-	if p.allowedByRule(c, outside) {
+	if p.allowedByMode(mode, c, outside) || p.allowedByRule(c, outside) {
 		return "", nil
 	}
 	if p.asker == nil {
@@ -189,6 +198,62 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 		return fmt.Sprintf("The user denied permission for %s. Do not retry the same call; "+
 			"ask the user how to proceed or take a different approach.", tool.Describe(input)), nil
 	}
+}
+
+// allowedByMode reports whether the mode alone lets the call run.
+// Bypass (--dangerously-skip-permissions) is no allowance but the user's
+// word that every tool runs (CONTRACT §1): outside the project too. Only
+// the project's own settings (.clawdcode/, which grant permissions and run
+// hooks in later runs) still need a rule of their own. Accept-edits is an
+// allowance for Write and Edit inside the project.
+func (p *Permissions) allowedByMode(mode Mode, c callInfo, outside bool) bool {
+	switch mode {
+	case ModeBypass:
+		projectSettings := outside && !c.outside
+		return !projectSettings
+	case ModeAcceptEdits:
+		return !outside && (c.tool == NameWrite || c.tool == NameEdit)
+	}
+	return false
+}
+
+// Mode is the current permission mode.
+func (p *Permissions) Mode() Mode {
+	if p == nil {
+		return ModeDefault
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mode
+}
+
+// SetMode switches to m (the REPL's plan approval); ModeBypass only when
+// the run was started with --dangerously-skip-permissions. It reports
+// whether the mode is now m.
+func (p *Permissions) SetMode(m Mode) bool {
+	if p == nil || (m == ModeBypass && !p.canBypass) || m < ModeDefault || m > ModeBypass {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mode = m
+	return true
+}
+
+// CycleMode switches to the next mode — default, accept edits, plan, and
+// bypass when it can be reached — and returns it (Shift-Tab).
+func (p *Permissions) CycleMode() Mode {
+	if p == nil {
+		return ModeDefault
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	next := p.mode + 1
+	if next > ModeBypass || (next == ModeBypass && !p.canBypass) {
+		next = ModeDefault
+	}
+	p.mode = next
+	return next
 }
 
 // needsOwnRule reports whether the call is a Write or Edit that a
