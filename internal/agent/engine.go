@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -67,12 +68,16 @@ type Config struct {
 	Tools []tools.Tool
 	// Now is the clock for the date in the system prompt; nil = time.Now.
 	Now func() time.Time
-	// MCP is the connection to the configured MCP servers (nil = none);
-	// ExtraTools holds the tools it offers, and /mcp shows its state.
-	// Close closes it.
+	// MCP is the connection to the configured MCP servers (nil = none),
+	// connecting in the background: the tools of the servers ready when a
+	// turn starts are offered after the built-in tools from that turn on
+	// (see JoinMCPTools); /mcp shows their state. Close closes it.
 	MCP *mcphost.Host
-	// ExtraTools are offered after the built-in tools (MCP's).
-	ExtraTools []tools.Tool
+	// MCPWait, when positive, makes the first turn wait for the servers
+	// still connecting, at most this long, and report those that did not
+	// answer (-p, whose one turn would otherwise never see their tools).
+	// 0: a turn never waits (the REPL).
+	MCPWait time.Duration
 	// Logger is the diagnostic log (nil = none).
 	Logger *slog.Logger
 	// Hooks runs the user's hook commands (nil = none).
@@ -90,12 +95,16 @@ type Config struct {
 // Engine is the session engine both front ends (REPL and -p) drive: one
 // current session, its context manager, the tools and the loop.
 type Engine struct {
-	cfg    Config
-	model  string
-	tools  []tools.Tool
-	env    *tools.Env // nil when Config.Tools replaced the contract tools
-	perms  permissionChecker
-	system string
+	cfg   Config
+	model string
+	tools []tools.Tool
+	// builtin is the head of tools that never changes; the MCP servers'
+	// offer follows it. mcpSettled says MCPWait was waited.
+	builtin    []tools.Tool
+	mcpSettled bool
+	env        *tools.Env // nil when Config.Tools replaced the contract tools
+	perms      permissionChecker
+	system     string
 	// prompt is what system is built from, memories apart.
 	prompt PromptInfo
 
@@ -147,7 +156,7 @@ func New(cfg Config) *Engine {
 			Index:   search.New(cfg.Project.Store(), cfg.Warn),
 		}))
 	}
-	e.tools = append(e.tools, cfg.ExtraTools...)
+	e.builtin = slices.Clip(e.tools)
 	if cfg.Permissions != nil {
 		e.perms = cfg.Permissions
 	} else {

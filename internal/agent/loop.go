@@ -59,6 +59,7 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 	if err := e.ensureSession(ctx, text); err != nil {
 		return nil, err
 	}
+	e.JoinMCPTools(ctx)
 	e.sink = sink
 	defer func() { e.sink = nil }()
 

@@ -62,6 +62,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		HistoryPath: filepath.Join(home, "history"),
 		FirstPrompt: opts.Prompt,
 		Asker:       asker,
+		WatchMCP:    eng.WatchMCP,
 
 		SkipPermissions: opts.SkipPermissions,
 		SearchSessions:  searchSessions(f),

@@ -118,7 +118,11 @@ func (k *keyboard) deliver(c key) {
 
 // resized tells an idle editor to redraw at the new width; a turn or a
 // dialog draws at the width of the moment anyway.
-func (k *keyboard) resized() {
+func (k *keyboard) resized() { k.redraw() }
+
+// redraw tells an idle editor to draw its entry and status line again
+// (the terminal was resized, an MCP server's state changed).
+func (k *keyboard) redraw() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.turn != nil || k.dialog > 0 {

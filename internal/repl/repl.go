@@ -60,6 +60,10 @@ type Options struct {
 	// any: Run links it to its turns for as long as it runs, so that the
 	// prompt stops the spinner before it writes.
 	Asker *Asker
+	// WatchMCP, when set, registers a function to call after each change
+	// of an MCP server's state (nil unregisters): the status line, which
+	// shows the servers still connecting or failed, is drawn again.
+	WatchMCP func(onChange func())
 }
 
 const (
@@ -120,6 +124,10 @@ func Run(ctx context.Context, opts Options) error {
 		s.input = newPlainSource(opts.IO, hist)
 	}
 	defer s.input.Close()
+	if opts.WatchMCP != nil && s.kb != nil {
+		opts.WatchMCP(s.kb.redraw)
+		defer opts.WatchMCP(nil)
+	}
 	if opts.Asker != nil {
 		opts.Asker.attach(s.con)
 		defer opts.Asker.attach(nil)
