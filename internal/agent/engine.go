@@ -41,8 +41,12 @@ var _ LLM = (*llm.Client)(nil)
 type Sink interface {
 	Text(delta string)                                // assistant text as it streams
 	ToolStart(id, name string, input json.RawMessage) // before a tool runs (after permission)
-	ToolEnd(id, name string, res tools.Result)        // after it ran (or was denied, or could not run)
-	Notice(n contextmgr.Notice)                       // compaction and retry notices
+	ToolEnd(id, name string, res tools.Result)        // after it ran (ToolStart came before)
+	// ToolRefused: a call answered without running (an unknown tool, bad
+	// arguments, refused by a hook or the permission policy, a failed
+	// precheck, abandoned by an interrupt); no ToolStart came before it.
+	ToolRefused(id, name string, input json.RawMessage, res tools.Result)
+	Notice(n contextmgr.Notice) // compaction and retry notices
 }
 
 // Config is everything an Engine is built from (flags + env resolved by the

@@ -146,9 +146,26 @@ func (t *turnOutput) ToolStart(id, name string, input json.RawMessage) {
 			t.snapshots[id] = snap
 		}
 	}
+	t.writeCall(name, input)
+	t.waiting("running " + name)
+}
+
+// writeCall is the header line that names a call.
+func (t *turnOutput) writeCall(name string, input json.RawMessage) {
 	call := t.cs.bold(safe(name)) + "(" + safe(toolArgument(name, input, t.root)) + ")"
 	fmt.Fprintf(t.errOut, "%s %s\n", t.cs.wrap(styleCode, styleFgReset, "⏺"), clipStyled(call, t.width()-3))
-	t.waiting("running " + name)
+}
+
+// ToolRefused shows a call that did not run (denied, a failed precheck)
+// as one that did: its header naming it, then why, so a refusal is never
+// a result without its call.
+func (t *turnOutput) ToolRefused(id, name string, input json.RawMessage, res tools.Result) {
+	t.mu.Lock()
+	t.spin.Stop()
+	t.endText()
+	t.writeCall(name, input)
+	t.mu.Unlock()
+	t.ToolEnd(id, name, res)
 }
 
 func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
