@@ -43,6 +43,12 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 			asker.Root = p.Root
 		}
 	}
+	// A bare -r opens the /resume picker once the REPL runs, over a new
+	// session until one is picked.
+	pick := opts.Resume == resumePick
+	if pick {
+		opts.Resume = ""
+	}
 	eng, err := openEngine(ctx, f, opts, toolAsker, true, true)
 	if err != nil {
 		return err
@@ -63,6 +69,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		FirstPrompt: opts.Prompt,
 		Asker:       asker,
 		WatchMCP:    eng.WatchMCP,
+		PickSession: pick,
 
 		SkipPermissions: opts.SkipPermissions,
 		SearchSessions:  searchSessions(f),

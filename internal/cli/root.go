@@ -99,11 +99,16 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 		// misspeltCommand's edit distance (cobra's own default).
 		SuggestionsMinimumDistance: 2,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			flags := cmd.Flags()
+			// "-r ID": the flag's value is optional, so the id arrives as the
+			// first word after it (see resumePick).
+			if opts.Resume == resumePick && len(args) > 0 && flags.ArgsLenAtDash() != 0 {
+				opts.Resume, args = args[0], args[1:]
+			}
 			if err := misspeltCommand(cmd, args); err != nil {
 				return err
 			}
 			opts.Prompt = strings.Join(args, " ")
-			flags := cmd.Flags()
 			in := rootFlags{
 				resumeSet: flags.Changed("resume"),
 				allowed:   allowedTools, disallowed: disallowedTools,
@@ -148,7 +153,8 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	fl.BoolVarP(&opts.Print, "print", "p", false, "non-interactive: run the prompt once and print the final answer")
 	fl.StringVar(&opts.OutputFormat, "output-format", FormatText, "with -p: text, json or stream-json")
 	fl.BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recently updated session of this project")
-	fl.StringVarP(&opts.Resume, "resume", "r", "", "resume a session of this project by `id` or unique prefix")
+	fl.StringVarP(&opts.Resume, "resume", "r", "", "resume a session of this project by `id` or unique prefix; without one, pick it from a list")
+	fl.Lookup("resume").NoOptDefVal = resumePick
 	fl.BoolVar(&opts.ForkSession, "fork-session", false, "with -c or -r: continue in a new session that starts with that session's context")
 	fl.StringVarP(&opts.Model, "model", "m", "", "model `name` sent to the server (env CLAWDCODE_MODEL; default gpt-4o)")
 	fl.IntVar(&windowFlag, "context-window", 0, "context window in `tokens` (env CLAWDCODE_CONTEXT_WINDOW; default from the model)")
@@ -174,6 +180,12 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	return cmd
 }
 
+// resumePick is -r's value when no id follows it. pflag gives an optional
+// value only to "--resume=ID" (or "-r=ID"); "-r ID" leaves the id as the
+// first argument, which RunE moves back into the flag. Alone, -r opens the
+// session picker (the REPL's /resume) on a terminal.
+const resumePick = "pick"
+
 // rootFlags is what resolve needs of the command line beyond opts.
 type rootFlags struct {
 	resumeSet           bool
@@ -194,6 +206,15 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 	// names no session, and starting a new one instead would hide that.
 	if in.resumeSet && strings.TrimSpace(o.Resume) == "" {
 		return usageErrorf("-r/--resume needs a session id, got an empty one")
+	}
+	if o.Resume == resumePick && (o.Print || !f.IO.Interactive()) {
+		return &UsageError{Err: errors.New("-r/--resume without a session id needs a terminal, to pick the session from a list"), Hints: []string{
+			"name the session: clawdcode -r <id> (an id's unique prefix will do)",
+			"`clawdcode sessions list` lists this project's sessions with their ids; `clawdcode search <words>` finds one by its content",
+		}}
+	}
+	if o.Resume == resumePick && o.ForkSession {
+		return usageErrorf("--fork-session needs the session's id with -r: clawdcode -r <id> --fork-session")
 	}
 	if o.Continue && in.resumeSet {
 		return usageErrorf("-c/--continue and -r/--resume cannot be used together")

@@ -64,6 +64,9 @@ type Options struct {
 	// of an MCP server's state (nil unregisters): the status line, which
 	// shows the servers still connecting or failed, is drawn again.
 	WatchMCP func(onChange func())
+	// PickSession opens the /resume picker before the first prompt (a bare
+	// -r); without a terminal /resume lists the sessions instead.
+	PickSession bool
 }
 
 const (
@@ -140,6 +143,11 @@ func Run(ctx context.Context, opts Options) error {
 		s.replaySession(ctx, s.io.ErrOut) // -c or -r
 	}
 	defer s.goodbye()
+	if opts.PickSession {
+		if err := s.dispatch(ctx, "/resume"); err != nil {
+			return s.leave(err)
+		}
+	}
 	if opts.FirstPrompt != "" {
 		if s.kb != nil { // shown as if typed, so the answer has its question
 			fmt.Fprintln(s.io.Out, s.cs.bold(promptMain)+safe(opts.FirstPrompt))
