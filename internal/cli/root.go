@@ -99,16 +99,11 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 		// misspeltCommand's edit distance (cobra's own default).
 		SuggestionsMinimumDistance: 2,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			flags := cmd.Flags()
-			// "-r ID": the flag's value is optional, so the id arrives as the
-			// first word after it (see resumePick).
-			if opts.Resume == resumePick && len(args) > 0 && flags.ArgsLenAtDash() != 0 {
-				opts.Resume, args = args[0], args[1:]
-			}
 			if err := misspeltCommand(cmd, args); err != nil {
 				return err
 			}
 			opts.Prompt = strings.Join(args, " ")
+			flags := cmd.Flags()
 			in := rootFlags{
 				resumeSet: flags.Changed("resume"),
 				allowed:   allowedTools, disallowed: disallowedTools,
@@ -180,11 +175,32 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	return cmd
 }
 
-// resumePick is -r's value when no id follows it. pflag gives an optional
-// value only to "--resume=ID" (or "-r=ID"); "-r ID" leaves the id as the
-// first argument, which RunE moves back into the flag. Alone, -r opens the
+// resumePick is -r's value when no id follows it: alone, -r opens the
 // session picker (the REPL's /resume) on a terminal.
 const resumePick = "pick"
+
+// resumeArgs keeps "-r ID" meaning what it always did now that -r's value
+// is optional: pflag gives an optional value only to "--resume=ID", so a
+// separate word after -r or --resume (anything but another flag) is joined
+// to it before parsing. A bare -r, last or before a flag, is left alone
+// and gets resumePick. Nothing after "--" is touched; the glued "-rID" of
+// a short flag is the one form that no longer names an id.
+func resumeArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "-r" || a == "--resume") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			out = append(out, "--resume="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
 
 // rootFlags is what resolve needs of the command line beyond opts.
 type rootFlags struct {
@@ -207,14 +223,14 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 	if in.resumeSet && strings.TrimSpace(o.Resume) == "" {
 		return usageErrorf("-r/--resume needs a session id, got an empty one")
 	}
+	if o.Resume == resumePick && o.ForkSession {
+		return usageErrorf("--fork-session needs the session's id with -r: clawdcode -r <id> --fork-session")
+	}
 	if o.Resume == resumePick && (o.Print || !f.IO.Interactive()) {
 		return &UsageError{Err: errors.New("-r/--resume without a session id needs a terminal, to pick the session from a list"), Hints: []string{
 			"name the session: clawdcode -r <id> (an id's unique prefix will do)",
 			"`clawdcode sessions list` lists this project's sessions with their ids; `clawdcode search <words>` finds one by its content",
 		}}
-	}
-	if o.Resume == resumePick && o.ForkSession {
-		return usageErrorf("--fork-session needs the session's id with -r: clawdcode -r <id> --fork-session")
 	}
 	if o.Continue && in.resumeSet {
 		return usageErrorf("-c/--continue and -r/--resume cannot be used together")
