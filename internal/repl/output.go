@@ -198,6 +198,22 @@ func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
 	t.waiting("thinking")
 }
 
+// showQueued shows, under the spinner, what the user typed ahead: it
+// becomes the entry at the next prompt, where it can still be edited.
+func (t *turnOutput) showQueued(preview string) {
+	note := ""
+	if preview != "" {
+		// The end is what is being typed: a long entry loses its start.
+		const label = "queued: "
+		text, room := []rune(safe(preview)), t.width()-1-len(label)
+		for len(text) > 1 && visibleWidth(string(text)) > room {
+			text = append([]rune("…"), text[2:]...)
+		}
+		note = label + string(text)
+	}
+	t.spin.SetNote(note)
+}
+
 // expandLast prints the last tool output in full (Ctrl-O).
 func (t *turnOutput) expandLast() {
 	t.mu.Lock()

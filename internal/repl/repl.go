@@ -235,7 +235,7 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	s.interrupts.route(cancel)
 	defer s.interrupts.route(nil)
 	if s.kb != nil {
-		s.kb.beginTurn(&turnKeys{cancel: cancel, expand: s.expandLive})
+		s.kb.beginTurn(&turnKeys{cancel: cancel, expand: s.expandLive, typed: s.showTyped})
 		defer s.kb.endTurn()
 	}
 
@@ -458,6 +458,16 @@ func (s *session) width() int {
 		return s.con.width()
 	}
 	return 100
+}
+
+// showTyped shows what was typed ahead under the running turn's spinner.
+func (s *session) showTyped(preview string) {
+	s.con.mu.Lock()
+	t := s.con.active
+	s.con.mu.Unlock()
+	if t != nil {
+		t.showQueued(preview)
+	}
 }
 
 // expandLive is Ctrl-O during a turn: the last tool output in full.
