@@ -106,7 +106,8 @@ func TestScreenToolOutputVisible(t *testing.T) {
 	s.keys("run them")
 	s.sendKeys("Enter")
 	scr := s.waitFor("both ran")
-	for _, want := range []string{"row1", "row5", "+38 lines (ctrl+o to expand)", "to-stdout", "boom-on-stderr", "exit status 2"} {
+	// The exit status leads the failed call's output (issue 25).
+	for _, want := range []string{"row1", "row5", "+38 lines (ctrl+o to expand)", "to-stdout", "exit 2 · boom-on-stderr"} {
 		if !strings.Contains(scr, want) {
 			t.Fatalf("screen lacks %q:\n%s", want, scr)
 		}
