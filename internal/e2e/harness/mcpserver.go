@@ -11,6 +11,7 @@ import (
 // slowServer is internal/mcphost/slowserver, built once per test process.
 var slowServer struct {
 	once sync.Once
+	dir  string
 	path string
 	err  error
 }
@@ -27,10 +28,18 @@ func SlowMCPServer() (string, error) {
 			slowServer.err = err
 			return
 		}
-		slowServer.path = filepath.Join(dir, "slowserver")
+		slowServer.dir, slowServer.path = dir, filepath.Join(dir, "slowserver")
 		slowServer.err = Build(slowServer.path, "./internal/mcphost/slowserver")
 	})
 	return slowServer.path, slowServer.err
+}
+
+// RemoveSlowMCPServer removes what SlowMCPServer built, if anything; a
+// TestMain calls it after the tests.
+func RemoveSlowMCPServer() {
+	if slowServer.dir != "" {
+		os.RemoveAll(slowServer.dir)
+	}
 }
 
 // SlowMCPConfig is a .clawdcode/config.toml that configures the MCP server
