@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -40,8 +41,12 @@ var _ LLM = (*llm.Client)(nil)
 type Sink interface {
 	Text(delta string)                                // assistant text as it streams
 	ToolStart(id, name string, input json.RawMessage) // before a tool runs (after permission)
-	ToolEnd(id, name string, res tools.Result)        // after it ran (or was denied, or could not run)
-	Notice(n contextmgr.Notice)                       // compaction and retry notices
+	ToolEnd(id, name string, res tools.Result)        // after it ran (ToolStart came before)
+	// ToolRefused: a call answered without running (an unknown tool, bad
+	// arguments, refused by a hook or the permission policy, a failed
+	// precheck, abandoned by an interrupt); no ToolStart came before it.
+	ToolRefused(id, name string, input json.RawMessage, res tools.Result)
+	Notice(n contextmgr.Notice) // compaction and retry notices
 }
 
 // Config is everything an Engine is built from (flags + env resolved by the
@@ -69,12 +74,16 @@ type Config struct {
 	Tools []tools.Tool
 	// Now is the clock for the date in the system prompt; nil = time.Now.
 	Now func() time.Time
-	// MCP is the connection to the configured MCP servers (nil = none);
-	// ExtraTools holds the tools it offers, and /mcp shows its state.
-	// Close closes it.
+	// MCP is the connection to the configured MCP servers (nil = none),
+	// connecting in the background: the tools of the servers ready when a
+	// turn starts are offered after the built-in tools from that turn on
+	// (see JoinMCPTools); /mcp shows their state. Close closes it.
 	MCP *mcphost.Host
-	// ExtraTools are offered after the built-in tools (MCP's).
-	ExtraTools []tools.Tool
+	// MCPWait, when positive, makes the first turn wait for the servers
+	// still connecting, at most this long, and report those that did not
+	// answer (-p, whose one turn would otherwise never see their tools).
+	// 0: a turn never waits (the REPL).
+	MCPWait time.Duration
 	// Logger is the diagnostic log (nil = none).
 	Logger *slog.Logger
 	// Hooks runs the user's hook commands (nil = none).
@@ -92,12 +101,17 @@ type Config struct {
 // Engine is the session engine both front ends (REPL and -p) drive: one
 // current session, its context manager, the tools and the loop.
 type Engine struct {
-	cfg    Config
-	model  string
-	tools  []tools.Tool
-	env    *tools.Env // nil when Config.Tools replaced the contract tools
-	perms  permissionChecker
-	system string
+	cfg   Config
+	model string
+	tools []tools.Tool
+	// builtin is the head of tools that never changes; the MCP servers'
+	// offer follows it. mcpSettled says MCPWait was waited.
+	builtin    []tools.Tool
+	mcpSettled bool
+	warned     map[string]bool // warnings given once (warnOnce)
+	env        *tools.Env      // nil when Config.Tools replaced the contract tools
+	perms      permissionChecker
+	system     string
 	// prompt is what system is built from, memories apart.
 	prompt PromptInfo
 
@@ -149,9 +163,7 @@ func New(cfg Config) *Engine {
 			Index:   search.New(cfg.Project.Store(), cfg.Warn),
 		}))
 	}
-	// One name, one tool: an extra tool that a built-in's name takes is
-	// refused with a warning (MCP's among themselves were, at their start).
-	e.tools = tools.UniqueNames(append(e.tools, cfg.ExtraTools...), cfg.Warn)
+	e.builtin = slices.Clip(e.tools)
 	if cfg.Permissions != nil {
 		e.perms = cfg.Permissions
 	} else {

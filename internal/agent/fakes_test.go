@@ -198,6 +198,10 @@ func (s *recSink) Text(d string) { s.text.WriteString(d) }
 func (s *recSink) ToolStart(id, name string, input json.RawMessage) {
 	s.events = append(s.events, "start "+id+" "+name)
 }
+func (s *recSink) ToolRefused(id, name string, _ json.RawMessage, res tools.Result) {
+	s.ToolEnd(id, name, res)
+}
+
 func (s *recSink) ToolEnd(id, name string, res tools.Result) {
 	ev := "end " + id + " " + name
 	if res.Error != "" {

@@ -61,6 +61,7 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 	if err := e.ensureSession(ctx, text); err != nil {
 		return nil, err
 	}
+	e.JoinMCPTools(ctx)
 	e.sink = sink
 	defer func() { e.sink = nil }()
 
@@ -250,13 +251,13 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 		tool, name, ok := l.lookup(call.Name)
 		switch {
 		case !ok:
-			if err := l.answer(call.ID, call.Name, tools.Result{Error: fmt.Sprintf("unknown tool %s", call.Name)}); err != nil {
+			if err := l.refuse(call.ID, call.Name, input, tools.Result{Error: fmt.Sprintf("unknown tool %s", call.Name)}); err != nil {
 				return err
 			}
 			continue
 		case !json.Valid(input):
 			msg := fmt.Sprintf("invalid JSON arguments for %s: %s", name, clip(call.Arguments, 200))
-			if err := l.answer(call.ID, name, tools.Result{Error: msg}); err != nil {
+			if err := l.refuse(call.ID, name, input, tools.Result{Error: msg}); err != nil {
 				return err
 			}
 			continue
@@ -266,7 +267,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 		if d, ok := tool.(delegator); ok {
 			inner, innerInput, err := d.Delegate(input)
 			if err != nil {
-				if err := l.answer(call.ID, name, tools.Result{Error: err.Error()}); err != nil {
+				if err := l.refuse(call.ID, name, input, tools.Result{Error: err.Error()}); err != nil {
 					return err
 				}
 				continue
@@ -275,7 +276,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 		}
 		if l.hook != nil {
 			if out := l.hook(ctx, hooks.PreToolUse, tool.Name(), hooks.Payload{"tool_name": tool.Name(), "tool_input": input}); out.Block {
-				if err := l.answer(call.ID, name, tools.Result{Error: "denied by a PreToolUse hook: " + out.Reason}); err != nil {
+				if err := l.refuse(call.ID, name, input, tools.Result{Error: "denied by a PreToolUse hook: " + out.Reason}); err != nil {
 					return err
 				}
 				continue
@@ -284,7 +285,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 		// A call that cannot succeed fails before anyone is asked to
 		// allow it (Edit of a file never read, Write under CLAWDCODE_HOME).
 		if res, ok := tools.Precheck(tool, input); !ok {
-			if err := l.answer(call.ID, name, res); err != nil {
+			if err := l.refuse(call.ID, name, input, res); err != nil {
 				return err
 			}
 			continue
@@ -298,7 +299,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			return l.abandon(resp, i, "the permission check failed: "+err.Error(), err)
 		}
 		if denied != "" {
-			if err := l.answer(call.ID, name, tools.Result{Error: denied}); err != nil {
+			if err := l.refuse(call.ID, name, input, tools.Result{Error: denied}); err != nil {
 				return err
 			}
 			continue
@@ -357,12 +358,22 @@ func (l *loop) answer(id, name string, res tools.Result) error {
 	return nil
 }
 
+// refuse records the result of a call answered without running it and
+// tells the sink, which has not seen the call start.
+func (l *loop) refuse(id, name string, input json.RawMessage, res tools.Result) error {
+	if err := l.conv.AddToolResult(id, res.Output, res.Error); err != nil {
+		return fmt.Errorf("%s result: %w", name, err)
+	}
+	l.sink.ToolRefused(id, name, input, res)
+	return nil
+}
+
 // abandon answers calls[from:] with reason without running them and
 // returns cause (or the error that kept an answer from being recorded).
 func (l *loop) abandon(resp *llm.Response, from int, reason string, cause error) error {
 	for _, call := range resp.ToolCalls[from:] {
 		_, name, _ := l.lookup(call.Name)
-		if err := l.answer(call.ID, name, tools.Result{Error: reason}); err != nil {
+		if err := l.refuse(call.ID, name, json.RawMessage(call.Arguments), tools.Result{Error: reason}); err != nil {
 			return errors.Join(cause, err)
 		}
 	}
@@ -395,7 +406,8 @@ func clip(s string, n int) string {
 // discardSink is used when a caller passes no sink.
 type discardSink struct{}
 
-func (discardSink) Text(string)                               {}
-func (discardSink) ToolStart(string, string, json.RawMessage) {}
-func (discardSink) ToolEnd(string, string, tools.Result)      {}
-func (discardSink) Notice(contextmgr.Notice)                  {}
+func (discardSink) Text(string)                                               {}
+func (discardSink) ToolStart(string, string, json.RawMessage)                 {}
+func (discardSink) ToolEnd(string, string, tools.Result)                      {}
+func (discardSink) ToolRefused(string, string, json.RawMessage, tools.Result) {}
+func (discardSink) Notice(contextmgr.Notice)                                  {}

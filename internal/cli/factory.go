@@ -405,9 +405,10 @@ func childEnv(cfg *config.Config) []string {
 	return secrets.ChildEnv(os.Environ(), cfg.EnvPassthrough, []string{cfg.APIKeyEnv})
 }
 
-// StartMCP connects to the configured MCP servers (all at once, bounded
-// by mcphost.DefaultStartTimeout); one that fails is reported once on
-// stderr and the run goes on without it.
+// StartMCP starts connecting to the configured MCP servers, all at once
+// and in the background (each bounded by mcphost.DefaultStartTimeout);
+// one that dies, or that Settle gives up on, is reported once on stderr
+// and the run goes on without it.
 func (f *Factory) StartMCP(ctx context.Context, cfg *config.Config, root string) *mcphost.Host {
 	servers := make([]mcphost.ServerConfig, 0, len(cfg.MCPServers))
 	for name, s := range cfg.MCPServers {

@@ -155,6 +155,12 @@ func (s *printSink) ToolStart(id, name string, input json.RawMessage) {
 	}
 }
 
+// ToolRefused reports a call that did not run as the result it got: -p
+// has shown no start for it and shows none.
+func (s *printSink) ToolRefused(id, name string, _ json.RawMessage, res tools.Result) {
+	s.ToolEnd(id, name, res)
+}
+
 func (s *printSink) ToolEnd(id, name string, res tools.Result) {
 	switch s.format {
 	case FormatStreamJSON:

@@ -157,7 +157,8 @@ func (raw *rootFlagValues) register(cmd *cobra.Command, opts *RootOptions) {
 	fl.BoolVarP(&opts.Print, "print", "p", false, "non-interactive: run the prompt once and print the final answer")
 	fl.StringVar(&opts.OutputFormat, "output-format", FormatText, "with -p: text, json or stream-json")
 	fl.BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recently updated session of this project")
-	fl.StringVarP(&opts.Resume, "resume", "r", "", "resume a session of this project by `id` or unique prefix")
+	fl.StringVarP(&opts.Resume, "resume", "r", "", "resume a session of this project by `id` or unique prefix; without one, pick it from a list")
+	fl.Lookup("resume").NoOptDefVal = resumePick
 	fl.BoolVar(&opts.ForkSession, "fork-session", false, "with -c or -r: continue in a new session that starts with that session's context")
 	fl.StringVarP(&opts.Model, "model", "m", "", "model `name` sent to the server (env CLAWDCODE_MODEL; default gpt-4o)")
 	fl.IntVar(&raw.window, "context-window", 0, "context window in `tokens` (env CLAWDCODE_CONTEXT_WINDOW; default from the model)")
@@ -200,6 +201,33 @@ func (raw *rootFlagValues) rootFlags(flags *pflag.FlagSet, opts *RootOptions) ro
 	return in
 }
 
+// resumePick is -r's value when no id follows it: alone, -r opens the
+// session picker (the REPL's /resume) on a terminal.
+const resumePick = "pick"
+
+// resumeArgs keeps "-r ID" meaning what it always did now that -r's value
+// is optional: pflag gives an optional value only to "--resume=ID", so a
+// separate word after -r or --resume (anything but another flag) is joined
+// to it before parsing. A bare -r, last or before a flag, is left alone
+// and gets resumePick. Nothing after "--" is touched; the glued "-rID" of
+// a short flag is the one form that no longer names an id.
+func resumeArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "-r" || a == "--resume") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			out = append(out, "--resume="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // rootFlags is what resolve needs of the command line beyond opts.
 type rootFlags struct {
 	resumeSet           bool
@@ -221,6 +249,15 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 	// names no session, and starting a new one instead would hide that.
 	if in.resumeSet && strings.TrimSpace(o.Resume) == "" {
 		return usageErrorf("-r/--resume needs a session id, got an empty one")
+	}
+	if o.Resume == resumePick && o.ForkSession {
+		return usageErrorf("--fork-session needs the session's id with -r: clawdcode -r <id> --fork-session")
+	}
+	if o.Resume == resumePick && (o.Print || !f.IO.Interactive()) {
+		return &UsageError{Err: errors.New("-r/--resume without a session id needs a terminal, to pick the session from a list"), Hints: []string{
+			"name the session: clawdcode -r <id> (an id's unique prefix will do)",
+			"`clawdcode sessions list` lists this project's sessions with their ids; `clawdcode search <words>` finds one by its content",
+		}}
 	}
 	if o.Continue && in.resumeSet {
 		return usageErrorf("-c/--continue and -r/--resume cannot be used together")

@@ -404,6 +404,15 @@ func (m *Manager) SetModel(model string) {
 	}
 }
 
+// SetTools changes the tool definitions that requests carry, from the
+// next Request on: MCP servers' tools join when their servers are ready.
+// The definitions lead every request, so a change also starts the
+// server's prompt cache over; the caller makes it only between turns.
+func (m *Manager) SetTools(defs []chat.ToolDef) {
+	m.opt.Tools = defs
+	m.acct.setTools()
+}
+
 // Model is the model requests are made for.
 func (m *Manager) Model() string { return m.opt.Model }
 

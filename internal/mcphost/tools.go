@@ -22,15 +22,16 @@ const outputLimit = 64 << 10
 
 // Tools are the connected servers' tools, as clawdcode tools, in server
 // and then tool order. Each needs permission (it asks like Write) unless a
-// rule names it. Two tools whose names are one without regard to case
+// rule names it. Only the servers ready now count (they connect in the
+// background). Two tools whose names are one without regard to case
 // (servers "fs" and "FS", or tools "a.b" and "a_b", which ToolName makes
-// one) are refused, both, with one warning at Start (tools.UniqueNames):
-// a call or a rule never reaches a tool it did not name.
+// one) are refused, both, with one warning (tools.UniqueNames): a call or
+// a rule never reaches a tool it did not name.
 func (h *Host) Tools() []tools.Tool {
 	if h == nil {
 		return nil
 	}
-	return h.tools
+	return tools.UniqueNames(h.serverTools(), h.warnName)
 }
 
 // serverTools are every connected server's tools, duplicates included.

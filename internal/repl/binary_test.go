@@ -56,6 +56,7 @@ func removeBuiltBinary() {
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}
+	harness.RemoveSlowMCPServer()
 }
 
 // startClawdcode runs the real binary in a fresh project and home, talking

@@ -146,9 +146,26 @@ func (t *turnOutput) ToolStart(id, name string, input json.RawMessage) {
 			t.snapshots[id] = snap
 		}
 	}
+	t.writeCall(name, input)
+	t.waiting("running " + name)
+}
+
+// writeCall is the header line that names a call.
+func (t *turnOutput) writeCall(name string, input json.RawMessage) {
 	call := t.cs.bold(safe(name)) + "(" + safe(toolArgument(name, input, t.root)) + ")"
 	fmt.Fprintf(t.errOut, "%s %s\n", t.cs.wrap(styleCode, styleFgReset, "⏺"), clipStyled(call, t.width()-3))
-	t.waiting("running " + name)
+}
+
+// ToolRefused shows a call that did not run (denied, a failed precheck)
+// as one that did: its header naming it, then why, so a refusal is never
+// a result without its call.
+func (t *turnOutput) ToolRefused(id, name string, input json.RawMessage, res tools.Result) {
+	t.mu.Lock()
+	t.spin.Stop()
+	t.endText()
+	t.writeCall(name, input)
+	t.mu.Unlock()
+	t.ToolEnd(id, name, res)
 }
 
 func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
@@ -179,6 +196,22 @@ func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
 		t.con.setLast(&toolShown{call: name, lines: append([]string{head}, body...)})
 	}
 	t.waiting("thinking")
+}
+
+// showQueued shows, under the spinner, what the user typed ahead: it
+// becomes the entry at the next prompt, where it can still be edited.
+func (t *turnOutput) showQueued(preview string) {
+	note := ""
+	if preview != "" {
+		// The end is what is being typed: a long entry loses its start.
+		const label = "queued: "
+		text, room := []rune(safe(preview)), t.width()-1-len(label)
+		for len(text) > 1 && visibleWidth(string(text)) > room {
+			text = append([]rune("…"), text[2:]...)
+		}
+		note = label + string(text)
+	}
+	t.spin.SetNote(note)
 }
 
 // expandLast prints the last tool output in full (Ctrl-O).

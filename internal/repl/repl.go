@@ -75,6 +75,13 @@ type Options struct {
 	// any: Run links it to its turns for as long as it runs, so that the
 	// prompt stops the spinner before it writes.
 	Asker *Asker
+	// WatchMCP, when set, registers a function to call after each change
+	// of an MCP server's state (nil unregisters): the status line, which
+	// shows the servers still connecting or failed, is drawn again.
+	WatchMCP func(onChange func())
+	// PickSession opens the /resume picker before the first prompt (a bare
+	// -r); without a terminal /resume lists the sessions instead.
+	PickSession bool
 }
 
 const (
@@ -111,6 +118,10 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer s.input.Close()
+	if opts.WatchMCP != nil && s.kb != nil {
+		opts.WatchMCP(s.kb.redraw)
+		defer opts.WatchMCP(nil)
+	}
 	if opts.Asker != nil {
 		opts.Asker.attach(s.con)
 		defer opts.Asker.attach(nil)
@@ -123,6 +134,11 @@ func Run(ctx context.Context, opts Options) error {
 		s.replaySession(ctx, s.io.ErrOut) // -c or -r
 	}
 	defer s.goodbye()
+	if opts.PickSession {
+		if err := s.dispatch(ctx, "/resume"); err != nil {
+			return s.leave(err)
+		}
+	}
 	if opts.FirstPrompt != "" {
 		if s.kb != nil { // shown as if typed, so the answer has its question
 			fmt.Fprintln(s.io.Out, s.cs.bold(promptMain)+safe(opts.FirstPrompt))
@@ -248,7 +264,7 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	s.interrupts.route(cancel)
 	defer s.interrupts.route(nil)
 	if s.kb != nil {
-		s.kb.beginTurn(&turnKeys{cancel: cancel, expand: s.expandLive})
+		s.kb.beginTurn(&turnKeys{cancel: cancel, expand: s.expandLive, typed: s.showTyped})
 		defer s.kb.endTurn()
 	}
 
@@ -474,6 +490,16 @@ func (s *session) width() int {
 		return s.con.width()
 	}
 	return 100
+}
+
+// showTyped shows what was typed ahead under the running turn's spinner.
+func (s *session) showTyped(preview string) {
+	s.con.mu.Lock()
+	t := s.con.active
+	s.con.mu.Unlock()
+	if t != nil {
+		t.showQueued(preview)
+	}
 }
 
 // expandLive is Ctrl-O during a turn: the last tool output in full.

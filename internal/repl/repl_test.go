@@ -236,7 +236,11 @@ func TestToolSummaries(t *testing.T) {
 		{"Bash", tools.Result{Output: "ok\n"}, "ok"},
 		{"Bash", tools.Result{Output: "a\nb\nc"}, "a|b|c"},
 		{"Bash", tools.Result{}, "(no output)"},
-		{"Bash", tools.Result{Output: "out\nboom: failed\n", Error: "exit status 2"}, "out|boom: failed|exit status 2"},
+		// A failure leads, with the output's last line: the collapsed view
+		// must not look like success (issue 25).
+		{"Bash", tools.Result{Output: "out\nboom: failed\n\n", Error: "exit status 2"}, "exit 2 · boom: failed|out|boom: failed"},
+		{"Bash", tools.Result{Error: "exit status 1"}, "exit 1"},
+		{"Bash", tools.Result{Output: "(no output)", Error: "command timed out after 2s"}, "command timed out after 2s"},
 		{"Edit", tools.Result{Error: "old_string not found\nmore"}, "old_string not found …"},
 	}
 	for _, r := range results {

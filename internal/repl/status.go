@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -25,6 +26,9 @@ func (s *session) statusLine(width int) string {
 	parts = append(parts, e.Model())
 	if m := e.Context(); m != nil {
 		parts = append(parts, contextFigure(m.Usage()))
+	}
+	if mcp := mcpFigure(e.MCPServers()); mcp != "" {
+		parts = append(parts, mcp)
 	}
 	if title := e.Title(); title != "" {
 		parts = append(parts, title)
@@ -47,4 +51,31 @@ func contextFigure(u contextmgr.Usage) string {
 	}
 	used := u.Tokens * 100 / u.Window
 	return fmt.Sprintf("ctx %d%% · %d%% to compact", used, u.Left())
+}
+
+// mcpFigure is "mcp: 1 connecting, 1 failed": the MCP servers still
+// connecting in the background and those that could not be started or
+// died (/mcp says why). Servers that are ready go unmentioned: the figure
+// leaves the line once every server has answered.
+func mcpFigure(servers []mcphost.Status) string {
+	var connecting, failed int
+	for _, s := range servers {
+		switch s.State {
+		case mcphost.StateConnecting:
+			connecting++
+		case mcphost.StateFailed, mcphost.StateDied:
+			failed++
+		}
+	}
+	var parts []string
+	if connecting > 0 {
+		parts = append(parts, fmt.Sprintf("%d connecting", connecting))
+	}
+	if failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed (/mcp)", failed))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "mcp: " + strings.Join(parts, ", ")
 }
