@@ -31,6 +31,8 @@ const interruptedResult = "interrupted by the user before the tool finished"
 // conversation is what the loop needs of *contextmgr.Manager.
 type conversation interface {
 	AddUser(text string) error
+	// AddUserImages records a user message carrying images.
+	AddUserImages(text string, images []storage.ImageRef) error
 	AddAssistant(resp *llm.Response) error
 	AddToolResult(id, output, errText string) error
 	// AddIncomplete records an answer that stopped before its end.
@@ -61,6 +63,10 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 	}
 	e.sink = sink
 	defer func() { e.sink = nil }()
+	images, err := e.attachImages(text, sink)
+	if err != nil {
+		return nil, err
+	}
 
 	l := &loop{
 		conv:     e.mgr,
@@ -71,6 +77,7 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 		maxTurns: e.cfg.MaxTurns,
 		sink:     sink,
 		hook:     e.runHook,
+		images:   images,
 	}
 	res, err := l.run(ctx, text)
 	if err == nil {
@@ -93,6 +100,7 @@ type loop struct {
 	hook func(ctx context.Context, event, tool string, payload hooks.Payload) hooks.Outcome
 
 	streamed strings.Builder // the text of the model call under way, as shown
+	images   []storage.ImageRef // the images the user message carries
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -100,7 +108,7 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 	// The conversation's errors name the record they failed to append
 	// ("append user record: write <file>: …"); a second "record …" here
 	// would only repeat it.
-	if err := l.conv.AddUser(text); err != nil {
+	if err := l.conv.AddUserImages(text, l.images); err != nil {
 		return res, err
 	}
 	for {

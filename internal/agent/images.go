@@ -1,0 +1,109 @@
+package agent
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+const (
+	// imageLimit bounds one image attached to a message (the common
+	// limit of the hosted APIs), imagesPerMessage their number.
+	imageLimit       = 5 << 20
+	imagesPerMessage = 10
+)
+
+// imageMention is an @path in a user message; a path with spaces is
+// written with backslash escapes (@my\ shot.png), as terminals drop it.
+var imageMention = regexp.MustCompile(`(?:^|\s)@((?:\\.|[^\s@\\])+)`)
+
+// imageTypes are the media types sent as image parts, as
+// http.DetectContentType names them.
+var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// attachImages stores every image a user message names with @path (a
+// project file, or an absolute path, whose content is a PNG, JPEG, GIF or
+// WebP image) and returns the references the user record keeps. An image
+// too big to send is left out with a warning; other @paths are left to
+// the front end (text files) or are plain text.
+func (e *Engine) attachImages(text string, sink Sink) ([]storage.ImageRef, error) {
+	if !strings.Contains(text, "@") || e.cfg.Project == nil {
+		return nil, nil
+	}
+	var refs []storage.ImageRef
+	seen := map[string]bool{}
+	for _, m := range imageMention.FindAllStringSubmatch(text, -1) {
+		name := unescapePath(strings.TrimRight(m[1], ".,;:!?)"))
+		path := name
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(e.cfg.Project.Root, filepath.FromSlash(name))
+		}
+		if seen[path] || len(refs) == imagesPerMessage {
+			continue
+		}
+		seen[path] = true
+		data, mediaType, ok := readImage(path, name, sink)
+		if !ok {
+			continue
+		}
+		ref, err := storage.StoreImage(e.cfg.Project.Store().Home(), data, mediaType)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, ref)
+		sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeWarning,
+			Text: fmt.Sprintf("attached image %s (%s, %d KB)", name, mediaType, (len(data)+1023)/1024)})
+	}
+	return refs, nil
+}
+
+// readImage reads path when it is a regular file whose content sniffs as
+// an image type clawdcode sends; ok is false for anything else.
+func readImage(path, name string, sink Sink) (data []byte, mediaType string, ok bool) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, "", false
+	}
+	head := make([]byte, 512)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", false
+	}
+	n, _ := f.Read(head)
+	f.Close()
+	mediaType = http.DetectContentType(head[:n])
+	if !imageTypes[mediaType] {
+		return nil, "", false
+	}
+	if fi.Size() > imageLimit {
+		sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeWarning,
+			Text: fmt.Sprintf("image %s is %d MB, over the %d MB an image may have: not attached", name, fi.Size()>>20, imageLimit>>20)})
+		return nil, "", false
+	}
+	data, err = os.ReadFile(path)
+	if err != nil {
+		return nil, "", false
+	}
+	return data, mediaType, true
+}
+
+// unescapePath undoes a terminal's backslash escapes (my\ shot.png).
+func unescapePath(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
