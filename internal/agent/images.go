@@ -8,7 +8,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/clawdcode/clawdcode/internal/chat"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -57,7 +59,7 @@ func (e *Engine) attachImages(text string, sink Sink) ([]storage.ImageRef, error
 			return nil, err
 		}
 		refs = append(refs, ref)
-		sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeWarning,
+		sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeAttached,
 			Text: fmt.Sprintf("attached image %s (%s, %d KB)", name, mediaType, (len(data)+1023)/1024)})
 	}
 	return refs, nil
@@ -106,4 +108,35 @@ func unescapePath(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// hasImages reports whether a message of msgs carries an image.
+func hasImages(msgs []chat.Message) bool {
+	for _, m := range msgs {
+		if len(m.Images) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutImages is msgs with each image replaced by a line saying it was
+// not sent, for a model that takes text only; msgs is not changed.
+func withoutImages(msgs []chat.Message) []chat.Message {
+	out := make([]chat.Message, len(msgs))
+	for i, m := range msgs {
+		if len(m.Images) > 0 {
+			m.Content += fmt.Sprintf("\n\n[%d image(s) attached here were not sent: this model does not accept images]", len(m.Images))
+			m.Images = nil
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// imagesRefused reports whether err is the server refusing a request
+// that carries images: any other 400 to such a request is taken as the
+// model taking text only, and the request is tried once without them.
+func imagesRefused(err error, req llm.Request) bool {
+	return llm.IsKind(err, llm.KindBadRequest) && hasImages(req.Messages)
 }

@@ -78,6 +78,7 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 		sink:     sink,
 		hook:     e.runHook,
 		images:   images,
+		textOnly: &e.textOnly,
 	}
 	res, err := l.run(ctx, text)
 	if err == nil {
@@ -101,6 +102,9 @@ type loop struct {
 
 	streamed strings.Builder // the text of the model call under way, as shown
 	images   []storage.ImageRef // the images the user message carries
+	// textOnly is the engine's: set once the server refused images, so
+	// that no later request of the process sends them.
+	textOnly *bool
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -178,12 +182,21 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if l.model != "" {
 			req.Model = l.model
 		}
+		if l.textOnly != nil && *l.textOnly {
+			req.Messages = withoutImages(req.Messages)
+		}
 		resp, err := l.llm.Stream(ctx, req, onDelta)
 		if err == nil {
 			return resp, nil
 		}
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx)
+		}
+		if l.textOnly != nil && imagesRefused(err, req) {
+			*l.textOnly = true
+			l.sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeWarning,
+				Text: "the model does not accept images (" + serverMessage(err) + "): sent without them"})
+			continue
 		}
 		if !llm.IsOverflow(err) {
 			return nil, fmt.Errorf("model call: %w", err)
