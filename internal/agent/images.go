@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,20 +13,12 @@ import (
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
-const (
-	// imageLimit bounds one image attached to a message (the common
-	// limit of the hosted APIs), imagesPerMessage their number.
-	imageLimit       = 5 << 20
-	imagesPerMessage = 10
-)
+// imagesPerMessage bounds the images one message attaches.
+const imagesPerMessage = 10
 
 // imageMention is an @path in a user message; a path with spaces is
 // written with backslash escapes (@my\ shot.png), as terminals drop it.
 var imageMention = regexp.MustCompile(`(?:^|\s)@((?:\\.|[^\s@\\])+)`)
-
-// imageTypes are the media types sent as image parts, as
-// http.DetectContentType names them.
-var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
 
 // attachImages stores every image a user message names with @path (a
 // project file, or an absolute path, whose content is a PNG, JPEG, GIF or
@@ -79,13 +70,13 @@ func readImage(path, name string, sink Sink) (data []byte, mediaType string, ok 
 	}
 	n, _ := f.Read(head)
 	f.Close()
-	mediaType = http.DetectContentType(head[:n])
-	if !imageTypes[mediaType] {
+	mediaType, ok = chat.ImageType(head[:n])
+	if !ok {
 		return nil, "", false
 	}
-	if fi.Size() > imageLimit {
+	if fi.Size() > chat.MaxImageBytes {
 		sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeWarning,
-			Text: fmt.Sprintf("image %s is %d MB, over the %d MB an image may have: not attached", name, fi.Size()>>20, imageLimit>>20)})
+			Text: fmt.Sprintf("image %s is %d MB, over the %d MB an image may have: not attached", name, fi.Size()>>20, chat.MaxImageBytes>>20)})
 		return nil, "", false
 	}
 	data, err = os.ReadFile(path)
@@ -139,4 +130,32 @@ func withoutImages(msgs []chat.Message) []chat.Message {
 // model taking text only, and the request is tried once without them.
 func imagesRefused(err error, req llm.Request) bool {
 	return llm.IsKind(err, llm.KindBadRequest) && hasImages(req.Messages)
+}
+
+// addToolImages sends the images tools returned this round (Read of an
+// image file) as a user message right after the tool results: a tool
+// message of the chat-completions API carries text only.
+func (l *loop) addToolImages() error {
+	if len(l.toolImages) == 0 || l.storeImage == nil {
+		l.toolImages = nil
+		return nil
+	}
+	var refs []storage.ImageRef
+	var names []string
+	for _, ti := range l.toolImages {
+		ref, err := l.storeImage(ti.img.Data, ti.img.MediaType)
+		if err != nil {
+			return err
+		}
+		refs = append(refs, ref)
+		names = append(names, ti.name)
+	}
+	l.toolImages = nil
+	return l.conv.AddUserImages("[The images "+strings.Join(names, ", ")+" read by a tool follow]", refs)
+}
+
+// toolImage is an image a tool call returned, with the file it came from.
+type toolImage struct {
+	name string
+	img  chat.Image
 }

@@ -80,6 +80,12 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 		images:   images,
 		textOnly: &e.textOnly,
 	}
+	if e.cfg.Project != nil {
+		home := e.cfg.Project.Store().Home()
+		l.storeImage = func(data []byte, mediaType string) (storage.ImageRef, error) {
+			return storage.StoreImage(home, data, mediaType)
+		}
+	}
 	res, err := l.run(ctx, text)
 	if err == nil {
 		e.runHook(ctx, hooks.Stop, "", hooks.Payload{"stop_hook_active": false})
@@ -100,11 +106,15 @@ type loop struct {
 	// hook runs the user's hooks of an event (nil = none).
 	hook func(ctx context.Context, event, tool string, payload hooks.Payload) hooks.Outcome
 
-	streamed strings.Builder // the text of the model call under way, as shown
+	streamed strings.Builder    // the text of the model call under way, as shown
 	images   []storage.ImageRef // the images the user message carries
 	// textOnly is the engine's: set once the server refused images, so
 	// that no later request of the process sends them.
 	textOnly *bool
+	// storeImage stores an image a tool returned (nil: such images are
+	// not sent); toolImages are those of the round under way.
+	storeImage func(data []byte, mediaType string) (storage.ImageRef, error)
+	toolImages []toolImage
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -318,7 +328,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			return err
 		}
 	}
-	return nil
+	return l.addToolImages()
 }
 
 // toolStopGrace is how long a cancelled tool may take to return: Bash
@@ -354,6 +364,9 @@ func runTool(ctx context.Context, tool tools.Tool, input json.RawMessage, grace 
 func (l *loop) answer(id, name string, res tools.Result) error {
 	if err := l.conv.AddToolResult(id, res.Output, res.Error); err != nil {
 		return fmt.Errorf("%s result: %w", name, err) // which tool: the conversation does not know
+	}
+	if res.Image != nil {
+		l.toolImages = append(l.toolImages, toolImage{name: res.ImageName, img: *res.Image})
 	}
 	l.sink.ToolEnd(id, name, res)
 	return nil

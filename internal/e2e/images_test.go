@@ -160,3 +160,28 @@ func hasImage(msgs []chat.Message) bool {
 	}
 	return false
 }
+
+// TestReadImageReachesModel: issue 26. Read of a PNG answers "image
+// attached" and the image goes to the model as an image part of a user
+// message right after the tool results (a tool message carries text only).
+func TestReadImageReachesModel(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	want := writePNG(t, w.Project, "shot.png")
+	w.Server.SetResponder(llmtest.Agent())
+	w.MustRun("-p", "read shot.png")
+	msgs := w.Server.LastRequest().Messages
+	if len(msgs) < 2 {
+		t.Fatalf("messages %+v", msgs)
+	}
+	tool, user := msgs[len(msgs)-2], msgs[len(msgs)-1]
+	if tool.Role != chat.RoleTool || !strings.Contains(tool.Content, "image attached") {
+		t.Errorf("Read's result %q: want it to say the image is attached", tool.Content)
+	}
+	if user.Role != chat.RoleUser || len(user.Images) != 1 || !bytes.Equal(user.Images[0].Data, want) || user.Images[0].MediaType != "image/png" {
+		t.Fatalf("message after the tool result: role %s, %d images; want shot.png", user.Role, len(user.Images))
+	}
+	if _, got := wireImages(t, w.Server.LastRequest().Body); len(got) != 1 {
+		t.Errorf("%d image_url parts on the wire, want 1", len(got))
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"hash"
 	"io"
 	"io/fs"
@@ -92,6 +93,9 @@ func (e *Env) runRead(ctx context.Context, rp readParams) Result {
 	if len(head) == 0 {
 		e.remember(path, info, []byte{})
 		return Result{Output: fmt.Sprintf("(%s exists but is empty)", shown)}
+	}
+	if mediaType, ok := chat.ImageType(head); ok {
+		return readImage(br, shown, mediaType, info.Size())
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return fail("cannot read %s: it is a binary file (%d bytes); Read shows text files only", shown, info.Size())
@@ -315,4 +319,22 @@ func appendNumbered(dst []byte, n int, line []byte) []byte {
 	}
 	dst = append(append(dst, digits...), '\t')
 	return append(dst, line...)
+}
+
+// readImage is Read's answer for an image file: a line saying the image
+// is attached, and the image, which the agent sends as an image part
+// after the tool results.
+func readImage(r io.Reader, shown, mediaType string, size int64) Result {
+	if size > chat.MaxImageBytes {
+		return fail("cannot read %s: it is an image of %d bytes, over the %d MB an image may have", shown, size, chat.MaxImageBytes>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(r, chat.MaxImageBytes+1))
+	if err != nil {
+		return fail("read %s: %v", shown, err)
+	}
+	return Result{
+		Output:    fmt.Sprintf("image attached: %s (%s, %d bytes); it follows as an image in the next message", shown, mediaType, len(data)),
+		Image:     &chat.Image{MediaType: mediaType, Data: data},
+		ImageName: shown,
+	}
 }
