@@ -185,3 +185,22 @@ func TestReadImageReachesModel(t *testing.T) {
 		t.Errorf("%d image_url parts on the wire, want 1", len(got))
 	}
 }
+
+// TestImageTooBig: issue 26. An image over 5 MB is not sent; one line says
+// so and the message goes on without it.
+func TestImageTooBig(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	big := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 6<<20)...)
+	if err := os.WriteFile(filepath.Join(w.Project, "big.png"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.Server.SetResponder(llmtest.Agent())
+	r := w.MustRun("-p", "describe @big.png")
+	if n := strings.Count(r.Stderr, "big.png is 6 MB, over the 5 MB"); n != 1 {
+		t.Errorf("want one line saying the image is too big:\n%s", r)
+	}
+	if hasImage(w.Server.LastRequest().Messages) {
+		t.Error("the image over the limit was sent")
+	}
+}
