@@ -131,6 +131,8 @@ type Engine struct {
 
 	// sink receives the manager's notices while a Submit runs.
 	sink Sink
+	// textOnly is set once the server refused a request with images.
+	textOnly bool
 }
 
 // permissionChecker is what the loop needs of *tools.Permissions.

@@ -33,6 +33,8 @@ const interruptedResult = "interrupted by the user before the tool finished"
 // conversation is what the loop needs of *contextmgr.Manager.
 type conversation interface {
 	AddUser(text string) error
+	// AddUserImages records a user message carrying images.
+	AddUserImages(text string, images []storage.ImageRef) error
 	AddAssistant(resp *llm.Response) error
 	AddToolResult(id, output, errText string) error
 	// AddIncomplete records an answer that stopped before its end.
@@ -64,6 +66,10 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 	e.JoinMCPTools(ctx)
 	e.sink = sink
 	defer func() { e.sink = nil }()
+	images, err := e.attachImages(text, sink)
+	if err != nil {
+		return nil, err
+	}
 
 	l := &loop{
 		conv:     e.mgr,
@@ -74,6 +80,14 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 		maxTurns: e.cfg.MaxTurns,
 		sink:     sink,
 		hook:     e.runHook,
+		images:   images,
+		textOnly: &e.textOnly,
+	}
+	if e.cfg.Project != nil {
+		home := e.cfg.Project.Store().Home()
+		l.storeImage = func(data []byte, mediaType string) (storage.ImageRef, error) {
+			return storage.StoreImage(home, data, mediaType)
+		}
 	}
 	res, err := l.run(ctx, text)
 	if err == nil {
@@ -95,7 +109,15 @@ type loop struct {
 	// hook runs the user's hooks of an event (nil = none).
 	hook func(ctx context.Context, event, tool string, payload hooks.Payload) hooks.Outcome
 
-	streamed strings.Builder // the text of the model call under way, as shown
+	streamed strings.Builder    // the text of the model call under way, as shown
+	images   []storage.ImageRef // the images the user message carries
+	// textOnly is the engine's: set once the server refused images, so
+	// that no later request of the process sends them.
+	textOnly *bool
+	// storeImage stores an image a tool returned (nil: such images are
+	// not sent); toolImages are those of the round under way.
+	storeImage func(data []byte, mediaType string) (storage.ImageRef, error)
+	toolImages []toolImage
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -103,7 +125,7 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 	// The conversation's errors name the record they failed to append
 	// ("append user record: write <file>: …"); a second "record …" here
 	// would only repeat it.
-	if err := l.conv.AddUser(text); err != nil {
+	if err := l.conv.AddUserImages(text, l.images); err != nil {
 		return res, err
 	}
 	for {
@@ -173,6 +195,9 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if l.model != "" {
 			req.Model = l.model
 		}
+		if l.textOnly != nil && *l.textOnly {
+			req.Messages = withoutImages(req.Messages)
+		}
 		req.Messages = withModeNote(req.Messages, l.perms)
 		resp, err := l.llm.Stream(ctx, req, onDelta)
 		if err == nil {
@@ -180,6 +205,12 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		}
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx)
+		}
+		if l.textOnly != nil && imagesRefused(err, req) {
+			*l.textOnly = true
+			l.sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeWarning,
+				Text: "the model does not accept images (" + serverMessage(err) + "): sent without them"})
+			continue
 		}
 		if !llm.IsOverflow(err) {
 			return nil, fmt.Errorf("model call: %w", err)
@@ -317,7 +348,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			return err
 		}
 	}
-	return nil
+	return l.addToolImages()
 }
 
 // toolStopGrace is how long a cancelled tool may take to return: Bash
@@ -353,6 +384,9 @@ func runTool(ctx context.Context, tool tools.Tool, input json.RawMessage, grace 
 func (l *loop) answer(id, name string, res tools.Result) error {
 	if err := l.conv.AddToolResult(id, res.Output, res.Error); err != nil {
 		return fmt.Errorf("%s result: %w", name, err) // which tool: the conversation does not know
+	}
+	if res.Image != nil {
+		l.toolImages = append(l.toolImages, toolImage{name: res.ImageName, img: *res.Image})
 	}
 	l.sink.ToolEnd(id, name, res)
 	return nil

@@ -232,9 +232,15 @@ func (m *Manager) add(r *storage.Record) error {
 
 // AddUser appends a user message (persisted at once).
 func (m *Manager) AddUser(text string) error {
+	return m.AddUserImages(text, nil)
+}
+
+// AddUserImages appends a user record whose message carries images
+// (stored already, see storage.StoreImage) after its text.
+func (m *Manager) AddUserImages(text string, images []storage.ImageRef) error {
 	return m.add(&storage.Record{
 		Type:    storage.TypeUser,
-		Message: &storage.Message{Role: chat.RoleUser, Content: text},
+		Message: &storage.Message{Role: chat.RoleUser, Content: text, Images: images},
 	})
 }
 

@@ -54,6 +54,9 @@ func buildMessages(records []*storage.Record) ([]chat.Message, int) {
 			}
 			b.closeGroup()
 			b.user(messageContent(r))
+			if r.Message != nil {
+				b.images = append(b.images, r.Message.Images...)
+			}
 		case storage.TypeAssistant:
 			b.closeGroup()
 			b.open = true
@@ -96,6 +99,7 @@ type messageBuilder struct {
 	results map[string]string
 
 	pendingUser []string // the user message being collected
+	images      []storage.ImageRef
 	hasUser     bool
 
 	synthesized int // calls answered as interrupted
@@ -127,8 +131,10 @@ func (b *messageBuilder) flushUser() {
 			parts = append(parts, p)
 		}
 	}
-	b.out = append(b.out, chat.Message{Role: chat.RoleUser, Content: strings.Join(parts, "\n\n")})
-	b.pendingUser, b.hasUser = b.pendingUser[:0], false
+	msg := chat.Message{Role: chat.RoleUser, Content: strings.Join(parts, "\n\n")}
+	msg.Images, msg.Content = loadImages(b.images, msg.Content)
+	b.out = append(b.out, msg)
+	b.pendingUser, b.images, b.hasUser = b.pendingUser[:0], nil, false
 }
 
 func (b *messageBuilder) closeGroup() {

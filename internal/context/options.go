@@ -166,6 +166,7 @@ const (
 	NoticeTruncated  NoticeKind = "truncated"  // texts were cut down in memory
 	NoticeRetry      NoticeKind = "retry"      // a model call is tried again
 	NoticeWarning    NoticeKind = "warning"    // anything else the user should know
+	NoticeAttached   NoticeKind = "attached"   // an image goes with the message
 )
 
 // IsWarning reports whether the user must hear of k even when nobody

@@ -76,7 +76,7 @@ func responsesAsChat(body []byte) ([]byte, error) {
 			if role == "developer" {
 				role = "system"
 			}
-			msgs = append(msgs, map[string]any{"role": role, "content": it.Content})
+			msgs = append(msgs, map[string]any{"role": role, "content": responsesContent(it.Content)})
 		default:
 			return nil, fmt.Errorf("unknown input item type %q", it.Type)
 		}

@@ -340,6 +340,10 @@ func (e *editor) insert(s string) {
 }
 
 func (e *editor) paste(text string) {
+	if at, ok := droppedImage(text); ok {
+		e.insert(at)
+		return
+	}
 	lines := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
 	if lines <= pasteCollapse && len(text) <= pasteCollapseBytes {
 		e.insert(strings.Map(pasteRune, text))

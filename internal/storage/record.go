@@ -168,6 +168,9 @@ type Message struct {
 	Content string `json:"content"`
 	Model   string `json:"model,omitempty"`
 	Usage   *Usage `json:"usage,omitempty"`
+	// Images are the images a user message carries, each stored once
+	// under CLAWDCODE_HOME/images and referred to here (see ImageRef).
+	Images []ImageRef `json:"images,omitempty"`
 }
 
 // Usage is what the server reported for one model call.

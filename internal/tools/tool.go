@@ -16,6 +16,10 @@ import (
 type Result struct {
 	Output string
 	Error  string
+	// Image is an image the call returned (Read of an image file), sent
+	// to the model after the tool results; ImageName names its file.
+	Image     *chat.Image
+	ImageName string
 }
 
 // Tool is one tool offered to the model.
