@@ -19,6 +19,7 @@ var (
 	windows  = flag.String("ctxbench.windows", "8000,32000,128000", "with -ctxbench.full: the windows, comma-separated")
 	sessions = flag.Int("ctxbench.sessions", 20, "with -ctxbench.full: how many sessions of the corpus")
 	maxTurns = flag.Int("ctxbench.turns", 200, "with -ctxbench.full: the longest session's model requests")
+	projects = flag.Int("ctxbench.projects", 8, "with -ctxbench.full: how many projects of the multi-session (memory) corpus")
 )
 
 func TestMain(m *testing.M) {
@@ -91,7 +92,56 @@ func TestContextBench(t *testing.T) {
 		llmtest.SummaryFail500, llmtest.SummaryOverflow, llmtest.SummaryEmpty} {
 		rows = append(rows, measure(t, config{window: ws[0], mode: mode}, c[:min(4, len(c))]))
 	}
+	mem := measureMemory(t, config{window: ws[0], mode: llmtest.SummaryLossy}, memCorpus(seed, *projects))
 	printTable(os.Stdout, rows, time.Since(start))
+	printMemTable(os.Stdout, mem)
+}
+
+// measureMemory runs every project of the multi-session corpus under cfg,
+// as parallel subtests, and sums them into one row.
+func measureMemory(t *testing.T, cfg config, projects []*memProject) *memRow {
+	mr := &memRow{}
+	var mu sync.Mutex
+	t.Run("memory", func(t *testing.T) {
+		for _, p := range projects {
+			t.Run(p.name, func(t *testing.T) {
+				t.Parallel()
+				r := runMemProject(t, cfg, p)
+				mu.Lock()
+				defer mu.Unlock()
+				mr.add(r)
+			})
+		}
+	})
+	return mr
+}
+
+// TestMemoryBenchShort is the multi-session corpus's short form, part of
+// make test: three projects, and floors that are today's figures exactly
+// (every carried memory in the next session's first request, every stale
+// one withheld, no leak to another project, no suggestion sent before the
+// user accepted it): each is a guarantee of CONTRACT §11, not a trend.
+func TestMemoryBenchShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives dozens of clawdcode runs")
+	}
+	mr := measureMemory(t, config{window: 8000, mode: llmtest.SummaryLossy}, memCorpus(seed, 3))
+	var b strings.Builder
+	printMemTable(&b, mr)
+	t.Logf("\n%s", b.String())
+	tot := mr.total
+	if tot.carriedPresent < tot.carried {
+		t.Errorf("%d of %d carried memories reached the next session's first request, the floor is all", tot.carriedPresent, tot.carried)
+	}
+	if tot.staleWithheld < tot.stale {
+		t.Errorf("%d of %d stale memories were withheld, the floor is all", tot.staleWithheld, tot.stale)
+	}
+	if tot.leaks > 0 {
+		t.Errorf("%d memories reached another project's session, the ceiling is 0", tot.leaks)
+	}
+	if tot.early > 0 {
+		t.Errorf("%d suggestions reached the model before the user accepted them, the ceiling is 0", tot.early)
+	}
 }
 
 // floor is the least (or, for costs, the most) the short bench accepts:
