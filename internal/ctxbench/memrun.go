@@ -75,19 +75,11 @@ func runMemProject(t *testing.T, cfg config, p *memProject) memResult {
 	seen.set(p.pending)
 
 	// The project changes; a new session of it, and of another project.
-	for _, rel := range p.removed {
-		if err := os.Remove(filepath.Join(w.Project, rel)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeTree(t, w.Project, p.after)
+	p.change(t, w.Project)
 	next := r.firstRequest(p, seen)
 	other := filepath.Join(w.Root, "other-"+p.name)
 	writeTree(t, other, p.files)
-	for _, rel := range p.removed {
-		_ = os.Remove(filepath.Join(other, rel))
-	}
-	writeTree(t, other, p.after)
+	p.change(t, other)
 	r.dir = other
 	elsewhere := r.firstRequest(p, seen)
 
@@ -107,6 +99,17 @@ func runMemProject(t *testing.T, cfg config, p *memProject) memResult {
 	return res
 }
 
+// change makes the project's tree at dir what the second session finds.
+func (p *memProject) change(t *testing.T, dir string) {
+	t.Helper()
+	for _, rel := range p.removed {
+		if err := os.Remove(filepath.Join(dir, rel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeTree(t, dir, p.after)
+}
+
 // firstRequest starts a new session where r runs and returns the
 // memories of p its first request holds (the probe answers it).
 func (r *runner) firstRequest(p *memProject, seen *watch) map[string]bool {
@@ -115,7 +118,6 @@ func (r *runner) firstRequest(p *memProject, seen *watch) map[string]bool {
 	if !ok {
 		r.t.Fatalf("project %s: the probe's run did not answer with the probe: %q", p.name, obj.Result)
 	}
-	delete(keys, "")
 	return keys
 }
 
