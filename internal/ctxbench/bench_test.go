@@ -223,3 +223,39 @@ func checkFloor(t *testing.T, rw *row, f floor) {
 		t.Errorf("%d requests rejected, the ceiling is %d", tot.rejected, f.maxRejected)
 	}
 }
+
+// TestMemoryBenchShort is the multi-session corpus's short form, part of
+// make test: three projects, and floors that are today's figures exactly
+// (every carried memory in the next session's first request, every stale
+// one withheld, no leak to another project, no suggestion sent before the
+// user accepted it): each is a guarantee of CONTRACT §11, not a trend.
+func TestMemoryBenchShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives dozens of clawdcode runs")
+	}
+	var p plan
+	mr := p.memory(config{window: 8000, mode: llmtest.SummaryLossy}, memCorpus(seed, 3))
+	t.Cleanup(func() { checkMemFloor(t, mr) })
+	p.start(t)
+}
+
+// checkMemFloor holds the multi-session corpus's row to its floors.
+func checkMemFloor(t *testing.T, mr *memRow) {
+	t.Helper()
+	var b strings.Builder
+	printMemTable(&b, mr)
+	t.Logf("\n%s", b.String())
+	tot := mr.total
+	if tot.carried == 0 || tot.carriedPresent < tot.carried {
+		t.Errorf("%d of %d carried memories reached the next session's first request, the floor is all", tot.carriedPresent, tot.carried)
+	}
+	if tot.staleWithheld < tot.stale {
+		t.Errorf("%d of %d stale memories were withheld, the floor is all", tot.staleWithheld, tot.stale)
+	}
+	if tot.leaks > 0 {
+		t.Errorf("%d memories reached another project's session, the ceiling is 0", tot.leaks)
+	}
+	if tot.early > 0 {
+		t.Errorf("%d suggestions reached the model before the user accepted them, the ceiling is 0", tot.early)
+	}
+}
