@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ var (
 	windows  = flag.String("ctxbench.windows", "8000,32000,128000", "with -ctxbench.full: the windows, comma-separated")
 	sessions = flag.Int("ctxbench.sessions", 20, "with -ctxbench.full: how many sessions of the corpus")
 	maxTurns = flag.Int("ctxbench.turns", 200, "with -ctxbench.full: the longest session's model requests")
+	projects = flag.Int("ctxbench.projects", 8, "with -ctxbench.full: how many projects of the multi-session (memory) corpus")
 )
 
 func TestMain(m *testing.M) {
@@ -47,33 +49,77 @@ func corpus(n, lo, hi int) []*session {
 	return out
 }
 
-// measure runs every session under cfg, as parallel subtests (go test
-// -parallel bounds them), and sums them into one row. The order sessions
-// finish in changes no figure: each has its own world and server.
-func measure(t *testing.T, cfg config, sessions []*session) *row {
+// job is one session (or memory project) of the bench under one config,
+// run as a parallel subtest named row/session.
+type job struct {
+	name string
+	size int // model requests: the longest start first
+	run  func(t *testing.T)
+}
+
+// plan collects the bench's jobs, every row's, so that they run in one
+// pool: go test -parallel bounds how many run at once, the longest start
+// first, and no row waits for the previous row's longest session. The
+// order sessions run and finish in changes no figure: each has its own
+// world and server, and a row's sums do not depend on order.
+type plan struct {
+	mu   sync.Mutex
+	jobs []job
+}
+
+func rowName(cfg config) string { return fmt.Sprintf("%dk-%s", cfg.window/1000, cfg.mode) }
+
+// row adds a job for each session under cfg; the row is complete when
+// the jobs are done.
+func (p *plan) row(cfg config, sessions []*session) *row {
 	rw := newRow(cfg)
-	var mu sync.Mutex
-	t.Run(fmt.Sprintf("%dk-%s", cfg.window/1000, cfg.mode), func(t *testing.T) {
-		for _, s := range sessions {
-			t.Run(s.name, func(t *testing.T) {
-				t.Parallel()
-				r := runSession(t, cfg, s)
-				mu.Lock()
-				defer mu.Unlock()
-				rw.add(r)
-			})
-		}
-	})
+	for _, s := range sessions {
+		p.jobs = append(p.jobs, job{name: rowName(cfg) + "/" + s.name, size: s.requests(), run: func(t *testing.T) {
+			r := runSession(t, cfg, s)
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			rw.add(r)
+		}})
+	}
 	return rw
 }
 
+// memory adds a job for each project of the multi-session corpus.
+func (p *plan) memory(cfg config, projects []*memProject) *memRow {
+	mr := &memRow{}
+	for _, mp := range projects {
+		p.jobs = append(p.jobs, job{name: "memory/" + mp.name, size: len(mp.replies), run: func(t *testing.T) {
+			r := runMemProject(t, cfg, mp)
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			mr.add(r)
+		}})
+	}
+	return mr
+}
+
+// start starts every job as a parallel subtest of t, the longest first
+// (ties: in the order they were added). They have all finished when t's
+// cleanups run.
+func (p *plan) start(t *testing.T) {
+	slices.SortStableFunc(p.jobs, func(a, b job) int { return b.size - a.size })
+	for _, j := range p.jobs {
+		t.Run(j.name, func(t *testing.T) {
+			t.Parallel()
+			j.run(t)
+		})
+	}
+}
+
 // TestContextBench is make bench-context: every window, the lossy and
-// the faithful summariser, the whole corpus; it prints the table.
+// the faithful summariser, the whole corpus, and the multi-session
+// corpus; it prints the tables.
 func TestContextBench(t *testing.T) {
 	if !*full {
 		t.Skip("the whole bench runs with -ctxbench.full (make bench-context)")
 	}
 	start := time.Now()
+	var p plan
 	var rows []*row
 	c := append(corpus(*sessions, 50, *maxTurns), imported(seed, 60)...)
 	var ws []int
@@ -83,15 +129,20 @@ func TestContextBench(t *testing.T) {
 			t.Fatalf("-ctxbench.windows: %v", err)
 		}
 		ws = append(ws, w)
-		rows = append(rows, measure(t, config{window: w, mode: llmtest.SummaryLossy}, c))
+		rows = append(rows, p.row(config{window: w, mode: llmtest.SummaryLossy}, c))
 	}
 	// The other summarisers, for comparison: the first window, the first
 	// four sessions.
 	for _, mode := range []llmtest.SummaryMode{llmtest.SummaryFaithful, llmtest.SummaryHallucinating,
 		llmtest.SummaryFail500, llmtest.SummaryOverflow, llmtest.SummaryEmpty} {
-		rows = append(rows, measure(t, config{window: ws[0], mode: mode}, c[:min(4, len(c))]))
+		rows = append(rows, p.row(config{window: ws[0], mode: mode}, c[:min(4, len(c))]))
 	}
-	printTable(os.Stdout, rows, time.Since(start))
+	mem := p.memory(config{window: ws[0], mode: llmtest.SummaryLossy}, memCorpus(seed, *projects))
+	t.Cleanup(func() {
+		printTable(os.Stdout, rows, time.Since(start))
+		printMemTable(os.Stdout, mem)
+	})
+	p.start(t)
 }
 
 // floor is the least (or, for costs, the most) the short bench accepts:
@@ -123,11 +174,15 @@ func TestContextBenchShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives hundreds of clawdcode runs")
 	}
-	rw := measure(t, config{window: 8000, mode: llmtest.SummaryLossy}, corpus(3, 50, 120))
-	var b strings.Builder
-	printTable(&b, []*row{rw}, 0)
-	t.Logf("\n%s", b.String())
-	checkFloor(t, rw, shortFloor)
+	var p plan
+	rw := p.row(config{window: 8000, mode: llmtest.SummaryLossy}, corpus(3, 50, 120))
+	t.Cleanup(func() {
+		var b strings.Builder
+		printTable(&b, []*row{rw}, 0)
+		t.Logf("\n%s", b.String())
+		checkFloor(t, rw, shortFloor)
+	})
+	p.start(t)
 }
 
 func checkFloor(t *testing.T, rw *row, f floor) {
@@ -166,5 +221,41 @@ func checkFloor(t *testing.T, rw *row, f floor) {
 	}
 	if tot.rejected > f.maxRejected {
 		t.Errorf("%d requests rejected, the ceiling is %d", tot.rejected, f.maxRejected)
+	}
+}
+
+// TestMemoryBenchShort is the multi-session corpus's short form, part of
+// make test: three projects, and floors that are today's figures exactly
+// (every carried memory in the next session's first request, every stale
+// one withheld, no leak to another project, no suggestion sent before the
+// user accepted it): each is a guarantee of CONTRACT §11, not a trend.
+func TestMemoryBenchShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives dozens of clawdcode runs")
+	}
+	var p plan
+	mr := p.memory(config{window: 8000, mode: llmtest.SummaryLossy}, memCorpus(seed, 3))
+	t.Cleanup(func() { checkMemFloor(t, mr) })
+	p.start(t)
+}
+
+// checkMemFloor holds the multi-session corpus's row to its floors.
+func checkMemFloor(t *testing.T, mr *memRow) {
+	t.Helper()
+	var b strings.Builder
+	printMemTable(&b, mr)
+	t.Logf("\n%s", b.String())
+	tot := mr.total
+	if tot.carried == 0 || tot.carriedPresent < tot.carried {
+		t.Errorf("%d of %d carried memories reached the next session's first request, the floor is all", tot.carriedPresent, tot.carried)
+	}
+	if tot.staleWithheld < tot.stale {
+		t.Errorf("%d of %d stale memories were withheld, the floor is all", tot.staleWithheld, tot.stale)
+	}
+	if tot.leaks > 0 {
+		t.Errorf("%d memories reached another project's session, the ceiling is 0", tot.leaks)
+	}
+	if tot.early > 0 {
+		t.Errorf("%d suggestions reached the model before the user accepted them, the ceiling is 0", tot.early)
 	}
 }

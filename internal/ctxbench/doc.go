@@ -15,7 +15,12 @@
 // The corpus is generated from a fixed seed (corpus.go): each session has
 // a real project tree in its temporary directory (files with planted
 // numbers, a check script whose exit codes are planted), so Read, Grep,
-// Bash and Edit really run. The package's code is test-only: TestContextBench
-// (with -ctxbench.full) prints the table, TestContextBenchShort is the short
-// form with floors that make test runs.
+// Bash and Edit really run. A multi-session corpus (memcorpus.go) measures
+// memory across sessions: the memories a user kept (typed, or accepted
+// from clawdcode's suggestions) in the first request of the project's
+// next session, those naming a removed file or make target withheld, none
+// in another project's, no suggestion sent before it is accepted. The
+// package's code is test-only: TestContextBench (with -ctxbench.full)
+// prints the tables, TestContextBenchShort and TestMemoryBenchShort are
+// the short forms with floors that make test runs.
 package ctxbench

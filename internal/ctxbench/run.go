@@ -3,7 +3,6 @@ package ctxbench
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -57,6 +56,7 @@ type runner struct {
 	s   *session
 	cfg config
 	id  string // the session id, after the first task
+	dir string // where a run starts; "": the world's project
 
 	mu       sync.Mutex
 	behave   func(llmtest.Request) llmtest.Reply
@@ -69,15 +69,7 @@ type runner struct {
 func runSession(t *testing.T, cfg config, s *session) sessionResult {
 	w := harness.NewWorld(t, llmtest.Options{Window: cfg.window, Tokens: llmtest.OpenAITokens, PromptCache: true, Light: true})
 	w.Timeout = 2 * time.Minute
-	for name, content := range s.files {
-		p := filepath.Join(w.Project, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, w.Project, s.files)
 	r := &runner{t: t, w: w, s: s, cfg: cfg, summaris: llmtest.Summariser(cfg.mode, s.facts)}
 	r.res = sessionResult{probes: map[int]probeResult{}, reorient: -1, cold: -1}
 	w.Server.SetResponder(r.respond)
@@ -145,6 +137,9 @@ func (r *runner) run(behave func(llmtest.Request) llmtest.Reply, onReq func(llmt
 	ctx, cancel := context.WithTimeout(context.Background(), r.w.Timeout)
 	defer cancel()
 	cmd := r.w.Command(ctx, args...)
+	if r.dir != "" {
+		cmd.Dir = r.dir
+	}
 	start := time.Now()
 	res := harness.Wait(r.t, ctx, cmd)
 	if counted {
@@ -184,18 +179,6 @@ func (r *runner) account(counted bool) {
 
 // task runs one user turn: the scripted agent plays its replies in order.
 func (r *runner) task(tk task) {
-	var mu sync.Mutex
-	replies := tk.replies
-	script := func(llmtest.Request) llmtest.Reply {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(replies) == 0 {
-			return llmtest.Text("Done.")
-		}
-		next := replies[0]
-		replies = replies[1:]
-		return next
-	}
 	onReq := func(llmtest.Request) {
 		r.mu.Lock()
 		r.res.agentRequests++
@@ -205,7 +188,7 @@ func (r *runner) task(tk task) {
 	if r.id != "" {
 		args = append([]string{"-r", r.id}, args...)
 	}
-	obj := r.run(script, onReq, true, args...)
+	obj := r.run(script(tk.replies...), onReq, true, args...)
 	if obj.IsError {
 		r.t.Logf("session %s: a task ended in error: %s", r.s.name, obj.Result)
 	}

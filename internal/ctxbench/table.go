@@ -185,3 +185,40 @@ func printTable(out io.Writer, rows []*row, elapsed time.Duration) {
 	fmt.Fprintf(out, "bench time %.0f s; prices per M tokens (%s): input %.2f, cached %.2f, output %.2f\n",
 		elapsed.Seconds(), benchModel, prices[benchModel].input, prices[benchModel].cached, prices[benchModel].output)
 }
+
+// memRow is the multi-session corpus's line: every project, summed.
+type memRow struct {
+	projects int
+	total    memResult
+}
+
+func (mr *memRow) add(r memResult) {
+	mr.projects++
+	t := &mr.total
+	t.carried += r.carried
+	t.carriedPresent += r.carriedPresent
+	t.stale += r.stale
+	t.staleWithheld += r.staleWithheld
+	t.leaks += r.leaks
+	t.early += r.early
+	t.wall += r.wall
+	t.cpu += r.cpu
+}
+
+// memHeader is the multi-session table's columns (docs/context-bench.md).
+const memHeader = "memory\tprojects\tcarried %\tstale withheld %\tleaks\tsuggestions sent early\twall s\tCPU s"
+
+func (mr *memRow) line() string {
+	t := mr.total
+	return fmt.Sprintf("across sessions\t%d\t%s\t%s\t%d\t%d\t%.1f\t%.1f", mr.projects,
+		share(t.carriedPresent, t.carried), share(t.staleWithheld, t.stale), t.leaks, t.early,
+		t.wall.Seconds(), t.cpu.Seconds())
+}
+
+// printMemTable writes the multi-session corpus's row as a table of its own.
+func printMemTable(out io.Writer, mr *memRow) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, memHeader)
+	fmt.Fprintln(tw, mr.line())
+	_ = tw.Flush()
+}

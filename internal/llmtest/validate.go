@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -8,11 +9,14 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 )
 
+// wireRequest is a chat request as sent, decoded in one pass: a bench
+// decodes thousands of requests of up to a window's size.
 type wireRequest struct {
-	Model         *string         `json:"model"`
-	Messages      json.RawMessage `json:"messages"`
-	Tools         []wireTool      `json:"tools"`
-	Stream        bool            `json:"stream"`
+	Model *string `json:"model"`
+	// Messages is nil when absent or null, empty for [].
+	Messages      *[]wireMessage `json:"messages"`
+	Tools         []wireTool     `json:"tools"`
+	Stream        bool           `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
@@ -22,12 +26,32 @@ type wireRequest struct {
 	messages []wireMessage
 }
 
+// wireContent is a message's content: whether it was sent (not absent,
+// not null) and its text flattened (see contentText).
+type wireContent struct {
+	present bool
+	text    string
+	parts   json.RawMessage // an array of parts, kept for its images
+}
+
+func (c *wireContent) UnmarshalJSON(raw []byte) error {
+	if string(raw) == "null" {
+		*c = wireContent{}
+		return nil
+	}
+	*c = wireContent{present: true, text: contentText(raw)}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
+		c.parts = bytes.Clone(t)
+	}
+	return nil
+}
+
 type wireMessage struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	Name       string          `json:"name"`
-	ToolCalls  []wireToolCall  `json:"tool_calls"`
-	ToolCallID string          `json:"tool_call_id"`
+	Role       string         `json:"role"`
+	Content    wireContent    `json:"content"`
+	Name       string         `json:"name"`
+	ToolCalls  []wireToolCall `json:"tool_calls"`
+	ToolCallID string         `json:"tool_call_id"`
 }
 
 type wireToolCall struct {
@@ -55,10 +79,8 @@ func decodeRequest(req *Request, body []byte) (*wireRequest, error) {
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, err
 	}
-	if len(w.Messages) > 0 && string(w.Messages) != "null" {
-		if err := json.Unmarshal(w.Messages, &w.messages); err != nil {
-			return nil, err
-		}
+	if w.Messages != nil {
+		w.messages = *w.Messages
 	}
 	if w.Model != nil {
 		req.Model = *w.Model
@@ -72,12 +94,14 @@ func decodeRequest(req *Request, body []byte) (*wireRequest, error) {
 		req.MaxTokens = *w.MaxTokens
 	}
 	for _, m := range w.messages {
-		cm := chat.Message{Role: m.Role, Content: contentText(m.Content), Name: m.Name, ToolCallID: m.ToolCallID}
-		images, err := contentImages(m.Content)
-		if err != nil {
-			return nil, err
+		cm := chat.Message{Role: m.Role, Content: m.Content.text, Name: m.Name, ToolCallID: m.ToolCallID}
+		if m.Content.parts != nil {
+			images, err := contentImages(m.Content.parts)
+			if err != nil {
+				return nil, err
+			}
+			cm.Images = images
 		}
-		cm.Images = images
 		for _, tc := range m.ToolCalls {
 			cm.ToolCalls = append(cm.ToolCalls, chat.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}
@@ -110,10 +134,6 @@ func contentText(raw json.RawMessage) string {
 	return ""
 }
 
-func hasContent(raw json.RawMessage) bool {
-	return len(raw) > 0 && string(raw) != "null"
-}
-
 // violation is a rejection with OpenAI's wording.
 type violation struct {
 	message string
@@ -138,7 +158,7 @@ func validate(w *wireRequest, rejectConsecutiveUser bool) *violation {
 	if w.Model == nil || *w.Model == "" {
 		return &violation{message: "you must provide a model parameter"}
 	}
-	if len(w.Messages) == 0 || string(w.Messages) == "null" {
+	if w.Messages == nil {
 		return &violation{message: "Missing required parameter: 'messages'.", param: "messages", code: "missing_required_parameter"}
 	}
 	if len(w.messages) == 0 {
@@ -178,7 +198,7 @@ func validate(w *wireRequest, rejectConsecutiveUser bool) *violation {
 			clear(answered)
 		}
 		needsContent := m.Role != "assistant" || len(m.ToolCalls) == 0
-		if needsContent && !hasContent(m.Content) {
+		if needsContent && !m.Content.present {
 			return &violation{
 				message: fmt.Sprintf("Missing required parameter: 'messages.[%d].content'.", i),
 				param:   fmt.Sprintf("messages.[%d].content", i),
