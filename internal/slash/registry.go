@@ -42,6 +42,9 @@ type Command struct {
 	// Prompt is set for a custom command (section 9 of the contract): it
 	// is not run but expanded into the prompt sent to the model (Expand).
 	Prompt func(args string) string
+	// custom marks a command read from a file (a built-in prompt command
+	// such as /init is not custom: a file cannot shadow it).
+	custom bool
 }
 
 // Registry holds the commands.
@@ -77,6 +80,7 @@ func Default() *Registry {
 	r.Register(rewindCommand())
 	r.Register(undoCommand())
 	r.Register(memoryCommand())
+	r.Register(initCommand())
 	return r
 }
 
@@ -157,7 +161,7 @@ func (r *Registry) Run(ctx context.Context, env *Env, line string) error {
 		return fmt.Errorf("%w /%s; type /help for the list", ErrUnknownCommand, name)
 	}
 	if c.Prompt != nil {
-		return fmt.Errorf("%w: /%s is a custom command: its prompt is sent to the model (Expand)", ErrNotCommand, c.Name)
+		return fmt.Errorf("%w: /%s is a prompt command: its prompt is sent to the model (Expand)", ErrNotCommand, c.Name)
 	}
 	return c.Run(ctx, env, args)
 }

@@ -150,7 +150,7 @@ func TestHelpListsEveryContractCommand(t *testing.T) {
 		}
 	}
 	for _, c := range Default().Commands() {
-		if c.Summary == "" || c.Run == nil || c.Name != strings.ToLower(c.Name) || strings.ContainsFunc(c.Name, unicode.IsSpace) {
+		if c.Summary == "" || (c.Run == nil) == (c.Prompt == nil) || c.Name != strings.ToLower(c.Name) || strings.ContainsFunc(c.Name, unicode.IsSpace) {
 			t.Errorf("command %+v is incomplete", c.Name)
 		}
 	}
