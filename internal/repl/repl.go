@@ -329,7 +329,7 @@ func (s *session) command(ctx context.Context, line string) error {
 	defer redErr.Flush()
 	safeIO := *s.io
 	safeIO.Out, safeIO.ErrOut = redOut, redErr
-	env := &slash.Env{Engine: s.opts.Engine, IO: &safeIO}
+	env := &slash.Env{Engine: s.opts.Engine, IO: &safeIO, Width: s.width()}
 	env.Expand = func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) }
 	switch {
 	case s.kb != nil:

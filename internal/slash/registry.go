@@ -14,6 +14,9 @@ import (
 type Env struct {
 	Engine Engine
 	IO     *iostreams.IOStreams
+	// Width is the terminal's width in columns, for text that wraps at
+	// words; 0 when the output is not a terminal (nothing is wrapped).
+	Width int
 	// Pick lets the user choose one of sessions interactively; nil when not
 	// interactive (then /resume lists instead of asking). An empty id with a
 	// nil error means the user chose nothing.
