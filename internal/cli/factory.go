@@ -326,6 +326,15 @@ func (f *Factory) Logger() *slog.Logger {
 	return l
 }
 
+// LogFile is the path of the diagnostic log, "" when logging is off.
+func (f *Factory) LogFile() string {
+	home, err := f.HomeDir()
+	if _, on := logfile.Level(f.Getenv("CLAWDCODE_LOG")); !on || err != nil {
+		return ""
+	}
+	return filepath.Join(home, "logs", logfile.Name)
+}
+
 // ServerWindow asks the configured server for model's context window
 // (CONTRACT §8) — once per base URL and model, the answer kept in
 // CLAWDCODE_HOME/servers.json — and says where it came from. ok is false

@@ -54,9 +54,9 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		// A slash command may need no model at all (/help, /sessions), so
 		// the client is built only when one is called.
 		name, _, _ := slash.Parse(prompt)
-		// /mcp lists the servers and /context counts their tools: both
-		// start them, as a turn does.
-		eng, err = openEngine(ctx, f, opts, nil, !isSlash, !isSlash || name == "mcp" || name == "context")
+		// /mcp lists the servers, /context counts their tools and /status
+		// says their states: all start them, as a turn does.
+		eng, err = openEngine(ctx, f, opts, nil, !isSlash, !isSlash || name == "mcp" || name == "context" || name == "status")
 		if err != nil {
 			return "", nil, err
 		}
@@ -254,6 +254,7 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		EnvPassthrough: cfg.EnvPassthrough,
 		SecretEnv:      []string{cfg.APIKeyEnv},
 		Warn:           warnTo(f.IO.ErrOut),
+		About:          agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile()},
 	})
 	switch {
 	case id != "" && opts.ForkSession:

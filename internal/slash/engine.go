@@ -9,6 +9,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // Engine is everything the slash commands need of the session engine,
@@ -32,6 +33,11 @@ type Engine interface {
 	SetModel(name string)
 	ListModels(ctx context.Context) ([]string, error)
 	MCPServers() []mcphost.Status
+	// WindowSource says where the context window came from; About and
+	// Permissions are what /status shows of the run.
+	WindowSource() string
+	About() agent.About
+	Permissions() tools.PermissionSummary
 
 	// Memories is the project's and the user's memories (/memory);
 	// SuggestMemory asks the model for a memory of this session, kept as

@@ -84,6 +84,7 @@ func Default() *Registry {
 	r.Register(undoCommand())
 	r.Register(memoryCommand())
 	r.Register(initCommand())
+	r.Register(statusCommand())
 	return r
 }
 

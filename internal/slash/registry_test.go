@@ -16,6 +16,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 func TestParse(t *testing.T) {
@@ -116,6 +117,11 @@ func (e *fakeEngine) Context() *contextmgr.Manager { return e.mgr }
 func (e *fakeEngine) Model() string                { return e.model }
 func (e *fakeEngine) SetModel(name string)         { e.model = name }
 func (e *fakeEngine) Memories() *memory.Book       { return nil }
+func (e *fakeEngine) WindowSource() string         { return "" }
+func (e *fakeEngine) About() agent.About           { return agent.About{} }
+func (e *fakeEngine) Permissions() tools.PermissionSummary {
+	return tools.PermissionSummary{}
+}
 func (e *fakeEngine) SuggestMemory(context.Context) ([]memory.Suggestion, error) {
 	return nil, nil
 }

@@ -356,3 +356,18 @@ func noPromptDenial(name string) string {
 	return fmt.Sprintf("Permission to use %s was denied: run with --allowed-tools %s or "+
 		"--dangerously-skip-permissions to allow it.", name, name)
 }
+
+// PermissionSummary is how many rules are in force, for /status.
+type PermissionSummary struct {
+	SkipAll              bool // --dangerously-skip-permissions
+	Interactive          bool // an Asker asks what no rule decides
+	Allow, Deny, Session int  // rules: flags and config, deny, this session's "always"
+}
+
+// Summary counts the rules in force.
+func (p *Permissions) Summary() PermissionSummary {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return PermissionSummary{SkipAll: p.skipAll, Interactive: p.asker != nil,
+		Allow: len(p.allow), Deny: len(p.deny), Session: len(p.session)}
+}

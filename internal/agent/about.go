@@ -1,0 +1,26 @@
+package agent
+
+import "github.com/clawdcode/clawdcode/internal/tools"
+
+// About is what the front end knows of the run and the engine only shows
+// (/status): where requests go and where the log is written.
+type About struct {
+	BaseURL string // the server's base URL (never the key)
+	LogFile string // "" when logging is off (CLAWDCODE_LOG unset)
+}
+
+// About is the run's About, as the front end gave it.
+func (e *Engine) About() About { return e.cfg.About }
+
+// WindowSource says where the context window came from (a flag, the
+// environment, a config file, the server, or the models table).
+func (e *Engine) WindowSource() string { return e.cfg.WindowSource }
+
+// Permissions is the permission policy in force (nil: nothing that needs
+// permission may run).
+func (e *Engine) Permissions() tools.PermissionSummary {
+	if e.cfg.Permissions == nil {
+		return tools.PermissionSummary{}
+	}
+	return e.cfg.Permissions.Summary()
+}
