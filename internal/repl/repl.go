@@ -53,6 +53,9 @@ type Options struct {
 	// SkipPermissions is --dangerously-skip-permissions: the status line
 	// says so in red for as long as it holds.
 	SkipPermissions bool
+	// Hints are the lines of advice shown under an error (the same as
+	// -p gives: the front end's one mapping); nil = none.
+	Hints func(error) []string
 	// Redactor takes credentials out of what slash commands print (nil =
 	// none to take out).
 	Redactor *secrets.Redactor
@@ -243,9 +246,20 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		fmt.Fprintln(s.io.ErrOut, s.cs.warn("interrupted"))
 	default:
-		fmt.Fprintln(s.io.ErrOut, s.cs.err("error: "+err.Error()))
+		s.printError(err)
 	}
 	return nil
+}
+
+// printError shows err and, under it, the hints the front end has for it.
+func (s *session) printError(err error) {
+	fmt.Fprintln(s.io.ErrOut, s.cs.err("error: "+err.Error()))
+	if s.opts.Hints == nil {
+		return
+	}
+	for _, h := range s.opts.Hints(err) {
+		fmt.Fprintln(s.io.ErrOut, "  "+termtext.Line(h))
+	}
 }
 
 // interruptRouter owns SIGINT for the whole of Run and cancels the entry
