@@ -47,6 +47,9 @@ type Engine interface {
 
 	// Going back and branching off. The Drift methods say which files the
 	// user changed after the agent's edit, which a restore would lose.
+	// SessionDiff is every file Write and Edit changed in this session,
+	// before its first change and now (/diff).
+	SessionDiff(ctx context.Context) ([]checkpoint.FileDiff, error)
 	UndoDrift(ctx context.Context) ([]checkpoint.Drift, error)
 	Undo(ctx context.Context) ([]checkpoint.Restored, error)
 	RewindPoints(ctx context.Context) ([]agent.RewindPoint, error)

@@ -85,6 +85,7 @@ func Default() *Registry {
 	r.Register(memoryCommand())
 	r.Register(initCommand())
 	r.Register(statusCommand())
+	r.Register(diffCommand())
 	return r
 }
 

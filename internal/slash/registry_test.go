@@ -118,6 +118,9 @@ func (e *fakeEngine) Model() string                { return e.model }
 func (e *fakeEngine) SetModel(name string)         { e.model = name }
 func (e *fakeEngine) Memories() *memory.Book       { return nil }
 func (e *fakeEngine) WindowSource() string         { return "" }
+func (e *fakeEngine) SessionDiff(context.Context) ([]checkpoint.FileDiff, error) {
+	return nil, nil
+}
 func (e *fakeEngine) About() agent.About           { return agent.About{} }
 func (e *fakeEngine) Permissions() tools.PermissionSummary {
 	return tools.PermissionSummary{}
