@@ -121,7 +121,7 @@ func (e *fakeEngine) WindowSource() string         { return "" }
 func (e *fakeEngine) SessionDiff(context.Context) ([]checkpoint.FileDiff, error) {
 	return nil, nil
 }
-func (e *fakeEngine) About() agent.About           { return agent.About{} }
+func (e *fakeEngine) About() agent.About { return agent.About{} }
 func (e *fakeEngine) Permissions() tools.PermissionSummary {
 	return tools.PermissionSummary{}
 }
