@@ -1,12 +1,21 @@
 package agent
 
-import "github.com/clawdcode/clawdcode/internal/tools"
+import (
+	"github.com/clawdcode/clawdcode/internal/config"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
 
 // About is what the front end knows of the run and the engine only shows
-// (/status): where requests go and where the log is written.
+// (/status, /config): where requests go, where the log is written, the
+// configuration.
 type About struct {
 	BaseURL string // the server's base URL (never the key)
 	LogFile string // "" when logging is off (CLAWDCODE_LOG unset)
+	// Settings are the effective configuration, key by key, with where
+	// each came from; UserFile and ProjectFile the two files' paths
+	// (either may not exist) (/config).
+	Settings              []config.Setting
+	UserFile, ProjectFile string
 }
 
 // About is the run's About, as the front end gave it.

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/config"
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
@@ -324,6 +325,15 @@ func (f *Factory) Logger() *slog.Logger {
 		return l, nil
 	})
 	return l
+}
+
+// about is what /status and /config show of the run beyond the engine.
+func (f *Factory) about(cfg *config.Config, p *storage.Project) agent.About {
+	a := agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile(), Settings: cfg.Settings(), ProjectFile: config.ProjectFile(p.Root)}
+	if home, err := f.HomeDir(); err == nil {
+		a.UserFile = config.UserFile(home)
+	}
+	return a
 }
 
 // LogFile is the path of the diagnostic log, "" when logging is off.

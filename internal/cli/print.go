@@ -254,7 +254,7 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		EnvPassthrough: cfg.EnvPassthrough,
 		SecretEnv:      []string{cfg.APIKeyEnv},
 		Warn:           warnTo(f.IO.ErrOut),
-		About:          agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile()},
+		About:          f.about(cfg, p),
 	})
 	switch {
 	case id != "" && opts.ForkSession:

@@ -86,6 +86,7 @@ func Default() *Registry {
 	r.Register(initCommand())
 	r.Register(statusCommand())
 	r.Register(diffCommand())
+	r.Register(configCommand())
 	return r
 }
 
