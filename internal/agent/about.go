@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"errors"
+
 	"github.com/clawdcode/clawdcode/internal/config"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -15,6 +17,7 @@ type About struct {
 	// each came from; UserFile and ProjectFile the two files' paths
 	// (either may not exist) (/config).
 	Settings              []config.Setting
+	Rules                 []config.SourcedRule // flags' and files' (/permissions)
 	UserFile, ProjectFile string
 }
 
@@ -32,4 +35,32 @@ func (e *Engine) Permissions() tools.PermissionSummary {
 		return tools.PermissionSummary{}
 	}
 	return e.cfg.Permissions.Summary()
+}
+
+// SessionRules are the rules allowed for this session only.
+func (e *Engine) SessionRules() []tools.Rule {
+	if e.cfg.Permissions == nil {
+		return nil
+	}
+	return e.cfg.Permissions.SessionRules()
+}
+
+// AddSessionRule allows r until the session changes.
+func (e *Engine) AddSessionRule(r tools.Rule) {
+	if e.cfg.Permissions != nil {
+		e.cfg.Permissions.AddSessionRule(r)
+	}
+}
+
+// RemoveSessionRule forgets one of this session's rules.
+func (e *Engine) RemoveSessionRule(r tools.Rule) bool {
+	return e.cfg.Permissions != nil && e.cfg.Permissions.RemoveSessionRule(r)
+}
+
+// SaveProjectRule saves r to the project's config file and allows it.
+func (e *Engine) SaveProjectRule(r tools.Rule) error {
+	if e.cfg.Permissions == nil {
+		return errors.New("no permission policy to add the rule to")
+	}
+	return e.cfg.Permissions.SaveRule(r)
 }

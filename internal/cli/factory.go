@@ -329,7 +329,7 @@ func (f *Factory) Logger() *slog.Logger {
 
 // about is what /status and /config show of the run beyond the engine.
 func (f *Factory) about(cfg *config.Config, p *storage.Project) agent.About {
-	a := agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile(), Settings: cfg.Settings(), ProjectFile: config.ProjectFile(p.Root)}
+	a := agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile(), Settings: cfg.Settings(), Rules: cfg.Rules, ProjectFile: config.ProjectFile(p.Root)}
 	if home, err := f.HomeDir(); err == nil {
 		a.UserFile = config.UserFile(home)
 	}

@@ -77,8 +77,10 @@ type Config struct {
 	CompactThreshold float64
 	ThresholdSource  string
 
-	// Allow and Deny gather the rules of every source.
+	// Allow and Deny gather the rules of every source; Rules are the same
+	// rules each with its source, for /permissions.
 	Allow, Deny []tools.Rule
+	Rules       []SourcedRule
 
 	MCPServers map[string]MCPServer
 	// Hooks are every file's hooks, the user's first.
@@ -192,6 +194,7 @@ func Resolve(src Sources) (*Config, error) {
 	}
 	c.Allow = append(c.Allow, fl.Allow...)
 	c.Deny = append(c.Deny, fl.Deny...)
+	c.addRules(fl.Allow, fl.Deny, SourceFlag)
 
 	c.APIKey = strings.TrimSpace(getenv(c.APIKeyEnv))
 	return c, nil
@@ -220,6 +223,7 @@ func (c *Config) apply(f *File) {
 	}
 	c.Allow = append(c.Allow, f.Permissions.Allow...)
 	c.Deny = append(c.Deny, f.Permissions.Deny...)
+	c.addRules(f.Permissions.Allow, f.Permissions.Deny, f.Path)
 	maps.Copy(c.MCPServers, f.MCPServers)
 	for _, event := range slices.Sorted(maps.Keys(f.Hooks)) {
 		for _, h := range f.Hooks[event] {

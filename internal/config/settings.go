@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // Setting is one key of the effective configuration, for /config: its
@@ -58,4 +60,21 @@ func orValue(s, none string) string {
 		return none
 	}
 	return s
+}
+
+// SourcedRule is a permission rule with where it came from (SourceFlag or
+// a file's path).
+type SourcedRule struct {
+	Rule   tools.Rule
+	Deny   bool
+	Source string
+}
+
+func (c *Config) addRules(allow, deny []tools.Rule, source string) {
+	for _, r := range deny {
+		c.Rules = append(c.Rules, SourcedRule{Rule: r, Deny: true, Source: source})
+	}
+	for _, r := range allow {
+		c.Rules = append(c.Rules, SourcedRule{Rule: r, Source: source})
+	}
 }

@@ -38,6 +38,12 @@ type Engine interface {
 	WindowSource() string
 	About() agent.About
 	Permissions() tools.PermissionSummary
+	// The rules of this session (/permissions add and rm; "always"
+	// answers), and one saved to the project's config file.
+	SessionRules() []tools.Rule
+	AddSessionRule(r tools.Rule)
+	RemoveSessionRule(r tools.Rule) bool
+	SaveProjectRule(r tools.Rule) error
 
 	// Memories is the project's and the user's memories (/memory);
 	// SuggestMemory asks the model for a memory of this session, kept as

@@ -87,6 +87,7 @@ func Default() *Registry {
 	r.Register(statusCommand())
 	r.Register(diffCommand())
 	r.Register(configCommand())
+	r.Register(permissionsCommand())
 	return r
 }
 

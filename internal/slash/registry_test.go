@@ -118,6 +118,12 @@ func (e *fakeEngine) Model() string                { return e.model }
 func (e *fakeEngine) SetModel(name string)         { e.model = name }
 func (e *fakeEngine) Memories() *memory.Book       { return nil }
 func (e *fakeEngine) WindowSource() string         { return "" }
+func (e *fakeEngine) SessionRules() []tools.Rule   { return nil }
+func (e *fakeEngine) AddSessionRule(tools.Rule)    {}
+func (e *fakeEngine) RemoveSessionRule(tools.Rule) bool {
+	return false
+}
+func (e *fakeEngine) SaveProjectRule(tools.Rule) error { return nil }
 func (e *fakeEngine) SessionDiff(context.Context) ([]checkpoint.FileDiff, error) {
 	return nil, nil
 }
