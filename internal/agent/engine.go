@@ -96,6 +96,8 @@ type Config struct {
 	// of its live context that could not be parsed and are left out
 	// (CONTRACT.md section 4 wants the user told). nil drops them.
 	Warn func(msg string)
+	// About is what /status shows of the run beyond the engine.
+	About About
 }
 
 // Engine is the session engine both front ends (REPL and -p) drive: one

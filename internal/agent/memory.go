@@ -274,3 +274,13 @@ func (e *Engine) Handoff(ctx context.Context, instructions string) (*HandoffResu
 	e.enterSession(own)
 	return &HandoffResult{From: from, To: sess.ID(), Receipt: recs.Receipt, Err: recs.Err}, closeErr
 }
+
+// SessionDiff lists the files this session's Write and Edit changed, each
+// with its content before the session's first change and now (/diff).
+func (e *Engine) SessionDiff(ctx context.Context) ([]checkpoint.FileDiff, error) {
+	cp := e.log.checkpoints(e.cfg.Project)
+	if cp == nil {
+		return nil, nil
+	}
+	return cp.SessionDiff()
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/fixtures"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/slash"
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -57,4 +58,34 @@ func TestDocsCoverTheCLI(t *testing.T) {
 			t.Errorf("docs/cli.md does not document the slash command /%s", c.Name)
 		}
 	}
+}
+
+// The hook example of docs/extending.md is the configuration that
+// hooks_example.txtar runs: a change to one without the other fails.
+func TestDocsHookExampleIsTested(t *testing.T) {
+	t.Parallel()
+	root := fixtures.Root(t)
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "extending.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "<!-- hooks example:")
+	if !ok {
+		t.Fatal("docs/extending.md has no hooks example")
+	}
+	_, after, _ = strings.Cut(after, "```toml\n")
+	example, _, _ := strings.Cut(after, "```")
+	ar, err := txtar.ParseFile(filepath.Join(root, "internal", "cli", "testdata", "script", "hooks_example.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		if f.Name == "home/config.toml" {
+			if string(f.Data) != example {
+				t.Errorf("docs/extending.md's hook example differs from hooks_example.txtar's:\n%s\n---\n%s", example, f.Data)
+			}
+			return
+		}
+	}
+	t.Fatal("hooks_example.txtar has no home/config.toml")
 }

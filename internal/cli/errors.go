@@ -195,6 +195,16 @@ func Describe(err error, cause error) Failure {
 	return f
 }
 
+// replHints are the hints Describe gives for err, for the REPL's error
+// line: the same advice as -p, from the same mapping. The REPL words an
+// unknown command itself (it names /help, not `clawdcode -p /help`).
+func (f *Factory) replHints(err error) []string {
+	if errors.Is(err, slash.ErrUnknownCommand) {
+		return nil
+	}
+	return Describe(f.endpointHint(err), nil).Hints
+}
+
 // endpointHint adds to a network error the hint naming where the endpoint
 // came from, when a config file set it: OPENAI_BASE_URL is not what to
 // check then.

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/config"
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
@@ -326,6 +327,24 @@ func (f *Factory) Logger() *slog.Logger {
 		return l, nil
 	})
 	return l
+}
+
+// about is what /status and /config show of the run beyond the engine.
+func (f *Factory) about(cfg *config.Config, p *storage.Project) agent.About {
+	a := agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile(), Settings: cfg.Settings(), Rules: cfg.Rules, ProjectFile: config.ProjectFile(p.Root)}
+	if home, err := f.HomeDir(); err == nil {
+		a.UserFile = config.UserFile(home)
+	}
+	return a
+}
+
+// LogFile is the path of the diagnostic log, "" when logging is off.
+func (f *Factory) LogFile() string {
+	home, err := f.HomeDir()
+	if _, on := logfile.Level(f.Getenv("CLAWDCODE_LOG")); !on || err != nil {
+		return ""
+	}
+	return filepath.Join(home, "logs", logfile.Name)
 }
 
 // ServerWindow asks the configured server for model's context window

@@ -54,9 +54,9 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		// A slash command may need no model at all (/help, /sessions), so
 		// the client is built only when one is called.
 		name, _, _ := slash.Parse(prompt)
-		// /mcp lists the servers and /context counts their tools: both
-		// start them, as a turn does.
-		eng, err = openEngine(ctx, f, opts, nil, !isSlash, !isSlash || name == "mcp" || name == "context")
+		// /mcp lists the servers, /context counts their tools and /status
+		// says their states: all start them, as a turn does.
+		eng, err = openEngine(ctx, f, opts, nil, !isSlash, !isSlash || name == "mcp" || name == "context" || name == "status")
 		if err != nil {
 			return "", nil, err
 		}
@@ -256,24 +256,31 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		EnvPassthrough: cfg.EnvPassthrough,
 		SecretEnv:      []string{cfg.APIKeyEnv},
 		Warn:           warnTo(f.IO.ErrOut),
+		About:          f.about(cfg, p),
 	})
-	switch {
-	case id != "" && opts.ForkSession:
-		// The original is only read: it may even be open in another process.
-		_, err = eng.Fork(ctx, id, "")
-	case id != "":
-		err = resumeChosen(f, opts, id, func(id string) error { return eng.Resume(ctx, id) })
-		if errors.Is(err, storage.ErrSessionBusy) {
-			err = withHint(err, busyHintResume)
-		}
-	default:
-		err = eng.StartNew(ctx, "")
-	}
-	if err != nil {
+	if err := openSession(ctx, f, opts, eng, id); err != nil {
 		_ = eng.Close()
 		return nil, cachedWindow, err
 	}
 	return eng, cachedWindow, nil
+}
+
+// openSession puts eng in the session the flags chose: a fork of id, id
+// itself, or a new one.
+func openSession(ctx context.Context, f *Factory, opts *RootOptions, eng *agent.Engine, id string) error {
+	switch {
+	case id != "" && opts.ForkSession:
+		// The original is only read: it may even be open in another process.
+		_, err := eng.Fork(ctx, id, "")
+		return err
+	case id != "":
+		err := resumeChosen(f, opts, id, func(id string) error { return eng.Resume(ctx, id) })
+		if errors.Is(err, storage.ErrSessionBusy) {
+			err = withHint(err, busyHintResume)
+		}
+		return err
+	}
+	return eng.StartNew(ctx, "")
 }
 
 // printMCPWait bounds how long a run nobody watches (-p, or input that is

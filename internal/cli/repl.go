@@ -65,6 +65,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		Engine:      eng,
 		Commands:    f.Commands(),
 		Redactor:    f.redactor.Load(),
+		Hints:       f.replHints,
 		HistoryPath: filepath.Join(home, "history"),
 		FirstPrompt: opts.Prompt,
 		Asker:       asker,

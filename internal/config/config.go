@@ -77,8 +77,10 @@ type Config struct {
 	CompactThreshold float64
 	ThresholdSource  string
 
-	// Allow and Deny gather the rules of every source.
+	// Allow and Deny gather the rules of every source; Rules are the same
+	// rules each with its source, for /permissions.
 	Allow, Deny []tools.Rule
+	Rules       []SourcedRule
 
 	MCPServers map[string]MCPServer
 	// Hooks are every file's hooks, the user's first.
@@ -151,7 +153,18 @@ func Resolve(src Sources) (*Config, error) {
 		c.apply(f)
 	}
 
-	// The environment.
+	if err := c.applyEnv(getenv); err != nil {
+		return nil, err
+	}
+	if err := c.applyFlags(src.Flags); err != nil {
+		return nil, err
+	}
+	c.APIKey = strings.TrimSpace(getenv(c.APIKeyEnv))
+	return c, nil
+}
+
+// applyEnv lays the environment's settings over the files'.
+func (c *Config) applyEnv(getenv func(string) string) error {
 	if v := strings.TrimSpace(getenv(EnvModel)); v != "" {
 		c.Model, c.ModelSource = v, SourceEnv
 	}
@@ -164,37 +177,38 @@ func Resolve(src Sources) (*Config, error) {
 			err = CheckWindow(n)
 		}
 		if err != nil {
-			return nil, invalidf("invalid %s %q: must be a positive number of tokens", EnvWindow, v)
+			return invalidf("invalid %s %q: must be a positive number of tokens", EnvWindow, v)
 		}
 		c.ContextWindow, c.WindowSource = n, SourceEnv
 	}
+	return nil
+}
 
-	// The flags.
-	fl := src.Flags
+// applyFlags lays the flags over everything else.
+func (c *Config) applyFlags(fl Flags) error {
 	if fl.Model != nil {
 		m := strings.TrimSpace(*fl.Model)
 		if m == "" {
-			return nil, invalidf("--model needs a model name")
+			return invalidf("--model needs a model name")
 		}
 		c.Model, c.ModelSource = m, SourceFlag
 	}
 	if fl.ContextWindow != nil {
 		if err := CheckWindow(*fl.ContextWindow); err != nil {
-			return nil, invalidf("invalid --context-window %d: must be a positive number of tokens", *fl.ContextWindow)
+			return invalidf("invalid --context-window %d: must be a positive number of tokens", *fl.ContextWindow)
 		}
 		c.ContextWindow, c.WindowSource = *fl.ContextWindow, SourceFlag
 	}
 	if fl.CompactThreshold != nil {
 		if err := CheckThreshold(*fl.CompactThreshold); err != nil {
-			return nil, invalidf("invalid --compact-threshold %v: must be in (0, 1]", *fl.CompactThreshold)
+			return invalidf("invalid --compact-threshold %v: must be in (0, 1]", *fl.CompactThreshold)
 		}
 		c.CompactThreshold, c.ThresholdSource = *fl.CompactThreshold, SourceFlag
 	}
 	c.Allow = append(c.Allow, fl.Allow...)
 	c.Deny = append(c.Deny, fl.Deny...)
-
-	c.APIKey = strings.TrimSpace(getenv(c.APIKeyEnv))
-	return c, nil
+	c.addRules(fl.Allow, fl.Deny, SourceFlag)
+	return nil
 }
 
 // apply lays f's keys over c (a later file's over an earlier one's).
@@ -220,6 +234,7 @@ func (c *Config) apply(f *File) {
 	}
 	c.Allow = append(c.Allow, f.Permissions.Allow...)
 	c.Deny = append(c.Deny, f.Permissions.Deny...)
+	c.addRules(f.Permissions.Allow, f.Permissions.Deny, f.Path)
 	maps.Copy(c.MCPServers, f.MCPServers)
 	for _, event := range slices.Sorted(maps.Keys(f.Hooks)) {
 		for _, h := range f.Hooks[event] {

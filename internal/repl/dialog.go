@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mattn/go-runewidth"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"io"
 	"strings"
 	"unicode"
@@ -158,18 +158,6 @@ func (s *session) confirmKey(ctx context.Context, question string) (bool, error)
 	return i == 1, nil
 }
 
-// wrapWidth breaks s into lines of at most w columns, at spaces where it
-// can and inside a word only when one is longer than a line.
-func wrapWidth(s string, w int) []string {
-	w = max(w, 10)
-	var lines []string
-	for runewidth.StringWidth(s) > w {
-		cut := runewidth.Truncate(s, w, "")
-		if i := strings.LastIndexByte(cut, ' '); i > 0 {
-			cut = cut[:i]
-		}
-		lines = append(lines, cut)
-		s = strings.TrimLeft(s[len(cut):], " ")
-	}
-	return append(lines, s)
-}
+// wrapWidth breaks s into lines of at most w columns at words
+// (termtext.Wrap: the one rule).
+func wrapWidth(s string, w int) []string { return termtext.Wrap(s, w) }

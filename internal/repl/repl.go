@@ -68,6 +68,9 @@ type Options struct {
 	// Shift-Tab cycles it, the status line shows it, and a plan-mode
 	// answer is followed by the plan's approval (nil: no modes).
 	Modes Modes
+	// Hints are the lines of advice shown under an error (the same as
+	// -p gives: the front end's one mapping); nil = none.
+	Hints func(error) []string
 	// Redactor takes credentials out of what slash commands print (nil =
 	// none to take out).
 	Redactor *secrets.Redactor
@@ -288,9 +291,20 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		fmt.Fprintln(s.io.ErrOut, s.cs.warn("interrupted"))
 	default:
-		fmt.Fprintln(s.io.ErrOut, s.cs.err("error: "+err.Error()))
+		s.printError(err)
 	}
 	return nil
+}
+
+// printError shows err and, under it, the hints the front end has for it.
+func (s *session) printError(err error) {
+	fmt.Fprintln(s.io.ErrOut, s.cs.err("error: "+err.Error()))
+	if s.opts.Hints == nil {
+		return
+	}
+	for _, h := range s.opts.Hints(err) {
+		fmt.Fprintln(s.io.ErrOut, "  "+termtext.Line(h))
+	}
 }
 
 // interruptRouter owns SIGINT for the whole of Run and cancels the entry
@@ -377,7 +391,7 @@ func (s *session) command(ctx context.Context, line string) error {
 	defer redErr.Flush()
 	safeIO := *s.io
 	safeIO.Out, safeIO.ErrOut = redOut, redErr
-	env := &slash.Env{Engine: s.opts.Engine, IO: &safeIO}
+	env := &slash.Env{Engine: s.opts.Engine, IO: &safeIO, Width: s.width()}
 	env.Expand = func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) }
 	switch {
 	case s.kb != nil:

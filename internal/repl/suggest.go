@@ -35,7 +35,7 @@ func (s *session) offerSuggestions(ctx context.Context) {
 		s.offered[sg.ID] = true
 		if err := s.offerSuggestion(ctx, book, sg); err != nil {
 			if !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-				fmt.Fprintln(s.io.ErrOut, s.cs.err("error: "+err.Error()))
+				s.printError(err)
 			}
 			return
 		}

@@ -63,7 +63,7 @@ func (r *Registry) LoadCustom(dirs []string) (warnings []string) {
 				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: a command name is letters, digits, '-' and '_'", path))
 				continue
 			}
-			if c, builtin := r.Lookup(name); builtin && c.Prompt == nil {
+			if c, builtin := r.Lookup(name); builtin && !c.custom {
 				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: /%s is a built-in command", path, c.Name))
 				continue
 			}
@@ -102,6 +102,7 @@ func readCustom(dir, file, name string) (Command, error) {
 		Args:    meta["argument-hint"],
 		Summary: summary + " (custom)",
 		Prompt:  func(args string) string { return expandCustom(tmpl, args) },
+		custom:  true,
 	}, nil
 }
 

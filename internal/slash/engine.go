@@ -9,6 +9,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // Engine is everything the slash commands need of the session engine,
@@ -32,6 +33,17 @@ type Engine interface {
 	SetModel(name string)
 	ListModels(ctx context.Context) ([]string, error)
 	MCPServers() []mcphost.Status
+	// WindowSource says where the context window came from; About and
+	// Permissions are what /status shows of the run.
+	WindowSource() string
+	About() agent.About
+	Permissions() tools.PermissionSummary
+	// The rules of this session (/permissions add and rm; "always"
+	// answers), and one saved to the project's config file.
+	SessionRules() []tools.Rule
+	AddSessionRule(r tools.Rule)
+	RemoveSessionRule(r tools.Rule) bool
+	SaveProjectRule(r tools.Rule) error
 
 	// Memories is the project's and the user's memories (/memory);
 	// SuggestMemory asks the model for a memory of this session, kept as
@@ -41,6 +53,9 @@ type Engine interface {
 
 	// Going back and branching off. The Drift methods say which files the
 	// user changed after the agent's edit, which a restore would lose.
+	// SessionDiff is every file Write and Edit changed in this session,
+	// before its first change and now (/diff).
+	SessionDiff(ctx context.Context) ([]checkpoint.FileDiff, error)
 	UndoDrift(ctx context.Context) ([]checkpoint.Drift, error)
 	Undo(ctx context.Context) ([]checkpoint.Restored, error)
 	RewindPoints(ctx context.Context) ([]agent.RewindPoint, error)

@@ -14,6 +14,9 @@ import (
 type Env struct {
 	Engine Engine
 	IO     *iostreams.IOStreams
+	// Width is the terminal's width in columns, for text that wraps at
+	// words; 0 when the output is not a terminal (nothing is wrapped).
+	Width int
 	// Pick lets the user choose one of sessions interactively; nil when not
 	// interactive (then /resume lists instead of asking). An empty id with a
 	// nil error means the user chose nothing.
@@ -42,6 +45,9 @@ type Command struct {
 	// Prompt is set for a custom command (section 9 of the contract): it
 	// is not run but expanded into the prompt sent to the model (Expand).
 	Prompt func(args string) string
+	// custom marks a command read from a file (a built-in prompt command
+	// such as /init is not custom: a file cannot shadow it).
+	custom bool
 }
 
 // Registry holds the commands.
@@ -77,6 +83,11 @@ func Default() *Registry {
 	r.Register(rewindCommand())
 	r.Register(undoCommand())
 	r.Register(memoryCommand())
+	r.Register(initCommand())
+	r.Register(statusCommand())
+	r.Register(diffCommand())
+	r.Register(configCommand())
+	r.Register(permissionsCommand())
 	return r
 }
 
@@ -157,7 +168,7 @@ func (r *Registry) Run(ctx context.Context, env *Env, line string) error {
 		return fmt.Errorf("%w /%s; type /help for the list", ErrUnknownCommand, name)
 	}
 	if c.Prompt != nil {
-		return fmt.Errorf("%w: /%s is a custom command: its prompt is sent to the model (Expand)", ErrNotCommand, c.Name)
+		return fmt.Errorf("%w: /%s is a prompt command: its prompt is sent to the model (Expand)", ErrNotCommand, c.Name)
 	}
 	return c.Run(ctx, env, args)
 }

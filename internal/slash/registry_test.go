@@ -16,6 +16,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 func TestParse(t *testing.T) {
@@ -116,6 +117,20 @@ func (e *fakeEngine) Context() *contextmgr.Manager { return e.mgr }
 func (e *fakeEngine) Model() string                { return e.model }
 func (e *fakeEngine) SetModel(name string)         { e.model = name }
 func (e *fakeEngine) Memories() *memory.Book       { return nil }
+func (e *fakeEngine) WindowSource() string         { return "" }
+func (e *fakeEngine) SessionRules() []tools.Rule   { return nil }
+func (e *fakeEngine) AddSessionRule(tools.Rule)    {}
+func (e *fakeEngine) RemoveSessionRule(tools.Rule) bool {
+	return false
+}
+func (e *fakeEngine) SaveProjectRule(tools.Rule) error { return nil }
+func (e *fakeEngine) SessionDiff(context.Context) ([]checkpoint.FileDiff, error) {
+	return nil, nil
+}
+func (e *fakeEngine) About() agent.About { return agent.About{} }
+func (e *fakeEngine) Permissions() tools.PermissionSummary {
+	return tools.PermissionSummary{}
+}
 func (e *fakeEngine) SuggestMemory(context.Context) ([]memory.Suggestion, error) {
 	return nil, nil
 }
@@ -150,7 +165,7 @@ func TestHelpListsEveryContractCommand(t *testing.T) {
 		}
 	}
 	for _, c := range Default().Commands() {
-		if c.Summary == "" || c.Run == nil || c.Name != strings.ToLower(c.Name) || strings.ContainsFunc(c.Name, unicode.IsSpace) {
+		if c.Summary == "" || (c.Run == nil) == (c.Prompt == nil) || c.Name != strings.ToLower(c.Name) || strings.ContainsFunc(c.Name, unicode.IsSpace) {
 			t.Errorf("command %+v is incomplete", c.Name)
 		}
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -420,4 +421,57 @@ func (p *Permissions) ruleDenial(c callInfo, name string) string {
 func noPromptDenial(name string) string {
 	return fmt.Sprintf("Permission to use %s was denied: run with --allowed-tools %s or "+
 		"--dangerously-skip-permissions to allow it.", name, name)
+}
+
+// PermissionSummary is how many rules are in force, for /status.
+type PermissionSummary struct {
+	Mode                 Mode // the permission mode now
+	Interactive          bool // an Asker asks what no rule decides
+	Allow, Deny, Session int  // rules: flags and config, deny, this session's "always"
+}
+
+// Summary counts the rules in force.
+func (p *Permissions) Summary() PermissionSummary {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return PermissionSummary{Mode: p.mode, Interactive: p.asker != nil,
+		Allow: len(p.allow), Deny: len(p.deny), Session: len(p.session)}
+}
+
+// SessionRules are the rules allowed for this session only ("always"
+// answers, /permissions add), in the order added.
+func (p *Permissions) SessionRules() []Rule {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.session)
+}
+
+// RemoveSessionRule forgets a rule of this session; false when it is not
+// one.
+func (p *Permissions) RemoveSessionRule(r Rule) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := slices.Index(p.session, r)
+	if i < 0 {
+		return false
+	}
+	p.session = slices.Delete(p.session, i, i+1)
+	return true
+}
+
+// SaveRule saves r to the project's configuration (as an "always" for the
+// project does) and allows it for the rest of the run.
+func (p *Permissions) SaveRule(r Rule) error {
+	if p.save == nil {
+		return errors.New("there is no project configuration file to save the rule to")
+	}
+	if err := p.save(r); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	if !slices.Contains(p.allow, r) {
+		p.allow = append(p.allow, r)
+	}
+	p.mu.Unlock()
+	return nil
 }
