@@ -1,0 +1,217 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// A subagent (CONTRACT.md §12) is the engine's loop run again over a
+// session of its own: a new session file of the project, its own context
+// manager (the same policy — counting, ladder, compaction — on its own
+// window), a system prompt of its own that carries the project's
+// instructions, and the parent's tools or fewer. Its calls go through the
+// parent's permissions and hooks, so it can never do what the parent may
+// not. Only its final message comes back, as the Task tool's result.
+const (
+	// taskMaxTurns bounds a subagent's model calls.
+	taskMaxTurns = 40
+	// taskMaxTokens bounds the tokens a subagent's calls spend (prompt and
+	// completion, summed over its calls).
+	taskMaxTokens = 1_500_000
+	// taskAnswerCap bounds the answer that enters the parent's context;
+	// past it the answer is cut and the parent told how to open it whole.
+	taskAnswerCap = 12000
+)
+
+// subagentType is one kind of subagent: which of the parent's tools it
+// gets and what its system prompt adds.
+type subagentType struct {
+	name, description string
+	// tools are the names it may use; nil = the parent's tools but Task.
+	tools []string
+	// prompt is added to the system prompt ("" = nothing).
+	prompt string
+}
+
+// The built-in types.
+var (
+	generalAgent = subagentType{
+		name:        "general",
+		description: "any task; it has your tools (but Task) and asks for permission as you do.",
+	}
+	exploreAgent = subagentType{
+		name:        "explore",
+		description: "read-only exploration: find files, search and read code, look through the history (Read, Glob, Grep, Recall); it changes nothing.",
+		tools:       []string{tools.NameRead, tools.NameGlob, tools.NameGrep, tools.NameRecall},
+		prompt:      "You only explore: find, search and read; you cannot change files or run commands.",
+	}
+)
+
+// subagentTypes are the types offered to the model, built-in first.
+func (e *Engine) subagentTypes() []tools.SubagentType {
+	var out []tools.SubagentType
+	for _, t := range []subagentType{generalAgent, exploreAgent} {
+		out = append(out, tools.SubagentType{Name: t.name, Description: t.description})
+	}
+	return out
+}
+
+// lookupSubagent finds a type by name ("" = general).
+func (e *Engine) lookupSubagent(name string) (subagentType, bool) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	for _, t := range []subagentType{generalAgent, exploreAgent} {
+		if name == "" || name == t.name {
+			return t, true
+		}
+	}
+	return subagentType{}, false
+}
+
+// toolsFor are the parent's tools that t may use, Task never among them:
+// a subagent does not start subagents.
+func (e *Engine) toolsFor(t subagentType) []tools.Tool {
+	var out []tools.Tool
+	for _, tool := range e.tools {
+		name := tool.Name()
+		if name == tools.NameTask || (t.tools != nil && !slices.ContainsFunc(t.tools, func(n string) bool { return strings.EqualFold(n, name) })) {
+			continue
+		}
+		out = append(out, tool)
+	}
+	return out
+}
+
+// RunTask runs one subagent to its final message (tools.TaskRunner). It
+// only reads the engine's configuration, so several run at once.
+func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
+	typ, ok := e.lookupSubagent(p.Type)
+	if !ok {
+		return tools.Result{Error: fmt.Sprintf("unknown subagent_type %q; use one of: %s", p.Type, e.subagentNames())}
+	}
+	set := e.toolsFor(typ)
+	sess, err := e.cfg.Project.Create(ctx)
+	if err != nil {
+		return tools.Result{Error: fmt.Sprintf("subagent: %v", err)}
+	}
+	sess.SetTitle(p.Description)
+	log := &sessionLog{sess: sess}
+	defer func() {
+		log.closed = true
+		_ = sess.Close() // its index entry: a cache the file rebuilds
+	}()
+	info := PromptInfo{Root: e.cfg.Project.Root, Now: e.prompt.Now, Tools: toolDefs(set)}
+	system := SystemPrompt(info) + "\n" + subagentPreamble(typ)
+	mgr, err := contextmgr.New(ctx, log, nil, e.managerOptions(e.model, system, set))
+	if err != nil {
+		return tools.Result{Error: fmt.Sprintf("subagent: build context manager: %v", err)}
+	}
+	label := "[" + typ.name + ": " + p.Description + "]"
+	l := &loop{
+		conv:     mgr,
+		llm:      &budgetLLM{LLM: e.cfg.LLM, limit: taskMaxTokens},
+		tools:    set,
+		perms:    labeledChecker{inner: e.perms, label: label},
+		model:    e.model,
+		maxTurns: taskMaxTurns,
+		sink:     discardSink{},
+		hook:     e.runHook,
+	}
+	res, err := l.run(ctx, p.Prompt)
+	return taskResult(ctx, res, err, log)
+}
+
+func (e *Engine) subagentNames() string {
+	var names []string
+	for _, t := range e.subagentTypes() {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// subagentPreamble tells the subagent what it is and how its answer is used.
+func subagentPreamble(t subagentType) string {
+	s := "You are a subagent: another agent delegated the task in the user message to you. " +
+		"It sees none of your work but your final message, so end with a complete, concise answer " +
+		"(file paths, line numbers, the facts found) and do not ask questions back."
+	if t.prompt != "" {
+		s += "\n\n" + t.prompt
+	}
+	return s + "\n"
+}
+
+// taskResult is the Task tool's result for a subagent's run: its final
+// message, cut with a ref to the whole when long.
+func taskResult(ctx context.Context, res *TurnResult, err error, log *sessionLog) tools.Result {
+	text := ""
+	if res != nil {
+		text = res.Text
+	}
+	if len(text) > taskAnswerCap {
+		text = tools.CapText(text, taskAnswerCap) +
+			fmt.Sprintf("\n[the whole answer: Recall with ref %s and scope project]", log.reply)
+	}
+	switch {
+	case err == nil:
+		return tools.Result{Output: text}
+	case ctx.Err() != nil:
+		return tools.Result{Output: text, Error: interruptedResult}
+	default:
+		return tools.Result{Output: text, Error: "the subagent stopped: " + err.Error()}
+	}
+}
+
+// errTaskBudget stops a subagent that spent its tokens.
+var errTaskBudget = errors.New("the subagent's token budget is spent")
+
+// budgetLLM refuses a subagent's next call once its calls have spent
+// limit tokens. A loop calls it from one goroutine.
+type budgetLLM struct {
+	LLM
+	limit, used int
+}
+
+func (b *budgetLLM) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	if b.used >= b.limit {
+		return nil, fmt.Errorf("%w (%d tokens)", errTaskBudget, b.limit)
+	}
+	resp, err := b.LLM.Stream(ctx, req, onDelta)
+	if resp != nil {
+		b.used += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+	}
+	return resp, err
+}
+
+// labeledChecker asks the parent's permissions about a subagent's call,
+// the call described with the subagent's label so that the dialog says
+// who asks ("[explore: find tests] Bash(go test ./...)").
+type labeledChecker struct {
+	inner permissionChecker
+	label string
+}
+
+func (c labeledChecker) Check(ctx context.Context, tool tools.Tool, input json.RawMessage) (string, error) {
+	return c.inner.Check(ctx, labeledTool{Tool: tool, label: c.label}, input)
+}
+
+// labeledTool is a tool whose descriptions carry a label; everything else
+// is the tool's own (name, per-call permission).
+type labeledTool struct {
+	tools.Tool
+	label string
+}
+
+func (t labeledTool) Describe(input json.RawMessage) string {
+	return t.label + " " + t.Tool.Describe(input)
+}
+
+func (t labeledTool) NeedsPermissionFor(input json.RawMessage) bool {
+	return tools.NeedsPermission(t.Tool, input)
+}

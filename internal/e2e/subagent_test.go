@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// subagentMark is in a subagent's system prompt and in no parent's.
+const subagentMark = "You are a subagent"
+
+// isSubagent tells a subagent's request from its parent's.
+func isSubagent(r llmtest.Request) bool {
+	return len(r.Messages) > 0 && r.Messages[0].Role == "system" && strings.Contains(r.Messages[0].Content, subagentMark)
+}
+
+// answered reports whether the last message of r is a tool result.
+func answered(r llmtest.Request) bool {
+	return len(r.Messages) > 0 && r.Messages[len(r.Messages)-1].Role == "tool"
+}
+
+func jsonArgs(v map[string]string) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// bigFile writes a 1,200-line file to the project whose line 777 holds
+// word, and returns its name.
+func bigFile(t *testing.T, w *world, word string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 1; i <= 1200; i++ {
+		if i == 777 {
+			fmt.Fprintf(&b, "line %d: the secret word is %s\n", i, word)
+			continue
+		}
+		fmt.Fprintf(&b, "line %d: filler text that says nothing in particular, padding\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(w.Project, "big.txt"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "big.txt"
+}
+
+// delegator scripts a parent that hands task to a subagent, and a
+// subagent that does sub (one tool call) and answers answer.
+func delegator(task string, sub llmtest.ToolCall, answer string) func(llmtest.Request) llmtest.Reply {
+	return func(r llmtest.Request) llmtest.Reply {
+		switch {
+		case isSubagent(r) && !answered(r):
+			return llmtest.ToolCalls(sub)
+		case isSubagent(r):
+			return llmtest.Text(answer)
+		case !answered(r):
+			return llmtest.ToolCalls(llmtest.Call("Task", jsonArgs(map[string]string{
+				"description": "read big file", "prompt": task, "subagent_type": "general"})))
+		default:
+			return llmtest.Text("parent done")
+		}
+	}
+}
+
+// A parent that delegates the read of a 1,200-line file grows by the
+// subagent's answer, not by the file; the subagent's requests carry its
+// prompt, not the parent's conversation; and its transcript is a session
+// of the project that search finds (issue 23).
+func TestTaskKeepsTheFileOutOfTheParent(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	name := bigFile(t, w, "quetzalcoatl")
+	read := llmtest.Call("Read", jsonArgs(map[string]string{"file_path": name}))
+
+	// Without delegation: the parent reads the file itself.
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if !answered(r) {
+			return llmtest.ToolCalls(read)
+		}
+		return llmtest.Text("parent done")
+	})
+	w.MustRun("-p", "find the secret word in big.txt")
+	direct := w.Server.LastRequest().Tokens
+
+	w.Server.SetResponder(delegator("Read big.txt and tell me its secret word.", read, "The secret word is on line 777."))
+	w.MustRun("-p", "PARENTONLY find the secret word in big.txt")
+	delegated := w.Server.LastRequest().Tokens
+	if delegated*5 > direct {
+		t.Errorf("the parent's last request is %d tokens with delegation, %d without: the file entered the parent", delegated, direct)
+	}
+	if got := lastToolResult(t, w.Server); !strings.Contains(got, "line 777") {
+		t.Errorf("the parent got %q, not the subagent's answer", got)
+	}
+
+	var subs int
+	for _, r := range w.Server.Requests() {
+		if !isSubagent(r) {
+			continue
+		}
+		subs++
+		text := llmtest.RequestText(r)
+		if strings.Contains(text, "PARENTONLY") {
+			t.Errorf("a subagent request carries the parent's conversation")
+		}
+		if r.Messages[1].Role != "user" || !strings.Contains(r.Messages[1].Content, "tell me its secret word") {
+			t.Errorf("the subagent does not start from its prompt: %+v", r.Messages[1])
+		}
+		for _, tool := range r.Tools {
+			if tool.Name == "Task" {
+				t.Errorf("the subagent was offered Task")
+			}
+		}
+	}
+	if subs != 2 {
+		t.Errorf("want the subagent's 2 requests, have %d", subs)
+	}
+
+	// The word only the subagent read is found in the project's sessions.
+	if r := w.MustRun("search", "quetzalcoatl"); !strings.Contains(r.Stdout, "quetzalcoatl") {
+		t.Errorf("search does not find what the subagent read:\n%s", r)
+	}
+}
+
+// A subagent asks through the parent's permissions: in -p without a rule
+// its Write is denied, and no file appears (CONTRACT §3, §12).
+func TestTaskCannotWriteWithoutARule(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	write := llmtest.Call("Write", jsonArgs(map[string]string{"file_path": "planted.txt", "content": "x\n"}))
+	w.Server.SetResponder(delegator("Write planted.txt.", write, "I tried."))
+	w.MustRun("-p", "delegate a write")
+	if _, err := os.Stat(filepath.Join(w.Project, "planted.txt")); err == nil {
+		t.Fatal("the subagent wrote planted.txt without a rule")
+	}
+	var told bool
+	for _, r := range w.Server.Requests() {
+		if isSubagent(r) && answered(r) {
+			told = strings.Contains(r.Messages[len(r.Messages)-1].Content, "denied")
+		}
+	}
+	if !told {
+		t.Error("the subagent was not told its Write was denied")
+	}
+}
