@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -117,6 +118,8 @@ type Engine struct {
 
 	// sink receives the manager's notices while a Submit runs.
 	sink Sink
+	// taskAsk lets one subagent at a time ask for a permission.
+	taskAsk sync.Mutex
 }
 
 // permissionChecker is what the loop needs of *tools.Permissions.

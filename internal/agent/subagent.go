@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/llm"
@@ -118,7 +119,7 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		conv:     mgr,
 		llm:      &budgetLLM{LLM: e.cfg.LLM, limit: taskMaxTokens},
 		tools:    set,
-		perms:    labeledChecker{inner: e.perms, label: label},
+		perms:    labeledChecker{inner: e.perms, label: label, asking: &e.taskAsk},
 		model:    e.model,
 		maxTurns: taskMaxTurns,
 		sink:     discardSink{},
@@ -192,12 +193,17 @@ func (b *budgetLLM) Stream(ctx context.Context, req llm.Request, onDelta func(ll
 // labeledChecker asks the parent's permissions about a subagent's call,
 // the call described with the subagent's label so that the dialog says
 // who asks ("[explore: find tests] Bash(go test ./...)").
+// Subagents running at once ask one at a time (asking, on the parent's
+// one terminal).
 type labeledChecker struct {
-	inner permissionChecker
-	label string
+	inner  permissionChecker
+	label  string
+	asking *sync.Mutex
 }
 
 func (c labeledChecker) Check(ctx context.Context, tool tools.Tool, input json.RawMessage) (string, error) {
+	c.asking.Lock()
+	defer c.asking.Unlock()
 	return c.inner.Check(ctx, labeledTool{Tool: tool, label: c.label}, input)
 }
 

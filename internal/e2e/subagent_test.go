@@ -1,13 +1,18 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
@@ -143,5 +148,124 @@ func TestTaskCannotWriteWithoutARule(t *testing.T) {
 	}
 	if !told {
 		t.Error("the subagent was not told its Write was denied")
+	}
+}
+
+// twoTasks scripts a parent that starts two subagents in one answer; sub
+// answers each subagent's first request (by its prompt).
+func twoTasks(sub func(r llmtest.Request, prompt string) llmtest.Reply) func(llmtest.Request) llmtest.Reply {
+	return func(r llmtest.Request) llmtest.Reply {
+		switch {
+		case isSubagent(r):
+			return sub(r, r.Messages[1].Content)
+		case !answered(r):
+			return llmtest.ToolCalls(
+				llmtest.Call("Task", jsonArgs(map[string]string{"description": "task A", "prompt": "PROMPT-A", "subagent_type": "explore"})),
+				llmtest.Call("Task", jsonArgs(map[string]string{"description": "task B", "prompt": "PROMPT-B", "subagent_type": "explore"})))
+		default:
+			return llmtest.Text("parent done")
+		}
+	}
+}
+
+// Two Task calls in one answer run at the same time: subagent A's first
+// request is held until subagent B's first request has arrived, and B
+// arrives while A has made only that one request (run one after the
+// other, A would have finished both of its requests first).
+func TestTasksOfOneAnswerOverlap(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	bArrived := make(chan struct{})
+	var (
+		mu         sync.Mutex
+		aRequests  int
+		overlapped bool
+		once       sync.Once
+	)
+	glob := llmtest.Call("Glob", jsonArgs(map[string]string{"pattern": "*"}))
+	w.Server.SetResponder(twoTasks(func(r llmtest.Request, prompt string) llmtest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if prompt == "PROMPT-B" {
+			if !answered(r) {
+				overlapped = aRequests == 1
+				once.Do(func() { close(bArrived) })
+			}
+			return llmtest.Text("answer B")
+		}
+		aRequests++
+		if answered(r) {
+			return llmtest.Text("answer A")
+		}
+		// Held until B's request comes; the Pause only bounds a run
+		// where it never does.
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{glob}, Text: "looking", PauseAfter: 1, Resume: bArrived, Pause: 20 * time.Second}
+	}))
+	w.MustRun("-p", "delegate two tasks")
+	mu.Lock()
+	defer mu.Unlock()
+	if !overlapped {
+		t.Errorf("subagent B asked only after A had made %d requests: the tasks ran one after the other", aRequests)
+	}
+	if got := lastToolResult(t, w.Server); !strings.Contains(got, "answer B") {
+		t.Errorf("the parent's last tool result is %q", got)
+	}
+}
+
+// An interrupt while two subagents wait for the server cancels both; every
+// call is answered, so the session continues (the next request is valid).
+func TestInterruptCancelsEveryTask(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.Server.SetResponder(twoTasks(func(llmtest.Request, string) llmtest.Reply { return llmtest.Hang() }))
+	ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
+	defer cancel()
+	cmd := w.Command(ctx, "-p", "delegate two tasks")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	subRequests := func() int {
+		n := 0
+		for _, r := range w.Server.Requests() {
+			if isSubagent(r) {
+				n++
+			}
+		}
+		return n
+	}
+	for subRequests() < 2 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("want exit 130 after the interrupt, have %d\n%s", code, stderr.String())
+	}
+
+	w.Server.SetResponder(func(llmtest.Request) llmtest.Reply { return llmtest.Text("resumed") })
+	w.MustRun("-c", "-p", "go on")
+	last := w.Server.LastRequest()
+	answeredIDs := map[string]bool{}
+	for _, m := range last.Messages {
+		if m.Role == "tool" {
+			answeredIDs[m.ToolCallID] = true
+		}
+	}
+	var calls int
+	for _, m := range last.Messages {
+		for _, c := range m.ToolCalls {
+			calls++
+			if !answeredIDs[c.ID] {
+				t.Errorf("call %s of the interrupted answer has no result", c.ID)
+			}
+		}
+	}
+	if calls != 2 {
+		t.Errorf("the resumed request carries %d tool calls, want the 2 Task calls", calls)
+	}
+	if subRequests() != 2 {
+		t.Errorf("the subagents asked %d times: they were not stopped", subRequests())
 	}
 }
