@@ -168,46 +168,45 @@ func twoTasks(sub func(r llmtest.Request, prompt string) llmtest.Reply) func(llm
 	}
 }
 
-// Two Task calls in one answer run at the same time: subagent A's first
-// request is held until subagent B's first request has arrived, and B
-// arrives while A has made only that one request (run one after the
-// other, A would have finished both of its requests first).
+// Two Task calls in one answer run at the same time: the first subagent
+// to ask is held on its first request until the other's first request
+// arrives (run one after the other, the first would have finished both of
+// its requests before the second asked at all).
 func TestTasksOfOneAnswerOverlap(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
-	bArrived := make(chan struct{})
+	secondArrived := make(chan struct{})
 	var (
 		mu         sync.Mutex
-		aRequests  int
+		requests   = map[string]int{}
+		first      string
 		overlapped bool
-		once       sync.Once
 	)
 	glob := llmtest.Call("Glob", jsonArgs(map[string]string{"pattern": "*"}))
 	w.Server.SetResponder(twoTasks(func(r llmtest.Request, prompt string) llmtest.Reply {
 		mu.Lock()
 		defer mu.Unlock()
-		if prompt == "PROMPT-B" {
-			if !answered(r) {
-				overlapped = aRequests == 1
-				once.Do(func() { close(bArrived) })
-			}
-			return llmtest.Text("answer B")
-		}
-		aRequests++
+		requests[prompt]++
 		if answered(r) {
-			return llmtest.Text("answer A")
+			return llmtest.Text("answer of " + prompt)
 		}
-		// Held until B's request comes; the Pause only bounds a run
-		// where it never does.
-		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{glob}, Text: "looking", PauseAfter: 1, Resume: bArrived, Pause: 20 * time.Second}
+		if first == "" {
+			first = prompt
+			// Held until the other asks; the Pause only bounds a run
+			// where it never does.
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{glob}, Text: "looking", PauseAfter: 1, Resume: secondArrived, Pause: 20 * time.Second}
+		}
+		overlapped = requests[first] == 1
+		close(secondArrived)
+		return llmtest.ToolCalls(glob)
 	}))
 	w.MustRun("-p", "delegate two tasks")
 	mu.Lock()
 	defer mu.Unlock()
 	if !overlapped {
-		t.Errorf("subagent B asked only after A had made %d requests: the tasks ran one after the other", aRequests)
+		t.Errorf("the second subagent asked only after the first had made %d requests: the tasks ran one after the other", requests[first])
 	}
-	if got := lastToolResult(t, w.Server); !strings.Contains(got, "answer B") {
+	if got := lastToolResult(t, w.Server); !strings.Contains(got, "answer of PROMPT-") {
 		t.Errorf("the parent's last tool result is %q", got)
 	}
 }
