@@ -118,8 +118,9 @@ type Engine struct {
 
 	// sink receives the manager's notices while a Submit runs.
 	sink Sink
-	// taskAsk lets one subagent at a time ask for a permission.
-	taskAsk sync.Mutex
+	// taskAsk lets one subagent at a time ask for a permission; taskLink
+	// one at a time append its link to the current session.
+	taskAsk, taskLink sync.Mutex
 }
 
 // permissionChecker is what the loop needs of *tools.Permissions.

@@ -11,6 +11,7 @@ import (
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -108,6 +109,9 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		log.closed = true
 		_ = sess.Close() // its index entry: a cache the file rebuilds
 	}()
+	if err := e.linkSubagent(ctx, log); err != nil {
+		return tools.Result{Error: fmt.Sprintf("subagent: %v", err)}
+	}
 	info := PromptInfo{Root: e.cfg.Project.Root, Now: e.prompt.Now, Tools: toolDefs(set)}
 	system := SystemPrompt(info) + "\n" + subagentPreamble(typ)
 	mgr, err := contextmgr.New(ctx, log, nil, e.managerOptions(e.model, system, set))
@@ -127,6 +131,28 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 	}
 	res, err := l.run(ctx, p.Prompt)
 	return taskResult(ctx, res, err, log)
+}
+
+// linkSubagent links the subagent's session and the current one both
+// ways: its first record names the parent and the call, and the parent
+// gets a record naming it (parent appends from tasks running at once take
+// turns).
+func (e *Engine) linkSubagent(ctx context.Context, child *sessionLog) error {
+	parent, call := e.SessionID(), callID(ctx)
+	if parent == "" || call == "" {
+		return fmt.Errorf("%w: a subagent runs for a Task call of a session", ErrNoSession)
+	}
+	if _, err := child.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeSubagentStart,
+		Subagent: &storage.SubagentInfo{SessionID: parent, ToolUseID: call}}); err != nil {
+		return err // the store's errors name the session
+	}
+	e.taskLink.Lock()
+	defer e.taskLink.Unlock()
+	if _, err := e.log.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeSubagent,
+		Subagent: &storage.SubagentInfo{SessionID: child.sess.ID(), ToolUseID: call}}); err != nil {
+		return fmt.Errorf("link subagent session %s: %w", child.sess.ID(), err)
+	}
+	return nil
 }
 
 func (e *Engine) subagentNames() string {

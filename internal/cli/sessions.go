@@ -79,6 +79,7 @@ type sessionRow struct {
 	Messages int       `json:"messages"`
 	Tokens   int       `json:"tokens"`
 	Project  string    `json:"project"`
+	Parent   string    `json:"parent,omitempty"`
 }
 
 func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) error {
@@ -86,10 +87,11 @@ func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) erro
 	if err != nil {
 		return err
 	}
+	infos = underParents(infos)
 	if opts.JSON {
 		rows := make([]sessionRow, 0, len(infos))
 		for _, s := range infos {
-			rows = append(rows, sessionRow{s.ID, s.Title, s.Created.UTC(), s.Updated.UTC(), s.Messages, s.Tokens, s.Project})
+			rows = append(rows, sessionRow{s.ID, s.Title, s.Created.UTC(), s.Updated.UTC(), s.Messages, s.Tokens, s.Project, s.Parent})
 		}
 		enc := json.NewEncoder(f.IO.Out)
 		enc.SetIndent("", "  ")
@@ -116,6 +118,9 @@ func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) erro
 		if title == "" {
 			title = "(untitled)"
 		}
+		if s.Parent != "" {
+			title = "↳ " + title
+		}
 		line := fmt.Sprintf("%s\t%s\t%d\t%s", termtext.ShortID(s.ID), formatWhen(s.Updated, now, f.IO.IsStdoutTTY()), s.Messages, title)
 		if opts.All {
 			line += "\t" + termtext.Line(s.Project)
@@ -126,6 +131,36 @@ func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) erro
 		return err
 	}
 	return w.Flush()
+}
+
+// underParents orders sessions so that each subagent's session follows
+// its parent's (newest first among them), not among the sessions of their
+// own; one whose parent is not listed keeps its place.
+func underParents(infos []storage.SessionInfo) []storage.SessionInfo {
+	listed := map[string]bool{}
+	children := map[string][]storage.SessionInfo{}
+	for _, s := range infos {
+		listed[s.ID] = true
+	}
+	for _, s := range infos {
+		if s.Parent != "" && listed[s.Parent] {
+			children[s.Parent] = append(children[s.Parent], s)
+		}
+	}
+	out := make([]storage.SessionInfo, 0, len(infos))
+	var add func(s storage.SessionInfo)
+	add = func(s storage.SessionInfo) {
+		out = append(out, s)
+		for _, c := range children[s.ID] {
+			add(c)
+		}
+	}
+	for _, s := range infos {
+		if s.Parent == "" || !listed[s.Parent] {
+			add(s)
+		}
+	}
+	return out
 }
 
 // listSessions returns this project's sessions, or every project's, newest

@@ -268,3 +268,62 @@ func TestInterruptCancelsEveryTask(t *testing.T) {
 		t.Errorf("the subagents asked %d times: they were not stopped", subRequests())
 	}
 }
+
+// A subagent's transcript is a session of the project linked both ways;
+// `sessions list` shows it under its parent, and -c continues the parent.
+func TestTaskTranscriptIsLinkedToItsParent(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	glob := llmtest.Call("Glob", jsonArgs(map[string]string{"pattern": "*"}))
+	w.Server.SetResponder(delegator("List the files.", glob, "There are none."))
+	obj, _ := w.printJSON("-p", "delegate a listing")
+	parent := obj.SessionID
+
+	type link struct {
+		Type, Subtype string
+		Subagent      *struct{ SessionID, ToolUseID string }
+	}
+	firstLink := func(path, subtype string) *link {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var l link
+			if json.Unmarshal([]byte(line), &l) == nil && l.Subtype == subtype && l.Subagent != nil {
+				return &l
+			}
+		}
+		return nil
+	}
+	files := w.sessionFiles()
+	if len(files) != 2 {
+		t.Fatalf("want the parent's and the subagent's session, have %v", files)
+	}
+	down := firstLink(files[parent], "subagent")
+	if down == nil {
+		t.Fatalf("the parent session has no subagent record")
+	}
+	child := down.Subagent.SessionID
+	up := firstLink(files[child], "subagent_start")
+	if up == nil || up.Subagent.SessionID != parent || up.Subagent.ToolUseID != down.Subagent.ToolUseID {
+		t.Fatalf("the subagent's session does not name its parent and the call: %+v (parent %s, call %s)", up, parent, down.Subagent.ToolUseID)
+	}
+
+	list := w.MustRun("sessions", "list").Stdout
+	lines := strings.Split(strings.TrimSpace(list), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], parent[:8]) || !strings.Contains(lines[2], "↳ read big file") {
+		t.Errorf("sessions list does not show the subagent under its parent:\n%s", list)
+	}
+	var rows []struct{ ID, Parent string }
+	if err := json.Unmarshal([]byte(w.MustRun("sessions", "list", "--json").Stdout), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[1].ID != child || rows[1].Parent != parent {
+		t.Errorf("sessions list --json: %+v", rows)
+	}
+	w.Server.SetResponder(func(llmtest.Request) llmtest.Reply { return llmtest.Text("continued") })
+	if obj, _ := w.printJSON("-c", "-p", "go on"); obj.SessionID != parent {
+		t.Errorf("-c continued %s, not the parent %s", obj.SessionID, parent)
+	}
+}

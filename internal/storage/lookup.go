@@ -12,7 +12,9 @@ import (
 // session's activity is its last record's time, but never later than its
 // file was last written here: a transcript imported with timestamps in the
 // future (another machine's clock, or a crafted file) must not be what -c
-// continues from then on, ahead of every local session.
+// continues from then on, ahead of every local session. A subagent's
+// session (SessionInfo.Parent) is never the latest: it is part of its
+// parent's.
 func (p *Project) Latest() (string, error) {
 	list, err := p.List()
 	if err != nil {
@@ -24,6 +26,9 @@ func (p *Project) Latest() (string, error) {
 	dir := p.dir()
 	best, bestAt := "", time.Time{}
 	for _, s := range list { // newest Updated first, and activity <= Updated
+		if s.Parent != "" {
+			continue // a subagent's session is its parent's part, not one to continue
+		}
 		if best != "" && !s.Updated.After(bestAt) {
 			break
 		}
@@ -34,6 +39,9 @@ func (p *Project) Latest() (string, error) {
 		if best == "" || at.After(bestAt) {
 			best, bestAt = s.ID, at
 		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("%w: no session in %s", ErrNotFound, p.Root)
 	}
 	return best, nil
 }
