@@ -118,6 +118,8 @@ type Engine struct {
 
 	// sink receives the manager's notices while a Submit runs.
 	sink Sink
+	// agentTypes are the subagent types Task offers (built-in, custom).
+	agentTypes []SubagentType
 	// taskAsk lets one subagent at a time ask for a permission; taskLink
 	// one at a time append its link to the current session.
 	taskAsk, taskLink sync.Mutex
@@ -154,7 +156,8 @@ func New(cfg Config) *Engine {
 		}))
 		// Task comes last and needs the rest: a subagent gets the tools
 		// before it (general) or fewer, never Task itself.
-		e.tools = append(e.tools, tools.NewTask(e, e.subagentTypes()))
+		e.agentTypes = loadAgentTypes(agentDirs(cfg.Project), cfg.Warn)
+		e.tools = append(e.tools, tools.NewTask(e, e.taskTypes()))
 	}
 	// One name, one tool: an extra tool that a built-in's name takes is
 	// refused with a warning (MCP's among themselves were, at their start).

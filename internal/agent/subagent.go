@@ -33,57 +33,71 @@ const (
 	taskAnswerCap = 12000
 )
 
-// subagentType is one kind of subagent: which of the parent's tools it
+// SubagentType is one kind of subagent: which of the parent's tools it
 // gets and what its system prompt adds.
-type subagentType struct {
-	name, description string
-	// tools are the names it may use; nil = the parent's tools but Task.
-	tools []string
+type SubagentType struct {
+	Name, Description string
+	// Tools are the names it may use, a subset of the parent's; nil =
+	// the parent's tools but Task.
+	Tools []string
+	// Model is the model its requests go to ("" = the parent's).
+	Model string
+	// Source is "built-in" or the file it was read from.
+	Source string
 	// prompt is added to the system prompt ("" = nothing).
 	prompt string
 }
 
 // The built-in types.
 var (
-	generalAgent = subagentType{
-		name:        "general",
-		description: "any task; it has your tools (but Task) and asks for permission as you do.",
+	generalAgent = SubagentType{
+		Name:        "general",
+		Description: "any task; it has your tools (but Task) and asks for permission as you do.",
+		Source:      "built-in",
 	}
-	exploreAgent = subagentType{
-		name:        "explore",
-		description: "read-only exploration: find files, search and read code, look through the history (Read, Glob, Grep, Recall); it changes nothing.",
-		tools:       []string{tools.NameRead, tools.NameGlob, tools.NameGrep, tools.NameRecall},
+	exploreAgent = SubagentType{
+		Name:        "explore",
+		Description: "read-only exploration: find files, search and read code, look through the history (Read, Glob, Grep, Recall); it changes nothing.",
+		Tools:       []string{tools.NameRead, tools.NameGlob, tools.NameGrep, tools.NameRecall},
+		Source:      "built-in",
 		prompt:      "You only explore: find, search and read; you cannot change files or run commands.",
 	}
 )
 
-// subagentTypes are the types offered to the model, built-in first.
-func (e *Engine) subagentTypes() []tools.SubagentType {
+// SubagentTypes are the types Task offers, built-in first, then the
+// custom ones (agents.go), for /agents.
+func (e *Engine) SubagentTypes() []SubagentType { return e.agentTypes }
+
+// taskTypes are the types as Task's description offers them.
+func (e *Engine) taskTypes() []tools.SubagentType {
 	var out []tools.SubagentType
-	for _, t := range []subagentType{generalAgent, exploreAgent} {
-		out = append(out, tools.SubagentType{Name: t.name, Description: t.description})
+	for _, t := range e.agentTypes {
+		out = append(out, tools.SubagentType{Name: t.Name, Description: t.Description})
 	}
 	return out
 }
 
 // lookupSubagent finds a type by name ("" = general).
-func (e *Engine) lookupSubagent(name string) (subagentType, bool) {
-	name = strings.ToLower(strings.TrimSpace(name))
-	for _, t := range []subagentType{generalAgent, exploreAgent} {
-		if name == "" || name == t.name {
+func (e *Engine) lookupSubagent(name string) (SubagentType, bool) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return generalAgent, true
+	}
+	for _, t := range e.agentTypes {
+		if strings.EqualFold(name, t.Name) {
 			return t, true
 		}
 	}
-	return subagentType{}, false
+	return SubagentType{}, false
 }
 
 // toolsFor are the parent's tools that t may use, Task never among them:
 // a subagent does not start subagents.
-func (e *Engine) toolsFor(t subagentType) []tools.Tool {
+func (e *Engine) toolsFor(t SubagentType) []tools.Tool {
 	var out []tools.Tool
 	for _, tool := range e.tools {
 		name := tool.Name()
-		if name == tools.NameTask || (t.tools != nil && !slices.ContainsFunc(t.tools, func(n string) bool { return strings.EqualFold(n, name) })) {
+		if name == tools.NameTask || (t.Tools != nil && !slices.ContainsFunc(t.Tools, func(n string) bool { return strings.EqualFold(n, name) })) {
 			continue
 		}
 		out = append(out, tool)
@@ -114,17 +128,21 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 	}
 	info := PromptInfo{Root: e.cfg.Project.Root, Now: e.prompt.Now, Tools: toolDefs(set)}
 	system := SystemPrompt(info) + "\n" + subagentPreamble(typ)
-	mgr, err := contextmgr.New(ctx, log, nil, e.managerOptions(e.model, system, set))
+	model := e.model
+	if typ.Model != "" {
+		model = typ.Model
+	}
+	mgr, err := contextmgr.New(ctx, log, nil, e.managerOptions(model, system, set))
 	if err != nil {
 		return tools.Result{Error: fmt.Sprintf("subagent: build context manager: %v", err)}
 	}
-	label := "[" + typ.name + ": " + p.Description + "]"
+	label := "[" + typ.Name + ": " + p.Description + "]"
 	l := &loop{
 		conv:     mgr,
 		llm:      &budgetLLM{LLM: e.cfg.LLM, limit: taskMaxTokens},
 		tools:    set,
 		perms:    labeledChecker{inner: e.perms, label: label, asking: &e.taskAsk},
-		model:    e.model,
+		model:    model,
 		maxTurns: taskMaxTurns,
 		sink:     discardSink{},
 		hook:     e.runHook,
@@ -157,14 +175,14 @@ func (e *Engine) linkSubagent(ctx context.Context, child *sessionLog) error {
 
 func (e *Engine) subagentNames() string {
 	var names []string
-	for _, t := range e.subagentTypes() {
+	for _, t := range e.agentTypes {
 		names = append(names, t.Name)
 	}
 	return strings.Join(names, ", ")
 }
 
 // subagentPreamble tells the subagent what it is and how its answer is used.
-func subagentPreamble(t subagentType) string {
+func subagentPreamble(t SubagentType) string {
 	s := "You are a subagent: another agent delegated the task in the user message to you. " +
 		"It sees none of your work but your final message, so end with a complete, concise answer " +
 		"(file paths, line numbers, the facts found) and do not ask questions back."

@@ -17,11 +17,13 @@
 package deffile
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -88,4 +90,38 @@ func regular(fi os.FileInfo) error {
 	default:
 		return fmt.Errorf("%w: %v", ErrNotRegular, mode.Type())
 	}
+}
+
+// SplitFrontMatter separates a definition file's leading
+// "---\nkey: value\n---\n" block (keys lower-cased, values unquoted) from
+// its body; CRLF line ends are read as LF. Without the block, meta is
+// empty and body is the whole text.
+func SplitFrontMatter(s string) (meta map[string]string, body string) {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	meta = map[string]string{}
+	rest, ok := strings.CutPrefix(s, "---\n")
+	if !ok {
+		return meta, s
+	}
+	end := strings.Index(rest, "\n---")
+	if end < 0 {
+		return meta, s
+	}
+	sc := bufio.NewScanner(strings.NewReader(rest[:end]))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if uq, err := strconv.Unquote(v); err == nil {
+			v = uq
+		} else {
+			v = strings.Trim(v, `'`)
+		}
+		meta[strings.ToLower(strings.TrimSpace(k))] = v
+	}
+	body = rest[end+len("\n---"):]
+	body = strings.TrimPrefix(body, "\n")
+	return meta, body
 }

@@ -327,3 +327,75 @@ func TestTaskTranscriptIsLinkedToItsParent(t *testing.T) {
 		t.Errorf("-c continued %s, not the parent %s", obj.SessionID, parent)
 	}
 }
+
+// Custom subagent types come from agent files read through deffile: the
+// project's wins over the user's, a symbolic link is refused, /agents
+// lists them, Task offers them, and tools only narrows the parent's set.
+func TestCustomSubagentTypes(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	write := func(dir, name, text string) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	project := filepath.Join(w.Project, ".clawdcode", "agents")
+	write(project, "reviewer.md", "---\ndescription: reviews code CUSTOMDESC\ntools: Read, Grep, Task, Frobnicate\nmodel: gpt-4o-mini\n---\nYou are REVIEWERBODY.\n")
+	write(filepath.Join(w.Home, "agents"), "reviewer.md", "---\ndescription: the user's USERDESC\n---\nUSERBODY\n")
+	write(w.Root, "secret.md", "---\ndescription: LINKED\n---\nSECRETBODY\n")
+	if err := os.Symlink(filepath.Join(w.Root, "secret.md"), filepath.Join(project, "linked.md")); err != nil {
+		t.Fatal(err)
+	}
+
+	r := w.MustRun("-p", "/agents")
+	for _, want := range []string{"general", "explore", "reviewer", "CUSTOMDESC"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("/agents does not list %s:\n%s", want, r.Stdout)
+		}
+	}
+	if strings.Contains(r.Stdout, "USERDESC") || strings.Contains(r.Stdout, "LINKED") {
+		t.Errorf("/agents lists the user's shadowed file or a symbolic link:\n%s", r.Stdout)
+	}
+
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		switch {
+		case isSubagent(r):
+			return llmtest.Text("reviewed")
+		case !answered(r):
+			return llmtest.ToolCalls(llmtest.Call("Task", jsonArgs(map[string]string{
+				"description": "review", "prompt": "review main.go", "subagent_type": "reviewer"})))
+		default:
+			return llmtest.Text("parent done")
+		}
+	})
+	w.MustRun("-p", "get a review")
+	var sub, parent *llmtest.Request
+	for _, r := range w.Server.Requests() {
+		if isSubagent(r) {
+			sub = &r
+		} else if parent == nil {
+			parent = &r
+		}
+	}
+	if sub == nil || parent == nil {
+		t.Fatal("no subagent request")
+	}
+	for _, tool := range parent.Tools {
+		if tool.Name == "Task" && !strings.Contains(tool.Description, "reviewer: reviews code CUSTOMDESC") {
+			t.Errorf("Task does not offer the custom type: %s", tool.Description)
+		}
+	}
+	var names []string
+	for _, tool := range sub.Tools {
+		names = append(names, tool.Name)
+	}
+	if got := strings.Join(names, ","); got != "Read,Grep" {
+		t.Errorf("the reviewer was offered %s, want Read,Grep", got)
+	}
+	if sub.Model != "gpt-4o-mini" || !strings.Contains(sub.Messages[0].Content, "You are REVIEWERBODY.") {
+		t.Errorf("the reviewer's request: model %s, system prompt %q", sub.Model, sub.Messages[0].Content)
+	}
+}

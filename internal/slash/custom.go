@@ -1,14 +1,12 @@
 package slash
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -87,7 +85,7 @@ func readCustom(dir, file, name string) (Command, error) {
 	if err != nil {
 		return Command{}, err
 	}
-	meta, body := splitFrontMatter(strings.ReplaceAll(string(data), "\r\n", "\n"))
+	meta, body := deffile.SplitFrontMatter(string(data))
 	body = strings.TrimSpace(body)
 	if body == "" {
 		return Command{}, errors.New("the file has no prompt text")
@@ -103,36 +101,6 @@ func readCustom(dir, file, name string) (Command, error) {
 		Summary: summary + " (custom)",
 		Prompt:  func(args string) string { return expandCustom(tmpl, args) },
 	}, nil
-}
-
-// splitFrontMatter separates a leading "---\nkey: value\n---\n" block.
-func splitFrontMatter(s string) (map[string]string, string) {
-	meta := map[string]string{}
-	rest, ok := strings.CutPrefix(s, "---\n")
-	if !ok {
-		return meta, s
-	}
-	end := strings.Index(rest, "\n---")
-	if end < 0 {
-		return meta, s
-	}
-	sc := bufio.NewScanner(strings.NewReader(rest[:end]))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if uq, err := strconv.Unquote(v); err == nil {
-			v = uq
-		} else {
-			v = strings.Trim(v, `'`)
-		}
-		meta[strings.ToLower(strings.TrimSpace(k))] = v
-	}
-	body := rest[end+len("\n---"):]
-	body = strings.TrimPrefix(body, "\n")
-	return meta, body
 }
 
 func firstLine(s string) string {

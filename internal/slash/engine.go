@@ -32,6 +32,8 @@ type Engine interface {
 	SetModel(name string)
 	ListModels(ctx context.Context) ([]string, error)
 	MCPServers() []mcphost.Status
+	// SubagentTypes are the kinds of subagent Task offers (/agents).
+	SubagentTypes() []agent.SubagentType
 
 	// Memories is the project's and the user's memories (/memory);
 	// SuggestMemory asks the model for a memory of this session, kept as
