@@ -137,6 +137,9 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		return tools.Result{Error: fmt.Sprintf("subagent: build context manager: %v", err)}
 	}
 	label := "[" + typ.Name + ": " + p.Description + "]"
+	// e.sink is Submit's, set before any tool runs and not changed while
+	// they do.
+	sink := newTaskSink(e.sink, callID(ctx))
 	l := &loop{
 		conv:     mgr,
 		llm:      &budgetLLM{LLM: e.cfg.LLM, limit: taskMaxTokens},
@@ -144,10 +147,13 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		perms:    labeledChecker{inner: e.perms, label: label, asking: &e.taskAsk},
 		model:    model,
 		maxTurns: taskMaxTurns,
-		sink:     discardSink{},
+		sink:     sink,
 		hook:     e.runHook,
 	}
 	res, err := l.run(ctx, p.Prompt)
+	if ts, ok := sink.(*taskSink); ok {
+		ts.flush()
+	}
 	return taskResult(ctx, res, err, log)
 }
 

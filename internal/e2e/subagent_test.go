@@ -399,3 +399,49 @@ func TestCustomSubagentTypes(t *testing.T) {
 		t.Errorf("the reviewer's request: model %s, system prompt %q", sub.Model, sub.Messages[0].Content)
 	}
 }
+
+// -p --output-format stream-json shows what a subagent does, each event
+// tagged with the id of the Task call it runs for.
+func TestTaskEventsInStreamJSON(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	glob := llmtest.Call("Glob", jsonArgs(map[string]string{"pattern": "*.txt"}))
+	w.Server.SetResponder(delegator("List the text files.", glob, "SUBANSWER"))
+	r := w.MustRun("-p", "delegate", "--output-format", "stream-json")
+	type event struct{ Type, TaskID, ID, Name, Text string }
+	var taskCall string
+	var tagged []event
+	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+		var raw struct {
+			Type   string `json:"type"`
+			TaskID string `json:"task_id"`
+			ID     string `json:"id"`
+			Name   string `json:"name"`
+			Text   string `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(line), &raw); err != nil {
+			t.Fatalf("not a JSON line: %q", line)
+		}
+		ev := event{raw.Type, raw.TaskID, raw.ID, raw.Name, raw.Text}
+		switch {
+		case ev.Type == "tool_use" && ev.Name == "Task" && ev.TaskID == "":
+			taskCall = ev.ID
+		case ev.TaskID != "":
+			tagged = append(tagged, ev)
+		}
+	}
+	if taskCall == "" {
+		t.Fatalf("no Task call in the stream:\n%s", r.Stdout)
+	}
+	var sawGlob, sawAnswer bool
+	for _, ev := range tagged {
+		if ev.TaskID != taskCall {
+			t.Errorf("event %+v is tagged with another task than %s", ev, taskCall)
+		}
+		sawGlob = sawGlob || (ev.Type == "tool_result" && ev.Name == "Glob")
+		sawAnswer = sawAnswer || (ev.Type == "assistant" && ev.Text == "SUBANSWER")
+	}
+	if !sawGlob || !sawAnswer {
+		t.Errorf("the subagent's Glob result and answer are not in the stream:\n%s", r.Stdout)
+	}
+}
