@@ -139,7 +139,7 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 	label := "[" + typ.Name + ": " + p.Description + "]"
 	// e.sink is Submit's, set before any tool runs and not changed while
 	// they do.
-	sink := newTaskSink(e.sink, callID(ctx))
+	sink := newTaskSink(e.sink, callID(ctx), label)
 	l := &loop{
 		conv:     mgr,
 		llm:      &budgetLLM{LLM: e.cfg.LLM, limit: taskMaxTokens},

@@ -19,7 +19,9 @@ type TaskSink interface {
 // TaskEvent is one thing a subagent did, in the terms of Sink: its text
 // (one event per model message), a tool call starting or ending, a notice.
 type TaskEvent struct {
-	Kind   string // "assistant", "tool_use", "tool_result", "notice"
+	Kind string // "assistant", "tool_use", "tool_result", "notice"
+	// Task is the subagent's label, "[type: description]".
+	Task   string
 	ID     string // the tool call's id (tool_use, tool_result)
 	Name   string // the tool's name (tool_use, tool_result)
 	Input  json.RawMessage
@@ -40,24 +42,29 @@ const (
 // TaskSink tagged with the Task call's id. One subagent's loop calls it
 // from one goroutine.
 type taskSink struct {
-	to   TaskSink
-	task string
-	text strings.Builder
+	to          TaskSink
+	task, label string
+	text        strings.Builder
 }
 
 // newTaskSink is the sink for the subagent of call id (discarding when the
 // parent's sink does not show subagents).
-func newTaskSink(parent Sink, id string) Sink {
+func newTaskSink(parent Sink, id, label string) Sink {
 	ts, ok := parent.(TaskSink)
 	if !ok || id == "" {
 		return discardSink{}
 	}
-	return &taskSink{to: ts, task: id}
+	return &taskSink{to: ts, task: id, label: label}
+}
+
+func (s *taskSink) send(ev TaskEvent) {
+	ev.Task = s.label
+	s.to.TaskEvent(s.task, ev)
 }
 
 func (s *taskSink) flush() {
 	if s.text.Len() > 0 {
-		s.to.TaskEvent(s.task, TaskEvent{Kind: TaskAssistant, Text: s.text.String()})
+		s.send(TaskEvent{Kind: TaskAssistant, Text: s.text.String()})
 		s.text.Reset()
 	}
 }
@@ -66,14 +73,14 @@ func (s *taskSink) Text(delta string) { s.text.WriteString(delta) }
 
 func (s *taskSink) ToolStart(id, name string, input json.RawMessage) {
 	s.flush()
-	s.to.TaskEvent(s.task, TaskEvent{Kind: TaskToolUse, ID: id, Name: name, Input: input})
+	s.send(TaskEvent{Kind: TaskToolUse, ID: id, Name: name, Input: input})
 }
 
 func (s *taskSink) ToolEnd(id, name string, res tools.Result) {
-	s.to.TaskEvent(s.task, TaskEvent{Kind: TaskToolResult, ID: id, Name: name, Result: res})
+	s.send(TaskEvent{Kind: TaskToolResult, ID: id, Name: name, Result: res})
 }
 
 func (s *taskSink) Notice(n contextmgr.Notice) {
 	s.flush()
-	s.to.TaskEvent(s.task, TaskEvent{Kind: TaskNotice, Text: n.Text, Notice: n.Kind})
+	s.send(TaskEvent{Kind: TaskNotice, Text: n.Text, Notice: n.Kind})
 }
