@@ -3,10 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -43,32 +40,23 @@ func loadAgentTypes(dirs []string, warn func(string)) []SubagentType {
 		warn = func(string) {}
 	}
 	types := []SubagentType{generalAgent, exploreAgent}
-	seen := map[string]bool{generalAgent.Name: true, exploreAgent.Name: true}
-	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				warn(fmt.Sprintf("subagent types in %s: %v", dir, err))
-			}
-			continue
-		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-		for _, e := range entries {
-			name, ok := strings.CutSuffix(e.Name(), ".md")
-			if !ok || e.IsDir() || seen[strings.ToLower(name)] {
-				continue
-			}
-			path := filepath.Join(dir, e.Name())
-			t, err := readAgentFile(dir, e.Name(), name)
-			if err != nil {
-				warn(fmt.Sprintf("subagent type %s ignored: %v", path, err))
-				continue
-			}
-			t.Source = path
-			seen[strings.ToLower(name)] = true
-			types = append(types, t)
-		}
+	builtin := func(name string) bool {
+		return strings.EqualFold(name, generalAgent.Name) || strings.EqualFold(name, exploreAgent.Name)
 	}
+	deffile.Walk(dirs, "subagent types", warn, func(dir, file, name string) bool {
+		if builtin(name) {
+			return false
+		}
+		path := filepath.Join(dir, file)
+		t, err := readAgentFile(dir, file, name)
+		if err != nil {
+			warn(fmt.Sprintf("subagent type %s ignored: %v", path, err))
+			return false
+		}
+		t.Source = path
+		types = append(types, t)
+		return true
+	})
 	return types
 }
 

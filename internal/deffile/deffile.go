@@ -1,8 +1,9 @@
 // Package deffile reads the definition files a user or a repository drops
 // into a directory for clawdcode to pick up: custom commands
-// (.clawdcode/commands/*.md, CONTRACT §9) now, subagent types
-// (.clawdcode/agents/*.md, §12) when they come. Read is the one check they
-// share, so that a definition file is read the same way everywhere.
+// (.clawdcode/commands/*.md, CONTRACT §9) and subagent types
+// (.clawdcode/agents/*.md, §12). Read is the one check they share, and
+// SplitFrontMatter the one parser of their front matter, so that a
+// definition file is read the same way everywhere.
 //
 // A definition file is sent to the model when it is used, so a cloned
 // repository must not be able to make clawdcode read anything else of the
@@ -21,8 +22,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -124,4 +127,34 @@ func SplitFrontMatter(s string) (meta map[string]string, body string) {
 	body = rest[end+len("\n---"):]
 	body = strings.TrimPrefix(body, "\n")
 	return meta, body
+}
+
+// Walk calls fn for every "<name>.md" entry directly in each of dirs, in
+// name order, the dirs in order, skipping a name (in any case) for which
+// fn already returned true: the file of the earlier directory wins. A
+// directory that cannot be read is reported to warn, naming what it holds
+// (e.g. "custom commands"); a missing one is not. fn reads the file with
+// Read, which refuses what is not a regular file.
+func Walk(dirs []string, what string, warn func(string), fn func(dir, file, name string) (taken bool)) {
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				warn(fmt.Sprintf("%s in %s: %v", what, dir, err))
+			}
+			continue
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+		for _, e := range entries {
+			name, ok := strings.CutSuffix(e.Name(), ".md")
+			key := strings.ToLower(name)
+			if !ok || e.IsDir() || seen[key] {
+				continue
+			}
+			if fn(dir, e.Name(), name) {
+				seen[key] = true
+			}
+		}
+	}
 }

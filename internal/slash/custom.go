@@ -3,10 +3,7 @@ package slash
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -37,43 +34,25 @@ func CustomDirs(projectDir, home string) []string {
 // win). A file that cannot be read, or whose name is not a command name,
 // or that would shadow a built-in command, is skipped with a warning.
 func (r *Registry) LoadCustom(dirs []string) (warnings []string) {
-	seen := map[string]bool{}
-	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
+	warn := func(msg string) { warnings = append(warnings, msg) }
+	deffile.Walk(dirs, "custom commands", warn, func(dir, file, name string) bool {
+		path := filepath.Join(dir, file)
+		if name == "" || strings.IndexFunc(name, func(r rune) bool { return !isNameRune(r) }) >= 0 {
+			warn(fmt.Sprintf("custom command %s ignored: a command name is letters, digits, '-' and '_'", path))
+			return false
+		}
+		if c, builtin := r.Lookup(name); builtin && c.Prompt == nil {
+			warn(fmt.Sprintf("custom command %s ignored: /%s is a built-in command", path, c.Name))
+			return false
+		}
+		cmd, err := readCustom(dir, file, name)
 		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				warnings = append(warnings, fmt.Sprintf("custom commands in %s: %v", dir, err))
-			}
-			continue
+			warn(fmt.Sprintf("custom command %s ignored: %v", path, err))
+			return false
 		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-		for _, e := range entries {
-			name, ok := strings.CutSuffix(e.Name(), ".md")
-			if !ok || e.IsDir() {
-				continue
-			}
-			path := filepath.Join(dir, e.Name())
-			key := strings.ToLower(name)
-			if seen[key] {
-				continue // a file of higher precedence has the name
-			}
-			if name == "" || strings.IndexFunc(name, func(r rune) bool { return !isNameRune(r) }) >= 0 {
-				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: a command name is letters, digits, '-' and '_'", path))
-				continue
-			}
-			if c, builtin := r.Lookup(name); builtin && c.Prompt == nil {
-				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: /%s is a built-in command", path, c.Name))
-				continue
-			}
-			cmd, err := readCustom(dir, e.Name(), name)
-			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: %v", path, err))
-				continue
-			}
-			seen[key] = true
-			r.Register(cmd)
-		}
-	}
+		r.Register(cmd)
+		return true
+	})
 	return warnings
 }
 
