@@ -87,7 +87,7 @@ func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) erro
 	if err != nil {
 		return err
 	}
-	infos = underParents(infos)
+	infos = storage.UnderParents(infos)
 	if opts.JSON {
 		rows := make([]sessionRow, 0, len(infos))
 		for _, s := range infos {
@@ -131,36 +131,6 @@ func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) erro
 		return err
 	}
 	return w.Flush()
-}
-
-// underParents orders sessions so that each subagent's session follows
-// its parent's (newest first among them), not among the sessions of their
-// own; one whose parent is not listed keeps its place.
-func underParents(infos []storage.SessionInfo) []storage.SessionInfo {
-	listed := map[string]bool{}
-	children := map[string][]storage.SessionInfo{}
-	for _, s := range infos {
-		listed[s.ID] = true
-	}
-	for _, s := range infos {
-		if s.Parent != "" && listed[s.Parent] {
-			children[s.Parent] = append(children[s.Parent], s)
-		}
-	}
-	out := make([]storage.SessionInfo, 0, len(infos))
-	var add func(s storage.SessionInfo)
-	add = func(s storage.SessionInfo) {
-		out = append(out, s)
-		for _, c := range children[s.ID] {
-			add(c)
-		}
-	}
-	for _, s := range infos {
-		if s.Parent == "" || !listed[s.Parent] {
-			add(s)
-		}
-	}
-	return out
 }
 
 // listSessions returns this project's sessions, or every project's, newest

@@ -80,3 +80,33 @@ func (p *Project) Remove(id string) error {
 	p.updateIndex(dir, func(m map[string]*indexEntry) { delete(m, id) })
 	return nil
 }
+
+// UnderParents orders sessions so that each subagent's session follows
+// its parent's (newest first among them), not among the sessions of their
+// own; one whose parent is not listed keeps its place.
+func UnderParents(infos []SessionInfo) []SessionInfo {
+	listed := map[string]bool{}
+	children := map[string][]SessionInfo{}
+	for _, s := range infos {
+		listed[s.ID] = true
+	}
+	for _, s := range infos {
+		if s.Parent != "" && listed[s.Parent] {
+			children[s.Parent] = append(children[s.Parent], s)
+		}
+	}
+	out := make([]SessionInfo, 0, len(infos))
+	var add func(s SessionInfo)
+	add = func(s SessionInfo) {
+		out = append(out, s)
+		for _, c := range children[s.ID] {
+			add(c)
+		}
+	}
+	for _, s := range infos {
+		if s.Parent == "" || !listed[s.Parent] {
+			add(s)
+		}
+	}
+	return out
+}
