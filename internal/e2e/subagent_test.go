@@ -93,6 +93,7 @@ func TestTaskKeepsTheFileOutOfTheParent(t *testing.T) {
 	w.Server.SetResponder(delegator("Read big.txt and tell me its secret word.", read, "The secret word is on line 777."))
 	w.MustRun("-p", "PARENTONLY find the secret word in big.txt")
 	delegated := w.Server.LastRequest().Tokens
+	t.Logf("the parent's last request: %d tokens reading the file itself, %d delegating the read", direct, delegated)
 	if delegated*5 > direct {
 		t.Errorf("the parent's last request is %d tokens with delegation, %d without: the file entered the parent", delegated, direct)
 	}
