@@ -67,14 +67,12 @@ func readAgentFile(dir, file, name string) (SubagentType, error) {
 	}) >= 0 {
 		return SubagentType{}, errors.New("a subagent type's name is letters, digits, '-' and '_'")
 	}
-	data, err := deffile.Read(dir, file, agentFileLimit)
+	meta, body, err := deffile.ReadDefinition(dir, file, agentFileLimit)
+	if errors.Is(err, deffile.ErrEmptyBody) {
+		return SubagentType{}, errors.New("the file has no system prompt")
+	}
 	if err != nil {
 		return SubagentType{}, err
-	}
-	meta, body := deffile.SplitFrontMatter(string(data))
-	body = strings.TrimSpace(body)
-	if body == "" {
-		return SubagentType{}, errors.New("the file has no system prompt")
 	}
 	t := SubagentType{Name: name, Description: meta["description"], Model: meta["model"], prompt: body}
 	if t.Description == "" {

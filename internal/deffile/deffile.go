@@ -158,3 +158,22 @@ func Walk(dirs []string, what string, warn func(string), fn func(dir, file, name
 		}
 	}
 }
+
+// ErrEmptyBody is ReadDefinition's error for a file with nothing after its
+// front matter.
+var ErrEmptyBody = errors.New("the file has no text after its front matter")
+
+// ReadDefinition reads the definition file name in dir (Read) and splits
+// it: its front matter and its body, trimmed, which must not be empty.
+func ReadDefinition(dir, name string, limit int64) (meta map[string]string, body string, err error) {
+	data, err := Read(dir, name, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	meta, body = SplitFrontMatter(string(data))
+	body = strings.TrimSpace(body)
+	if body == "" {
+		return nil, "", ErrEmptyBody
+	}
+	return meta, body, nil
+}

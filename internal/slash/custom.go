@@ -60,14 +60,12 @@ func (r *Registry) LoadCustom(dirs []string) (warnings []string) {
 // deffile.Read): optional front matter between
 // "---" lines (description:, argument-hint:), then the body.
 func readCustom(dir, file, name string) (Command, error) {
-	data, err := deffile.Read(dir, file, customFileLimit)
+	meta, body, err := deffile.ReadDefinition(dir, file, customFileLimit)
+	if errors.Is(err, deffile.ErrEmptyBody) {
+		return Command{}, errors.New("the file has no prompt text")
+	}
 	if err != nil {
 		return Command{}, err
-	}
-	meta, body := deffile.SplitFrontMatter(string(data))
-	body = strings.TrimSpace(body)
-	if body == "" {
-		return Command{}, errors.New("the file has no prompt text")
 	}
 	summary := meta["description"]
 	if summary == "" {
