@@ -123,6 +123,8 @@ type Engine struct {
 	// taskAsk lets one subagent at a time ask for a permission; taskLink
 	// one at a time append its link to the current session.
 	taskAsk, taskLink sync.Mutex
+	// taskUsage is what the subagents spent (under taskLink).
+	taskUsage storage.Usage
 }
 
 // permissionChecker is what the loop needs of *tools.Permissions.

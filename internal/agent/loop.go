@@ -21,7 +21,8 @@ import (
 type TurnResult struct {
 	Text     string // the final answer
 	NumTurns int    // model calls made
-	Usage    storage.Usage
+	// Usage is the tokens of the turn's model calls, its subagents' included.
+	Usage storage.Usage
 }
 
 // interruptedResult is what the model is told about a call that a Ctrl-C
@@ -72,7 +73,12 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 		sink:     sink,
 		hook:     e.runHook,
 	}
+	before := e.spentByTasks()
 	res, err := l.run(ctx, text)
+	// A turn's usage counts its subagents' tokens too: they were spent on it.
+	after := e.spentByTasks()
+	res.Usage.InputTokens += after.InputTokens - before.InputTokens
+	res.Usage.OutputTokens += after.OutputTokens - before.OutputTokens
 	if err == nil {
 		e.runHook(ctx, hooks.Stop, "", hooks.Payload{"stop_hook_active": false})
 	}

@@ -151,6 +151,7 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		hook:     e.runHook,
 	}
 	res, err := l.run(ctx, p.Prompt)
+	e.addTaskUsage(res)
 	if ts, ok := sink.(*taskSink); ok {
 		ts.flush()
 	}
@@ -177,6 +178,24 @@ func (e *Engine) linkSubagent(ctx context.Context, child *sessionLog) error {
 		return fmt.Errorf("link subagent session %s: %w", child.sess.ID(), err)
 	}
 	return nil
+}
+
+// addTaskUsage counts a subagent's tokens into the run's (see Submit).
+func (e *Engine) addTaskUsage(res *TurnResult) {
+	if res == nil {
+		return
+	}
+	e.taskLink.Lock()
+	defer e.taskLink.Unlock()
+	e.taskUsage.InputTokens += res.Usage.InputTokens
+	e.taskUsage.OutputTokens += res.Usage.OutputTokens
+}
+
+// spentByTasks is what the subagents of this engine spent so far.
+func (e *Engine) spentByTasks() storage.Usage {
+	e.taskLink.Lock()
+	defer e.taskLink.Unlock()
+	return e.taskUsage
 }
 
 func (e *Engine) subagentNames() string {

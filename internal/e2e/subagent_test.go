@@ -446,3 +446,27 @@ func TestTaskEventsInStreamJSON(t *testing.T) {
 		t.Errorf("the subagent's Glob result and answer are not in the stream:\n%s", r.Stdout)
 	}
 }
+
+// The run's usage counts the subagents' tokens: they were spent on it.
+func TestTaskTokensCountInTheRun(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	glob := llmtest.Call("Glob", jsonArgs(map[string]string{"pattern": "*"}))
+	w.Server.SetResponder(delegator("List the files.", glob, "There are none."))
+	var obj struct {
+		Usage struct {
+			InputTokens int `json:"input_tokens"`
+		} `json:"usage"`
+	}
+	w.RunJSON(&obj, "-p", "delegate a listing")
+	var all, parent int
+	for _, r := range w.Server.Requests() {
+		all += r.Tokens
+		if !isSubagent(r) {
+			parent += r.Tokens
+		}
+	}
+	if obj.Usage.InputTokens != all {
+		t.Errorf("usage.input_tokens %d, want every request's %d (the parent's alone: %d)", obj.Usage.InputTokens, all, parent)
+	}
+}
