@@ -323,6 +323,11 @@ func TestTaskTranscriptIsLinkedToItsParent(t *testing.T) {
 	if len(rows) != 2 || rows[1].ID != child || rows[1].Parent != parent {
 		t.Errorf("sessions list --json: %+v", rows)
 	}
+	for _, id := range []string{parent, child} {
+		if r := w.Run("sessions", "check", id); r.Code != 0 {
+			t.Errorf("sessions check %s:\n%s", id, r)
+		}
+	}
 	w.Server.SetResponder(func(llmtest.Request) llmtest.Reply { return llmtest.Text("continued") })
 	if obj, _ := w.printJSON("-c", "-p", "go on"); obj.SessionID != parent {
 		t.Errorf("-c continued %s, not the parent %s", obj.SessionID, parent)
