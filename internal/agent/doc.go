@@ -23,7 +23,17 @@
 //     waits for them, bounded. The system prompt names the built-in tools
 //     only, so it stays the same whenever a server answers.
 //
+// A subagent (the Task tool, subagent.go) never has more than its parent:
+// the parent's tools or fewer (never Task), every call checked by the
+// parent's permissions and hooks. Its transcript is a session of the
+// project linked to the parent both ways, and every Task call is answered,
+// interrupted or not.
+//
 // Concurrency: an Engine is driven by one goroutine at a time (the front
 // end's); Submit, the slash commands and Close must not run concurrently.
-// Sink methods are called from the goroutine that called Submit.
+// Sink methods are called from the goroutine that called Submit; a
+// TaskSink's TaskEvent from the subagents' goroutines, several at once.
+// The Task calls of one answer run concurrently and only read the engine's
+// configuration; their permission questions and their records in the
+// parent session take turns.
 package agent

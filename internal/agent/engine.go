@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -135,6 +136,13 @@ type Engine struct {
 	sink Sink
 	// textOnly is set once the server refused a request with images.
 	textOnly bool
+	// agentTypes are the subagent types Task offers (built-in, custom).
+	agentTypes []SubagentType
+	// taskAsk lets one subagent at a time ask for a permission; taskLink
+	// one at a time append its link to the current session.
+	taskAsk, taskLink sync.Mutex
+	// taskUsage is what the subagents spent (under taskLink).
+	taskUsage storage.Usage
 }
 
 // permissionChecker is what the loop needs of *tools.Permissions.
@@ -166,6 +174,10 @@ func New(cfg Config) *Engine {
 			Session: e.SessionID,
 			Index:   search.New(cfg.Project.Store(), cfg.Warn),
 		}))
+		// Task comes last and needs the rest: a subagent gets the tools
+		// before it (general) or fewer, never Task itself.
+		e.agentTypes = loadAgentTypes(agentDirs(cfg.Project), cfg.Warn)
+		e.tools = append(e.tools, tools.NewTask(e, e.taskTypes()))
 	}
 	e.builtin = slices.Clip(e.tools)
 	if cfg.Permissions != nil {
@@ -204,27 +216,34 @@ func toolDefs(set []tools.Tool) []chat.ToolDef {
 // newManager builds a context manager over log (whose session is nil for a
 // session not yet created; live nil = no records yet).
 func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.Live) (*contextmgr.Manager, error) {
-	m, err := contextmgr.New(ctx, log, live, contextmgr.Options{
-		Model:          e.model,
-		Window:         e.cfg.Window,
-		WindowExplicit: e.cfg.WindowExplicit,
-		WindowSource:   e.cfg.WindowSource,
-		Threshold:      e.cfg.Threshold,
-		System:         e.system,
-		Tools:          toolDefs(e.tools),
-		Root:           e.cfg.Project.Root,
-		LLM:            e.cfg.LLM,
-		Counter:        tokens.NewCounter(e.model),
-		Cache:          e.cfg.Cache,
-		Prices:         e.cfg.Prices,
-		Notify:         e.notify,
-		Hooks:          compactHooks{e},
-		Logger:         e.cfg.Logger,
-	})
+	opt := e.managerOptions(e.model, e.system, e.tools)
+	opt.Notify, opt.Hooks = e.notify, compactHooks{e}
+	m, err := contextmgr.New(ctx, log, live, opt)
 	if err != nil {
 		return nil, fmt.Errorf("build context manager: %w", err)
 	}
 	return m, nil
+}
+
+// managerOptions is the context policy's configuration for a session on
+// model with this system prompt and these tools: the current session's,
+// or a subagent's (subagent.go).
+func (e *Engine) managerOptions(model, system string, set []tools.Tool) contextmgr.Options {
+	return contextmgr.Options{
+		Model:          model,
+		Window:         e.cfg.Window,
+		WindowExplicit: e.cfg.WindowExplicit,
+		WindowSource:   e.cfg.WindowSource,
+		Threshold:      e.cfg.Threshold,
+		System:         system,
+		Tools:          toolDefs(set),
+		Root:           e.cfg.Project.Root,
+		LLM:            e.cfg.LLM,
+		Counter:        tokens.NewCounter(model),
+		Cache:          e.cfg.Cache,
+		Prices:         e.cfg.Prices,
+		Logger:         e.cfg.Logger,
+	}
 }
 
 // notify forwards the manager's notices to the sink of the running Submit;
@@ -252,6 +271,9 @@ type sessionLog struct {
 	// turn is the uuid of the last user record written: the turn that
 	// Write and Edit checkpoints belong to.
 	turn string
+	// reply is the uuid of the last assistant record written: a
+	// subagent's answer, which the parent can open with Recall.
+	reply string
 	// cp is the session's checkpoint store, built on first use.
 	cp *checkpoint.Store
 }
@@ -280,8 +302,11 @@ func (l *sessionLog) wrote(off int64) {
 
 func (l *sessionLog) observe(recs ...*storage.Record) {
 	for _, r := range recs {
-		if r.Type == storage.TypeUser && !r.IsCompactSummary {
+		switch {
+		case r.Type == storage.TypeUser && !r.IsCompactSummary:
 			l.turn = r.UUID
+		case r.Type == storage.TypeAssistant:
+			l.reply = r.UUID
 		}
 	}
 }

@@ -139,7 +139,7 @@ func TestEngineOneShotAnswer(t *testing.T) {
 	for _, d := range req.Tools {
 		names = append(names, d.Name)
 	}
-	if got := strings.Join(names, ","); got != "Read,Write,Edit,Bash,Glob,Grep,BashOutput,KillShell,WebFetch,Recall" {
+	if got := strings.Join(names, ","); got != "Read,Write,Edit,Bash,Glob,Grep,BashOutput,KillShell,WebFetch,Recall,Task" {
 		t.Fatalf("offered tools %s, want the contract tools", got)
 	}
 	id := e.SessionID()

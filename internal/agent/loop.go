@@ -23,7 +23,8 @@ import (
 type TurnResult struct {
 	Text     string // the final answer
 	NumTurns int    // model calls made
-	Usage    storage.Usage
+	// Usage is the tokens of the turn's model calls, its subagents' included.
+	Usage storage.Usage
 }
 
 // interruptedResult is what the model is told about a call that a Ctrl-C
@@ -89,7 +90,12 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 			return storage.StoreImage(home, data, mediaType)
 		}
 	}
+	before := e.spentByTasks()
 	res, err := l.run(ctx, text)
+	// A turn's usage counts its subagents' tokens too: they were spent on it.
+	after := e.spentByTasks()
+	res.Usage.InputTokens += after.InputTokens - before.InputTokens
+	res.Usage.OutputTokens += after.OutputTokens - before.OutputTokens
 	if err == nil {
 		e.runHook(ctx, hooks.Stop, "", hooks.Payload{"stop_hook_active": false})
 	}
@@ -267,86 +273,44 @@ func (l *loop) lookup(name string) (tools.Tool, string, bool) {
 
 // runCalls answers every tool call of resp in order. When the turn is
 // interrupted or a call cannot be decided, the remaining calls are still
-// answered so that the session replays into a valid request.
+// answered so that the session replays into a valid request. Task calls
+// next to each other run at the same time (calls.go).
 func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
-	for i, call := range resp.ToolCalls {
+	for i := 0; i < len(resp.ToolCalls); {
 		if ctx.Err() != nil {
 			return l.abandon(resp, i, interruptedResult, interrupted(ctx))
 		}
-		input := json.RawMessage(call.Arguments)
-		if len(input) == 0 {
-			// Some servers send no arguments at all for a call; the tool then
-			// reports its missing parameters like any other bad input.
-			input = json.RawMessage("{}")
-		}
-		tool, name, ok := l.lookup(call.Name)
-		switch {
-		case !ok:
-			if err := l.refuse(call.ID, call.Name, input, tools.Result{Error: fmt.Sprintf("unknown tool %s", call.Name)}); err != nil {
+		if n := l.taskRun(resp.ToolCalls[i:]); n > 1 {
+			if err := l.runParallel(ctx, resp, i, n); err != nil {
 				return err
 			}
-			continue
-		case !json.Valid(input):
-			msg := fmt.Sprintf("invalid JSON arguments for %s: %s", name, clip(call.Arguments, 200))
-			if err := l.refuse(call.ID, name, input, tools.Result{Error: msg}); err != nil {
-				return err
-			}
+			i += n
 			continue
 		}
-		// A tool that stands for another (MCPCall for an MCP tool found on
-		// demand) is checked, shown and run as the tool it names.
-		if d, ok := tool.(delegator); ok {
-			inner, innerInput, err := d.Delegate(input)
-			if err != nil {
-				if err := l.refuse(call.ID, name, input, tools.Result{Error: err.Error()}); err != nil {
-					return err
-				}
-				continue
-			}
-			tool, input, name = inner, innerInput, inner.Name()
-		}
-		if l.hook != nil {
-			if out := l.hook(ctx, hooks.PreToolUse, tool.Name(), hooks.Payload{"tool_name": tool.Name(), "tool_input": input}); out.Block {
-				if err := l.refuse(call.ID, name, input, tools.Result{Error: "denied by a PreToolUse hook: " + out.Reason}); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		// A call that cannot succeed fails before anyone is asked to
-		// allow it (Edit of a file never read, Write under CLAWDCODE_HOME).
-		if res, ok := tools.Precheck(tool, input); !ok {
-			if err := l.refuse(call.ID, name, input, res); err != nil {
-				return err
-			}
-			continue
-		}
-		denied, err := l.perms.Check(ctx, tool, input)
+		p, reason, err := l.prepare(ctx, resp.ToolCalls[i])
 		if err != nil {
-			if ctx.Err() != nil {
-				return l.abandon(resp, i, interruptedResult, interrupted(ctx))
-			}
-			err = fmt.Errorf("permission for %s: %w", name, err)
-			return l.abandon(resp, i, "the permission check failed: "+err.Error(), err)
+			return l.abandon(resp, i, reason, err)
 		}
-		if denied != "" {
-			if err := l.refuse(call.ID, name, input, tools.Result{Error: denied}); err != nil {
+		if p.early != nil {
+			if err := l.refuse(p.id, p.name, p.input, *p.early); err != nil {
 				return err
 			}
+			i++
 			continue
 		}
-		l.sink.ToolStart(call.ID, name, input)
-		result := runTool(ctx, tool, input, toolStopGrace)
+		l.sink.ToolStart(p.id, p.name, p.input)
+		result := runTool(withCallID(ctx, p.id), p.tool, p.input, toolStopGrace)
 		if ctx.Err() != nil {
 			result.Error = interruptedResult
-			if err := l.answer(call.ID, name, result); err != nil {
+			if err := l.answer(p.id, p.name, result); err != nil {
 				return err
 			}
 			return l.abandon(resp, i+1, interruptedResult, interrupted(ctx))
 		}
-		if err := l.answer(call.ID, name, result); err != nil {
+		if err := l.answer(p.id, p.name, result); err != nil {
 			return err
 		}
+		i++
 	}
 	return l.addToolImages()
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
@@ -63,18 +64,23 @@ type (
 		CWD       string   `json:"cwd"`
 		Tools     []string `json:"tools"`
 	}
+	// A subagent's events carry task_id: the id of the Task call (the
+	// parent's tool_use event) it runs for.
 	assistantEvent struct {
-		Type string `json:"type"` // "assistant"
-		Text string `json:"text"`
+		Type   string `json:"type"` // "assistant"
+		TaskID string `json:"task_id,omitempty"`
+		Text   string `json:"text"`
 	}
 	toolUseEvent struct {
-		Type  string          `json:"type"` // "tool_use"
-		ID    string          `json:"id"`
-		Name  string          `json:"name"`
-		Input json.RawMessage `json:"input"`
+		Type   string          `json:"type"` // "tool_use"
+		TaskID string          `json:"task_id,omitempty"`
+		ID     string          `json:"id"`
+		Name   string          `json:"name"`
+		Input  json.RawMessage `json:"input"`
 	}
 	toolResultEvent struct {
 		Type    string `json:"type"` // "tool_result"
+		TaskID  string `json:"task_id,omitempty"`
 		ID      string `json:"id"`
 		Name    string `json:"name"`
 		Output  string `json:"output"`
@@ -82,9 +88,10 @@ type (
 		IsError bool   `json:"is_error"`
 	}
 	noticeEvent struct {
-		Type string `json:"type"` // "compact" or "notice"
-		Kind string `json:"kind"`
-		Text string `json:"text"`
+		Type   string `json:"type"` // "compact" or "notice"
+		TaskID string `json:"task_id,omitempty"`
+		Kind   string `json:"kind"`
+		Text   string `json:"text"`
 	}
 )
 
@@ -101,9 +108,14 @@ type printSink struct {
 	init     func() initEvent
 	initDone bool
 	text     strings.Builder // assistant text not yet written as an event
+	// mu keeps lines whole: subagents' events come from their goroutines.
+	mu sync.Mutex
 }
 
-var _ agent.Sink = (*printSink)(nil)
+var (
+	_ agent.Sink     = (*printSink)(nil)
+	_ agent.TaskSink = (*printSink)(nil)
+)
 
 func newPrintSink(ios *iostreams.IOStreams, format string, init func() initEvent) *printSink {
 	s := &printSink{format: format, io: ios, init: init}
@@ -115,6 +127,8 @@ func newPrintSink(ios *iostreams.IOStreams, format string, init func() initEvent
 }
 
 func (s *printSink) emit(e any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.initDone {
 		s.initDone = true
 		if s.init != nil {
@@ -169,6 +183,33 @@ func (s *printSink) ToolEnd(id, name string, res tools.Result) {
 		if s.io.IsStderrTTY() && res.Error != "" {
 			fmt.Fprintf(s.io.ErrOut, "  ⎿ error: %s\n", termtext.Safe(termtext.Flatten(res.Error, toolResultPreview)))
 		}
+	}
+}
+
+// TaskEvent writes a subagent's event, tagged with its task id, in
+// stream-json; the other formats show only the Task call itself.
+func (s *printSink) TaskEvent(task string, ev agent.TaskEvent) {
+	if s.format != FormatStreamJSON {
+		return
+	}
+	switch ev.Kind {
+	case agent.TaskAssistant:
+		s.emit(assistantEvent{Type: "assistant", TaskID: task, Text: ev.Text})
+	case agent.TaskToolUse:
+		input := ev.Input
+		if len(input) == 0 || !json.Valid(input) {
+			input = json.RawMessage(`{}`)
+		}
+		s.emit(toolUseEvent{Type: "tool_use", TaskID: task, ID: ev.ID, Name: ev.Name, Input: input})
+	case agent.TaskToolResult:
+		s.emit(toolResultEvent{Type: "tool_result", TaskID: task, ID: ev.ID, Name: ev.Name,
+			Output: ev.Result.Output, Error: ev.Result.Error, IsError: ev.Result.Error != ""})
+	case agent.TaskNotice:
+		typ := "notice"
+		if ev.Notice.IsCompaction() {
+			typ = "compact"
+		}
+		s.emit(noticeEvent{Type: typ, TaskID: task, Kind: string(ev.Notice), Text: ev.Text})
 	}
 }
 

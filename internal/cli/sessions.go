@@ -79,6 +79,7 @@ type sessionRow struct {
 	Messages int       `json:"messages"`
 	Tokens   int       `json:"tokens"`
 	Project  string    `json:"project"`
+	Parent   string    `json:"parent,omitempty"`
 }
 
 func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) error {
@@ -86,10 +87,11 @@ func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) erro
 	if err != nil {
 		return err
 	}
+	infos = storage.UnderParents(infos)
 	if opts.JSON {
 		rows := make([]sessionRow, 0, len(infos))
 		for _, s := range infos {
-			rows = append(rows, sessionRow{s.ID, s.Title, s.Created.UTC(), s.Updated.UTC(), s.Messages, s.Tokens, s.Project})
+			rows = append(rows, sessionRow{s.ID, s.Title, s.Created.UTC(), s.Updated.UTC(), s.Messages, s.Tokens, s.Project, s.Parent})
 		}
 		enc := json.NewEncoder(f.IO.Out)
 		enc.SetIndent("", "  ")
@@ -115,6 +117,9 @@ func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) erro
 		title := termtext.Line(termtext.Flatten(s.Title, 60))
 		if title == "" {
 			title = "(untitled)"
+		}
+		if s.Parent != "" {
+			title = "↳ " + title
 		}
 		line := fmt.Sprintf("%s\t%s\t%d\t%s", termtext.ShortID(s.ID), formatWhen(s.Updated, now, f.IO.IsStdoutTTY()), s.Messages, title)
 		if opts.All {

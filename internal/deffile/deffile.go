@@ -1,8 +1,9 @@
 // Package deffile reads the definition files a user or a repository drops
 // into a directory for clawdcode to pick up: custom commands
-// (.clawdcode/commands/*.md, CONTRACT §9) now, subagent types
-// (.clawdcode/agents/*.md, §12) when they come. Read is the one check they
-// share, so that a definition file is read the same way everywhere.
+// (.clawdcode/commands/*.md, CONTRACT §9) and subagent types
+// (.clawdcode/agents/*.md, §12). Read is the one check they share, and
+// SplitFrontMatter the one parser of their front matter, so that a
+// definition file is read the same way everywhere.
 //
 // A definition file is sent to the model when it is used, so a cloned
 // repository must not be able to make clawdcode read anything else of the
@@ -17,11 +18,15 @@
 package deffile
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -88,4 +93,87 @@ func regular(fi os.FileInfo) error {
 	default:
 		return fmt.Errorf("%w: %v", ErrNotRegular, mode.Type())
 	}
+}
+
+// SplitFrontMatter separates a definition file's leading
+// "---\nkey: value\n---\n" block (keys lower-cased, values unquoted) from
+// its body; CRLF line ends are read as LF. Without the block, meta is
+// empty and body is the whole text.
+func SplitFrontMatter(s string) (meta map[string]string, body string) {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	meta = map[string]string{}
+	rest, ok := strings.CutPrefix(s, "---\n")
+	if !ok {
+		return meta, s
+	}
+	end := strings.Index(rest, "\n---")
+	if end < 0 {
+		return meta, s
+	}
+	sc := bufio.NewScanner(strings.NewReader(rest[:end]))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if uq, err := strconv.Unquote(v); err == nil {
+			v = uq
+		} else {
+			v = strings.Trim(v, `'`)
+		}
+		meta[strings.ToLower(strings.TrimSpace(k))] = v
+	}
+	body = rest[end+len("\n---"):]
+	body = strings.TrimPrefix(body, "\n")
+	return meta, body
+}
+
+// Walk calls fn for every "<name>.md" entry directly in each of dirs, in
+// name order, the dirs in order, skipping a name (in any case) for which
+// fn already returned true: the file of the earlier directory wins. A
+// directory that cannot be read is reported to warn, naming what it holds
+// (e.g. "custom commands"); a missing one is not. fn reads the file with
+// Read, which refuses what is not a regular file.
+func Walk(dirs []string, what string, warn func(string), fn func(dir, file, name string) (taken bool)) {
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				warn(fmt.Sprintf("%s in %s: %v", what, dir, err))
+			}
+			continue
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+		for _, e := range entries {
+			name, ok := strings.CutSuffix(e.Name(), ".md")
+			key := strings.ToLower(name)
+			if !ok || e.IsDir() || seen[key] {
+				continue
+			}
+			if fn(dir, e.Name(), name) {
+				seen[key] = true
+			}
+		}
+	}
+}
+
+// ErrEmptyBody is ReadDefinition's error for a file with nothing after its
+// front matter.
+var ErrEmptyBody = errors.New("the file has no text after its front matter")
+
+// ReadDefinition reads the definition file name in dir (Read) and splits
+// it: its front matter and its body, trimmed, which must not be empty.
+func ReadDefinition(dir, name string, limit int64) (meta map[string]string, body string, err error) {
+	data, err := Read(dir, name, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	meta, body = SplitFrontMatter(string(data))
+	body = strings.TrimSpace(body)
+	if body == "" {
+		return nil, "", ErrEmptyBody
+	}
+	return meta, body, nil
 }

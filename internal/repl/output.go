@@ -53,7 +53,10 @@ type turnOutput struct {
 	snapshots map[string]fileSnapshot
 }
 
-var _ agent.Sink = (*turnOutput)(nil)
+var (
+	_ agent.Sink     = (*turnOutput)(nil)
+	_ agent.TaskSink = (*turnOutput)(nil)
+)
 
 func newTurnOutput(ios *iostreams.IOStreams, root string, done <-chan struct{}, con *console) *turnOutput {
 	t := &turnOutput{out: ios.Out, errOut: ios.ErrOut, root: root, done: done, con: con,
@@ -212,6 +215,23 @@ func (t *turnOutput) showQueued(preview string) {
 		note = label + string(text)
 	}
 	t.spin.SetNote(note)
+}
+
+// TaskEvent shows a subagent's tool calls, one line each under its Task
+// call, and its current tool on the spinner (which counts the time); its
+// text and results stay in its own session. Called from the subagents'
+// goroutines: mu orders them with the rest.
+func (t *turnOutput) TaskEvent(_ string, ev agent.TaskEvent) {
+	if ev.Kind != agent.TaskToolUse {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.spin.Stop()
+	t.endText()
+	call := safe(ev.Task) + " " + safe(ev.Name) + "(" + safe(toolArgument(ev.Name, ev.Input, t.root)) + ")"
+	fmt.Fprintf(t.errOut, "  %s\n", t.cs.dim(clipStyled("↳ "+call, t.width()-3)))
+	t.waiting(safe(ev.Task) + " running " + safe(ev.Name))
 }
 
 // expandLast prints the last tool output in full (Ctrl-O).

@@ -1,14 +1,9 @@
 package slash
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -39,43 +34,25 @@ func CustomDirs(projectDir, home string) []string {
 // win). A file that cannot be read, or whose name is not a command name,
 // or that would shadow a built-in command, is skipped with a warning.
 func (r *Registry) LoadCustom(dirs []string) (warnings []string) {
-	seen := map[string]bool{}
-	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
+	warn := func(msg string) { warnings = append(warnings, msg) }
+	deffile.Walk(dirs, "custom commands", warn, func(dir, file, name string) bool {
+		path := filepath.Join(dir, file)
+		if name == "" || strings.IndexFunc(name, func(r rune) bool { return !isNameRune(r) }) >= 0 {
+			warn(fmt.Sprintf("custom command %s ignored: a command name is letters, digits, '-' and '_'", path))
+			return false
+		}
+		if c, builtin := r.Lookup(name); builtin && !c.custom {
+			warn(fmt.Sprintf("custom command %s ignored: /%s is a built-in command", path, c.Name))
+			return false
+		}
+		cmd, err := readCustom(dir, file, name)
 		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				warnings = append(warnings, fmt.Sprintf("custom commands in %s: %v", dir, err))
-			}
-			continue
+			warn(fmt.Sprintf("custom command %s ignored: %v", path, err))
+			return false
 		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-		for _, e := range entries {
-			name, ok := strings.CutSuffix(e.Name(), ".md")
-			if !ok || e.IsDir() {
-				continue
-			}
-			path := filepath.Join(dir, e.Name())
-			key := strings.ToLower(name)
-			if seen[key] {
-				continue // a file of higher precedence has the name
-			}
-			if name == "" || strings.IndexFunc(name, func(r rune) bool { return !isNameRune(r) }) >= 0 {
-				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: a command name is letters, digits, '-' and '_'", path))
-				continue
-			}
-			if c, builtin := r.Lookup(name); builtin && !c.custom {
-				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: /%s is a built-in command", path, c.Name))
-				continue
-			}
-			cmd, err := readCustom(dir, e.Name(), name)
-			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: %v", path, err))
-				continue
-			}
-			seen[key] = true
-			r.Register(cmd)
-		}
-	}
+		r.Register(cmd)
+		return true
+	})
 	return warnings
 }
 
@@ -83,14 +60,12 @@ func (r *Registry) LoadCustom(dirs []string) (warnings []string) {
 // deffile.Read): optional front matter between
 // "---" lines (description:, argument-hint:), then the body.
 func readCustom(dir, file, name string) (Command, error) {
-	data, err := deffile.Read(dir, file, customFileLimit)
+	meta, body, err := deffile.ReadDefinition(dir, file, customFileLimit)
+	if errors.Is(err, deffile.ErrEmptyBody) {
+		return Command{}, errors.New("the file has no prompt text")
+	}
 	if err != nil {
 		return Command{}, err
-	}
-	meta, body := splitFrontMatter(strings.ReplaceAll(string(data), "\r\n", "\n"))
-	body = strings.TrimSpace(body)
-	if body == "" {
-		return Command{}, errors.New("the file has no prompt text")
 	}
 	summary := meta["description"]
 	if summary == "" {
@@ -104,36 +79,6 @@ func readCustom(dir, file, name string) (Command, error) {
 		Prompt:  func(args string) string { return expandCustom(tmpl, args) },
 		custom:  true,
 	}, nil
-}
-
-// splitFrontMatter separates a leading "---\nkey: value\n---\n" block.
-func splitFrontMatter(s string) (map[string]string, string) {
-	meta := map[string]string{}
-	rest, ok := strings.CutPrefix(s, "---\n")
-	if !ok {
-		return meta, s
-	}
-	end := strings.Index(rest, "\n---")
-	if end < 0 {
-		return meta, s
-	}
-	sc := bufio.NewScanner(strings.NewReader(rest[:end]))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if uq, err := strconv.Unquote(v); err == nil {
-			v = uq
-		} else {
-			v = strings.Trim(v, `'`)
-		}
-		meta[strings.ToLower(strings.TrimSpace(k))] = v
-	}
-	body := rest[end+len("\n---"):]
-	body = strings.TrimPrefix(body, "\n")
-	return meta, body
 }
 
 func firstLine(s string) string {

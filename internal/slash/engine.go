@@ -44,6 +44,8 @@ type Engine interface {
 	AddSessionRule(r tools.Rule)
 	RemoveSessionRule(r tools.Rule) bool
 	SaveProjectRule(r tools.Rule) error
+	// SubagentTypes are the kinds of subagent Task offers (/agents).
+	SubagentTypes() []agent.SubagentType
 
 	// Memories is the project's and the user's memories (/memory);
 	// SuggestMemory asks the model for a memory of this session, kept as

@@ -74,6 +74,7 @@ func Default() *Registry {
 	r.Register(searchCommand())
 	r.Register(mcpCommand())
 	r.Register(bashesCommand())
+	r.Register(agentsCommand())
 	r.Register(exitCommand())
 	r.Register(pinCommand())
 	r.Register(pinsCommand())

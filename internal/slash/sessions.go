@@ -29,14 +29,15 @@ func sessionsCommand() Command {
 	}
 }
 
-// listSessions is the project's sessions, newest-updated first.
+// listSessions is the project's sessions, newest-updated first, each
+// subagent's after its parent's.
 func listSessions(env *Env) ([]storage.SessionInfo, error) {
 	p := env.Engine.Project()
 	list, err := p.List()
 	if err != nil {
 		return nil, fmt.Errorf("list sessions of %s: %w", p.Root, err)
 	}
-	return list, nil
+	return storage.UnderParents(list), nil
 }
 
 // writeSessions prints list as a table; the current session is marked "*".
@@ -48,7 +49,11 @@ func writeSessions(out io.Writer, list []storage.SessionInfo, current string) er
 		if s.ID == current {
 			mark = "*"
 		}
-		fmt.Fprintf(w, "%s %s\t%s\t%d\t%s\n", mark, termtext.ShortID(s.ID), s.Updated.Local().Format("2006-01-02 15:04"), s.Messages, displayTitle(s.Title))
+		title := displayTitle(s.Title)
+		if s.Parent != "" {
+			title = "↳ " + title
+		}
+		fmt.Fprintf(w, "%s %s\t%s\t%d\t%s\n", mark, termtext.ShortID(s.ID), s.Updated.Local().Format("2006-01-02 15:04"), s.Messages, title)
 	}
 	return w.Flush()
 }

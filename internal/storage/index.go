@@ -37,6 +37,9 @@ type SessionInfo struct {
 	Tokens   int       `json:"tokens"`   // last known context tokens
 	Size     int64     `json:"size"`
 	Project  string    `json:"project"`
+	// Parent is the session a subagent session runs for ("" = none): it
+	// is listed under it, not on its own.
+	Parent string `json:"parent,omitempty"`
 }
 
 // indexEntry is a SessionInfo plus what tells whether it still describes
@@ -53,7 +56,7 @@ type indexEntry struct {
 
 // listing is what Append writes into a record's Listing.
 func (e *indexEntry) listing() *Listing {
-	return &Listing{Messages: e.Messages, Tokens: e.Tokens, Title: e.FileTitle}
+	return &Listing{Messages: e.Messages, Tokens: e.Tokens, Title: e.FileTitle, Parent: e.Parent}
 }
 
 type indexFile struct {
@@ -109,6 +112,9 @@ func (e *indexEntry) observeRecord(r *Record) {
 	}
 	if r.Type == TypeTitle {
 		content = r.Title
+	}
+	if r.Subtype == SubtypeSubagentStart && r.Subagent != nil {
+		e.Parent = r.Subagent.SessionID
 	}
 	post := 0
 	if r.CompactMetadata != nil {

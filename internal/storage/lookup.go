@@ -12,7 +12,9 @@ import (
 // session's activity is its last record's time, but never later than its
 // file was last written here: a transcript imported with timestamps in the
 // future (another machine's clock, or a crafted file) must not be what -c
-// continues from then on, ahead of every local session.
+// continues from then on, ahead of every local session. A subagent's
+// session (SessionInfo.Parent) is never the latest: it is part of its
+// parent's.
 func (p *Project) Latest() (string, error) {
 	list, err := p.List()
 	if err != nil {
@@ -24,6 +26,9 @@ func (p *Project) Latest() (string, error) {
 	dir := p.dir()
 	best, bestAt := "", time.Time{}
 	for _, s := range list { // newest Updated first, and activity <= Updated
+		if s.Parent != "" {
+			continue // a subagent's session is its parent's part, not one to continue
+		}
 		if best != "" && !s.Updated.After(bestAt) {
 			break
 		}
@@ -34,6 +39,9 @@ func (p *Project) Latest() (string, error) {
 		if best == "" || at.After(bestAt) {
 			best, bestAt = s.ID, at
 		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("%w: no session in %s", ErrNotFound, p.Root)
 	}
 	return best, nil
 }
@@ -71,4 +79,34 @@ func (p *Project) Remove(id string) error {
 	}
 	p.updateIndex(dir, func(m map[string]*indexEntry) { delete(m, id) })
 	return nil
+}
+
+// UnderParents orders sessions so that each subagent's session follows
+// its parent's (newest first among them), not among the sessions of their
+// own; one whose parent is not listed keeps its place.
+func UnderParents(infos []SessionInfo) []SessionInfo {
+	listed := map[string]bool{}
+	children := map[string][]SessionInfo{}
+	for _, s := range infos {
+		listed[s.ID] = true
+	}
+	for _, s := range infos {
+		if s.Parent != "" && listed[s.Parent] {
+			children[s.Parent] = append(children[s.Parent], s)
+		}
+	}
+	out := make([]SessionInfo, 0, len(infos))
+	var add func(s SessionInfo)
+	add = func(s SessionInfo) {
+		out = append(out, s)
+		for _, c := range children[s.ID] {
+			add(c)
+		}
+	}
+	for _, s := range infos {
+		if s.Parent == "" || !listed[s.Parent] {
+			add(s)
+		}
+	}
+	return out
 }

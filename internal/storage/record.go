@@ -66,6 +66,14 @@ const (
 	// was handed off to (Handoff.SessionID).
 	SubtypeHandoff = "handoff"
 
+	// SubtypeSubagent, appended to a session when its Task call starts a
+	// subagent, names the subagent's session and the call
+	// (Subagent.SessionID, Subagent.ToolUseID). SubtypeSubagentStart is
+	// the first record of that session and names the parent session and
+	// the call; the session's listing then carries the parent.
+	SubtypeSubagent      = "subagent"
+	SubtypeSubagentStart = "subagent_start"
+
 	// SubtypeRewind is clawdcode's extension: the conversation went back
 	// to just before the user record Rewind.UUID. A load drops the records
 	// from that one up to this record (see Live).
@@ -133,6 +141,9 @@ type Record struct {
 	Pin *Pin `json:"pin,omitempty"`
 	// Fork is the origin of a SubtypeFork record.
 	Fork *ForkInfo `json:"fork,omitempty"`
+	// Subagent links a SubtypeSubagent or SubtypeSubagentStart record to
+	// the session on the other side.
+	Subagent *SubagentInfo `json:"subagent,omitempty"`
 	// Handoff is the destination of a SubtypeHandoff record.
 	Handoff *HandoffInfo `json:"handoff,omitempty"`
 	// Rewind is the target of a SubtypeRewind record.
@@ -160,6 +171,9 @@ type Listing struct {
 	Messages int    `json:"messages"`
 	Tokens   int    `json:"tokens,omitempty"`
 	Title    string `json:"title,omitempty"`
+	// Parent is the session whose Task call this subagent session runs
+	// for ("" = a session of its own).
+	Parent string `json:"parent,omitempty"`
 }
 
 // Message is the message of user, assistant, system and summary records.
@@ -268,6 +282,13 @@ type Pin struct {
 type ForkInfo struct {
 	SessionID string `json:"sessionId"`
 	UUID      string `json:"uuid"` // the last record of the parent taken
+}
+
+// SubagentInfo names the session on the other side of a subagent link
+// and the Task call (its tool_use id in the parent) that made it.
+type SubagentInfo struct {
+	SessionID string `json:"sessionId"`
+	ToolUseID string `json:"toolUseId"`
 }
 
 // HandoffInfo names the session a handoff continued in.

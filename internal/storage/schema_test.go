@@ -51,6 +51,8 @@ func TestRecordsMatchSchema(t *testing.T) {
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeUnpin, Pin: &Pin{ID: 2}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeFork, Fork: &ForkInfo{SessionID: parent, UUID: first}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeHandoff, Handoff: &HandoffInfo{SessionID: parent}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeSubagent, Subagent: &SubagentInfo{SessionID: parent, ToolUseID: "call_1"}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeSubagentStart, Subagent: &SubagentInfo{SessionID: parent, ToolUseID: "call_1"}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: first}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeImport, Import: &ImportInfo{Tool: "claude-code", Path: "/home/u/.claude/projects/-home-u-p/0b9c.jsonl"}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRepair, Repair: &RepairInfo{
@@ -58,7 +60,7 @@ func TestRecordsMatchSchema(t *testing.T) {
 		Relink: []RepairRelink{{UUID: "u2", ParentUUID: "u1"}},
 	}})
 	sessionschema.CheckFile(t, s.Path(), 0)
-	if n := len(readLines(t, s.Path())); n != 17 {
-		t.Fatalf("%d lines written, want 17", n)
+	if n := len(readLines(t, s.Path())); n != 19 {
+		t.Fatalf("%d lines written, want 19", n)
 	}
 }

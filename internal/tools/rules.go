@@ -41,9 +41,9 @@ type Rule struct {
 }
 
 // ruleTools are the tools a rule may name: the contract's, in the order
-// the engine offers them (Set, then Recall).
+// the engine offers them (Set, then Recall, then Task).
 var ruleTools = []string{NameRead, NameWrite, NameEdit, NameBash, NameGlob, NameGrep,
-	NameBashOutput, NameKillShell, NameWebFetch, NameRecall}
+	NameBashOutput, NameKillShell, NameWebFetch, NameRecall, NameTask}
 
 // RuleTools are the tool names rules accept (MCP tools aside), for hints.
 func RuleTools() []string { return slices.Clone(ruleTools) }

@@ -1,0 +1,292 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// A subagent (CONTRACT.md §12) is the engine's loop run again over a
+// session of its own: a new session file of the project, its own context
+// manager (the same policy — counting, ladder, compaction — on its own
+// window), a system prompt of its own that carries the project's
+// instructions, and the parent's tools or fewer. Its calls go through the
+// parent's permissions and hooks, so it can never do what the parent may
+// not. Only its final message comes back, as the Task tool's result.
+const (
+	// taskMaxTurns bounds a subagent's model calls.
+	taskMaxTurns = 40
+	// taskMaxTokens bounds the tokens a subagent's calls spend (prompt and
+	// completion, summed over its calls).
+	taskMaxTokens = 1_500_000
+	// taskAnswerCap bounds the answer that enters the parent's context;
+	// past it the answer is cut and the parent told how to open it whole.
+	taskAnswerCap = 12000
+)
+
+// SubagentType is one kind of subagent: which of the parent's tools it
+// gets and what its system prompt adds.
+type SubagentType struct {
+	Name, Description string
+	// Tools are the names it may use, a subset of the parent's; nil =
+	// the parent's tools but Task.
+	Tools []string
+	// Model is the model its requests go to ("" = the parent's).
+	Model string
+	// Source is "built-in" or the file it was read from.
+	Source string
+	// prompt is added to the system prompt ("" = nothing).
+	prompt string
+}
+
+// The built-in types.
+var (
+	generalAgent = SubagentType{
+		Name:        "general",
+		Description: "any task; it has your tools (but Task) and asks for permission as you do.",
+		Source:      "built-in",
+	}
+	exploreAgent = SubagentType{
+		Name:        "explore",
+		Description: "read-only exploration: find files, search and read code, look through the history (Read, Glob, Grep, Recall); it changes nothing.",
+		Tools:       []string{tools.NameRead, tools.NameGlob, tools.NameGrep, tools.NameRecall},
+		Source:      "built-in",
+		prompt:      "You only explore: find, search and read; you cannot change files or run commands.",
+	}
+)
+
+// SubagentTypes are the types Task offers, built-in first, then the
+// custom ones (agents.go), for /agents.
+func (e *Engine) SubagentTypes() []SubagentType { return e.agentTypes }
+
+// taskTypes are the types as Task's description offers them.
+func (e *Engine) taskTypes() []tools.SubagentType {
+	var out []tools.SubagentType
+	for _, t := range e.agentTypes {
+		out = append(out, tools.SubagentType{Name: t.Name, Description: t.Description})
+	}
+	return out
+}
+
+// lookupSubagent finds a type by name ("" = general).
+func (e *Engine) lookupSubagent(name string) (SubagentType, bool) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return generalAgent, true
+	}
+	for _, t := range e.agentTypes {
+		if strings.EqualFold(name, t.Name) {
+			return t, true
+		}
+	}
+	return SubagentType{}, false
+}
+
+// toolsFor are the parent's tools that t may use, Task never among them:
+// a subagent does not start subagents.
+func (e *Engine) toolsFor(t SubagentType) []tools.Tool {
+	var out []tools.Tool
+	for _, tool := range e.tools {
+		name := tool.Name()
+		if name == tools.NameTask || (t.Tools != nil && !slices.ContainsFunc(t.Tools, func(n string) bool { return strings.EqualFold(n, name) })) {
+			continue
+		}
+		out = append(out, tool)
+	}
+	return out
+}
+
+// RunTask runs one subagent to its final message (tools.TaskRunner). It
+// only reads the engine's configuration, so several run at once.
+func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
+	typ, ok := e.lookupSubagent(p.Type)
+	if !ok {
+		return tools.Result{Error: fmt.Sprintf("unknown subagent_type %q; use one of: %s", p.Type, e.subagentNames())}
+	}
+	set := e.toolsFor(typ)
+	sess, err := e.cfg.Project.Create(ctx)
+	if err != nil {
+		return tools.Result{Error: fmt.Sprintf("subagent: %v", err)}
+	}
+	sess.SetTitle(p.Description)
+	log := &sessionLog{sess: sess}
+	defer func() {
+		log.closed = true
+		_ = sess.Close() // its index entry: a cache the file rebuilds
+	}()
+	if err := e.linkSubagent(ctx, log); err != nil {
+		return tools.Result{Error: fmt.Sprintf("subagent: %v", err)}
+	}
+	info := PromptInfo{Root: e.cfg.Project.Root, Now: e.prompt.Now, Tools: toolDefs(set)}
+	system := SystemPrompt(info) + "\n" + subagentPreamble(typ)
+	model := e.model
+	if typ.Model != "" {
+		model = typ.Model
+	}
+	mgr, err := contextmgr.New(ctx, log, nil, e.managerOptions(model, system, set))
+	if err != nil {
+		return tools.Result{Error: fmt.Sprintf("subagent: build context manager: %v", err)}
+	}
+	label := "[" + typ.Name + ": " + p.Description + "]"
+	// e.sink is Submit's, set before any tool runs and not changed while
+	// they do.
+	sink := newTaskSink(e.sink, callID(ctx), label)
+	l := &loop{
+		conv:     mgr,
+		llm:      &budgetLLM{LLM: e.cfg.LLM, limit: taskMaxTokens},
+		tools:    set,
+		perms:    labeledChecker{inner: e.perms, label: label, asking: &e.taskAsk},
+		model:    model,
+		maxTurns: taskMaxTurns,
+		sink:     sink,
+		hook:     e.runHook,
+	}
+	res, err := l.run(ctx, p.Prompt)
+	e.addTaskUsage(res)
+	if ts, ok := sink.(*taskSink); ok {
+		ts.flush()
+	}
+	return taskResult(ctx, res, err, log)
+}
+
+// linkSubagent links the subagent's session and the current one both
+// ways: its first record names the parent and the call, and the parent
+// gets a record naming it (parent appends from tasks running at once take
+// turns).
+func (e *Engine) linkSubagent(ctx context.Context, child *sessionLog) error {
+	parent, call := e.SessionID(), callID(ctx)
+	if parent == "" || call == "" {
+		return fmt.Errorf("%w: a subagent runs for a Task call of a session", ErrNoSession)
+	}
+	if _, err := child.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeSubagentStart,
+		Subagent: &storage.SubagentInfo{SessionID: parent, ToolUseID: call}}); err != nil {
+		return err // the store's errors name the session
+	}
+	e.taskLink.Lock()
+	defer e.taskLink.Unlock()
+	if _, err := e.log.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeSubagent,
+		Subagent: &storage.SubagentInfo{SessionID: child.sess.ID(), ToolUseID: call}}); err != nil {
+		return fmt.Errorf("link subagent session %s: %w", child.sess.ID(), err)
+	}
+	return nil
+}
+
+// addTaskUsage counts a subagent's tokens into the run's (see Submit).
+func (e *Engine) addTaskUsage(res *TurnResult) {
+	if res == nil {
+		return
+	}
+	e.taskLink.Lock()
+	defer e.taskLink.Unlock()
+	e.taskUsage.InputTokens += res.Usage.InputTokens
+	e.taskUsage.OutputTokens += res.Usage.OutputTokens
+}
+
+// spentByTasks is what the subagents of this engine spent so far.
+func (e *Engine) spentByTasks() storage.Usage {
+	e.taskLink.Lock()
+	defer e.taskLink.Unlock()
+	return e.taskUsage
+}
+
+func (e *Engine) subagentNames() string {
+	var names []string
+	for _, t := range e.agentTypes {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// subagentPreamble tells the subagent what it is and how its answer is used.
+func subagentPreamble(t SubagentType) string {
+	s := "You are a subagent: another agent delegated the task in the user message to you. " +
+		"It sees none of your work but your final message, so end with a complete, concise answer " +
+		"(file paths, line numbers, the facts found) and do not ask questions back."
+	if t.prompt != "" {
+		s += "\n\n" + t.prompt
+	}
+	return s + "\n"
+}
+
+// taskResult is the Task tool's result for a subagent's run: its final
+// message, cut with a ref to the whole when long.
+func taskResult(ctx context.Context, res *TurnResult, err error, log *sessionLog) tools.Result {
+	text := ""
+	if res != nil {
+		text = res.Text
+	}
+	if len(text) > taskAnswerCap {
+		text = tools.CapText(text, taskAnswerCap) +
+			fmt.Sprintf("\n[the whole answer: Recall with ref %s and scope project]", log.reply)
+	}
+	switch {
+	case err == nil:
+		return tools.Result{Output: text}
+	case ctx.Err() != nil:
+		return tools.Result{Output: text, Error: interruptedResult}
+	default:
+		return tools.Result{Output: text, Error: "the subagent stopped: " + err.Error()}
+	}
+}
+
+// errTaskBudget stops a subagent that spent its tokens.
+var errTaskBudget = errors.New("the subagent's token budget is spent")
+
+// budgetLLM refuses a subagent's next call once its calls have spent
+// limit tokens. A loop calls it from one goroutine.
+type budgetLLM struct {
+	LLM
+	limit, used int
+}
+
+func (b *budgetLLM) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	if b.used >= b.limit {
+		return nil, fmt.Errorf("%w (%d tokens)", errTaskBudget, b.limit)
+	}
+	resp, err := b.LLM.Stream(ctx, req, onDelta)
+	if resp != nil {
+		b.used += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+	}
+	return resp, err
+}
+
+// labeledChecker asks the parent's permissions about a subagent's call,
+// the call described with the subagent's label so that the dialog says
+// who asks ("[explore: find tests] Bash(go test ./...)").
+// Subagents running at once ask one at a time (asking, on the parent's
+// one terminal).
+type labeledChecker struct {
+	inner  permissionChecker
+	label  string
+	asking *sync.Mutex
+}
+
+func (c labeledChecker) Check(ctx context.Context, tool tools.Tool, input json.RawMessage) (string, error) {
+	c.asking.Lock()
+	defer c.asking.Unlock()
+	return c.inner.Check(ctx, labeledTool{Tool: tool, label: c.label}, input)
+}
+
+// labeledTool is a tool whose descriptions carry a label; everything else
+// is the tool's own (name, per-call permission).
+type labeledTool struct {
+	tools.Tool
+	label string
+}
+
+func (t labeledTool) Describe(input json.RawMessage) string {
+	return t.label + " " + t.Tool.Describe(input)
+}
+
+func (t labeledTool) NeedsPermissionFor(input json.RawMessage) bool {
+	return tools.NeedsPermission(t.Tool, input)
+}

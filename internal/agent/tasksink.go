@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"encoding/json"
+	"strings"
+
+	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/tools"
+)
+
+// TaskSink is a Sink that also shows what subagents do. Submit's sink may
+// implement it; its TaskEvent is called from the subagents' goroutines,
+// several at once and while Submit's goroutine calls the Sink methods, so
+// it must be safe for that.
+type TaskSink interface {
+	TaskEvent(taskID string, ev TaskEvent)
+}
+
+// TaskEvent is one thing a subagent did, in the terms of Sink: its text
+// (one event per model message), a tool call starting or ending, a notice.
+type TaskEvent struct {
+	Kind string // "assistant", "tool_use", "tool_result", "notice"
+	// Task is the subagent's label, "[type: description]".
+	Task   string
+	ID     string // the tool call's id (tool_use, tool_result)
+	Name   string // the tool's name (tool_use, tool_result)
+	Input  json.RawMessage
+	Result tools.Result
+	Text   string // assistant text, or the notice's
+	Notice contextmgr.NoticeKind
+}
+
+// The kinds of TaskEvent.
+const (
+	TaskAssistant  = "assistant"
+	TaskToolUse    = "tool_use"
+	TaskToolResult = "tool_result"
+	TaskNotice     = "notice"
+)
+
+// taskSink is a subagent's Sink: it hands the events to the parent's
+// TaskSink tagged with the Task call's id. One subagent's loop calls it
+// from one goroutine.
+type taskSink struct {
+	to          TaskSink
+	task, label string
+	text        strings.Builder
+}
+
+// newTaskSink is the sink for the subagent of call id (discarding when the
+// parent's sink does not show subagents).
+func newTaskSink(parent Sink, id, label string) Sink {
+	ts, ok := parent.(TaskSink)
+	if !ok || id == "" {
+		return discardSink{}
+	}
+	return &taskSink{to: ts, task: id, label: label}
+}
+
+func (s *taskSink) send(ev TaskEvent) {
+	ev.Task = s.label
+	s.to.TaskEvent(s.task, ev)
+}
+
+func (s *taskSink) flush() {
+	if s.text.Len() > 0 {
+		s.send(TaskEvent{Kind: TaskAssistant, Text: s.text.String()})
+		s.text.Reset()
+	}
+}
+
+func (s *taskSink) Text(delta string) { s.text.WriteString(delta) }
+
+func (s *taskSink) ToolStart(id, name string, input json.RawMessage) {
+	s.flush()
+	s.send(TaskEvent{Kind: TaskToolUse, ID: id, Name: name, Input: input})
+}
+
+func (s *taskSink) ToolEnd(id, name string, res tools.Result) {
+	s.send(TaskEvent{Kind: TaskToolResult, ID: id, Name: name, Result: res})
+}
+
+func (s *taskSink) Notice(n contextmgr.Notice) {
+	s.flush()
+	s.send(TaskEvent{Kind: TaskNotice, Text: n.Text, Notice: n.Kind})
+}
+
+// ToolRefused shows a subagent's refused call as a call and its result.
+func (s *taskSink) ToolRefused(id, name string, input json.RawMessage, res tools.Result) {
+	s.ToolStart(id, name, input)
+	s.ToolEnd(id, name, res)
+}
