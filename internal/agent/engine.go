@@ -61,8 +61,8 @@ type Config struct {
 	Cache          *storage.CacheStore
 
 	// Tools overrides the tools offered to the model; nil means the
-	// contract tools working in Project.Root (the six file and shell tools
-	// and Recall over the project's sessions).
+	// contract tools working in Project.Root (the six file and shell tools,
+	// Recall over the project's sessions and TodoWrite).
 	Tools []tools.Tool
 	// Now is the clock for the date in the system prompt; nil = time.Now.
 	Now func() time.Time
@@ -136,7 +136,7 @@ func New(cfg Config) *Engine {
 			Project: cfg.Project,
 			Session: e.SessionID,
 			Index:   search.New(cfg.Project.Store(), cfg.Warn),
-		}))
+		}), tools.NewTodoWrite())
 	}
 	e.tools = append(e.tools, cfg.ExtraTools...)
 	if cfg.Permissions != nil {

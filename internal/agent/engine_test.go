@@ -139,8 +139,8 @@ func TestEngineOneShotAnswer(t *testing.T) {
 	for _, d := range req.Tools {
 		names = append(names, d.Name)
 	}
-	if got := strings.Join(names, ","); got != "Read,Write,Edit,Bash,Glob,Grep,Recall" {
-		t.Fatalf("offered tools %s, want the seven contract tools", got)
+	if got := strings.Join(names, ","); got != "Read,Write,Edit,Bash,Glob,Grep,Recall,TodoWrite" {
+		t.Fatalf("offered tools %s, want the eight contract tools", got)
 	}
 	id := e.SessionID()
 	if got := types(w.records(t, id)); got != "user,assistant" {

@@ -93,6 +93,10 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		content += note
 		counted = -1
 	}
+	if after := m.work.afterword(); after != "" {
+		content += after
+		counted = -1
+	}
 	res, err := m.commit(trigger, pre, cut, content, counted, files, failure, rcpt)
 	if err != nil {
 		return nil, err
@@ -155,6 +159,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 			EffectiveWindow: m.guard.learnt,
 			Receipt:         rcpt,
 			Pins:            m.pins.pins(),
+			Todos:           m.work.todos.list(),
 		},
 	}
 	if m.guard.learnt > 0 && !m.guard.learntAt.IsZero() {

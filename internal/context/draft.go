@@ -69,6 +69,10 @@ func (d *Draft) Apply(text string) (*CompactResult, error) {
 		content += note
 		counted = -1
 	}
+	if after := m.work.afterword(); after != "" {
+		content += after
+		counted = -1
+	}
 	m.back.succeeded()
 	res, err := m.commit(storage.TriggerManual, d.PreTokens, d.cut, content, counted, d.Files, nil, rcpt)
 	if err != nil {

@@ -45,6 +45,9 @@ type Manager struct {
 	compactions int
 
 	pins pinBoard
+	// work is what a compaction carries forward beside the summary, read
+	// from the records (carry.go): the task list.
+	work carry
 	// lastReceipt is the receipt of the boundary in force (nil = none).
 	lastReceipt *storage.Receipt
 }
@@ -132,6 +135,10 @@ func (m *Manager) restore(live *storage.Live) error {
 	}
 	post, cutFrom := resumeMarks(live)
 	after := m.live.entries()[post:]
+	m.work.todos.restore(live)
+	for _, e := range after {
+		m.work.todos.observe(e.rec)
+	}
 	m.usage.addReplies(after)
 	m.acct.calibrateResumed(after, post, cutFrom, &m.guard)
 	// A window a server rejection taught an earlier run still holds (the
@@ -216,6 +223,7 @@ func (m *Manager) add(r *storage.Record) error {
 		return fmt.Errorf("append %s record: %w", r.Type, err)
 	}
 	e.offset = off
+	m.work.todos.observe(r)
 	clipped, err := m.hold(e)
 	if err != nil {
 		return err

@@ -232,6 +232,22 @@ type CompactMetadata struct {
 	// when the compaction happened, so a resume has them without reading
 	// the pin records before it.
 	Pins []Pin `json:"pins,omitempty"`
+	// Todos is clawdcode's extension on the boundary: the model's task
+	// list in force when the compaction happened (read from the TodoWrite
+	// calls, never from the summary), each completed item with the refs of
+	// the calls made while it was in progress, so a resume has it without
+	// reading the records before the boundary.
+	Todos []Todo `json:"todos,omitempty"`
+}
+
+// Todo is one item of the model's task list as the session keeps it:
+// its content and status as the last TodoWrite call gave them, and Refs,
+// the uuids of the tool_use records made while it was in progress
+// (bounded; Recall finds each by ref).
+type Todo struct {
+	Content string   `json:"content"`
+	Status  string   `json:"status"`
+	Refs    []string `json:"refs,omitempty"`
 }
 
 // Pin is one pinned text. IDs are numbers given in order within a session

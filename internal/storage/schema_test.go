@@ -30,7 +30,8 @@ func TestRecordsMatchSchema(t *testing.T) {
 			RetainedUUID: first, SessionUsage: &usage, Truncated: map[string]int{first: 100}, EffectiveWindow: 8000,
 			Receipt: &Receipt{Messages: 4, Tokens: 700, Paths: []string{"a.go"}, Commands: []string{"go test ./..."},
 				NotInSummary: NotInSummary{Paths: []string{}, Commands: []string{"go test ./..."}}, First: first, Last: first},
-			Pins: []Pin{{ID: 1, Text: "keep the API stable"}}},
+			Pins:  []Pin{{ID: 1, Text: "keep the API stable"}},
+			Todos: []Todo{{Content: "read a.go", Status: "completed", Refs: []string{first}}, {Content: "fix it", Status: "pending"}}},
 	}
 	summary := &Record{
 		Type: TypeUser, IsCompactSummary: true, Tokens: 40,
