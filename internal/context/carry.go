@@ -1,11 +1,15 @@
 package contextmgr
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
 
 // What a compaction carries forward beside the summary is read from the
-// session's records and from nothing the summariser wrote: the model's
-// task list (todos.go) — so no summary can decide what was done. It is
-// written into the summary message after the summary and its recall note,
+// session's records and from nothing the summariser wrote: the evidence
+// ledger (ledger.go) and the model's task list (todos.go) — so no summary
+// can decide what was done. It is written into the summary message after the summary and its recall note,
 // as the afterword (carriedStart opens it), so that it sits at the end of
 // the compacted prefix, where models attend, and stays byte for byte the
 // same in every request until the next compaction (a prompt cache can
@@ -18,16 +22,35 @@ const carriedStart = "\n\n--- Carried forward from the session's records (not fr
 // carry is what the manager keeps for the afterword.
 type carry struct {
 	todos taskList
+	// ledger is the evidence ledger in force: the last boundary's (nil =
+	// none yet).
+	ledger *storage.Ledger
 }
 
-// afterword is the block that follows the summary ("" = nothing to carry).
-func (c *carry) afterword() string {
+// compaction is what one compaction carries: the ledger merged with what
+// the records it takes out tell, and the afterword that states it.
+type compaction struct {
+	ledger    *storage.Ledger
+	afterword string
+}
+
+// carryOver prepares what a compaction carries: the ledger of dropped
+// merged into the one in force, and the afterword, its ledger within
+// ledgerShare of the request after the compaction, which is base tokens
+// without the afterword (size measures texts as base does).
+func (c *carry) carryOver(root string, dropped []*entry, base int, size func(string) int) compaction {
+	ledger := mergeLedger(c.ledger, readLedger(root, dropped))
+	// The ledger may take ledgerShare of base + itself.
+	budget := int(ledgerShare / (1 - ledgerShare) * float64(base))
 	var parts []string
+	if t := ledgerText(ledger, budget, size); t != "" {
+		parts = append(parts, t)
+	}
 	if t := c.todos.text(); t != "" {
 		parts = append(parts, t)
 	}
 	if len(parts) == 0 {
-		return ""
+		return compaction{ledger: ledger}
 	}
-	return carriedStart + "\n\n" + strings.Join(parts, "\n\n")
+	return compaction{ledger: ledger, afterword: carriedStart + "\n\n" + strings.Join(parts, "\n\n")}
 }

@@ -22,6 +22,9 @@ type CompactResult struct {
 	// Receipt is what the compaction took out of the context (also on
 	// its boundary record).
 	Receipt *storage.Receipt
+	// Ledger is the evidence ledger in force after it (also on its
+	// boundary record).
+	Ledger *storage.Ledger
 }
 
 // Compact compacts now (trigger storage.TriggerManual or TriggerAuto); the
@@ -93,11 +96,12 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		content += note
 		counted = -1
 	}
-	if after := m.work.afterword(); after != "" {
-		content += after
+	carried := m.work.carryOver(m.opt.Root, m.live.entries()[:cut], m.keep.postSize(content, m.live.entries()[cut:]), m.acct.approxText)
+	if carried.afterword != "" {
+		content += carried.afterword
 		counted = -1
 	}
-	res, err := m.commit(trigger, pre, cut, content, counted, files, failure, rcpt)
+	res, err := m.commit(trigger, pre, cut, content, counted, files, failure, rcpt, carried.ledger)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +124,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 // summary's count is contentTokens when known (≥ 0), else it is counted.
 // PostTokens counts what is not counted by the fast estimate, as Usage
 // does: the server's next prompt_tokens replaces it anyway.
-func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error, rcpt *storage.Receipt) (*CompactResult, error) {
+func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error, rcpt *storage.Receipt, ledger *storage.Ledger) (*CompactResult, error) {
 	retained := m.live.entries()[cut:]
 	sumRec := &storage.Record{
 		UUID:             uuid.NewString(),
@@ -160,6 +164,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 			Receipt:         rcpt,
 			Pins:            m.pins.pins(),
 			Todos:           m.work.todos.list(),
+			Ledger:          ledger,
 		},
 	}
 	if m.guard.learnt > 0 && !m.guard.learntAt.IsZero() {
@@ -190,7 +195,8 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 	m.compactions++
 	m.acct.invalidate()
 	m.lastReceipt = rcpt
-	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error, Receipt: rcpt}, nil
+	m.work.ledger = ledger
+	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error, Receipt: rcpt, Ledger: ledger}, nil
 }
 
 // appendCompaction writes the boundary and the summary, with one write
@@ -290,6 +296,17 @@ func (k retention) cut(frac float64) (cut int, ok bool) {
 		return lastUser, true
 	}
 	return 0, false
+}
+
+// postSize is the request after a compaction whose summary message is
+// content and which keeps retained, by approx: the share the ledger may
+// take is reckoned from it.
+func (k retention) postSize(content string, retained []*entry) int {
+	n := k.acct.fixed() + k.acct.approxText(content)
+	for _, e := range retained {
+		n += k.acct.approx(e)
+	}
+	return n
 }
 
 // ceiling is the most the retained records may weigh so that system

@@ -39,8 +39,10 @@
 //     opens its new session with (HandoffRecords);
 //   - carry.go — what a compaction carries forward beside the summary,
 //     read from the records and never from the summary (carry), written
-//     after the summary as its afterword; todos.go — the model's task
-//     list (taskList), read from its TodoWrite records;
+//     after the summary as its afterword; ledger.go — the evidence
+//     ledger read from the tool records, ledgertext.go — its text within
+//     its share of the request; todos.go — the model's task list
+//     (taskList), read from its TodoWrite records;
 //   - resume.go — what a resume reads from the loaded live context beyond
 //     its records: where the records after the summary begin, and the
 //     count the replies among them calibrate;

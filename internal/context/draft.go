@@ -69,12 +69,13 @@ func (d *Draft) Apply(text string) (*CompactResult, error) {
 		content += note
 		counted = -1
 	}
-	if after := m.work.afterword(); after != "" {
-		content += after
+	carried := m.work.carryOver(m.opt.Root, m.live.entries()[:d.cut], m.keep.postSize(content, m.live.entries()[d.cut:]), m.acct.approxText)
+	if carried.afterword != "" {
+		content += carried.afterword
 		counted = -1
 	}
 	m.back.succeeded()
-	res, err := m.commit(storage.TriggerManual, d.PreTokens, d.cut, content, counted, d.Files, nil, rcpt)
+	res, err := m.commit(storage.TriggerManual, d.PreTokens, d.cut, content, counted, d.Files, nil, rcpt, carried.ledger)
 	if err != nil {
 		return nil, err
 	}

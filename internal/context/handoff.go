@@ -50,7 +50,9 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 		text = m.sum.handoffDigest(m.live.summary(), all)
 	}
 	rcpt := receipt(m.acct, m.opt.Root, all, text)
-	content := preamble + "\n\n" + text + recallNote(rcpt) + m.work.afterword()
+	content := preamble + "\n\n" + text + recallNote(rcpt)
+	carried := m.work.carryOver(m.opt.Root, all, m.keep.postSize(content, nil), m.acct.approxText)
+	content += carried.afterword
 	post := m.acct.fixed() + m.acct.counter.Message(chat.Message{Role: chat.RoleUser, Content: content})
 	usage := m.SessionUsage()
 	boundary := &storage.Record{
@@ -59,7 +61,8 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 		Subtype: storage.SubtypeCompactBoundary,
 		Message: &storage.Message{Role: chat.RoleSystem, Content: "Conversation handed off from session " + fromSession},
 		CompactMetadata: &storage.CompactMetadata{Trigger: storage.TriggerManual, PreTokens: pre, SessionUsage: &usage,
-			EffectiveWindow: m.guard.learnt, Receipt: rcpt, Pins: m.pins.pins(), Todos: m.work.todos.list()},
+			EffectiveWindow: m.guard.learnt, Receipt: rcpt, Pins: m.pins.pins(), Todos: m.work.todos.list(),
+			Ledger: carried.ledger},
 		Handoff: &storage.HandoffInfo{SessionID: fromSession},
 	}
 	sum := &storage.Record{

@@ -238,6 +238,56 @@ type CompactMetadata struct {
 	// the calls made while it was in progress, so a resume has it without
 	// reading the records before the boundary.
 	Todos []Todo `json:"todos,omitempty"`
+	// Ledger is clawdcode's extension on the boundary: the evidence
+	// ledger, the hard facts of every range compacted so far, read from
+	// the tool records (never from the summary) and merged with the
+	// previous boundary's.
+	Ledger *Ledger `json:"ledger,omitempty"`
+}
+
+// Ledger is the evidence of the work that compactions took out of the
+// context, read from the tool_use and tool_result records: each entry
+// names the tool_use record it comes from (Ref, for Recall). A file or a
+// command met again replaces its entry; the lists are bounded, oldest out.
+type Ledger struct {
+	Files    []LedgerFile    `json:"files,omitempty"`
+	Commands []LedgerCommand `json:"commands,omitempty"`
+	// Tests are the lines of commands' output that report test results
+	// ("ok pkg 0.3s", "--- FAIL: TestX", "3 passed, 1 failed").
+	Tests []LedgerLine `json:"tests,omitempty"`
+	// Numbers are the lines of tools' output that name a number
+	// ("limit = 4096", "latency: 35ms").
+	Numbers []LedgerLine `json:"numbers,omitempty"`
+	// Errors are the calls that failed other than by a command's exit
+	// status (an Edit whose old_string was not found, a timeout).
+	Errors []LedgerLine `json:"errors,omitempty"`
+}
+
+// LedgerFile is a file a tool read, wrote or edited: its last operation
+// and the lines it read, wrote or changed ("25", "-3 +5").
+type LedgerFile struct {
+	Path  string `json:"path"`
+	Op    string `json:"op"`
+	Lines string `json:"lines,omitempty"`
+	Ref   string `json:"ref"`
+}
+
+// LedgerCommand is a shell command, its exit status (-1 = it did not
+// exit: killed, timed out) and, when it failed, the last lines of its
+// output.
+type LedgerCommand struct {
+	Command string `json:"command"`
+	Exit    int    `json:"exit"`
+	Error   string `json:"error,omitempty"`
+	Ref     string `json:"ref"`
+}
+
+// LedgerLine is one line of evidence and the call it came from (Source:
+// "Bash", "Read src/a.go").
+type LedgerLine struct {
+	Text   string `json:"text"`
+	Source string `json:"source,omitempty"`
+	Ref    string `json:"ref"`
 }
 
 // Todo is one item of the model's task list as the session keeps it:

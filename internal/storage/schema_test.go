@@ -31,7 +31,12 @@ func TestRecordsMatchSchema(t *testing.T) {
 			Receipt: &Receipt{Messages: 4, Tokens: 700, Paths: []string{"a.go"}, Commands: []string{"go test ./..."},
 				NotInSummary: NotInSummary{Paths: []string{}, Commands: []string{"go test ./..."}}, First: first, Last: first},
 			Pins:  []Pin{{ID: 1, Text: "keep the API stable"}},
-			Todos: []Todo{{Content: "read a.go", Status: "completed", Refs: []string{first}}, {Content: "fix it", Status: "pending"}}},
+			Todos: []Todo{{Content: "read a.go", Status: "completed", Refs: []string{first}}, {Content: "fix it", Status: "pending"}},
+			Ledger: &Ledger{Files: []LedgerFile{{Path: "a.go", Op: "edit", Lines: "-1 +2", Ref: first}},
+				Commands: []LedgerCommand{{Command: "go test ./...", Exit: 1, Error: "FAIL a", Ref: first}},
+				Tests:    []LedgerLine{{Text: "--- FAIL: TestA", Source: "go test ./...", Ref: first}},
+				Numbers:  []LedgerLine{{Text: "limit = 4096", Source: "Read a.go", Ref: first}},
+				Errors:   []LedgerLine{{Text: "old_string not found", Source: "Edit a.go", Ref: first}}}},
 	}
 	summary := &Record{
 		Type: TypeUser, IsCompactSummary: true, Tokens: 40,

@@ -1,0 +1,154 @@
+package contextmgr
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// ledgerHeading opens the ledger's text.
+const ledgerHeading = "Evidence ledger (read from the tool records, not from the summary; it holds where they disagree; [ref] = a Recall ref):"
+
+// ledgerItem is one line of the ledger's text and how much it matters:
+// what does not fit the budget is folded, least weight and oldest first.
+type ledgerItem struct {
+	section, order, weight int
+	line, ref              string
+}
+
+var ledgerSections = []string{"Files:", "Commands:", "Test results:", "Numbers:", "Errors:"}
+
+// ledgerItems lists l's lines with their weights: what changed the work
+// (edits, writes, failures, errors) weighs most, a read or a command that
+// succeeded least.
+func ledgerItems(l *storage.Ledger) []ledgerItem {
+	var items []ledgerItem
+	add := func(section, weight int, ref, format string, args ...any) {
+		items = append(items, ledgerItem{section: section, order: len(items), weight: weight, ref: ref,
+			line: "- " + fmt.Sprintf(format, args...) + " [" + shortRef(ref) + "]"})
+	}
+	for _, f := range l.Files {
+		weight, what := 5, f.Op
+		switch f.Op {
+		case "read":
+			weight, what = 1, "read, "+f.Lines+" lines"
+		case "write":
+			what = "written, " + f.Lines + " lines"
+		case "edit":
+			what = "edited, lines " + f.Lines
+		}
+		add(0, weight, f.Ref, "%s — %s", f.Path, what)
+	}
+	for _, c := range l.Commands {
+		switch {
+		case c.Exit == 0:
+			add(1, 2, c.Ref, "`%s` — exit status 0", oneLine(c.Command, 200))
+		case c.Exit < 0:
+			add(1, 5, c.Ref, "`%s` — did not exit: %s", oneLine(c.Command, 200), c.Error)
+		default:
+			add(1, 5, c.Ref, "`%s` — exit status %d: %s", oneLine(c.Command, 200), c.Exit, c.Error)
+		}
+	}
+	for i, lines := range [][]storage.LedgerLine{l.Tests, l.Numbers, l.Errors} {
+		weight := []int{4, 3, 4}[i]
+		for _, x := range lines {
+			add(2+i, weight, x.Ref, "%s (%s)", x.Text, x.Source)
+		}
+	}
+	return items
+}
+
+// ledgerText is the ledger as the model reads it, within budget tokens
+// as size measures them ("" = an empty ledger). Lines that do not fit are
+// folded to their refs, and past that counted.
+func ledgerText(l *storage.Ledger, budget int, size func(string) int) string {
+	if ledgerEmpty(l) {
+		return ""
+	}
+	items := ledgerItems(l)
+	byWeight := append([]ledgerItem(nil), items...)
+	sort.SliceStable(byWeight, func(i, j int) bool {
+		if byWeight[i].weight != byWeight[j].weight {
+			return byWeight[i].weight > byWeight[j].weight
+		}
+		return byWeight[i].order > byWeight[j].order
+	})
+	// Sizes are summed piece by piece, each rounded up by one (a newline,
+	// a token split across the seam); the headings are reckoned whole, and
+	// a fifth of the budget, at most, is kept for the folded refs.
+	room := budget - size(ledgerHeading) - 1
+	for _, h := range ledgerSections {
+		room -= size(h) + 1
+	}
+	all := 0
+	for _, it := range items {
+		all += size(it.line) + 1
+	}
+	reserve := 0
+	if all > room {
+		reserve = min(budget/5, 200)
+		room -= reserve
+	}
+	// Strictly by weight: once one does not fit, the rest fold too, so a
+	// small line never stays where a weightier one was folded.
+	kept := map[int]bool{}
+	var folded []ledgerItem
+	for _, it := range byWeight {
+		if n := size(it.line) + 1; len(folded) == 0 && n <= room {
+			room -= n
+			kept[it.order] = true
+		} else {
+			folded = append(folded, it)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(ledgerHeading)
+	section := -1
+	for _, it := range items {
+		if !kept[it.order] {
+			continue
+		}
+		if it.section != section {
+			section = it.section
+			b.WriteString("\n" + ledgerSections[section])
+		}
+		b.WriteString("\n" + it.line)
+	}
+	writeFolded(&b, folded, room+reserve, size)
+	return b.String()
+}
+
+// writeFolded names the folded entries by ref, oldest last, as far as
+// room allows, and counts the rest.
+func writeFolded(b *strings.Builder, folded []ledgerItem, room int, size func(string) int) {
+	if len(folded) == 0 {
+		return
+	}
+	sort.SliceStable(folded, func(i, j int) bool { return folded[i].order > folded[j].order })
+	head := fmt.Sprintf("\nFolded for room (%d entries; Recall ref=<ref> shows one):", len(folded))
+	room -= size(head) + size(" (and 1000 more: Recall by path or command finds them)") + 2
+	var refs []string
+	for _, it := range folded {
+		if n := size(" "+shortRef(it.ref)) + 1; n <= room {
+			room -= n
+			refs = append(refs, shortRef(it.ref))
+		}
+	}
+	b.WriteString(head)
+	if len(refs) > 0 {
+		b.WriteString(" " + strings.Join(refs, " "))
+	}
+	if rest := len(folded) - len(refs); rest > 0 {
+		fmt.Fprintf(b, " (and %d more: Recall by path or command finds them)", rest)
+	}
+}
+
+// shortRef is the prefix of a uuid the model is shown.
+func shortRef(ref string) string {
+	if len(ref) > refLen {
+		return ref[:refLen]
+	}
+	return ref
+}
