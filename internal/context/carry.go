@@ -3,6 +3,7 @@ package contextmgr
 import (
 	"strings"
 
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -19,9 +20,12 @@ import (
 // carriedStart opens the afterword.
 const carriedStart = "\n\n--- Carried forward from the session's records (not from the summary) ---"
 
-// carry is what the manager keeps for the afterword.
+// carry is what the manager keeps for the afterword and the packet.
 type carry struct {
 	todos taskList
+	// resumed is set when the live context was restored from a session:
+	// the next user message is preceded by a re-orientation packet.
+	resumed bool
 	// ledger is the evidence ledger in force: the last boundary's (nil =
 	// none yet).
 	ledger *storage.Ledger
@@ -34,11 +38,13 @@ type compaction struct {
 	afterword string
 }
 
-// carryOver prepares what a compaction carries: the ledger of dropped
-// merged into the one in force, and the afterword, its ledger within
-// ledgerShare of the request after the compaction, which is base tokens
-// without the afterword (size measures texts as base does).
-func (c *carry) carryOver(root string, dropped []*entry, base int, size func(string) int) compaction {
+// carryOver prepares what a compaction carries: the ledger of all[:cut]
+// (what it takes out) merged into the one in force, and the afterword —
+// the ledger, the task list and the re-orientation packet of all — its
+// ledger within ledgerShare of the request after the compaction, which is
+// base tokens without the afterword (size measures texts as base does).
+func (c *carry) carryOver(root string, all []*entry, cut int, base int, size func(string) int) compaction {
+	dropped := all[:cut]
 	ledger := mergeLedger(c.ledger, readLedger(root, dropped))
 	// The ledger may take ledgerShare of base + itself.
 	budget := int(ledgerShare / (1 - ledgerShare) * float64(base))
@@ -49,8 +55,21 @@ func (c *carry) carryOver(root string, dropped []*entry, base int, size func(str
 	if t := c.todos.text(); t != "" {
 		parts = append(parts, t)
 	}
-	if len(parts) == 0 {
-		return compaction{ledger: ledger}
-	}
+	parts = append(parts, packetText(all, nil, compactionPacket, root, size))
 	return compaction{ledger: ledger, afterword: carriedStart + "\n\n" + strings.Join(parts, "\n\n")}
+}
+
+// resumePacket is the record that gives a resumed session's model its
+// packet with the next user message (nil = not resumed, or nothing to
+// re-orient by); it clears resumed.
+func (c *carry) resumePacket(es []*entry, root string, size func(string) int) *storage.Record {
+	if !c.resumed {
+		return nil
+	}
+	c.resumed = false
+	if len(es) == 0 {
+		return nil
+	}
+	return &storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeReorientation,
+		Message: &storage.Message{Role: chat.RoleUser, Content: packetText(es, &c.todos, resumePacket, root, size)}}
 }

@@ -96,7 +96,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		content += note
 		counted = -1
 	}
-	carried := m.work.carryOver(m.opt.Root, m.live.entries()[:cut], m.keep.postSize(content, m.live.entries()[cut:]), m.acct.approxText)
+	carried := m.work.carryOver(m.opt.Root, m.live.entries(), cut, m.keep.postSize(content, m.live.entries()[cut:]), m.acct.approxText)
 	if carried.afterword != "" {
 		content += carried.afterword
 		counted = -1

@@ -42,7 +42,8 @@
 //     after the summary as its afterword; ledger.go — the evidence
 //     ledger read from the tool records, ledgertext.go — its text within
 //     its share of the request; todos.go — the model's task list
-//     (taskList), read from its TodoWrite records;
+//     (taskList), read from its TodoWrite records; packet.go — the
+//     re-orientation packet (after a compaction, a handoff, a resume);
 //   - resume.go — what a resume reads from the loaded live context beyond
 //     its records: where the records after the summary begin, and the
 //     count the replies among them calibrate;

@@ -69,7 +69,7 @@ func (d *Draft) Apply(text string) (*CompactResult, error) {
 		content += note
 		counted = -1
 	}
-	carried := m.work.carryOver(m.opt.Root, m.live.entries()[:d.cut], m.keep.postSize(content, m.live.entries()[d.cut:]), m.acct.approxText)
+	carried := m.work.carryOver(m.opt.Root, m.live.entries(), d.cut, m.keep.postSize(content, m.live.entries()[d.cut:]), m.acct.approxText)
 	if carried.afterword != "" {
 		content += carried.afterword
 		counted = -1

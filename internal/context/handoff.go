@@ -51,7 +51,7 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 	}
 	rcpt := receipt(m.acct, m.opt.Root, all, text)
 	content := preamble + "\n\n" + text + recallNote(rcpt)
-	carried := m.work.carryOver(m.opt.Root, all, m.keep.postSize(content, nil), m.acct.approxText)
+	carried := m.work.carryOver(m.opt.Root, all, len(all), m.keep.postSize(content, nil), m.acct.approxText)
 	content += carried.afterword
 	post := m.acct.fixed() + m.acct.counter.Message(chat.Message{Role: chat.RoleUser, Content: content})
 	usage := m.SessionUsage()

@@ -134,6 +134,7 @@ func (m *Manager) restore(live *storage.Live) error {
 			return err
 		}
 	}
+	m.work.resumed = true
 	post, cutFrom := resumeMarks(live)
 	after := m.live.entries()[post:]
 	m.work.todos.restore(live)
@@ -235,8 +236,14 @@ func (m *Manager) add(r *storage.Record) error {
 	return nil
 }
 
-// AddUser appends a user message (persisted at once).
+// AddUser appends a user message (persisted at once); the first after a
+// resume is preceded by the re-orientation packet (packet.go).
 func (m *Manager) AddUser(text string) error {
+	if r := m.work.resumePacket(m.live.entries(), m.opt.Root, m.acct.approxText); r != nil {
+		if err := m.add(r); err != nil {
+			return err
+		}
+	}
 	return m.add(&storage.Record{
 		Type:    storage.TypeUser,
 		Message: &storage.Message{Role: chat.RoleUser, Content: text},

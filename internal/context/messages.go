@@ -13,8 +13,10 @@ import (
 // prompt) from records, so that any sequence of records yields a request a
 // strict server accepts:
 //
-//   - the latest summary record becomes the first message (a user message);
-//     older summaries, every system record and every record of another type
+//   - the latest summary record becomes the first message (a user message),
+//     and the latest reorientation record (a resume's packet) a user
+//     message merged with the one after it; older summaries and packets,
+//     every other system record and every record of another type
 //     (a session title, a type added later) are left out, without breaking
 //     the tool round or the user turn they sit in;
 //   - an assistant record carries the tool_use records that follow it as its
@@ -33,10 +35,14 @@ import (
 // It also reports how many tool calls it had to answer as interrupted:
 // those answers are in no record, so the manager counts them apart.
 func buildMessages(records []*storage.Record) ([]chat.Message, int) {
-	var summary *storage.Record
+	var summary, packet *storage.Record
 	for _, r := range records {
-		if r != nil && r.IsSummary() {
+		switch {
+		case r == nil:
+		case r.IsSummary():
 			summary = r
+		case r.Type == storage.TypeSystem && r.Subtype == storage.SubtypeReorientation:
+			packet = r
 		}
 	}
 	b := messageBuilder{out: make([]chat.Message, 0, len(records)+1)}
@@ -54,6 +60,13 @@ func buildMessages(records []*storage.Record) ([]chat.Message, int) {
 			}
 			b.closeGroup()
 			b.user(messageContent(r))
+		case storage.TypeSystem:
+			// The latest re-orientation packet goes with the user message
+			// after it; an older one is stale.
+			if r == packet {
+				b.closeGroup()
+				b.user(messageContent(r))
+			}
 		case storage.TypeAssistant:
 			b.closeGroup()
 			b.open = true

@@ -28,9 +28,9 @@ type taskList struct {
 	pending map[string][]chat.Todo // TodoWrite call id → its list
 }
 
-// list is the task list in force (nil = none); a copy.
+// list is the task list in force (nil = none, or no taskList); a copy.
 func (t *taskList) list() []storage.Todo {
-	if len(t.items) == 0 {
+	if t == nil || len(t.items) == 0 {
 		return nil
 	}
 	out := make([]storage.Todo, len(t.items))

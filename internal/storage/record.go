@@ -82,6 +82,13 @@ const (
 	// themselves stay in the file: it is append-only.
 	SubtypeRepair = "session_repair"
 
+	// SubtypeReorientation is clawdcode's extension: the re-orientation
+	// packet a resumed session gives the model with its next user message
+	// (Message, role user: the task, the calls since, the files in flight,
+	// the open items, the next step), appended just before that message
+	// and sent as part of it. Only the latest is sent (see contextmgr).
+	SubtypeReorientation = "reorientation"
+
 	TriggerAuto   = "auto"
 	TriggerManual = "manual"
 )
