@@ -12,10 +12,10 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # only watch the test process's own harness, at several times the cost.
 # Everything else, the testscript runner and the REPL's pty tests
 # included (their children are the race-built test binary), runs with it.
-E2E_PKGS  = ./internal/e2e/... ./internal/perf/...
-UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e /internal/e2e -e /internal/perf)
+E2E_PKGS  = ./internal/e2e/... ./internal/perf/... ./internal/ctxbench/...
+UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e /internal/e2e -e /internal/perf -e /internal/ctxbench)
 
-.PHONY: build cross install test test-short bench lint fuzz fuzz-short clean mcp-server
+.PHONY: build cross install test test-short bench bench-context lint fuzz fuzz-short clean mcp-server
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/clawdcode
@@ -70,6 +70,16 @@ bench:
 	$(GO) test -run='^$$' -bench='ContinuedTurn|Replay|HugeStdin|HugeRecord' -benchtime=3x -benchmem -count=1 -timeout=30m ./internal/perf/ || status=1; \
 	$(GO) test -run='^$$' -bench='Search1GB|Import1GB' -benchtime=5x -count=1 -timeout=60m ./internal/perf/ || status=1; \
 	exit $$status
+
+# The context bench (docs/context-bench.md): the built binary against
+# scripted summarisers, a probe, a re-orienter and a violator, over a
+# generated corpus at three windows; prints one table. The test binary is
+# run directly so that the table reaches stdout. CTXBENCH_FLAGS adds
+# flags, e.g. CTXBENCH_FLAGS='-ctxbench.sessions=4 -ctxbench.windows=8000'.
+CTXBENCH_FLAGS ?=
+bench-context:
+	$(GO) test -c -o bin/ctxbench.test ./internal/ctxbench
+	bin/ctxbench.test -test.run '^TestContextBench$$' -test.parallel 3 -test.timeout 30m -ctxbench.full $(CTXBENCH_FLAGS)
 
 lint:
 	$(GO) vet ./...

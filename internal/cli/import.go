@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -59,6 +60,9 @@ Default directories: claude-code $CLAUDE_CONFIG_DIR/projects, else
 // progressMin is how much work shows a progress bar on a terminal.
 const progressMin = 64 << 20
 
+// importMemoryLimit is the import's soft memory limit (see importRun).
+const importMemoryLimit = 256 << 20
+
 func importRun(ctx context.Context, f *Factory, opts *ImportOptions) error {
 	st, err := f.Store()
 	if err != nil {
@@ -71,12 +75,24 @@ func importRun(ctx context.Context, f *Factory, opts *ImportOptions) error {
 			Hints:   []string{"give the directory: clawdcode import " + opts.Tool + " <dir>"},
 		}
 	}
+	if f.Getenv("GOMEMLIMIT") == "" {
+		// One huge source line (a 100 MB tool output) is garbage several
+		// times over as it is decoded and written again; with the default
+		// pacing the heap doubles past what is live before it is
+		// collected (840 MiB for a 200 MB line). A soft limit keeps the
+		// collector to what is live (500 MiB); an import of ordinary
+		// sessions stays far below it and never notices.
+		debug.SetMemoryLimit(importMemoryLimit)
+	}
 	bar := f.IO.IsStderrTTY()
 	shown := false
 	last := time.Time{}
 	im := &importer.Importer{
 		Store: st,
 		Warn:  warnTo(f.IO.ErrOut),
+		Waiting: func() {
+			fmt.Fprintln(f.IO.ErrOut, "Another clawdcode import is running in this store; waiting for it to finish…")
+		},
 		Done: func(r importer.SessionResult) {
 			if shown {
 				fmt.Fprint(f.IO.ErrOut, "\r\033[K")

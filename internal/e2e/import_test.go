@@ -8,27 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawdcode/clawdcode/internal/fixtures"
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
-// installSource copies a real session of another tool into dir/rel,
-// with every working directory it records rewritten to project, so that
-// clawdcode can be run in the imported session's project.
-func installSource(t *testing.T, fixture []string, dir, rel, project string) string {
-	t.Helper()
-	b := string(fixtures.Read(t, fixture...))
-	b = regexp.MustCompile(`"cwd":"[^"]*"`).ReplaceAllString(b, `"cwd":"`+project+`"`)
-	b = strings.ReplaceAll(b, "/home/dev/inventory", project) // Codex's session_meta and context
-	path := filepath.Join(dir, rel)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(b), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+// installSource is harness.InstallSource.
+var installSource = harness.InstallSource
 
 // sessionIDs returns the ids `sessions list --json` lists.
 func sessionIDs(t *testing.T, w *world) []string {

@@ -11,22 +11,22 @@ import (
 // ccLine is the part of a Claude Code transcript line the import reads
 // (see the package doc for the mapping).
 type ccLine struct {
-	Type              string          `json:"type"`
-	Subtype           string          `json:"subtype"`
-	UUID              string          `json:"uuid"`
-	ParentUUID        *string         `json:"parentUuid"`
-	SessionID         string          `json:"sessionId"`
-	CWD               string          `json:"cwd"`
-	GitBranch         string          `json:"gitBranch"`
-	Timestamp         time.Time       `json:"timestamp"`
-	IsSidechain       bool            `json:"isSidechain"`
-	IsCompactSummary  bool            `json:"isCompactSummary"`
-	Content           string          `json:"content"` // system records
-	Summary           string          `json:"summary"` // "summary" lines: the session's title
-	Message           *ccMessage      `json:"message"`
-	CompactMetadata   *ccCompactMeta  `json:"compactMetadata"`
-	ToolUseResult     json.RawMessage `json:"toolUseResult"`
-	LogicalParentUUID string          `json:"logicalParentUuid"`
+	Type             string         `json:"type"`
+	Subtype          string         `json:"subtype"`
+	UUID             string         `json:"uuid"`
+	ParentUUID       *string        `json:"parentUuid"`
+	SessionID        string         `json:"sessionId"`
+	CWD              string         `json:"cwd"`
+	GitBranch        string         `json:"gitBranch"`
+	Timestamp        time.Time      `json:"timestamp"`
+	IsSidechain      bool           `json:"isSidechain"`
+	IsCompactSummary bool           `json:"isCompactSummary"`
+	Content          string         `json:"content"` // system records
+	Summary          string         `json:"summary"` // "summary" lines: the session's title
+	Message          *ccMessage     `json:"message"`
+	CompactMetadata  *ccCompactMeta `json:"compactMetadata"`
+	// (toolUseResult, which repeats a tool's output, is not decoded.)
+	LogicalParentUUID string `json:"logicalParentUuid"`
 
 	// clawdcode's own records (a session exported with
 	// `sessions export --format jsonl` imports as Claude Code's does).
@@ -37,10 +37,10 @@ type ccLine struct {
 }
 
 type ccMessage struct {
-	ID      string          `json:"id"`
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"` // a string, or content blocks
+	ID      string    `json:"id"`
+	Role    string    `json:"role"`
+	Model   string    `json:"model"`
+	Content ccContent `json:"content"`
 	Usage   *struct {
 		InputTokens         int `json:"input_tokens"`
 		CacheCreationTokens int `json:"cache_creation_input_tokens"`
@@ -63,7 +63,7 @@ type ccBlock struct {
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"` // tool_result: a string or blocks
+	Content   ccContent       `json:"content"` // tool_result's
 	IsError   bool            `json:"is_error"`
 }
 
@@ -190,7 +190,7 @@ func (c *claude) assistant(l *ccLine) {
 	if u := l.Message.Usage; u != nil {
 		r.usage = &storage.Usage{InputTokens: u.InputTokens + u.CacheCreationTokens + u.CacheReadTokens, OutputTokens: u.OutputTokens}
 	}
-	text, blocks := decodeContent(l.Message.Content)
+	text, blocks := l.Message.Content.text, l.Message.Content.blocks
 	if text != "" {
 		r.text = append(r.text, text)
 	}
@@ -242,7 +242,7 @@ func (c *claude) user(l *ccLine) {
 	if l.Message == nil {
 		return
 	}
-	text, blocks := decodeContent(l.Message.Content)
+	text, blocks := l.Message.Content.text, l.Message.Content.blocks
 	var parts []string
 	if text != "" {
 		parts = append(parts, text)
@@ -256,9 +256,9 @@ func (c *claude) user(l *ccLine) {
 		case "image":
 			parts = append(parts, "[image]")
 		case "tool_result":
-			out, _ := decodeContent(b.Content)
+			out := b.Content.text
 			if out == "" {
-				out = blockText(b.Content)
+				out = b.Content.blockText()
 			}
 			rec := c.base(l, storage.TypeToolResult)
 			rec.UUID = ""
@@ -335,27 +335,29 @@ func trigger(t string) string {
 	return storage.TriggerAuto
 }
 
-// decodeContent reads a message content: a string (returned as text) or
-// an array of blocks.
-func decodeContent(raw json.RawMessage) (string, []ccBlock) {
-	if len(raw) == 0 {
-		return "", nil
+// ccContent is a message's or a tool result's content: a string, or
+// content blocks. It is decoded from the line in place, without a copy of
+// its raw bytes first (a tool result can be 100 MB). Content that is
+// neither reads as empty, like the source's other oddities.
+type ccContent struct {
+	text   string
+	blocks []ccBlock
+}
+
+func (c *ccContent) UnmarshalJSON(raw []byte) error {
+	switch {
+	case len(raw) > 0 && raw[0] == '"':
+		json.Unmarshal(raw, &c.text)
+	case len(raw) > 0 && raw[0] == '[':
+		json.Unmarshal(raw, &c.blocks)
 	}
-	if raw[0] == '"' {
-		var s string
-		json.Unmarshal(raw, &s)
-		return s, nil
-	}
-	var blocks []ccBlock
-	json.Unmarshal(raw, &blocks)
-	return "", blocks
+	return nil
 }
 
 // blockText joins the text of content blocks (a tool result's content).
-func blockText(raw json.RawMessage) string {
-	_, blocks := decodeContent(raw)
+func (c *ccContent) blockText() string {
 	var parts []string
-	for _, b := range blocks {
+	for _, b := range c.blocks {
 		switch b.Type {
 		case "text":
 			parts = append(parts, b.Text)

@@ -40,14 +40,37 @@
 // Record uuids that are UUIDs are kept; others get a UUID derived from
 // them. A source's times are kept.
 //
-// # Importing again
+// # Importing again, and after a kill
 //
-// $CLAWDCODE_HOME/import/state.json records, per source file, the bytes
-// of whole lines imported and the session they went to. A second import
-// reads only what a file gained since (a last line without its '\n' waits
-// for the next import) and appends it to the same session; a file that did
-// not grow costs a stat. If the state is lost, a session that exists is
-// not imported again (so nothing is duplicated). A line that does not
-// parse is skipped with a warning; a file that cannot be read is reported
-// and the others are imported.
+// A source file is imported in passes, each over the whole lines of a byte
+// range [from, to) fixed when it starts; converting a range is
+// deterministic. Every record a pass writes carries its progress mark,
+// storage.ImportPos{From, To, N, End}: the N-th record of the pass, End on
+// the last. The session file is the truth about an import: the next one
+// reads the last whole record's mark from the session's tail. After an
+// End it converts what the source gained since To (a last line without
+// its '\n' waits for the next import); otherwise the pass was cut short
+// (a kill, a crash, a full disk) and is converted again, its first N
+// records, already in the file, left out. So a kill at any moment — the
+// session just created and empty, a batch half written, the state not yet
+// saved — loses no record and writes none twice, and the session file is
+// never rewritten (a torn last batch stays one bad line, which readers
+// skip). Known limit: a boundary that retains records (a clawdcode
+// export) whose retained record was written before the cut resumes from
+// its summary.
+//
+// $CLAWDCODE_HOME/import/state.json is only a cache: per source file, its
+// size and mtime and its session's size when the last import ended, so
+// that an unchanged file costs two stats. A file whose entry is missing or
+// out of date is checked against its session's marks. It is written with
+// the index entries, every 512 sessions and at the end.
+//
+// One import runs at a time per store: Import takes the flock
+// import/import.lock (the kernel drops it when its holder dies) and waits
+// for it, saying so through Waiting. Sessions are closed into a
+// storage.IndexBatch, so a project's index.json is written once per batch,
+// not once per session, and the cost of an import is linear in its files.
+//
+// A line that does not parse is skipped with a warning; a file that
+// cannot be read is reported and the others are imported.
 package importer

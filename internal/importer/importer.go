@@ -1,11 +1,8 @@
 package importer
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -105,7 +101,7 @@ type SessionResult struct {
 	Project string
 	Source  string
 	Records int  // records written
-	New     bool // the session was created (else continued)
+	New     bool // the import that opened the session (else a continuation)
 }
 
 // Importer brings other tools' sessions into a store.
@@ -118,11 +114,19 @@ type Importer struct {
 	Progress func(done, total int64)
 	// Done, when set, is called after each session imported.
 	Done func(SessionResult)
+	// Waiting, when set, is called once if another import holds the
+	// store and this one waits for it to finish.
+	Waiting func()
 }
+
+// indexBatch is how many sessions' index entries (and the state's files)
+// are written at once: the cost of an index write is spread over them.
+const indexBatch = 512
 
 // Import imports every session of tool found under dir. Files that cannot
 // be read are reported through Warn and counted in Result.Failed; the
-// rest are imported.
+// rest are imported. One import runs at a time per store: a second one
+// waits (see Waiting).
 func (im *Importer) Import(ctx context.Context, tool, dir string) (*Result, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -135,86 +139,152 @@ func (im *Importer) Import(ctx context.Context, tool, dir string) (*Result, erro
 	if err != nil {
 		return nil, fmt.Errorf("import %s: %w", tool, err)
 	}
-	st, err := loadState(im.Store.Home())
+	unlock, err := im.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var total, done int64
-	type job struct {
-		path string
-		size int64
-	}
-	var jobs []job
-	var unreadable int
+	defer unlock()
+	st := loadState(im.Store.Home(), im.Warn)
+	r := &run{im: im, tool: tool, st: st, res: &Result{}, batch: &storage.IndexBatch{}, projects: map[string]*storage.Project{}}
 	for _, f := range files {
-		fi, err := os.Stat(f)
-		if err != nil || !fi.Mode().IsRegular() {
-			if err == nil {
-				err = fmt.Errorf("not a regular file")
-			}
-			im.Warn(fmt.Sprintf("import %s: %v", f, err))
-			unreadable++
-			continue
-		}
-		if e, ok := st.Files[f]; ok && e.Offset >= fi.Size() {
-			continue // nothing new
-		}
-		jobs = append(jobs, job{f, fi.Size()})
-		total += fi.Size() - st.Files[f].Offset
+		r.plan(f)
 	}
-	// Files are imported by one worker per CPU: each source file goes to
-	// its own session, and the state and the callbacks are serialised.
-	res := &Result{Failed: unreadable}
-	var (
-		mu   sync.Mutex
-		next int
-		wg   sync.WaitGroup
-	)
-	st.mu = &mu
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	for range workers {
+	r.work(ctx)
+	r.flush()
+	if err := ctx.Err(); err != nil {
+		return r.res, err
+	}
+	if len(r.jobs) > 0 {
+		if err := st.save(true); err != nil {
+			return r.res, err
+		}
+	}
+	return r.res, nil
+}
+
+// run is one Import's work: the source files to read, and what the
+// workers share (the state, the index entries waiting, the result).
+type run struct {
+	im    *Importer
+	tool  string
+	st    *state
+	res   *Result
+	batch *storage.IndexBatch
+	jobs  []job
+
+	mu          sync.Mutex // guards what follows, st and res
+	projects    map[string]*storage.Project
+	next        int
+	done, total int64
+}
+
+type job struct {
+	path string
+	fi   fs.FileInfo
+}
+
+// plan adds a source file to the work unless the state shows that
+// nothing changed since its last import.
+func (r *run) plan(path string) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		if err == nil {
+			err = fmt.Errorf("not a regular file")
+		}
+		r.im.Warn(fmt.Sprintf("import %s: %v", path, err))
+		r.res.Failed++
+		return
+	}
+	if r.st.unchanged(path, fi) {
+		return
+	}
+	r.jobs = append(r.jobs, job{path, fi})
+	r.total += fi.Size() - min(r.st.Files[path].Offset, fi.Size())
+}
+
+// work imports the files with one worker per CPU: each source file goes
+// to its own session.
+func (r *run) work(ctx context.Context) {
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(r.jobs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				mu.Lock()
-				if next >= len(jobs) || ctx.Err() != nil {
-					mu.Unlock()
+				r.mu.Lock()
+				if r.next >= len(r.jobs) || ctx.Err() != nil {
+					r.mu.Unlock()
 					return
 				}
-				j := jobs[next]
-				next++
-				before := st.Files[j.path].Offset
-				mu.Unlock()
-				sr, err := im.importFile(ctx, tool, j.path, st)
-				mu.Lock()
-				if err != nil {
-					im.Warn(err.Error())
-					res.Failed++
-				} else if sr != nil {
-					res.Sessions = append(res.Sessions, *sr)
-					if im.Done != nil {
-						im.Done(*sr)
-					}
-				}
-				done += j.size - before
-				if im.Progress != nil {
-					im.Progress(done, total)
-				}
-				mu.Unlock()
+				j := r.jobs[r.next]
+				r.next++
+				prev := r.st.Files[j.path]
+				r.mu.Unlock()
+				sr, now, err := r.importFile(ctx, j.path, j.fi, prev)
+				r.finished(j, prev, sr, now, err)
 			}
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	if len(jobs) > 0 {
-		if err := st.save(true); err != nil {
-			return res, err
+}
+
+// finished records one file's outcome; every indexBatch sessions, their
+// index entries and the state are written.
+func (r *run) finished(j job, prev fileState, sr *SessionResult, now fileState, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case err != nil:
+		r.im.Warn(err.Error())
+		r.res.Failed++
+	default:
+		r.st.Files[j.path] = now
+		if sr != nil {
+			r.res.Sessions = append(r.res.Sessions, *sr)
+			if r.im.Done != nil {
+				r.im.Done(*sr)
+			}
 		}
 	}
-	return res, nil
+	r.done += j.fi.Size() - min(prev.Offset, j.fi.Size())
+	if r.im.Progress != nil {
+		r.im.Progress(r.done, r.total)
+	}
+	if r.batch.Len() >= indexBatch {
+		r.flushLocked()
+	}
+}
+
+func (r *run) flush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flushLocked()
+}
+
+// flushLocked writes the index entries waiting, then the state: the
+// state is a cache of what the sessions hold, so it is never ahead of
+// them.
+func (r *run) flushLocked() {
+	r.batch.Write()
+	if err := r.st.save(false); err != nil {
+		r.im.Warn(err.Error())
+	}
+}
+
+// project is the project at a recorded working directory, looked up once
+// per import.
+func (r *run) project(cwd string) (*storage.Project, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.projects[cwd]; p != nil {
+		return p, nil
+	}
+	p, err := r.im.Store.ProjectAt(cwd)
+	if err != nil {
+		return nil, err
+	}
+	r.projects[cwd] = p
+	return p, nil
 }
 
 // sourceFiles lists a tool's session files under dir, sorted. Claude
@@ -255,54 +325,6 @@ func sourceFiles(tool, dir string) ([]string, error) {
 	return out, err
 }
 
-// importFile imports the new lines of one source file and records how far
-// it got. It returns nil, nil when the lines held nothing to import.
-func (im *Importer) importFile(ctx context.Context, tool, path string, st *state) (*SessionResult, error) {
-	prev := st.get(path)
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("import %s: %w", path, err)
-	}
-	defer f.Close()
-	out := &converted{sessionID: prev.Session, cwd: prev.Project, uuids: map[string]bool{}}
-	conv := newConverter(tool, out)
-	end, err := readLines(f, prev.Offset, func(lineNo int, off int64, line []byte) {
-		if err := conv.line(line); err != nil {
-			im.Warn(fmt.Sprintf("%s: %s: skipped a line that does not parse (%d bytes): %v", path, where(prev.Offset, lineNo, off), len(line), err))
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("import %s: %w", path, err)
-	}
-	conv.end()
-	if out.sessionID == "" && tool == Codex {
-		out.sessionID = codexIDFromName(path)
-	}
-	if out.sessionID == "" && tool == ClaudeCode {
-		out.sessionID = strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	}
-	out.sessionID = clawdcodeID(out.sessionID)
-	if len(out.recs) == 0 && out.title == "" {
-		if out.sessionID != "" && out.cwd != "" {
-			if err := st.set(path, fileState{Offset: end, Session: out.sessionID, Project: out.cwd}); err != nil {
-				return nil, err
-			}
-		}
-		return nil, nil
-	}
-	if out.cwd == "" || !filepath.IsAbs(out.cwd) {
-		return nil, fmt.Errorf("import %s: no working directory recorded; skipped", path)
-	}
-	sr, err := im.write(ctx, tool, path, out, prev.Offset == 0)
-	if err != nil {
-		return nil, fmt.Errorf("import %s: %w", path, err)
-	}
-	if err := st.set(path, fileState{Offset: end, Session: out.sessionID, Project: out.cwd}); err != nil {
-		return nil, err
-	}
-	return sr, nil
-}
-
 func where(start int64, lineNo int, off int64) string {
 	if start == 0 {
 		return fmt.Sprintf("line %d", lineNo)
@@ -329,142 +351,4 @@ func codexIDFromName(path string) string {
 		return name[len(name)-36:]
 	}
 	return ""
-}
-
-// write appends the records to the clawdcode session of the same id in
-// the project at the recorded working directory, creating it (with its
-// import record) on a first import.
-func (im *Importer) write(ctx context.Context, tool, path string, out *converted, first bool) (*SessionResult, error) {
-	p, err := im.Store.ProjectAt(out.cwd)
-	if err != nil {
-		return nil, err
-	}
-	var s *storage.Session
-	created := false
-	if first {
-		s, err = p.CreateID(ctx, out.sessionID)
-		if errors.Is(err, storage.ErrSessionExists) {
-			// Imported before, and the import's state was lost: importing
-			// again would duplicate it.
-			return nil, fmt.Errorf("session %s exists in %s already; not imported again", out.sessionID, p.Root)
-		}
-		created = err == nil
-	} else {
-		s, err = p.Open(ctx, out.sessionID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	recs := out.recs
-	if created {
-		head := &storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeImport, Import: &storage.ImportInfo{Tool: tool, Path: path}}
-		if len(recs) > 0 {
-			head.Timestamp = recs[0].Timestamp
-		}
-		recs = append([]*storage.Record{head}, recs...)
-	}
-	if out.title != "" {
-		recs = append(recs, &storage.Record{Type: storage.TypeTitle, Title: out.title})
-	}
-	var last time.Time
-	for _, r := range recs {
-		r.CWD = out.cwd
-		if r.Timestamp.IsZero() {
-			r.Timestamp = last // a line without a time: the one before's
-		}
-		last = r.Timestamp
-	}
-	// Records go out in batches. A boundary that retains records (from a
-	// clawdcode export) needs the offset of the first one kept: the batch
-	// before it is written first, and the offsets noted.
-	offsets := map[string]int64{}
-	n := 0
-	var part []*storage.Record
-	flush := func() error {
-		if len(part) == 0 {
-			return nil
-		}
-		offs, err := s.AppendBatch(part...)
-		if err != nil {
-			return err
-		}
-		for i, r := range part {
-			offsets[r.UUID] = offs[i]
-		}
-		n += len(part)
-		part = part[:0]
-		return nil
-	}
-	for _, r := range recs {
-		if m := r.CompactMetadata; r.IsBoundary() && m != nil && m.RetainedUUID != "" {
-			if err := flush(); err != nil {
-				s.Close()
-				return nil, err
-			}
-			if off, ok := offsets[m.RetainedUUID]; ok {
-				m.RetainedOffset = off
-			} else {
-				m.RetainedUUID = "" // kept by an earlier import: resume from the summary
-			}
-		}
-		part = append(part, r)
-		if len(part) >= batch {
-			if err := flush(); err != nil {
-				s.Close()
-				return nil, err
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if err := s.Close(); err != nil {
-		return nil, err
-	}
-	return &SessionResult{ID: out.sessionID, Project: p.Root, Source: path, Records: n, New: created}, nil
-}
-
-// batch is how many records go out in one write: few system calls, and
-// no write so large that it strains memory.
-const batch = 256
-
-// readLines calls fn for every whole line of f from start and returns the
-// offset after the last one. A last line without its '\n' (a tool still
-// writing) is left for the next import.
-func readLines(f *os.File, start int64, fn func(lineNo int, off int64, line []byte)) (int64, error) {
-	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return start, err
-	}
-	buf := make([]byte, 1<<20)
-	off, have, lineNo := start, 0, 0
-	for {
-		if have == len(buf) {
-			buf = append(buf, make([]byte, len(buf))...)
-		}
-		n, err := f.Read(buf[have:])
-		have += n
-		data := buf[:have]
-		pos := 0
-		for {
-			nl := bytes.IndexByte(data[pos:], '\n')
-			if nl < 0 {
-				break
-			}
-			lineNo++
-			line := data[pos : pos+nl]
-			if len(bytes.TrimSpace(line)) > 0 {
-				fn(lineNo, off+int64(pos), line)
-			}
-			pos += nl + 1
-		}
-		off += int64(pos)
-		have = copy(buf, data[pos:])
-		if err == io.EOF {
-			return off, nil
-		}
-		if err != nil {
-			return off, err
-		}
-	}
 }

@@ -7,72 +7,66 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
-// state remembers, per source file, how far import has read it, so that
-// a second import adds only what is new: $CLAWDCODE_HOME/import/state.json.
+// state is a cache, $CLAWDCODE_HOME/import/state.json, of what the last
+// imports did per source file: it lets an import pass over a file that
+// did not change, and its session that did not either, for two stats.
+// It is never the truth: the progress marks in the sessions are (see
+// storage.ImportPos). A file whose entry is missing or out of date is
+// checked against its session's marks, so a lost, stale or damaged state
+// costs time, never a record.
 type state struct {
 	path  string
 	Files map[string]fileState `json:"files"`
-	// mu, when set, guards Files for the import's workers.
-	mu *sync.Mutex
-	// dirty counts the files recorded since the last write.
-	dirty int
 }
-
-func (st *state) get(path string) fileState {
-	if st.mu != nil {
-		st.mu.Lock()
-		defer st.mu.Unlock()
-	}
-	return st.Files[path]
-}
-
-// set records how far a file was imported. The state is written every
-// saveEvery files (and at the end, by Import): a crash in between loses
-// at most that many files' progress, and those sessions, found existing,
-// are reported rather than imported twice.
-func (st *state) set(path string, fs fileState) error {
-	if st.mu != nil {
-		st.mu.Lock()
-		defer st.mu.Unlock()
-	}
-	st.Files[path] = fs
-	st.dirty++
-	if st.dirty < saveEvery {
-		return nil
-	}
-	st.dirty = 0
-	return st.save(false)
-}
-
-const saveEvery = 32
 
 type fileState struct {
 	Offset  int64  `json:"offset"`  // bytes of whole lines imported
 	Session string `json:"session"` // the session they went to
 	Project string `json:"project"` // its project (the recorded cwd)
+	// What the source and the session were when the import ended.
+	Size        int64  `json:"size,omitempty"`
+	ModTime     int64  `json:"mtime,omitempty"`
+	SessionPath string `json:"sessionPath,omitempty"`
+	SessionSize int64  `json:"sessionSize,omitempty"`
 }
 
-func loadState(home string) (*state, error) {
+// unchanged reports whether the source file and its session are as the
+// last import left them.
+func (st *state) unchanged(path string, fi fs.FileInfo) bool {
+	e, ok := st.Files[path]
+	if !ok || e.Size == 0 || e.Size != fi.Size() || e.ModTime != fi.ModTime().UnixNano() {
+		return false
+	}
+	if e.SessionPath == "" {
+		return true // nothing in it to import
+	}
+	sfi, err := os.Lstat(e.SessionPath)
+	return err == nil && sfi.Size() == e.SessionSize
+}
+
+// loadState reads the state; one that cannot be read is reported and
+// taken as empty.
+func loadState(home string, warn func(string)) *state {
 	st := &state{path: filepath.Join(home, "import", "state.json"), Files: map[string]fileState{}}
 	b, err := storage.ReadRegular(st.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return st, nil
+		return st
+	}
+	if err == nil {
+		err = json.Unmarshal(b, st)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read import state: %w", err)
-	}
-	if err := json.Unmarshal(b, st); err != nil {
-		return nil, fmt.Errorf("read import state %s: %w (remove it to import from the start; sessions imported already are not duplicated)", st.path, err)
+		warn(fmt.Sprintf("import state %s: %v; every file is checked against its session", st.path, err))
+		st.Files = map[string]fileState{}
 	}
 	if st.Files == nil {
 		st.Files = map[string]fileState{}
 	}
-	return st, nil
+	return st
 }
 
 // save writes the state atomically (a temporary file renamed over it);

@@ -29,7 +29,18 @@
 //     with id and name on their first delta and the arguments in pieces, a
 //     finish chunk with an empty delta, a usage chunk with no choices when
 //     stream_options.include_usage is set, then "data: [DONE]".
-//   - Every request is recorded, rejected ones included, in arrival order.
+//   - Every request is recorded, rejected ones included, in arrival order
+//     (Options.Light keeps only its figures, for long runs).
+//   - With Options.PromptCache, a prefix-cache meter reports the tokens a
+//     provider's cache would serve as usage.prompt_tokens_details.cached_tokens.
+//
+// For the context bench (internal/ctxbench) it also plays scripted
+// summarisers (Summariser: faithful, lossy, hallucinating, failing) and
+// behaviours that decide from their request alone: Probe (which planted
+// facts it holds), Reorienter (fetch until the task's facts are there,
+// then edit) and Violator (attempt what the user forbade unless the rule
+// is in the request). Facts are found by RequestText and Holds: exact
+// substring presence of a fact's key, white space folded.
 //
 // A Server is safe for concurrent use; requests are served concurrently.
 package llmtest

@@ -74,6 +74,7 @@ type ToolCall struct {
 type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
+	CachedTokens     int // usage.prompt_tokens_details.cached_tokens
 }
 
 // Endless streams piece (a default sentence when empty) without end.

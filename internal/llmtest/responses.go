@@ -121,7 +121,7 @@ func (c completion) writeResponsesStream(w http.ResponseWriter) {
 		if status == "completed" {
 			u := c.usage()
 			r["usage"] = map[string]any{"input_tokens": u["prompt_tokens"], "output_tokens": u["completion_tokens"],
-				"total_tokens": u["total_tokens"], "input_tokens_details": map[string]any{"cached_tokens": 0},
+				"total_tokens": u["total_tokens"], "input_tokens_details": map[string]any{"cached_tokens": c.cachedTokens},
 				"output_tokens_details": map[string]any{"reasoning_tokens": 0}}
 		}
 		return r

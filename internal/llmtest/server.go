@@ -43,6 +43,17 @@ type Options struct {
 	// of Window: a misconfigured server (1, a byte count) that enforces
 	// another.
 	FamilyWindow int
+	// PromptCache meters a prefix cache as providers keep one: the
+	// longest prefix (the tools, then the messages in order, each compared
+	// whole) a request shares with the previous accepted request of the
+	// same model counts as cached, and its tokens are reported as
+	// usage.prompt_tokens_details.cached_tokens and in Request.CachedTokens.
+	// The meter is exact: no minimum length, no block rounding.
+	PromptCache bool
+	// Light records each request without its Body, Messages and Tools
+	// (Requests still has the rest): for long runs whose requests would
+	// not fit in memory. The responder sees them whole.
+	Light bool
 }
 
 // Request is one recorded request, decoded.
@@ -62,6 +73,9 @@ type Request struct {
 	// into Messages and Tools like a chat request's.
 	Responses bool
 	Tokens    int // the prompt estimate the server used
+	// CachedTokens is the part of Tokens the prompt-cache meter counted as
+	// cached (Options.PromptCache; 0 without it).
+	CachedTokens int
 
 	// Status is the HTTP status the server answered with (200 for a
 	// completion, even one whose stream it then cut; 0 while undecided and
@@ -86,6 +100,7 @@ type Server struct {
 	calls     int // tool-call ids handed out
 	replies   int // completion ids handed out
 	metadata  int // metadata requests answered
+	cache     promptCache
 }
 
 // NewServer starts a server on loopback; it is closed when the test ends.
@@ -209,8 +224,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 
 	status, errBody, errMsg := s.check(&req, opts)
 	s.mu.Lock()
+	if status == 0 && opts.PromptCache {
+		req.CachedTokens = s.cache.cached(req, s.tokens(opts))
+	}
 	idx := len(s.requests)
-	s.requests = append(s.requests, req)
+	kept := req
+	if opts.Light {
+		kept.Body, kept.Messages, kept.Tools = nil, nil, nil
+	}
+	s.requests = append(s.requests, kept)
 	s.mu.Unlock()
 	if status != 0 {
 		s.setOutcome(idx, status, errMsg)
@@ -253,11 +275,7 @@ func (s *Server) check(req *Request, opts Options) (status int, body, msg string
 	if v := validate(wire, opts.RejectConsecutiveUser); v != nil {
 		return http.StatusBadRequest, v.body(), v.message
 	}
-	if opts.Tokens != nil {
-		req.Tokens = opts.Tokens(*req)
-	} else {
-		req.Tokens = EstimateTokens(*req)
-	}
+	req.Tokens = s.tokens(opts)(*req)
 	if opts.Window > 0 && req.Tokens+req.MaxCompletionTokens > opts.Window {
 		b := overflowBody(opts.Window, req.Tokens, req.MaxCompletionTokens)
 		if opts.OverflowMessage != "" {
@@ -266,6 +284,14 @@ func (s *Server) check(req *Request, opts Options) (status int, body, msg string
 		return http.StatusBadRequest, b, bodyMessage(b)
 	}
 	return 0, "", ""
+}
+
+// tokens is the prompt estimate opts name.
+func (s *Server) tokens(opts Options) func(Request) int {
+	if opts.Tokens != nil {
+		return opts.Tokens
+	}
+	return EstimateTokens
 }
 
 func (s *Server) setOutcome(idx, status int, msg string) {
@@ -343,7 +369,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, repl
 	s.replies++
 	id := fmt.Sprintf("chatcmpl-llmtest-%d", s.replies)
 	s.mu.Unlock()
-	c := completion{id: id, model: req.Model, created: time.Now().Unix(), reply: reply, promptTokens: req.Tokens}
+	c := completion{id: id, model: req.Model, created: time.Now().Unix(), reply: reply, promptTokens: req.Tokens, cachedTokens: req.CachedTokens}
 	if req.Responses {
 		c.writeResponsesStream(w)
 		return

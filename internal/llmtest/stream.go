@@ -16,6 +16,7 @@ type completion struct {
 	created      int64
 	reply        Reply
 	promptTokens int
+	cachedTokens int
 }
 
 func (c completion) finishReason() string {
@@ -29,7 +30,7 @@ func (c completion) finishReason() string {
 }
 
 func (c completion) usage() map[string]any {
-	u := Usage{PromptTokens: c.promptTokens, CompletionTokens: completionTokens(c.reply)}
+	u := Usage{PromptTokens: c.promptTokens, CompletionTokens: completionTokens(c.reply), CachedTokens: c.cachedTokens}
 	if c.reply.Usage != nil {
 		u = *c.reply.Usage
 	}
@@ -37,7 +38,7 @@ func (c completion) usage() map[string]any {
 		"prompt_tokens":             u.PromptTokens,
 		"completion_tokens":         u.CompletionTokens,
 		"total_tokens":              u.PromptTokens + u.CompletionTokens,
-		"prompt_tokens_details":     map[string]int{"cached_tokens": 0, "audio_tokens": 0},
+		"prompt_tokens_details":     map[string]int{"cached_tokens": u.CachedTokens, "audio_tokens": 0},
 		"completion_tokens_details": map[string]int{"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
 	}
 }

@@ -268,6 +268,12 @@ func BenchmarkImport1GB(b *testing.B) {
 	w := newWorld(b)
 	src := filepath.Join(w.root, "claude-projects")
 	total := writeClaudeCorpus(b, src, w.project)
+	benchImport(b, w, src, total, "Imported ")
+}
+
+// benchImport runs `clawdcode import claude-code src` into an empty store
+// per iteration and reports its time, peak RSS, MB/s and MB/cpu-s.
+func benchImport(b *testing.B, w *world, src string, total int64, want string) {
 	var s sample
 	cpu0 := childCPU()
 	for b.Loop() {
@@ -277,7 +283,7 @@ func BenchmarkImport1GB(b *testing.B) {
 		}
 		b.StartTimer()
 		r := w.run(b, "import", "claude-code", src)
-		if !strings.Contains(r.stdout, "Imported ") {
+		if !strings.Contains(r.stdout, want) {
 			b.Fatalf("import: %s", clip(r.stdout, 300))
 		}
 		s.add(r)

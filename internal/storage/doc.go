@@ -31,7 +31,8 @@
 //   - Sync: fsyncs the file (and, the first time, its directory). Every
 //     record appended before it is on stable storage when it returns.
 //   - Close and Flush write the session's entry into the project's
-//     index.json atomically (temporary file, fsync, rename, fsync of the
+//     index.json (CloseInto leaves it in an IndexBatch, which writes
+//     the entries of many sessions of a project at once) atomically (temporary file, fsync, rename, fsync of the
 //     directory). A temporary file that a crash left behind is removed by
 //     a later index write once it is a minute old. The index is a cache:
 //     the JSONL files are the truth, and List rebuilds any entry that is

@@ -111,6 +111,10 @@ type Record struct {
 	// right after the common fields, so that a listing without index.json
 	// reads it from the first bytes of a file's last line.
 	Listing *Listing `json:"listing,omitempty"`
+	// ImportPos is clawdcode import's progress mark on every record it
+	// writes, right after Listing so that it is read from a line's first
+	// bytes (see ImportPos).
+	ImportPos *ImportPos `json:"importPos,omitempty"`
 
 	Message          *Message         `json:"message,omitempty"`
 	Tool             *ToolUse         `json:"tool,omitempty"`

@@ -477,9 +477,19 @@ func (s *Session) Flush() error {
 }
 
 func (s *Session) flushLocked() error {
+	e, err := s.entryLocked()
+	if err != nil {
+		return err
+	}
+	s.project.storeEntry(s.dir, e)
+	return nil
+}
+
+// entryLocked is the session's index entry as of now.
+func (s *Session) entryLocked() (*indexEntry, error) {
 	fi, err := s.f.Stat()
 	if err != nil {
-		return fmt.Errorf("index session %s: %w", s.id, err)
+		return nil, fmt.Errorf("index session %s: %w", s.id, err)
 	}
 	e := s.entry
 	e.Size = fi.Size()
@@ -491,8 +501,7 @@ func (s *Session) flushLocked() error {
 	if e.Updated.IsZero() {
 		e.Updated = fi.ModTime().UTC()
 	}
-	s.project.storeEntry(s.dir, &e)
-	return nil
+	return &e, nil
 }
 
 // Close writes the index entry and releases the lock. Closing twice is a
@@ -500,6 +509,11 @@ func (s *Session) flushLocked() error {
 // first append failed on a full disk, say) is removed, so a failed creation
 // leaves nothing behind.
 func (s *Session) Close() error {
+	return s.closeWith(func(e *indexEntry) { s.project.storeEntry(s.dir, e) })
+}
+
+// closeWith closes the session, handing its index entry to store.
+func (s *Session) closeWith(store func(*indexEntry)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -509,7 +523,10 @@ func (s *Session) Close() error {
 	if s.removeEmpty() {
 		return s.release()
 	}
-	err := s.flushLocked()
+	e, err := s.entryLocked()
+	if err == nil {
+		store(e)
+	}
 	return errors.Join(err, s.release())
 }
 

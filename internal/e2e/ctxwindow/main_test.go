@@ -8,11 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/pkoukk/tiktoken-go"
-	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/e2e/harness"
@@ -256,54 +252,11 @@ func checkNoOrphans(t *testing.T, msgs []chat.Message) {
 	}
 }
 
-// Token counting on the server's side: tiktoken's o200k_base (gpt-4o's)
-// over every text the request carries, with the cookbook's per-message
-// overhead, and each tool definition counted as its JSON text (more than
-// OpenAI's own accounting of tools, so the server is if anything stricter).
+// Token counting on the server's side: llmtest's, as OpenAI counts.
 var (
-	encOnce sync.Once
-	enc     *tiktoken.Tiktoken
-	encErr  error
-	// counted memoises textTokens: every request repeats the system
-	// prompt, the tools and the history, and tokenizing is slow under -race.
-	counted sync.Map // string → int
+	textTokens   = llmtest.TextTokens
+	serverTokens = llmtest.OpenAITokens
 )
-
-// textTokens is the o200k_base token count of s.
-func textTokens(s string) int {
-	encOnce.Do(func() {
-		tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
-		enc, encErr = tiktoken.GetEncoding("o200k_base")
-	})
-	if encErr != nil {
-		panic(fmt.Sprintf("load o200k_base: %v", encErr))
-	}
-	if n, ok := counted.Load(s); ok {
-		return n.(int)
-	}
-	n := len(enc.EncodeOrdinary(s))
-	counted.Store(s, n)
-	return n
-}
-
-func serverTokens(r llmtest.Request) int {
-	count := textTokens
-	n := 3
-	for _, m := range r.Messages {
-		n += 3 + count(m.Role) + count(m.Content)
-		if m.Name != "" {
-			n += 1 + count(m.Name)
-		}
-		for _, c := range m.ToolCalls {
-			n += 7 + count(c.Name) + count(c.Arguments)
-		}
-	}
-	for _, d := range r.Tools {
-		b, _ := json.Marshal(d)
-		n += count(string(b))
-	}
-	return n
-}
 
 // bigText is n lines of varied, ordinary text (about 11 tokens a line),
 // tagged so a test can tell files apart.

@@ -94,8 +94,17 @@ var binary string
 // builds the binary into a fresh temporary directory for NewWorld, runs m,
 // removes the directory and returns the exit code for os.Exit. A failure
 // to build is reported on stderr, prefixed with name, and fails the run
-// before any test starts.
+// before any test starts. TestBinaryEnv, when set, names a binary to run
+// instead (another build, say the base commit's), and nothing is built.
 func Main(m *testing.M, stderr io.Writer, name string) int {
+	if p, err := TestBinary(); p != "" || err != nil {
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			return 1
+		}
+		binary = p
+		return m.Run()
+	}
 	dir, err := os.MkdirTemp("", "clawdcode-"+name+"-bin-")
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)

@@ -1,0 +1,218 @@
+package ctxbench
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// config is one row of the table: the window clawdcode and the server
+// share, and the summariser the server plays.
+type config struct {
+	window int
+	mode   llmtest.SummaryMode
+}
+
+// threshold is the auto-compaction trigger the bench passes (clawdcode's
+// default, stated so that a change of the default is not a change of the
+// bench).
+const threshold = "0.8"
+
+// milestones are the compaction counts after which the probe runs.
+var milestones = []int{1, 5, 10}
+
+// probeResult is what one probe found: by class the facts planted so far
+// and those present, and by artifact kind the same for the facts of the
+// compacted range (tasks whose prompt is no longer a message of its own).
+type probeResult struct {
+	planted, present           map[string]int
+	rangePlanted, rangePresent map[string]int
+}
+
+// sessionResult is what one session measured.
+type sessionResult struct {
+	tasks, agentRequests, summaries, rejected int
+	prompt, cached, completion                int
+	compactions                               int
+	probes                                    map[int]probeResult
+	reorient, cold                            int // -1: the edit was never made
+	violated                                  bool
+	wall, cpu                                 time.Duration
+}
+
+// runner drives one session through the real binary.
+type runner struct {
+	t   *testing.T
+	w   *harness.World
+	s   *session
+	cfg config
+	id  string // the session id, after the first task
+
+	mu       sync.Mutex
+	behave   func(llmtest.Request) llmtest.Reply
+	onReq    func(llmtest.Request)
+	seen     int // server requests already accounted
+	res      sessionResult
+	summaris func(llmtest.Request) llmtest.Reply
+}
+
+func runSession(t *testing.T, cfg config, s *session) sessionResult {
+	w := harness.NewWorld(t, llmtest.Options{Window: cfg.window, Tokens: llmtest.OpenAITokens, PromptCache: true, Light: true})
+	w.Timeout = 2 * time.Minute
+	for name, content := range s.files {
+		p := filepath.Join(w.Project, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &runner{t: t, w: w, s: s, cfg: cfg, summaris: llmtest.Summariser(cfg.mode, s.facts)}
+	r.res = sessionResult{probes: map[int]probeResult{}, reorient: -1, cold: -1}
+	w.Server.SetResponder(r.respond)
+	if src := s.source; src != nil {
+		home := filepath.Join(w.Root, src.tool)
+		harness.InstallSource(t, src.fixture, home, src.rel, w.Project)
+		w.ExtraEnv = []string{src.envVar + "=" + home}
+		w.MustRun("import", src.tool)
+		r.id = src.id
+	}
+	for i, tk := range s.tasks {
+		r.task(tk)
+		for _, m := range milestones {
+			if _, done := r.res.probes[m]; !done && r.res.compactions >= m {
+				r.res.probes[m] = r.probe(i)
+			}
+		}
+	}
+	r.res.tasks = len(s.tasks)
+	r.res.reorient = r.reorientCost(true)
+	r.res.cold = r.reorientCost(false)
+	r.res.violated = r.violate()
+	return r.res
+}
+
+// respond answers summarisation calls with the summariser and every other
+// request with the behaviour of the run under way, and counts the reply's
+// tokens as the server reports them.
+func (r *runner) respond(req llmtest.Request) llmtest.Reply {
+	r.mu.Lock()
+	behave, onReq := r.behave, r.onReq
+	r.mu.Unlock()
+	var reply llmtest.Reply
+	if llmtest.IsSummaryRequest(req) {
+		r.mu.Lock()
+		r.res.summaries++
+		r.mu.Unlock()
+		reply = r.summaris(req)
+	} else {
+		if onReq != nil {
+			onReq(req)
+		}
+		reply = behave(req)
+	}
+	if reply.Status == 0 {
+		n := len(reply.Text)
+		for _, c := range reply.ToolCalls {
+			n += len(c.Name) + len(c.Arguments)
+		}
+		r.mu.Lock()
+		r.res.completion += max(1, (n+3)/4)
+		r.mu.Unlock()
+	}
+	return reply
+}
+
+// run runs clawdcode once with behave answering; counted says whether its
+// requests go into the cost figures. It returns the result object.
+func (r *runner) run(behave func(llmtest.Request) llmtest.Reply, onReq func(llmtest.Request), counted bool, args ...string) harness.ResultObject {
+	r.mu.Lock()
+	r.behave, r.onReq = behave, onReq
+	r.mu.Unlock()
+	args = append(args, "--output-format", "json", "--context-window", strconv.Itoa(r.cfg.window),
+		"--compact-threshold", threshold, "--dangerously-skip-permissions")
+	ctx, cancel := context.WithTimeout(context.Background(), r.w.Timeout)
+	defer cancel()
+	cmd := r.w.Command(ctx, args...)
+	start := time.Now()
+	res := harness.Wait(r.t, ctx, cmd)
+	if counted {
+		r.res.wall += time.Since(start)
+		if u, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.res.cpu += time.Duration(u.Utime.Nano() + u.Stime.Nano())
+		}
+	}
+	var obj harness.ResultObject
+	if err := json.Unmarshal([]byte(strings.TrimSpace(res.Stdout)), &obj); err != nil {
+		r.t.Fatalf("session %s: clawdcode %q: stdout is not one result object: %v\n%s", r.s.name, args, err, res)
+	}
+	r.account(counted)
+	return obj
+}
+
+// account adds the server's requests since the last call to the figures
+// (when counted).
+func (r *runner) account(counted bool) {
+	reqs := r.w.Server.Requests()
+	fresh := reqs[r.seen:]
+	r.seen = len(reqs)
+	if !counted {
+		return
+	}
+	for _, q := range fresh {
+		if q.Status != 200 {
+			r.res.rejected++
+		}
+		if q.Status == 0 {
+			continue
+		}
+		r.res.prompt += q.Tokens
+		r.res.cached += q.CachedTokens
+	}
+}
+
+// task runs one user turn: the scripted agent plays its replies in order.
+func (r *runner) task(tk task) {
+	var mu sync.Mutex
+	replies := tk.replies
+	script := func(llmtest.Request) llmtest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(replies) == 0 {
+			return llmtest.Text("Done.")
+		}
+		next := replies[0]
+		replies = replies[1:]
+		return next
+	}
+	onReq := func(llmtest.Request) {
+		r.mu.Lock()
+		r.res.agentRequests++
+		r.mu.Unlock()
+	}
+	args := []string{"-p", tk.prompt}
+	if r.id != "" {
+		args = append([]string{"-r", r.id}, args...)
+	}
+	obj := r.run(script, onReq, true, args...)
+	if obj.IsError {
+		r.t.Logf("session %s: a task ended in error: %s", r.s.name, obj.Result)
+	}
+	if r.id == "" {
+		r.id = obj.SessionID
+	}
+	if obj.Compactions != nil {
+		r.res.compactions += *obj.Compactions
+	}
+}

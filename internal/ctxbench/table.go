@@ -1,0 +1,187 @@
+package ctxbench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// Price is a model's list price in dollars per million tokens.
+type price struct{ input, cached, output float64 }
+
+// prices are the list prices the cost column uses (OpenAI, per million
+// tokens); the bench's model is gpt-4o, clawdcode's default.
+var prices = map[string]price{
+	"gpt-4o":      {input: 2.50, cached: 1.25, output: 10.00},
+	"gpt-4o-mini": {input: 0.15, cached: 0.075, output: 0.60},
+	"gpt-4.1":     {input: 2.00, cached: 0.50, output: 8.00},
+}
+
+const benchModel = "gpt-4o"
+
+// row is one line of the table: every session of one config, summed.
+type row struct {
+	cfg      config
+	sessions int
+	total    sessionResult
+	probes   map[int]probeResult // summed over the sessions that got there
+	reached  map[int]int         // sessions that reached each milestone
+	reorient []int
+	cold     []int
+	violated int
+}
+
+func newRow(cfg config) *row {
+	return &row{cfg: cfg, probes: map[int]probeResult{}, reached: map[int]int{}}
+}
+
+func (rw *row) add(r sessionResult) {
+	rw.sessions++
+	t := &rw.total
+	t.tasks += r.tasks
+	t.agentRequests += r.agentRequests
+	t.summaries += r.summaries
+	t.rejected += r.rejected
+	t.prompt += r.prompt
+	t.cached += r.cached
+	t.completion += r.completion
+	t.compactions += r.compactions
+	t.wall += r.wall
+	t.cpu += r.cpu
+	for m, p := range r.probes {
+		rw.reached[m]++
+		sum, ok := rw.probes[m]
+		if !ok {
+			sum = probeResult{planted: map[string]int{}, present: map[string]int{}, rangePlanted: map[string]int{}, rangePresent: map[string]int{}}
+		}
+		addCounts(sum.planted, p.planted)
+		addCounts(sum.present, p.present)
+		addCounts(sum.rangePlanted, p.rangePlanted)
+		addCounts(sum.rangePresent, p.rangePresent)
+		rw.probes[m] = sum
+	}
+	rw.reorient = append(rw.reorient, r.reorient)
+	rw.cold = append(rw.cold, r.cold)
+	if r.violated {
+		rw.violated++
+	}
+}
+
+func addCounts(dst, src map[string]int) {
+	for k, v := range src {
+		dst[k] += v
+	}
+}
+
+// share is present/planted as a percentage, "–" when nothing was planted.
+func share(present, planted int) string {
+	if planted == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", 100*float64(present)/float64(planted))
+}
+
+// Facts is the probe's figures after m compactions: recall, artifacts,
+// continuation and decisions present, in percent, "R/A/C/D".
+func (rw *row) facts(m int) string {
+	p, ok := rw.probes[m]
+	if !ok {
+		return "–"
+	}
+	var parts []string
+	for _, c := range []llmtest.FactClass{llmtest.FactRecall, llmtest.FactArtifact, llmtest.FactContinuation, llmtest.FactDecision} {
+		parts = append(parts, share(p.present[string(c)], p.planted[string(c)]))
+	}
+	return strings.Join(parts, "/")
+}
+
+// rangeShare is, after the first compaction, the share of the compacted
+// range's artifacts still in the request: paths/commands/exits/numbers.
+func (rw *row) rangeShare() string {
+	p, ok := rw.probes[1]
+	if !ok {
+		return "–"
+	}
+	var parts []string
+	for _, k := range []string{"path", "command", "exit", "number"} {
+		parts = append(parts, share(p.rangePresent[k], p.rangePlanted[k]))
+	}
+	return strings.Join(parts, "/")
+}
+
+// never is the cost of a re-orientation that never reached its edit.
+const never = math.MaxInt
+
+// medianCost is the median of the re-orientation costs, a never-edited
+// one (-1) counted as never; never when xs is empty.
+func medianCost(xs []int) int {
+	if len(xs) == 0 {
+		return never
+	}
+	s := append([]int(nil), xs...)
+	for i := range s {
+		if s[i] < 0 {
+			s[i] = never
+		}
+	}
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// median is medianCost as the table shows it.
+func median(xs []int) string {
+	switch m := medianCost(xs); {
+	case len(xs) == 0:
+		return "–"
+	case m == never:
+		return "never"
+	default:
+		return fmt.Sprint(m)
+	}
+}
+
+// cost is the dollars of the row's tokens at benchModel's list prices.
+func (rw *row) cost() float64 {
+	p := prices[benchModel]
+	t := rw.total
+	return (float64(t.prompt-t.cached)*p.input + float64(t.cached)*p.cached + float64(t.completion)*p.output) / 1e6
+}
+
+func perTask(n, tasks int) float64 {
+	if tasks == 0 {
+		return 0
+	}
+	return float64(n) / float64(tasks)
+}
+
+// header and line are the table's columns; docs/context-bench.md says
+// what each one means.
+const header = "window\tsummariser\tsessions\ttasks\tturns\tcompactions\tfacts@1 R/A/C/D %\tfacts@5\tfacts@10\trange@1 P/C/E/N %\treorient (cold)\tviolations\tin tok/task\tcached %\t$/task\tsummaries/turn\trejected\twall s\tCPU s"
+
+func (rw *row) line() string {
+	t := rw.total
+	return fmt.Sprintf("%dk\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s (%s)\t%d\t%.0f\t%s\t%.4f\t%.3f\t%d\t%.1f\t%.1f",
+		rw.cfg.window/1000, rw.cfg.mode, rw.sessions, t.tasks, t.agentRequests, t.compactions,
+		rw.facts(1), rw.facts(5), rw.facts(10), rw.rangeShare(),
+		median(rw.reorient), median(rw.cold), rw.violated,
+		perTask(t.prompt, t.tasks), share(t.cached, t.prompt), rw.cost()/float64(max(1, t.tasks)),
+		perTask(t.summaries, t.agentRequests), t.rejected, t.wall.Seconds(), t.cpu.Seconds())
+}
+
+// printTable writes the rows as one aligned table.
+func printTable(out io.Writer, rows []*row, elapsed time.Duration) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, rw := range rows {
+		fmt.Fprintln(tw, rw.line())
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(out, "bench time %.0f s; prices per M tokens (%s): input %.2f, cached %.2f, output %.2f\n",
+		elapsed.Seconds(), benchModel, prices[benchModel].input, prices[benchModel].cached, prices[benchModel].output)
+}
