@@ -180,6 +180,7 @@ func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.
 		System:         e.system,
 		Tools:          toolDefs(e.tools),
 		Root:           e.cfg.Project.Root,
+		Instructions:   ProjectInstructions(e.cfg.Project.Root),
 		LLM:            e.cfg.LLM,
 		Counter:        tokens.NewCounter(e.model),
 		Cache:          e.cfg.Cache,

@@ -65,8 +65,17 @@ How to work:
 	if !p.Now.IsZero() {
 		fmt.Fprintf(&b, "- Today's date: %s\n", p.Now.Format("2006-01-02"))
 	}
+	b.WriteString(ProjectInstructions(p.Root))
+	return b.String()
+}
+
+// ProjectInstructions is the project's instruction files (AGENTS.md,
+// CLAUDE.md in root) as the system prompt holds them ("" = none): the
+// context manager restates them after a compaction's summary.
+func ProjectInstructions(root string) string {
+	var b strings.Builder
 	for _, name := range MemoryFiles {
-		text, truncated, ok := readMemoryFile(filepath.Join(p.Root, name))
+		text, truncated, ok := readMemoryFile(filepath.Join(root, name))
 		if !ok {
 			continue
 		}

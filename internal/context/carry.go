@@ -26,37 +26,65 @@ type carry struct {
 	// resumed is set when the live context was restored from a session:
 	// the next user message is preceded by a re-orientation packet.
 	resumed bool
-	// ledger is the evidence ledger in force: the last boundary's (nil =
-	// none yet).
+	// ledger is the evidence ledger in force, and rules the user's
+	// constraints carried: the last boundary's (nil = none yet).
 	ledger *storage.Ledger
+	rules  []string
 }
 
 // compaction is what one compaction carries: the ledger merged with what
-// the records it takes out tell, and the afterword that states it.
+// the records it takes out tell, the user's rules gathered so far, and
+// the afterword that states them.
 type compaction struct {
 	ledger    *storage.Ledger
+	rules     []string
 	afterword string
 }
 
+// carryInput is what a compaction is: the live context all, of which it
+// takes out all[:cut], the request after it without the afterword (base
+// tokens, as size measures texts), the pins in force, the project's
+// instruction files and the window.
+type carryInput struct {
+	root         string
+	all          []*entry
+	cut          int
+	base, window int
+	size         func(string) int
+	pins         []storage.Pin
+	instructions string
+}
+
+// compactionInput is m's compaction that takes out its entries[:cut] and
+// writes content as the summary message (before the afterword).
+func compactionInput(m *Manager, cut int, content string) carryInput {
+	all := m.live.entries()
+	return carryInput{root: m.opt.Root, all: all, cut: cut, base: m.keep.postSize(content, all[cut:]),
+		window: m.guard.effective, size: m.acct.approxText, pins: m.pins.pins(), instructions: m.opt.Instructions}
+}
+
 // carryOver prepares what a compaction carries: the ledger of all[:cut]
-// (what it takes out) merged into the one in force, and the afterword —
-// the ledger, the task list and the re-orientation packet of all — its
-// ledger within ledgerShare of the request after the compaction, which is
-// base tokens without the afterword (size measures texts as base does).
-func (c *carry) carryOver(root string, all []*entry, cut int, base int, size func(string) int) compaction {
-	dropped := all[:cut]
-	ledger := mergeLedger(c.ledger, readLedger(root, dropped))
+// merged into the one in force, the user's rules of all added to those
+// carried, and the afterword — the ledger (within ledgerShare of the
+// request after the compaction), the task list, the re-orientation packet
+// of all and, last, the standing instructions.
+func (c *carry) carryOver(in carryInput) compaction {
+	ledger := mergeLedger(c.ledger, readLedger(in.root, in.all[:in.cut]))
+	rules := userRules(c.rules, in.all)
 	// The ledger may take ledgerShare of base + itself.
-	budget := int(ledgerShare / (1 - ledgerShare) * float64(base))
+	budget := int(ledgerShare / (1 - ledgerShare) * float64(in.base))
 	var parts []string
-	if t := ledgerText(ledger, budget, size); t != "" {
+	if t := ledgerText(ledger, budget, in.size); t != "" {
 		parts = append(parts, t)
 	}
 	if t := c.todos.text(); t != "" {
 		parts = append(parts, t)
 	}
-	parts = append(parts, packetText(all, nil, compactionPacket, root, size))
-	return compaction{ledger: ledger, afterword: carriedStart + "\n\n" + strings.Join(parts, "\n\n")}
+	parts = append(parts, packetText(in.all, nil, compactionPacket, in.root, in.size))
+	if t := standingText(in.pins, in.instructions, rules, int(standingFilesShare*float64(in.window)), in.size); t != "" {
+		parts = append(parts, t)
+	}
+	return compaction{ledger: ledger, rules: rules, afterword: carriedStart + "\n\n" + strings.Join(parts, "\n\n")}
 }
 
 // resumePacket is the record that gives a resumed session's model its

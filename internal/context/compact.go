@@ -96,12 +96,12 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		content += note
 		counted = -1
 	}
-	carried := m.work.carryOver(m.opt.Root, m.live.entries(), cut, m.keep.postSize(content, m.live.entries()[cut:]), m.acct.approxText)
+	carried := m.work.carryOver(compactionInput(m, cut, content))
 	if carried.afterword != "" {
 		content += carried.afterword
 		counted = -1
 	}
-	res, err := m.commit(trigger, pre, cut, content, counted, files, failure, rcpt, carried.ledger)
+	res, err := m.commit(trigger, pre, cut, content, counted, files, failure, rcpt, carried)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 // summary's count is contentTokens when known (≥ 0), else it is counted.
 // PostTokens counts what is not counted by the fast estimate, as Usage
 // does: the server's next prompt_tokens replaces it anyway.
-func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error, rcpt *storage.Receipt, ledger *storage.Ledger) (*CompactResult, error) {
+func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error, rcpt *storage.Receipt, carried compaction) (*CompactResult, error) {
 	retained := m.live.entries()[cut:]
 	sumRec := &storage.Record{
 		UUID:             uuid.NewString(),
@@ -164,7 +164,8 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 			Receipt:         rcpt,
 			Pins:            m.pins.pins(),
 			Todos:           m.work.todos.list(),
-			Ledger:          ledger,
+			Ledger:          carried.ledger,
+			UserRules:       carried.rules,
 		},
 	}
 	if m.guard.learnt > 0 && !m.guard.learntAt.IsZero() {
@@ -195,8 +196,8 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 	m.compactions++
 	m.acct.invalidate()
 	m.lastReceipt = rcpt
-	m.work.ledger = ledger
-	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error, Receipt: rcpt, Ledger: ledger}, nil
+	m.work.ledger, m.work.rules = carried.ledger, carried.rules
+	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error, Receipt: rcpt, Ledger: carried.ledger}, nil
 }
 
 // appendCompaction writes the boundary and the summary, with one write

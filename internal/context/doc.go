@@ -44,6 +44,7 @@
 //     its share of the request; todos.go — the model's task list
 //     (taskList), read from its TodoWrite records; packet.go — the
 //     re-orientation packet (after a compaction, a handoff, a resume);
+//     standing.go — the standing instructions the afterword ends with;
 //   - resume.go — what a resume reads from the loaded live context beyond
 //     its records: where the records after the summary begin, and the
 //     count the replies among them calibrate;

@@ -69,13 +69,13 @@ func (d *Draft) Apply(text string) (*CompactResult, error) {
 		content += note
 		counted = -1
 	}
-	carried := m.work.carryOver(m.opt.Root, m.live.entries(), d.cut, m.keep.postSize(content, m.live.entries()[d.cut:]), m.acct.approxText)
+	carried := m.work.carryOver(compactionInput(m, d.cut, content))
 	if carried.afterword != "" {
 		content += carried.afterword
 		counted = -1
 	}
 	m.back.succeeded()
-	res, err := m.commit(storage.TriggerManual, d.PreTokens, d.cut, content, counted, d.Files, nil, rcpt, carried.ledger)
+	res, err := m.commit(storage.TriggerManual, d.PreTokens, d.cut, content, counted, d.Files, nil, rcpt, carried)
 	if err != nil {
 		return nil, err
 	}

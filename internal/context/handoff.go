@@ -51,7 +51,7 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 	}
 	rcpt := receipt(m.acct, m.opt.Root, all, text)
 	content := preamble + "\n\n" + text + recallNote(rcpt)
-	carried := m.work.carryOver(m.opt.Root, all, len(all), m.keep.postSize(content, nil), m.acct.approxText)
+	carried := m.work.carryOver(compactionInput(m, len(all), content))
 	content += carried.afterword
 	post := m.acct.fixed() + m.acct.counter.Message(chat.Message{Role: chat.RoleUser, Content: content})
 	usage := m.SessionUsage()
@@ -62,7 +62,7 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 		Message: &storage.Message{Role: chat.RoleSystem, Content: "Conversation handed off from session " + fromSession},
 		CompactMetadata: &storage.CompactMetadata{Trigger: storage.TriggerManual, PreTokens: pre, SessionUsage: &usage,
 			EffectiveWindow: m.guard.learnt, Receipt: rcpt, Pins: m.pins.pins(), Todos: m.work.todos.list(),
-			Ledger: carried.ledger},
+			Ledger: carried.ledger, UserRules: carried.rules},
 		Handoff: &storage.HandoffInfo{SessionID: fromSession},
 	}
 	sum := &storage.Record{

@@ -114,7 +114,7 @@ func (m *Manager) restore(live *storage.Live) error {
 	var truncated map[string]int
 	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
 		m.lastReceipt = b.CompactMetadata.Receipt
-		m.work.ledger = b.CompactMetadata.Ledger
+		m.work.ledger, m.work.rules = b.CompactMetadata.Ledger, b.CompactMetadata.UserRules
 		if b.CompactMetadata.SessionUsage != nil {
 			m.usage.rebase(*b.CompactMetadata.SessionUsage)
 		}

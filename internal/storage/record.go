@@ -254,6 +254,11 @@ type CompactMetadata struct {
 	// the tool records (never from the summary) and merged with the
 	// previous boundary's.
 	Ledger *Ledger `json:"ledger,omitempty"`
+	// UserRules is clawdcode's extension on the boundary: the user's
+	// explicit constraints ("never …", "always …", "don't …"), word for
+	// word from their messages, gathered over every compacted range, which
+	// each compaction restates after the summary.
+	UserRules []string `json:"userRules,omitempty"`
 }
 
 // Ledger is the evidence of the work that compactions took out of the

@@ -36,7 +36,8 @@ func TestRecordsMatchSchema(t *testing.T) {
 				Commands: []LedgerCommand{{Command: "go test ./...", Exit: 1, Error: "FAIL a", Ref: first}},
 				Tests:    []LedgerLine{{Text: "--- FAIL: TestA", Source: "go test ./...", Ref: first}},
 				Numbers:  []LedgerLine{{Text: "limit = 4096", Source: "Read a.go", Ref: first}},
-				Errors:   []LedgerLine{{Text: "old_string not found", Source: "Edit a.go", Ref: first}}}},
+				Errors:   []LedgerLine{{Text: "old_string not found", Source: "Edit a.go", Ref: first}}},
+			UserRules: []string{"Never push to main."}},
 	}
 	summary := &Record{
 		Type: TypeUser, IsCompactSummary: true, Tokens: 40,
