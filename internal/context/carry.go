@@ -71,18 +71,28 @@ func compactionInput(m *Manager, cut int, content string) carryInput {
 func (c *carry) carryOver(in carryInput) compaction {
 	ledger := mergeLedger(c.ledger, readLedger(in.root, in.all[:in.cut]))
 	rules := userRules(c.rules, in.all)
-	// The ledger may take ledgerShare of base + itself.
-	budget := int(ledgerShare / (1 - ledgerShare) * float64(in.base))
-	var parts []string
-	if t := ledgerText(ledger, budget, in.size); t != "" {
-		parts = append(parts, t)
+	// Beside the ledger the afterword takes an eighth of the window at
+	// most, if it can: the packet gives way to the task list and the
+	// standing instructions.
+	todos := c.todos.text()
+	standing := standingText(in.pins, in.instructions, rules, int(standingFilesShare*float64(in.window)), in.size)
+	bounds := compactionPacket
+	bounds.tokens = min(bounds.tokens, in.window/8-in.size(todos)-in.size(standing))
+	var rest []string
+	for _, t := range []string{todos, packetText(in.all, nil, bounds, in.root, in.size), standing} {
+		if t != "" {
+			rest = append(rest, t)
+		}
 	}
-	if t := c.todos.text(); t != "" {
-		parts = append(parts, t)
+	// The ledger may take ledgerShare of the whole request: base, the rest
+	// of the afterword and itself.
+	others := in.base
+	for _, t := range rest {
+		others += in.size(t)
 	}
-	parts = append(parts, packetText(in.all, nil, compactionPacket, in.root, in.size))
-	if t := standingText(in.pins, in.instructions, rules, int(standingFilesShare*float64(in.window)), in.size); t != "" {
-		parts = append(parts, t)
+	parts := rest
+	if t := ledgerText(ledger, int(ledgerShare/(1-ledgerShare)*float64(others)), in.size); t != "" {
+		parts = append([]string{t}, rest...)
 	}
 	return compaction{ledger: ledger, rules: rules, afterword: carriedStart + "\n\n" + strings.Join(parts, "\n\n")}
 }

@@ -61,10 +61,9 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		failure  error
 		skipped  = !useLLM
 		fallback bool
-		counted  = -1 // the summary record's count, when summarize made it
 	)
 	if useLLM {
-		text, files, counted, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.acct.messages)
+		text, files, _, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.acct.messages)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -84,7 +83,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		if c, ok := m.keep.cut(fallbackKeepFraction); ok {
 			cut = c
 		}
-		text, files, counted = m.sum.digest(m.live.summary(), m.live.entries()[:cut]), nil, -1
+		text, files = m.sum.digest(m.live.summary(), m.live.entries()[:cut]), nil
 	}
 
 	content := summaryPreamble + "\n\n" + text
@@ -92,16 +91,9 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		content = fallbackPreamble + "\n\n" + text
 	}
 	rcpt := receipt(m.acct, m.opt.Root, m.live.entries()[:cut], text)
-	if note := recallNote(rcpt); note != "" {
-		content += note
-		counted = -1
-	}
+	content += recallNote(rcpt)
 	carried := m.work.carryOver(compactionInput(m, cut, content))
-	if carried.afterword != "" {
-		content += carried.afterword
-		counted = -1
-	}
-	res, err := m.commit(trigger, pre, cut, content, counted, files, failure, rcpt, carried)
+	res, err := m.commit(trigger, pre, cut, content+carried.afterword, files, failure, rcpt, carried)
 	if err != nil {
 		return nil, err
 	}
@@ -121,10 +113,10 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 // entries[cut:] as the live context. The retained records are cut down in
 // memory when they alone would leave the request above the ceiling; they
 // are tokenized only when their byte bound does not settle that. The
-// summary's count is contentTokens when known (≥ 0), else it is counted.
+// summary message (content, with the afterword) is counted here.
 // PostTokens counts what is not counted by the fast estimate, as Usage
 // does: the server's next prompt_tokens replaces it anyway.
-func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error, rcpt *storage.Receipt, carried compaction) (*CompactResult, error) {
+func (m *Manager) commit(trigger string, pre, cut int, content string, files []string, failure error, rcpt *storage.Receipt, carried compaction) (*CompactResult, error) {
 	retained := m.live.entries()[cut:]
 	sumRec := &storage.Record{
 		UUID:             uuid.NewString(),
@@ -133,9 +125,6 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 		Message:          &storage.Message{Role: chat.RoleUser, Content: content},
 	}
 	sum := m.acct.newEntry(sumRec, -1)
-	if contentTokens >= 0 {
-		sum.exact = contentTokens
-	}
 	sumTokens := m.acct.countEntry(sum)
 	if c := m.keep.ceiling(sumTokens); boundOf(retained) > c && m.acct.sizeOf(retained) > c {
 		if n := m.acct.truncateEntries(retained, c); n > 0 {

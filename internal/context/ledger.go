@@ -43,8 +43,9 @@ var (
 	// testLine finds a line reporting test results (go test, pytest,
 	// cargo, jest and the like).
 	testLine = regexp.MustCompile(`^(?:ok\s|FAIL\b|PASS\b|--- (?:FAIL|PASS)|test result:|Tests?:)|\b\d+ (?:passed|failed)\b`)
-	// lineNumber is the prefix Read puts on each line.
-	lineNumber = regexp.MustCompile(`^\s*\d+\t`)
+	// lineNumber is the prefix Read puts on each line, or Grep (a path and
+	// a line number).
+	lineNumber = regexp.MustCompile(`^(?:\s*\d+\t|[^\s:]+:\d+:)`)
 )
 
 // ledgerCall is a tool_use record waiting for its result.
@@ -109,8 +110,30 @@ func note(l *storage.Ledger, root string, c ledgerCall, res *storage.ToolResult)
 		}
 	}
 	for _, n := range matchingLines(res.Output, numberLine, ledgerLinesPerCall) {
-		addLine(&l.Numbers, storage.LedgerLine{Text: n, Source: source, Ref: c.ref})
+		addNumber(l, storage.LedgerLine{Text: n, Source: source, Ref: c.ref})
 	}
+}
+
+// numberKey is the named number a line shows (its last).
+func numberKey(line string) string {
+	all := numberLine.FindAllString(line, -1)
+	if len(all) == 0 {
+		return line
+	}
+	return strings.Join(strings.Fields(all[len(all)-1]), " ")
+}
+
+// addNumber adds a number line unless the ledger has the same named
+// number already (a Grep finding the line a Read showed): the first
+// stays, with the call that showed it.
+func addNumber(l *storage.Ledger, x storage.LedgerLine) {
+	key := numberKey(x.Text)
+	for _, y := range l.Numbers {
+		if numberKey(y.Text) == key {
+			return
+		}
+	}
+	addLine(&l.Numbers, x)
 }
 
 // fileLines is what a file call read, wrote or changed, in lines.
@@ -256,7 +279,7 @@ func mergeLedger(prev, next *storage.Ledger) *storage.Ledger {
 		addLine(&l.Tests, t)
 	}
 	for _, n := range next.Numbers {
-		addLine(&l.Numbers, n)
+		addNumber(l, n)
 	}
 	for _, e := range next.Errors {
 		addLine(&l.Errors, e)

@@ -9,7 +9,7 @@ import (
 )
 
 // ledgerHeading opens the ledger's text.
-const ledgerHeading = "Evidence ledger (read from the tool records, not from the summary; it holds where they disagree; [ref] = a Recall ref):"
+const ledgerHeading = "Evidence ledger (read from the tool records, not from the summary; it holds where they disagree):"
 
 // ledgerItem is one line of the ledger's text and how much it matters:
 // what does not fit the budget is folded, least weight and oldest first.
@@ -22,40 +22,49 @@ var ledgerSections = []string{"Files:", "Commands:", "Test results:", "Numbers:"
 
 // ledgerItems lists l's lines with their weights: what changed the work
 // (edits, writes, failures, errors) weighs most, a read or a command that
-// succeeded least.
+// succeeded least. The numbers a file's read showed go on the file's line
+// (one path and one ref instead of two), which then weighs as a number.
 func ledgerItems(l *storage.Ledger) []ledgerItem {
 	var items []ledgerItem
-	add := func(section, weight int, ref, format string, args ...any) {
-		items = append(items, ledgerItem{section: section, order: len(items), weight: weight, ref: ref,
-			line: "- " + fmt.Sprintf(format, args...) + " [" + shortRef(ref) + "]"})
-	}
+	byRef := map[string]int{}
 	for _, f := range l.Files {
 		weight, what := 5, f.Op
 		switch f.Op {
 		case "read":
-			weight, what = 1, "read, "+f.Lines+" lines"
+			weight, what = 1, "read "+f.Lines+" lines"
 		case "write":
 			what = "written, " + f.Lines + " lines"
 		case "edit":
 			what = "edited, lines " + f.Lines
 		}
-		add(0, weight, f.Ref, "%s — %s", f.Path, what)
+		byRef[f.Ref] = len(items)
+		items = append(items, ledgerItem{section: 0, weight: weight, ref: f.Ref, line: "- " + f.Path + " — " + what})
 	}
 	for _, c := range l.Commands {
+		it := ledgerItem{section: 1, weight: 5, ref: c.Ref}
 		switch {
 		case c.Exit == 0:
-			add(1, 2, c.Ref, "`%s` — exit status 0", oneLine(c.Command, 200))
+			it.weight, it.line = 2, fmt.Sprintf("- `%s` — exit status 0", oneLine(c.Command, 200))
 		case c.Exit < 0:
-			add(1, 5, c.Ref, "`%s` — did not exit: %s", oneLine(c.Command, 200), c.Error)
+			it.line = fmt.Sprintf("- `%s` — did not exit: %s", oneLine(c.Command, 200), c.Error)
 		default:
-			add(1, 5, c.Ref, "`%s` — exit status %d: %s", oneLine(c.Command, 200), c.Exit, c.Error)
+			it.line = fmt.Sprintf("- `%s` — exit status %d: %s", oneLine(c.Command, 200), c.Exit, c.Error)
 		}
+		items = append(items, it)
 	}
 	for i, lines := range [][]storage.LedgerLine{l.Tests, l.Numbers, l.Errors} {
 		weight := []int{4, 3, 4}[i]
 		for _, x := range lines {
-			add(2+i, weight, x.Ref, "%s (%s)", x.Text, x.Source)
+			if j, ok := byRef[x.Ref]; ok && i == 1 {
+				items[j].line += "; " + x.Text
+				items[j].weight = max(items[j].weight, weight)
+				continue
+			}
+			items = append(items, ledgerItem{section: 2 + i, weight: weight, ref: x.Ref, line: "- " + x.Text + " (" + x.Source + ")"})
 		}
+	}
+	for i := range items {
+		items[i].order = i
 	}
 	return items
 }
@@ -77,7 +86,7 @@ func ledgerText(l *storage.Ledger, budget int, size func(string) int) string {
 	})
 	// Sizes are summed piece by piece, each rounded up by one (a newline,
 	// a token split across the seam); the headings are reckoned whole, and
-	// a fifth of the budget, at most, is kept for the folded refs.
+	// a tenth of the budget, at most, is kept for the folded refs.
 	room := budget - size(ledgerHeading) - 1
 	for _, h := range ledgerSections {
 		room -= size(h) + 1
@@ -88,7 +97,7 @@ func ledgerText(l *storage.Ledger, budget int, size func(string) int) string {
 	}
 	reserve := 0
 	if all > room {
-		reserve = min(budget/5, 200)
+		reserve = min(budget/10, 100)
 		room -= reserve
 	}
 	// Strictly by weight: once one does not fit, the rest fold too, so a

@@ -14,9 +14,8 @@ import (
 // strict server accepts:
 //
 //   - the latest summary record becomes the first message (a user message),
-//     and the latest reorientation record (a resume's packet) a user
-//     message merged with the one after it; older summaries and packets,
-//     every other system record and every record of another type
+//     and a reorientation record (a resume's packet) a user message merged
+//     with the one after it; older summaries, every other system record and every record of another type
 //     (a session title, a type added later) are left out, without breaking
 //     the tool round or the user turn they sit in;
 //   - an assistant record carries the tool_use records that follow it as its
@@ -35,14 +34,10 @@ import (
 // It also reports how many tool calls it had to answer as interrupted:
 // those answers are in no record, so the manager counts them apart.
 func buildMessages(records []*storage.Record) ([]chat.Message, int) {
-	var summary, packet *storage.Record
+	var summary *storage.Record
 	for _, r := range records {
-		switch {
-		case r == nil:
-		case r.IsSummary():
+		if r != nil && r.IsSummary() {
 			summary = r
-		case r.Type == storage.TypeSystem && r.Subtype == storage.SubtypeReorientation:
-			packet = r
 		}
 	}
 	b := messageBuilder{out: make([]chat.Message, 0, len(records)+1)}
@@ -61,9 +56,9 @@ func buildMessages(records []*storage.Record) ([]chat.Message, int) {
 			b.closeGroup()
 			b.user(messageContent(r))
 		case storage.TypeSystem:
-			// The latest re-orientation packet goes with the user message
-			// after it; an older one is stale.
-			if r == packet {
+			// A resume's re-orientation packet goes with the user message
+			// after it (every one: a resume restores the context in force).
+			if r.Subtype == storage.SubtypeReorientation {
 				b.closeGroup()
 				b.user(messageContent(r))
 			}

@@ -18,11 +18,11 @@ import (
 // the next step it said it would take. A compaction and a handoff write it
 // into the afterword; a resume appends it as a system record of subtype
 // reorientation just before the next user message, which the request
-// sends as part of that message (only the latest such record is sent:
-// an older one is stale).
+// sends as part of that message (a later resume keeps it: a resume
+// restores exactly the context in force).
 
-// Bounds of the packet: packetTokens in all, as the accountant's approx
-// measures it.
+// Bounds of the packet: packetTokens in all at most, as the accountant's
+// approx measures it (a small window gives it less: see carryOver).
 const (
 	packetTokens   = 1500
 	packetMaxFiles = 15
@@ -35,11 +35,11 @@ const (
 // latest calls a packet shows. After a compaction the detail is gone from
 // the context, so it shows more; a resume's context still holds every
 // word, so its packet only points the way (it is sent on every resume).
-type packetBounds struct{ taskBytes, calls int }
+type packetBounds struct{ taskBytes, calls, tokens int }
 
 var (
-	compactionPacket = packetBounds{taskBytes: 1600, calls: 25}
-	resumePacket     = packetBounds{taskBytes: 300, calls: 10}
+	compactionPacket = packetBounds{taskBytes: 1600, calls: 25, tokens: packetTokens}
+	resumePacket     = packetBounds{taskBytes: 300, calls: 10, tokens: packetTokens}
 )
 
 const packetHeading = "Re-orientation (read from the session's records, not from any summary):"
@@ -89,7 +89,7 @@ func packetText(es []*entry, todos *taskList, bounds packetBounds, root string, 
 		b.WriteString("\nThe next step you stated: " + next)
 	}
 	text := b.String()
-	for size(text) > packetTokens && len(text) > 200 {
+	for size(text) > bounds.tokens && len(text) > 200 {
 		text = cutUTF8(text, len(text)*4/5) + "…"
 	}
 	return text

@@ -86,7 +86,7 @@ const (
 	// packet a resumed session gives the model with its next user message
 	// (Message, role user: the task, the calls since, the files in flight,
 	// the open items, the next step), appended just before that message
-	// and sent as part of it. Only the latest is sent (see contextmgr).
+	// and sent as part of it (see contextmgr).
 	SubtypeReorientation = "reorientation"
 
 	TriggerAuto   = "auto"

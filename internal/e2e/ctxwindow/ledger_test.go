@@ -49,8 +49,7 @@ func TestLedgerKeepsTheFactsASummaryDrops(t *testing.T) {
 	reqs := agentRequests(w.Server)
 	text := requestText(reqs[len(reqs)-1])
 	facts := []string{
-		"limits.txt — read, 3 lines",
-		"retry budget = 4817263",
+		"limits.txt — read 3 lines; retry budget = 4817263",
 		"`sh check.sh --module quorum` — exit status 3",
 		"quorum mismatch: want 7 got 5",
 		"--- FAIL: TestQuorum",
@@ -98,7 +97,11 @@ func TestLedgerKeepsTheFactsASummaryDrops(t *testing.T) {
 // boundaryLedger is compactMetadata.ledger of the boundary uuid.
 func boundaryLedger(t *testing.T, path, uuid string) json.RawMessage {
 	t.Helper()
-	for _, line := range strings.Split(readFile(t, path), "\n") {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
 		var r struct {
 			UUID string `json:"uuid"`
 			Meta struct {
@@ -111,13 +114,4 @@ func boundaryLedger(t *testing.T, path, uuid string) json.RawMessage {
 	}
 	t.Fatalf("no boundary %s", uuid)
 	return nil
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

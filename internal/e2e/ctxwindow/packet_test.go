@@ -13,8 +13,8 @@ const packetHeading = "Re-orientation (read from the session's records, not from
 // first request after a -c resume, after a compaction and after a handoff
 // holds the re-orientation packet — the task in the user's words, the
 // calls since with how each ended, the files in flight, the open items,
-// the next step the model stated — and a request holds one packet, the
-// latest, however often the session was resumed.
+// the next step the model stated — and a later resume keeps the earlier
+// packet where it was, since a resume restores the context in force.
 func TestPacketAfterResumeCompactionAndHandoff(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
@@ -53,8 +53,8 @@ func TestPacketAfterResumeCompactionAndHandoff(t *testing.T) {
 	check("a resume")
 	w.MustRun("-c", "-p", "and now?", skip)
 	reqs := agentRequests(w.Server)
-	if n := strings.Count(requestText(reqs[len(reqs)-1]), packetHeading); n != 1 {
-		t.Errorf("the request after a second resume holds %d packets, want the latest only", n)
+	if n := strings.Count(requestText(reqs[len(reqs)-1]), packetHeading); n != 2 {
+		t.Errorf("the request after a second resume holds %d packets, want both (the context in force, then the new one)", n)
 	}
 	packets := 0
 	for _, r := range readRecords(t, w.onlySession()) {
@@ -81,4 +81,16 @@ func TestPacketAfterResumeCompactionAndHandoff(t *testing.T) {
 	if sum := reqs[len(reqs)-1].Messages[1].Content; !strings.Contains(sum, packetHeading) || !strings.Contains(sum, "[~] fix the quorum") {
 		t.Errorf("the first request after a handoff holds no packet in its summary:\n%s", sum)
 	}
+}
+
+// userText is what the user typed in the content of the first user
+// message after a resume, which the re-orientation packet precedes.
+func userText(content string) string {
+	if !strings.HasPrefix(content, packetHeading) {
+		return content
+	}
+	if i := strings.LastIndex(content, "\n\n"); i >= 0 {
+		return content[i+2:]
+	}
+	return content
 }
