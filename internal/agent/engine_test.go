@@ -685,7 +685,7 @@ func mustRules(t *testing.T, list string) []tools.Rule {
 }
 
 // resumedTurn reports whether content is the first user message after a
-// resume: the re-orientation packet, then text.
+// resume: text, then the re-orientation packet.
 func resumedTurn(content, text string) bool {
-	return strings.HasPrefix(content, "Re-orientation") && strings.HasSuffix(content, "\n\n"+text)
+	return strings.HasPrefix(content, text+"\n\nRe-orientation")
 }

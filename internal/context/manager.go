@@ -237,17 +237,18 @@ func (m *Manager) add(r *storage.Record) error {
 }
 
 // AddUser appends a user message (persisted at once); the first after a
-// resume is preceded by the re-orientation packet (packet.go).
+// resume is followed by the re-orientation packet (packet.go), made from
+// the context before it.
 func (m *Manager) AddUser(text string) error {
-	if r := m.work.resumePacket(m.live.entries(), m.opt.Root, m.acct.approxText); r != nil {
-		if err := m.add(r); err != nil {
-			return err
-		}
-	}
-	return m.add(&storage.Record{
+	packet := m.work.resumePacket(m.live.entries(), m.opt.Root, m.acct.approxText)
+	err := m.add(&storage.Record{
 		Type:    storage.TypeUser,
 		Message: &storage.Message{Role: chat.RoleUser, Content: text},
 	})
+	if err != nil || packet == nil {
+		return err
+	}
+	return m.add(packet)
 }
 
 // AddAssistant appends the reply record and one tool_use record per call.

@@ -14,8 +14,8 @@ import (
 // strict server accepts:
 //
 //   - the latest summary record becomes the first message (a user message),
-//     and a reorientation record (a resume's packet) a user message merged
-//     with the one after it; older summaries, every other system record and every record of another type
+//     and a reorientation record (a resume's packet) part of the user
+//     message before it; older summaries, every other system record and every record of another type
 //     (a session title, a type added later) are left out, without breaking
 //     the tool round or the user turn they sit in;
 //   - an assistant record carries the tool_use records that follow it as its
@@ -57,7 +57,7 @@ func buildMessages(records []*storage.Record) ([]chat.Message, int) {
 			b.user(messageContent(r))
 		case storage.TypeSystem:
 			// A resume's re-orientation packet goes with the user message
-			// after it (every one: a resume restores the context in force).
+			// before it (every one: a resume restores the context in force).
 			if r.Subtype == storage.SubtypeReorientation {
 				b.closeGroup()
 				b.user(messageContent(r))

@@ -17,8 +17,8 @@ import (
 // each ended), the files in flight, the open items of its task list, and
 // the next step it said it would take. A compaction and a handoff write it
 // into the afterword; a resume appends it as a system record of subtype
-// reorientation just before the next user message, which the request
-// sends as part of that message (a later resume keeps it: a resume
+// reorientation right after the next user message, which the request
+// sends as part of that message, after the user's words (a later resume keeps it: a resume
 // restores exactly the context in force).
 
 // Bounds of the packet: packetTokens in all at most, as the accountant's

@@ -85,7 +85,7 @@ const (
 	// SubtypeReorientation is clawdcode's extension: the re-orientation
 	// packet a resumed session gives the model with its next user message
 	// (Message, role user: the task, the calls since, the files in flight,
-	// the open items, the next step), appended just before that message
+	// the open items, the next step), appended right after that message
 	// and sent as part of it (see contextmgr).
 	SubtypeReorientation = "reorientation"
 

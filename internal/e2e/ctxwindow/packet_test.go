@@ -84,13 +84,8 @@ func TestPacketAfterResumeCompactionAndHandoff(t *testing.T) {
 }
 
 // userText is what the user typed in the content of the first user
-// message after a resume, which the re-orientation packet precedes.
+// message after a resume, which the re-orientation packet follows.
 func userText(content string) string {
-	if !strings.HasPrefix(content, packetHeading) {
-		return content
-	}
-	if i := strings.LastIndex(content, "\n\n"); i >= 0 {
-		return content[i+2:]
-	}
-	return content
+	text, _, _ := strings.Cut(content, "\n\n"+packetHeading)
+	return text
 }
