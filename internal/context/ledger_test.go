@@ -25,7 +25,7 @@ func TestLedgerTextFoldsWithinBudget(t *testing.T) {
 		if n := size(text); n > budget {
 			t.Errorf("budget %d: the text weighs %d:\n%s", budget, n, text)
 		}
-		for _, want := range []string{"src/edited.go — edited", "`go test ./...` — exit status 1: FAIL x"} {
+		for _, want := range []string{"src/edited.go (edited, lines -1 +2)", "`go test ./...` — exit status 1: FAIL x"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("budget %d: %q was folded:\n%s", budget, want, text)
 			}

@@ -28,17 +28,19 @@ func ledgerItems(l *storage.Ledger) []ledgerItem {
 	var items []ledgerItem
 	byRef := map[string]int{}
 	for _, f := range l.Files {
+		// A read's line count is left out: what a read showed is in its
+		// numbers, and the count rarely matters.
 		weight, what := 5, f.Op
 		switch f.Op {
 		case "read":
-			weight, what = 1, "read "+f.Lines+" lines"
+			weight = 1
 		case "write":
 			what = "written, " + f.Lines + " lines"
 		case "edit":
 			what = "edited, lines " + f.Lines
 		}
 		byRef[f.Ref] = len(items)
-		items = append(items, ledgerItem{section: 0, weight: weight, ref: f.Ref, line: "- " + f.Path + " — " + what})
+		items = append(items, ledgerItem{section: 0, weight: weight, ref: f.Ref, line: "- " + f.Path + " (" + what + ")"})
 	}
 	for _, c := range l.Commands {
 		it := ledgerItem{section: 1, weight: 5, ref: c.Ref}
@@ -52,11 +54,12 @@ func ledgerItems(l *storage.Ledger) []ledgerItem {
 		}
 		items = append(items, it)
 	}
+	sep := map[bool]string{true: ": ", false: "; "}
 	for i, lines := range [][]storage.LedgerLine{l.Tests, l.Numbers, l.Errors} {
 		weight := []int{4, 3, 4}[i]
 		for _, x := range lines {
 			if j, ok := byRef[x.Ref]; ok && i == 1 {
-				items[j].line += "; " + x.Text
+				items[j].line += sep[strings.HasSuffix(items[j].line, ")")] + x.Text
 				items[j].weight = max(items[j].weight, weight)
 				continue
 			}
