@@ -13,6 +13,15 @@
 //     the session always replays into a valid request.
 //   - A new session is created on disk only when its first message is
 //     submitted: starting clawdcode and quitting leaves nothing behind.
+//   - A session's system prompt carries the memories (internal/memory)
+//     checked when it starts — rebuilt if they change before its first
+//     message — and never a suggestion; suggestions are derived when a
+//     session this engine wrote to ends, and after each compaction.
+//   - The tools offered change only when a turn starts (Submit): the MCP
+//     servers, which connect in the background, add their tools at the
+//     first turn after they are ready; with Config.MCPWait the first turn
+//     waits for them, bounded. The system prompt names the built-in tools
+//     only, so it stays the same whenever a server answers.
 //
 // Concurrency: an Engine is driven by one goroutine at a time (the front
 // end's); Submit, the slash commands and Close must not run concurrently.

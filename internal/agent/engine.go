@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -13,6 +14,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/mcphost"
+	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/recall"
 	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -39,8 +41,12 @@ var _ LLM = (*llm.Client)(nil)
 type Sink interface {
 	Text(delta string)                                // assistant text as it streams
 	ToolStart(id, name string, input json.RawMessage) // before a tool runs (after permission)
-	ToolEnd(id, name string, res tools.Result)        // after it ran (or was denied, or could not run)
-	Notice(n contextmgr.Notice)                       // compaction and retry notices
+	ToolEnd(id, name string, res tools.Result)        // after it ran (ToolStart came before)
+	// ToolRefused: a call answered without running (an unknown tool, bad
+	// arguments, refused by a hook or the permission policy, a failed
+	// precheck, abandoned by an interrupt); no ToolStart came before it.
+	ToolRefused(id, name string, input json.RawMessage, res tools.Result)
+	Notice(n contextmgr.Notice) // compaction and retry notices
 }
 
 // Config is everything an Engine is built from (flags + env resolved by the
@@ -59,6 +65,8 @@ type Config struct {
 	LLM            LLM
 	Permissions    *tools.Permissions // nil = nothing that needs permission may run
 	Cache          *storage.CacheStore
+	// Prices is the price list in force (zero = the built-in table).
+	Prices tokens.Prices
 
 	// Tools overrides the tools offered to the model; nil means the
 	// contract tools working in Project.Root (the six file and shell tools,
@@ -66,12 +74,16 @@ type Config struct {
 	Tools []tools.Tool
 	// Now is the clock for the date in the system prompt; nil = time.Now.
 	Now func() time.Time
-	// MCP is the connection to the configured MCP servers (nil = none);
-	// ExtraTools holds the tools it offers, and /mcp shows its state.
-	// Close closes it.
+	// MCP is the connection to the configured MCP servers (nil = none),
+	// connecting in the background: the tools of the servers ready when a
+	// turn starts are offered after the built-in tools from that turn on
+	// (see JoinMCPTools); /mcp shows their state. Close closes it.
 	MCP *mcphost.Host
-	// ExtraTools are offered after the built-in tools (MCP's).
-	ExtraTools []tools.Tool
+	// MCPWait, when positive, makes the first turn wait for the servers
+	// still connecting, at most this long, and report those that did not
+	// answer (-p, whose one turn would otherwise never see their tools).
+	// 0: a turn never waits (the REPL).
+	MCPWait time.Duration
 	// Logger is the diagnostic log (nil = none).
 	Logger *slog.Logger
 	// Hooks runs the user's hook commands (nil = none).
@@ -89,12 +101,25 @@ type Config struct {
 // Engine is the session engine both front ends (REPL and -p) drive: one
 // current session, its context manager, the tools and the loop.
 type Engine struct {
-	cfg    Config
-	model  string
-	tools  []tools.Tool
-	env    *tools.Env // nil when Config.Tools replaced the contract tools
-	perms  permissionChecker
-	system string
+	cfg   Config
+	model string
+	tools []tools.Tool
+	// builtin is the head of tools that never changes; the MCP servers'
+	// offer follows it. mcpSettled says MCPWait was waited.
+	builtin    []tools.Tool
+	mcpSettled bool
+	warned     map[string]bool // warnings given once (warnOnce)
+	env        *tools.Env      // nil when Config.Tools replaced the contract tools
+	perms      permissionChecker
+	system     string
+	// prompt is what system is built from, memories apart.
+	prompt PromptInfo
+
+	// mem is the project's and the user's memories; memGiven the ones in
+	// system; suggested what was derived from this engine's sessions.
+	mem       *memory.Book
+	memGiven  []string
+	suggested []memory.Suggestion
 
 	// log.sess is the current session: nil until the first message of a
 	// new session is submitted. mgr writes through log.
@@ -106,6 +131,8 @@ type Engine struct {
 
 	// sink receives the manager's notices while a Submit runs.
 	sink Sink
+	// textOnly is set once the server refused a request with images.
+	textOnly bool
 }
 
 // permissionChecker is what the loop needs of *tools.Permissions.
@@ -138,7 +165,7 @@ func New(cfg Config) *Engine {
 			Index:   search.New(cfg.Project.Store(), cfg.Warn),
 		}), tools.NewTodoWrite())
 	}
-	e.tools = append(e.tools, cfg.ExtraTools...)
+	e.builtin = slices.Clip(e.tools)
 	if cfg.Permissions != nil {
 		e.perms = cfg.Permissions
 	} else {
@@ -152,11 +179,15 @@ func New(cfg Config) *Engine {
 		e.env.OnBeforeChange(e.checkpoint)
 		e.env.OnAfterChange(e.checkpointWritten)
 	}
-	e.system = SystemPrompt(PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)})
+	e.prompt = PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)}
+	e.mem = memory.Open(cfg.Project)
+	e.system = e.systemPrompt()
 	// A manager for a new session does no I/O and cannot block, so a
 	// background context is enough here.
 	e.log = &sessionLog{}
 	e.mgr, e.mgrErr = e.newManager(context.Background(), e.log, nil)
+	// Registered once the engine is whole: a change rebuilds the manager.
+	e.mem.OnChange(e.memoriesChanged)
 	return e
 }
 
@@ -184,6 +215,7 @@ func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.
 		LLM:            e.cfg.LLM,
 		Counter:        tokens.NewCounter(e.model),
 		Cache:          e.cfg.Cache,
+		Prices:         e.cfg.Prices,
 		Notify:         e.notify,
 		Hooks:          compactHooks{e},
 		Logger:         e.cfg.Logger,
@@ -209,6 +241,12 @@ func (e *Engine) notify(n contextmgr.Notice) {
 type sessionLog struct {
 	sess   *storage.Session
 	closed bool
+	// written says a record was appended through this log: only then can
+	// the session suggest memories it did not suggest before; from is the
+	// offset of the first, where the suggestions start reading (a resumed
+	// session's earlier records were read when it ended before).
+	written bool
+	from    int64
 
 	// turn is the uuid of the last user record written: the turn that
 	// Write and Edit checkpoints belong to.
@@ -226,9 +264,17 @@ func (l *sessionLog) Append(r *storage.Record) (int64, error) {
 	}
 	off, err := l.sess.Append(r)
 	if err == nil {
+		l.wrote(off)
 		l.observe(r)
 	}
 	return off, err
+}
+
+// wrote notes a record appended at off.
+func (l *sessionLog) wrote(off int64) {
+	if !l.written {
+		l.written, l.from = true, off
+	}
 }
 
 func (l *sessionLog) observe(recs ...*storage.Record) {
@@ -262,7 +308,8 @@ func (l *sessionLog) AppendBatch(recs ...*storage.Record) ([]int64, error) {
 		return nil, fmt.Errorf("session %s: %w", l.sess.ID(), ErrClosed)
 	}
 	offs, err := l.sess.AppendBatch(recs...)
-	if err == nil {
+	if err == nil && len(offs) > 0 {
+		l.wrote(offs[0])
 		l.observe(recs...)
 	}
 	return offs, err
@@ -281,6 +328,7 @@ func (l *sessionLog) SetTokens(n int) {
 // resumable.
 func (e *Engine) StartNew(ctx context.Context, title string) error {
 	log := &sessionLog{}
+	e.system = e.systemPrompt()
 	mgr, err := e.newManager(ctx, log, nil)
 	if err != nil {
 		return err
@@ -338,6 +386,7 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 	// The manager may append repair records (answers to calls a crash left
 	// unanswered) while it is built: its log is the new session already.
 	log := &sessionLog{sess: sess}
+	e.system = e.systemPrompt()
 	mgr, err := e.newManager(ctx, log, live)
 	if err != nil {
 		sess.Close()
@@ -346,6 +395,7 @@ func (e *Engine) Resume(ctx context.Context, id string) error {
 	closeErr := e.closeSession()
 	e.log, e.mgr, e.mgrErr = log, mgr, nil
 	e.pendingTitle = ""
+	e.recordMemoryUse(ctx)
 	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "resume"})
 	e.enterSession(live)
 	return closeErr
@@ -374,6 +424,7 @@ func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
 		sess.SetTitle(firstMessage)
 	}
 	e.log.sess, e.pendingTitle = sess, ""
+	e.recordMemoryUse(ctx)
 	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "startup"})
 	return nil
 }
@@ -386,6 +437,9 @@ func (h compactHooks) PreCompact(ctx context.Context, trigger, instructions stri
 }
 
 func (h compactHooks) PostCompact(ctx context.Context, trigger string, receipt *storage.Receipt) {
+	if h.e.log.sess != nil && h.e.log.written {
+		h.e.suggestMemories(ctx, h.e.log.sess, h.e.log.from)
+	}
 	h.e.runHook(ctx, hooks.PostCompact, "", hooks.Payload{"trigger": trigger, "receipt": receipt})
 }
 
@@ -463,8 +517,23 @@ func (e *Engine) MCPServers() []mcphost.Status { return e.cfg.MCP.Status() }
 // Project is the current project (for /sessions, /switch).
 func (e *Engine) Project() *storage.Project { return e.cfg.Project }
 
-// Close closes the current session (index written, lock released).
+// Shells describes the commands the model started in the background
+// (Bash with run_in_background), for /bashes.
+func (e *Engine) Shells() []tools.ShellInfo {
+	if e.env == nil {
+		return nil
+	}
+	return e.env.Shells()
+}
+
+// Close ends the run: the background commands are killed (their whole
+// process groups, whatever ends the run — /exit, the end of -p, a signal,
+// a terminal hang-up), then the current session is closed (index written,
+// lock released).
 func (e *Engine) Close() error {
+	if e.env != nil {
+		e.env.StopBackground()
+	}
 	err := e.closeSession()
 	if merr := e.cfg.MCP.Close(); err == nil {
 		err = merr
@@ -480,5 +549,9 @@ func (e *Engine) closeSession() error {
 	// The id stays readable (the -p result names it after Close); the
 	// manager can no longer write. StartNew and Resume replace both.
 	e.log.closed = true
+	if e.log.written {
+		// The end of a session: what it did may be worth remembering.
+		e.suggestMemories(context.Background(), sess, e.log.from)
+	}
 	return sess.Close() // its errors name the session
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -37,6 +38,8 @@ func (c *fakeConv) AddUser(text string) error {
 	c.msgs = append(c.msgs, chat.Message{Role: chat.RoleUser, Content: text})
 	return nil
 }
+
+func (c *fakeConv) AddUserImages(text string, _ []storage.ImageRef) error { return c.AddUser(text) }
 
 func (c *fakeConv) AddAssistant(resp *llm.Response) error {
 	if c.failRole == chat.RoleAssistant {
@@ -198,6 +201,10 @@ func (s *recSink) Text(d string) { s.text.WriteString(d) }
 func (s *recSink) ToolStart(id, name string, input json.RawMessage) {
 	s.events = append(s.events, "start "+id+" "+name)
 }
+func (s *recSink) ToolRefused(id, name string, _ json.RawMessage, res tools.Result) {
+	s.ToolEnd(id, name, res)
+}
+
 func (s *recSink) ToolEnd(id, name string, res tools.Result) {
 	ev := "end " + id + " " + name
 	if res.Error != "" {

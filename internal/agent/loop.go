@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/clawdcode/clawdcode/internal/chat"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -30,6 +33,8 @@ const interruptedResult = "interrupted by the user before the tool finished"
 // conversation is what the loop needs of *contextmgr.Manager.
 type conversation interface {
 	AddUser(text string) error
+	// AddUserImages records a user message carrying images.
+	AddUserImages(text string, images []storage.ImageRef) error
 	AddAssistant(resp *llm.Response) error
 	AddToolResult(id, output, errText string) error
 	// AddIncomplete records an answer that stopped before its end.
@@ -58,8 +63,13 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 	if err := e.ensureSession(ctx, text); err != nil {
 		return nil, err
 	}
+	e.JoinMCPTools(ctx)
 	e.sink = sink
 	defer func() { e.sink = nil }()
+	images, err := e.attachImages(text, sink)
+	if err != nil {
+		return nil, err
+	}
 
 	l := &loop{
 		conv:     e.mgr,
@@ -70,6 +80,14 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 		maxTurns: e.cfg.MaxTurns,
 		sink:     sink,
 		hook:     e.runHook,
+		images:   images,
+		textOnly: &e.textOnly,
+	}
+	if e.cfg.Project != nil {
+		home := e.cfg.Project.Store().Home()
+		l.storeImage = func(data []byte, mediaType string) (storage.ImageRef, error) {
+			return storage.StoreImage(home, data, mediaType)
+		}
 	}
 	res, err := l.run(ctx, text)
 	if err == nil {
@@ -91,7 +109,15 @@ type loop struct {
 	// hook runs the user's hooks of an event (nil = none).
 	hook func(ctx context.Context, event, tool string, payload hooks.Payload) hooks.Outcome
 
-	streamed strings.Builder // the text of the model call under way, as shown
+	streamed strings.Builder    // the text of the model call under way, as shown
+	images   []storage.ImageRef // the images the user message carries
+	// textOnly is the engine's: set once the server refused images, so
+	// that no later request of the process sends them.
+	textOnly *bool
+	// storeImage stores an image a tool returned (nil: such images are
+	// not sent); toolImages are those of the round under way.
+	storeImage func(data []byte, mediaType string) (storage.ImageRef, error)
+	toolImages []toolImage
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -99,7 +125,7 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 	// The conversation's errors name the record they failed to append
 	// ("append user record: write <file>: …"); a second "record …" here
 	// would only repeat it.
-	if err := l.conv.AddUser(text); err != nil {
+	if err := l.conv.AddUserImages(text, l.images); err != nil {
 		return res, err
 	}
 	for {
@@ -137,7 +163,7 @@ func (l *loop) recordIncomplete(cause error) error {
 		// A runaway reply is megabytes of junk: only the marker is kept.
 		partial = ""
 	}
-	if err := l.conv.AddIncomplete(partial, interrupted, oneLine(serverMessage(cause))); err != nil {
+	if err := l.conv.AddIncomplete(partial, interrupted, termtext.FirstLine(serverMessage(cause), 0, "")); err != nil {
 		return errors.Join(cause, err)
 	}
 	return cause
@@ -169,12 +195,22 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if l.model != "" {
 			req.Model = l.model
 		}
+		if l.textOnly != nil && *l.textOnly {
+			req.Messages = withoutImages(req.Messages)
+		}
+		req.Messages = withModeNote(req.Messages, l.perms)
 		resp, err := l.llm.Stream(ctx, req, onDelta)
 		if err == nil {
 			return resp, nil
 		}
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx)
+		}
+		if l.textOnly != nil && imagesRefused(err, req) {
+			*l.textOnly = true
+			l.sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeWarning,
+				Text: "the model does not accept images (" + serverMessage(err) + "): sent without them"})
+			continue
 		}
 		if !llm.IsOverflow(err) {
 			return nil, fmt.Errorf("model call: %w", err)
@@ -195,6 +231,22 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 			return nil, fmt.Errorf("%w: %s", ErrContextOverflow, serverMessage(err))
 		}
 	}
+}
+
+// moder is a permission policy with a mode (*tools.Permissions).
+type moder interface {
+	Mode() tools.Mode
+}
+
+// withModeNote adds, in plan mode, the note that tells the model so
+// (tools.PlanNote) as a trailing system message of this request only: it
+// is never recorded, and at the end it leaves the prefix a server caches
+// (the system prompt and the conversation so far) the same as without it.
+func withModeNote(msgs []chat.Message, perms permissionChecker) []chat.Message {
+	if m, ok := perms.(moder); !ok || m.Mode() != tools.ModePlan {
+		return msgs
+	}
+	return append(slices.Clip(msgs), chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
 }
 
 // delegator is a tool that runs another tool (mcphost's MCPCall).
@@ -230,13 +282,13 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 		tool, name, ok := l.lookup(call.Name)
 		switch {
 		case !ok:
-			if err := l.answer(call.ID, call.Name, tools.Result{Error: fmt.Sprintf("unknown tool %s", call.Name)}); err != nil {
+			if err := l.refuse(call.ID, call.Name, input, tools.Result{Error: fmt.Sprintf("unknown tool %s", call.Name)}); err != nil {
 				return err
 			}
 			continue
 		case !json.Valid(input):
 			msg := fmt.Sprintf("invalid JSON arguments for %s: %s", name, clip(call.Arguments, 200))
-			if err := l.answer(call.ID, name, tools.Result{Error: msg}); err != nil {
+			if err := l.refuse(call.ID, name, input, tools.Result{Error: msg}); err != nil {
 				return err
 			}
 			continue
@@ -246,7 +298,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 		if d, ok := tool.(delegator); ok {
 			inner, innerInput, err := d.Delegate(input)
 			if err != nil {
-				if err := l.answer(call.ID, name, tools.Result{Error: err.Error()}); err != nil {
+				if err := l.refuse(call.ID, name, input, tools.Result{Error: err.Error()}); err != nil {
 					return err
 				}
 				continue
@@ -255,7 +307,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 		}
 		if l.hook != nil {
 			if out := l.hook(ctx, hooks.PreToolUse, tool.Name(), hooks.Payload{"tool_name": tool.Name(), "tool_input": input}); out.Block {
-				if err := l.answer(call.ID, name, tools.Result{Error: "denied by a PreToolUse hook: " + out.Reason}); err != nil {
+				if err := l.refuse(call.ID, name, input, tools.Result{Error: "denied by a PreToolUse hook: " + out.Reason}); err != nil {
 					return err
 				}
 				continue
@@ -264,7 +316,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 		// A call that cannot succeed fails before anyone is asked to
 		// allow it (Edit of a file never read, Write under CLAWDCODE_HOME).
 		if res, ok := tools.Precheck(tool, input); !ok {
-			if err := l.answer(call.ID, name, res); err != nil {
+			if err := l.refuse(call.ID, name, input, res); err != nil {
 				return err
 			}
 			continue
@@ -278,7 +330,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			return l.abandon(resp, i, "the permission check failed: "+err.Error(), err)
 		}
 		if denied != "" {
-			if err := l.answer(call.ID, name, tools.Result{Error: denied}); err != nil {
+			if err := l.refuse(call.ID, name, input, tools.Result{Error: denied}); err != nil {
 				return err
 			}
 			continue
@@ -296,7 +348,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			return err
 		}
 	}
-	return nil
+	return l.addToolImages()
 }
 
 // toolStopGrace is how long a cancelled tool may take to return: Bash
@@ -333,7 +385,20 @@ func (l *loop) answer(id, name string, res tools.Result) error {
 	if err := l.conv.AddToolResult(id, res.Output, res.Error); err != nil {
 		return fmt.Errorf("%s result: %w", name, err) // which tool: the conversation does not know
 	}
+	if res.Image != nil {
+		l.toolImages = append(l.toolImages, toolImage{name: res.ImageName, img: *res.Image})
+	}
 	l.sink.ToolEnd(id, name, res)
+	return nil
+}
+
+// refuse records the result of a call answered without running it and
+// tells the sink, which has not seen the call start.
+func (l *loop) refuse(id, name string, input json.RawMessage, res tools.Result) error {
+	if err := l.conv.AddToolResult(id, res.Output, res.Error); err != nil {
+		return fmt.Errorf("%s result: %w", name, err)
+	}
+	l.sink.ToolRefused(id, name, input, res)
 	return nil
 }
 
@@ -342,7 +407,7 @@ func (l *loop) answer(id, name string, res tools.Result) error {
 func (l *loop) abandon(resp *llm.Response, from int, reason string, cause error) error {
 	for _, call := range resp.ToolCalls[from:] {
 		_, name, _ := l.lookup(call.Name)
-		if err := l.answer(call.ID, name, tools.Result{Error: reason}); err != nil {
+		if err := l.refuse(call.ID, name, json.RawMessage(call.Arguments), tools.Result{Error: reason}); err != nil {
 			return errors.Join(cause, err)
 		}
 	}
@@ -362,12 +427,6 @@ func serverMessage(err error) string {
 	return err.Error()
 }
 
-// oneLine is the first line of s.
-func oneLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
-}
-
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -381,7 +440,8 @@ func clip(s string, n int) string {
 // discardSink is used when a caller passes no sink.
 type discardSink struct{}
 
-func (discardSink) Text(string)                               {}
-func (discardSink) ToolStart(string, string, json.RawMessage) {}
-func (discardSink) ToolEnd(string, string, tools.Result)      {}
-func (discardSink) Notice(contextmgr.Notice)                  {}
+func (discardSink) Text(string)                                               {}
+func (discardSink) ToolStart(string, string, json.RawMessage)                 {}
+func (discardSink) ToolEnd(string, string, tools.Result)                      {}
+func (discardSink) ToolRefused(string, string, json.RawMessage, tools.Result) {}
+func (discardSink) Notice(contextmgr.Notice)                                  {}

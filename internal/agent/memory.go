@@ -18,7 +18,7 @@ func (e *Engine) checkpoint(path string) {
 		return
 	}
 	if err := cp.Save(e.log.turn, path); err != nil {
-		e.notify(contextmgr.Notice{Kind: "warning", Text: fmt.Sprintf("%v; /undo will not restore it", err)})
+		e.notify(contextmgr.Notice{Kind: contextmgr.NoticeWarning, Text: fmt.Sprintf("%v; /undo will not restore it", err)})
 	}
 }
 
@@ -30,7 +30,7 @@ func (e *Engine) checkpointWritten(path string, data []byte) {
 		return
 	}
 	if err := cp.Wrote(path, data); err != nil {
-		e.notify(contextmgr.Notice{Kind: "warning", Text: fmt.Sprintf("%v; /undo will not notice later changes to it", err)})
+		e.notify(contextmgr.Notice{Kind: contextmgr.NoticeWarning, Text: fmt.Sprintf("%v; /undo will not notice later changes to it", err)})
 	}
 }
 

@@ -28,6 +28,9 @@ type PromptInfo struct {
 	Tools []chat.ToolDef
 	// Platform is "GOOS/GOARCH"; empty = the running one.
 	Platform string
+	// Memories is the memories' section (memory.Book.Prompt), given
+	// after the rest of the prompt; "" = none.
+	Memories string
 }
 
 // SystemPrompt is the system message of every request of a session: who the
@@ -66,6 +69,9 @@ How to work:
 		fmt.Fprintf(&b, "- Today's date: %s\n", p.Now.Format("2006-01-02"))
 	}
 	b.WriteString(ProjectInstructions(p.Root))
+	if p.Memories != "" {
+		b.WriteString("\n" + p.Memories)
+	}
 	return b.String()
 }
 

@@ -6,7 +6,10 @@
 // without pulling in go-openai or the storage layer.
 package chat
 
-import "encoding/json"
+import (
+	"encoding/base64"
+	"encoding/json"
+)
 
 // Roles of a chat-completions message.
 const (
@@ -26,6 +29,22 @@ type Message struct {
 	Name       string     `json:"name,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// Images go with a user message's Content as image parts, after the
+	// text (chat completions: content [{type:text},{type:image_url}]).
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is an image part of a user message: the bytes' media type
+// (image/png, image/jpeg, image/gif or image/webp) and the bytes.
+type Image struct {
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"`
+}
+
+// DataURL is the image as the chat-completions API's image_url.url takes
+// it: data:<media type>;base64,<bytes>.
+func (i Image) DataURL() string {
+	return "data:" + i.MediaType + ";base64," + base64.StdEncoding.EncodeToString(i.Data)
 }
 
 // ToolCall is a function call the model asked for. Arguments is the raw

@@ -211,6 +211,7 @@ func (f *Factory) Config() (*config.Config, error) {
 
 // Permissions is the run's permission policy, built once: the rules of
 // opts (flags and configuration files), --dangerously-skip-permissions,
+// the mode to start in (--permission-mode),
 // the terminal's asker (nil in -p), and the project's config file as the
 // place an "always for this project" answer is saved.
 func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Permissions, error) {
@@ -225,6 +226,7 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 			Allow:   opts.Allow,
 			Deny:    opts.Deny,
 			SkipAll: opts.SkipPermissions,
+			Mode:    opts.Mode,
 			Asker:   asker,
 			Save: func(r tools.Rule) error {
 				if err := config.SaveRule(projectFile, r); err != nil {
@@ -403,9 +405,10 @@ func childEnv(cfg *config.Config) []string {
 	return secrets.ChildEnv(os.Environ(), cfg.EnvPassthrough, []string{cfg.APIKeyEnv})
 }
 
-// StartMCP connects to the configured MCP servers (all at once, bounded
-// by mcphost.DefaultStartTimeout); one that fails is reported once on
-// stderr and the run goes on without it.
+// StartMCP starts connecting to the configured MCP servers, all at once
+// and in the background (each bounded by mcphost.DefaultStartTimeout);
+// one that dies, or that Settle gives up on, is reported once on stderr
+// and the run goes on without it.
 func (f *Factory) StartMCP(ctx context.Context, cfg *config.Config, root string) *mcphost.Host {
 	servers := make([]mcphost.ServerConfig, 0, len(cfg.MCPServers))
 	for name, s := range cfg.MCPServers {

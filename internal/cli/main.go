@@ -38,7 +38,7 @@ func Main() int {
 // any error to f.IO.ErrOut. Tests call it in-process.
 func Run(ctx context.Context, f *Factory, args []string) int {
 	root := NewCmdRoot(f)
-	root.SetArgs(args)
+	root.SetArgs(resumeArgs(args))
 	_, err := root.ExecuteContextC(ctx)
 	failure := Describe(f.endpointHint(err), context.Cause(ctx))
 	// A server's error may quote the key (a careless proxy's 401): the

@@ -155,13 +155,19 @@ func (s *printSink) ToolStart(id, name string, input json.RawMessage) {
 	}
 }
 
+// ToolRefused reports a call that did not run as the result it got: -p
+// has shown no start for it and shows none.
+func (s *printSink) ToolRefused(id, name string, _ json.RawMessage, res tools.Result) {
+	s.ToolEnd(id, name, res)
+}
+
 func (s *printSink) ToolEnd(id, name string, res tools.Result) {
 	switch s.format {
 	case FormatStreamJSON:
 		s.emit(toolResultEvent{Type: "tool_result", ID: id, Name: name, Output: res.Output, Error: res.Error, IsError: res.Error != ""})
 	case FormatText:
 		if s.io.IsStderrTTY() && res.Error != "" {
-			fmt.Fprintf(s.io.ErrOut, "  ⎿ error: %s\n", termtext.Safe(oneLine(res.Error, toolResultPreview)))
+			fmt.Fprintf(s.io.ErrOut, "  ⎿ error: %s\n", termtext.Safe(termtext.Flatten(res.Error, toolResultPreview)))
 		}
 	}
 }

@@ -61,6 +61,7 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 			return "", nil, err
 		}
 		if isSlash {
+			eng.JoinMCPTools(ctx)
 			out, err := runSlash(ctx, f.IO, opts.OutputFormat, registry, eng, prompt, f.redactor.Load())
 			return out, nil, err
 		}
@@ -87,6 +88,7 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		if cerr := eng.Close(); err == nil {
 			err = cerr
 		}
+		noteSuggestions(f.IO.ErrOut, eng)
 	}
 	res := newResult(answer, err, context.Cause(ctx))
 	if res.IsError {
@@ -225,18 +227,19 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 			opts.Window, opts.WindowSource, cachedWindow = n, source, cached
 		}
 	}
-	// MCP servers start (together, time-boxed) only for runs that may
-	// call their tools or list them.
+	// MCP servers start (in the background) only for runs that may call
+	// their tools or list them; -p waits for them at its first request.
 	var host *mcphost.Host
-	var mcpTools []tools.Tool
 	if withMCP && len(cfg.MCPServers) > 0 {
 		host = f.StartMCP(ctx, cfg, p.Root)
-		counter := tokens.NewCounter(opts.Model)
-		mcpTools = host.Offer(opts.Window, mcphost.DefaultShare, counter.Tools)
+	}
+	mcpWait := time.Duration(0)
+	if !f.IO.Interactive() || opts.Print {
+		mcpWait = printMCPWait
 	}
 	eng = agent.New(agent.Config{
 		MCP:            host,
-		ExtraTools:     mcpTools,
+		MCPWait:        mcpWait,
 		Hooks:          f.Hooks(cfg, p.Root),
 		Logger:         f.Logger(),
 		Model:          opts.Model,
@@ -249,6 +252,7 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		LLM:            client,
 		Permissions:    perms,
 		Cache:          f.Cache(),
+		Prices:         tokens.NewPrices(cfg.Prices),
 		EnvPassthrough: cfg.EnvPassthrough,
 		SecretEnv:      []string{cfg.APIKeyEnv},
 		Warn:           warnTo(f.IO.ErrOut),
@@ -271,6 +275,12 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 	}
 	return eng, cachedWindow, nil
 }
+
+// printMCPWait bounds how long a run nobody watches (-p, or input that is
+// not a terminal) waits at its first request for MCP servers still
+// connecting: their tools would otherwise be missing from the whole run.
+// A server that has not answered by then is reported and skipped.
+const printMCPWait = 10 * time.Second
 
 // windowTooSmall makes a window too small for the system prompt and the
 // tools a usage error (exit 2) that names where the window came from.

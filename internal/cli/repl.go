@@ -43,6 +43,12 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 			asker.Root = p.Root
 		}
 	}
+	// A bare -r opens the /resume picker once the REPL runs, over a new
+	// session until one is picked.
+	pick := opts.Resume == resumePick
+	if pick {
+		opts.Resume = ""
+	}
 	eng, err := openEngine(ctx, f, opts, toolAsker, true, true)
 	if err != nil {
 		return err
@@ -62,8 +68,11 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		HistoryPath: filepath.Join(home, "history"),
 		FirstPrompt: opts.Prompt,
 		Asker:       asker,
+		WatchMCP:    eng.WatchMCP,
+		PickSession: pick,
 
 		SkipPermissions: opts.SkipPermissions,
+		Modes:           perms,
 		SearchSessions:  searchSessions(f),
 	})
 	if errors.Is(err, slash.ErrExit) {
@@ -72,6 +81,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	if cerr := eng.Close(); err == nil {
 		err = cerr
 	}
+	noteSuggestions(f.IO.ErrOut, eng)
 	return err
 }
 

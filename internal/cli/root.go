@@ -13,6 +13,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Output formats of -p (CONTRACT.md section 1).
@@ -29,8 +30,9 @@ const (
 	DefaultThreshold = contextmgr.DefaultThreshold
 )
 
-// contractTools are the tools of CONTRACT.md section 3.
-var contractTools = []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep", "Recall"}
+// contractTools are the tools of CONTRACT.md section 3, in the order the
+// engine offers them (the rule grammar's list).
+var contractTools = tools.RuleTools()
 
 // RootOptions is the root command's resolved invocation: flags, then the
 // environment, then the configuration files, then the defaults (resolved
@@ -55,6 +57,9 @@ type RootOptions struct {
 	// configuration files.
 	Allow, Deny     []tools.Rule
 	SkipPermissions bool
+	// Mode is --permission-mode, read; Bypass for
+	// --dangerously-skip-permissions without it.
+	Mode tools.Mode
 	// TrustProject (--trust-project) uses the project's config.toml in
 	// full for this run, as if its trust question had been answered yes.
 	TrustProject bool
@@ -72,12 +77,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 // and validation alone.
 func newCmdRoot(f *Factory, runF func(context.Context, *RootOptions) error) *cobra.Command {
 	opts := &RootOptions{}
-	var (
-		windowFlag      int
-		thresholdFlag   float64
-		allowedTools    string
-		disallowedTools string
-	)
+	raw := &rootFlagValues{}
 	cmd := &cobra.Command{
 		Use:   "clawdcode [flags] [prompt]",
 		Short: "A coding agent for any OpenAI-compatible server",
@@ -103,20 +103,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 				return err
 			}
 			opts.Prompt = strings.Join(args, " ")
-			flags := cmd.Flags()
-			in := rootFlags{
-				resumeSet: flags.Changed("resume"),
-				allowed:   allowedTools, disallowed: disallowedTools,
-			}
-			if flags.Changed("model") {
-				in.config.Model = &opts.Model
-			}
-			if flags.Changed("context-window") {
-				in.config.ContextWindow = &windowFlag
-			}
-			if flags.Changed("compact-threshold") {
-				in.config.CompactThreshold = &thresholdFlag
-			}
+			in := raw.rootFlags(cmd.Flags(), opts)
 			// A project file's commands, allow rules, passed-through
 			// credentials and endpoint need trust: the REPL asks when a
 			// terminal on stdin can answer, whatever stdout is; -p and a
@@ -143,28 +130,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 		return &flagError{err: err, cmd: c}
 	})
 
-	fl := cmd.Flags()
-	fl.SortFlags = false
-	fl.BoolVarP(&opts.Print, "print", "p", false, "non-interactive: run the prompt once and print the final answer")
-	fl.StringVar(&opts.OutputFormat, "output-format", FormatText, "with -p: text, json or stream-json")
-	fl.BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recently updated session of this project")
-	fl.StringVarP(&opts.Resume, "resume", "r", "", "resume a session of this project by `id` or unique prefix")
-	fl.BoolVar(&opts.ForkSession, "fork-session", false, "with -c or -r: continue in a new session that starts with that session's context")
-	fl.StringVarP(&opts.Model, "model", "m", "", "model `name` sent to the server (env CLAWDCODE_MODEL; default gpt-4o)")
-	fl.IntVar(&windowFlag, "context-window", 0, "context window in `tokens` (env CLAWDCODE_CONTEXT_WINDOW; default from the model)")
-	fl.Float64Var(&thresholdFlag, "compact-threshold", DefaultThreshold, "auto-compaction trigger as a `fraction` of the window")
-	fl.StringVar(&allowedTools, "allowed-tools", "", "comma-separated tools or `rules` that run without asking, e.g. Edit,'Bash(go test:*)' (Read,Glob,Grep always may)")
-	fl.StringVar(&disallowedTools, "disallowed-tools", "", "comma-separated tools or `rules` that never run; a deny wins over every allow")
-	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "every tool runs without asking")
-	fl.BoolVar(&opts.TrustProject, "trust-project", false, "use the project's .clawdcode/config.toml in full (hooks, MCP servers, allow rules, base_url), as if its trust question had been answered yes")
-	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "bound on model calls in one -p run (0 = none)")
-
-	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(
-		[]string{FormatText, FormatJSON, FormatStreamJSON}, cobra.ShellCompDirectiveNoFileComp))
-	for _, name := range []string{"allowed-tools", "disallowed-tools"} {
-		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(
-			contractTools, cobra.ShellCompDirectiveNoFileComp))
-	}
+	raw.register(cmd, opts)
 
 	cmd.AddCommand(newCmdVersion(f))
 	cmd.AddCommand(newCmdCompletion(f))
@@ -174,10 +140,99 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	return cmd
 }
 
+// rootFlagValues are the root command's flags that resolve reads only
+// when given, beside those that go straight into RootOptions.
+type rootFlagValues struct {
+	window         int
+	threshold      float64
+	allowed        string
+	disallowed     string
+	permissionMode string
+}
+
+// register defines the root command's flags and their completions.
+func (raw *rootFlagValues) register(cmd *cobra.Command, opts *RootOptions) {
+	fl := cmd.Flags()
+	fl.SortFlags = false
+	fl.BoolVarP(&opts.Print, "print", "p", false, "non-interactive: run the prompt once and print the final answer")
+	fl.StringVar(&opts.OutputFormat, "output-format", FormatText, "with -p: text, json or stream-json")
+	fl.BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recently updated session of this project")
+	fl.StringVarP(&opts.Resume, "resume", "r", "", "resume a session of this project by `id` or unique prefix; without one, pick it from a list")
+	fl.Lookup("resume").NoOptDefVal = resumePick
+	fl.BoolVar(&opts.ForkSession, "fork-session", false, "with -c or -r: continue in a new session that starts with that session's context")
+	fl.StringVarP(&opts.Model, "model", "m", "", "model `name` sent to the server (env CLAWDCODE_MODEL; default gpt-4o)")
+	fl.IntVar(&raw.window, "context-window", 0, "context window in `tokens` (env CLAWDCODE_CONTEXT_WINDOW; default from the model)")
+	fl.Float64Var(&raw.threshold, "compact-threshold", DefaultThreshold, "auto-compaction trigger as a `fraction` of the window")
+	fl.StringVar(&raw.allowed, "allowed-tools", "", "comma-separated tools or `rules` that run without asking, e.g. Edit,'Bash(go test:*)' (Read,Glob,Grep always may)")
+	fl.StringVar(&raw.disallowed, "disallowed-tools", "", "comma-separated tools or `rules` that never run; a deny wins over every allow")
+	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "every tool runs without asking")
+	fl.StringVar(&raw.permissionMode, "permission-mode", "", "`mode` to start in: default (ask), acceptEdits (Write/Edit inside the project run without asking) or plan (read-only tools until a plan is approved); Shift-Tab cycles them in the REPL")
+	fl.BoolVar(&opts.TrustProject, "trust-project", false, "use the project's .clawdcode/config.toml in full (hooks, MCP servers, allow rules, base_url), as if its trust question had been answered yes")
+	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "bound on model calls in one -p run (0 = none)")
+
+	_ = cmd.RegisterFlagCompletionFunc("permission-mode", cobra.FixedCompletions(
+		[]string{"default", "acceptEdits", "plan"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(
+		[]string{FormatText, FormatJSON, FormatStreamJSON}, cobra.ShellCompDirectiveNoFileComp))
+	for _, name := range []string{"allowed-tools", "disallowed-tools"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(
+			contractTools, cobra.ShellCompDirectiveNoFileComp))
+	}
+}
+
+// rootFlags is what resolve gets of the command line: the flags given.
+func (raw *rootFlagValues) rootFlags(flags *pflag.FlagSet, opts *RootOptions) rootFlags {
+	in := rootFlags{
+		resumeSet: flags.Changed("resume"),
+		allowed:   raw.allowed, disallowed: raw.disallowed,
+	}
+	if flags.Changed("permission-mode") {
+		in.permissionMode = &raw.permissionMode
+	}
+	if flags.Changed("model") {
+		in.config.Model = &opts.Model
+	}
+	if flags.Changed("context-window") {
+		in.config.ContextWindow = &raw.window
+	}
+	if flags.Changed("compact-threshold") {
+		in.config.CompactThreshold = &raw.threshold
+	}
+	return in
+}
+
+// resumePick is -r's value when no id follows it: alone, -r opens the
+// session picker (the REPL's /resume) on a terminal.
+const resumePick = "pick"
+
+// resumeArgs keeps "-r ID" meaning what it always did now that -r's value
+// is optional: pflag gives an optional value only to "--resume=ID", so a
+// separate word after -r or --resume (anything but another flag) is joined
+// to it before parsing. A bare -r, last or before a flag, is left alone
+// and gets resumePick. Nothing after "--" is touched; the glued "-rID" of
+// a short flag is the one form that no longer names an id.
+func resumeArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "-r" || a == "--resume") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			out = append(out, "--resume="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // rootFlags is what resolve needs of the command line beyond opts.
 type rootFlags struct {
 	resumeSet           bool
 	allowed, disallowed string
+	permissionMode      *string      // nil when not given
 	config              config.Flags // model, window, threshold when given
 }
 
@@ -195,6 +250,15 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 	if in.resumeSet && strings.TrimSpace(o.Resume) == "" {
 		return usageErrorf("-r/--resume needs a session id, got an empty one")
 	}
+	if o.Resume == resumePick && o.ForkSession {
+		return usageErrorf("--fork-session needs the session's id with -r: clawdcode -r <id> --fork-session")
+	}
+	if o.Resume == resumePick && (o.Print || !f.IO.Interactive()) {
+		return &UsageError{Err: errors.New("-r/--resume without a session id needs a terminal, to pick the session from a list"), Hints: []string{
+			"name the session: clawdcode -r <id> (an id's unique prefix will do)",
+			"`clawdcode sessions list` lists this project's sessions with their ids; `clawdcode search <words>` finds one by its content",
+		}}
+	}
 	if o.Continue && in.resumeSet {
 		return usageErrorf("-c/--continue and -r/--resume cannot be used together")
 	}
@@ -203,6 +267,9 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 	}
 	if o.MaxTurns < 0 {
 		return usageErrorf("invalid --max-turns %d: must be 0 (no bound) or more", o.MaxTurns)
+	}
+	if err := o.resolveMode(in.permissionMode); err != nil {
+		return err
 	}
 	var err error
 	if in.config.Allow, err = parseRuleFlag("--allowed-tools", in.allowed); err != nil {
@@ -231,6 +298,24 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 		o.Threshold = DefaultThreshold
 	}
 	o.Allow, o.Deny = cfg.Allow, cfg.Deny
+	return nil
+}
+
+// resolveMode reads --permission-mode (nil when not given) into o.Mode:
+// --dangerously-skip-permissions alone starts in bypass.
+func (o *RootOptions) resolveMode(flag *string) error {
+	o.Mode = tools.ModeDefault
+	if flag == nil {
+		if o.SkipPermissions {
+			o.Mode = tools.ModeBypass
+		}
+		return nil
+	}
+	m, err := tools.ParseMode(*flag)
+	if err != nil {
+		return usageErrorf("invalid --permission-mode %q: want default, acceptEdits or plan", *flag)
+	}
+	o.Mode = m
 	return nil
 }
 

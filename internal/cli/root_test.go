@@ -28,7 +28,7 @@ func parseRoot(t *testing.T, args []string, env map[string]string) (*RootOptions
 		got = o
 		return nil
 	})
-	cmd.SetArgs(args)
+	cmd.SetArgs(resumeArgs(args)) // as Run does
 	_, err := cmd.ExecuteC()
 	return got, err
 }
@@ -135,7 +135,9 @@ func TestRootFlagErrors(t *testing.T) {
 		{"bad rule", []string{"--allowed-tools", "Bash(go test"}, nil, "missing closing parenthesis"},
 		{"specifier on a tool without one", []string{"--allowed-tools", "Glob(src)"}, nil, "Glob takes no specifier"},
 		{"empty model", []string{"-m", " "}, nil, "--model needs a model name"},
-		{"resume without id", []string{"-r"}, nil, "flag needs an argument"},
+		{"resume without id, no terminal", []string{"-r"}, nil, "without a session id needs a terminal"},
+		{"resume without id in -p", []string{"-p", "hi", "-r"}, nil, "without a session id needs a terminal"},
+		{"resume without id, forked", []string{"-r", "--fork-session"}, nil, "--fork-session needs the session's id"},
 		{"resume with an empty id", []string{"-r", "", "-p", "hi"}, nil, "needs a session id"},
 		{"resume with an empty id, long form", []string{"--resume=", "-p", "hi"}, nil, "needs a session id"},
 		{"resume with a blank id", []string{"-r", "  ", "-p", "hi"}, nil, "needs a session id"},
@@ -218,5 +220,24 @@ func TestSessionsFlags(t *testing.T) {
 	cmd.SetArgs([]string{"--all", "--json"})
 	if err := cmd.Execute(); err != nil || !list.All || !list.JSON {
 		t.Errorf("list --all --json: %+v, %v", list, err)
+	}
+}
+
+// -r's value is optional, but "-r ID" still names the session ID.
+func TestResumeArgs(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want []string }{
+		{[]string{"-r", "ab12", "fix it"}, []string{"--resume=ab12", "fix it"}},
+		{[]string{"--resume", "ab12"}, []string{"--resume=ab12"}},
+		{[]string{"-p", "hi", "-r"}, []string{"-p", "hi", "-r"}},
+		{[]string{"-r", "-p", "hi"}, []string{"-r", "-p", "hi"}},
+		{[]string{"-r", ""}, []string{"--resume="}},
+		{[]string{"--", "-r", "x"}, []string{"--", "-r", "x"}},
+		{[]string{"--resume=ab", "x"}, []string{"--resume=ab", "x"}},
+	}
+	for _, tt := range tests {
+		if got := resumeArgs(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("resumeArgs(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 	"github.com/clawdcode/clawdcode/internal/sessionschema"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -333,7 +334,7 @@ func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
 				// words, is left out: the scripts follow the conversation,
 				// internal/e2e/ctxwindow (TestPacketAfter…) checks the packet.
 				content, _, _ := strings.Cut(m.Content, "\n\nRe-orientation (read from the session's records")
-				fmt.Fprintf(&b, ": %s\n", oneLine(content, 100))
+				fmt.Fprintf(&b, ": %s\n", termtext.Flatten(content, 100))
 				for _, c := range m.ToolCalls {
 					fmt.Fprintf(&b, "    call %s %s %s\n", c.ID, c.Name, c.Arguments)
 				}

@@ -112,11 +112,11 @@ func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) erro
 	}
 	fmt.Fprintln(tw, header)
 	for _, s := range infos {
-		title := termtext.Line(oneLine(s.Title, 60))
+		title := termtext.Line(termtext.Flatten(s.Title, 60))
 		if title == "" {
 			title = "(untitled)"
 		}
-		line := fmt.Sprintf("%s\t%s\t%d\t%s", shortID(s.ID), formatWhen(s.Updated, now, f.IO.IsStdoutTTY()), s.Messages, title)
+		line := fmt.Sprintf("%s\t%s\t%d\t%s", termtext.ShortID(s.ID), formatWhen(s.Updated, now, f.IO.IsStdoutTTY()), s.Messages, title)
 		if opts.All {
 			line += "\t" + termtext.Line(s.Project)
 		}
@@ -210,14 +210,6 @@ func sessionTitle(p *storage.Project, id string) string {
 	return ""
 }
 
-// shortID is the 8-character form of an id used in tables.
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
 // formatWhen renders a time relative to now on a terminal, and as RFC 3339
 // UTC for scripts.
 func formatWhen(t, now time.Time, tty bool) string {
@@ -239,25 +231,6 @@ func formatWhen(t, now time.Time, tty bool) string {
 		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 	}
 	return t.Local().Format("2006-01-02")
-}
-
-// oneLine flattens s to one line of at most n runes. It looks at the first
-// few bytes per rune of s only, so a 200 MB tool output costs no more than
-// a short one.
-func oneLine(s string, n int) string {
-	cut := false
-	if limit := 8*n + 8; len(s) > limit {
-		s, cut = strings.ToValidUTF8(s[:limit], ""), true
-	}
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	if cut {
-		return s + "…"
-	}
-	return s
 }
 
 // warnTo returns a warning printer for storage's skipped-line warnings.

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // SessionsRmOptions are the arguments of `sessions rm`.
@@ -49,7 +50,7 @@ func sessionsRm(ctx context.Context, f *Factory, opts *SessionsRmOptions) error 
 		}
 		label := id
 		if title := sessionTitle(p, id); title != "" {
-			label += " (" + oneLine(title, 60) + ")"
+			label += " (" + termtext.Flatten(title, 60) + ")"
 		}
 		ok, err := confirm(ctx, f, fmt.Sprintf("Delete session %s? [y/N] ", label))
 		if err != nil {

@@ -61,7 +61,7 @@ func sessionsShow(ctx context.Context, f *Factory, opts *SessionsShowOptions) er
 	t := &textTranscript{w: w}
 	fmt.Fprintf(w, "session %s", id)
 	if title := sessionTitle(p, id); title != "" {
-		fmt.Fprintf(w, " · %s", termtext.Line(oneLine(title, 80)))
+		fmt.Fprintf(w, " · %s", termtext.Line(termtext.Flatten(title, 80)))
 	}
 	fmt.Fprintf(w, "\nproject %s\n\n", termtext.Line(p.Root))
 

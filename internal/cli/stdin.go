@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
 // stdinBytesPerToken sizes what -p reads of stdin from the context window:
@@ -21,10 +23,10 @@ const (
 )
 
 // stdinLimit is how many bytes of stdin -p takes into the prompt for a
-// window of that many tokens (0 = unknown: the default window's share).
+// window of that many tokens (0 = unknown: tokens.FallbackWindow's share).
 func stdinLimit(window int) int {
 	if window <= 0 {
-		window = 128_000
+		window = tokens.FallbackWindow
 	}
 	return min(maxStdinBytes, max(minStdinBytes, window*stdinBytesPerToken))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // toolResultPreview bounds how much of a tool result `sessions show`
@@ -37,7 +38,7 @@ func (t *textTranscript) record(r *storage.Record) {
 		fmt.Fprintf(t.w, "→ %s\n", describeCall(r.Tool.Name, r.Tool.Input))
 	case r.Type == storage.TypeToolResult && r.ToolResult != nil:
 		if r.ToolResult.Error != "" {
-			fmt.Fprintf(t.w, "  ⎿ error: %s\n\n", oneLine(r.ToolResult.Error, toolResultPreview))
+			fmt.Fprintf(t.w, "  ⎿ error: %s\n\n", termtext.Flatten(r.ToolResult.Error, toolResultPreview))
 			return
 		}
 		fmt.Fprintf(t.w, "  ⎿ %s\n\n", previewOutput(r.ToolResult.Output))
@@ -84,7 +85,7 @@ func previewOutput(out string) string {
 		return "(no output)"
 	}
 	first, rest, more := strings.Cut(out, "\n")
-	p := oneLine(first, toolResultPreview)
+	p := termtext.Flatten(first, toolResultPreview)
 	if more {
 		p += fmt.Sprintf(" … (+%d lines)", strings.Count(rest, "\n")+1)
 	}
@@ -114,7 +115,7 @@ func describeCall(name string, input json.RawMessage) string {
 			arg += " in " + p
 		}
 	}
-	return fmt.Sprintf("%s(%s)", name, oneLine(arg, 80))
+	return fmt.Sprintf("%s(%s)", name, termtext.Flatten(arg, 80))
 }
 
 // markdownTranscript renders records as the Markdown of `sessions export`.
@@ -127,7 +128,7 @@ func (t *markdownTranscript) header(id, title, project string) {
 	if title == "" {
 		title = "Session " + id
 	}
-	fmt.Fprintf(t.w, "# %s\n\n- Session: `%s`\n- Project: `%s`\n\n", oneLine(title, 200), id, project)
+	fmt.Fprintf(t.w, "# %s\n\n- Session: `%s`\n- Project: `%s`\n\n", termtext.Flatten(title, 200), id, project)
 }
 
 func (t *markdownTranscript) record(r *storage.Record) {

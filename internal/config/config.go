@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/hooks"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -87,6 +88,10 @@ type Config struct {
 	// secret-looking variables the user hands to tools' children.
 	EnvPassthrough []string
 
+	// Prices are every file's [prices."MODEL"] tables, the project's over
+	// the user's; tokens.NewPrices puts them over the built-in table.
+	Prices map[string]tokens.Price
+
 	// Files are the configuration files that were read, user's first.
 	Files []string
 }
@@ -139,38 +144,11 @@ func Resolve(src Sources) (*Config, error) {
 	c := &Config{
 		Model: DefaultModel, ModelSource: SourceDefault, BaseURLSource: SourceDefault,
 		APIKeyEnv: DefaultAPIKeyEnv, WireAPI: DefaultWireAPI,
-		MCPServers: map[string]MCPServer{},
+		MCPServers: map[string]MCPServer{}, Prices: map[string]tokens.Price{},
 	}
 	// Files in rising precedence: the project's overrides the user's.
 	for _, f := range files {
-		c.Files = append(c.Files, f.Path)
-		if f.Model != nil {
-			c.Model, c.ModelSource = strings.TrimSpace(*f.Model), f.Path
-		}
-		if f.BaseURL != nil {
-			c.BaseURL, c.BaseURLSource = strings.TrimSpace(*f.BaseURL), f.Path
-		}
-		if f.APIKeyEnv != nil {
-			c.APIKeyEnv = *f.APIKeyEnv
-		}
-		if f.WireAPI != nil {
-			c.WireAPI = *f.WireAPI
-		}
-		if f.ContextWindow != nil {
-			c.ContextWindow, c.WindowSource = *f.ContextWindow, f.Path
-		}
-		if f.CompactThreshold != nil {
-			c.CompactThreshold, c.ThresholdSource = *f.CompactThreshold, f.Path
-		}
-		c.Allow = append(c.Allow, f.Permissions.Allow...)
-		c.Deny = append(c.Deny, f.Permissions.Deny...)
-		maps.Copy(c.MCPServers, f.MCPServers)
-		for _, event := range slices.Sorted(maps.Keys(f.Hooks)) {
-			for _, h := range f.Hooks[event] {
-				c.Hooks = append(c.Hooks, h.hook(event))
-			}
-		}
-		c.EnvPassthrough = append(c.EnvPassthrough, f.Tools.EnvPassthrough...)
+		c.apply(f)
 	}
 
 	// The environment.
@@ -217,6 +195,41 @@ func Resolve(src Sources) (*Config, error) {
 
 	c.APIKey = strings.TrimSpace(getenv(c.APIKeyEnv))
 	return c, nil
+}
+
+// apply lays f's keys over c (a later file's over an earlier one's).
+func (c *Config) apply(f *File) {
+	c.Files = append(c.Files, f.Path)
+	if f.Model != nil {
+		c.Model, c.ModelSource = strings.TrimSpace(*f.Model), f.Path
+	}
+	if f.BaseURL != nil {
+		c.BaseURL, c.BaseURLSource = strings.TrimSpace(*f.BaseURL), f.Path
+	}
+	if f.APIKeyEnv != nil {
+		c.APIKeyEnv = *f.APIKeyEnv
+	}
+	if f.WireAPI != nil {
+		c.WireAPI = *f.WireAPI
+	}
+	if f.ContextWindow != nil {
+		c.ContextWindow, c.WindowSource = *f.ContextWindow, f.Path
+	}
+	if f.CompactThreshold != nil {
+		c.CompactThreshold, c.ThresholdSource = *f.CompactThreshold, f.Path
+	}
+	c.Allow = append(c.Allow, f.Permissions.Allow...)
+	c.Deny = append(c.Deny, f.Permissions.Deny...)
+	maps.Copy(c.MCPServers, f.MCPServers)
+	for _, event := range slices.Sorted(maps.Keys(f.Hooks)) {
+		for _, h := range f.Hooks[event] {
+			c.Hooks = append(c.Hooks, h.hook(event))
+		}
+	}
+	c.EnvPassthrough = append(c.EnvPassthrough, f.Tools.EnvPassthrough...)
+	for name, e := range f.Prices {
+		c.Prices[strings.TrimSpace(name)] = e.Price()
+	}
 }
 
 // sameFile reports whether a and b name one path (a project whose root is

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -133,6 +134,11 @@ func TestMalformedFileNamesFileAndLine(t *testing.T) {
 		{"[mcp_servers.x]\nargs = [\"a\"]\n", 1, "needs command"},
 		{"[mcp_servers.x]\ncommand = \"a\"\nurl = \"http://h\"\n", 1, "both"},
 		{"[tools]\nenv_passthrough = [\"GITHUB_TOKEN\", \"NPM TOKEN\"]\n", 2, "tools.env_passthrough"},
+		{"model = \"m\"\n[prices.\"gpt-4o\"]\ninput = 2.5\n", 2, "needs input and output"},
+		{"[prices.\"gpt-4o\"]\ninput = 2.5\noutput = -1\n", 1, "output = -1 is not a price"},
+		{"[prices.\"x\"]\ninput = inf\noutput = 1\n", 1, "input = +Inf"},
+		{"[prices.\"x\"]\ninput = \"cheap\"\noutput = 1\n", 2, "prices.x.input"},
+		{"[prices.\"\"]\ninput = 1\noutput = 1\n", 1, "needs a model name"},
 	}
 	for _, tt := range tests {
 		path := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), tt.doc)
@@ -228,5 +234,42 @@ func TestEnvPassthrough(t *testing.T) {
 	}
 	if strings.Join(c.EnvPassthrough, ",") != "GITHUB_TOKEN,NPM_TOKEN" {
 		t.Errorf("EnvPassthrough = %q", c.EnvPassthrough)
+	}
+}
+
+// TestPrices: [prices."MODEL"] tables reach the Config, the project's over
+// the user's per model, cached_input defaulting to input, and they apply
+// in a project nobody trusted (they run nothing and send nothing).
+func TestPrices(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	user := writeFile(t, filepath.Join(dir, "home", "config.toml"), `
+[prices."gpt-4o"]
+input = 2.5
+cached_input = 1.25
+output = 10.0
+[prices."qwen2.5-coder"]
+input = 0.2
+output = 0.6
+`)
+	project := writeFile(t, ProjectFile(filepath.Join(dir, "proj")), `
+base_url = "http://evil:1/v1"
+[prices."gpt-4o"]
+input = 1
+cached_input = 0.1
+output = 4
+`)
+	c, err := Resolve(Sources{UserFile: user, ProjectFile: project, TrustProject: func(*File) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Prices["gpt-4o"], (tokens.Price{Input: 1, CachedInput: 0.1, Output: 4}); got != want {
+		t.Errorf("gpt-4o = %+v, want the project's %+v", got, want)
+	}
+	if got, want := c.Prices["qwen2.5-coder"], (tokens.Price{Input: 0.2, CachedInput: 0.2, Output: 0.6}); got != want {
+		t.Errorf("qwen2.5-coder = %+v, want %+v (cached_input defaults to input)", got, want)
+	}
+	if c.BaseURL != "" {
+		t.Errorf("the untrusted project's base_url applied: %q", c.BaseURL)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"math"
 	"net/url"
 	"os"
 	"regexp"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/hooks"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -40,7 +43,11 @@ type File struct {
 	MCPServers map[string]MCPServer `toml:"mcp_servers"`
 	// Hooks are [[hooks.EVENT]] tables, by event name.
 	Hooks map[string][]HookEntry `toml:"hooks"`
-	Tools struct {
+	// Prices are [prices."MODEL"] tables: what the user pays for a model,
+	// for /cost and the compaction receipt (harmless keys: they apply in
+	// an untrusted project too).
+	Prices map[string]PriceEntry `toml:"prices"`
+	Tools  struct {
 		// EnvPassthrough names variables handed to tools' commands (and
 		// hooks and MCP servers) although their names look like
 		// credentials (secrets.ChildEnv).
@@ -55,6 +62,24 @@ type HookEntry struct {
 	Matcher string  `toml:"matcher"`
 	Command string  `toml:"command"`
 	Timeout float64 `toml:"timeout"`
+}
+
+// PriceEntry is one [prices."MODEL"] table, in US dollars per million
+// tokens. input and output are required; cached_input (prompt tokens the
+// server served from its cache) defaults to input.
+type PriceEntry struct {
+	Input       *float64 `toml:"input"`
+	CachedInput *float64 `toml:"cached_input"`
+	Output      *float64 `toml:"output"`
+}
+
+// Price is the entry as a tokens.Price (after check).
+func (e PriceEntry) Price() tokens.Price {
+	p := tokens.Price{Input: *e.Input, CachedInput: *e.Input, Output: *e.Output}
+	if e.CachedInput != nil {
+		p.CachedInput = *e.CachedInput
+	}
+	return p
 }
 
 // MCPServer is one [mcp_servers.NAME] table: a server started as a child
@@ -193,6 +218,18 @@ func (f *File) check(lines map[string]int) error {
 			return bad("compact_threshold", "%v", err)
 		}
 	}
+	if err := f.checkPrices(bad); err != nil {
+		return err
+	}
+	if err := f.checkHooks(bad); err != nil {
+		return err
+	}
+	return f.checkMCPServers(bad)
+}
+
+// checkHooks holds every [[hooks.EVENT]] entry to a timeout that is not
+// negative and to what hooks.Validate asks of a hook.
+func (f *File) checkHooks(bad func(key, format string, args ...any) error) error {
 	events := make([]string, 0, len(f.Hooks))
 	for event := range f.Hooks {
 		events = append(events, event)
@@ -208,6 +245,12 @@ func (f *File) check(lines map[string]int) error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkMCPServers holds every [mcp_servers.NAME] table to a valid name
+// and one kind of server: a command, or a url with its headers.
+func (f *File) checkMCPServers(bad func(key, format string, args ...any) error) error {
 	names := make([]string, 0, len(f.MCPServers))
 	for name := range f.MCPServers {
 		names = append(names, name)
@@ -232,6 +275,30 @@ func (f *File) check(lines map[string]int) error {
 		if s.URL != "" {
 			if err := checkURL(s.URL); err != nil {
 				return bad(key+".url", "%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkPrices holds every [prices."MODEL"] table to a model name and
+// finite, non-negative figures, input and output given.
+func (f *File) checkPrices(bad func(key, format string, args ...any) error) error {
+	for _, name := range slices.Sorted(maps.Keys(f.Prices)) {
+		e := f.Prices[name]
+		key := "prices." + name
+		if strings.TrimSpace(name) == "" {
+			return bad(key, "needs a model name")
+		}
+		if e.Input == nil || e.Output == nil {
+			return bad(key, "needs input and output (US dollars per million tokens)")
+		}
+		for _, f := range []struct {
+			name string
+			v    *float64
+		}{{"input", e.Input}, {"cached_input", e.CachedInput}, {"output", e.Output}} {
+			if f.v != nil && !(*f.v >= 0 && !math.IsInf(*f.v, 1)) {
+				return bad(key, "%s = %v is not a price (US dollars per million tokens, 0 or more)", f.name, *f.v)
 			}
 		}
 	}

@@ -65,19 +65,29 @@ func newAccountant(opt *Options, live *liveContext) *accountant {
 		a.system = part{ub: opt.UpperBound(chat.Message{Role: chat.RoleSystem, Content: opt.System}), exact: -1}
 	}
 	a.interrupted = part{ub: opt.UpperBound(interruptedAnswer), exact: -1}
-	if len(opt.Tools) > 0 {
-		a.tools = part{ub: toolsUpperBound(opt.Tools), exact: -1}
-		var mcp []chat.ToolDef
-		for _, d := range opt.Tools {
-			if isMCPTool(d.Name) {
-				mcp = append(mcp, d)
-			}
-		}
-		if len(mcp) > 0 {
-			a.mcpShare = float64(toolsUpperBound(mcp)) / float64(a.tools.ub)
+	a.setTools()
+	return a
+}
+
+// setTools measures the tool definitions of opt anew (they changed, or
+// are first seen); a request the server measured with others no longer
+// calibrates the count.
+func (a *accountant) setTools() {
+	a.tools, a.mcpShare = part{}, 0
+	a.calib.ok, a.sent.ok = false, false
+	if len(a.opt.Tools) == 0 {
+		return
+	}
+	a.tools = part{ub: toolsUpperBound(a.opt.Tools), exact: -1}
+	var mcp []chat.ToolDef
+	for _, d := range a.opt.Tools {
+		if isMCPTool(d.Name) {
+			mcp = append(mcp, d)
 		}
 	}
-	return a
+	if len(mcp) > 0 {
+		a.mcpShare = float64(toolsUpperBound(mcp)) / float64(a.tools.ub)
+	}
 }
 
 // isMCPTool tells an MCP server's tool, or one standing for them, by the

@@ -65,6 +65,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 	if useLLM {
 		text, files, _, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.acct.messages)
 		if err := ctx.Err(); err != nil {
+			m.usage.summaries.Add(m.sum.takeUsage())
 			return nil, err
 		}
 	} else if m.opt.LLM == nil {
@@ -91,6 +92,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		content = fallbackPreamble + "\n\n" + text
 	}
 	rcpt := receipt(m.acct, m.opt.Root, m.live.entries()[:cut], text)
+	m.usage.charge(rcpt, m.sum.takeUsage(), m.opt.Prices, m.opt.Model)
 	content += recallNote(rcpt)
 	carried := m.work.carryOver(compactionInput(m, cut, content))
 	res, err := m.commit(trigger, pre, cut, content+carried.afterword, files, failure, rcpt, carried)
@@ -136,7 +138,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 		post += m.acct.size(e, estimate)
 	}
 
-	usage := m.SessionUsage()
+	usage := m.usage.total()
 	boundary := &storage.Record{
 		UUID:    uuid.NewString(),
 		Type:    storage.TypeSystem,
@@ -148,6 +150,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 			RetainedOffset:  retained[0].offset,
 			RetainedUUID:    retained[0].rec.UUID,
 			SessionUsage:    &usage,
+			SummaryUsage:    m.usage.summaryRecord(),
 			Truncated:       truncatedLimits(retained),
 			EffectiveWindow: m.guard.learnt,
 			Receipt:         rcpt,
@@ -224,8 +227,9 @@ type retention struct {
 // verbatim, entries[:cut] summarised. ok is false when nothing would be
 // dropped.
 //
-// The kept part is the most recent frac of the messages (by approx),
-// starting at a user record. When the last user turn alone is larger, it
+// The kept part is the most recent records worth at most frac of the live
+// messages' tokens (by approx), and at most frac of the window, starting
+// at a user record. When the last user turn alone is larger, it
 // is kept whole if it stays under the post-compaction ceiling; otherwise
 // the cut falls inside it, at an assistant reply (the summary, a user
 // message, then precedes it). Cuts are only ever made before a user or an

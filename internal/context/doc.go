@@ -31,8 +31,8 @@
 //     that uses it; truncate.go — cutting texts down in memory;
 //   - summarize.go — the summariser; backoff.go — its failure back-off;
 //   - compact.go — choosing what to keep (retention) and committing a
-//     compaction; receipt.go — what a compaction takes out (its receipt
-//     and the recall note);
+//     compaction; receipt.go — what a compaction takes out (its receipt,
+//     with what its summary calls used and cost, and the recall note);
 //   - pins.go — the pins in force (pinBoard), changed only by the pin and
 //     unpin records; draft.go — a compaction written but not applied
 //     (Draft, /compact --preview); handoff.go — the records a handoff
@@ -49,7 +49,9 @@
 //     its records: where the records after the summary begin, and the
 //     count the replies among them calibrate;
 //   - usage.go — the figures /context shows (the slash package formats
-//     them) and the smallest usable window.
+//     them) and the smallest usable window; the session's model usage,
+//     its summary calls' apart (usageTally), and what /cost prices
+//     (Spend) are in manager.go.
 //
 // # What a Manager guarantees
 //
@@ -87,9 +89,10 @@
 //     compared: servers answer with dated snapshots, provider prefixes or
 //     file names). The system prompt and tool definitions are taken to be
 //     this run's.
-//   - A compaction keeps the most recent ~20% of the messages verbatim
-//     (30% on the fallback; sized by the counts known and the fast
-//     estimate, so it tokenizes neither what it drops nor, unless their
+//   - A compaction keeps verbatim the most recent records worth ~20% of
+//     the live messages' tokens, and at most 20% of the window (30% on
+//     the fallback, when there is no summary; sized by the counts known and
+//     the fast estimate, so it tokenizes neither what it drops nor, unless their
 //     byte bound exceeds the ceiling, what it keeps), cut before a user record (or, when the last
 //     turn alone is too big, before an assistant reply inside it), so no
 //     tool call is ever separated from its results. It appends one

@@ -39,9 +39,12 @@ func (m *Manager) Preview(ctx context.Context, instructions string) (*Draft, err
 	dropped := m.live.entries()[:cut]
 	text, files, _, err := m.sum.summarize(ctx, m.live.summary(), dropped, instructions, m.acct.messages)
 	if err != nil {
+		m.usage.summaries.Add(m.sum.takeUsage())
 		return nil, err
 	}
-	return &Draft{m: m, Summary: text, Receipt: receipt(m.acct, m.opt.Root, dropped, text), Files: files, PreTokens: pre,
+	rcpt := receipt(m.acct, m.opt.Root, dropped, text)
+	m.usage.charge(rcpt, m.sum.takeUsage(), m.opt.Prices, m.opt.Model)
+	return &Draft{m: m, Summary: text, Receipt: rcpt, Files: files, PreTokens: pre,
 		cut: cut, entries: len(m.live.entries()), first: m.live.entries()[0]}, nil
 }
 
@@ -60,6 +63,7 @@ func (d *Draft) Apply(text string) (*CompactResult, error) {
 	rcpt := d.Receipt
 	if text != d.Summary {
 		rcpt = receipt(m.acct, m.opt.Root, m.live.entries()[:d.cut], text)
+		rcpt.SummaryUsage, rcpt.SummaryCost = d.Receipt.SummaryUsage, d.Receipt.SummaryCost
 	}
 	content := summaryPreamble + "\n\n" + text + recallNote(rcpt)
 	carried := m.work.carryOver(compactionInput(m, d.cut, content))

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // The evidence ledger is what a summary most often drops — paths,
@@ -90,7 +91,7 @@ func note(l *storage.Ledger, root string, c ledgerCall, res *storage.ToolResult)
 		}
 		source = c.name + " " + path
 		if res.Error != "" {
-			addLine(&l.Errors, storage.LedgerLine{Text: oneLine(res.Error, ledgerLineBytes), Source: source, Ref: c.ref})
+			addLine(&l.Errors, storage.LedgerLine{Text: termtext.Flatten(res.Error, ledgerLineBytes), Source: source, Ref: c.ref})
 			return
 		}
 		addFile(l, storage.LedgerFile{Path: path, Op: strings.ToLower(c.name), Lines: fileLines(c, str, res), Ref: c.ref})
@@ -101,12 +102,12 @@ func note(l *storage.Ledger, root string, c ledgerCall, res *storage.ToolResult)
 		}
 		addCommand(l, commandEntry(cmd, c.ref, res))
 		for _, t := range matchingLines(res.Output, testLine, ledgerLinesPerCall) {
-			addLine(&l.Tests, storage.LedgerLine{Text: t, Source: oneLine(cmd, 60), Ref: c.ref})
+			addLine(&l.Tests, storage.LedgerLine{Text: t, Source: termtext.Flatten(cmd, 60), Ref: c.ref})
 		}
-		source = oneLine(cmd, 60)
+		source = termtext.Flatten(cmd, 60)
 	default:
 		if res.Error != "" {
-			addLine(&l.Errors, storage.LedgerLine{Text: oneLine(res.Error, ledgerLineBytes), Source: source, Ref: c.ref})
+			addLine(&l.Errors, storage.LedgerLine{Text: termtext.Flatten(res.Error, ledgerLineBytes), Source: source, Ref: c.ref})
 		}
 	}
 	for _, n := range matchingLines(res.Output, numberLine, ledgerLinesPerCall) {
@@ -171,11 +172,11 @@ func commandEntry(cmd, ref string, res *storage.ToolResult) storage.LedgerComman
 	lines := strings.Split(strings.TrimRight(res.Output, "\n"), "\n")
 	for i := len(lines) - 1; i >= 0 && len(tail) < 2; i-- {
 		if s := strings.TrimSpace(lines[i]); s != "" {
-			tail = append([]string{oneLine(s, ledgerLineBytes)}, tail...)
+			tail = append([]string{termtext.Flatten(s, ledgerLineBytes)}, tail...)
 		}
 	}
 	if c.Exit < 0 {
-		tail = append(tail, oneLine(res.Error, ledgerLineBytes))
+		tail = append(tail, termtext.Flatten(res.Error, ledgerLineBytes))
 	}
 	c.Error = strings.Join(tail, " | ")
 	return c
@@ -190,7 +191,7 @@ func matchingLines(out string, re *regexp.Regexp, n int) []string {
 		if line == "" || !re.MatchString(line) || (re == numberLine && !namesANumber(line)) {
 			continue
 		}
-		found = append(found, oneLine(line, ledgerLineBytes))
+		found = append(found, termtext.Flatten(line, ledgerLineBytes))
 		if len(found) == n {
 			break
 		}

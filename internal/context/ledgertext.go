@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // ledgerHeading opens the ledger's text.
@@ -46,11 +47,11 @@ func ledgerItems(l *storage.Ledger) []ledgerItem {
 		it := ledgerItem{section: 1, weight: 5, ref: c.Ref}
 		switch {
 		case c.Exit == 0:
-			it.weight, it.line = 2, fmt.Sprintf("- `%s` — exit status 0", oneLine(c.Command, 200))
+			it.weight, it.line = 2, fmt.Sprintf("- `%s` — exit status 0", termtext.Flatten(c.Command, 200))
 		case c.Exit < 0:
-			it.line = fmt.Sprintf("- `%s` — did not exit: %s", oneLine(c.Command, 200), c.Error)
+			it.line = fmt.Sprintf("- `%s` — did not exit: %s", termtext.Flatten(c.Command, 200), c.Error)
 		default:
-			it.line = fmt.Sprintf("- `%s` — exit status %d: %s", oneLine(c.Command, 200), c.Exit, c.Error)
+			it.line = fmt.Sprintf("- `%s` — exit status %d: %s", termtext.Flatten(c.Command, 200), c.Exit, c.Error)
 		}
 		items = append(items, it)
 	}

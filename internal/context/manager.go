@@ -13,6 +13,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
 // Manager owns one session's live context. It layers the design card's
@@ -117,6 +118,9 @@ func (m *Manager) restore(live *storage.Live) error {
 		m.work.ledger, m.work.rules = b.CompactMetadata.Ledger, b.CompactMetadata.UserRules
 		if b.CompactMetadata.SessionUsage != nil {
 			m.usage.rebase(*b.CompactMetadata.SessionUsage)
+		}
+		if b.CompactMetadata.SummaryUsage != nil {
+			m.usage.summaries = *b.CompactMetadata.SummaryUsage
 		}
 		truncated = b.CompactMetadata.Truncated
 	}
@@ -236,14 +240,20 @@ func (m *Manager) add(r *storage.Record) error {
 	return nil
 }
 
-// AddUser appends a user message (persisted at once); the first after a
-// resume is followed by the re-orientation packet (packet.go), made from
-// the context before it.
+// AddUser appends a user message (persisted at once).
 func (m *Manager) AddUser(text string) error {
+	return m.AddUserImages(text, nil)
+}
+
+// AddUserImages appends a user record whose message carries images
+// (stored already, see storage.StoreImage) after its text; the first after
+// a resume is followed by the re-orientation packet (packet.go), made from
+// the context before it.
+func (m *Manager) AddUserImages(text string, images []storage.ImageRef) error {
 	packet := m.work.resumePacket(m.live.entries(), m.opt.Root, m.acct.approxText)
 	err := m.add(&storage.Record{
 		Type:    storage.TypeUser,
-		Message: &storage.Message{Role: chat.RoleUser, Content: text},
+		Message: &storage.Message{Role: chat.RoleUser, Content: text, Images: images},
 	})
 	if err != nil || packet == nil {
 		return err
@@ -417,19 +427,47 @@ func (m *Manager) SetModel(model string) {
 	}
 }
 
+// SetTools changes the tool definitions that requests carry, from the
+// next Request on: MCP servers' tools join when their servers are ready.
+// The definitions lead every request, so a change also starts the
+// server's prompt cache over; the caller makes it only between turns.
+func (m *Manager) SetTools(defs []chat.ToolDef) {
+	m.opt.Tools = defs
+	m.acct.setTools()
+}
+
 // Model is the model requests are made for.
 func (m *Manager) Model() string { return m.opt.Model }
 
 // Compactions is the number of compactions done by this manager.
 func (m *Manager) Compactions() int { return m.compactions }
 
-// SessionUsage is the cumulative model usage of the session (for /cost):
-// the last boundary's sessionUsage plus every reply after it.
-func (m *Manager) SessionUsage() storage.Usage { return m.usage.total() }
+// Spend is what the session's model calls used and what they cost, for
+// /cost.
+type Spend struct {
+	// Session is the replies' usage: the last boundary's sessionUsage
+	// plus every reply after it.
+	Session storage.Usage
+	// Summaries is what the summary calls used, apart: the compactions'
+	// on record, and any this process made since (a preview's).
+	Summaries storage.Usage
+	// Price is the current model's price by the price list in force;
+	// Priced says whether one is known.
+	Price  tokens.Price
+	Priced bool
+}
+
+// Spend is the session's usage, its summary calls' and the model's price.
+func (m *Manager) Spend() Spend {
+	p, ok := m.opt.Prices.Of(m.opt.Model)
+	return Spend{Session: m.usage.total(), Summaries: m.usage.summaries, Price: p, Priced: ok}
+}
 
 // usageTally is a session's model usage: the last boundary's sessionUsage
-// (base) plus every reply after it (since).
-type usageTally struct{ base, since storage.Usage }
+// (base) plus every reply after it (since), and apart from them every
+// summary call's (summaries: the last boundary's summaryUsage plus the
+// calls made since).
+type usageTally struct{ base, since, summaries storage.Usage }
 
 // addReplies adds the usage the replies among es reported.
 func (t *usageTally) addReplies(es []*entry) {
@@ -440,21 +478,15 @@ func (t *usageTally) addReplies(es []*entry) {
 	}
 }
 
-func (t *usageTally) add(u storage.Usage) {
-	t.since.InputTokens += u.InputTokens
-	t.since.OutputTokens += u.OutputTokens
-	t.since.CacheReadInputTokens += u.CacheReadInputTokens
-}
+func (t *usageTally) add(u storage.Usage) { t.since.Add(u) }
 
 // rebase starts from a boundary's sessionUsage.
 func (t *usageTally) rebase(base storage.Usage) { t.base, t.since = base, storage.Usage{} }
 
 func (t *usageTally) total() storage.Usage {
-	return storage.Usage{
-		InputTokens:          t.base.InputTokens + t.since.InputTokens,
-		OutputTokens:         t.base.OutputTokens + t.since.OutputTokens,
-		CacheReadInputTokens: t.base.CacheReadInputTokens + t.since.CacheReadInputTokens,
-	}
+	u := t.base
+	u.Add(t.since)
+	return u
 }
 
 // notifier formats notices for send.

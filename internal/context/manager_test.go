@@ -188,8 +188,8 @@ func TestResumeRestoresTheSameRequest(t *testing.T) {
 			if !reflect.DeepEqual(got.Messages, want.Messages) {
 				t.Errorf("resumed request differs:\n got %v\nwant %v", got.Messages, want.Messages)
 			}
-			if m2.SessionUsage() != f.m.SessionUsage() {
-				t.Errorf("session usage %+v, want %+v", m2.SessionUsage(), f.m.SessionUsage())
+			if m2.Spend().Session != f.m.Spend().Session {
+				t.Errorf("session usage %+v, want %+v", m2.Spend().Session, f.m.Spend().Session)
 			}
 		})
 	}
@@ -570,10 +570,10 @@ func TestSessionUsageSpansCompactions(t *testing.T) {
 	}
 	add(50, 5)
 	want := storage.Usage{InputTokens: 650, OutputTokens: 65}
-	if got := f.m.SessionUsage(); got != want {
+	if got := f.m.Spend().Session; got != want {
 		t.Errorf("SessionUsage = %+v, want %+v", got, want)
 	}
-	if got := f.resume(true).SessionUsage(); got != want {
+	if got := f.resume(true).Spend().Session; got != want {
 		t.Errorf("resumed SessionUsage = %+v, want %+v", got, want)
 	}
 }

@@ -55,6 +55,9 @@ func buildMessages(records []*storage.Record) ([]chat.Message, int) {
 			}
 			b.closeGroup()
 			b.user(messageContent(r))
+			if r.Message != nil {
+				b.images = append(b.images, r.Message.Images...)
+			}
 		case storage.TypeSystem:
 			// A resume's re-orientation packet goes with the user message
 			// before it (every one: a resume restores the context in force).
@@ -104,6 +107,7 @@ type messageBuilder struct {
 	results map[string]string
 
 	pendingUser []string // the user message being collected
+	images      []storage.ImageRef
 	hasUser     bool
 
 	synthesized int // calls answered as interrupted
@@ -135,8 +139,10 @@ func (b *messageBuilder) flushUser() {
 			parts = append(parts, p)
 		}
 	}
-	b.out = append(b.out, chat.Message{Role: chat.RoleUser, Content: strings.Join(parts, "\n\n")})
-	b.pendingUser, b.hasUser = b.pendingUser[:0], false
+	msg := chat.Message{Role: chat.RoleUser, Content: strings.Join(parts, "\n\n")}
+	msg.Images, msg.Content = loadImages(b.images, msg.Content)
+	b.out = append(b.out, msg)
+	b.pendingUser, b.images, b.hasUser = b.pendingUser[:0], nil, false
 }
 
 func (b *messageBuilder) closeGroup() {

@@ -125,6 +125,11 @@ type Options struct {
 
 	Cache Cache // may be nil
 
+	// Prices is the price list in force (the built-in table under the
+	// user's [prices]): a compaction's receipt says what its summary
+	// calls cost, and /cost asks Manager.Price.
+	Prices tokens.Prices
+
 	// SummaryTimeout bounds one summarization call (0 = 2 minutes).
 	SummaryTimeout time.Duration
 
@@ -165,6 +170,7 @@ const (
 	NoticeTruncated  NoticeKind = "truncated"  // texts were cut down in memory
 	NoticeRetry      NoticeKind = "retry"      // a model call is tried again
 	NoticeWarning    NoticeKind = "warning"    // anything else the user should know
+	NoticeAttached   NoticeKind = "attached"   // an image goes with the message
 )
 
 // IsWarning reports whether the user must hear of k even when nobody
@@ -194,9 +200,10 @@ const (
 	// window already leaves the trigger (80%) as the binding rule.
 	maxReplyReserve = 8192
 
-	// keepFraction is the share of the messages kept verbatim by a
-	// compaction; fallbackKeepFraction when there is no real summary, so
-	// more of the recent work survives word for word.
+	// keepFraction is the share of the live messages' tokens (and at most
+	// that share of the window) that a compaction keeps verbatim, as the
+	// most recent records; fallbackKeepFraction when there is no real
+	// summary, so more of the recent work survives word for word.
 	keepFraction         = 0.20
 	fallbackKeepFraction = 0.30
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // The re-orientation packet tells a model that has just lost the detail
@@ -79,7 +80,7 @@ func packetText(es []*entry, todos *taskList, bounds packetBounds, root string, 
 	var open []string
 	for _, it := range todos.list() { // nil: the afterword lists them already
 		if it.Status != chat.TodoCompleted {
-			open = append(open, chat.TodoMark(it.Status)+" "+oneLine(it.Content, 200))
+			open = append(open, chat.TodoMark(it.Status)+" "+termtext.Flatten(it.Content, 200))
 		}
 	}
 	if len(open) > 0 {
@@ -180,11 +181,11 @@ func callSubject(name string, input json.RawMessage, root string) (what, path st
 		path = relPath(root, str("file_path"))
 		return " " + path, path
 	case "bash":
-		return " `" + oneLine(str("command"), 160) + "`", ""
+		return " `" + termtext.Flatten(str("command"), 160) + "`", ""
 	case "glob", "grep":
-		return " " + oneLine(str("pattern"), 80), ""
+		return " " + termtext.Flatten(str("pattern"), 80), ""
 	case "recall":
-		return " " + oneLine(str("query")+str("ref"), 80), ""
+		return " " + termtext.Flatten(str("query")+str("ref"), 80), ""
 	case "todowrite":
 		if list, err := chat.ParseTodos(input); err == nil {
 			done := 0
@@ -205,7 +206,7 @@ func callOutcome(res *storage.ToolResult) string {
 	case res == nil:
 		return "no result yet"
 	case res.Error != "":
-		return "failed: " + oneLine(res.Error, 120)
+		return "failed: " + termtext.Flatten(res.Error, 120)
 	}
 	return "ok"
 }
@@ -230,7 +231,7 @@ func statedNext(es []*entry) string {
 			}
 			from = end[1]
 		}
-		return oneLine(found, 300)
+		return termtext.Flatten(found, 300)
 	}
 	return ""
 }

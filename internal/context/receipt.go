@@ -7,6 +7,8 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/fileanalyzer"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
 // Bounds of a receipt: the record keeps at most receiptMaxItems paths and
@@ -65,6 +67,31 @@ func receipt(a *accountant, root string, dropped []*entry, summary string) *stor
 	return r
 }
 
+// charge adds u, what the summary calls since the last charge used, to
+// the session's summary usage and to r, with their cost at model's price
+// in prices when it is known.
+func (t *usageTally) charge(r *storage.Receipt, u storage.Usage, prices tokens.Prices, model string) {
+	if u == (storage.Usage{}) {
+		return
+	}
+	t.summaries.Add(u)
+	r.SummaryUsage = &u
+	if p, ok := prices.Of(model); ok {
+		c := p.Cost(u.InputTokens, u.CacheReadInputTokens, u.OutputTokens)
+		r.SummaryCost = &c
+	}
+}
+
+// summaryRecord is the session's summary usage for a boundary (nil when
+// no summary call was ever made).
+func (t *usageTally) summaryRecord() *storage.Usage {
+	if t.summaries == (storage.Usage{}) {
+		return nil
+	}
+	u := t.summaries
+	return &u
+}
+
 func capList(l []string) []string {
 	if len(l) > receiptMaxItems {
 		return l[:receiptMaxItems]
@@ -100,7 +127,7 @@ func recallNote(r *storage.Receipt) string {
 				b.WriteString(", ")
 			}
 			if quote {
-				it = "`" + oneLine(it, 120) + "`"
+				it = "`" + termtext.Flatten(it, 120) + "`"
 			}
 			b.WriteString(it)
 		}

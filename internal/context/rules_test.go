@@ -290,7 +290,7 @@ func TestMemoryStoreHoldsTheLiveContext(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 100000, func(o *Options) { o.MaxLiveBytes = 64 << 10 })
 	f.turn(0)
-	if n := f.m.live.mem.Len(); n != len(f.m.live.entries()) || n != 5 {
+	if n := len(f.m.live.mem.Records()); n != len(f.m.live.entries()) || n != 5 {
 		t.Fatalf("the MemoryStore holds %d records, the manager %d", n, len(f.m.live.entries()))
 	}
 	f.user("read the big one")
@@ -299,8 +299,8 @@ func TestMemoryStoreHoldsTheLiveContext(t *testing.T) {
 	if b := f.m.live.mem.Bytes(); b > 64<<10 {
 		t.Errorf("the MemoryStore holds %d bytes, over its bound", b)
 	}
-	if len(f.m.live.entries()) != 9 || f.m.live.mem.Len() != 9 {
-		t.Errorf("%d records in force, %d in the MemoryStore, want all 9", len(f.m.live.entries()), f.m.live.mem.Len())
+	if len(f.m.live.entries()) != 9 || len(f.m.live.mem.Records()) != 9 {
+		t.Errorf("%d records in force, %d in the MemoryStore, want all 9", len(f.m.live.entries()), len(f.m.live.mem.Records()))
 	}
 	last := f.request().Messages
 	if m := last[len(last)-1]; m.Role != chat.RoleTool || !strings.HasSuffix(m.Content, "END") || !strings.Contains(m.Content, "omitted ...]") {

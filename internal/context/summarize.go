@@ -12,6 +12,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/fileanalyzer"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // The opening of every summary record, so the model (and a reader of the
@@ -74,6 +75,16 @@ type summarizer struct {
 	acct   *accountant
 	guard  *windowGuard
 	notify func(kind NoticeKind, format string, args ...any)
+	// used is what the calls since the last takeUsage reported (the calls
+	// of one summarize are made one after another).
+	used storage.Usage
+}
+
+// takeUsage returns what the calls made since the last takeUsage used.
+func (s *summarizer) takeUsage() storage.Usage {
+	u := s.used
+	s.used = storage.Usage{}
+	return u
 }
 
 // piece is one rendered record of the material to summarise.
@@ -344,6 +355,8 @@ func (s *summarizer) callSummarizer(ctx context.Context, system, user string) (s
 	if err != nil {
 		return "", fmt.Errorf("%w call: %w", errSummary, err)
 	}
+	s.used.Add(storage.Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens,
+		CacheReadInputTokens: resp.Usage.CachedTokens})
 	text := strings.TrimSpace(resp.Content)
 	if text == "" {
 		return "", fmt.Errorf("%w call: empty answer", errSummary)
@@ -433,7 +446,7 @@ func (s *summarizer) digest(prevSummary *entry, dropped []*entry) string {
 	perRequest := min(max(limit/max(len(users), 1), 80), 300)
 	var reqs []string
 	for _, u := range users {
-		if s := oneLine(u, perRequest); s != "" {
+		if s := termtext.Flatten(u, perRequest); s != "" {
 			reqs = append(reqs, "- "+s)
 		}
 	}
@@ -461,14 +474,6 @@ func (s *summarizer) digest(prevSummary *entry, dropped []*entry) string {
 	}
 	b.WriteString(strings.Join(reqs[first:], "\n"))
 	return cutUTF8(b.String(), limit)
-}
-
-func oneLine(s string, limit int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= limit {
-		return s
-	}
-	return cutUTF8(s, limit-3) + "..."
 }
 
 // privateAnalysisRemoved keeps what the summariser wrote for the record:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // The model's task list (the TodoWrite tool, /todos) is read from the
@@ -134,7 +135,7 @@ func (t *taskList) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your task list when the conversation was compacted, from your TodoWrite calls (%d of %d items open; trust it over the summary, and a later TodoWrite call over it):", t.open(), len(t.items))
 	for _, it := range t.items {
-		fmt.Fprintf(&b, "\n%s %s (%s)", chat.TodoMark(it.Status), oneLine(it.Content, 300), it.Status)
+		fmt.Fprintf(&b, "\n%s %s (%s)", chat.TodoMark(it.Status), termtext.Flatten(it.Content, 300), it.Status)
 		if it.Status == chat.TodoCompleted && len(it.Refs) > 0 {
 			fmt.Fprintf(&b, " — refs %s", strings.Join(it.Refs, ", "))
 		}

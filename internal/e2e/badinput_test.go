@@ -104,7 +104,6 @@ func TestBadSessionIDs(t *testing.T) {
 		{"another project's session by path", otherRel, ""},
 		{"a file outside the home", "../../../victim", ""},
 		{"another project's session by id", otherID, ""},
-		{"NUL byte", "abc\x00def", ""},
 	}
 	commands := []struct {
 		name string
@@ -121,11 +120,6 @@ func TestBadSessionIDs(t *testing.T) {
 	for _, c := range ids {
 		for _, cmd := range commands {
 			t.Run(c.name+"/"+cmd.name, func(t *testing.T) {
-				if strings.ContainsRune(c.id, 0) {
-					// exec cannot pass a NUL in an argument; the shell's
-					// closest is the id cut at the NUL, covered above.
-					t.Skip("an argument cannot carry NUL")
-				}
 				mark := len(w.Server.Requests())
 				r := w.Run(cmd.args(c.id)...)
 				if r.Code != 2 {

@@ -8,14 +8,17 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // killSeed fixes where the kills land; change it to explore other points.
@@ -109,6 +112,21 @@ func choosePlan(rng *rand.Rand) killPlan {
 	}
 }
 
+// killWindow is the context window of the kill runs: 4000 tokens when the
+// tool definitions weighed toolTokensTuned (as llmtest estimates a request,
+// whose count drives compaction), plus whatever they weigh more now. The
+// messages keep the room the plan was tuned with, so a tool added to the
+// contract does not make the runs compact more often and end short of
+// their 100 model calls.
+func killWindow() int {
+	const toolTokensTuned = 1613
+	var defs []chat.ToolDef
+	for _, tl := range append(tools.Set(tools.NewEnv(os.TempDir())), tools.NewRecall(nil)) {
+		defs = append(defs, tl.Definition())
+	}
+	return 4000 + llmtest.EstimateTokens(llmtest.Request{Tools: defs}) - toolTokensTuned
+}
+
 func TestKillAtAnyMoment(t *testing.T) {
 	t.Parallel()
 	const (
@@ -119,7 +137,7 @@ func TestKillAtAnyMoment(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	k := newKiller()
 	w.Server.SetResponder(k.respond)
-	flags := []string{"-p", "--dangerously-skip-permissions", "--context-window", "4000", "--output-format", "json"}
+	flags := []string{"-p", "--dangerously-skip-permissions", "--context-window", strconv.Itoa(killWindow()), "--output-format", "json"}
 
 	w.MustRun(append(flags, stepPrompt(1))...)
 	id, path := w.onlySession()

@@ -98,6 +98,9 @@ func (c *claude) line(raw []byte) error {
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return err
 	}
+	if err := c.materialise(&l); err != nil {
+		return err
+	}
 	if l.IsSidechain {
 		return nil // a sub-agent's conversation, not this session's context
 	}
@@ -150,6 +153,26 @@ func (c *claude) line(raw []byte) error {
 	// progress, file-history-snapshot, queue-operation and other system
 	// records carry nothing a conversation sends to the model.
 	return nil
+}
+
+// materialise reads back whole the large strings left in the source
+// (see largeTexts) that become a message's text or a title: the index
+// entry learns from those. A tool result's output, and anything else,
+// stays a reference until the store writes it.
+func (c *claude) materialise(l *ccLine) error {
+	if c.out.large.records() == nil {
+		return nil
+	}
+	fields := []*string{&l.Content, &l.Summary, &l.Title}
+	if m := l.Message; m != nil {
+		fields = append(fields, &m.Content.text)
+		for i := range m.Content.blocks {
+			if m.Content.blocks[i].Type == "text" {
+				fields = append(fields, &m.Content.blocks[i].Text)
+			}
+		}
+	}
+	return c.out.materialise(fields...)
 }
 
 // own takes a clawdcode tool_use or tool_result record as it is: after

@@ -69,6 +69,9 @@ func (c *codex) line(raw []byte) error {
 		if err := json.Unmarshal(l.Payload, &m); err != nil {
 			return err
 		}
+		if err := c.out.materialise(&m.ID, &m.CWD); err != nil {
+			return err
+		}
 		if c.out.sessionID == "" {
 			c.out.sessionID = m.ID
 		}
@@ -81,6 +84,9 @@ func (c *codex) line(raw []byte) error {
 	case "response_item":
 		var it cxItem
 		if err := json.Unmarshal(l.Payload, &it); err != nil {
+			return err
+		}
+		if err := c.materialise(&it); err != nil {
 			return err
 		}
 		c.item(&it, l.Timestamp)
@@ -96,11 +102,40 @@ func (c *codex) line(raw []byte) error {
 		if err := json.Unmarshal(l.Payload, &cp); err != nil {
 			return err
 		}
+		if err := c.out.materialise(&cp.Message); err != nil {
+			return err
+		}
+		for i := range cp.ReplacementHistory {
+			if err := c.materialise(&cp.ReplacementHistory[i]); err != nil {
+				return err
+			}
+		}
 		c.compacted(&cp, l.Timestamp)
 	}
 	// turn_context, event_msg, world_state, token usage: nothing the
 	// conversation sends.
 	return nil
+}
+
+// materialise reads back whole the large strings left in the source
+// (see largeTexts) that become a message's text or a tool's input; a
+// tool's output stays a reference until the store writes it.
+func (c *codex) materialise(it *cxItem) error {
+	if c.out.large.records() == nil {
+		return nil
+	}
+	fields := []*string{&it.Arguments, &it.Input}
+	for i := range it.Content {
+		fields = append(fields, &it.Content[i].Text)
+	}
+	if len(it.Output) > 0 && it.Output[0] != '"' {
+		// Not a string: outputText reads it in parts, or whole.
+		var err error
+		if it.Output, err = c.out.large.materialiseJSON(it.Output); err != nil {
+			return err
+		}
+	}
+	return c.out.materialise(fields...)
 }
 
 func (c *codex) rec(typ string, ts time.Time) *storage.Record {

@@ -71,6 +71,14 @@
 // storage.IndexBatch, so a project's index.json is written once per batch,
 // not once per session, and the cost of an import is linear in its files.
 //
+// Memory does not follow a line's size: a line past 8 MiB (a 100 MB tool
+// output, which Claude Code repeats in toolUseResult) is not held. Its
+// strings are lexed as they stream by and those over 1 MiB stay in the
+// source file, a reference in their place (large.go); encoding/json decodes
+// what is left. A tool's output goes to the store as a storage.LargeText,
+// transcoded into the record's one write buffer; a message's text, a
+// title or a Codex tool's input is read back whole.
+//
 // A line that does not parse is skipped with a warning; a file that
 // cannot be read is reported and the others are imported.
 package importer

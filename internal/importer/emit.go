@@ -64,6 +64,7 @@ type emitter struct {
 	n       int // records produced so far
 	written int
 	queue   []*storage.Record
+	large   *largeTexts // what records' references refer to
 	last    time.Time
 	offsets map[string]int64 // of the records written, by uuid
 }
@@ -93,6 +94,7 @@ func (e *emitter) produce(ctx context.Context, r *storage.Record) error {
 		}
 	}
 	r.CWD = e.cwd
+	r.Large = e.large.records()
 	if r.Timestamp.IsZero() {
 		r.Timestamp = e.last // a line without a time: the one before's
 	}
@@ -162,15 +164,20 @@ func (e *emitter) write(ctx context.Context, n int) error {
 // no write so large that it strains memory.
 const batch = 256
 
+// readBuffer is the most readLines reads at once while lines fit (a
+// variable for the tests).
+var readBuffer = 1 << 20
+
 // readLines calls fn for every non-blank line of the section r of a
 // file, and returns the offset in the file after the last line; it stops
 // at the first error fn returns. A last line without its '\n' is not
-// passed (callers give a range that ends after one).
-func readLines(r *io.SectionReader, fn func(lineNo int, off int64, line []byte) error) (int64, error) {
+// passed (callers give a range that ends after one). With lt, a line
+// longer than hugeLine is read without holding it (see largeTexts).
+func readLines(r *io.SectionReader, lt *largeTexts, fn func(lineNo int, off int64, line []byte) error) (int64, error) {
 	_, start, size := r.Outer()
 	// A small file's buffer is its size: an import of many small files
 	// does not clear a megabyte for each.
-	buf := make([]byte, max(4<<10, min(1<<20, size+1)))
+	buf := make([]byte, max(min(4<<10, readBuffer), int(min(int64(readBuffer), size+1))))
 	off, have, lineNo := start, 0, 0
 	for {
 		if have == len(buf) {
@@ -195,14 +202,26 @@ func readLines(r *io.SectionReader, fn func(lineNo int, off int64, line []byte) 
 			pos += nl + 1
 		}
 		off += int64(pos)
-		if len(buf) > 1<<20 && have-pos <= 1<<20 {
-			// A huge line is done: let its memory go before the next.
-			rest := data[pos:]
-			buf = make([]byte, 1<<20)
-			have = copy(buf, rest)
-		} else {
-			have = copy(buf, data[pos:])
+		rest := data[pos:]
+		if lt != nil && err == nil && len(rest) > hugeLine {
+			lineNo++
+			line, end, after, herr := readHugeLine(r, lt, off, rest)
+			if herr == io.EOF {
+				return off, nil
+			}
+			if herr != nil {
+				return off, herr
+			}
+			if ferr := fn(lineNo, off, line); ferr != nil {
+				return off, ferr
+			}
+			off, rest = end, after
 		}
+		if len(buf) > readBuffer && len(rest) <= readBuffer || len(rest) > len(buf) {
+			// A huge line is done: let its memory go before the next.
+			buf = make([]byte, max(readBuffer, len(rest)))
+		}
+		have = copy(buf, rest)
 		if err == io.EOF {
 			return off, nil
 		}

@@ -64,6 +64,9 @@ type converted struct {
 	recs                  []*storage.Record
 	lastBoundary          *storage.Record
 	uuids                 map[string]bool
+	// large are the strings of huge lines left in the source file
+	// (nil: lines are read whole).
+	large *largeTexts
 }
 
 func (c *converted) add(r *storage.Record) {
@@ -76,6 +79,17 @@ func (c *converted) add(r *storage.Record) {
 		}
 	}
 	c.recs = append(c.recs, r)
+}
+
+// materialise replaces the references to large strings in ss by the
+// strings (see largeTexts).
+func (c *converted) materialise(ss ...*string) error {
+	for _, s := range ss {
+		if err := c.large.materialise(s); err != nil {
+			return fmt.Errorf("read a large string: %w", err)
+		}
+	}
+	return nil
 }
 
 func (c *converted) has(src string) bool { return c.uuids[c.ref(src)] }
@@ -174,6 +188,7 @@ type run struct {
 
 	mu          sync.Mutex // guards what follows, st and res
 	projects    map[string]*storage.Project
+	sessions    map[string]*sync.Mutex // one per session being written, by project root and id
 	next        int
 	done, total int64
 }
@@ -269,6 +284,24 @@ func (r *run) flushLocked() {
 	if err := r.st.save(false); err != nil {
 		r.im.Warn(err.Error())
 	}
+}
+
+// lockSession gives this worker the session id of the project at root
+// until the returned function is called.
+func (r *run) lockSession(root, id string) (unlock func()) {
+	r.mu.Lock()
+	if r.sessions == nil {
+		r.sessions = map[string]*sync.Mutex{}
+	}
+	key := root + "\x00" + id
+	m := r.sessions[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		r.sessions[key] = m
+	}
+	r.mu.Unlock()
+	m.Lock()
+	return m.Unlock
 }
 
 // project is the project at a recorded working directory, looked up once

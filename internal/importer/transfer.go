@@ -59,10 +59,15 @@ func (r *run) importFile(ctx context.Context, path string, fi fs.FileInfo, prev 
 		return nil, prev, fmt.Errorf("import %s: %w", path, err)
 	}
 	t := &target{p: p, id: clawdcodeID(h.id)}
+	// Two source files may carry one session id (a copy that goes on
+	// after the lines it took over): the workers take turns on a session,
+	// so the second sees the first's records and its origin.
+	unlock := r.lockSession(p.Root, t.id)
 	sr, err := r.transfer(ctx, f, path, h, t, end, prev)
 	if cerr := t.close(r.batch); err == nil {
 		err = cerr
 	}
+	unlock()
 	if err != nil {
 		return nil, prev, fmt.Errorf("import %s: %w", path, err)
 	}
@@ -153,13 +158,14 @@ func growth(from, end int64) []pass {
 // runPass converts the pass's byte range and appends the records past
 // its skip. It returns how many it wrote.
 func (r *run) runPass(ctx context.Context, f *os.File, path string, h head, t *target, ps pass) (int, error) {
-	out := &converted{sessionID: h.id, cwd: h.cwd, uuids: map[string]bool{}}
+	out := &converted{sessionID: h.id, cwd: h.cwd, uuids: map[string]bool{}, large: newLargeTexts(f)}
 	conv := newConverter(r.tool, out)
 	e := newEmitter(t, ps, h.cwd)
+	e.large = out.large
 	if ps.head {
 		e.head = &storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeImport, Import: &storage.ImportInfo{Tool: r.tool, Path: path}}
 	}
-	_, err := readLines(io.NewSectionReader(f, ps.from, ps.to-ps.from), func(lineNo int, off int64, line []byte) error {
+	_, err := readLines(io.NewSectionReader(f, ps.from, ps.to-ps.from), out.large, func(lineNo int, off int64, line []byte) error {
 		if err := conv.line(line); err != nil && e.n >= ps.skip {
 			// (A line before the skip was reported by the import that
 			// wrote its records.)
@@ -200,10 +206,10 @@ var errEnough = errors.New("enough")
 // probeHead reads the source's first lines until they name the session
 // and its working directory (the whole file when they never do).
 func probeHead(tool string, f *os.File, path string, end int64) (head, error) {
-	out := &converted{uuids: map[string]bool{}}
+	out := &converted{uuids: map[string]bool{}, large: newLargeTexts(f)}
 	conv := newConverter(tool, out)
 	var h head
-	_, err := readLines(io.NewSectionReader(f, 0, end), func(_ int, _ int64, line []byte) error {
+	_, err := readLines(io.NewSectionReader(f, 0, end), out.large, func(_ int, _ int64, line []byte) error {
 		conv.line(line) // the pass reports what does not parse
 		h.records = h.records || len(out.recs) > 0
 		out.recs = out.recs[:0]

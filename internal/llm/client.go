@@ -445,6 +445,9 @@ func toOpenAIRequest(req Request) openai.ChatCompletionRequest {
 		if om.Content == "" && len(om.ToolCalls) == 0 {
 			om.Content = EmptyContent
 		}
+		if len(m.Images) > 0 {
+			om.MultiContent, om.Content = imageParts(om.Content, m.Images), ""
+		}
 		out.Messages = append(out.Messages, om)
 	}
 	for _, t := range req.Tools {
@@ -464,3 +467,17 @@ func toOpenAIRequest(req Request) openai.ChatCompletionRequest {
 // empty content field, and the API rejects a user, system or tool message
 // (or an assistant message without tool calls) that has none.
 const EmptyContent = "(empty)"
+
+// imageParts is a user message with images as the chat-completions API
+// documents it: content is an array, the text part first, then one
+// image_url part per image with the bytes in a data: URL.
+func imageParts(text string, images []chat.Image) []openai.ChatMessagePart {
+	parts := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: text}}
+	for _, img := range images {
+		parts = append(parts, openai.ChatMessagePart{
+			Type:     openai.ChatMessagePartTypeImageURL,
+			ImageURL: &openai.ChatMessageImageURL{URL: img.DataURL()},
+		})
+	}
+	return parts
+}

@@ -31,13 +31,30 @@ type responsesRequest struct {
 // responsesItem is one input item: a message (Role and Content), a
 // function call the model made, or its output.
 type responsesItem struct {
-	Type      string `json:"type"`
-	Role      string `json:"role,omitempty"`
-	Content   string `json:"content,omitempty"`
+	Type string `json:"type"`
+	Role string `json:"role,omitempty"`
+	// Content is a string, or []responsesPart for a message with images.
+	Content   any    `json:"content,omitempty"`
 	CallID    string `json:"call_id,omitempty"`
 	Name      string `json:"name,omitempty"`
 	Arguments string `json:"arguments,omitempty"`
 	Output    string `json:"output,omitempty"`
+}
+
+// responsesPart is a part of a message's content in the Responses API:
+// input_text, or input_image with the bytes in a data: URL.
+type responsesPart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	ImageURL string `json:"image_url,omitempty"`
+}
+
+func responsesParts(m chat.Message) []responsesPart {
+	parts := []responsesPart{{Type: "input_text", Text: nonEmpty(m.Content)}}
+	for _, img := range m.Images {
+		parts = append(parts, responsesPart{Type: "input_image", ImageURL: img.DataURL()})
+	}
+	return parts
 }
 
 type responsesTool struct {
@@ -75,6 +92,8 @@ func toResponsesRequest(req Request) responsesRequest {
 				}
 				out.Input = append(out.Input, responsesItem{Type: "function_call", CallID: tc.ID, Name: tc.Name, Arguments: args})
 			}
+		case len(m.Images) > 0:
+			out.Input = append(out.Input, responsesItem{Type: "message", Role: m.Role, Content: responsesParts(m)})
 		default:
 			out.Input = append(out.Input, responsesItem{Type: "message", Role: m.Role, Content: nonEmpty(m.Content)})
 		}

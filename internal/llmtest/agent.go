@@ -13,6 +13,9 @@ import (
 // Agent returns a responder that plays a small, predictable coding agent
 // with clawdcode's tool names, for end-to-end and kill tests.
 //
+// Trailing system messages (plan mode's note) are passed over: the last
+// message is the one before them.
+//
 // When the last message is from the user, each of its lines of one of these
 // forms becomes a tool call (several lines: parallel calls, in order; the
 // verb is case-insensitive and must start the line):
@@ -24,6 +27,10 @@ import (
 //	recall <query>         → Recall {"query": "<query>"}
 //	recall-project <query> → Recall {"query": "<query>", "scope": "project"}
 //	recall-ref <uuid>      → Recall {"ref": "<uuid>"}
+//	bash-bg <command>      → Bash  {"command": "<command>", "run_in_background": true}
+//	bash-output <id>       → BashOutput {"bash_id": "<id>"}
+//	kill-shell <id>        → KillShell {"shell_id": "<id>"}
+//	webfetch <url> [prompt] → WebFetch {"url": "<url>", "prompt": "<prompt>"}
 //
 // A user message with no such line is answered with the text
 // "You said: <its first line>".
@@ -38,7 +45,13 @@ func Agent() func(Request) Reply {
 		if len(r.Messages) == 0 {
 			return Text("OK")
 		}
-		last := r.Messages[len(r.Messages)-1]
+		// A trailing system note (plan mode's) is read, not answered: the
+		// message before it is the one to answer.
+		end := len(r.Messages)
+		for end > 1 && r.Messages[end-1].Role == chat.RoleSystem {
+			end--
+		}
+		last := r.Messages[end-1]
 		switch last.Role {
 		case chat.RoleUser:
 			if calls := agentCalls(last.Content); len(calls) > 0 {
@@ -49,11 +62,11 @@ func Agent() func(Request) Reply {
 		case chat.RoleTool:
 			var b strings.Builder
 			b.WriteString("Tool results:")
-			start := len(r.Messages)
+			start := end
 			for start > 0 && r.Messages[start-1].Role == chat.RoleTool {
 				start--
 			}
-			for _, m := range r.Messages[start:] {
+			for _, m := range r.Messages[start:end] {
 				fmt.Fprintf(&b, "\n- %s: %s", m.ToolCallID, Digest(m.Content))
 			}
 			return Text(b.String())
@@ -72,25 +85,37 @@ func agentCalls(content string) []ToolCall {
 			continue
 		}
 		var name string
-		var args map[string]string
+		var args map[string]any
 		switch strings.ToLower(verb) {
 		case "read":
-			name, args = "Read", map[string]string{"file_path": rest}
+			name, args = "Read", map[string]any{"file_path": rest}
 		case "write":
 			path, text, _ := strings.Cut(rest, " ")
-			name, args = "Write", map[string]string{"file_path": path, "content": text}
+			name, args = "Write", map[string]any{"file_path": path, "content": text}
 		case "bash":
-			name, args = "Bash", map[string]string{"command": rest}
+			name, args = "Bash", map[string]any{"command": rest}
 		case "edit":
 			path, words, _ := strings.Cut(rest, " ")
 			old, repl, _ := strings.Cut(strings.TrimSpace(words), " ")
-			name, args = "Edit", map[string]string{"file_path": path, "old_string": old, "new_string": strings.TrimSpace(repl)}
+			name, args = "Edit", map[string]any{"file_path": path, "old_string": old, "new_string": strings.TrimSpace(repl)}
 		case "recall":
-			name, args = "Recall", map[string]string{"query": rest}
+			name, args = "Recall", map[string]any{"query": rest}
 		case "recall-project":
-			name, args = "Recall", map[string]string{"query": rest, "scope": "project"}
+			name, args = "Recall", map[string]any{"query": rest, "scope": "project"}
 		case "recall-ref":
-			name, args = "Recall", map[string]string{"ref": rest}
+			name, args = "Recall", map[string]any{"ref": rest}
+		case "bash-bg":
+			name, args = "Bash", map[string]any{"command": rest, "run_in_background": true}
+		case "bash-output":
+			name, args = "BashOutput", map[string]any{"bash_id": rest}
+		case "kill-shell":
+			name, args = "KillShell", map[string]any{"shell_id": rest}
+		case "webfetch":
+			u, prompt, _ := strings.Cut(rest, " ")
+			name, args = "WebFetch", map[string]any{"url": u}
+			if prompt = strings.TrimSpace(prompt); prompt != "" {
+				args["prompt"] = prompt
+			}
 		default:
 			continue
 		}

@@ -76,7 +76,7 @@ func responsesAsChat(body []byte) ([]byte, error) {
 			if role == "developer" {
 				role = "system"
 			}
-			msgs = append(msgs, map[string]any{"role": role, "content": it.Content})
+			msgs = append(msgs, map[string]any{"role": role, "content": responsesContent(it.Content)})
 		default:
 			return nil, fmt.Errorf("unknown input item type %q", it.Type)
 		}
@@ -121,7 +121,7 @@ func (c completion) writeResponsesStream(w http.ResponseWriter) {
 		if status == "completed" {
 			u := c.usage()
 			r["usage"] = map[string]any{"input_tokens": u["prompt_tokens"], "output_tokens": u["completion_tokens"],
-				"total_tokens": u["total_tokens"], "input_tokens_details": map[string]any{"cached_tokens": c.cachedTokens},
+				"total_tokens": u["total_tokens"], "input_tokens_details": map[string]any{"cached_tokens": u["prompt_tokens_details"].(map[string]int)["cached_tokens"]},
 				"output_tokens_details": map[string]any{"reasoning_tokens": 0}}
 		}
 		return r

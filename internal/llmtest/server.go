@@ -54,6 +54,9 @@ type Options struct {
 	// (Requests still has the rest): for long runs whose requests would
 	// not fit in memory. The responder sees them whole.
 	Light bool
+	// NoImages answers 400 to a request with an image part, as OpenAI
+	// answers one sent to a text-only model.
+	NoImages bool
 }
 
 // Request is one recorded request, decoded.
@@ -274,6 +277,9 @@ func (s *Server) check(req *Request, opts Options) (status int, body, msg string
 	}
 	if v := validate(wire, opts.RejectConsecutiveUser); v != nil {
 		return http.StatusBadRequest, v.body(), v.message
+	}
+	if status, body, msg := checkImages(req, opts); status != 0 {
+		return status, body, msg
 	}
 	req.Tokens = s.tokens(opts)(*req)
 	if opts.Window > 0 && req.Tokens+req.MaxCompletionTokens > opts.Window {

@@ -73,6 +73,11 @@ func decodeRequest(req *Request, body []byte) (*wireRequest, error) {
 	}
 	for _, m := range w.messages {
 		cm := chat.Message{Role: m.Role, Content: contentText(m.Content), Name: m.Name, ToolCallID: m.ToolCallID}
+		images, err := contentImages(m.Content)
+		if err != nil {
+			return nil, err
+		}
+		cm.Images = images
 		for _, tc := range m.ToolCalls {
 			cm.ToolCalls = append(cm.ToolCalls, chat.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}

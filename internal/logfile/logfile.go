@@ -26,7 +26,7 @@ import (
 	"strings"
 	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
 // MaxBytes is the size past which the log is rotated at the next open.
@@ -96,7 +96,7 @@ func rotate(dir, path string) {
 		return
 	}
 	defer lock.Close() // releases the lock
-	if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+	if ok, err := storage.TryLockFile(lock); !ok || err != nil {
 		return // another process is rotating it
 	}
 	if fi, err := os.Lstat(path); err == nil && fi.Size() >= MaxBytes {

@@ -4,11 +4,15 @@
 //
 // What it guarantees:
 //
-//   - Start connects to every server at once and returns when each has
-//     answered its tool list or failed, bounded by Options.StartTimeout: a
-//     server that does not start, or hangs, costs at most that and is
-//     reported once (Status, and Options.Warn); the session goes on
-//     without its tools.
+//   - Start returns at once: every server connects in the background, its
+//     Status "connecting" until it has answered its tool list or failed,
+//     bounded by Options.StartTimeout. Watch is told of each change, and
+//     Tools offers a server's tools from the moment it is
+//     ready, so a front end is never held up by a slow or hanging server.
+//   - Settle is for a run that cannot go on without knowing (-p before its
+//     first request): it waits, bounded, for the servers still connecting,
+//     gives up on those that have not answered, and reports each server
+//     that failed once (Options.Warn); the run goes on without its tools.
 //   - A server that dies later is reported once, when a call first fails;
 //     its calls then answer the model with an error result.
 //   - A call is cancelled with its ctx (Ctrl-C), which the SDK passes on
@@ -40,6 +44,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/buildinfo"
 	"github.com/clawdcode/clawdcode/internal/secrets"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // ServerConfig is one [mcp_servers.NAME] table: Command (with Args and
@@ -63,8 +68,10 @@ type Options struct {
 	Env []string
 	// Dir is the working directory of stdio servers (the project root).
 	Dir string
-	// Warn receives each problem once (a server that failed or died).
+	// Warn receives each problem once: a server that died, and (from
+	// Settle) one that could not be started.
 	Warn func(msg string)
+
 	// Logger receives connection and call events; nil = none.
 	Logger *slog.Logger
 }
@@ -75,9 +82,10 @@ const DefaultStartTimeout = 20 * time.Second
 
 // State of a server.
 const (
-	StateConnected = "connected"
-	StateFailed    = "failed"
-	StateDied      = "disconnected"
+	StateConnecting = "connecting"
+	StateConnected  = "connected"
+	StateFailed     = "failed"
+	StateDied       = "disconnected"
 )
 
 // Status is what /mcp shows of one server.
@@ -92,21 +100,71 @@ type Status struct {
 type Host struct {
 	opts    Options
 	servers []*server
+
+	// warned are the duplicate-name warnings already given (Tools is
+	// asked again as servers connect; each is said once).
+	warnMu sync.Mutex
+	warned map[string]bool
+
+	watchMu sync.Mutex
+	watch   func()
+}
+
+// Watch makes fn be called after each change of a server's state, from
+// the goroutine that connected it, with no lock held (nil stops it).
+func (h *Host) Watch(fn func()) {
+	if h == nil {
+		return
+	}
+	h.watchMu.Lock()
+	h.watch = fn
+	h.watchMu.Unlock()
+}
+
+// warnName passes on one duplicate-name warning, once.
+func (h *Host) warnName(msg string) {
+	h.warnMu.Lock()
+	seen := h.warned[msg]
+	if h.warned == nil {
+		h.warned = map[string]bool{}
+	}
+	h.warned[msg] = true
+	h.warnMu.Unlock()
+	if !seen && h.opts.Warn != nil {
+		h.opts.Warn(msg)
+	}
+}
+
+func (h *Host) changed() {
+	h.watchMu.Lock()
+	fn := h.watch
+	h.watchMu.Unlock()
+	if fn != nil {
+		fn()
+	}
 }
 
 type server struct {
-	cfg     ServerConfig
-	host    *Host
+	cfg  ServerConfig
+	host *Host
+	// cancel ends the connection attempt (Settle giving up, Close); done
+	// is closed when the attempt is over, whatever its outcome.
+	cancel context.CancelFunc
+	done   chan struct{}
+
 	mu      sync.Mutex
 	session *mcp.ClientSession
 	state   string
 	err     string
 	tools   []*mcp.Tool
 	warned  bool
+	gaveUp  string // why Settle stopped waiting, which wins over the attempt's own error
+	pgid    int    // the stdio server's process group, once started
 }
 
-// Start connects to the servers concurrently. It never fails as a whole:
-// each server's outcome is in Status.
+// Start begins connecting to the servers, concurrently and in the
+// background, and returns at once. It never fails as a whole: each
+// server's progress and outcome are in Status. ctx bounds the attempts.
 func Start(ctx context.Context, cfgs []ServerConfig, opts Options) *Host {
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
@@ -117,28 +175,74 @@ func Start(ctx context.Context, cfgs []ServerConfig, opts Options) *Host {
 	h := &Host{opts: opts}
 	sorted := append([]ServerConfig(nil), cfgs...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	var wg sync.WaitGroup
 	for _, c := range sorted {
-		s := &server{cfg: c, host: h}
+		cctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+		s := &server{cfg: c, host: h, cancel: cancel, done: make(chan struct{}), state: StateConnecting}
 		h.servers = append(h.servers, s)
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
-			s.connect(ctx)
+			defer close(s.done)
+			defer cancel()
+			s.connect(cctx)
+			h.changed()
 		}()
-	}
-	wg.Wait()
-	for _, s := range h.servers {
-		if s.state == StateFailed {
-			s.warnOnce()
-		}
 	}
 	return h
 }
 
+// Settle waits until every server has connected or failed, at most wait
+// (ctx may end it sooner), gives up on the servers still connecting then,
+// and reports each server that could not be started once (Options.Warn).
+func (h *Host) Settle(ctx context.Context, wait time.Duration) {
+	if h == nil {
+		return
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for _, s := range h.servers {
+		select {
+		case <-s.done:
+			continue
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		reason := fmt.Sprintf("no answer within %v; going on without it", wait)
+		if ctx.Err() != nil {
+			reason = "interrupted while connecting"
+		}
+		for _, late := range h.servers {
+			late.giveUp(reason)
+		}
+		break
+	}
+	for _, s := range h.servers {
+		<-s.done
+		if s.current() == StateFailed {
+			s.warnOnce()
+		}
+	}
+}
+
+// giveUp ends a connection attempt still under way, for reason.
+func (s *server) giveUp(reason string) {
+	s.mu.Lock()
+	if s.state == StateConnecting {
+		s.gaveUp = reason
+		if s.pgid > 0 {
+			_ = syscall.Kill(-s.pgid, syscall.SIGKILL)
+		}
+	}
+	s.mu.Unlock()
+	s.cancel()
+}
+
+func (s *server) current() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// connect makes one attempt and records its outcome.
 func (s *server) connect(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, s.host.opts.StartTimeout)
-	defer cancel()
 	start := time.Now()
 	transport, err := s.transport()
 	if err == nil {
@@ -154,20 +258,35 @@ func (s *server) connect(ctx context.Context) {
 				}
 				tools = append(tools, t)
 			}
-			if err != nil {
-				_ = session.Close()
-			} else {
-				s.session, s.tools, s.state = session, tools, StateConnected
+			if err == nil && s.connected(session, tools) {
 				s.host.opts.Logger.Info("mcp connected", "server", s.cfg.Name, "tools", len(tools), "ms", time.Since(start).Milliseconds())
 				return
 			}
+			_ = session.Close()
 		}
 	}
-	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+	if err == nil || (ctx.Err() != nil && !errors.Is(err, context.Canceled)) {
 		err = fmt.Errorf("no answer within %v", s.host.opts.StartTimeout)
 	}
-	s.state, s.err = StateFailed, oneLine(err.Error())
+	s.mu.Lock()
+	s.state, s.err = StateFailed, termtext.Flatten(err.Error(), 300)
+	if s.gaveUp != "" {
+		s.err = s.gaveUp
+	}
+	s.mu.Unlock()
 	s.host.opts.Logger.Warn("mcp start failed", "server", s.cfg.Name, "ms", time.Since(start).Milliseconds())
+}
+
+// connected records a session that answered its tool list, unless the
+// attempt was given up (Settle, Close) meanwhile.
+func (s *server) connected(session *mcp.ClientSession, tools []*mcp.Tool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gaveUp != "" {
+		return false
+	}
+	s.session, s.tools, s.state = session, tools, StateConnected
+	return true
 }
 
 func (s *server) transport() (mcp.Transport, error) {
@@ -192,12 +311,32 @@ func (s *server) transport() (mcp.Transport, error) {
 		// cancels a call, from killing the server.
 		cmd.Stderr = nil
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+		return startedTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, started: func() {
+			s.mu.Lock()
+			s.pgid = cmd.Process.Pid
+			s.mu.Unlock()
+		}}, nil
 	case s.cfg.URL != "":
 		hc := &http.Client{Transport: headerTransport{headers: s.cfg.Headers, next: http.DefaultTransport}}
 		return &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxRetries: 1}, nil
 	}
 	return nil, errors.New("neither command nor url is set")
+}
+
+// startedTransport tells when its command has started: a server given up
+// while it connects is killed at once (its process group), not left to
+// the SDK's graceful stop, which waits for a server that never answered.
+type startedTransport struct {
+	mcp.Transport
+	started func()
+}
+
+func (t startedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err == nil {
+		t.started()
+	}
+	return c, err
 }
 
 // headerTransport adds the configured headers (an Authorization token,
@@ -241,12 +380,19 @@ func (h *Host) Status() []Status {
 	if h == nil {
 		return nil
 	}
+	ready := h.Tools()
+	offered := make(map[string]bool, len(ready))
+	for _, t := range ready {
+		offered[t.Name()] = true
+	}
 	out := make([]Status, 0, len(h.servers))
 	for _, s := range h.servers {
 		s.mu.Lock()
 		st := Status{Name: s.cfg.Name, State: s.state, Error: s.err}
 		for _, t := range s.tools {
-			st.Tools = append(st.Tools, ToolName(s.cfg.Name, t.Name))
+			if name := ToolName(s.cfg.Name, t.Name); offered[name] {
+				st.Tools = append(st.Tools, name) // not one refused for its name (Tools)
+			}
 		}
 		s.mu.Unlock()
 		out = append(out, st)
@@ -261,6 +407,8 @@ func (h *Host) Close() error {
 	}
 	var errs []error
 	for _, s := range h.servers {
+		s.giveUp("closed while connecting")
+		<-s.done
 		s.mu.Lock()
 		sess := s.session
 		s.session = nil
@@ -292,12 +440,4 @@ func sanitize(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }

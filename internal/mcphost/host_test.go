@@ -29,6 +29,7 @@ func startEverything(t *testing.T, extra ...ServerConfig) (*Host, *[]string) {
 		},
 	})
 	t.Cleanup(func() { h.Close() })
+	h.Settle(context.Background(), 30*time.Second)
 	return h, &warnings
 }
 

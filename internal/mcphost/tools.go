@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -21,11 +22,20 @@ const outputLimit = 64 << 10
 
 // Tools are the connected servers' tools, as clawdcode tools, in server
 // and then tool order. Each needs permission (it asks like Write) unless a
-// rule names it.
+// rule names it. Only the servers ready now count (they connect in the
+// background). Two tools whose names are one without regard to case
+// (servers "fs" and "FS", or tools "a.b" and "a_b", which ToolName makes
+// one) are refused, both, with one warning (tools.UniqueNames): a call or
+// a rule never reaches a tool it did not name.
 func (h *Host) Tools() []tools.Tool {
 	if h == nil {
 		return nil
 	}
+	return tools.UniqueNames(h.serverTools(), h.warnName)
+}
+
+// serverTools are every connected server's tools, duplicates included.
+func (h *Host) serverTools() []tools.Tool {
 	var out []tools.Tool
 	for _, s := range h.servers {
 		s.mu.Lock()
@@ -44,9 +54,15 @@ type mcpTool struct {
 	name string
 }
 
-var _ tools.Tool = (*mcpTool)(nil)
+var (
+	_ tools.Tool    = (*mcpTool)(nil)
+	_ tools.Sourced = (*mcpTool)(nil)
+)
 
-func (t *mcpTool) Name() string          { return t.name }
+func (t *mcpTool) Name() string { return t.name }
+func (t *mcpTool) Source() string {
+	return fmt.Sprintf("MCP server %q (its tool %q)", t.srv.cfg.Name, t.tool.Name)
+}
 func (t *mcpTool) NeedsPermission() bool { return true }
 
 func (t *mcpTool) Definition() chat.ToolDef {
@@ -99,11 +115,11 @@ func (s *server) call(ctx context.Context, tool string, input json.RawMessage) t
 		}
 		if isConnectionLost(err) {
 			s.mu.Lock()
-			s.state, s.err = StateDied, oneLine(err.Error())
+			s.state, s.err = StateDied, termtext.Flatten(err.Error(), 300)
 			s.mu.Unlock()
 			s.warnOnce()
 		}
-		return tools.Result{Error: fmt.Sprintf("MCP server %q: %s", s.cfg.Name, oneLine(err.Error()))}
+		return tools.Result{Error: fmt.Sprintf("MCP server %q: %s", s.cfg.Name, termtext.Flatten(err.Error(), 300))}
 	}
 	text := renderContent(res)
 	if len(text) > outputLimit {

@@ -18,10 +18,10 @@ import (
 const hugeRecordBytes = 200 << 20
 
 // hugeRecordSession writes a session whose history holds one tool result
-// of hugeRecordBytes, compacted away since: a user turn reads a huge file,
+// of size bytes, compacted away since: a user turn reads a huge file,
 // the model answers, the next exchange is retained by a compaction, and
 // one more exchange follows. It returns the session's id.
-func hugeRecordSession(tb testing.TB, w *world) (*storage.Project, string) {
+func hugeRecordSession(tb testing.TB, w *world, size int) (*storage.Project, string) {
 	tb.Helper()
 	ctx := context.Background()
 	p, err := storage.NewStore(w.home).Project(w.project)
@@ -47,7 +47,7 @@ func hugeRecordSession(tb testing.TB, w *world) (*storage.Project, string) {
 	appendAll(msg(storage.TypeAssistant, "Reading it."))
 	input, _ := json.Marshal(map[string]string{"file_path": "dump.txt"})
 	appendAll(&storage.Record{Type: storage.TypeToolUse, Tool: &storage.ToolUse{ID: "call_1", Name: "Read", Input: input}})
-	appendAll(&storage.Record{Type: storage.TypeToolResult, ToolResult: &storage.ToolResult{ID: "call_1", Output: strings.Repeat("0123456789abcdef\n", hugeRecordBytes/17)}})
+	appendAll(&storage.Record{Type: storage.TypeToolResult, ToolResult: &storage.ToolResult{ID: "call_1", Output: strings.Repeat("0123456789abcdef\n", size/17)}})
 	appendAll(msg(storage.TypeAssistant, "It is a log of digits."))
 	retained := msg(storage.TypeUser, "what next?")
 	retainedOff := appendAll(retained)[0]
@@ -101,7 +101,7 @@ func manyLargeSession(tb testing.TB, p *storage.Project, n, each int) string {
 func BenchmarkHugeRecord(b *testing.B) {
 	w := newWorld(b)
 	w.srv.SetResponder(llmtest.Agent())
-	p, id := hugeRecordSession(b, w)
+	p, id := hugeRecordSession(b, w, hugeRecordBytes)
 	index := filepath.Join(p.Dir, "index.json")
 	// Four 50 MB results in the live context of a session in a second
 	// world (so that -c above still picks the first): show streams them.

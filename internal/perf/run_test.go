@@ -63,7 +63,8 @@ func (w *world) environ() []string {
 // run is one finished clawdcode process.
 type run struct {
 	wall   time.Duration
-	maxRSS int64 // KiB
+	cpu    time.Duration // user + system, the process's own
+	maxRSS int64         // KiB
 	stdout string
 	stderr string
 }
@@ -94,14 +95,14 @@ func (w *world) run(tb testing.TB, args ...string) run {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var wall, rss, code int64
-	if _, err := fmt.Sscan(string(line), &wall, &rss, &code); err != nil {
+	var wall, rss, code, cpu int64
+	if _, err := fmt.Sscan(string(line), &wall, &rss, &code, &cpu); err != nil {
 		tb.Fatalf("launcher result %q: %v", line, err)
 	}
 	if code != 0 {
 		tb.Fatalf("clawdcode %s: exit %d\nstdout: %s\nstderr: %s", clip(strings.Join(args, " "), 200), code, clip(stdout.String(), 2000), clip(stderr.String(), 2000))
 	}
-	return run{wall: time.Duration(wall), maxRSS: rss, stdout: stdout.String(), stderr: stderr.String()}
+	return run{wall: time.Duration(wall), cpu: time.Duration(cpu), maxRSS: rss, stdout: stdout.String(), stderr: stderr.String()}
 }
 
 func clip(s string, n int) string {

@@ -9,7 +9,12 @@
 // that hold it are decoded, so a search stops as soon as it has its limit
 // and a 1 GB session costs a pass of bytes.Index, not a JSON decode
 // (see BENCHMARKS.md). Matching ignores case for the spellings searched:
-// as typed, lower, UPPER and Title.
+// as typed, lower, UPPER and Title. A line past 1 MB (a huge tool result)
+// is never decoded into a storage.Record: its header fields are decoded
+// alone, its text once through search.WithRecordText, its terms found a
+// chunk at a time and its snippet cut around the match, and a window of
+// the backward search that falls inside it is not searched again; by its
+// ref it is shown clipped to tools.RecallRecordCap.
 //
 // Scope "session" is this session and, for a session that began as a fork
 // or a handoff, the session it came from up to that point. Scope "project"
@@ -288,8 +293,12 @@ func origin(path string) (parent, point string) {
 			return "", ""
 		}
 		e += s
-		r, ok := decodeLine(m.data[s:e])
+		line := m.data[s:e]
 		s = e + 1
+		if len(line) > hugeLine {
+			continue // a fork or handoff record is small; a huge line is neither
+		}
+		r, ok := decodeLine(line)
 		if !ok || r.Type != storage.TypeSystem {
 			continue
 		}

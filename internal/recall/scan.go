@@ -82,6 +82,16 @@ func decodeLine(line []byte) (*storage.Record, bool) {
 	return &r, true
 }
 
+// decodeRef decodes a line for find: a huge one by its header only.
+func decodeRef(line []byte) (*storage.Record, bool) {
+	if len(line) > hugeLine {
+		if r, ok := hugeRecord(line); ok {
+			return r, true
+		}
+	}
+	return decodeLine(line)
+}
+
 // recordText is what Recall searches and shows of a record: the text a
 // person or the model wrote or read. Records without such text (boundaries,
 // titles, windows) are not searched.
@@ -158,29 +168,46 @@ func (m *mapped) scan(ctx context.Context, q *query, limit int, fn func(r *stora
 			if !complete || e > len(data) {
 				continue
 			}
-			line := data[s:e]
-			if storage.InOwnEncoding(line) && !q.lineMayMatch(line) {
-				continue
-			}
-			r, ok := decodeLine(line)
-			if !ok {
-				continue
-			}
-			typ, text, ok := recordText(r)
-			if !ok {
-				continue
-			}
-			at, ok := q.matches(text)
-			if !ok {
-				continue
-			}
-			if !fn(r, typ, snippet(text, at)) {
+			r, typ, snip, ok := matchLine(data[s:e], q)
+			if ok && !fn(r, typ, snip) {
 				return nil
 			}
 		}
+		// A line that began before the window was read whole: the
+		// next window ends where it begins.
 		hi = lo
+		if len(starts) > 0 {
+			hi = min(lo, starts[0])
+		}
 	}
 	return nil
+}
+
+// matchLine checks one line against q and returns its record, type and
+// snippet; ok is false when it does not match.
+func matchLine(line []byte, q *query) (r *storage.Record, typ, snip string, ok bool) {
+	if len(line) > hugeLine {
+		if _, rec := decodeHeader(line); rec {
+			return matchHuge(line, q)
+		}
+	}
+	// A line in another program's encoding cannot be judged by its bytes.
+	if storage.InOwnEncoding(line) && !q.lineMayMatch(line) {
+		return nil, "", "", false
+	}
+	r, ok = decodeLine(line)
+	if !ok {
+		return nil, "", "", false
+	}
+	typ, text, ok := recordText(r)
+	if !ok {
+		return nil, "", "", false
+	}
+	at, ok := q.matches(text)
+	if !ok {
+		return nil, "", "", false
+	}
+	return r, typ, snippet(text, at), true
 }
 
 // hitLines appends to dst the start of each line that holds a needle
@@ -265,7 +292,7 @@ func (m *mapped) find(ref string) (start, end int, r *storage.Record, err error)
 		if !complete {
 			continue
 		}
-		rec, ok := decodeLine(m.data[s:e])
+		rec, ok := decodeRef(m.data[s:e])
 		if !ok || !strings.HasPrefix(rec.UUID, ref) {
 			continue // the needle was inside a tool input
 		}
@@ -294,16 +321,16 @@ func (m *mapped) around(start, end, n int) []aroundRecord {
 	var before []aroundRecord
 	for s, looked := start, 0; s > 0 && len(before) < n && looked < maxLines; looked++ {
 		ps := bytes.LastIndexByte(m.data[:s-1], '\n') + 1
-		if r, ok := decodeLine(m.data[ps : s-1]); ok {
-			if typ, text, ok := recordText(r); ok {
-				before = append(before, aroundRecord{r, typ, text})
-			}
+		if a, ok := textRecord(m.data[ps : s-1]); ok {
+			before = append(before, a)
 		}
 		s = ps
 	}
 	slices.Reverse(before)
 	out := before
-	if r, ok := decodeLine(m.data[start:end]); ok {
+	if a, _, ok := hugeAround(m.data[start:end]); ok && end-start > hugeLine {
+		out = append(out, a)
+	} else if r, ok := decodeLine(m.data[start:end]); ok {
 		typ, text, ok := recordText(r)
 		if !ok {
 			typ, text = r.Type, recordSummary(r)
@@ -317,15 +344,29 @@ func (m *mapped) around(start, end, n int) []aroundRecord {
 			break // a torn last line
 		}
 		ne += ns
-		if r, ok := decodeLine(m.data[ns:ne]); ok {
-			if typ, text, ok := recordText(r); ok {
-				out = append(out, aroundRecord{r, typ, text})
-				added++
-			}
+		if a, ok := textRecord(m.data[ns:ne]); ok {
+			out = append(out, a)
+			added++
 		}
 		e = ne
 	}
 	return out
+}
+
+// textRecord is a neighbour as Around shows it; ok is false for a line
+// that is not a record with text.
+func textRecord(line []byte) (aroundRecord, bool) {
+	if len(line) > hugeLine {
+		if a, hasText, ok := hugeAround(line); ok {
+			return a, hasText
+		}
+	}
+	r, ok := decodeLine(line)
+	if !ok {
+		return aroundRecord{}, false
+	}
+	typ, text, ok := recordText(r)
+	return aroundRecord{r, typ, text}, ok
 }
 
 type aroundRecord struct {

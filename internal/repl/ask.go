@@ -200,8 +200,8 @@ func pick(ctx context.Context, ios *iostreams.IOStreams, sessions []storage.Sess
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(w, "  %*d  %s  %s  %s\n", width, i+1, shortID(s.ID),
-			s.Updated.Local().Format("2006-01-02 15:04"), termtext.Safe(clip(oneLine(title), 60)))
+		fmt.Fprintf(w, "  %*d  %s  %s  %s\n", width, i+1, termtext.ShortID(s.ID),
+			s.Updated.Local().Format("2006-01-02 15:04"), termtext.Safe(clip(termtext.FirstLine(title, 0, " …"), 60)))
 	}
 	for range maxAttempts {
 		fmt.Fprint(w, "Resume which session? (number, id or title, Enter to cancel): ")

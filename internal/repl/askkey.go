@@ -50,14 +50,17 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 			scope = strings.Join(rules, ", ") + " for this session"
 		}
 	}
-	options := []choice{
-		{key: '1', alias: 'y', label: "Yes"},
-		{key: '2', alias: 'a', label: "Yes, and allow " + scope},
+	options := []choice{{key: '1', alias: 'y', label: "Yes"}}
+	decisions := []tools.Decision{tools.AllowOnce}
+	if a.Propose == nil || len(rules) > 0 {
+		// With nothing a rule can name (a command that is not all
+		// literal words), "always" would add nothing: not offered.
+		options = append(options, choice{key: '2', alias: 'a', label: "Yes, and allow " + scope})
+		decisions = append(decisions, tools.AllowAlways)
 	}
-	decisions := []tools.Decision{tools.AllowOnce, tools.AllowAlways}
 	if len(rules) > 0 {
 		// The same rules, kept: added to the project's config file.
-		options = append(options, choice{key: '3', alias: 'p',
+		options = append(options, choice{key: rune('1' + len(options)), alias: 'p',
 			label: "Yes, and always allow " + strings.Join(rules, ", ") + " in this project (.clawdcode/config.toml)"})
 		decisions = append(decisions, tools.AllowAlwaysProject)
 	}

@@ -56,6 +56,7 @@ func removeBuiltBinary() {
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}
+	harness.RemoveSlowMCPServer()
 }
 
 // startClawdcode runs the real binary in a fresh project and home, talking
@@ -67,14 +68,18 @@ func startClawdcode(t *testing.T, srv *llmtest.Server, args ...string) *terminal
 	if err := os.MkdirAll(project, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{
+	return startClawdcodeIn(t, srv, project, clawdcodeEnv(tmp, srv), args...)
+}
+
+// clawdcodeEnv is the environment of a run with its home under tmp.
+func clawdcodeEnv(tmp string, srv *llmtest.Server) []string {
+	return []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + tmp,
 		"TERM=xterm",
 		"CLAWDCODE_HOME=" + filepath.Join(tmp, "home"),
 		"OPENAI_BASE_URL=" + srv.URL(),
 	}
-	return startClawdcodeIn(t, srv, project, env, args...)
 }
 
 // startClawdcodeIn runs the binary again in an existing project and home.

@@ -29,81 +29,104 @@ type choice struct {
 // once the question shows answers it, and only what was typed before
 // waits for the prompt.
 func selectOption(ctx context.Context, c *console, w io.Writer, cs colorScheme, options []choice, onKey func(key) bool) (int, error) {
-	sel := 0
-	drawn := 0
-	draw := func() {
-		var b strings.Builder
-		if drawn > 0 {
-			fmt.Fprintf(&b, "\x1b[%dA\r\x1b[J", drawn)
-		}
-		width := 80
-		if c.width != nil {
-			width = c.width()
-		}
-		drawn = 0
-		for i, o := range options {
-			label := fmt.Sprintf("%c. %s", o.key, o.label)
-			if o.cancel {
-				label += " (esc)"
-			}
-			// An option is wrapped, never cut: what "always" allows must be
-			// read whole before it is chosen.
-			for j, line := range wrapWidth(label, width-5) {
-				switch {
-				case j > 0:
-					b.WriteString("       " + line + "\n")
-				case i == sel:
-					b.WriteString("  " + cs.wrap(styleCode, styleFgReset, "❯ "+line) + "\n")
-				default:
-					b.WriteString("    " + line + "\n")
-				}
-				drawn++
-			}
-		}
-		io.WriteString(w, b.String())
-	}
-	answer := func(i int) (int, error) {
-		fmt.Fprintf(w, "\x1b[%dA\r\x1b[J", drawn)
-		fmt.Fprintf(w, "  %s %s\n", cs.dim("⎿"), options[i].label)
-		return i, nil
-	}
-	draw()
+	d := &optionDialog{c: c, w: w, cs: cs, options: options}
+	d.draw()
 	for {
 		k, err := c.kb.next(ctx)
 		if err != nil {
-			fmt.Fprintf(w, "\x1b[%dA\r\x1b[J", drawn)
+			d.erase()
 			return -1, err
 		}
 		switch {
-		case k.kind == keyUp || k.kind == keyCtrl && k.r == 'p':
-			sel = (sel + len(options) - 1) % len(options)
+		case k.kind == keyUp || k.kind == keyBackTab || k.kind == keyCtrl && k.r == 'p':
+			d.sel = (d.sel + len(options) - 1) % len(options)
 		case k.kind == keyDown || k.kind == keyTab || k.kind == keyCtrl && k.r == 'n':
-			sel = (sel + 1) % len(options)
+			d.sel = (d.sel + 1) % len(options)
 		case k.kind == keyEnter:
-			return answer(sel)
-		case k.kind == keyEsc:
-			for i, o := range options {
-				if o.cancel {
-					return answer(i)
-				}
-			}
+			return d.answer(d.sel)
 		case k.kind == keyCtrl && k.r == 'c':
-			fmt.Fprintf(w, "\x1b[%dA\r\x1b[J", drawn)
+			d.erase()
 			return -1, context.Canceled
-		case k.kind == keyRune:
-			for i, o := range options {
-				if k.r == o.key || o.alias != 0 && unicode.ToLower(k.r) == o.alias {
-					return answer(i)
-				}
+		case k.kind == keyEsc || k.kind == keyRune:
+			if i := d.chosen(k); i >= 0 {
+				return d.answer(i)
 			}
-			if onKey != nil {
-				fmt.Fprintf(w, "\x1b[%dA\r\x1b[J", drawn)
-				drawn = 0
+			if k.kind == keyRune && onKey != nil {
+				d.erase()
 				onKey(k)
 			}
 		}
-		draw()
+		d.draw()
 	}
+}
+
+// optionDialog is selectOption's state: the options, the highlighted one
+// and how many rows the last draw took.
+type optionDialog struct {
+	c       *console
+	w       io.Writer
+	cs      colorScheme
+	options []choice
+	sel     int
+	drawn   int
+}
+
+// chosen is the option a key picks: Esc the cancelling one, a rune the
+// option with that key or alias; -1 for none.
+func (d *optionDialog) chosen(k key) int {
+	for i, o := range d.options {
+		if k.kind == keyEsc && o.cancel ||
+			k.kind == keyRune && (k.r == o.key || o.alias != 0 && unicode.ToLower(k.r) == o.alias) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (d *optionDialog) erase() {
+	if d.drawn > 0 {
+		fmt.Fprintf(d.w, "\x1b[%dA\r\x1b[J", d.drawn)
+	}
+	d.drawn = 0
+}
+
+func (d *optionDialog) draw() {
+	var b strings.Builder
+	if d.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA\r\x1b[J", d.drawn)
+	}
+	width := 80
+	if d.c.width != nil {
+		width = d.c.width()
+	}
+	d.drawn = 0
+	for i, o := range d.options {
+		label := fmt.Sprintf("%c. %s", o.key, o.label)
+		if o.cancel {
+			label += " (esc)"
+		}
+		// An option is wrapped, never cut: what "always" allows must be
+		// read whole before it is chosen.
+		for j, line := range wrapWidth(label, width-5) {
+			switch {
+			case j > 0:
+				b.WriteString("       " + line + "\n")
+			case i == d.sel:
+				b.WriteString("  " + d.cs.wrap(styleCode, styleFgReset, "❯ "+line) + "\n")
+			default:
+				b.WriteString("    " + line + "\n")
+			}
+			d.drawn++
+		}
+	}
+	io.WriteString(d.w, b.String())
+}
+
+// answer replaces the options by the one chosen.
+func (d *optionDialog) answer(i int) (int, error) {
+	fmt.Fprintf(d.w, "\x1b[%dA\r\x1b[J", d.drawn)
+	fmt.Fprintf(d.w, "  %s %s\n", d.cs.dim("⎿"), d.options[i].label)
+	return i, nil
 }
 
 // chooseKey is slash.Env.Choose on a terminal: the picker over items,

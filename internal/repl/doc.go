@@ -4,8 +4,10 @@
 // results with their diffs, slash commands, the permission dialog and the
 // pickers. Policy lives below it: the session engine runs turns (and
 // records an interrupted one), the slash registry runs commands, the
-// permission rules decide, the context manager decides about compaction;
-// the REPL only shows what they do and asks what they ask.
+// permission rules and mode decide (Shift-Tab only sets the mode, and the
+// plan's approval after a plan-mode answer only leaves it), the context
+// manager decides about compaction; the REPL only shows what they do and
+// asks what they ask.
 //
 // Output: assistant text goes to IO.Out; everything else (welcome line,
 // tool activity, notices, spinner, dialogs, errors) goes to IO.ErrOut.
@@ -18,9 +20,10 @@
 // requested, and one goroutine (the keyboard) is the only reader of stdin.
 // It decodes keys and routes them: to the editor at the prompt; while an
 // entry (a turn or a command) runs, Esc and Ctrl-C cancel that entry,
-// Ctrl-O shows the last tool output, and every other key waits unechoed
-// for the next prompt; while a dialog or picker asks, keys go to it and
-// what was typed ahead waits. Everything is restored when Run returns.
+// Ctrl-O shows the last tool output, and every other key waits for the
+// next prompt (shown meanwhile on a "queued: …" line under the spinner,
+// then applied to the entry, still editable); while a dialog or picker
+// asks, keys go to it and what was typed ahead waits. Everything is restored when Run returns.
 // Otherwise lines are read plainly from IO.In, a byte at a time, so the
 // REPL, the permission prompt and the pickers share one input without
 // stealing each other's bytes.

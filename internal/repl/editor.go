@@ -40,7 +40,10 @@ type editor struct {
 	// onKey binds Ctrl+letter keys to actions that print above the entry
 	// (Ctrl-O: the last tool output in full); the entry is redrawn after.
 	onKey map[rune]func()
-	cs    colorScheme
+	// backTab is Shift-Tab: the next permission mode, which the status
+	// line shows when the entry is redrawn; nil: the key does nothing.
+	backTab func()
+	cs      colorScheme
 
 	hist []string // oldest first
 
@@ -157,6 +160,7 @@ var editKeys = map[binding]editAction{
 	{kind: keyDown}:      (*editor).down,
 	{keyCtrl, 'n'}:       (*editor).down,
 	{kind: keyTab}:       func(e *editor, _ key) *readEnd { e.tab(); return nil },
+	{kind: keyBackTab}:   (*editor).shiftTab,
 	{keyCtrl, 'c'}:       func(e *editor, _ key) *readEnd { return &readEnd{e.text(), errInterrupt} },
 	{keyCtrl, 'd'}:       (*editor).eofOrDelete,
 	{keyCtrl, 'k'}:       (*editor).killToLineEnd,
@@ -176,6 +180,14 @@ func (e *editor) apply(k key) *readEnd {
 	}
 	if act := editKeys[bindingOf(k)]; act != nil {
 		return act(e, k)
+	}
+	return nil
+}
+
+// shiftTab is Shift-Tab: it switches the permission mode (backTab).
+func (e *editor) shiftTab(key) *readEnd {
+	if e.backTab != nil {
+		e.backTab()
 	}
 	return nil
 }
@@ -328,6 +340,10 @@ func (e *editor) insert(s string) {
 }
 
 func (e *editor) paste(text string) {
+	if at, ok := droppedImage(text); ok {
+		e.insert(at)
+		return
+	}
 	lines := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
 	if lines <= pasteCollapse && len(text) <= pasteCollapseBytes {
 		e.insert(strings.Map(pasteRune, text))

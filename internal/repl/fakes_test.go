@@ -11,6 +11,8 @@ import (
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/chat"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/mcphost"
+	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -48,6 +50,11 @@ func (e *fakeEngine) Context() *contextmgr.Manager           { return nil }
 func (e *fakeEngine) Model() string                          { return "fake-model" }
 func (e *fakeEngine) SetModel(string)                        {}
 func (e *fakeEngine) Title() string                          { return "" }
+func (e *fakeEngine) MCPServers() []mcphost.Status           { return nil }
+func (e *fakeEngine) Memories() *memory.Book                 { return nil }
+func (e *fakeEngine) SuggestMemory(context.Context) ([]memory.Suggestion, error) {
+	return nil, nil
+}
 func (e *fakeEngine) Submitted() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -106,7 +106,8 @@ func TestScreenToolOutputVisible(t *testing.T) {
 	s.keys("run them")
 	s.sendKeys("Enter")
 	scr := s.waitFor("both ran")
-	for _, want := range []string{"row1", "row5", "+38 lines (ctrl+o to expand)", "to-stdout", "boom-on-stderr", "exit status 2"} {
+	// The exit status leads the failed call's output (issue 25).
+	for _, want := range []string{"row1", "row5", "+38 lines (ctrl+o to expand)", "to-stdout", "exit 2 · boom-on-stderr"} {
 		if !strings.Contains(scr, want) {
 			t.Fatalf("screen lacks %q:\n%s", want, scr)
 		}
@@ -398,30 +399,43 @@ func TestScreenNarrowSpinner(t *testing.T) {
 	}
 }
 
-// Display: text typed during a turn landed on the spinner line.
-func TestScreenTypeAheadWaitsForThePrompt(t *testing.T) {
+// Display: text typed during a turn landed on the spinner line (issue 9);
+// then it was invisible until sent (issue 25 item 3). Now it is shown on a
+// dim "queued: …" line under the spinner, updated as keys arrive, and it is
+// the entry at the next prompt, still editable.
+func TestScreenTypeAheadShownUnderTheTurn(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{})
 	resume := make(chan struct{})
-	srv.Enqueue(llmtest.Reply{Text: "slow answer starts here and then it is done", Resume: resume, PauseAfter: 5},
+	// Paused after the opening chunk, before any text: the spinner shows.
+	srv.Enqueue(llmtest.Reply{Text: "slow answer starts here and then it is done", Resume: resume, PauseAfter: 1},
 		llmtest.Text("second answer"))
 	s := startScreen(t, srv, 100, 30)
 	s.waitPrompt()
 	s.keys("first")
 	s.sendKeys("Enter")
-	s.waitFor("slow answer starts")
+	s.waitFor("thinking")
 	s.keys("typed ahead")
-	time.Sleep(300 * time.Millisecond)
-	if scr := s.screen(); strings.Contains(scr, "typed ahead") {
-		t.Fatalf("typed-ahead text is on the screen during the turn:\n%s", scr)
+	s.waitFor("queued: typed ahead")
+	s.sendKeys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace")
+	s.keys("behind")
+	scr := s.waitFor("queued: typed behind")
+	t.Logf("during the turn:\n%s", scr)
+	if rows := strings.Split(s.visible(), "\n"); !strings.Contains(strings.Join(rows[len(rows)-2:], "\n"), "thinking") {
+		t.Fatalf("the queued line is not under the spinner:\n%s", s.visible())
 	}
 	close(resume)
 	s.waitFor("it is done")
-	s.waitFor("> typed ahead")
+	s.waitFor("> typed behind")
+	if scr := s.waitPrompt(); strings.Contains(scr, "queued:") {
+		t.Fatalf("the queued line stayed after the turn:\n%s", scr)
+	}
+	s.sendKeys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace")
+	s.keys("again")
 	s.sendKeys("Enter")
 	s.waitFor("second answer")
-	if got := lastUser(t, srv); got != "typed ahead" {
-		t.Fatalf("sent %q", got)
+	if got := lastUser(t, srv); got != "typed again" {
+		t.Fatalf("sent %q, want the entry as edited at the prompt", got)
 	}
 }
 

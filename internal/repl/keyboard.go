@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"time"
 )
@@ -15,9 +16,10 @@ const escWait = 30 * time.Millisecond
 // keyboard is the one reader of a terminal's input for the whole of a Run.
 // Its goroutine decodes keys and routes them: while a turn (or a command)
 // runs, Esc and Ctrl-C cancel it and Ctrl-O shows the last tool output at
-// once, and every other key waits in the queue, unechoed, for the next
-// prompt (typed-ahead input); while a dialog asks, its keys go to the
-// dialog and the typed-ahead keys are kept aside. The editor, dialogs and
+// once, and every other key waits in the queue for the next prompt
+// (typed-ahead input, previewed under the spinner through turnKeys.typed);
+// while a dialog asks, its keys go to the dialog and the typed-ahead keys
+// are kept aside. The editor, dialogs and
 // pickers take keys with next, one consumer at a time.
 type keyboard struct {
 	fd int
@@ -36,6 +38,9 @@ type keyboard struct {
 type turnKeys struct {
 	cancel func()
 	expand func() // Ctrl-O; nil: nothing to expand
+	// typed is told what was typed ahead so far, as text, after each key
+	// that waits for the prompt; nil: not shown.
+	typed func(preview string)
 }
 
 func newKeyboard(fd int, in io.Reader) *keyboard {
@@ -113,12 +118,47 @@ func (k *keyboard) deliver(c key) {
 	}
 	k.queue = append(k.queue, c)
 	k.signal()
+	var preview string
+	show := turn != nil && !inDialog && turn.typed != nil
+	if show {
+		preview = typedPreview(k.queue)
+	}
 	k.mu.Unlock()
+	if show {
+		turn.typed(preview)
+	}
+}
+
+// typedPreview is the text that keys typed ahead will put in the entry,
+// as far as the editing keys among them can be told without the editor:
+// characters and pastes, newlines as ↵, Backspace and Ctrl-W undone.
+func typedPreview(keys []key) string {
+	var r []rune
+	for _, k := range keys {
+		switch k.kind {
+		case keyRune:
+			r = append(r, k.r)
+		case keyPaste:
+			r = append(r, []rune(strings.ReplaceAll(k.text, "\n", "↵"))...)
+		case keyNewline, keyEnter:
+			r = append(r, '↵')
+		case keyBackspace:
+			r = r[:max(len(r)-1, 0)]
+		case keyWordBack:
+			word := strings.TrimRight(string(r), " ")
+			r = []rune(word[:strings.LastIndex(word, " ")+1])
+		}
+	}
+	return string(r)
 }
 
 // resized tells an idle editor to redraw at the new width; a turn or a
 // dialog draws at the width of the moment anyway.
-func (k *keyboard) resized() {
+func (k *keyboard) resized() { k.redraw() }
+
+// redraw tells an idle editor to draw its entry and status line again
+// (the terminal was resized, an MCP server's state changed).
+func (k *keyboard) redraw() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.turn != nil || k.dialog > 0 {

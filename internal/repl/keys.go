@@ -16,6 +16,7 @@ const (
 	keyNewline                  // Shift-Enter, Alt-Enter, Ctrl-J: a newline in the entry
 	keyPaste                    // a bracketed paste (key.text), never submitted by its newlines
 	keyTab                      //
+	keyBackTab                  // Shift-Tab
 	keyBackspace                //
 	keyDelete                   //
 	keyUp                       //
@@ -46,9 +47,10 @@ const (
 )
 
 // keyDecoder turns the bytes a terminal sends into keys. It understands
-// the legacy encodings (VT100/xterm), bracketed paste, the kitty keyboard
-// protocol's CSI u and xterm's modifyOtherKeys (both of which report
-// Shift-Enter apart from Enter). Feed it what was read; it keeps an
+// the legacy encodings (VT100/xterm, Shift-Tab as CSI Z), bracketed
+// paste, the kitty keyboard protocol's CSI u and xterm's modifyOtherKeys
+// (both of which report Shift-Enter apart from Enter, and Shift-Tab as
+// Tab with Shift). Feed it what was read; it keeps an
 // incomplete sequence for the next call.
 type keyDecoder struct {
 	pending []byte
@@ -240,8 +242,8 @@ func decodeCSI(b []byte) (int, key, bool) {
 		return n, key{kind: keyHome}, true
 	case 'F':
 		return n, key{kind: keyEnd}, true
-	case 'Z':
-		return n, key{}, false // Shift-Tab
+	case 'Z': // Shift-Tab (xterm's back tab, CSI Z)
+		return n, key{kind: keyBackTab}, true
 	case 'u': // kitty keyboard protocol: CSI code ; mods u
 		return n, codepointKey(num(0), mods), true
 	case '~':
@@ -272,6 +274,9 @@ func codepointKey(code, mods int) key {
 	case 27:
 		return key{kind: keyEsc}
 	case 9:
+		if shift {
+			return key{kind: keyBackTab}
+		}
 		return key{kind: keyTab}
 	case 127, 8:
 		if alt || ctrl {

@@ -146,9 +146,26 @@ func (t *turnOutput) ToolStart(id, name string, input json.RawMessage) {
 			t.snapshots[id] = snap
 		}
 	}
+	t.writeCall(name, input)
+	t.waiting("running " + name)
+}
+
+// writeCall is the header line that names a call.
+func (t *turnOutput) writeCall(name string, input json.RawMessage) {
 	call := t.cs.bold(safe(name)) + "(" + safe(toolArgument(name, input, t.root)) + ")"
 	fmt.Fprintf(t.errOut, "%s %s\n", t.cs.wrap(styleCode, styleFgReset, "⏺"), clipStyled(call, t.width()-3))
-	t.waiting("running " + name)
+}
+
+// ToolRefused shows a call that did not run (denied, a failed precheck)
+// as one that did: its header naming it, then why, so a refusal is never
+// a result without its call.
+func (t *turnOutput) ToolRefused(id, name string, input json.RawMessage, res tools.Result) {
+	t.mu.Lock()
+	t.spin.Stop()
+	t.endText()
+	t.writeCall(name, input)
+	t.mu.Unlock()
+	t.ToolEnd(id, name, res)
 }
 
 func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
@@ -182,6 +199,22 @@ func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
 		t.con.setLast(&toolShown{call: name, lines: append([]string{head}, body...)})
 	}
 	t.waiting("thinking")
+}
+
+// showQueued shows, under the spinner, what the user typed ahead: it
+// becomes the entry at the next prompt, where it can still be edited.
+func (t *turnOutput) showQueued(preview string) {
+	note := ""
+	if preview != "" {
+		// The end is what is being typed: a long entry loses its start.
+		const label = "queued: "
+		text, room := []rune(safe(preview)), t.width()-1-len(label)
+		for len(text) > 1 && visibleWidth(string(text)) > room {
+			text = append([]rune("…"), text[2:]...)
+		}
+		note = label + string(text)
+	}
+	t.spin.SetNote(note)
 }
 
 // expandLast prints the last tool output in full (Ctrl-O).
@@ -230,7 +263,17 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 	case tools.NameRead, tools.NameWrite, tools.NameEdit:
 		return relPath(str("file_path"), root)
 	case tools.NameBash:
-		return clip(oneLine(str("command")), 80)
+		line := clip(termtext.FirstLine(str("command"), 0, " …"), 80)
+		if bg, _ := args["run_in_background"].(bool); bg {
+			line += " (in the background)"
+		}
+		return line
+	case tools.NameBashOutput:
+		return str("bash_id")
+	case tools.NameKillShell:
+		return str("shell_id")
+	case tools.NameWebFetch:
+		return clip(termtext.FirstLine(str("url"), 0, " …"), 80)
 	case tools.NameGlob, tools.NameGrep:
 		s := str("pattern")
 		if p := str("path"); p != "" {
@@ -257,14 +300,6 @@ func relPath(p, root string) string {
 		return rel
 	}
 	return p
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }
 
 // clip shortens s to at most n runes, marking the cut.

@@ -17,6 +17,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // Engine is what the REPL drives: the slash commands' view of the session
@@ -40,6 +41,16 @@ var (
 	_ Commands = (*slash.Registry)(nil)
 )
 
+// Modes is the permission policy's mode (*tools.Permissions): the REPL
+// only reads and sets it; what a mode allows is the policy's.
+type Modes interface {
+	Mode() tools.Mode
+	CycleMode() tools.Mode
+	SetMode(tools.Mode) bool
+}
+
+var _ Modes = (*tools.Permissions)(nil)
+
 // Options configure the interactive session.
 type Options struct {
 	IO          *iostreams.IOStreams
@@ -51,8 +62,12 @@ type Options struct {
 	// their content (a full-text search of the store).
 	SearchSessions SessionSearch
 	// SkipPermissions is --dangerously-skip-permissions: the status line
-	// says so in red for as long as it holds.
+	// says so in red for as long as it holds (when Modes is nil).
 	SkipPermissions bool
+	// Modes is the permission mode the engine's tools are checked in:
+	// Shift-Tab cycles it, the status line shows it, and a plan-mode
+	// answer is followed by the plan's approval (nil: no modes).
+	Modes Modes
 	// Redactor takes credentials out of what slash commands print (nil =
 	// none to take out).
 	Redactor *secrets.Redactor
@@ -60,6 +75,13 @@ type Options struct {
 	// any: Run links it to its turns for as long as it runs, so that the
 	// prompt stops the spinner before it writes.
 	Asker *Asker
+	// WatchMCP, when set, registers a function to call after each change
+	// of an MCP server's state (nil unregisters): the status line, which
+	// shows the servers still connecting or failed, is drawn again.
+	WatchMCP func(onChange func())
+	// PickSession opens the /resume picker before the first prompt (a bare
+	// -r); without a terminal /resume lists the sessions instead.
+	PickSession bool
 }
 
 const (
@@ -77,6 +99,8 @@ type session struct {
 	kb    *keyboard // the terminal's keys; nil when input is not a terminal
 	// pending holds the output of !commands for the next message.
 	pending []string
+	// offered are the memory suggestions already asked about in this run.
+	offered map[string]bool
 
 	interrupts interruptRouter
 }
@@ -90,34 +114,14 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	s := &session{opts: opts, io: opts.IO, cs: colorScheme{on: opts.IO.IsStderrTTY()}}
 
-	var hist *history
-	if opts.HistoryPath != "" {
-		h, err := openHistory(opts.HistoryPath)
-		if err != nil {
-			// History is a convenience: say why it is off and carry on.
-			fmt.Fprintf(s.io.ErrOut, "%s\n", s.cs.warn("history disabled: "+err.Error()))
-		} else {
-			hist = h
-		}
-	}
-	s.con = &console{}
-	if opts.IO.Interactive() {
-		src, err := newTermSource(opts.IO, hist, s.cs)
-		if err != nil {
-			return fmt.Errorf("start line editor: %w", err)
-		}
-		src.ed.complete = s.completer()
-		src.ed.status = s.statusLine
-		src.ed.onKey = map[rune]func(){
-			'o': func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) },
-			'z': src.suspend,
-		}
-		s.input, s.kb = src, src.kb
-		s.con.kb, s.con.width = src.kb, src.width
-	} else {
-		s.input = newPlainSource(opts.IO, hist)
+	if err := s.openInput(); err != nil {
+		return err
 	}
 	defer s.input.Close()
+	if opts.WatchMCP != nil && s.kb != nil {
+		opts.WatchMCP(s.kb.redraw)
+		defer opts.WatchMCP(nil)
+	}
 	if opts.Asker != nil {
 		opts.Asker.attach(s.con)
 		defer opts.Asker.attach(nil)
@@ -130,6 +134,11 @@ func Run(ctx context.Context, opts Options) error {
 		s.replaySession(ctx, s.io.ErrOut) // -c or -r
 	}
 	defer s.goodbye()
+	if opts.PickSession {
+		if err := s.dispatch(ctx, "/resume"); err != nil {
+			return s.leave(err)
+		}
+	}
 	if opts.FirstPrompt != "" {
 		if s.kb != nil { // shown as if typed, so the answer has its question
 			fmt.Fprintln(s.io.Out, s.cs.bold(promptMain)+safe(opts.FirstPrompt))
@@ -172,6 +181,44 @@ func Run(ctx context.Context, opts Options) error {
 	}
 }
 
+// openInput sets up where entries come from: the line editor on a
+// terminal (with history, completion, the status line and its keys),
+// else plain lines.
+func (s *session) openInput() error {
+	opts := s.opts
+	var hist *history
+	if opts.HistoryPath != "" {
+		h, err := openHistory(opts.HistoryPath)
+		if err != nil {
+			// History is a convenience: say why it is off and carry on.
+			fmt.Fprintf(s.io.ErrOut, "%s\n", s.cs.warn("history disabled: "+err.Error()))
+		} else {
+			hist = h
+		}
+	}
+	s.con = &console{}
+	if !opts.IO.Interactive() {
+		s.input = newPlainSource(opts.IO, hist)
+		return nil
+	}
+	src, err := newTermSource(opts.IO, hist, s.cs)
+	if err != nil {
+		return fmt.Errorf("start line editor: %w", err)
+	}
+	src.ed.complete = s.completer()
+	src.ed.status = s.statusLine
+	if opts.Modes != nil {
+		src.ed.backTab = func() { opts.Modes.CycleMode() }
+	}
+	src.ed.onKey = map[rune]func(){
+		'o': func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) },
+		'z': src.suspend,
+	}
+	s.input, s.kb = src, src.kb
+	s.con.kb, s.con.width = src.kb, src.width
+	return nil
+}
+
 // leave turns the error that ends the loop into Run's result.
 func (s *session) leave(err error) error {
 	if errors.Is(err, slash.ErrExit) {
@@ -182,7 +229,10 @@ func (s *session) leave(err error) error {
 
 // readEntry reads one request: a line, continued over further lines while
 // each ends with a backslash. On Ctrl-C it returns what was typed so far.
+// Before the prompt — a calm moment, no turn running — it asks about the
+// memory suggestions not yet offered.
 func (s *session) readEntry(ctx context.Context) (string, error) {
+	s.offerSuggestions(ctx)
 	var parts []string
 	prompt := promptMain
 	for {
@@ -214,7 +264,7 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	s.interrupts.route(cancel)
 	defer s.interrupts.route(nil)
 	if s.kb != nil {
-		s.kb.beginTurn(&turnKeys{cancel: cancel, expand: s.expandLive})
+		s.kb.beginTurn(&turnKeys{cancel: cancel, expand: s.expandLive, typed: s.showTyped})
 		defer s.kb.endTurn()
 	}
 
@@ -299,10 +349,13 @@ func (s *session) turn(ctx context.Context, text string) error {
 		text = s.withContext(text)
 	}
 	out.waiting("thinking")
-	_, err := s.opts.Engine.Submit(ctx, text, out)
+	res, err := s.opts.Engine.Submit(ctx, text, out)
 	out.finish()
 	if err == nil && ctx.Err() == nil {
 		s.contextWarning()
+		if res != nil && strings.TrimSpace(res.Text) != "" {
+			return s.approvePlan(ctx)
+		}
 	}
 	return err
 }
@@ -400,7 +453,7 @@ func (s *session) welcome() {
 	e := s.opts.Engine
 	sess := "new session"
 	if id := e.SessionID(); id != "" {
-		sess = "session " + shortID(id)
+		sess = "session " + termtext.ShortID(id)
 	}
 	parts := []string{"clawdcode", e.Model(), sess}
 	if root := s.projectRoot(); root != "" {
@@ -420,13 +473,6 @@ func (s *session) goodbye() {
 	}
 }
 
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
 func tildePath(p string) string {
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" || home == "/" {
@@ -444,6 +490,16 @@ func (s *session) width() int {
 		return s.con.width()
 	}
 	return 100
+}
+
+// showTyped shows what was typed ahead under the running turn's spinner.
+func (s *session) showTyped(preview string) {
+	s.con.mu.Lock()
+	t := s.con.active
+	s.con.mu.Unlock()
+	if t != nil {
+		t.showQueued(preview)
+	}
 }
 
 // expandLive is Ctrl-O during a turn: the last tool output in full.

@@ -214,6 +214,10 @@ func TestToolSummaries(t *testing.T) {
 		{"Bash", `{"command":"go test ./...\necho done"}`, "go test ./... …"},
 		{"Grep", `{"pattern":"func main","path":"/proj/cmd"}`, "func main in cmd"},
 		{"Glob", `{"pattern":"**/*.go"}`, "**/*.go"},
+		{"Bash", `{"command":"npm run dev","run_in_background":true}`, "npm run dev (in the background)"},
+		{"BashOutput", `{"bash_id":"bash_2"}`, "bash_2"},
+		{"KillShell", `{"shell_id":"bash_2"}`, "bash_2"},
+		{"WebFetch", `{"url":"https://go.dev/doc","prompt":"x"}`, "https://go.dev/doc"},
 		{"Other", `{"b":1,"a":"x"}`, `{"a":"x","b":1}`},
 		{"Read", `not json`, "not json"},
 	}
@@ -232,7 +236,11 @@ func TestToolSummaries(t *testing.T) {
 		{"Bash", tools.Result{Output: "ok\n"}, "ok"},
 		{"Bash", tools.Result{Output: "a\nb\nc"}, "a|b|c"},
 		{"Bash", tools.Result{}, "(no output)"},
-		{"Bash", tools.Result{Output: "out\nboom: failed\n", Error: "exit status 2"}, "out|boom: failed|exit status 2"},
+		// A failure leads, with the output's last line: the collapsed view
+		// must not look like success (issue 25).
+		{"Bash", tools.Result{Output: "out\nboom: failed\n\n", Error: "exit status 2"}, "exit 2 · boom: failed|out|boom: failed"},
+		{"Bash", tools.Result{Error: "exit status 1"}, "exit 1"},
+		{"Bash", tools.Result{Output: "(no output)", Error: "command timed out after 2s"}, "command timed out after 2s"},
 		{"Edit", tools.Result{Error: "old_string not found\nmore"}, "old_string not found …"},
 	}
 	for _, r := range results {

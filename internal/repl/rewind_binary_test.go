@@ -83,6 +83,11 @@ func TestClawdcodeRewindAndUndo(t *testing.T) {
 
 	// The rewind is in the file: a resumed session continues from it too.
 	term = startClawdcodeIn(t, srv, term.cmd.Dir, term.cmd.Env, "-c")
+	// a.txt was written three times: the session suggested remembering
+	// it, asked at the first prompt; Esc leaves the answer for later.
+	term.expect("Remember this for every session of this project?")
+	term.send("\x1b")
+	term.expect("Later")
 	term.expectPrompt()
 	term.send("and after resume?\r")
 	term.expect("You said: and after resume?")

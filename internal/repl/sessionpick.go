@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // SessionSearch finds the sessions whose content matches a query (a
@@ -30,12 +31,12 @@ func (s *session) pickSession(ctx context.Context, sessions []storage.SessionInf
 		if title == "" {
 			title = "(untitled)"
 		}
-		detail := relativeTime(si.Updated, now) + " · " + plural(si.Messages, "message") + " · " + shortID(si.ID)
+		detail := relativeTime(si.Updated, now) + " · " + plural(si.Messages, "message") + " · " + termtext.ShortID(si.ID)
 		if si.ID == current {
 			detail += " · current"
 		}
 		id := si.ID
-		items[i] = pickItem{label: safe(oneLine(title)), detail: detail, match: si.ID}
+		items[i] = pickItem{label: safe(termtext.FirstLine(title, 0, " …")), detail: detail, match: si.ID}
 		if p != nil {
 			items[i].preview = func() []string {
 				live, err := storage.LoadLive(ctx, p.Path(id))

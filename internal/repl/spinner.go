@@ -19,6 +19,26 @@ type spinner struct {
 	mu   sync.Mutex
 	stop chan struct{}
 	done chan struct{}
+	// note is a dim line drawn under the frame while it is not empty: what
+	// the user typed ahead during the turn ("queued: …").
+	note string
+}
+
+// SetNote shows note on a line under the spinner from the next frame on
+// ("" removes it). It outlives Stop and Start: the turn's spinner keeps it.
+func (s *spinner) SetNote(note string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.note = note
+	s.mu.Unlock()
+}
+
+func (s *spinner) currentNote() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.note
 }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -62,25 +82,38 @@ func (s *spinner) run(ctxDone <-chan struct{}, label string, stop, done chan str
 	start := time.Now()
 	tick := time.NewTicker(s.interval)
 	defer tick.Stop()
-	drawn := false
+	drawn, noted := false, false
 	for frame := 0; ; frame++ {
 		select {
 		case <-stop:
-			if drawn {
-				fmt.Fprint(s.w, "\r\x1b[2K")
-			}
-			return
 		case <-ctxDone:
-			if drawn {
-				fmt.Fprint(s.w, "\r\x1b[2K")
-			}
-			return
 		case <-tick.C:
+			// The first frame waits one interval: fast answers never flash a spinner.
+			elapsed := time.Since(start).Truncate(time.Second)
+			width := s.width()
+			out := "\r\x1b[2K" + spinnerFrame(spinnerFrames[frame%len(spinnerFrames)], label, elapsed, width)
+			note := s.currentNote()
+			switch {
+			case note != "":
+				// The note's row is below the frame's; the cursor goes back up
+				// to the frame, where the next frame and the output start.
+				out += "\n\x1b[2K" + dim(clipWidth(note, width-1)) + "\x1b[1A\r"
+				noted = true
+			case noted:
+				out += "\n\x1b[2K\x1b[1A\r"
+				noted = false
+			}
+			fmt.Fprint(s.w, out)
+			drawn = true
+			continue
 		}
-		// The first frame waits one interval: fast answers never flash a spinner.
-		elapsed := time.Since(start).Truncate(time.Second)
-		fmt.Fprint(s.w, "\r\x1b[2K"+spinnerFrame(spinnerFrames[frame%len(spinnerFrames)], label, elapsed, s.width()))
-		drawn = true
+		switch {
+		case noted:
+			fmt.Fprint(s.w, "\r\x1b[2K\n\x1b[2K\x1b[1A\r")
+		case drawn:
+			fmt.Fprint(s.w, "\r\x1b[2K")
+		}
+		return
 	}
 }
 

@@ -5,35 +5,40 @@ import (
 	"strings"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/mcphost"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // statusLine is the line under the entry while the user types: the model,
 // the context used and what is left before auto-compaction, the
-// permission mode and the session's title. It is drawn by the editor as
+// permission mode (none shown in default; Shift-Tab switches it) and the
+// session's title. It is drawn by the editor as
 // part of the entry and erased when the entry is sent, so it never mixes
 // with a turn's output. It fits width columns.
 func (s *session) statusLine(width int) string {
 	e := s.opts.Engine
 	var parts []string
-	skip := "⏵⏵ permissions skipped"
-	if width < 60 {
-		skip = "⏵⏵ no prompts" // room for the model and the context
-	}
-	if s.opts.SkipPermissions {
-		parts = append(parts, skip)
+	mode := s.mode()
+	badge := modeBadge(mode, width < 60)
+	if badge != "" {
+		parts = append(parts, badge)
 	}
 	parts = append(parts, e.Model())
 	if m := e.Context(); m != nil {
 		parts = append(parts, contextFigure(m.Usage()))
 	}
+	if mcp := mcpFigure(e.MCPServers()); mcp != "" {
+		parts = append(parts, mcp)
+	}
 	if title := e.Title(); title != "" {
 		parts = append(parts, title)
 	}
 	line := clipWidth(strings.Join(parts, " · "), width)
-	if s.opts.SkipPermissions {
-		if rest, ok := strings.CutPrefix(line, skip); ok {
-			return s.cs.err(skip) + s.cs.dim(rest)
+	if rest, ok := strings.CutPrefix(line, badge); ok && badge != "" {
+		if mode == tools.ModeBypass {
+			return s.cs.err(badge) + s.cs.dim(rest)
 		}
+		return s.cs.warn(badge) + s.cs.dim(rest)
 	}
 	return s.cs.dim(line)
 }
@@ -46,4 +51,31 @@ func contextFigure(u contextmgr.Usage) string {
 	}
 	used := u.Tokens * 100 / u.Window
 	return fmt.Sprintf("ctx %d%% · %d%% to compact", used, u.Left())
+}
+
+// mcpFigure is "mcp: 1 connecting, 1 failed": the MCP servers still
+// connecting in the background and those that could not be started or
+// died (/mcp says why). Servers that are ready go unmentioned: the figure
+// leaves the line once every server has answered.
+func mcpFigure(servers []mcphost.Status) string {
+	var connecting, failed int
+	for _, s := range servers {
+		switch s.State {
+		case mcphost.StateConnecting:
+			connecting++
+		case mcphost.StateFailed, mcphost.StateDied:
+			failed++
+		}
+	}
+	var parts []string
+	if connecting > 0 {
+		parts = append(parts, fmt.Sprintf("%d connecting", connecting))
+	}
+	if failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed (/mcp)", failed))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "mcp: " + strings.Join(parts, ", ")
 }

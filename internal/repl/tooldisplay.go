@@ -76,25 +76,47 @@ func resultLines(name string, res tools.Result, cs colorScheme, before *fileSnap
 	case (name == tools.NameWrite || name == tools.NameEdit) && res.Error == "" && before != nil && before.ok:
 		v := newDiffView(before.content, after, !before.exists, cs)
 		return v.summary(), v.lines
-	case res.Error != "" && out == "":
-		return cs.err(safe(oneLine(res.Error))), nil
+	case res.Error != "":
+		return failureHead(res.Error, out, cs), outputLines(out)
 	case name == tools.NameRead && res.Error == "":
 		return "Read " + plural(strings.Count(out, "\n")+1, "line"), nil
 	case name == tools.NameGlob && res.Error == "" && out != "":
 		lines := strings.Split(out, "\n")
 		return "Found " + plural(len(lines), "file"), lines
 	}
-	var lines []string
-	if out != "" && out != "(no output)" {
-		lines = strings.Split(out, "\n")
-	}
-	if res.Error != "" {
-		lines = append(lines, cs.err(safe(oneLine(res.Error))))
-	}
+	lines := outputLines(out)
 	if len(lines) == 0 {
 		return cs.dim("(no output)"), nil
 	}
 	return lines[0], lines[1:]
+}
+
+// outputLines are the lines of a tool's output (made safe), none for none.
+func outputLines(out string) []string {
+	if out == "" || out == "(no output)" {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}
+
+// failureHead is the first line of a failed call, so that the collapsed
+// view never looks like success: the failure in red ("exit 2" for a
+// command's exit status) and the output's last non-blank line, which is
+// usually what went wrong (the error a command printed last, a traceback's
+// exception, make's "Error 1"). The output itself follows under it.
+func failureHead(errText, out string, cs colorScheme) string {
+	status := termtext.FirstLine(errText, 0, " …")
+	if code, ok := strings.CutPrefix(status, "exit status "); ok {
+		status = "exit " + code
+	}
+	head := cs.err(safe(status))
+	lines := outputLines(out)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if last := strings.TrimSpace(lines[i]); last != "" {
+			return head + cs.dim(" · ") + last
+		}
+	}
+	return head
 }
 
 // writeToolResult prints the result under its call: head, then at most

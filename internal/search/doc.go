@@ -33,13 +33,40 @@
 // # The index
 //
 // The index lives in $CLAWDCODE_HOME/search and is derived from the
-// session files, which stay the truth: deleting it loses nothing, and one
-// that is damaged (a manifest that does not parse, a segment that does
-// not hold together) is rebuilt from the files with a warning. It is a
+// session files, which stay the truth: deleting it loses nothing. It is a
 // hand-written inverted index: immutable segment files (documents,
 // postings, a block-indexed term dictionary; see segment.go), mapped into
 // memory, and manifest.json, which records for each session file how many
-// bytes of whole lines the segments cover. A search first brings the
+// bytes of whole lines the segments cover.
+//
+// # Damage
+//
+// Nothing the index reads is trusted before it is verified. The manifest
+// ends with a CRC-32C of itself and must name, for each file, the session
+// file it is under its own id, with no more bytes indexed than the file
+// has. A segment's footer holds a CRC-32C of its tables, checked when it
+// is opened (8 bytes per 32 terms and 4 per 1,024 documents, a small
+// fraction of the segment); each block of the term
+// dictionary, each run of 1,024 documents and each term's postings has
+// its own, checked the first time a search reads it, so a search verifies
+// what it reads and no more (BENCHMARKS.md: warm searches over 1 GiB stay
+// in milliseconds). Every offset, document number and file number is
+// bounds-checked, and a hit whose line is not where the index says is
+// damage too. Damage found at any point is reported once through warn;
+// the index is then rebuilt from the session files and the search asked
+// again, so the answer is always the one a fresh index gives: never a
+// panic, never a hit lost or invented. Damage in bytes no search has read
+// yet is found by the first search that reads them. An index of an older
+// format (manifestVersion, segVersion) is rebuilt without a warning.
+//
+// # Records of any size
+//
+// A line longer than 1 MB is read into one buffer of its size (reused
+// from indexing to showing the hit) and decoded over itself, the phrase
+// check walks its terms keeping only a phrase's worth, and the snippet is
+// cut from the bytes around the match: a 100 MB record costs about
+// 100 MB to index and to show, not copies of it (BENCHMARKS.md).
+// WithRecordText gives the Recall tool the same decoding. A search first brings the
 // index up to date by reading only the bytes appended since (a file that
 // shrank or was replaced is indexed anew; a last line without its '\n' is
 // left for later), writes them as a new segment, merges segments so that

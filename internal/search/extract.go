@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/json"
+	"errors"
 	"sort"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -45,24 +46,34 @@ func cheapType(raw []byte) (string, bool) {
 	return h.Type, ok
 }
 
-// recordText appends the searchable text of one session line to dst and
-// reports whether the line is a searchable record. A line that does not
-// parse is not (the caller warns).
-func recordText(sc *scanner, raw []byte, dst []byte) ([]byte, bool, error) {
+// errReread is recordText's answer for a line it decoded over itself and
+// could not read: the line is spoilt, and must be read again and handed
+// to encoding/json.
+var errReread = errors.New("line overwritten: read it again")
+
+// recordText returns the searchable text of one session line and reports
+// whether the line is a searchable record; the text is the scanner's and
+// valid until its next use. A line that does not parse is not (err says
+// why). inPlace lets a huge line be decoded over itself (see scanRecord).
+func recordText(sc *scanner, raw []byte, inPlace bool) ([]byte, bool, error) {
 	if t, ok := cheapType(raw); ok && !searchable(t) {
-		return dst, false, nil
+		return nil, false, nil
 	}
-	if text, typ, ok := sc.scanRecord(raw, dst); ok {
+	if text, typ, ok := sc.scanRecord(raw, inPlace); ok {
 		return text, searchable(typ), nil
+	}
+	if sc.inPlace {
+		return nil, false, errReread
 	}
 	var l line
 	if err := json.Unmarshal(raw, &l); err != nil {
-		return dst, false, err
+		return nil, false, err
 	}
 	if !searchable(l.Type) {
-		return dst, false, nil
+		return nil, false, nil
 	}
-	return appendText(dst, &l), true, nil
+	sc.out = appendText(sc.out[:0], &l)
+	return sc.out, true, nil
 }
 
 func appendText(dst []byte, l *line) []byte {
@@ -118,4 +129,21 @@ func appendJSONStrings(dst []byte, raw json.RawMessage) []byte {
 	}
 	walk(v)
 	return dst
+}
+
+// WithRecordText calls fn with the searchable text of one session line
+// (see the package doc: what is searched) and reports whether the line is
+// a searchable record; the text is valid only during fn. The text is
+// decoded once into a buffer that is reused, so a 100 MB record costs
+// about its size once, whoever reads it (the Recall tool's scan does).
+func WithRecordText(line []byte, fn func(text []byte)) bool {
+	var sc scanner
+	defer dropSpare()
+	defer sc.release()
+	text, ok, err := recordText(&sc, line, false)
+	if err != nil || !ok {
+		return false
+	}
+	fn(text)
+	return true
 }

@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,10 +17,12 @@ import (
 )
 
 const (
-	dirName         = "search"
-	manifestName    = "manifest.json"
-	lockName        = "lock"
-	manifestVersion = 1
+	dirName      = "search"
+	manifestName = "manifest.json"
+	lockName     = "lock"
+	// manifestVersion is the index's format (segVersion the segments').
+	// An index of an older one is rebuilt.
+	manifestVersion = 2
 	// flushBytes bounds a builder's postings in memory; past it the
 	// worker writes a segment and starts another.
 	flushBytes = 48 << 20
@@ -109,6 +110,7 @@ func (ix *Index) withLock(ctx context.Context, fn func() error) error {
 		return fmt.Errorf("lock search index: %w", err)
 	}
 	defer l.Close() // releases the lock
+	defer dropSpare()
 	wctx, cancel := context.WithTimeout(ctx, lockWait)
 	defer cancel()
 	if err := storage.LockFile(wctx, l, 5*time.Millisecond); err != nil {
@@ -133,14 +135,40 @@ func (ix *Index) Update(ctx context.Context) error {
 	})
 }
 
-// open loads the manifest and segments, rebuilding from nothing when they
-// are damaged, and catches up with the session files.
+// open loads the manifest and segments and catches up with the session
+// files. An index that is damaged (it fails a checksum or a bounds check)
+// is reported through warn, once, and rebuilt from the files; one of an
+// older format is rebuilt without a word.
 func (ix *Index) open(ctx context.Context) (*state, error) {
-	st, damaged := ix.load()
+	st, err := ix.load()
+	if err == nil {
+		err = ix.catchUp(ctx, st)
+		if err != nil {
+			st.close()
+		}
+	}
+	switch {
+	case errors.Is(err, errOldFormat):
+		return ix.rebuild(ctx, nil)
+	case errors.Is(err, errDamaged):
+		return ix.rebuild(ctx, err)
+	case err != nil:
+		return nil, err
+	}
+	return st, nil
+}
+
+// rebuild indexes every session file anew; damaged, when not nil, is
+// why, and is reported.
+func (ix *Index) rebuild(ctx context.Context, damaged error) (*state, error) {
 	if damaged != nil {
 		ix.warn(fmt.Sprintf("search index under %s is damaged (%v); rebuilding it from the session files", ix.dir, damaged))
-		st = &state{m: &manifest{Version: manifestVersion}}
 	}
+	// Whatever the old manifest named goes; the new one names only what
+	// this rebuild writes.
+	os.Remove(filepath.Join(ix.dir, manifestName))
+	ix.removeLeftovers(&manifest{})
+	st := &state{m: &manifest{Version: manifestVersion}}
 	if err := ix.catchUp(ctx, st); err != nil {
 		st.close()
 		return nil, err
@@ -149,8 +177,8 @@ func (ix *Index) open(ctx context.Context) (*state, error) {
 }
 
 // load opens the manifest and its segments. A missing manifest is an
-// empty index; one that does not parse, or a segment that does not hold
-// together, is reported as damaged.
+// empty index; one that fails its checksum or does not hold together, or
+// a segment that does not match it, is errDamaged.
 func (ix *Index) load() (*state, error) {
 	st := &state{m: &manifest{Version: manifestVersion}}
 	b, err := storage.ReadRegular(filepath.Join(ix.dir, manifestName))
@@ -160,17 +188,17 @@ func (ix *Index) load() (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	var m manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", manifestName, err)
+	m, err := decodeManifest(b)
+	if err != nil {
+		return nil, err
 	}
-	if m.Version != manifestVersion {
-		return nil, fmt.Errorf("%s: version %d", manifestName, m.Version)
-	}
-	st.m = &m
+	st.m = m
 	for _, e := range m.Segments {
 		s, err := openSegment(filepath.Join(ix.dir, e.Name))
-		if err == nil && s.nDocs != e.Docs {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("%s: missing: %w", e.Name, errDamaged)
+		}
+		if err == nil && (s.nDocs != e.Docs || int64(len(s.data)) != e.Size) {
 			s.close()
 			err = fmt.Errorf("%s: %w", e.Name, errDamaged)
 		}
@@ -179,12 +207,6 @@ func (ix *Index) load() (*state, error) {
 			return nil, err
 		}
 		st.segs = append(st.segs, s)
-	}
-	for _, d := range m.Files {
-		if d.Offset < 0 || !strings.HasPrefix(d.Path, "projects"+string(filepath.Separator)) {
-			st.close()
-			return nil, fmt.Errorf("%s: bad file entry", manifestName)
-		}
 	}
 	return st, nil
 }
@@ -279,8 +301,13 @@ func (ix *Index) scan(m *manifest) (jobs []*work, changed bool, err error) {
 			}
 			id := fileID(fi)
 			i, ok := live[rel]
+			if ok && m.Files[i].ID == id && id != 0 && fi.Size() < m.Files[i].Offset {
+				// Session files only grow past what was indexed (a torn
+				// tail is never indexed): the manifest is wrong.
+				return nil, false, fmt.Errorf("%s: offset %d past the end of %s: %w", manifestName, m.Files[i].Offset, rel, errDamaged)
+			}
 			if ok && (m.Files[i].ID != id || fi.Size() < m.Files[i].Offset) {
-				m.Files[i].Dead = true // replaced or cut: index it anew
+				m.Files[i].Dead = true // replaced: index it anew
 				changed = true
 				ok = false
 			}
@@ -403,7 +430,7 @@ func fileSize(path string) int64 {
 // the old one. It is not fsynced: the index is derived, and a manifest
 // lost or torn by a power cut is rebuilt from the session files.
 func (ix *Index) commit(m *manifest) error {
-	b, err := json.Marshal(m)
+	b, err := encodeManifest(m)
 	if err != nil {
 		return fmt.Errorf("write search index: %w", err)
 	}

@@ -55,108 +55,22 @@ func (ix *Index) mergeTail(ctx context.Context, st *state) error {
 
 // merge writes one segment holding the live documents of segs, in order.
 func (ix *Index) merge(m *manifest, segs []*segment) (segEntry, *segment, error) {
-	// Renumber the documents that stay.
-	remap := make([][]int32, len(segs))
-	var docs []doc
-	var totalDL uint64
+	remap, docs, totalDL, err := liveDocs(m, segs)
+	if err != nil {
+		return segEntry{}, nil, err
+	}
+	it := &mergeIter{remap: remap, curs: make([]*dictCursor, len(segs))}
 	for i, s := range segs {
-		remap[i] = make([]int32, s.nDocs)
-		for d := range s.nDocs {
-			dd := s.doc(d)
-			if int(dd.file) >= len(m.Files) || m.Files[dd.file].Dead {
-				remap[i][d] = -1
-				continue
-			}
-			remap[i][d] = int32(len(docs))
-			docs = append(docs, dd)
-			totalDL += uint64(dd.terms)
-		}
-	}
-	// Walk the dictionaries together in term order.
-	type cursor struct {
-		s   *segment
-		off int
-		e   dictEntry
-		ok  bool
-	}
-	curs := make([]*cursor, len(segs))
-	advance := func(c *cursor) error {
-		if c.off >= len(c.s.dict) {
-			c.ok = false
-			return nil
-		}
-		e, next, err := c.s.entryAt(c.off)
-		if err != nil {
-			return err
-		}
-		c.e, c.off, c.ok = e, next, true
-		return nil
-	}
-	for i, s := range segs {
-		curs[i] = &cursor{s: s}
-		if err := advance(curs[i]); err != nil {
+		it.curs[i] = &dictCursor{s: s, b: -1}
+		if err := it.curs[i].advance(); err != nil {
 			return segEntry{}, nil, err
 		}
 	}
-	var (
-		scratch []posting
-		out     []byte
-		iterErr error
-		term    []byte
-	)
-	next := func() (termPostings, bool) {
-		for {
-			var min []byte
-			for _, c := range curs {
-				if c.ok && (min == nil || bytes.Compare(c.e.term, min) < 0) {
-					min = c.e.term
-				}
-			}
-			if min == nil {
-				return termPostings{}, false
-			}
-			term = append(term[:0], min...)
-			out = out[:0]
-			df := 0
-			last := -1
-			for i, c := range curs {
-				if !c.ok || !bytes.Equal(c.e.term, term) {
-					continue
-				}
-				var err error
-				scratch, err = decodePostings(c.e.postings, c.s.nDocs, scratch[:0])
-				if err != nil {
-					iterErr = err
-					return termPostings{}, false
-				}
-				for _, p := range scratch {
-					nd := remap[i][p.doc]
-					if nd < 0 {
-						continue
-					}
-					delta := int(nd) - last
-					if last < 0 {
-						delta = int(nd)
-					}
-					out = binary.AppendUvarint(out, uint64(delta))
-					out = binary.AppendUvarint(out, uint64(p.tf))
-					last = int(nd)
-					df++
-				}
-				if err := advance(c); err != nil {
-					iterErr = err
-					return termPostings{}, false
-				}
-			}
-			if df > 0 {
-				return termPostings{term: string(term), df: df, postings: out}, true
-			}
-		}
-	}
+	next, iterErr := it.next, &it.err
 	name, err := writeSegment(ix.dir, docs, totalDL, next)
-	if err == nil && iterErr != nil {
+	if err == nil && *iterErr != nil {
 		os.Remove(filepath.Join(ix.dir, name))
-		err = fmt.Errorf("search index: %w", iterErr)
+		err = fmt.Errorf("search index: %w", *iterErr)
 	}
 	if err != nil {
 		return segEntry{}, nil, err
@@ -167,4 +81,127 @@ func (ix *Index) merge(m *manifest, segs []*segment) (segEntry, *segment, error)
 		return segEntry{}, nil, fmt.Errorf("search index: %w", err)
 	}
 	return segEntry{Name: name, Docs: len(docs), TotalDL: totalDL, Size: fileSize(path)}, s, nil
+}
+
+// liveDocs verifies segs whole and numbers the documents that stay (those
+// of files not dead) in order: remap[i][d] is document d of segs[i] in the
+// merged segment, or -1.
+func liveDocs(m *manifest, segs []*segment) (remap [][]int32, docs []doc, totalDL uint64, err error) {
+	remap = make([][]int32, len(segs))
+	for i, s := range segs {
+		if err := s.verifyAll(); err != nil {
+			return nil, nil, 0, fmt.Errorf("%s: %w", s.name, err)
+		}
+		remap[i] = make([]int32, s.nDocs)
+		for d := range s.nDocs {
+			dd, _ := s.doc(d) // verified above
+			if int(dd.file) >= len(m.Files) {
+				return nil, nil, 0, fmt.Errorf("%s: %w", s.name, errDamaged)
+			}
+			if m.Files[dd.file].Dead {
+				remap[i][d] = -1
+				continue
+			}
+			remap[i][d] = int32(len(docs))
+			docs = append(docs, dd)
+			totalDL += uint64(dd.terms)
+		}
+	}
+	return remap, docs, totalDL, nil
+}
+
+// dictCursor walks one segment's dictionary in term order.
+type dictCursor struct {
+	s   *segment
+	blk []byte
+	b   int // block index of blk
+	off int
+	e   dictEntry
+	ok  bool
+}
+
+// advance moves to the next entry; ok turns false past the last.
+func (c *dictCursor) advance() error {
+	for c.off >= len(c.blk) {
+		if c.b+1 >= c.s.nBlocks {
+			c.ok = false
+			return nil
+		}
+		c.b++
+		blk, err := c.s.block(c.b)
+		if err != nil {
+			return err
+		}
+		c.blk, c.off = blk, 0
+	}
+	e, next, err := c.s.entryAt(c.blk, c.off)
+	if err != nil {
+		return err
+	}
+	c.e, c.off, c.ok = e, next, true
+	return nil
+}
+
+// mergeIter yields the merged postings of every term, in term order, from
+// the dictionaries walked together; err is why it stopped early.
+type mergeIter struct {
+	remap   [][]int32
+	curs    []*dictCursor
+	scratch []posting
+	out     []byte
+	term    []byte
+	err     error
+}
+
+func (it *mergeIter) next() (termPostings, bool) {
+	for {
+		var least []byte
+		for _, c := range it.curs {
+			if c.ok && (least == nil || bytes.Compare(c.e.term, least) < 0) {
+				least = c.e.term
+			}
+		}
+		if least == nil {
+			return termPostings{}, false
+		}
+		it.term = append(it.term[:0], least...)
+		it.out = it.out[:0]
+		df, last := 0, -1
+		for i, c := range it.curs {
+			if !c.ok || !bytes.Equal(c.e.term, it.term) {
+				continue
+			}
+			if df, last, it.err = it.take(i, c, df, last); it.err != nil {
+				return termPostings{}, false
+			}
+		}
+		if df > 0 {
+			return termPostings{term: string(it.term), df: df, postings: it.out}, true
+		}
+	}
+}
+
+// take appends cursor c's postings of the current term, renumbered, to
+// it.out and moves c on.
+func (it *mergeIter) take(i int, c *dictCursor, df, last int) (int, int, error) {
+	var err error
+	it.scratch, err = decodePostings(c.e.postings, c.s.nDocs, it.scratch[:0])
+	if err != nil {
+		return df, last, err
+	}
+	for _, p := range it.scratch {
+		nd := it.remap[i][p.doc]
+		if nd < 0 {
+			continue
+		}
+		delta := int(nd) - last
+		if last < 0 {
+			delta = int(nd)
+		}
+		it.out = binary.AppendUvarint(it.out, uint64(delta))
+		it.out = binary.AppendUvarint(it.out, uint64(p.tf))
+		last = int(nd)
+		df++
+	}
+	return df, last, c.advance()
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // clause is one required part of a query: a single term, or a phrase
@@ -73,37 +76,47 @@ func distinctTerms(cs []clause) []string {
 
 // match checks a record's text against the clauses' phrases and returns
 // where the snippet should centre: the first phrase occurrence, else the
-// first query term. ok is false when a phrase does not occur.
+// first query term. ok is false when a phrase does not occur. It walks
+// the text's terms once, keeping only the last few (as many as the
+// longest phrase has), and stops as soon as every clause is found.
 func match(text []byte, cs []clause) (start, end int, ok bool) {
+	type span struct{ start, end int }
+	longest := 1
+	for _, c := range cs {
+		longest = max(longest, len(c.terms))
+	}
+	ring := make([]string, longest) // the last terms, by position mod longest
+	spans := make([]span, longest)
+	found := make([]span, len(cs))
+	left := len(cs)
+	for i := range found {
+		found[i] = span{-1, -1}
+	}
 	var t tokenizer
 	t.reset(text)
-	type span struct{ start, end int }
-	var toks []string
-	var spans []span
-	for {
+	for n := 0; left > 0; n++ {
 		tok, more := t.next()
 		if !more {
-			break
-		}
-		toks = append(toks, string(tok.term))
-		spans = append(spans, span{tok.start, tok.end})
-	}
-	phrase, earliest := span{-1, -1}, span{-1, -1}
-	for _, c := range cs {
-		found := -1
-		for i := 0; i+len(c.terms) <= len(toks) && found < 0; i++ {
-			j := 0
-			for j < len(c.terms) && toks[i+j] == c.terms[j] {
-				j++
-			}
-			if j == len(c.terms) {
-				found = i
-			}
-		}
-		if found < 0 {
 			return 0, 0, false
 		}
-		sp := span{spans[found].start, spans[found+len(c.terms)-1].end}
+		k := n % longest
+		// Reuse the slot's string when the term is the same (a repeated
+		// term costs no allocation).
+		if ring[k] != string(tok.term) {
+			ring[k] = string(tok.term)
+		}
+		spans[k] = span{tok.start, tok.end}
+		for ci, c := range cs {
+			if found[ci].start >= 0 || len(c.terms) > n+1 || !endsWith(ring, n, c.terms) {
+				continue
+			}
+			found[ci] = span{spans[(n-len(c.terms)+1)%longest].start, tok.end}
+			left--
+		}
+	}
+	phrase, earliest := span{-1, -1}, span{-1, -1}
+	for ci, c := range cs {
+		sp := found[ci]
 		switch {
 		case c.phrase() && phrase.start < 0:
 			phrase = sp
@@ -117,22 +130,40 @@ func match(text []byte, cs []clause) (start, end int, ok bool) {
 	return earliest.start, earliest.end, true
 }
 
+// endsWith reports whether the terms up to position n of the ring are
+// terms.
+func endsWith(ring []string, n int, terms []string) bool {
+	for j := range terms {
+		if ring[(n-len(terms)+1+j)%len(ring)] != terms[j] {
+			return false
+		}
+	}
+	return true
+}
+
 // snippetWidth is the snippet's length in characters, about one line.
 const snippetWidth = 120
 
 // snippet cuts one line of text around text[start:end]: whitespace runs
-// become one space, and "…" marks a cut.
+// become one space, and "…" marks a cut. It reads only the bytes that
+// can reach the snippet (a character is at most utf8.UTFMax bytes), so a
+// huge record costs no more than a small one.
 func snippet(text []byte, start, end int) string {
-	before := []rune(string(text[:start]))
-	hit := []rune(string(text[start:end]))
-	after := []rune(string(text[end:]))
-	lead := 30
+	const lead = 30
+	reach := utf8.UTFMax * (snippetWidth + 1)
+	from := max(0, start-utf8.UTFMax*(lead+1))
+	for from > 0 && from < start && !utf8.RuneStart(text[from]) {
+		from++
+	}
+	before := []rune(string(text[from:start]))
+	hit := []rune(string(text[start:min(end, start+reach)]))
+	after := []rune(string(text[end:min(len(text), end+reach)]))
 	if len(hit) > snippetWidth-lead {
 		hit = hit[:snippetWidth-lead]
 		after = nil
 	}
 	cutBefore := len(before) > lead
-	if cutBefore {
+	if len(before) > lead {
 		before = before[len(before)-lead:]
 	}
 	room := snippetWidth - len(before) - len(hit)
@@ -140,31 +171,22 @@ func snippet(text []byte, start, end int) string {
 	if cutAfter {
 		after = after[:max(room, 0)]
 	}
-	s := oneLine(string(before) + string(hit) + string(after))
+	s := termtext.Flatten(strings.Map(controlToSpace, string(before)+string(hit)+string(after)), 0)
 	if cutBefore {
-		s = "…" + strings.TrimLeft(s, " ")
+		s = termtext.Ellipsis + s
 	}
 	if cutAfter {
-		s = strings.TrimRight(s, " ") + "…"
+		s += termtext.Ellipsis
 	}
 	return s
 }
 
-func oneLine(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			if !space {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		}
-		space = false
-		b.WriteRune(r)
+// controlToSpace makes a control character a space: a snippet has none.
+func controlToSpace(r rune) rune {
+	if unicode.IsControl(r) {
+		return ' '
 	}
-	return b.String()
+	return r
 }
 
 func anyPhrase(cs []clause) bool {

@@ -14,10 +14,13 @@ import (
 // lines only: a last line without its '\n' (a writer at work, or a torn
 // write) is left for a later update. Lines that do not parse are skipped.
 type fileReader struct {
-	buf  []byte
-	text []byte
-	sc   scanner
+	buf []byte
+	sc  scanner
 }
+
+// maxLine is the longest line indexed: a document records its length in
+// 32 bits.
+const maxLine = 1<<32 - 1
 
 func newFileReader() *fileReader {
 	return &fileReader{buf: make([]byte, 1<<20)}
@@ -37,7 +40,16 @@ func (r *fileReader) read(j *work, b *builder) error {
 	have := 0
 	for off+int64(have) < j.size {
 		if have == len(r.buf) {
-			r.buf = append(r.buf, make([]byte, len(r.buf))...) // a line longer than the buffer
+			// A line longer than the buffer: read it from a mapping
+			// rather than grow the buffer to hold it.
+			n, err := r.readLong(f, j, b, off)
+			if err != nil || n == 0 {
+				return err
+			}
+			off += n
+			j.end = off
+			have = 0
+			continue
 		}
 		want := min(int64(len(r.buf)-have), j.size-off-int64(have))
 		n, err := f.ReadAt(r.buf[have:have+int(want)], off+int64(have))
@@ -67,14 +79,79 @@ func (r *fileReader) read(j *work, b *builder) error {
 	return nil
 }
 
+// readLong indexes the line that starts at off and is longer than the
+// buffer: it finds the line's end a buffer at a time, then reads the line
+// into one buffer of its size and decodes it over itself, so a 100 MB
+// line costs about 100 MB. It returns the bytes consumed, 0 when the line
+// has no '\n' yet (it is left for a later update).
+func (r *fileReader) readLong(f *os.File, j *work, b *builder, off int64) (int64, error) {
+	n, err := lineLength(f, r.buf, off, j.size)
+	if err != nil || n < 0 {
+		return 0, err
+	}
+	if n > maxLine {
+		return n + 1, nil // a document records its length in 32 bits
+	}
+	line, put, err := readLine(f, off, n)
+	if err != nil {
+		return 0, nil // the file shrank under us; the next scan sees it
+	}
+	defer put()
+	text, ok, err := recordText(&r.sc, line, true)
+	if errors.Is(err, errReread) {
+		// Spoilt by the scanner: encoding/json reads a fresh copy.
+		r.sc.release()
+		fresh := make([]byte, n)
+		if _, err := f.ReadAt(fresh, off); err != nil {
+			return 0, nil
+		}
+		text, ok, err = recordText(&r.sc, fresh, false)
+	}
+	if err == nil && ok {
+		b.add(doc{file: uint32(j.file), off: uint64(off), length: uint32(n)}, text)
+	}
+	r.sc.release()
+	return n + 1, nil
+}
+
+// lineLength returns the length of the line that starts at off, without
+// its '\n', reading the file through buf; -1 when no '\n' comes before
+// size.
+func lineLength(f *os.File, buf []byte, off, size int64) (int64, error) {
+	for pos := off; pos < size; {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), size-pos)], pos)
+		if i := bytes.IndexByte(buf[:k], '\n'); i >= 0 {
+			return pos + int64(i) - off, nil
+		}
+		if k == 0 {
+			if err == nil || errors.Is(err, io.EOF) {
+				return -1, nil
+			}
+			return 0, fmt.Errorf("read %s: %w", f.Name(), err)
+		}
+		pos += int64(k)
+	}
+	return -1, nil
+}
+
+// readLine reads n bytes of f from off into a buffer of bigBuf; put
+// gives it back.
+func readLine(f *os.File, off, n int64) (line []byte, put func(), err error) {
+	buf := bigBuf(int(n))[:n]
+	put = func() { putBig(buf) }
+	if _, err := f.ReadAt(buf, off); err != nil {
+		put()
+		return nil, nil, err
+	}
+	return buf, put, nil
+}
+
 func (r *fileReader) add(b *builder, file int, off int64, line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	text, ok, err := recordText(&r.sc, line, r.text[:0])
-	r.text = text
-	if err != nil || !ok {
-		return
+	text, ok, err := recordText(&r.sc, line, false)
+	if err == nil && ok {
+		b.add(doc{file: uint32(file), off: uint64(off), length: uint32(len(line))}, text)
 	}
-	b.add(doc{file: uint32(file), off: uint64(off), length: uint32(len(line))}, text)
 }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -16,9 +17,69 @@ import (
 // is handed to encoding/json, which has the last word.
 
 type scanner struct {
-	b   []byte
-	i   int
-	dst []byte
+	b       []byte
+	i       int
+	dst     []byte // the decoded fields
+	out     []byte // the record's text, when assembled from several fields
+	inPlace bool   // dst is the line itself (see scanRecord)
+}
+
+// bigLine is the length past which the scanner takes a buffer the size
+// of the line at once (a string decodes to no more bytes than it takes in
+// JSON) instead of growing one step by step, which would hold two large
+// copies while it copies. Such a buffer is kept as the spare when it is
+// given back, so that indexing a huge record and then showing it as a hit
+// reuse one buffer instead of leaving the first to the garbage collector
+// (a sync.Pool loses it at every collection); dropSpare lets it go at the
+// end of a search.
+const bigLine = 1 << 20
+
+var spare struct {
+	sync.Mutex
+	buf []byte
+}
+
+// bigBuf returns an empty buffer of at least n bytes.
+func bigBuf(n int) []byte {
+	spare.Lock()
+	b := spare.buf
+	spare.buf = nil
+	spare.Unlock()
+	if cap(b) >= n {
+		return b[:0]
+	}
+	// Sizes are rounded up so that a line and the same line with its
+	// '\n' (the indexer's and the hit reader's) share a buffer.
+	return make([]byte, 0, (n+bigLine)&^(bigLine-1))
+}
+
+// putBig gives a buffer from bigBuf back; the larger spare is kept.
+func putBig(b []byte) {
+	spare.Lock()
+	if cap(b) > cap(spare.buf) {
+		spare.buf = b[:0]
+	}
+	spare.Unlock()
+}
+
+func dropSpare() {
+	spare.Lock()
+	spare.buf = nil
+	spare.Unlock()
+}
+
+// release gives the scanner's large buffers back (putBig) once the
+// text it returned is no longer used.
+func (s *scanner) release() {
+	if s.inPlace {
+		s.dst, s.inPlace = nil, false // the caller's line, not ours
+	}
+	for _, b := range []*[]byte{&s.dst, &s.out} {
+		if cap(*b) > bigLine {
+			putBig(*b)
+			*b = nil
+		}
+	}
 }
 
 func (s *scanner) ws() {
@@ -74,45 +135,8 @@ func (s *scanner) str(keep bool) bool {
 		case c < 0x20:
 			return false // JSON has no raw control characters in strings
 		case c == '\\':
-			if j+1 >= len(s.b) {
-				return false
-			}
-			e := s.b[j+1]
-			j += 2
-			if !keep {
-				switch e {
-				case 'n', 'r', 't', 'b', 'f', '"', '\\', '/':
-				case 'u':
-					if _, ok := hex4(s.b, j); !ok {
-						return false
-					}
-					j += 4
-				default:
-					return false
-				}
-				continue
-			}
-			switch e {
-			case 'n', 'r', 't', 'b', 'f':
-				s.dst = append(s.dst, ' ')
-			case '"', '\\', '/':
-				s.dst = append(s.dst, e)
-			case 'u':
-				r, ok := hex4(s.b, j)
-				if !ok {
-					return false
-				}
-				j += 4
-				if utf16.IsSurrogate(r) {
-					if r2, ok := hex4(s.b, j+2); ok && j+1 < len(s.b) && s.b[j] == '\\' && s.b[j+1] == 'u' {
-						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-							r = d
-							j += 6
-						}
-					}
-				}
-				s.dst = utf8.AppendRune(s.dst, r)
-			default:
+			var ok bool
+			if j, ok = s.escape(j, keep); !ok {
 				return false
 			}
 		default:
@@ -131,6 +155,46 @@ func (s *scanner) str(keep bool) bool {
 	}
 	return false
 }
+
+// escape decodes the escape sequence at s.b[j] (a backslash), appending
+// what it stands for to s.dst when keep, and returns the index after it.
+func (s *scanner) escape(j int, keep bool) (int, bool) {
+	if j+1 >= len(s.b) {
+		return j, false
+	}
+	e := s.b[j+1]
+	j += 2
+	switch e {
+	case 'n', 'r', 't', 'b', 'f', '"', '\\', '/':
+		if keep {
+			s.dst = append(s.dst, unescaped[e])
+		}
+		return j, true
+	case 'u':
+		r, ok := hex4(s.b, j)
+		if !ok {
+			return j, false
+		}
+		j += 4
+		if !keep {
+			return j, true
+		}
+		if utf16.IsSurrogate(r) {
+			if r2, ok := hex4(s.b, j+2); ok && j+1 < len(s.b) && s.b[j] == '\\' && s.b[j+1] == 'u' {
+				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+					r = d
+					j += 6
+				}
+			}
+		}
+		s.dst = utf8.AppendRune(s.dst, r)
+		return j, true
+	}
+	return j, false
+}
+
+// unescaped is the byte each one-letter JSON escape stands for.
+var unescaped = [256]byte{'n': '\n', 'r': '\r', 't': '\t', 'b': '\b', 'f': '\f', '"': '"', '\\': '\\', '/': '/'}
 
 // textKeys are the keys scanRecord reads.
 var textKeys = [...]string{"type", "message", "content", "tool", "name", "input", "toolResult", "output", "error"}
@@ -319,53 +383,48 @@ func (s *scanner) field(span *[2]int, strs bool) (bool, bool) {
 	return true, ok
 }
 
-// scanRecord appends the searchable text of a line to dst and returns the
-// record's type; ok is false when the scanner cannot read the line. The
-// scanner's buffer is reused from line to line.
-func (s *scanner) scanRecord(line, dst []byte) (text []byte, typ string, ok bool) {
+// scanRecord returns the searchable text of a line and the record's
+// type; ok is false when the scanner cannot read the line. The text is
+// the scanner's, valid until its next use: a record with one text field
+// (the common case, and the only one a huge record has) is returned where
+// it was decoded, without a copy.
+//
+// With inPlace, a huge line is decoded over itself: a JSON string never
+// decodes to more bytes than it takes, and the bytes written are always
+// behind the bytes read, so the text takes no memory beyond the line's.
+// The line is then overwritten, whether the scan succeeds or not.
+func (s *scanner) scanRecord(line []byte, inPlace bool) (text []byte, typ string, ok bool) {
+	switch {
+	case inPlace && len(line) > bigLine:
+		s.release()
+		s.dst, s.inPlace = line[:0:len(line)], true
+	case len(line) > bigLine && cap(s.dst) < len(line):
+		s.release()
+		s.dst = bigBuf(len(line))
+	}
 	s.b, s.i, s.dst = line, 0, s.dst[:0]
 	var f fields
-	ok = s.object(func(k []byte) (bool, bool) {
-		switch string(k) {
-		case "type":
-			return s.field(&f.typ, false)
-		case "message":
-			return s.nested(func(k []byte) (bool, bool) {
-				if string(k) == "content" {
-					return s.field(&f.content, false)
-				}
-				return false, true
-			})
-		case "tool":
-			return s.nested(func(k []byte) (bool, bool) {
-				switch string(k) {
-				case "name":
-					return s.field(&f.name, false)
-				case "input":
-					return s.field(&f.input, true)
-				}
-				return false, true
-			})
-		case "toolResult":
-			return s.nested(func(k []byte) (bool, bool) {
-				switch string(k) {
-				case "output":
-					return s.field(&f.output, false)
-				case "error":
-					return s.field(&f.errText, false)
-				}
-				return false, true
-			})
-		}
-		return false, true
-	})
+	ok = s.object(func(k []byte) (bool, bool) { return s.recordField(&f, k) })
 	s.ws()
-	if !ok || s.i != len(s.b) {
-		return dst, "", false
+	s.b = nil // the line is not the scanner's to keep
+	if !ok || s.i != len(line) {
+		return nil, "", false
 	}
 	span := func(sp [2]int) []byte { return s.dst[sp[0]:sp[1]] }
 	typ = internType(span(f.typ))
-	text = append(dst, span(f.content)...)
+	if f.name == f.input && f.errText[1] == f.errText[0] {
+		// No tool and no error: the content, or the output, alone.
+		switch {
+		case f.output[1] == f.output[0]:
+			return span(f.content), typ, true
+		case f.content[1] == f.content[0]:
+			return span(f.output), typ, true
+		}
+	}
+	if len(s.dst) > bigLine && cap(s.out) < len(s.dst)+2 {
+		s.out = bigBuf(len(s.dst) + 2)
+	}
+	text = append(s.out[:0], span(f.content)...)
 	if f.name != f.input {
 		text = append(text, span(f.name)...)
 		text = append(append(text, '\n'), span(f.input)...)
@@ -374,7 +433,44 @@ func (s *scanner) scanRecord(line, dst []byte) (text []byte, typ string, ok bool
 	if f.errText[1] > f.errText[0] {
 		text = append(append(text, '\n'), span(f.errText)...)
 	}
+	s.out = text
 	return text, typ, true
+}
+
+// recordField reads one top-level field of a record into f.
+func (s *scanner) recordField(f *fields, k []byte) (bool, bool) {
+	switch string(k) {
+	case "type":
+		return s.field(&f.typ, false)
+	case "message":
+		return s.nested(func(k []byte) (bool, bool) {
+			if string(k) == "content" {
+				return s.field(&f.content, false)
+			}
+			return false, true
+		})
+	case "tool":
+		return s.nested(func(k []byte) (bool, bool) {
+			switch string(k) {
+			case "name":
+				return s.field(&f.name, false)
+			case "input":
+				return s.field(&f.input, true)
+			}
+			return false, true
+		})
+	case "toolResult":
+		return s.nested(func(k []byte) (bool, bool) {
+			switch string(k) {
+			case "output":
+				return s.field(&f.output, false)
+			case "error":
+				return s.field(&f.errText, false)
+			}
+			return false, true
+		})
+	}
+	return false, true
 }
 
 // internType returns the record types search knows without allocating.

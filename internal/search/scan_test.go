@@ -25,7 +25,7 @@ func sortedTerms(s string) []string {
 func checkScan(t *testing.T, raw []byte) {
 	want, wantOK := jsonText(raw)
 	var sc scanner
-	text, ok, err := recordText(&sc, raw, nil)
+	text, ok, err := recordText(&sc, raw, false)
 	if (err == nil && ok) != wantOK {
 		t.Fatalf("%s: searchable %v (err %v), encoding/json says %v", raw, ok, err, wantOK)
 	}

@@ -3,11 +3,9 @@ package search
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -75,8 +73,16 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if err != nil {
 			return err
 		}
-		defer st.close()
 		hits, err = ix.query(ctx, st, clauses, q)
+		if errors.Is(err, errDamaged) {
+			// Damage found in what the query read: rebuild and ask again.
+			st.close()
+			if st, err = ix.rebuild(ctx, err); err != nil {
+				return err
+			}
+			hits, err = ix.query(ctx, st, clauses, q)
+		}
+		st.close()
 		return err
 	})
 	if err != nil {
@@ -123,7 +129,7 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 		for ti, t := range ts {
 			e, found, err := s.lookup([]byte(t))
 			if err != nil {
-				return nil, ix.damaged(err)
+				return nil, fmt.Errorf("%s: %w", s.name, err)
 			}
 			if found {
 				df[ti] += float64(e.df)
@@ -159,8 +165,8 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if err := score(st.segs[si], si, es, idf, avgDL, allowed, top); err != nil {
-				return nil, ix.damaged(err)
+			if err := score(st.segs[si], si, es, idf, avgDL, len(st.m.Files), allowed, top); err != nil {
+				return nil, fmt.Errorf("%s: %w", st.segs[si].name, err)
 			}
 		}
 		hits, err := ix.hits(st, top.sorted(), clauses, q.Limit)
@@ -239,15 +245,6 @@ func (t *topHeap) sorted() []candidate {
 	return out
 }
 
-// topK is the k best of cands, best first.
-func topK(cands []candidate, k int) []candidate {
-	t := &topHeap{k: k}
-	for _, c := range cands {
-		t.push(c)
-	}
-	return t.sorted()
-}
-
 // cursor walks one term's postings in document order, decoding as it
 // goes (nothing is materialised: a common word's million postings cost
 // one pass and no allocation).
@@ -274,6 +271,9 @@ func (c *cursor) next() (bool, error) {
 		return false, errDamaged
 	}
 	c.p = c.p[k+k2:]
+	if d >= uint64(c.n) || tf == 0 || (!c.first && d == 0) {
+		return false, errDamaged
+	}
 	if c.first {
 		c.doc, c.first = uint32(d), false
 	} else {
@@ -289,7 +289,7 @@ func (c *cursor) next() (bool, error) {
 // score intersects the terms' postings in one segment and scores the
 // documents of allowed files (nil: all) that have them all: the rarest
 // term leads, the others follow it in one pass.
-func score(s *segment, si int, es []dictEntry, idf []float64, avgDL float64, allowed []bool, top *topHeap) error {
+func score(s *segment, si int, es []dictEntry, idf []float64, avgDL float64, nFiles int, allowed []bool, top *topHeap) error {
 	order := make([]int, len(es))
 	for i := range order {
 		order[i] = i
@@ -333,8 +333,14 @@ outer:
 				continue outer
 			}
 		}
-		dd := s.doc(int(d))
-		if allowed != nil && (int(dd.file) >= len(allowed) || !allowed[dd.file]) {
+		dd, err := s.doc(int(d))
+		if err != nil {
+			return err
+		}
+		if int(dd.file) >= nFiles {
+			return errDamaged
+		}
+		if allowed != nil && !allowed[dd.file] {
 			continue
 		}
 		k := base + norm*float64(dd.terms)
@@ -345,70 +351,6 @@ outer:
 		}
 		top.push(candidate{seg: si, doc: d, score: sc})
 	}
-}
-
-// hits reads the best candidates' records from the session files,
-// verifies their phrases and cuts their snippets, until limit hits.
-func (ix *Index) hits(st *state, cands []candidate, clauses []clause, limit int) ([]Hit, error) {
-	files := map[int]*os.File{}
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
-	var out []Hit
-	var raw, text []byte
-	for i, c := range cands {
-		if len(out) >= limit || i >= maxChecks {
-			break
-		}
-		d := st.segs[c.seg].doc(int(c.doc))
-		fe := st.m.Files[d.file]
-		f, ok := files[int(d.file)]
-		if !ok {
-			var err error
-			f, err = storage.OpenRegular(filepath.Join(ix.store.Home(), fe.Path), os.O_RDONLY, 0)
-			if err != nil {
-				files[int(d.file)] = nil
-				continue
-			}
-			files[int(d.file)] = f
-		}
-		if f == nil {
-			continue
-		}
-		if cap(raw) < int(d.length) {
-			raw = make([]byte, d.length)
-		}
-		raw = raw[:d.length]
-		if _, err := f.ReadAt(raw, int64(d.off)); err != nil {
-			continue
-		}
-		var rec storage.Record
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			continue
-		}
-		var l line
-		if err := json.Unmarshal(raw, &l); err != nil {
-			continue
-		}
-		text = appendText(text[:0], &l)
-		start, end, ok := match(text, clauses)
-		if !ok {
-			continue
-		}
-		out = append(out, Hit{
-			SessionID: fe.Session,
-			Project:   fe.Project,
-			UUID:      rec.UUID,
-			Timestamp: rec.Timestamp.UTC(),
-			Type:      rec.Type,
-			Snippet:   snippet(text, start, end),
-			Score:     math.Round(c.score*1000) / 1000,
-			Summary:   rec.IsCompactSummary,
-		})
-	}
-	return out, nil
 }
 
 // addTitles fills in each hit's session title from its project's listing.
@@ -468,10 +410,4 @@ func (ix *Index) Sessions(ctx context.Context, q Query) ([]string, error) {
 		}
 	}
 	return ids, nil
-}
-
-func (ix *Index) damaged(err error) error {
-	// The next search rebuilds: drop the manifest now.
-	os.Remove(filepath.Join(ix.dir, manifestName))
-	return fmt.Errorf("search index: %w (it will be rebuilt)", err)
 }

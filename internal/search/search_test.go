@@ -264,21 +264,29 @@ func TestSessionsRanksSessionsOnce(t *testing.T) {
 	}
 }
 
-func TestTopKMatchesSort(t *testing.T) {
+// The heap keeps the k best candidates, best first, whatever k is.
+func TestTopHeapMatchesSort(t *testing.T) {
 	t.Parallel()
 	var cands []candidate
 	for i := range 500 {
 		cands = append(cands, candidate{seg: i % 3, doc: uint32(i), score: float64((i * 7919) % 101)})
 	}
-	all := topK(cands, len(cands))
+	best := func(k int) []candidate {
+		h := &topHeap{k: k}
+		for _, c := range cands {
+			h.push(c)
+		}
+		return h.sorted()
+	}
+	all := best(len(cands))
 	for _, k := range []int{1, 5, 20, 499} {
-		got := topK(cands, k)
+		got := best(k)
 		if len(got) != k {
-			t.Fatalf("topK(%d) = %d candidates", k, len(got))
+			t.Fatalf("k=%d: %d candidates", k, len(got))
 		}
 		for i := range got {
 			if got[i] != all[i] {
-				t.Fatalf("topK(%d)[%d] = %+v, want %+v", k, i, got[i], all[i])
+				t.Fatalf("k=%d: [%d] = %+v, want %+v", k, i, got[i], all[i])
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 )
 
@@ -157,7 +158,7 @@ func TestCostCommand(t *testing.T) {
 		t.Fatalf("/cost printed %q (%v)", out, err)
 	}
 	// Issue 9: /cost had no money figure. The engine's model is priced.
-	if !regexp.MustCompile(`Estimated cost: \$0\.\d+ at \S+'s list prices`).MatchString(out.String()) {
+	if !regexp.MustCompile(`Estimated cost: \$0\.\d+ at \S+'s prices`).MatchString(out.String()) {
 		t.Fatalf("/cost gives no estimate in money: %q", out)
 	}
 }
@@ -204,7 +205,7 @@ func TestSlashCommandsDriveTheRealEngine(t *testing.T) {
 	if err := Default().Run(t.Context(), env, "/sessions"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "* "+shortID(first)) || !strings.Contains(out.String(), "Second topic") {
+	if !strings.Contains(out.String(), "* "+termtext.ShortID(first)) || !strings.Contains(out.String(), "Second topic") {
 		t.Fatalf("/sessions printed:\n%s", out)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/clawdcode/clawdcode/internal/deffile"
 )
 
 // Custom commands (CONTRACT §9) are Markdown files whose body becomes the
@@ -65,7 +67,7 @@ func (r *Registry) LoadCustom(dirs []string) (warnings []string) {
 				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: /%s is a built-in command", path, c.Name))
 				continue
 			}
-			cmd, err := readCustom(path, name)
+			cmd, err := readCustom(dir, e.Name(), name)
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("custom command %s ignored: %v", path, err))
 				continue
@@ -77,20 +79,11 @@ func (r *Registry) LoadCustom(dirs []string) (warnings []string) {
 	return warnings
 }
 
-// readCustom parses one command file: optional front matter between
+// readCustom parses one command file (a regular file directly in dir:
+// deffile.Read): optional front matter between
 // "---" lines (description:, argument-hint:), then the body.
-func readCustom(path, name string) (Command, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return Command{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return Command{}, errors.New("not a regular file")
-	}
-	if fi.Size() > customFileLimit {
-		return Command{}, fmt.Errorf("larger than %d KiB", customFileLimit>>10)
-	}
-	data, err := os.ReadFile(path)
+func readCustom(dir, file, name string) (Command, error) {
+	data, err := deffile.Read(dir, file, customFileLimit)
 	if err != nil {
 		return Command{}, err
 	}

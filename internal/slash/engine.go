@@ -7,6 +7,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/checkpoint"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/mcphost"
+	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -31,6 +32,12 @@ type Engine interface {
 	SetModel(name string)
 	ListModels(ctx context.Context) ([]string, error)
 	MCPServers() []mcphost.Status
+
+	// Memories is the project's and the user's memories (/memory);
+	// SuggestMemory asks the model for a memory of this session, kept as
+	// a pending suggestion (/memory suggest).
+	Memories() *memory.Book
+	SuggestMemory(ctx context.Context) ([]memory.Suggestion, error)
 
 	// Going back and branching off. The Drift methods say which files the
 	// user changed after the agent's edit, which a restore would lose.

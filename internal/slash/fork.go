@@ -3,6 +3,8 @@ package slash
 import (
 	"context"
 	"fmt"
+
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 func forkCommand() Command {
@@ -17,7 +19,7 @@ func forkCommand() Command {
 				return err // "fork: …"
 			}
 			_, err = fmt.Fprintf(env.IO.Out, "Forked session %s into %s; continuing in the fork (the original stays as it was).\n",
-				shortID(prev), id)
+				termtext.ShortID(prev), id)
 			return err
 		},
 	}

@@ -6,6 +6,7 @@ import (
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 const barCells = 30
@@ -88,14 +89,14 @@ func writeLedger(b *strings.Builder, l *storage.Ledger) {
 	fmt.Fprintf(b, "Evidence ledger (read from the tool records, given to the model after the summary): %d files, %d commands (%d failed), %d test results, %d numbers, %d errors\n",
 		len(l.Files), len(l.Commands), failed, len(l.Tests), len(l.Numbers), len(l.Errors))
 	for _, f := range l.Files[max(0, len(l.Files)-ledgerItems):] {
-		fmt.Fprintf(b, "  %s  %s %s\n", oneLine(f.Path, 80), f.Op, f.Lines)
+		fmt.Fprintf(b, "  %s  %s %s\n", termtext.FirstLine(f.Path, 80, termtext.Ellipsis), f.Op, f.Lines)
 	}
 	for _, c := range l.Commands[max(0, len(l.Commands)-ledgerItems):] {
 		status := fmt.Sprintf("exit status %d", c.Exit)
 		if c.Exit < 0 {
 			status = "did not exit"
 		}
-		fmt.Fprintf(b, "  $ %s  %s\n", oneLine(c.Command, 80), status)
+		fmt.Fprintf(b, "  $ %s  %s\n", termtext.FirstLine(c.Command, 80, termtext.Ellipsis), status)
 	}
 }
 
@@ -106,6 +107,13 @@ const receiptItems = 20
 // context, and what of that the summary does not mention (recallable).
 func writeReceipt(b *strings.Builder, r *storage.Receipt) {
 	fmt.Fprintf(b, "  took out %d messages (~%d tokens)\n", r.Messages, r.Tokens)
+	if u := r.SummaryUsage; u != nil {
+		fmt.Fprintf(b, "  the summary calls used %s input and %s output tokens", thousands(u.InputTokens), thousands(u.OutputTokens))
+		if r.SummaryCost != nil {
+			fmt.Fprintf(b, ": %s", dollars(*r.SummaryCost))
+		}
+		b.WriteString("\n")
+	}
 	list := func(name string, all, missing []string) {
 		if len(all) == 0 {
 			return
@@ -123,7 +131,7 @@ func joinBounded(items []string) string {
 	shown := items[:min(len(items), receiptItems)]
 	var parts []string
 	for _, s := range shown {
-		parts = append(parts, oneLine(s, 80))
+		parts = append(parts, termtext.FirstLine(s, 80, termtext.Ellipsis))
 	}
 	out := strings.Join(parts, ", ")
 	if n := len(items) - len(shown); n > 0 {

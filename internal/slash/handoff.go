@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 func handoffCommand() Command {
@@ -18,7 +20,7 @@ func handoffCommand() Command {
 			}
 			var b strings.Builder
 			fmt.Fprintf(&b, "Handed off session %s to %s; continuing there (the old session is unchanged but for a record naming the new one).\n",
-				shortID(res.From), res.To)
+				termtext.ShortID(res.From), res.To)
 			if res.Err != nil {
 				fmt.Fprintf(&b, "The summary failed (%v): the new session starts from a digest — the user's messages word for word and the receipt.\n", res.Err)
 			}

@@ -3,6 +3,8 @@ package slash
 import (
 	"context"
 	"fmt"
+
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 func newCommand() Command {
@@ -25,7 +27,7 @@ func startNew(ctx context.Context, env *Env, title string) error {
 		msg += fmt.Sprintf(" %q", title)
 	}
 	if prev != "" {
-		msg += fmt.Sprintf("; the previous one (%s) stays resumable", shortID(prev))
+		msg += fmt.Sprintf("; the previous one (%s) stays resumable", termtext.ShortID(prev))
 	}
 	_, err := fmt.Fprintln(env.IO.Out, msg+".")
 	return err

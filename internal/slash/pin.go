@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 func pinCommand() Command {
@@ -31,7 +32,7 @@ func pinCommand() Command {
 			if err != nil {
 				return fmt.Errorf("pin: %w", err)
 			}
-			_, err = fmt.Fprintf(env.IO.Out, "Pinned (%d): %s\n", len(m.Pins()), oneLine(p.Text, 100))
+			_, err = fmt.Fprintf(env.IO.Out, "Pinned (%d): %s\n", len(m.Pins()), termtext.FirstLine(p.Text, 100, termtext.Ellipsis))
 			return err
 		},
 	}
@@ -82,7 +83,7 @@ func unpinCommand() Command {
 			if err != nil {
 				return fmt.Errorf("unpin: %w", err)
 			}
-			_, err = fmt.Fprintf(env.IO.Out, "Unpinned: %s\n", oneLine(p.Text, 100))
+			_, err = fmt.Fprintf(env.IO.Out, "Unpinned: %s\n", termtext.FirstLine(p.Text, 100, termtext.Ellipsis))
 			return err
 		},
 	}

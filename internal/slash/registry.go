@@ -67,6 +67,7 @@ func Default() *Registry {
 	r.Register(expandCommand())
 	r.Register(searchCommand())
 	r.Register(mcpCommand())
+	r.Register(bashesCommand())
 	r.Register(exitCommand())
 	r.Register(pinCommand())
 	r.Register(pinsCommand())
@@ -76,6 +77,7 @@ func Default() *Registry {
 	r.Register(forkCommand())
 	r.Register(rewindCommand())
 	r.Register(undoCommand())
+	r.Register(memoryCommand())
 	return r
 }
 

@@ -14,6 +14,7 @@ import (
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/mcphost"
+	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -114,6 +115,10 @@ func (e *fakeEngine) Project() *storage.Project    { return e.project }
 func (e *fakeEngine) Context() *contextmgr.Manager { return e.mgr }
 func (e *fakeEngine) Model() string                { return e.model }
 func (e *fakeEngine) SetModel(name string)         { e.model = name }
+func (e *fakeEngine) Memories() *memory.Book       { return nil }
+func (e *fakeEngine) SuggestMemory(context.Context) ([]memory.Suggestion, error) {
+	return nil, nil
+}
 
 func testEnv(e Engine) (*Env, *bytes.Buffer) {
 	io, _, out, _ := iostreams.Test()

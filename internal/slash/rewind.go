@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 func rewindCommand() Command {
@@ -29,7 +31,7 @@ func rewind(ctx context.Context, env *Env, args string) error {
 	}
 	items := make([]string, len(pts))
 	for i, p := range pts {
-		items[i] = oneLine(p.Text, 70)
+		items[i] = termtext.FirstLine(p.Text, 70, termtext.Ellipsis)
 		if n := len(p.Changes); n > 0 {
 			items[i] += fmt.Sprintf("  (%d file(s) changed since)", n)
 		}
@@ -64,27 +66,11 @@ func rewind(ctx context.Context, env *Env, args string) error {
 	if err != nil {
 		return fmt.Errorf("rewind: %w", err)
 	}
-	if _, err := fmt.Fprintf(env.IO.Out, "Rewound to before %q; the conversation continues from there.\n", oneLine(pt.Text, 60)); err != nil {
+	if _, err := fmt.Fprintf(env.IO.Out, "Rewound to before %q; the conversation continues from there.\n", termtext.FirstLine(pt.Text, 60, termtext.Ellipsis)); err != nil {
 		return err
 	}
 	if restore {
 		return printRestored(env.IO.Out, projectRoot(env), restored)
 	}
 	return nil
-}
-
-// oneLine is the first line of s, at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	cut := false
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s, cut = s[:i], true
-	}
-	if r := []rune(s); len(r) > n {
-		s, cut = string(r[:n]), true
-	}
-	if cut {
-		s += "…"
-	}
-	return s
 }

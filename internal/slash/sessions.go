@@ -48,20 +48,9 @@ func writeSessions(out io.Writer, list []storage.SessionInfo, current string) er
 		if s.ID == current {
 			mark = "*"
 		}
-		fmt.Fprintf(w, "%s %s\t%s\t%d\t%s\n", mark, shortID(s.ID), s.Updated.Local().Format("2006-01-02 15:04"), s.Messages, displayTitle(s.Title))
+		fmt.Fprintf(w, "%s %s\t%s\t%d\t%s\n", mark, termtext.ShortID(s.ID), s.Updated.Local().Format("2006-01-02 15:04"), s.Messages, displayTitle(s.Title))
 	}
 	return w.Flush()
-}
-
-// shortIDLen is enough of a random UUID to tell a project's sessions apart
-// and is accepted back as a prefix by /switch and -r.
-const shortIDLen = 8
-
-func shortID(id string) string {
-	if len(id) > shortIDLen {
-		return id[:shortIDLen]
-	}
-	return id
 }
 
 func displayTitle(t string) string {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // seedProject creates sessions in a real project on disk, oldest first,
@@ -55,7 +56,7 @@ func TestSessionsCommand(t *testing.T) {
 		t.Fatalf("/sessions printed:\n%s", out)
 	}
 	// Newest first, the current one marked, with updated time and count.
-	for i, want := range []string{"  " + shortID(ids[2]), "* " + shortID(ids[1]), "  " + shortID(ids[0])} {
+	for i, want := range []string{"  " + termtext.ShortID(ids[2]), "* " + termtext.ShortID(ids[1]), "  " + termtext.ShortID(ids[0])} {
 		if !strings.HasPrefix(lines[i+1], want) {
 			t.Errorf("row %d = %q, want it to start %q", i, lines[i+1], want)
 		}
@@ -80,7 +81,7 @@ func TestSwitchCommand(t *testing.T) {
 		out     string
 		err     string
 	}{
-		{query: "write", resumed: ids[2], out: "Switched to session " + shortID(ids[2]) + " (write docs), 2 messages.\n"},
+		{query: "write", resumed: ids[2], out: "Switched to session " + termtext.ShortID(ids[2]) + " (write docs), 2 messages.\n"},
 		{query: ids[0][:6], resumed: ids[0]},
 		{query: "Fix The", resumed: ids[0]},
 		{query: "fix", err: `"fix" matches 2 sessions`},
@@ -108,7 +109,7 @@ func TestSwitchCommand(t *testing.T) {
 	// The ambiguous error lists both candidates.
 	env, _ := testEnv(&fakeEngine{project: proj})
 	err := Default().Run(t.Context(), env, "/switch fix")
-	if err == nil || !strings.Contains(err.Error(), shortID(ids[0])) || !strings.Contains(err.Error(), shortID(ids[1])) {
+	if err == nil || !strings.Contains(err.Error(), termtext.ShortID(ids[0])) || !strings.Contains(err.Error(), termtext.ShortID(ids[1])) {
 		t.Fatalf("ambiguous: %v", err)
 	}
 	// Switching to the current session changes nothing.
@@ -136,7 +137,7 @@ func TestResumeCommand(t *testing.T) {
 		if err := Default().Run(t.Context(), env, "/resume"); err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{shortID(ids[0]), shortID(ids[1]), "clawdcode -r <id>"} {
+		for _, want := range []string{termtext.ShortID(ids[0]), termtext.ShortID(ids[1]), "clawdcode -r <id>"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("/resume output lacks %q:\n%s", want, out)
 			}
@@ -162,7 +163,7 @@ func TestResumeCommand(t *testing.T) {
 		if len(offered) != 2 || offered[0] != ids[1] || len(e.resumed) != 1 || e.resumed[0] != ids[0] {
 			t.Fatalf("offered %v, resumed %v", offered, e.resumed)
 		}
-		if !strings.HasPrefix(out.String(), "Switched to session "+shortID(ids[0])) {
+		if !strings.HasPrefix(out.String(), "Switched to session "+termtext.ShortID(ids[0])) {
 			t.Fatalf("printed %q", out)
 		}
 	})

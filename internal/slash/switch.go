@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 func switchCommand() Command {
@@ -36,12 +37,12 @@ func switchCommand() Command {
 // switchTo makes s the current session and says so.
 func switchTo(ctx context.Context, env *Env, s storage.SessionInfo) error {
 	if s.ID == env.Engine.SessionID() {
-		_, err := fmt.Fprintf(env.IO.Out, "Already in session %s (%s).\n", shortID(s.ID), displayTitle(s.Title))
+		_, err := fmt.Fprintf(env.IO.Out, "Already in session %s (%s).\n", termtext.ShortID(s.ID), displayTitle(s.Title))
 		return err
 	}
 	if err := env.Engine.Resume(ctx, s.ID); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(env.IO.Out, "Switched to session %s (%s), %d messages.\n", shortID(s.ID), displayTitle(s.Title), s.Messages)
+	_, err := fmt.Fprintf(env.IO.Out, "Switched to session %s (%s), %d messages.\n", termtext.ShortID(s.ID), displayTitle(s.Title), s.Messages)
 	return err
 }

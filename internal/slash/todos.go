@@ -7,6 +7,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 func todosCommand() Command {
@@ -40,7 +41,7 @@ func formatTodos(list []storage.Todo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tasks: %d/%d done\n", done, len(list))
 	for _, t := range list {
-		fmt.Fprintf(&b, "  %s %s", chat.TodoMark(t.Status), oneLine(t.Content, 200))
+		fmt.Fprintf(&b, "  %s %s", chat.TodoMark(t.Status), termtext.FirstLine(t.Content, 200, termtext.Ellipsis))
 		if t.Status == chat.TodoCompleted && len(t.Refs) > 0 {
 			fmt.Fprintf(&b, "  (%d calls, last ref %s)", len(t.Refs), t.Refs[len(t.Refs)-1])
 		}

@@ -23,6 +23,12 @@
 //     file, written by a single write(2) on an O_APPEND descriptor. It is
 //     in the OS page cache: it survives a crash or kill of clawdcode, not
 //     a power loss or kernel crash.
+//   - A record may carry a large text (Record.Large, see LargeText): a
+//     string it holds by reference, which Append writes in place while it
+//     builds the batch's one buffer, sized once before (so a 100 MB
+//     imported tool output is in memory once, as the bytes of the write).
+//     It is still one write(2), and the whole buffer passes through the
+//     Redactor.
 //   - AppendBatch: several records (a compaction's boundary and summary)
 //     in ONE write(2), each record's parent the one before it. Nothing
 //     else lands between them, but it is no transaction: a short write or

@@ -335,17 +335,16 @@ type probe struct {
 }
 
 // readIndex returns the index of dir; a missing or corrupt index is empty
-// (and will be rebuilt from the files).
-func readIndex(dir string) map[string]*indexEntry { return readIndexRedacted(dir, nil) }
-
-// readIndex is readIndex through the store's redactor: an index written
-// before a secret was redacted from titles shows it redacted all the same.
+// (and will be rebuilt from the files). It reads through the store's
+// redactor: an index written before a secret was redacted from titles
+// shows it redacted all the same.
 func (p *Project) readIndex(dir string) map[string]*indexEntry {
 	return readIndexRedacted(dir, p.store.currentRedactor())
 }
 
-// writeIndex is writeIndex through the store's redactor (the titles of
-// entries are derived from what the user typed).
+// writeIndex replaces the index atomically: a reader sees the old or the
+// new index, never a mix, even after a crash. It writes through the store's
+// redactor (the titles of entries are derived from what the user typed).
 func (p *Project) writeIndex(dir string, m map[string]*indexEntry) error {
 	return writeIndexRedacted(dir, m, p.store.currentRedactor())
 }
@@ -370,10 +369,6 @@ func readIndexRedacted(dir string, red Redactor) map[string]*indexEntry {
 	}
 	return m
 }
-
-// writeIndex replaces the index atomically: a reader sees the old or the
-// new index, never a mix, even after a crash.
-func writeIndex(dir string, m map[string]*indexEntry) error { return writeIndexRedacted(dir, m, nil) }
 
 func writeIndexRedacted(dir string, m map[string]*indexEntry, red Redactor) error {
 	f := indexFile{Version: indexVersion, Sessions: make([]*indexEntry, 0, len(m))}

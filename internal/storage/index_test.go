@@ -88,20 +88,20 @@ func TestIndexRebuilt(t *testing.T) {
 			os.WriteFile(filepath.Join(p.Dir, indexName), nil, 0o600)
 		}},
 		{"stale: an entry lies", func(t *testing.T, p *Project, ids []string) {
-			m := readIndex(p.Dir)
+			m := readIndexRedacted(p.Dir, nil)
 			m[ids[0]].Messages = 99
 			m[ids[0]].ModTime++
-			writeIndex(p.Dir, m)
+			writeIndexRedacted(p.Dir, m, nil)
 		}},
 		{"entry missing", func(t *testing.T, p *Project, ids []string) {
-			m := readIndex(p.Dir)
+			m := readIndexRedacted(p.Dir, nil)
 			delete(m, ids[1])
-			writeIndex(p.Dir, m)
+			writeIndexRedacted(p.Dir, m, nil)
 		}},
 		{"entry without a file", func(t *testing.T, p *Project, ids []string) {
-			m := readIndex(p.Dir)
+			m := readIndexRedacted(p.Dir, nil)
 			m["0000"] = &indexEntry{SessionInfo: SessionInfo{ID: "0000"}}
-			writeIndex(p.Dir, m)
+			writeIndexRedacted(p.Dir, m, nil)
 		}},
 	}
 	for _, tt := range tests {
@@ -123,7 +123,7 @@ func TestIndexRebuilt(t *testing.T) {
 				t.Fatalf("after the index was %s:\n got %+v\nwant %+v", tt.name, got, want)
 			}
 			// And the rebuilt index was written back.
-			m := readIndex(p.Dir)
+			m := readIndexRedacted(p.Dir, nil)
 			if len(m) != 2 || m[ids[0]].Messages != 4 {
 				t.Fatalf("index not rewritten: %+v", m)
 			}
@@ -142,7 +142,7 @@ func TestIndexGrowsIncrementally(t *testing.T) {
 	// Only whole new lines count; bytes before the indexed size are not
 	// read again (make them unparseable to prove it).
 	path := p.Path(id)
-	m := readIndex(p.Dir)
+	m := readIndexRedacted(p.Dir, nil)
 	scanned := m[id].Scanned
 	b, _ := os.ReadFile(path)
 	copy(b, strings.Repeat("#", 20))
@@ -157,7 +157,7 @@ func TestIndexGrowsIncrementally(t *testing.T) {
 	if list[0].Messages != 3 || !list[0].Updated.Equal(time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)) || list[0].Title != "a" {
 		t.Fatalf("incremental refresh: %+v", list[0])
 	}
-	if m := readIndex(p.Dir); m[id].Scanned <= scanned || m[id].Scanned >= list[0].Size {
+	if m := readIndexRedacted(p.Dir, nil); m[id].Scanned <= scanned || m[id].Scanned >= list[0].Size {
 		t.Fatalf("scanned %d of %d bytes (was %d): the torn tail must wait", m[id].Scanned, list[0].Size, scanned)
 	}
 	// The torn tail completes: it is counted then.
@@ -251,7 +251,7 @@ func TestRemoveUpdatesIndex(t *testing.T) {
 	if err := p.Remove(a); err != nil {
 		t.Fatal(err)
 	}
-	if m := readIndex(p.Dir); len(m) != 1 || m[b] == nil {
+	if m := readIndexRedacted(p.Dir, nil); len(m) != 1 || m[b] == nil {
 		t.Fatalf("index after Remove: %+v", m)
 	}
 	if list, _ := p.List(); len(list) != 1 || list[0].ID != b {

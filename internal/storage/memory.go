@@ -110,14 +110,6 @@ func (m *MemoryStore[T]) Update(i int, item T) error {
 // read it, do not keep it across changes.
 func (m *MemoryStore[T]) Records() []T { return m.items }
 
-// Len is the number of records.
-func (m *MemoryStore[T]) Len() int { return len(m.items) }
-
 // Bytes is the content size held; Max the bound (0 = none).
 func (m *MemoryStore[T]) Bytes() int64 { return m.bytes }
 func (m *MemoryStore[T]) Max() int64   { return m.max }
-
-// Reset empties the store.
-func (m *MemoryStore[T]) Reset() {
-	m.items, m.sizes, m.bytes = nil, nil, 0
-}

@@ -36,8 +36,8 @@ func TestMemoryStoreBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := m.Add(LiveRecord{Offset: 100, Record: userRecord("x")})
-	if !errors.Is(err, ErrContextTooLarge) || m.Len() != 2 || m.Bytes() != 10 {
-		t.Fatalf("Add past the bound: %v, len %d, bytes %d", err, m.Len(), m.Bytes())
+	if !errors.Is(err, ErrContextTooLarge) || len(m.Records()) != 2 || m.Bytes() != 10 {
+		t.Fatalf("Add past the bound: %v, len %d, bytes %d", err, len(m.Records()), m.Bytes())
 	}
 	// Cutting a record down makes room.
 	if err := m.Update(1, LiveRecord{Offset: 50, Record: userRecord("6")}); err != nil || m.Bytes() != 6 {
@@ -49,15 +49,14 @@ func TestMemoryStoreBound(t *testing.T) {
 	if err := m.Update(5, LiveRecord{Record: userRecord("")}); err == nil {
 		t.Fatal("Update out of range succeeded")
 	}
-	if err := m.Replace([]LiveRecord{{Record: userRecord(strings.Repeat("z", 11))}}); !errors.Is(err, ErrContextTooLarge) || m.Len() != 2 {
-		t.Fatalf("Replace past the bound: %v, len %d", err, m.Len())
+	if err := m.Replace([]LiveRecord{{Record: userRecord(strings.Repeat("z", 11))}}); !errors.Is(err, ErrContextTooLarge) || len(m.Records()) != 2 {
+		t.Fatalf("Replace past the bound: %v, len %d", err, len(m.Records()))
 	}
-	if err := m.Replace([]LiveRecord{{Offset: 7, Record: userRecord("abc")}}); err != nil || m.Len() != 1 || m.Bytes() != 3 || m.Records()[0].Offset != 7 {
-		t.Fatalf("Replace: %v, %d records, %d bytes", err, m.Len(), m.Bytes())
+	if err := m.Replace([]LiveRecord{{Offset: 7, Record: userRecord("abc")}}); err != nil || len(m.Records()) != 1 || m.Bytes() != 3 || m.Records()[0].Offset != 7 {
+		t.Fatalf("Replace: %v, %d records, %d bytes", err, len(m.Records()), m.Bytes())
 	}
-	m.Reset()
-	if m.Len() != 0 || m.Bytes() != 0 || m.Max() != 10 {
-		t.Fatalf("Reset left %d records, %d bytes", m.Len(), m.Bytes())
+	if m.Max() != 10 {
+		t.Fatalf("Max = %d, want 10", m.Max())
 	}
 	if err := NewMemoryStore[LiveRecord](0).Add(LiveRecord{Record: userRecord(strings.Repeat("a", 1<<20))}); err != nil {
 		t.Fatalf("unbounded store refused: %v", err)

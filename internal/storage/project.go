@@ -238,6 +238,12 @@ func readMarker(dir string) (string, error) {
 	return string(b), nil
 }
 
+// EnsureDir creates the project's directory under the store (claimed by
+// its marker, as the first Create does) and returns it, for data that
+// belongs to the project without being a session (its memories). Files
+// kept there must not be named like a session (<id>.jsonl).
+func (p *Project) EnsureDir() (string, error) { return p.ensureDir() }
+
 // ensureDir creates the project directory and claims it with a marker, so
 // the directory belongs to Root before any session file exists in it. If
 // another path claimed the name since Project picked it, it moves Dir to

@@ -161,6 +161,13 @@ func readRecords(ctx context.Context, f *os.File, path string, start int64, rp *
 // skipped line. It takes no lock: a writer may be appending, in which case
 // the last line may be seen incomplete and is reported as such.
 func ReadAll(ctx context.Context, path string, fn func(off int64, r *Record) error, warn func(string)) error {
+	return ReadFrom(ctx, path, 0, fn, warn)
+}
+
+// ReadFrom is ReadAll from start, the offset of a record (one Append
+// returned): for a reader that wants only what one process appended, such
+// as the memory suggestions of a session resumed from a large file.
+func ReadFrom(ctx context.Context, path string, start int64, fn func(off int64, r *Record) error, warn func(string)) error {
 	f, err := OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return notFound(path, err, "read session")
@@ -170,11 +177,11 @@ func ReadAll(ctx context.Context, path string, fn func(off int64, r *Record) err
 	if err != nil {
 		return fmt.Errorf("read session %s: %w", path, err)
 	}
-	rp, err := readRepairs(ctx, f, 0, fi.Size())
+	rp, err := readRepairs(ctx, f, start, fi.Size())
 	if err != nil {
 		return fmt.Errorf("read session %s: %w", path, err)
 	}
-	return readRecords(ctx, f, path, 0, rp, fn, warn)
+	return readRecords(ctx, f, path, start, rp, fn, warn)
 }
 
 // notFound words an open of a session file that failed: a missing file is

@@ -152,6 +152,10 @@ type Record struct {
 	// Tokens is clawdcode's extension: the token count of this record's
 	// contribution to a request, when it was known at write time (0 = unknown).
 	Tokens int `json:"tokens,omitempty"`
+
+	// Large, when set, gives the large texts the record's strings refer
+	// to (see LargeText); Append writes them in place. Never read back.
+	Large LargeTexts `json:"-"`
 }
 
 // Listing is the session as `sessions list` shows it, as of the record
@@ -171,6 +175,9 @@ type Message struct {
 	Content string `json:"content"`
 	Model   string `json:"model,omitempty"`
 	Usage   *Usage `json:"usage,omitempty"`
+	// Images are the images a user message carries, each stored once
+	// under CLAWDCODE_HOME/images and referred to here (see ImageRef).
+	Images []ImageRef `json:"images,omitempty"`
 }
 
 // Usage is what the server reported for one model call.
@@ -180,6 +187,13 @@ type Usage struct {
 	// CacheReadInputTokens is the part of InputTokens the server served
 	// from its prompt cache, when it said (Claude Code's field name).
 	CacheReadInputTokens int `json:"cache_read_input_tokens,omitempty"`
+}
+
+// Add adds v's counts to u.
+func (u *Usage) Add(v Usage) {
+	u.InputTokens += v.InputTokens
+	u.OutputTokens += v.OutputTokens
+	u.CacheReadInputTokens += v.CacheReadInputTokens
 }
 
 // ToolUse is one tool call of an assistant reply.
@@ -215,6 +229,10 @@ type CompactMetadata struct {
 	// SessionUsage is the session's cumulative model usage when the
 	// compaction happened, so /cost needs nothing from before the boundary.
 	SessionUsage *Usage `json:"sessionUsage,omitempty"`
+	// SummaryUsage is clawdcode's extension on the boundary: what the
+	// session's summary calls (every compaction's, this one's included)
+	// had used when it was written, kept apart from SessionUsage.
+	SummaryUsage *Usage `json:"summaryUsage,omitempty"`
 	// Truncated is clawdcode's extension on the boundary: the retained
 	// records that the context in force sends cut down to fit the window
 	// (the file keeps them whole), by uuid, with the byte limit each was
@@ -396,6 +414,11 @@ type Receipt struct {
 	// the last record the compaction took out (Recall refs).
 	First string `json:"first,omitempty"`
 	Last  string `json:"last,omitempty"`
+	// SummaryUsage is what this compaction's summary calls used, when it
+	// made any; SummaryCost what they cost in US dollars at the prices in
+	// force then (absent when the model's price was not known).
+	SummaryUsage *Usage   `json:"summaryUsage,omitempty"`
+	SummaryCost  *float64 `json:"summaryCost,omitempty"`
 }
 
 // NotInSummary lists the receipt's paths and commands the summary text

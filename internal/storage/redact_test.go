@@ -15,12 +15,10 @@ func (r replaceRedactor) Redact(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte(r.secret), []byte("[REDACTED]"))
 }
 
-// TestAppendRedacts: every line is redacted at the one write point, the
-// offsets returned are those of the lines as written, and the record the
-// caller holds is what the file holds.
-func TestAppendRedacts(t *testing.T) {
-	t.Parallel()
-	const secret = "sk-storage-test-0123456789abcdef"
+// redactingSession is a new session of a store whose redactor replaces
+// secret; it is closed at the test's end.
+func redactingSession(t *testing.T, secret string) *Session {
+	t.Helper()
 	st := NewStore(filepath.Join(t.TempDir(), "home"))
 	st.SetRedactor(replaceRedactor{secret})
 	p, err := st.Project(t.TempDir())
@@ -31,7 +29,17 @@ func TestAppendRedacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.Close()
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+// TestAppendRedacts: every line is redacted at the one write point, the
+// offsets returned are those of the lines as written, and the record the
+// caller holds is what the file holds.
+func TestAppendRedacts(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-storage-test-0123456789abcdef"
+	sess := redactingSession(t, secret)
 	quoting := &Record{Type: TypeUser, Message: &Message{Role: "user", Content: "my key is " + secret + ", keep it"}}
 	plain := &Record{Type: TypeAssistant, Message: &Message{Role: "assistant", Content: "noted"}}
 	offs, err := sess.AppendBatch(quoting, plain)

@@ -23,13 +23,15 @@ func TestRecordsMatchSchema(t *testing.T) {
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextWindow, ContextWindow: 8000})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextCut, CompactMetadata: &CompactMetadata{Truncated: map[string]int{first: 4096}}})
 	usage := Usage{InputTokens: 120, OutputTokens: 8}
+	summaryCost := 0.0004
 	boundary := &Record{
 		Type: TypeSystem, Subtype: SubtypeCompactBoundary,
 		Message: &Message{Role: "system", Content: "Conversation compacted"},
 		CompactMetadata: &CompactMetadata{Trigger: TriggerAuto, PreTokens: 900, RetainedOffset: 1,
-			RetainedUUID: first, SessionUsage: &usage, Truncated: map[string]int{first: 100}, EffectiveWindow: 8000,
+			RetainedUUID: first, SessionUsage: &usage, SummaryUsage: &usage, Truncated: map[string]int{first: 100}, EffectiveWindow: 8000,
 			Receipt: &Receipt{Messages: 4, Tokens: 700, Paths: []string{"a.go"}, Commands: []string{"go test ./..."},
-				NotInSummary: NotInSummary{Paths: []string{}, Commands: []string{"go test ./..."}}, First: first, Last: first},
+				NotInSummary: NotInSummary{Paths: []string{}, Commands: []string{"go test ./..."}}, First: first, Last: first,
+				SummaryUsage: &usage, SummaryCost: &summaryCost},
 			Pins:  []Pin{{ID: 1, Text: "keep the API stable"}},
 			Todos: []Todo{{Content: "read a.go", Status: "completed", Refs: []string{first}}, {Content: "fix it", Status: "pending"}},
 			Ledger: &Ledger{Files: []LedgerFile{{Path: "a.go", Op: "edit", Lines: "-1 +2", Ref: first}},

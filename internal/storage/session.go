@@ -283,7 +283,9 @@ func (s *Session) AppendBatch(recs ...*Record) ([]int64, error) {
 }
 
 // appendBatch is AppendBatch; before, when set, is called before each
-// record is filled and encoded, with the offsets of the records before it.
+// record is filled and encoded, with the offsets of the records before it
+// (a batch whose records refer to large texts gives it offsets that do not
+// count a change the Redactor makes in a text).
 func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs []int64)) ([]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -293,41 +295,11 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 	if len(recs) == 0 {
 		return nil, nil
 	}
-	s.buf.Reset()
-	if s.needNL {
-		// Close the torn line left by a crash, so it stays one bad
-		// line and never glues onto this record.
-		s.buf.WriteByte('\n')
+	b, err := s.encodeBatch(recs, before)
+	if err != nil {
+		return nil, fmt.Errorf("append to session %s: %w", s.id, err)
 	}
-	offs := make([]int64, len(recs))
-	last := s.last
-	next := s.entry
-	red := s.project.store.currentRedactor()
-	for i, r := range recs {
-		if before != nil {
-			before(i, r, offs[:i])
-		}
-		if err := s.fill(r, last); err != nil {
-			return nil, fmt.Errorf("append to session %s: %w", s.id, err)
-		}
-		prev := next
-		next.observeRecord(r)
-		r.Listing = next.listing()
-		start := s.buf.Len()
-		offs[i] = s.size + int64(start)
-		if err := s.enc.Encode(r); err != nil {
-			return nil, fmt.Errorf("append to session %s: encode %s record: %w", s.id, r.Type, err)
-		}
-		if red != nil {
-			redactLine(red, &s.buf, start, r)
-			// The index entry learns from the record as stored, never
-			// from a secret the line no longer holds.
-			next = prev
-			next.observeRecord(r)
-		}
-		last = r.UUID
-	}
-	line := s.buf.Bytes()
+	line := b.line
 	n, err := s.f.Write(line)
 	if err != nil && n > 0 {
 		// A short write (a full disk): take the partial line back
@@ -342,7 +314,7 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 	if n > 0 {
 		s.needNL = line[n-1] != '\n'
 	}
-	if cap(line) > 1<<20 {
+	if s.buf.Cap() > 1<<20 {
 		s.buf = bytes.Buffer{} // do not pin the memory of one huge record
 	}
 	if err != nil {
@@ -350,10 +322,82 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 		// caller says what it was appending.
 		return nil, err
 	}
-	s.last = last
-	s.entry = next
+	s.last = b.last
+	s.entry = b.entry
 	s.entry.Scanned = s.size
-	return offs, nil
+	return b.offs, nil
+}
+
+// encodedBatch is a batch ready to be written: its bytes, each line's
+// offset, and the session's last uuid and index entry once it is.
+type encodedBatch struct {
+	line  []byte
+	offs  []int64
+	last  string
+	entry indexEntry
+}
+
+// encodeBatch fills and encodes recs, each after the one before, into the
+// bytes of one write: s.buf, or, when records refer to large texts, one
+// buffer of the final size holding them (see LargeText).
+func (s *Session) encodeBatch(recs []*Record, before func(i int, r *Record, offs []int64)) (*encodedBatch, error) {
+	s.buf.Reset()
+	if s.needNL {
+		// Close the torn line left by a crash, so it stays one bad
+		// line and never glues onto this record.
+		s.buf.WriteByte('\n')
+	}
+	b := &encodedBatch{offs: make([]int64, len(recs)), last: s.last, entry: s.entry}
+	red := s.project.store.currentRedactor()
+	var spans []largeSpan
+	grow := 0
+	for i, r := range recs {
+		if before != nil {
+			before(i, r, b.offs[:i])
+		}
+		if err := s.fill(r, b.last); err != nil {
+			return nil, err
+		}
+		prev := b.entry
+		b.entry.observeRecord(r)
+		r.Listing = b.entry.listing()
+		start, large := s.buf.Len(), r.Large // (redactLine may decode r again)
+		b.offs[i] = s.size + int64(start+grow)
+		if err := s.enc.Encode(r); err != nil {
+			return nil, fmt.Errorf("encode %s record: %w", r.Type, err)
+		}
+		if red != nil {
+			redactLine(red, &s.buf, start, r)
+			// The index entry learns from the record as stored, never
+			// from a secret the line no longer holds.
+			b.entry = prev
+			b.entry.observeRecord(r)
+		}
+		if large != nil {
+			r.Large = large
+			sp, g, err := findLarge(s.buf.Bytes()[start:], start, large)
+			if err != nil {
+				return nil, err
+			}
+			spans, grow = append(spans, sp...), grow+g
+		}
+		b.last = r.UUID
+	}
+	b.line = s.buf.Bytes()
+	if len(spans) == 0 {
+		return b, nil
+	}
+	out, err := expandLarge(b.line, spans, grow)
+	if err != nil {
+		return nil, err
+	}
+	if red != nil {
+		// The texts were not in the lines redacted above.
+		out = red.Redact(out)
+		lineOffsets(out, s.needNL, s.size, b.offs)
+	}
+	b.line = out
+	return b, nil
 }
 
 // fill sets the common fields r leaves empty; parent is the uuid of the

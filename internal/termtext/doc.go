@@ -32,4 +32,10 @@
 // streamed reply), where a carriage return or a multi-byte character may
 // be split across two pieces. Both are pure and safe for concurrent use;
 // a Stream value belongs to one stream.
+//
+// The shortened forms shown in one-line places are made here too, for
+// every layer: FirstLine (a text's first line, for a summary or an error),
+// Flatten (a whole text on one line, for a title or a cell), both bounded
+// in runes and marking a cut, and ShortID (a session id's 8-character
+// prefix). They shorten; Safe and Line still make the result inert.
 package termtext

@@ -8,8 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	tiktoken "github.com/pkoukk/tiktoken-go"
-
 	"github.com/clawdcode/clawdcode/internal/chat"
 )
 
@@ -30,7 +28,7 @@ const (
 const ToolCallOverhead = 7
 
 // maxRun bounds how long a run of one character class is handed to the BPE
-// in one piece. tiktoken-go's merge is quadratic in the piece length: one
+// in one piece. tiktoken's merge is quadratic in the piece length: one
 // 16 KB run of "=" takes ~180 ms and a 1 MB run would take minutes. Runs
 // longer than this are counted in maxRun-byte slices (~1 ms each), which
 // can differ from the exact count by about one token per slice; ordinary
@@ -148,7 +146,7 @@ func isASCIIAlnum(b byte) bool {
 
 // countPieces counts s with the encoding, handing over-long runs of one
 // character class to the BPE in maxRun slices.
-func countPieces(enc *tiktoken.Tiktoken, s string) int {
+func countPieces(enc *bpeEncoding, s string) int {
 	// A BPE piece is a run of letters, of whitespace, or of punctuation
 	// with trailing newlines (and, in o200k, slashes): track all three.
 	n, start := 0, 0
@@ -159,12 +157,12 @@ func countPieces(enc *tiktoken.Tiktoken, s string) int {
 		spaceFrom = extendRun(spaceFrom, i, cls == classSpace)
 		punctFrom = extendRun(punctFrom, i, cls == classOther || r == '\n' || r == '\r')
 		if longRun(letterFrom, i) || longRun(spaceFrom, i) || longRun(punctFrom, i) {
-			n += len(enc.EncodeOrdinary(s[start:i]))
+			n += enc.count(s[start:i])
 			start = i
 			letterFrom, spaceFrom, punctFrom = restartRun(letterFrom, i), restartRun(spaceFrom, i), restartRun(punctFrom, i)
 		}
 	}
-	return n + len(enc.EncodeOrdinary(s[start:]))
+	return n + enc.count(s[start:])
 }
 
 // Message returns the tokens one message adds to a request: per-message

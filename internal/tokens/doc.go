@@ -2,12 +2,17 @@
 // OpenAI's tokenizers (tiktoken) do, without ever touching the network.
 //
 // Guarantees:
-//   - Encodings come from the BPE files embedded in the binary
-//     (tiktoken-go-loader's offline loader); no download is ever attempted.
-//   - An encoding is loaded lazily, on the first exact count that needs it,
-//     and at most once per process; every Counter shares it. Importing the
-//     package or building a Counter loads nothing, so paths that never count
-//     (--version, sessions, completion) never pay the ~200 ms and ~20 MB.
+//   - Encodings are rank tables embedded in the binary (bpedata/, written
+//     by internal/bpegen from tiktoken-go-loader's files; see bpetable.go);
+//     no download is ever attempted. The counts are tiktoken-go's: the same
+//     pre-tokenizer pattern and regexp engine, the same byte-pair merge, and
+//     the tests compare token for token with tiktoken-go, which stays the
+//     reference.
+//   - An encoding is opened lazily, on the first exact count that needs it,
+//     and at most once per process; every Counter shares it. Opening reads
+//     the table where it lies in the binary: it compiles the pattern and
+//     allocates next to nothing (tiktoken-go's own loader cost ~200 ms of
+//     CPU and ~47 MiB).
 //   - Text is counted as ordinary text: special-token spellings such as
 //     "<|endoftext|>" inside a file are counted as the characters they are,
 //     never as special tokens, and never panic.

@@ -10,9 +10,12 @@ type Price struct {
 }
 
 // prices is the price list beside the models table (models.go): name
-// prefix → price, as OpenAI publishes them (standard tier). The longest
-// matching prefix wins. Models served locally or by other providers are
-// absent: their cost is not clawdcode's to guess.
+// prefix → price, as OpenAI's pricing page
+// (platform.openai.com/docs/pricing, standard tier) gave them in August
+// 2025, at the gpt-5 launch. The longest matching prefix wins. Models
+// served locally or by other providers are absent: their cost is not
+// clawdcode's to guess; the user states it in config.toml
+// ([prices."MODEL"], see Prices).
 var prices = []struct {
 	prefix string
 	Price
@@ -36,8 +39,8 @@ var prices = []struct {
 	{"o4-mini", Price{1.10, 0.275, 4.40}},
 }
 
-// PriceOf returns the price of model, and whether it is known. A
-// provider prefix ("openai/gpt-4o") and case are ignored.
+// PriceOf returns the built-in table's price of model, and whether it is
+// known. A provider prefix ("openai/gpt-4o") and case are ignored.
 func PriceOf(model string) (Price, bool) {
 	name := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
@@ -50,6 +53,40 @@ func PriceOf(model string) (Price, bool) {
 		}
 	}
 	return found, ok
+}
+
+// Prices is the price list in force: the user's [prices."MODEL"] tables
+// over the built-in one. The zero value is the built-in table alone. It is
+// read-only once made, so safe for concurrent use.
+type Prices struct {
+	overrides map[string]Price // by lower-case name
+}
+
+// NewPrices is the built-in table under overrides (model name → price).
+func NewPrices(overrides map[string]Price) Prices {
+	p := Prices{overrides: make(map[string]Price, len(overrides))}
+	for name, price := range overrides {
+		p.overrides[strings.ToLower(strings.TrimSpace(name))] = price
+	}
+	return p
+}
+
+// Of returns model's price and whether one is known. An override names
+// the model as the server does ("gpt-4o", "openai/gpt-4o", "qwen2.5:7b"),
+// case aside; the longest override that is the name or a prefix of it
+// wins, and any override wins over the built-in table.
+func (p Prices) Of(model string) (Price, bool) {
+	name := strings.ToLower(strings.TrimSpace(model))
+	best, found, ok := -1, Price{}, false
+	for k, v := range p.overrides {
+		if strings.HasPrefix(name, k) && len(k) > best {
+			best, found, ok = len(k), v, true
+		}
+	}
+	if ok {
+		return found, true
+	}
+	return PriceOf(model)
 }
 
 // Cost is the dollars input prompt tokens (cached of them served from the

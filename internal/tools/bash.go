@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -30,6 +31,8 @@ const (
 type bashParams struct {
 	Command string `json:"command" param:"text" jsonschema:"The command line to run, e.g. \"go test ./...\"."`
 	Timeout *int   `json:"timeout,omitempty" param:"min=1,max=600000" jsonschema:"Timeout in milliseconds (default 120000, max 600000)."`
+	// RunInBackground starts the command and returns at once (background.go).
+	RunInBackground bool `json:"run_in_background,omitempty" jsonschema:"Return at once with an id for BashOutput and KillShell; no timeout applies."`
 }
 
 func newBashTool(env *Env) *tool {
@@ -42,12 +45,16 @@ func newBashTool(env *Env) *tool {
 			"Background jobs (`cmd &`) keep running after the call; redirect their output to a file. " +
 			"The timeout defaults to 120000 ms (2 minutes), at most 600000 ms; on timeout the command and " +
 			"everything it started are killed. A non-zero exit status is reported as an error with the output. " +
-			"Long output keeps its beginning and end.",
+			"Long output keeps its beginning and end. " +
+			"run_in_background: true is for servers and watchers: it runs until it exits, KillShell, or the session ends.",
 		permission: true,
 	}, env.runBash, func(p bashParams) string { return strings.TrimSpace(p.Command) })
 }
 
 func (e *Env) runBash(ctx context.Context, p bashParams) Result {
+	if p.RunInBackground {
+		return e.runBackground(p.Command)
+	}
 	ms := 0
 	if p.Timeout != nil {
 		ms = *p.Timeout
@@ -77,6 +84,46 @@ func bashTimeout(ms int, given bool) (time.Duration, error) {
 // cancellation, even if a stray descendant keeps the output pipe open.
 func (e *Env) execShell(ctx context.Context, command string, timeout time.Duration, limit int) Result {
 	out := NewCappedBuffer(limit)
+	proc, err := e.startShell(command, out)
+	if err != nil {
+		return fail("%v", err)
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var stopped string
+	select {
+	case <-proc.exited:
+	case <-timer.C:
+		stopped = fmt.Sprintf("command timed out after %s and was killed", timeout)
+		proc.kill()
+	case <-ctx.Done():
+		stopped = "command was interrupted and killed"
+		proc.kill()
+	}
+
+	text := out.String()
+	if stopped != "" {
+		return Result{Output: text, Error: stopped}
+	}
+	if status := proc.status(); status != "" {
+		return Result{Output: text, Error: status}
+	}
+	if text == "" {
+		text = "(no output)"
+	}
+	return Result{Output: text}
+}
+
+// process is a shell command started in its own process group, in the
+// foreground (execShell) or the background (backgroundShells).
+type process struct {
+	pid    int           // the shell's, which is also its group's id
+	exited chan struct{} // closed once the shell has exited and its output is in
+	err    error         // cmd.Wait's answer, set before exited is closed
+}
+
+// startShell starts command with its stdout and stderr both going to out.
+func (e *Env) startShell(command string, out io.Writer) (*process, error) {
 	cmd := exec.Command(e.shell, "-c", command)
 	cmd.Dir = e.Root
 	// Same writer for both: exec then hands the child one pipe as fd 1 and 2,
@@ -89,76 +136,61 @@ func (e *Env) execShell(ctx context.Context, command string, timeout time.Durati
 	// and read the user's keystrokes or stop on SIGTTIN).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.WaitDelay = pipeGrace
-
 	if err := cmd.Start(); err != nil {
-		return fail("start %s: %v", e.shell, err)
+		return nil, fmt.Errorf("start %s: %w", e.shell, err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	p := &process{pid: cmd.Process.Pid, exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
 
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var waitErr error
-	var stopped string
-	select {
-	case waitErr = <-done:
-	case <-timer.C:
-		stopped = fmt.Sprintf("command timed out after %s and was killed", timeout)
-		waitErr = killGroup(cmd.Process.Pid, done)
-	case <-ctx.Done():
-		stopped = "command was interrupted and killed"
-		waitErr = killGroup(cmd.Process.Pid, done)
-	}
+// kill ends the process group (killGroup) and returns once the shell has
+// exited.
+func (p *process) kill() { killGroup(p.pid, p.exited) }
 
-	text := out.String()
-	if stopped != "" {
-		return Result{Output: text, Error: stopped}
-	}
+// status is how the shell ended, once exited is closed: "" for success,
+// else "exit status N" or what killed it.
+func (p *process) status() string {
 	var exitErr *exec.ExitError
 	switch {
-	case waitErr == nil, errors.Is(waitErr, exec.ErrWaitDelay):
+	case p.err == nil, errors.Is(p.err, exec.ErrWaitDelay):
 		// ErrWaitDelay: the shell succeeded but a background job kept the
 		// pipe open; the command itself is done.
-		if text == "" {
-			text = "(no output)"
-		}
-		return Result{Output: text}
-	case errors.As(waitErr, &exitErr):
-		return Result{Output: text, Error: exitDescription(exitErr)}
+		return ""
+	case errors.As(p.err, &exitErr):
+		return exitDescription(exitErr)
 	default:
-		return Result{Output: text, Error: fmt.Sprintf("run command: %v", waitErr)}
+		return fmt.Sprintf("run command: %v", p.err)
 	}
 }
 
 // killGroup stops the process group led by pid: SIGTERM to every member,
 // then SIGKILL to whatever is left once the grace is over. The grace is for
 // the whole group, not just the shell: a test runner's children get their
-// chance to clean up even though the shell itself dies at once.
-func killGroup(pid int, done <-chan error) error {
+// chance to clean up even though the shell itself dies at once. It returns
+// once the group is gone or was sent SIGKILL, and exited (the shell's) is
+// closed.
+func killGroup(pid int, exited <-chan struct{}) {
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
 	deadline := time.Now().Add(killGrace)
 	tick := time.NewTicker(killPoll)
 	defer tick.Stop()
-	var err error
-	exited := false
-	for {
+	wait, gone := exited, false
+	for !time.Now().After(deadline) {
 		select {
-		case err = <-done:
-			exited, done = true, nil // a nil channel is never ready again
+		case <-wait:
+			wait, gone = nil, true // a nil channel is never ready again
 		case <-tick.C:
 		}
-		if exited && errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) {
-			return err // the group is gone: nothing left to kill
-		}
-		if time.Now().After(deadline) {
-			break
+		if gone && errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) {
+			return // the group is gone: nothing left to kill
 		}
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	if !exited {
-		err = <-done // prompt now: the shell is dead and WaitDelay bounds the pipes
-	}
-	return err
+	<-exited // prompt now: the shell is dead and WaitDelay bounds the pipes
 }
 
 func exitDescription(err *exec.ExitError) string {

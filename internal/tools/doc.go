@@ -1,7 +1,10 @@
 // Package tools holds the tools clawdcode offers the model — Read, Write,
-// Edit, Bash, Glob and Grep (CONTRACT.md §3), and Recall over the stored
+// Edit, Bash, Glob, Grep, BashOutput, KillShell and WebFetch (CONTRACT.md
+// §3), and Recall over the stored
 // history through a History the caller supplies (package recall) — and
-// Permissions, the single place that decides whether a call may run. A tool
+// Permissions, the single place that decides whether a call may run, from
+// the call, the rules and the permission Mode (default, acceptEdits, plan,
+// bypass), which the front ends only set. A tool
 // may need permission for some calls only (Recall with scope "all"): see
 // NeedsPermission.
 //
@@ -48,6 +51,21 @@
 //     put in the background keep running (a model may start a server that
 //     way); the call returns at most a short grace later even if they hold
 //     the output pipe open.
+//
+//   - Bash with run_in_background starts the same kind of process (one
+//     machinery, startShell and killGroup) and returns at once with an id
+//     (bash_1, bash_2, … per Env). Its output goes to a ring of the last
+//     BackgroundOutputCap bytes; BashOutput answers what came since its
+//     previous read, with the omission marker for what the ring dropped
+//     unread. KillShell ends the group; Env.StopBackground ends every
+//     group and is the owner's to call when the session ends (the engine's
+//     Close). BashOutput and KillShell need no permission: they only touch
+//     commands a Bash call that was allowed started.
+//
+//   - WebFetch uses an HTTP client of its own (no cookies, no credentials),
+//     follows redirects on the same host only, and answers a redirect to
+//     another host with its target; a rule WebFetch(domain:h) allows the
+//     exact host h.
 //
 //   - Bash commands do not see OPENAI_API_KEY: its output is stored in the
 //     session file, which must never hold the key.

@@ -39,6 +39,9 @@ type Env struct {
 	// afterChange, when set, is called with a file's real path and the
 	// content Write or Edit just left there.
 	afterChange func(path string, data []byte)
+
+	// background holds the commands Bash started with run_in_background.
+	background backgroundShells
 }
 
 // OnBeforeChange sets the function called with a file's real path just

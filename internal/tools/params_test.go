@@ -16,10 +16,14 @@ func TestSchemasFromParamStructs(t *testing.T) {
 		NameRead:   {[]string{"file_path", "offset", "limit"}, []string{"file_path"}},
 		NameWrite:  {[]string{"file_path", "content"}, []string{"file_path", "content"}},
 		NameEdit:   {[]string{"file_path", "old_string", "new_string", "replace_all"}, []string{"file_path", "old_string", "new_string"}},
-		NameBash:   {[]string{"command", "timeout"}, []string{"command"}},
+		NameBash:   {[]string{"command", "timeout", "run_in_background"}, []string{"command"}},
 		NameGlob:   {[]string{"pattern", "path"}, []string{"pattern"}},
 		NameGrep:   {[]string{"pattern", "path", "glob"}, []string{"pattern"}},
 		NameRecall: {[]string{"query", "ref", "scope", "limit"}, nil},
+
+		NameBashOutput: {[]string{"bash_id"}, []string{"bash_id"}},
+		NameKillShell:  {[]string{"shell_id"}, []string{"shell_id"}},
+		NameWebFetch:   {[]string{"url", "prompt"}, []string{"url"}},
 	}
 	tools := append(Set(&Env{Root: t.TempDir()}), NewRecall(nil))
 	for _, tl := range tools {

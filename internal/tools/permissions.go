@@ -35,8 +35,12 @@ type PermissionsConfig struct {
 	Root string
 	// Allow and Deny are the rules of the flags and the configuration files.
 	Allow, Deny []Rule
-	// SkipAll is --dangerously-skip-permissions.
+	// SkipAll is --dangerously-skip-permissions: ModeBypass can be
+	// reached (CycleMode goes through it); without it ModeBypass cannot.
 	SkipAll bool
+	// Mode is the mode to start in (--permission-mode). With SkipAll, a
+	// Mode left at ModeDefault starts in ModeBypass.
+	Mode Mode
 	// Asker is the terminal's prompt; nil in -p.
 	Asker Asker
 	// Save keeps a rule the user chose to allow for good (the project's
@@ -55,25 +59,30 @@ type PermissionsConfig struct {
 
 // Permissions is the one place that decides whether a call may run.
 //
-// In order:
+// Its input is the call, the rules and the current Mode. In order:
 //
-//  1. A deny rule that covers the call (for Bash: any part of the command)
-//     denies it, whatever else allows it — --dangerously-skip-permissions
-//     included, and for every tool, Read, Glob and Grep too.
-//  2. Tools that need no permission (Read, Glob, Grep) run.
-//  3. Write and Edit of a path outside the project root (symlinks
+//  1. A deny rule that covers the call (for Bash: any command of the line,
+//     or a line the parse cannot decide)
+//     denies it, whatever else allows it — every mode included, bypass
+//     too, and for every tool, Read, Glob and Grep too.
+//  2. In plan mode a tool that is not one of PlanTools is refused, with a
+//     result telling the model to present its plan.
+//  3. Tools that need no permission (Read, Glob, Grep) run.
+//  4. Write and Edit of a path outside the project root (symlinks
 //     resolved), or in a Sensitive place, need a path rule of their own
 //     (Write(/tmp/out/**)) or the user's answer: a whole-tool allowance —
-//     Write, "always", and --dangerously-skip-permissions — covers the
+//     Write, "always", accept-edits mode and bypass mode — covers the
 //     project only. Without a terminal they are denied.
-//  4. --dangerously-skip-permissions allows the rest.
-//  5. An allow rule (flags, configuration, or an "always" of this session)
-//     that covers the whole call allows it: for Bash every part of the
-//     command must be covered.
-//  6. Otherwise the Asker is asked; without one the call is denied.
+//  5. Bypass mode (--dangerously-skip-permissions) allows the rest;
+//     accept-edits mode allows Write and Edit inside the project.
+//  6. An allow rule (flags, configuration, or an "always" of this session)
+//     that covers the whole call allows it: for Bash every simple command
+//     of the line, as bash parses it, must be covered, and a line the
+//     parse cannot decide is covered by the whole-tool rule only.
+//  7. Otherwise the Asker is asked; without one the call is denied.
 //
 // "Always" allows what Propose gives for the call — for Bash a prefix rule
-// per part of the command (`Bash(git status:*)`), for Edit and Write
+// per simple command (`Bash(git status:*)`), for Edit and Write
 // inside the project the tool there, outside it that file — for the
 // current session only: ResetSession (a new, switched or resumed session)
 // forgets them.
@@ -86,13 +95,14 @@ type PermissionsConfig struct {
 type Permissions struct {
 	root      string
 	sensitive []string
-	skipAll   bool
+	canBypass bool
 	asker     Asker
 	save      func(Rule) error
 	warn      func(string)
 	deny      []Rule
 
 	mu      sync.Mutex
+	mode    Mode
 	allow   []Rule // flags, configuration, and rules saved while running
 	session []Rule // "always" answers of the current session
 }
@@ -107,10 +117,15 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 	for _, d := range cfg.Sensitive {
 		sensitive = append(sensitive, realRoot(d))
 	}
+	mode := cfg.Mode
+	if cfg.SkipAll && mode == ModeDefault {
+		mode = ModeBypass
+	}
 	return &Permissions{
 		root:      root,
 		sensitive: sensitive,
-		skipAll:   cfg.SkipAll,
+		canBypass: cfg.SkipAll || cfg.Mode == ModeBypass,
+		mode:      mode,
 		asker:     cfg.Asker,
 		save:      cfg.Save,
 		warn:      cfg.Warn,
@@ -134,23 +149,19 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 	c := newCall(p.root, tool, input)
 	for _, r := range p.deny {
 		if r.denies(c) {
-			return fmt.Sprintf("%s is denied by the rule %s (--disallowed-tools or the [permissions] deny of a config file). "+
-				"Do not retry it; take a different approach or ask the user.", tool.Describe(input), r), nil
+			return fmt.Sprintf("%s is denied by the rule %s (--disallowed-tools or the [permissions] deny of a config file)%s. "+
+				"Do not retry it; take a different approach or ask the user.", tool.Describe(input), r, c.undecided()), nil
 		}
+	}
+	mode := p.Mode()
+	if mode == ModePlan && !slices.Contains(PlanTools, name) {
+		return planDenial(tool, input), nil
 	}
 	if !NeedsPermission(tool, input) {
 		return "", nil
 	}
 	outside := p.needsOwnRule(c)
-	// --dangerously-skip-permissions is no allowance but the user's word
-	// that every tool runs (CONTRACT §1): outside the project too. Only the
-	// project's own settings (.clawdcode/, which grant permissions and run
-	// hooks in later runs) still need a rule of their own.
-	projectSettings := outside && !c.outside
-	if p.skipAll && !projectSettings {
-		return "", nil
-	}
-	if p.allowedByRule(c, outside) {
+	if p.allowedByMode(mode, c, outside) || p.allowedByRule(c, outside) {
 		return "", nil
 	}
 	if p.asker == nil {
@@ -189,6 +200,62 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 	}
 }
 
+// allowedByMode reports whether the mode alone lets the call run.
+// Bypass (--dangerously-skip-permissions) is no allowance but the user's
+// word that every tool runs (CONTRACT §1): outside the project too. Only
+// the project's own settings (.clawdcode/, which grant permissions and run
+// hooks in later runs) still need a rule of their own. Accept-edits is an
+// allowance for Write and Edit inside the project.
+func (p *Permissions) allowedByMode(mode Mode, c callInfo, outside bool) bool {
+	switch mode {
+	case ModeBypass:
+		projectSettings := outside && !c.outside
+		return !projectSettings
+	case ModeAcceptEdits:
+		return !outside && (c.tool == NameWrite || c.tool == NameEdit)
+	}
+	return false
+}
+
+// Mode is the current permission mode.
+func (p *Permissions) Mode() Mode {
+	if p == nil {
+		return ModeDefault
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mode
+}
+
+// SetMode switches to m (the REPL's plan approval); ModeBypass only when
+// the run was started with --dangerously-skip-permissions. It reports
+// whether the mode is now m.
+func (p *Permissions) SetMode(m Mode) bool {
+	if p == nil || (m == ModeBypass && !p.canBypass) || m < ModeDefault || m > ModeBypass {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mode = m
+	return true
+}
+
+// CycleMode switches to the next mode — default, accept edits, plan, and
+// bypass when it can be reached — and returns it (Shift-Tab).
+func (p *Permissions) CycleMode() Mode {
+	if p == nil {
+		return ModeDefault
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	next := p.mode + 1
+	if next > ModeBypass || (next == ModeBypass && !p.canBypass) {
+		next = ModeDefault
+	}
+	p.mode = next
+	return next
+}
+
 // needsOwnRule reports whether the call is a Write or Edit that a
 // whole-tool allowance does not cover: outside the project, or in a
 // sensitive place inside it.
@@ -204,9 +271,9 @@ func (p *Permissions) needsOwnRule(c callInfo) bool {
 }
 
 // allowedByRule reports whether the allow rules of the configuration and
-// the session cover the call: for Bash, every part of the command must be
-// covered by one of them (not necessarily the same one). For a write
-// outside the project only a path rule counts.
+// the session cover the call: for Bash, every simple command of the line
+// must be covered by one of them (not necessarily the same one). For a
+// write outside the project only a path rule counts.
 func (p *Permissions) allowedByRule(c callInfo, outside bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -218,15 +285,15 @@ func (p *Permissions) allowedByRule(c callInfo, outside bool) bool {
 		if r.allows(c) {
 			return true
 		}
-		rules = append(rules, r)
+		if strings.EqualFold(r.tool, NameBash) && r.words != "" {
+			rules = append(rules, r)
+		}
 	}
-	if c.tool != NameBash || len(c.parts) < 2 {
+	if c.tool != NameBash || c.line == nil || c.line.opaque != "" || len(c.line.cmds) < 2 {
 		return false
 	}
-	for _, part := range c.parts {
-		one := c
-		one.parts = []string{part}
-		if !slices.ContainsFunc(rules, func(r Rule) bool { return r.allows(one) }) {
+	for _, cmd := range c.line.cmds {
+		if !slices.ContainsFunc(rules, func(r Rule) bool { return r.allowsCmd(cmd) }) {
 			return false
 		}
 	}
@@ -255,10 +322,11 @@ func (p *Permissions) keep(r Rule) {
 }
 
 // Propose returns the rules an "always" for this call would add: for Bash a
-// rule per part of the command (a prefix of its command word and
-// subcommand, `Bash(git status:*)`, or the exact part where a prefix would
+// rule per simple command (a prefix of its command word and
+// subcommand, `Bash(git status:*)`, or the exact command where a prefix would
 // allow more than was asked), for Edit and Write the tool inside the
-// project and the file itself outside it, for other tools the tool. It is
+// project and the file itself outside it, for WebFetch the URL's host
+// (`WebFetch(domain:example.com)`), for other tools the tool. It is
 // empty when no rule would cover the call (a path a rule cannot spell).
 func (p *Permissions) Propose(tool Tool, input json.RawMessage) []Rule {
 	root := ""
@@ -280,9 +348,12 @@ func (p *Permissions) propose(c callInfo) []Rule {
 func proposeFor(c callInfo, own bool) []Rule {
 	switch c.tool {
 	case NameBash:
+		if c.line == nil || c.line.opaque != "" {
+			return nil
+		}
 		var out []Rule
-		for _, part := range c.parts {
-			if r := proposeBash(part); !slices.Contains(out, r) {
+		for _, cmd := range c.line.cmds {
+			if r := proposeBash(cmd); !r.IsZero() && !slices.Contains(out, r) {
 				out = append(out, r)
 			}
 		}
@@ -295,6 +366,10 @@ func proposeFor(c callInfo, own bool) []Rule {
 			return nil
 		}
 		return []Rule{{tool: c.tool, glob: c.target}}
+	case NameWebFetch:
+		if c.host != "" {
+			return []Rule{{tool: c.tool, domain: c.host}}
+		}
 	}
 	return []Rule{{tool: c.tool}}
 }
@@ -326,6 +401,10 @@ func (p *Permissions) ResetSession() {
 // allow the call (`--allowed-tools 'Bash(go test:*)'`), when it is not the
 // whole tool.
 func (p *Permissions) ruleDenial(c callInfo, name string) string {
+	if why := c.undecided(); why != "" {
+		return fmt.Sprintf("Permission to use %s was denied%s, so only the rule %s allows it: run with --allowed-tools %s or "+
+			"--dangerously-skip-permissions, or write the command plainly.", name, why, name, name)
+	}
 	rules := p.propose(c)
 	if len(rules) == 0 || (len(rules) == 1 && rules[0].wholeTool()) {
 		return noPromptDenial(name)

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"hash"
 	"io"
 	"io/fs"
@@ -47,6 +48,22 @@ func newReadTool(env *Env) *tool {
 	}, env.runRead, func(p readParams) string { return env.describePath(p.FilePath) })
 }
 
+// readRange checks a Read's offset and limit and fills in their defaults.
+func readRange(rp readParams) (offset, limit int, res Result, ok bool) {
+	switch {
+	case rp.Offset < 0:
+		return 0, 0, fail("invalid arguments: offset must be a 1-based line number, got %d", rp.Offset), false
+	case rp.Limit < 0:
+		return 0, 0, fail("invalid arguments: limit must be positive, got %d", rp.Limit), false
+	}
+	// 0 is what a model means by "from the start" when it counts from zero.
+	offset, limit = max(rp.Offset, 1), rp.Limit
+	if limit == 0 {
+		limit = readDefaultLimit
+	}
+	return offset, limit, Result{}, true
+}
+
 // describePath is how a call names its file: as the transcript shows paths.
 func (e *Env) describePath(p string) string {
 	if p == "" {
@@ -56,17 +73,10 @@ func (e *Env) describePath(p string) string {
 }
 
 func (e *Env) runRead(ctx context.Context, rp readParams) Result {
-	p, offset, limit := rp.FilePath, rp.Offset, rp.Limit
-	switch {
-	case offset < 0:
-		return fail("invalid arguments: offset must be a 1-based line number, got %d", offset)
-	case limit < 0:
-		return fail("invalid arguments: limit must be positive, got %d", limit)
-	}
-	// 0 is what a model means by "from the start" when it counts from zero.
-	offset = max(offset, 1)
-	if limit == 0 {
-		limit = readDefaultLimit
+	p := rp.FilePath
+	offset, limit, res, ok := readRange(rp)
+	if !ok {
+		return res
 	}
 
 	path := e.resolve(p)
@@ -92,6 +102,9 @@ func (e *Env) runRead(ctx context.Context, rp readParams) Result {
 	if len(head) == 0 {
 		e.remember(path, info, []byte{})
 		return Result{Output: fmt.Sprintf("(%s exists but is empty)", shown)}
+	}
+	if mediaType, ok := chat.ImageType(head); ok {
+		return readImage(br, shown, mediaType, info.Size())
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return fail("cannot read %s: it is a binary file (%d bytes); Read shows text files only", shown, info.Size())
@@ -315,4 +328,22 @@ func appendNumbered(dst []byte, n int, line []byte) []byte {
 	}
 	dst = append(append(dst, digits...), '\t')
 	return append(dst, line...)
+}
+
+// readImage is Read's answer for an image file: a line saying the image
+// is attached, and the image, which the agent sends as an image part
+// after the tool results.
+func readImage(r io.Reader, shown, mediaType string, size int64) Result {
+	if size > chat.MaxImageBytes {
+		return fail("cannot read %s: it is an image of %d bytes, over the %d MB an image may have", shown, size, chat.MaxImageBytes>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(r, chat.MaxImageBytes+1))
+	if err != nil {
+		return fail("read %s: %v", shown, err)
+	}
+	return Result{
+		Output:    fmt.Sprintf("image attached: %s (%s, %d bytes); it follows as an image in the next message", shown, mediaType, len(data)),
+		Image:     &chat.Image{MediaType: mediaType, Data: data},
+		ImageName: shown,
+	}
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,24 +17,33 @@ import (
 //	Edit(src/**)        a path glob (`*`, `?`, `[...]` in one segment, `**`
 //	Write(docs/*.md)    across segments, `{a,b}`), relative to the project
 //	Read(/etc/**)       root, or absolute
+//	WebFetch(domain:example.com)  a URL whose host is exactly example.com
+//	                    (any scheme and port; not its subdomains, which are
+//	                    other hosts: www.example.com needs its own rule)
 //
 // `Tool(*)` and `Tool()` are `Tool`. Tool names are matched without regard to
-// case. A Bash command made of several parts (`;`, `&&`, `||`, `|`, `&`, a
-// newline, a backtick, `$(`, `<(`, `>(`) matches an allow rule only if every
-// part is allowed, and a deny rule if any part is denied. A part that
-// redirects output to a file (`>`, `>>`) never matches a prefix rule: the
-// redirection could write anywhere.
+// case. A Bash rule's command is read with bash's grammar: its words after
+// quote removal are what is compared, on word boundaries. A Bash command
+// line is parsed the same way (see rules_command.go): an allow rule covers it
+// only if every simple command in it is covered, and a deny rule if any
+// could be its command; what the parse cannot decide is never allowed by a
+// Bash rule and always denied by one.
 //
 // The zero Rule matches nothing. Rules are comparable values.
 type Rule struct {
 	tool    string // canonical name ("Bash"), or the name as given for tools clawdcode does not know yet (MCP)
-	command string // Bash: the exact command or the prefix
+	command string // Bash: the exact command or the prefix, as written
 	prefix  bool   // Bash: command is a prefix
+	words   string // Bash: the command's words after quote removal, NUL-separated
+	key     string // Bash, exact: the canonical command (cmdKey)
 	glob    string // Edit/Write/Read: the path pattern as written
+	domain  string // WebFetch: the host, lower case
 }
 
-// ruleTools are the tools a rule may name.
-var ruleTools = []string{NameRead, NameWrite, NameEdit, NameBash, NameGlob, NameGrep, NameRecall}
+// ruleTools are the tools a rule may name: the contract's, in the order
+// the engine offers them (Set, then Recall).
+var ruleTools = []string{NameRead, NameWrite, NameEdit, NameBash, NameGlob, NameGrep,
+	NameBashOutput, NameKillShell, NameWebFetch, NameRecall}
 
 // RuleTools are the tool names rules accept (MCP tools aside), for hints.
 func RuleTools() []string { return slices.Clone(ruleTools) }
@@ -78,11 +88,22 @@ func ParseRule(spec string) (Rule, error) {
 		} else {
 			r.command = arg
 		}
+		words, key, err := parseBashSpec(r.command, r.prefix)
+		if err != nil {
+			return Rule{}, fmt.Errorf("invalid rule %q: %w", spec, err)
+		}
+		r.words, r.key = words, key
 	case NameEdit, NameWrite, NameRead:
 		if _, err := compileGlob(strings.TrimPrefix(filepath.ToSlash(arg), "/")); err != nil {
 			return Rule{}, fmt.Errorf("invalid rule %q: %v", spec, err)
 		}
 		r.glob = filepath.ToSlash(arg)
+	case NameWebFetch:
+		host, err := parseDomain(arg)
+		if err != nil {
+			return Rule{}, fmt.Errorf("invalid rule %q: %v", spec, err)
+		}
+		r.domain = host
 	default:
 		return Rule{}, fmt.Errorf("invalid rule %q: %s takes no specifier", spec, r.tool)
 	}
@@ -124,6 +145,10 @@ func (r Rule) String() string {
 		return r.tool + "(" + r.command + ")"
 	case r.glob != "":
 		return r.tool + "(" + r.glob + ")"
+	case strings.Contains(r.domain, ":"): // IPv6, bracketed as in a URL
+		return r.tool + "(domain:[" + r.domain + "])"
+	case r.domain != "":
+		return r.tool + "(domain:" + r.domain + ")"
 	}
 	return r.tool
 }
@@ -132,7 +157,7 @@ func (r Rule) String() string {
 func (r Rule) IsZero() bool { return r.tool == "" }
 
 // wholeTool reports whether r covers every call of its tool.
-func (r Rule) wholeTool() bool { return r.command == "" && r.glob == "" }
+func (r Rule) wholeTool() bool { return r.command == "" && r.glob == "" && r.domain == "" }
 
 // UnmarshalText lets a configuration file hold rules directly, so a bad
 // rule is reported where it is written.
@@ -178,11 +203,12 @@ func splitRules(s string) []string {
 // call is what rules are matched against: a tool call with the parts its
 // specifiers look at.
 type callInfo struct {
-	tool    string   // canonical name
-	parts   []string // Bash: the command's parts (see splitCommand)
-	target  string   // Edit/Write/Read: the real path the call touches ("" = none given)
-	rel     string   // target relative to the root, slash-separated; "" when outside it
-	outside bool     // target is outside the project root
+	tool    string     // canonical name
+	line    *shellLine // Bash: the command as parsed (nil when none was given)
+	target  string     // Edit/Write/Read: the real path the call touches ("" = none given)
+	rel     string     // target relative to the root, slash-separated; "" when outside it
+	outside bool       // target is outside the project root
+	host    string     // WebFetch: the URL's host, lower case ("" = no valid URL)
 }
 
 // newCall decodes what rules need from a call's input. Bad input leaves the
@@ -199,27 +225,36 @@ func newCall(root string, tool Tool, input json.RawMessage) callInfo {
 	switch c.tool {
 	case NameBash:
 		if cmd, err := a.requiredString("command"); err == nil {
-			c.parts = splitCommand(cmd)
+			line := parseShell(cmd)
+			c.line = &line
 		}
 	case NameEdit, NameWrite, NameRead:
 		if p, err := a.requiredText("file_path"); err == nil {
 			c.target = resolveTarget(root, p)
 			c.rel, c.outside = relativeTo(root, c.target)
 		}
+	case NameWebFetch:
+		if raw, err := a.requiredString("url"); err == nil {
+			if u, err := parseWebURL(raw); err == nil {
+				c.host = strings.ToLower(u.Hostname())
+			}
+		}
 	}
 	return c
 }
 
+// undecided says, for a Bash command line the parse cannot decide, why
+// (" (…)", for a denial); "" otherwise.
+func (c callInfo) undecided() string {
+	if c.line == nil || c.line.opaque == "" {
+		return ""
+	}
+	return " (" + c.line.opaque + ")"
+}
+
 // allows reports whether allow rule r covers the whole call: for Bash every
-// part of the command.
-func (r Rule) allows(c callInfo) bool { return r.covers(c, true) }
-
-// denies reports whether deny rule r covers any of the call: for Bash any
-// part of the command, looked at past keywords and assignments ("if rm x",
-// "FOO=1 rm x" are rm) and through redirections.
-func (r Rule) denies(c callInfo) bool { return r.covers(c, false) }
-
-func (r Rule) covers(c callInfo, allow bool) bool {
+// simple command of a command line the parse can decide.
+func (r Rule) allows(c callInfo) bool {
 	if !strings.EqualFold(r.tool, c.tool) {
 		return false
 	}
@@ -228,26 +263,29 @@ func (r Rule) covers(c callInfo, allow bool) bool {
 		return true
 	case r.glob != "":
 		return r.matchesPath(c)
-	case allow:
-		return len(c.parts) > 0 && !slices.ContainsFunc(c.parts, func(p string) bool { return !r.matchesPart(p, true) })
-	default:
-		return slices.ContainsFunc(c.parts, func(p string) bool {
-			return r.matchesPart(p, false) || r.matchesPart(commandWords(p), false)
-		})
+	case r.domain != "":
+		return c.host != "" && c.host == r.domain
 	}
+	return c.line != nil && c.line.opaque == "" && len(c.line.cmds) > 0 &&
+		!slices.ContainsFunc(c.line.cmds, func(cmd shellCmd) bool { return !r.allowsCmd(cmd) })
 }
 
-// matchesPart matches one part of a Bash command. For an allow, a part
-// that writes to a file never matches a prefix: the rule allowed a command,
-// not where its output goes.
-func (r Rule) matchesPart(part string, allow bool) bool {
-	if !r.prefix {
-		return part == r.command
-	}
-	if allow && writesFile(part) {
+// denies reports whether deny rule r covers any of the call: for Bash a
+// command line the parse cannot decide, or any simple command in it that
+// could be the rule's, looked at through wrappers and command strings.
+func (r Rule) denies(c callInfo) bool {
+	if !strings.EqualFold(r.tool, c.tool) {
 		return false
 	}
-	return part == r.command || strings.HasPrefix(part, r.command+" ") || strings.HasPrefix(part, r.command+"\t")
+	switch {
+	case r.wholeTool():
+		return true
+	case r.glob != "":
+		return r.matchesPath(c)
+	case r.domain != "":
+		return c.host != "" && c.host == r.domain
+	}
+	return c.line != nil && r.deniesLine(*c.line)
 }
 
 // matchesPath matches a path rule: a relative pattern against the target
@@ -268,4 +306,26 @@ func (r Rule) matchesPath(c callInfo) bool {
 		return false
 	}
 	return g.match(subject)
+}
+
+// parseDomain reads a WebFetch rule's specifier, "domain:<host>": a host
+// name or IP address alone, matched exactly (no wildcard, scheme, port or
+// path).
+func parseDomain(arg string) (string, error) {
+	host, ok := strings.CutPrefix(arg, "domain:")
+	host = strings.ToLower(strings.TrimSpace(host))
+	switch {
+	case !ok:
+		return "", fmt.Errorf("WebFetch takes domain:<host>, e.g. WebFetch(domain:example.com)")
+	case host == "":
+		return "", fmt.Errorf("empty domain")
+	case strings.ContainsAny(host, "*/?#@ \t") || strings.Contains(host, "://"):
+		return "", fmt.Errorf("domain %q: give the host alone, exactly (no scheme, path or wildcard)", host)
+	}
+	// An IPv6 address may come bracketed, as in a URL; Hostname() is not.
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.Contains(host, ":") && net.ParseIP(host) == nil {
+		return "", fmt.Errorf("domain %q: give the host without a port", host)
+	}
+	return host, nil
 }

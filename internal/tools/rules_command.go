@@ -1,231 +1,250 @@
 package tools
 
 import (
-	"path/filepath"
+	"errors"
+	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// splitCommand splits a shell command into the parts that run as commands
-// of their own: at `;`, `&&`, `||`, `|`, `&`, a newline, `(`, `)`, and
-// around command substitutions (a backtick, `$(`, `<(`, `>(`), which run
-// even inside double quotes. Quoting is honoured otherwise ('…' and "…" and
-// backslash escapes), so `git commit -m "a; b"` is one part. Parts are
-// trimmed; empty ones are dropped. The split errs on the side of more
-// parts: an allow rule then has more to cover, never less.
-func splitCommand(cmd string) []string {
-	var (
-		parts []string
-		cur   strings.Builder
-	)
-	cut := func() {
-		if p := strings.TrimSpace(cur.String()); p != "" {
-			parts = append(parts, p)
-		}
-		cur.Reset()
+// How a Bash rule is held against a command line (parseShell):
+//
+//   - An allow rule covers a line the walk can decide (not opaque) when
+//     every simple command in it is covered by a rule. A prefix rule
+//     `Bash(git diff:*)` covers a command whose first words are those
+//     literal words, with no NAME=value prefix (GIT_EXTERNAL_DIFF=… or
+//     LD_PRELOAD=… would run something else) and no redirection that
+//     writes a file: the rule allowed a command, not where its output
+//     goes, so `echo hi > out` under `Bash(echo:*)` asks. An exact rule
+//     `Bash(npm test)` covers the command with exactly those words,
+//     prefixes and file writes. Redirections to descriptors or /dev/null
+//     and reads do not count. Wrappers are commands of their own:
+//     `Bash(echo:*)` does not cover `command echo`, `eval echo` or
+//     `sh -c 'echo'`.
+//
+//   - A deny rule covers a line the walk cannot decide, and any simple
+//     command whose words could be the rule's: the command word is looked
+//     at without its directory (`/bin/rm` is rm), a word that is not a
+//     literal could be anything, and it looks through wrappers (`sudo`,
+//     `env`, `command`, `xargs`, `timeout`, `find -exec`…, at every
+//     position after them) and into the command strings of `eval`,
+//     `sh -c`, `bash -c`, `ssh`…; a string it cannot read is undecidable.
+//     What a program does with its own arguments (a Makefile, a script
+//     file, `python -c`) no rule can see.
+
+// maxShellDepth bounds how deep a deny rule looks into wrappers and
+// command strings; deeper is undecidable.
+const maxShellDepth = 8
+
+// Separators of a Bash rule's canonical form: words, and the parts of an
+// exact command (prefixes, words, writes).
+const (
+	wordSep = "\x00"
+	partSep = "\x01"
+)
+
+var errBashSpec = errors.New("a Bash rule names one simple command of literal words (quoted as bash would)")
+
+// parseBashSpec parses a Bash rule's command into its canonical words
+// and, for an exact rule, the key of the whole command.
+func parseBashSpec(spec string, prefix bool) (words, key string, err error) {
+	line := parseShell(spec)
+	if line.opaque != "" || len(line.cmds) != 1 {
+		return "", "", errBashSpec
 	}
-	inSingle, inDouble := false, false
-	for i := 0; i < len(cmd); i++ {
-		ch := cmd[i]
-		next := byte(0)
-		if i+1 < len(cmd) {
-			next = cmd[i+1]
-		}
-		switch {
-		case inSingle:
-			cur.WriteByte(ch)
-			if ch == '\'' {
-				inSingle = false
-			}
-			continue
-		case ch == '\\' && next != 0:
-			cur.WriteByte(ch)
-			cur.WriteByte(next)
-			i++
-			continue
-		case ch == '`' || (ch == '$' && next == '('):
-			// Command substitution: its inside is a command of its own,
-			// quoted or not.
-			cut()
-			if ch == '$' {
-				i++
-			}
-			continue
-		case inDouble && ch == ')':
-			// Most likely the end of a $( inside the quotes: what follows
-			// is a part of its own either way.
-			cut()
-			continue
-		case inDouble:
-			cur.WriteByte(ch)
-			if ch == '"' {
-				inDouble = false
-			}
-			continue
-		}
-		switch ch {
-		case '\'':
-			inSingle = true
-			cur.WriteByte(ch)
-		case '"':
-			inDouble = true
-			cur.WriteByte(ch)
-		case ';', '\n', '\r', '(', ')':
-			cut()
-		case '|':
-			cut()
-			if next == '|' || next == '&' {
-				i++
-			}
-		case '&':
-			switch {
-			case next == '>':
-				cur.WriteByte(ch) // &> is a redirection
-			case i > 0 && (cmd[i-1] == '>' || cmd[i-1] == '<'):
-				cur.WriteByte(ch) // >&2, <&0
-			default:
-				cut()
-				if next == '&' {
-					i++
-				}
-			}
-		case '<', '>':
-			if next == '(' {
-				cut() // process substitution
-				i++
-				continue
-			}
-			cur.WriteByte(ch)
-		default:
-			cur.WriteByte(ch)
+	cmd := line.cmds[0]
+	key, ok := cmdKey(cmd)
+	if !ok || cmd.unruled || len(cmd.words) == 0 {
+		return "", "", errBashSpec
+	}
+	if prefix && (len(cmd.assigns) > 0 || len(cmd.writes) > 0) {
+		return "", "", errors.New("a Bash prefix rule names plain words, without assignments or redirections")
+	}
+	return joinWords(cmd.words), key, nil
+}
+
+// cmdKey is the canonical form of a command whose every word and
+// assignment is a literal.
+func cmdKey(c shellCmd) (string, bool) {
+	for _, w := range c.words {
+		if !w.literal {
+			return "", false
 		}
 	}
-	cut()
-	return parts
-}
-
-// writesFile reports whether a command part redirects output to a file
-// (anything but /dev/null, /dev/stdout, /dev/stderr or another descriptor).
-func writesFile(part string) bool {
-	inSingle, inDouble := false, false
-	for i := 0; i < len(part); i++ {
-		ch := part[i]
-		switch {
-		case inSingle:
-			inSingle = ch != '\''
-			continue
-		case ch == '\\':
-			i++
-			continue
-		case inDouble:
-			inDouble = ch != '"'
-			continue
-		case ch == '\'':
-			inSingle = true
-			continue
-		case ch == '"':
-			inDouble = true
-			continue
-		case ch != '>':
-			continue
-		}
-		j := i + 1
-		if j < len(part) && (part[j] == '>' || part[j] == '|') {
-			j++
-		}
-		if j < len(part) && part[j] == '&' {
-			// >&2, >&- : a descriptor, not a file (>&word with a name is
-			// bash's synonym for &>word).
-			k := j + 1
-			for k < len(part) && part[k] >= '0' && part[k] <= '9' {
-				k++
-			}
-			if k < len(part) && part[k] == '-' {
-				k++
-			}
-			if k > j+1 && (k == len(part) || part[k] == ' ' || part[k] == '\t') {
-				i = k - 1
-				continue
-			}
-			j++
-		}
-		for j < len(part) && (part[j] == ' ' || part[j] == '\t') {
-			j++
-		}
-		end := j
-		for end < len(part) && part[end] != ' ' && part[end] != '\t' {
-			end++
-		}
-		switch part[j:end] {
-		case "/dev/null", "/dev/stdout", "/dev/stderr":
-			i = end - 1
-			continue
-		}
-		return true
-	}
-	return false
-}
-
-// shellKeywords may start a part without being the command it runs.
-var shellKeywords = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "do": true, "while": true,
-	"until": true, "!": true, "{": true, "}": true, "time": true,
-}
-
-// wrappers run the command that follows them (after their own options):
-// a deny rule looks past them.
-var wrappers = map[string]bool{
-	"sudo": true, "doas": true, "env": true, "command": true, "builtin": true, "exec": true,
-	"nohup": true, "nice": true, "time": true, "xargs": true, "timeout": true, "stdbuf": true,
-}
-
-// commandWords returns the command a part runs, as a deny rule should see
-// it: leading shell keywords, variable assignments and wrappers (`if`,
-// `do`, `FOO=1`, `sudo -u x`, `xargs -0`, `timeout 5`) dropped, and the
-// command word without its directory or a leading backslash (`/bin/rm`,
-// `\rm` are rm).
-func commandWords(part string) string {
-	for {
-		part = strings.TrimLeft(part, " \t")
-		word, rest, _ := strings.Cut(part, " ")
-		base := filepath.Base(strings.TrimPrefix(word, "\\"))
-		switch {
-		case word == "":
-			return part
-		case shellKeywords[word] || isAssignment(word):
-			part = rest
-		case wrappers[base]:
-			part = rest
-			// The wrapper's options, and timeout's duration.
-			for {
-				part = strings.TrimLeft(part, " \t")
-				w, r, _ := strings.Cut(part, " ")
-				if !strings.HasPrefix(w, "-") && !(base == "timeout" && w != "" && strings.Trim(w, "0123456789.smhd") == "") {
-					break
-				}
-				part = r
-				if (base == "sudo" || base == "doas") && len(w) == 2 && strings.Contains("ugCDprtUh", w[1:]) {
-					_, part, _ = strings.Cut(strings.TrimLeft(part, " \t"), " ") // the option's value
-				}
-			}
-		case base != word:
-			return base + strings.TrimPrefix(part, word)
-		default:
-			return part
+	for _, a := range c.assigns {
+		if a == "" {
+			return "", false
 		}
 	}
+	return strings.Join(c.assigns, wordSep) + partSep + joinWords(c.words) + partSep + strings.Join(c.writes, wordSep), true
 }
 
-func isAssignment(word string) bool {
-	name, _, ok := strings.Cut(word, "=")
-	if !ok || name == "" {
+func joinWords(words []shellWord) string {
+	s := make([]string, len(words))
+	for i, w := range words {
+		s[i] = w.text
+	}
+	return strings.Join(s, wordSep)
+}
+
+// allowsCmd reports whether allow rule r covers one simple command.
+func (r Rule) allowsCmd(c shellCmd) bool {
+	if c.unruled || len(c.words) == 0 {
 		return false
 	}
-	for i, c := range name {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+	if !r.prefix {
+		key, ok := cmdKey(c)
+		return ok && key == r.key
+	}
+	if len(c.assigns) > 0 || len(c.writes) > 0 {
+		return false
+	}
+	want := strings.Split(r.words, wordSep)
+	if len(c.words) < len(want) {
+		return false
+	}
+	for i, w := range want {
+		if !c.words[i].literal || c.words[i].text != w {
 			return false
 		}
 	}
 	return true
+}
+
+// deniesLine reports whether deny rule r covers a line: one it cannot
+// decide, or one with a command r could name.
+func (r Rule) deniesLine(l shellLine) bool {
+	d := denyWalk{rule: r, parses: maxDenyParses}
+	return d.line(l, 0)
+}
+
+// maxDenyParses bounds the command strings one deny check parses (a line
+// of many `bash -c` words); past it the line is undecidable.
+const maxDenyParses = 64
+
+// denyWalk is one deny rule's look into a line, with its parse budget.
+type denyWalk struct {
+	rule   Rule
+	parses int
+}
+
+func (d *denyWalk) line(l shellLine, depth int) bool {
+	if l.opaque != "" {
+		return true
+	}
+	for _, c := range l.cmds {
+		if d.words(c.words, depth) {
+			return true
+		}
+	}
+	return false
+}
+
+// wrappers run the command their arguments name: a deny rule looks at
+// every position after them (their options are not modelled, so `sudo
+// -u rm ls` is looked at as rm too: failing closed).
+var wrappers = map[string]bool{
+	"sudo": true, "doas": true, "env": true, "command": true, "builtin": true, "exec": true,
+	"nohup": true, "nice": true, "time": true, "xargs": true, "timeout": true, "stdbuf": true,
+	"setsid": true, "ionice": true, "chrt": true, "taskset": true, "flock": true, "chroot": true,
+	"unshare": true, "nsenter": true, "strace": true, "ltrace": true, "runuser": true, "su": true,
+	"watch": true, "ssh": true, "script": true, "caffeinate": true, "systemd-run": true,
+}
+
+// shellRunners take a command line as a string: a deny rule parses each
+// of their arguments, and all of them joined (eval's way).
+var shellRunners = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "fish": true,
+	"eval": true, "su": true, "runuser": true, "watch": true, "ssh": true, "script": true,
+}
+
+// findExec are find's options that run a command.
+var findExec = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
+
+// words reports whether the rule could name the command words run:
+// the command itself, the one at every position after a wrapper or
+// find's -exec, and the command strings a shell runner takes.
+func (d *denyWalk) words(words []shellWord, depth int) bool {
+	if depth > maxShellDepth {
+		return true
+	}
+	wrapped, find := false, false
+	for k := range words {
+		start := k == 0 || wrapped || find && words[k-1].literal && findExec[words[k-1].text]
+		if !start {
+			continue
+		}
+		if !words[k].literal {
+			return true // it could be any command
+		}
+		name := path.Base(words[k].text)
+		if d.rule.couldName(name, words[k:]) {
+			return true
+		}
+		wrapped = wrapped || wrappers[name]
+		find = find || name == "find"
+		if shellRunners[name] && d.strings(words[k+1:], depth) {
+			return true
+		}
+	}
+	return false
+}
+
+// strings parses the arguments of a shell runner, each and all joined
+// (eval's way), as command lines.
+func (d *denyWalk) strings(args []shellWord, depth int) bool {
+	texts := make([]string, 0, len(args))
+	for _, w := range args {
+		if !w.literal {
+			return true
+		}
+		texts = append(texts, w.text)
+	}
+	if len(texts) > 1 {
+		texts = append(texts, strings.Join(texts, " "))
+	}
+	for _, t := range texts {
+		if d.parses--; d.parses < 0 {
+			return true
+		}
+		if d.line(parseShell(t), depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// couldName reports whether words (whose command word is name) could be
+// the command of deny rule r: every word of the rule matched by a literal
+// word, or a word that is not a literal (it could expand to anything) in
+// the way.
+func (r Rule) couldName(name string, words []shellWord) bool {
+	want := strings.Split(r.words, wordSep)
+	for i, w := range want {
+		if i >= len(words) {
+			return false
+		}
+		if !words[i].literal {
+			return true
+		}
+		text := words[i].text
+		if i == 0 {
+			text = name
+		}
+		if text != w {
+			return false
+		}
+	}
+	if r.prefix {
+		return true
+	}
+	for _, w := range words[len(want):] {
+		if w.literal {
+			return false // an exact rule: a word more
+		}
+	}
+	return true // the rest could expand to nothing
 }
 
 // runners are commands whose arguments are another command: a prefix rule
@@ -242,30 +261,49 @@ var runners = map[string]bool{
 	"chown": true, "kill": true, "pkill": true, "killall": true,
 }
 
-// proposeBash is the rule "always" grants for one part of a command: the
-// command word and its subcommand as a prefix (`git status:*`, `go test:*`,
-// `ls:*`), or the exact part when a prefix would allow more than the user
-// saw — a command that runs other commands, an assignment, a redirection to
-// a file, or a part that does not start with a plain word.
-func proposeBash(part string) Rule {
-	exact := Rule{tool: NameBash, command: part}
-	if writesFile(part) {
-		return exact
+// proposeBash is the rule "always" grants for one simple command: the
+// command word and its subcommand as a prefix (`git status:*`,
+// `go test:*`, `ls:*`), or the exact command when a prefix would allow
+// more than the user saw — a command that runs other commands, an
+// assignment, a redirection to a file, a command word that is not a plain
+// word. It is the zero Rule when no rule can name the command (a word
+// that is not a literal): "always" then adds nothing for it.
+func proposeBash(c shellCmd) Rule {
+	if c.unruled || len(c.words) == 0 || !c.words[0].literal {
+		return Rule{}
 	}
-	fields := strings.Fields(part)
-	if len(fields) == 0 || !plainWord(fields[0]) || runners[filepath.Base(fields[0])] || isAssignment(fields[0]) {
-		return exact
+	first := c.words[0].text
+	if len(c.writes) > 0 || len(c.assigns) > 0 || !plainWord(first) || runners[path.Base(first)] {
+		r, err := ParseRule(NameBash + "(" + cmdSource(c.call, c.redirs) + ")")
+		if k, ok := cmdKey(c); err != nil || !ok || r.key != k {
+			return Rule{}
+		}
+		return r
 	}
-	prefix := fields[0]
-	if len(fields) > 1 && subcommand(fields[1]) {
-		prefix += " " + fields[1]
+	prefix := first
+	if len(c.words) > 1 && c.words[1].literal && subcommand(c.words[1].text) {
+		prefix += " " + c.words[1].text
 	}
-	return Rule{tool: NameBash, command: prefix, prefix: true}
+	r, err := ParseRule(NameBash + "(" + prefix + ":*)")
+	if err != nil {
+		return Rule{}
+	}
+	return r
+}
+
+// cmdSource prints a simple command and its redirections, for an exact
+// rule.
+func cmdSource(call *syntax.CallExpr, redirs []*syntax.Redirect) string {
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, &syntax.Stmt{Cmd: call, Redirs: redirs}); err != nil {
+		return ""
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // plainWord is a command name without quoting, expansion or globbing.
 func plainWord(w string) bool {
-	return w != "" && !strings.ContainsAny(w, "'\"\\$`*?[]{}~=<>()")
+	return w != "" && !strings.ContainsAny(w, "'\"\\$`*?[]{}~=<>()#;&| \t\n")
 }
 
 // subcommand is a second word that names what the command does (`status`

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // NameTodoWrite is the task-list tool's name (CONTRACT.md §3).
@@ -58,7 +59,7 @@ func TodoSummary(list []chat.Todo) string {
 func TodoChecklist(list []chat.Todo) string {
 	lines := make([]string, len(list))
 	for i, t := range list {
-		lines[i] = chat.TodoMark(t.Status) + " " + oneLine(t.Content, 200)
+		lines[i] = chat.TodoMark(t.Status) + " " + termtext.Flatten(t.Content, 200)
 	}
 	return strings.Join(lines, "\n")
 }

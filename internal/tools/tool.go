@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // Result is what a tool answers the model. A non-empty Error marks a failed
@@ -15,6 +16,10 @@ import (
 type Result struct {
 	Output string
 	Error  string
+	// Image is an image the call returned (Read of an image file), sent
+	// to the model after the tool results; ImageName names its file.
+	Image     *chat.Image
+	ImageName string
 }
 
 // Tool is one tool offered to the model.
@@ -40,7 +45,8 @@ const (
 	NameGrep  = "Grep"
 )
 
-// Set returns the six contract tools, in the order offered to the model.
+// Set returns the contract's file, shell and web tools, in the order
+// offered to the model.
 func Set(env *Env) []Tool {
 	set := []*tool{
 		newReadTool(env),
@@ -49,6 +55,9 @@ func Set(env *Env) []Tool {
 		newBashTool(env),
 		newGlobTool(env),
 		newGrepTool(env),
+		newBashOutputTool(env),
+		newKillShellTool(env),
+		newWebFetchTool(env),
 	}
 	out := make([]Tool, len(set))
 	for i, t := range set {
@@ -85,7 +94,7 @@ func Lookup(set []Tool, name string) (Tool, bool) {
 	return nil, false
 }
 
-// tool is the one implementation of Tool: each of the six is a tool value
+// tool is the one implementation of Tool: each of them is a tool value
 // with its own run and describe functions, so argument decoding, panic
 // recovery and the definition live in one place.
 type tool struct {
@@ -140,7 +149,7 @@ func (t *tool) Describe(input json.RawMessage) (s string) {
 	if err != nil {
 		return t.name
 	}
-	return t.name + "(" + oneLine(t.describe(a), 80) + ")"
+	return t.name + "(" + termtext.FirstLine(t.describe(a), 80, termtext.Ellipsis) + ")"
 }
 
 // Run decodes the arguments and runs the tool. A panic is turned into an
@@ -202,19 +211,4 @@ func invalid(err error) Result {
 // fail is an error result with a formatted message.
 func fail(format string, v ...any) Result {
 	return Result{Error: fmt.Sprintf(format, v...)}
-}
-
-// oneLine keeps the first line of s, at most max runes, for one-line summaries.
-func oneLine(s string, max int) string {
-	cut := false
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s, cut = s[:i], true
-	}
-	if r := []rune(s); len(r) > max {
-		s, cut = string(r[:max]), true
-	}
-	if cut {
-		s += "…"
-	}
-	return s
 }

@@ -20,9 +20,12 @@ func TestSetDefinitions(t *testing.T) {
 		{NameRead, false, []string{"file_path"}, []string{"offset", "limit"}},
 		{NameWrite, true, []string{"file_path", "content"}, nil},
 		{NameEdit, true, []string{"file_path", "old_string", "new_string"}, []string{"replace_all"}},
-		{NameBash, true, []string{"command"}, []string{"timeout"}},
+		{NameBash, true, []string{"command"}, []string{"timeout", "run_in_background"}},
 		{NameGlob, false, []string{"pattern"}, []string{"path"}},
 		{NameGrep, false, []string{"pattern"}, []string{"path", "glob"}},
+		{NameBashOutput, false, []string{"bash_id"}, nil},
+		{NameKillShell, false, []string{"shell_id"}, nil},
+		{NameWebFetch, true, []string{"url"}, []string{"prompt"}},
 	}
 	if len(set) != len(want) {
 		t.Fatalf("got %d tools, want %d", len(set), len(want))

@@ -21,8 +21,8 @@
 //     `-c` sends exactly that context again (kept results cut down as the
 //     compacting process sent them) without needing the history before
 //     the retained part;
-//   - a failing summary call falls back (fallback: true, ~30% kept), the
-//     run still answers and the user is told (a "clawdcode: warning:"
+//   - a failing summary call falls back (fallback: true, the most recent
+//     records worth ~30% of the tokens kept), the run still answers and the user is told (a "clawdcode: warning:"
 //     line on stderr); repeated failures stop asking the summariser for a
 //     while, within a run and across `-c` runs;
 //   - a server window smaller than believed is met by truncation, then

@@ -97,6 +97,7 @@ var binary string
 // before any test starts. TestBinaryEnv, when set, names a binary to run
 // instead (another build, say the base commit's), and nothing is built.
 func Main(m *testing.M, stderr io.Writer, name string) int {
+	defer RemoveSlowMCPServer()
 	if p, err := TestBinary(); p != "" || err != nil {
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)

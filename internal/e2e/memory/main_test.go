@@ -1,7 +1,8 @@
 // Package memory holds the end-to-end tests of issue 10, "memory beyond
 // the window": the real binary against llmtest, whose summariser here
 // forgets every detail, so whatever comes back came back through Recall,
-// a receipt, a pin or the file itself.
+// a receipt, a pin or the file itself. memories_test.go holds those of
+// issue 24, memories across sessions (/memory, CONTRACT §11).
 package memory
 
 import (

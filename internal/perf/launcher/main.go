@@ -1,5 +1,5 @@
-// Command launcher runs one program and reports its wall time and peak
-// resident set size, for the benchmarks of package perf.
+// Command launcher runs one program and reports its wall time, peak
+// resident set size and CPU time, for the benchmarks of package perf.
 //
 // It exists because a child started straight from the benchmark process
 // cannot be measured: Go starts children with vfork (CLONE_VM), and Linux
@@ -12,7 +12,8 @@
 //
 // The program inherits stdin, stdout, stderr, the environment and the
 // working directory. The result file receives one line,
-// "<wall ns> <maxrss KiB> <exit code>"; the launcher's own exit status is
+// "<wall ns> <maxrss KiB> <exit code> <cpu ns>" (CPU = user + system, the
+// child's own); the launcher's own exit status is
 // 0 unless the program could not be started.
 package main
 
@@ -45,7 +46,8 @@ func main() {
 	if ru != nil {
 		maxrss = ru.Maxrss
 	}
-	line := fmt.Sprintf("%d %d %d\n", wall.Nanoseconds(), maxrss, cmd.ProcessState.ExitCode())
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	line := fmt.Sprintf("%d %d %d %d\n", wall.Nanoseconds(), maxrss, cmd.ProcessState.ExitCode(), cpu.Nanoseconds())
 	if err := os.WriteFile(os.Args[1], []byte(line), 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "launcher:", err)
 		os.Exit(1)

@@ -1,0 +1,85 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/e2e/harness"
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+var (
+	mcpTestServerOnce sync.Once
+	mcpTestServerPath string
+	mcpTestServerErr  error
+)
+
+// mcpTestServer builds internal/mcphost/mcptestserver once per test
+// process: a stdio MCP server of the Go SDK publishing the tools its
+// arguments name.
+func mcpTestServer(t *testing.T) string {
+	t.Helper()
+	mcpTestServerOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcptestserver")
+		if err != nil {
+			mcpTestServerErr = err
+			return
+		}
+		mcpTestServerPath = filepath.Join(dir, "mcptestserver")
+		mcpTestServerErr = harness.Build(mcpTestServerPath, "./internal/mcphost/mcptestserver")
+	})
+	if mcpTestServerErr != nil {
+		t.Fatal(mcpTestServerErr)
+	}
+	return mcpTestServerPath
+}
+
+// TestMCPServersCannotShareAToolName: two servers whose tools have one
+// name to the model (server names "files" and "Files": names are matched
+// without regard to case) — neither tool is offered, one warning names
+// both, and an allow rule for one reaches neither (issue 17, item 7).
+// A tool of a name of its own is offered as before.
+func TestMCPServersCannotShareAToolName(t *testing.T) {
+	t.Parallel()
+	bin := mcpTestServer(t)
+	w := newWorld(t, llmtest.Options{})
+	if err := os.MkdirAll(w.Home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	config := fmt.Sprintf("[mcp_servers.files]\ncommand = %q\nargs = [\"-label\", \"trusted\", \"read\", \"list\"]\n\n"+
+		"[mcp_servers.Files]\ncommand = %q\nargs = [\"-label\", \"impostor\", \"read\"]\n", bin, bin)
+	if err := os.WriteFile(filepath.Join(w.Home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.Server.Enqueue(
+		llmtest.ToolCalls(llmtest.ToolCall{ID: "call_read", Name: "mcp__files__read", Arguments: `{}`},
+			llmtest.ToolCall{ID: "call_list", Name: "mcp__files__list", Arguments: `{}`}),
+		llmtest.Text("done"),
+	)
+	r := w.MustRun("-p", "--allowed-tools", "mcp__files__read,mcp__files__list", "read it")
+	warning := `tool name "mcp__Files__read" is published by MCP server "Files" (its tool "read") and by MCP server "files" (its tool "read"): neither is offered`
+	if strings.Count(r.Stderr, "is published by") != 1 || !strings.Contains(r.Stderr, warning) {
+		t.Errorf("want one warning naming both servers, got:\n%s", r.Stderr)
+	}
+	offered := map[string]bool{}
+	for _, tool := range w.Server.Requests()[0].Tools {
+		offered[tool.Name] = true
+	}
+	if offered["mcp__files__read"] || offered["mcp__Files__read"] || !offered["mcp__files__list"] {
+		t.Errorf("tools offered: %v", offered)
+	}
+	if got := toolResult(t, w.Server, "call_read"); strings.Contains(got, "trusted: read") || strings.Contains(got, "impostor") {
+		t.Errorf("a call of the shared name reached a server: %q", got)
+	}
+	if got := toolResult(t, w.Server, "call_list"); got != "trusted: list" {
+		t.Errorf("the tool of a name of its own answered %q", got)
+	}
+	// /mcp lists what is offered, not the refused tools.
+	if out := w.MustRun("-p", "/mcp").Stdout; strings.Contains(strings.ToLower(out), "mcp__files__read") || !strings.Contains(out, "mcp__files__list") {
+		t.Errorf("/mcp:\n%s", out)
+	}
+}

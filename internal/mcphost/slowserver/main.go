@@ -1,0 +1,39 @@
+// Command slowserver is a tiny stdio MCP server for tests, built with the
+// official Go SDK: it waits -delay before it answers anything (as a server
+// started by a first `npx -y` does), or forever with -hang, then offers
+// one tool, "greet", that answers "hello <name>". The tests of start-up
+// that must not wait for a slow server build and configure it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type greetArgs struct {
+	Name string `json:"name" jsonschema:"who to greet"`
+}
+
+func main() {
+	delay := flag.Duration("delay", 0, "wait this long before answering")
+	hang := flag.Bool("hang", false, "never answer")
+	flag.Parse()
+	if *hang {
+		select {}
+	}
+	time.Sleep(*delay)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "slowserver", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "greet", Description: "Greet someone by name."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in greetArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello " + in.Name}}}, nil, nil
+		})
+	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "slowserver:", err)
+		os.Exit(1)
+	}
+}
