@@ -24,7 +24,8 @@ var ledgerSections = []string{"Files:", "Commands:", "Test results:", "Numbers:"
 // ledgerItems lists l's lines with their weights: what changed the work
 // (edits, writes, failures, errors) weighs most, a read or a command that
 // succeeded least. The numbers a file's read showed go on the file's line
-// (one path and one ref instead of two), which then weighs as a number.
+// (one path and one ref instead of two), which then weighs more than a
+// number a search printed.
 func ledgerItems(l *storage.Ledger) []ledgerItem {
 	var items []ledgerItem
 	byRef := map[string]int{}
@@ -57,11 +58,14 @@ func ledgerItems(l *storage.Ledger) []ledgerItem {
 	}
 	sep := map[bool]string{true: ": ", false: "; "}
 	for i, lines := range [][]storage.LedgerLine{l.Tests, l.Numbers, l.Errors} {
-		weight := []int{4, 3, 4}[i]
+		// A number on a file's line weighs 3: that file was read for it. A
+		// number a search or a command printed (a Grep finds many) weighs
+		// as a command that succeeded.
+		weight := []int{4, 2, 4}[i]
 		for _, x := range lines {
 			if j, ok := byRef[x.Ref]; ok && i == 1 {
 				items[j].line += sep[strings.HasSuffix(items[j].line, ")")] + x.Text
-				items[j].weight = max(items[j].weight, weight)
+				items[j].weight = max(items[j].weight, 3)
 				continue
 			}
 			items = append(items, ledgerItem{section: 2 + i, weight: weight, ref: x.Ref, line: "- " + x.Text + " (" + x.Source + ")"})
