@@ -224,12 +224,10 @@ func statedNext(es []*entry) string {
 			continue
 		}
 		found := ""
-		from := 0
-		for _, end := range append(sentenceEnd.FindAllStringIndex(text, -1), []int{len(text), len(text)}) {
-			if sentence := strings.TrimSpace(text[from : end[0]+min(1, end[1]-end[0])]); nextStep.MatchString(sentence) {
+		for _, sentence := range sentences(text) {
+			if nextStep.MatchString(sentence) {
 				found = sentence
 			}
-			from = end[1]
 		}
 		return termtext.Flatten(found, 300)
 	}
