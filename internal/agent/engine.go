@@ -70,8 +70,8 @@ type Config struct {
 	Prices tokens.Prices
 
 	// Tools overrides the tools offered to the model; nil means the
-	// contract tools working in Project.Root (the six file and shell tools
-	// and Recall over the project's sessions).
+	// contract tools working in Project.Root (the six file and shell tools,
+	// Recall over the project's sessions and TodoWrite).
 	Tools []tools.Tool
 	// Now is the clock for the date in the system prompt; nil = time.Now.
 	Now func() time.Time
@@ -173,7 +173,7 @@ func New(cfg Config) *Engine {
 			Project: cfg.Project,
 			Session: e.SessionID,
 			Index:   search.New(cfg.Project.Store(), cfg.Warn),
-		}))
+		}), tools.NewTodoWrite())
 		// Task comes last and needs the rest: a subagent gets the tools
 		// before it (general) or fewer, never Task itself.
 		e.agentTypes = loadAgentTypes(agentDirs(cfg.Project), cfg.Warn)
@@ -238,6 +238,7 @@ func (e *Engine) managerOptions(model, system string, set []tools.Tool) contextm
 		System:         system,
 		Tools:          toolDefs(set),
 		Root:           e.cfg.Project.Root,
+		Instructions:   ProjectInstructions(e.cfg.Project.Root),
 		LLM:            e.cfg.LLM,
 		Counter:        tokens.NewCounter(model),
 		Cache:          e.cfg.Cache,

@@ -139,7 +139,7 @@ func TestEngineOneShotAnswer(t *testing.T) {
 	for _, d := range req.Tools {
 		names = append(names, d.Name)
 	}
-	if got := strings.Join(names, ","); got != "Read,Write,Edit,Bash,Glob,Grep,BashOutput,KillShell,WebFetch,Recall,Task" {
+	if got := strings.Join(names, ","); got != "Read,Write,Edit,Bash,Glob,Grep,BashOutput,KillShell,WebFetch,Recall,TodoWrite,Task" {
 		t.Fatalf("offered tools %s, want the contract tools", got)
 	}
 	id := e.SessionID()
@@ -455,7 +455,7 @@ func TestEngineResumeAfterACrashSendsAValidRequest(t *testing.T) {
 	}
 	w.checkAccepted(t)
 	msgs := w.srv.LastRequest().Messages
-	if msgs[1].Content != "list the files" || len(msgs[2].ToolCalls) != 1 || msgs[3].ToolCallID != "call_dead" || msgs[4].Content != "go on" {
+	if msgs[1].Content != "list the files" || len(msgs[2].ToolCalls) != 1 || msgs[3].ToolCallID != "call_dead" || !resumedTurn(msgs[4].Content, "go on") {
 		t.Fatalf("request = %+v", msgs)
 	}
 }
@@ -630,7 +630,7 @@ func TestEngineNewTitleSurvivesIndexRebuild(t *testing.T) {
 	}
 	w.checkAccepted(t)
 	msgs := w.srv.LastRequest().Messages
-	if len(msgs) != 4 || msgs[1].Content != "write the notes for v2" || msgs[3].Content != "shorter" {
+	if len(msgs) != 4 || msgs[1].Content != "write the notes for v2" || !resumedTurn(msgs[3].Content, "shorter") {
 		t.Fatalf("resumed request = %+v", msgs)
 	}
 }
@@ -678,7 +678,7 @@ func TestEngineResumeReportsSkippedLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.checkAccepted(t)
-	if msgs := w.srv.LastRequest().Messages; len(msgs) != 4 || msgs[3].Content != "again" {
+	if msgs := w.srv.LastRequest().Messages; len(msgs) != 4 || !resumedTurn(msgs[3].Content, "again") {
 		t.Fatalf("request = %+v", msgs)
 	}
 }
@@ -690,4 +690,10 @@ func mustRules(t *testing.T, list string) []tools.Rule {
 		t.Fatal(err)
 	}
 	return rules
+}
+
+// resumedTurn reports whether content is the first user message after a
+// resume: text, then the re-orientation packet.
+func resumedTurn(content, text string) bool {
+	return strings.HasPrefix(content, text+"\n\nRe-orientation")
 }

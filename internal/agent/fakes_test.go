@@ -31,15 +31,13 @@ type fakeConv struct {
 	failErr  error
 }
 
-func (c *fakeConv) AddUser(text string) error {
+func (c *fakeConv) AddUser(text string, _ ...storage.ImageRef) error {
 	if c.failRole == chat.RoleUser {
 		return c.failErr
 	}
 	c.msgs = append(c.msgs, chat.Message{Role: chat.RoleUser, Content: text})
 	return nil
 }
-
-func (c *fakeConv) AddUserImages(text string, _ []storage.ImageRef) error { return c.AddUser(text) }
 
 func (c *fakeConv) AddAssistant(resp *llm.Response) error {
 	if c.failRole == chat.RoleAssistant {

@@ -151,7 +151,7 @@ func (l *loop) addToolImages() error {
 		names = append(names, ti.name)
 	}
 	l.toolImages = nil
-	return l.conv.AddUserImages("[The images "+strings.Join(names, ", ")+" read by a tool follow]", refs)
+	return l.conv.AddUser("[The images "+strings.Join(names, ", ")+" read by a tool follow]", refs...)
 }
 
 // toolImage is an image a tool call returned, with the file it came from.

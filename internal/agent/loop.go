@@ -33,9 +33,8 @@ const interruptedResult = "interrupted by the user before the tool finished"
 
 // conversation is what the loop needs of *contextmgr.Manager.
 type conversation interface {
-	AddUser(text string) error
-	// AddUserImages records a user message carrying images.
-	AddUserImages(text string, images []storage.ImageRef) error
+	// AddUser records a user message, with the images it carries.
+	AddUser(text string, images ...storage.ImageRef) error
 	AddAssistant(resp *llm.Response) error
 	AddToolResult(id, output, errText string) error
 	// AddIncomplete records an answer that stopped before its end.
@@ -131,7 +130,7 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 	// The conversation's errors name the record they failed to append
 	// ("append user record: write <file>: …"); a second "record …" here
 	// would only repeat it.
-	if err := l.conv.AddUserImages(text, l.images); err != nil {
+	if err := l.conv.AddUser(text, l.images...); err != nil {
 		return res, err
 	}
 	for {

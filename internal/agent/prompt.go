@@ -68,8 +68,20 @@ How to work:
 	if !p.Now.IsZero() {
 		fmt.Fprintf(&b, "- Today's date: %s\n", p.Now.Format("2006-01-02"))
 	}
+	b.WriteString(ProjectInstructions(p.Root))
+	if p.Memories != "" {
+		b.WriteString("\n" + p.Memories)
+	}
+	return b.String()
+}
+
+// ProjectInstructions is the project's instruction files (AGENTS.md,
+// CLAUDE.md in root) as the system prompt holds them ("" = none): the
+// context manager restates them after a compaction's summary.
+func ProjectInstructions(root string) string {
+	var b strings.Builder
 	for _, name := range MemoryFiles {
-		text, truncated, ok := readMemoryFile(filepath.Join(p.Root, name))
+		text, truncated, ok := readMemoryFile(filepath.Join(root, name))
 		if !ok {
 			continue
 		}
@@ -78,9 +90,6 @@ How to work:
 			fmt.Fprintf(&b, "[%s is longer; the rest was left out. Read it if you need it.]\n", name)
 		}
 		fmt.Fprintf(&b, "</%s>\n", name)
-	}
-	if p.Memories != "" {
-		b.WriteString("\n" + p.Memories)
 	}
 	return b.String()
 }

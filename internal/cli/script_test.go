@@ -330,7 +330,11 @@ func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
 				if m.ToolCallID != "" {
 					fmt.Fprintf(&b, " %s", m.ToolCallID)
 				}
-				fmt.Fprintf(&b, ": %s\n", termtext.Flatten(m.Content, 100))
+				// A resume's re-orientation packet, which follows the user's
+				// words, is left out: the scripts follow the conversation,
+				// internal/e2e/ctxwindow (TestPacketAfter…) checks the packet.
+				content, _, _ := strings.Cut(m.Content, "\n\nRe-orientation (read from the session's records")
+				fmt.Fprintf(&b, ": %s\n", termtext.Flatten(content, 100))
 				for _, c := range m.ToolCalls {
 					fmt.Fprintf(&b, "    call %s %s %s\n", c.ID, c.Name, c.Arguments)
 				}

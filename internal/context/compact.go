@@ -22,6 +22,9 @@ type CompactResult struct {
 	// Receipt is what the compaction took out of the context (also on
 	// its boundary record).
 	Receipt *storage.Receipt
+	// Ledger is the evidence ledger in force after it (also on its
+	// boundary record).
+	Ledger *storage.Ledger
 }
 
 // Compact compacts now (trigger storage.TriggerManual or TriggerAuto); the
@@ -58,10 +61,9 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		failure  error
 		skipped  = !useLLM
 		fallback bool
-		counted  = -1 // the summary record's count, when summarize made it
 	)
 	if useLLM {
-		text, files, counted, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.acct.messages)
+		text, files, _, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.acct.messages)
 		if err := ctx.Err(); err != nil {
 			m.usage.summaries.Add(m.sum.takeUsage())
 			return nil, err
@@ -82,7 +84,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		if c, ok := m.keep.cut(fallbackKeepFraction); ok {
 			cut = c
 		}
-		text, files, counted = m.sum.digest(m.live.summary(), m.live.entries()[:cut]), nil, -1
+		text, files = m.sum.digest(m.live.summary(), m.live.entries()[:cut]), nil
 	}
 
 	content := summaryPreamble + "\n\n" + text
@@ -91,11 +93,9 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 	}
 	rcpt := receipt(m.acct, m.opt.Root, m.live.entries()[:cut], text)
 	m.usage.charge(rcpt, m.sum.takeUsage(), m.opt.Prices, m.opt.Model)
-	if note := recallNote(rcpt); note != "" {
-		content += note
-		counted = -1
-	}
-	res, err := m.commit(trigger, pre, cut, content, counted, files, failure, rcpt)
+	content += recallNote(rcpt)
+	carried := m.work.carryOver(compactionInput(m, cut, content))
+	res, err := m.commit(trigger, pre, cut, content+carried.afterword, files, failure, rcpt, carried)
 	if err != nil {
 		return nil, err
 	}
@@ -115,10 +115,10 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 // entries[cut:] as the live context. The retained records are cut down in
 // memory when they alone would leave the request above the ceiling; they
 // are tokenized only when their byte bound does not settle that. The
-// summary's count is contentTokens when known (≥ 0), else it is counted.
+// summary message (content, with the afterword) is counted here.
 // PostTokens counts what is not counted by the fast estimate, as Usage
 // does: the server's next prompt_tokens replaces it anyway.
-func (m *Manager) commit(trigger string, pre, cut int, content string, contentTokens int, files []string, failure error, rcpt *storage.Receipt) (*CompactResult, error) {
+func (m *Manager) commit(trigger string, pre, cut int, content string, files []string, failure error, rcpt *storage.Receipt, carried compaction) (*CompactResult, error) {
 	retained := m.live.entries()[cut:]
 	sumRec := &storage.Record{
 		UUID:             uuid.NewString(),
@@ -127,9 +127,6 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 		Message:          &storage.Message{Role: chat.RoleUser, Content: content},
 	}
 	sum := m.acct.newEntry(sumRec, -1)
-	if contentTokens >= 0 {
-		sum.exact = contentTokens
-	}
 	sumTokens := m.acct.countEntry(sum)
 	if c := m.keep.ceiling(sumTokens); boundOf(retained) > c && m.acct.sizeOf(retained) > c {
 		if n := m.acct.truncateEntries(retained, c); n > 0 {
@@ -158,6 +155,9 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 			EffectiveWindow: m.guard.learnt,
 			Receipt:         rcpt,
 			Pins:            m.pins.pins(),
+			Todos:           m.work.todos.list(),
+			Ledger:          carried.ledger,
+			UserRules:       carried.rules,
 		},
 	}
 	if m.guard.learnt > 0 && !m.guard.learntAt.IsZero() {
@@ -188,7 +188,8 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, contentTo
 	m.compactions++
 	m.acct.invalidate()
 	m.lastReceipt = rcpt
-	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error, Receipt: rcpt}, nil
+	m.work.ledger, m.work.rules = carried.ledger, carried.rules
+	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error, Receipt: rcpt, Ledger: carried.ledger}, nil
 }
 
 // appendCompaction writes the boundary and the summary, with one write
@@ -289,6 +290,17 @@ func (k retention) cut(frac float64) (cut int, ok bool) {
 		return lastUser, true
 	}
 	return 0, false
+}
+
+// postSize is the request after a compaction whose summary message is
+// content and which keeps retained, by approx: the share the ledger may
+// take is reckoned from it.
+func (k retention) postSize(content string, retained []*entry) int {
+	n := k.acct.fixed() + k.acct.approxText(content)
+	for _, e := range retained {
+		n += k.acct.approx(e)
+	}
+	return n
 }
 
 // ceiling is the most the retained records may weigh so that system

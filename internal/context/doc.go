@@ -37,6 +37,14 @@
 //     unpin records; draft.go — a compaction written but not applied
 //     (Draft, /compact --preview); handoff.go — the records a handoff
 //     opens its new session with (HandoffRecords);
+//   - carry.go — what a compaction carries forward beside the summary,
+//     read from the records and never from the summary (carry), written
+//     after the summary as its afterword; ledger.go — the evidence
+//     ledger read from the tool records, ledgertext.go — its text within
+//     its share of the request; todos.go — the model's task list
+//     (taskList), read from its TodoWrite records; packet.go — the
+//     re-orientation packet (after a compaction, a handoff, a resume);
+//     standing.go — the standing instructions the afterword ends with;
 //   - resume.go — what a resume reads from the loaded live context beyond
 //     its records: where the records after the summary begin, and the
 //     count the replies among them calibrate;

@@ -19,7 +19,6 @@ type Draft struct {
 	cut     int
 	entries int // len(live.entries) when drafted: Apply refuses a context that moved on
 	first   *entry
-	counted int
 }
 
 // ErrDraftStale: the context changed between the draft and its Apply.
@@ -38,7 +37,7 @@ func (m *Manager) Preview(ctx context.Context, instructions string) (*Draft, err
 		return nil, ErrNothingToCompact
 	}
 	dropped := m.live.entries()[:cut]
-	text, files, counted, err := m.sum.summarize(ctx, m.live.summary(), dropped, instructions, m.acct.messages)
+	text, files, _, err := m.sum.summarize(ctx, m.live.summary(), dropped, instructions, m.acct.messages)
 	if err != nil {
 		m.usage.summaries.Add(m.sum.takeUsage())
 		return nil, err
@@ -46,7 +45,7 @@ func (m *Manager) Preview(ctx context.Context, instructions string) (*Draft, err
 	rcpt := receipt(m.acct, m.opt.Root, dropped, text)
 	m.usage.charge(rcpt, m.sum.takeUsage(), m.opt.Prices, m.opt.Model)
 	return &Draft{m: m, Summary: text, Receipt: rcpt, Files: files, PreTokens: pre,
-		cut: cut, entries: len(m.live.entries()), first: m.live.entries()[0], counted: counted}, nil
+		cut: cut, entries: len(m.live.entries()), first: m.live.entries()[0]}, nil
 }
 
 // Apply commits the draft as a manual compaction of the manager it was
@@ -61,20 +60,15 @@ func (d *Draft) Apply(text string) (*CompactResult, error) {
 	if len(m.live.entries()) != d.entries || d.entries == 0 || m.live.entries()[0] != d.first {
 		return nil, ErrDraftStale
 	}
-	counted := d.counted
 	rcpt := d.Receipt
 	if text != d.Summary {
-		counted = -1
 		rcpt = receipt(m.acct, m.opt.Root, m.live.entries()[:d.cut], text)
 		rcpt.SummaryUsage, rcpt.SummaryCost = d.Receipt.SummaryUsage, d.Receipt.SummaryCost
 	}
-	content := summaryPreamble + "\n\n" + text
-	if note := recallNote(rcpt); note != "" {
-		content += note
-		counted = -1
-	}
+	content := summaryPreamble + "\n\n" + text + recallNote(rcpt)
+	carried := m.work.carryOver(compactionInput(m, d.cut, content))
 	m.back.succeeded()
-	res, err := m.commit(storage.TriggerManual, d.PreTokens, d.cut, content, counted, d.Files, nil, rcpt)
+	res, err := m.commit(storage.TriggerManual, d.PreTokens, d.cut, content+carried.afterword, d.Files, nil, rcpt, carried)
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,8 @@ func relevant(r *storage.Record) bool {
 		return r.Tool != nil
 	case storage.TypeToolResult:
 		return r.ToolResult != nil
+	case storage.TypeSystem:
+		return r.Subtype == storage.SubtypeReorientation && r.Message != nil
 	}
 	return false
 }

@@ -59,7 +59,7 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 	lowered := m.guard.learn(rejection, attempt, count)
 	if lowered {
 		m.diag.Info("window learnt from a rejection", "tokens", m.guard.learnt, "attempt", attempt)
-		if err := m.recordWindow(); err != nil {
+		if err := m.guard.record(m.log, &m.opt); err != nil {
 			return false, err
 		}
 	}
@@ -111,27 +111,28 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 	return true, nil
 }
 
-// recordWindow appends a context_window record with the effective window
-// just learnt, so that a resume (-c) starts with it instead of sending a
-// request the server already refused, and keeps it in the CacheStore for
-// the next session of this process. It is appended at once, not with the
-// next compaction: most rejections are recovered by truncation alone.
-func (m *Manager) recordWindow() error {
-	m.guard.remember(m.opt.Now())
+// record appends a context_window record with the effective window just
+// learnt, so that a resume (-c) starts with it instead of sending a
+// request the server already refused, and keeps it in the CacheStore of
+// opt for the next session of this process. It is appended at once, not
+// with the next compaction: most rejections are recovered by truncation
+// alone.
+func (g *windowGuard) record(log PersistentStore, opt *Options) error {
+	g.remember(opt.Now())
 	r := &storage.Record{
 		UUID:          uuid.NewString(),
 		Type:          storage.TypeSystem,
 		Subtype:       storage.SubtypeContextWindow,
-		ContextWindow: m.guard.effective,
+		ContextWindow: g.effective,
 	}
-	if _, err := m.log.Append(r); err != nil {
+	if _, err := log.Append(r); err != nil {
 		return fmt.Errorf("record the learnt context window: %w", err)
 	}
 	if !r.Timestamp.IsZero() {
-		m.guard.learntAt = r.Timestamp
+		g.learntAt = r.Timestamp
 	}
-	if m.opt.Cache != nil {
-		m.opt.Cache.Add(windowCacheKey(m.opt.Model), learnt{window: m.guard.learnt, at: m.guard.learntAt})
+	if opt.Cache != nil {
+		opt.Cache.Add(windowCacheKey(opt.Model), learnt{window: g.learnt, at: g.learntAt})
 	}
 	return nil
 }

@@ -52,6 +52,8 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 	rcpt := receipt(m.acct, m.opt.Root, all, text)
 	m.usage.charge(rcpt, m.sum.takeUsage(), m.opt.Prices, m.opt.Model)
 	content := preamble + "\n\n" + text + recallNote(rcpt)
+	carried := m.work.carryOver(compactionInput(m, len(all), content))
+	content += carried.afterword
 	post := m.acct.fixed() + m.acct.counter.Message(chat.Message{Role: chat.RoleUser, Content: content})
 	usage := m.usage.total()
 	boundary := &storage.Record{
@@ -60,7 +62,8 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 		Subtype: storage.SubtypeCompactBoundary,
 		Message: &storage.Message{Role: chat.RoleSystem, Content: "Conversation handed off from session " + fromSession},
 		CompactMetadata: &storage.CompactMetadata{Trigger: storage.TriggerManual, PreTokens: pre, SessionUsage: &usage,
-			SummaryUsage: m.usage.summaryRecord(), EffectiveWindow: m.guard.learnt, Receipt: rcpt, Pins: m.pins.pins()},
+			SummaryUsage: m.usage.summaryRecord(), EffectiveWindow: m.guard.learnt, Receipt: rcpt, Pins: m.pins.pins(),
+			Todos: m.work.todos.list(), Ledger: carried.ledger, UserRules: carried.rules},
 		Handoff: &storage.HandoffInfo{SessionID: fromSession},
 	}
 	sum := &storage.Record{

@@ -46,6 +46,9 @@ type Manager struct {
 	compactions int
 
 	pins pinBoard
+	// work is what a compaction carries forward beside the summary, read
+	// from the records (carry.go): the task list.
+	work carry
 	// lastReceipt is the receipt of the boundary in force (nil = none).
 	lastReceipt *storage.Receipt
 }
@@ -82,8 +85,12 @@ func New(ctx context.Context, log PersistentStore, live *storage.Live, opt Optio
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := m.repair(); err != nil {
-		return nil, err
+	// The calls of the last reply that have no result are answered, so
+	// the file itself (not only the next request) is whole again.
+	for _, id := range unansweredCalls(m.live.entries()) {
+		if err := m.AddToolResult(id, "", interruptedText); err != nil {
+			return nil, fmt.Errorf("repair unanswered tool call %s: %w", id, err)
+		}
 	}
 	m.acct.messages() // notes the calls still answered by a stand-in
 	return m, nil
@@ -112,6 +119,7 @@ func (m *Manager) restore(live *storage.Live) error {
 	var truncated map[string]int
 	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
 		m.lastReceipt = b.CompactMetadata.Receipt
+		m.work.ledger, m.work.rules = b.CompactMetadata.Ledger, b.CompactMetadata.UserRules
 		if b.CompactMetadata.SessionUsage != nil {
 			m.usage.rebase(*b.CompactMetadata.SessionUsage)
 		}
@@ -134,8 +142,13 @@ func (m *Manager) restore(live *storage.Live) error {
 			return err
 		}
 	}
+	m.work.resumed = true
 	post, cutFrom := resumeMarks(live)
 	after := m.live.entries()[post:]
+	m.work.todos.restore(live)
+	for _, e := range after {
+		m.work.todos.observe(e.rec)
+	}
 	m.usage.addReplies(after)
 	m.acct.calibrateResumed(after, post, cutFrom, &m.guard)
 	// A window a server rejection taught an earlier run still holds (the
@@ -146,12 +159,11 @@ func (m *Manager) restore(live *storage.Live) error {
 	return nil
 }
 
-// repair answers the calls of the last reply that have no result, so the
-// file itself (not only the next request) is whole again.
-func (m *Manager) repair() error {
-	entries := m.live.entries()
+// unansweredCalls are the ids of the last reply's calls that have no
+// result among es, in order.
+func unansweredCalls(es []*entry) []string {
 	last := -1
-	for i, e := range entries {
+	for i, e := range es {
 		switch e.rec.Type {
 		case storage.TypeAssistant:
 			last = i
@@ -164,7 +176,7 @@ func (m *Manager) repair() error {
 	}
 	var calls []string
 	answered := map[string]bool{}
-	for _, e := range entries[last+1:] {
+	for _, e := range es[last+1:] {
 		switch r := e.rec; r.Type {
 		case storage.TypeToolUse:
 			if r.Tool.ID != "" && !answered[r.Tool.ID] {
@@ -174,16 +186,14 @@ func (m *Manager) repair() error {
 			answered[r.ToolResult.ID] = true
 		}
 	}
+	var open []string
 	for _, id := range calls {
-		if answered[id] {
-			continue
-		}
-		answered[id] = true
-		if err := m.AddToolResult(id, "", interruptedText); err != nil {
-			return fmt.Errorf("repair unanswered tool call %s: %w", id, err)
+		if !answered[id] {
+			answered[id] = true
+			open = append(open, id)
 		}
 	}
-	return nil
+	return open
 }
 
 // hold makes e part of the live context held in the MemoryStore; at its
@@ -220,6 +230,7 @@ func (m *Manager) add(r *storage.Record) error {
 		return fmt.Errorf("append %s record: %w", r.Type, err)
 	}
 	e.offset = off
+	m.work.todos.observe(r)
 	clipped, err := m.hold(e)
 	if err != nil {
 		return err
@@ -230,18 +241,20 @@ func (m *Manager) add(r *storage.Record) error {
 	return nil
 }
 
-// AddUser appends a user message (persisted at once).
-func (m *Manager) AddUser(text string) error {
-	return m.AddUserImages(text, nil)
-}
-
-// AddUserImages appends a user record whose message carries images
-// (stored already, see storage.StoreImage) after its text.
-func (m *Manager) AddUserImages(text string, images []storage.ImageRef) error {
-	return m.add(&storage.Record{
+// AddUser appends a user message (persisted at once), with the images it
+// carries (stored already, see storage.StoreImage) after its text; the first after
+// a resume is followed by the re-orientation packet (packet.go), made from
+// the context before it.
+func (m *Manager) AddUser(text string, images ...storage.ImageRef) error {
+	packet := m.work.resumePacket(m.live.entries(), m.opt.Root, m.acct.approxText)
+	err := m.add(&storage.Record{
 		Type:    storage.TypeUser,
 		Message: &storage.Message{Role: chat.RoleUser, Content: text, Images: images},
 	})
+	if err != nil || packet == nil {
+		return err
+	}
+	return m.add(packet)
 }
 
 // AddAssistant appends the reply record and one tool_use record per call.

@@ -13,8 +13,9 @@ import (
 // prompt) from records, so that any sequence of records yields a request a
 // strict server accepts:
 //
-//   - the latest summary record becomes the first message (a user message);
-//     older summaries, every system record and every record of another type
+//   - the latest summary record becomes the first message (a user message),
+//     and a reorientation record (a resume's packet) part of the user
+//     message before it; older summaries, every other system record and every record of another type
 //     (a session title, a type added later) are left out, without breaking
 //     the tool round or the user turn they sit in;
 //   - an assistant record carries the tool_use records that follow it as its
@@ -56,6 +57,13 @@ func buildMessages(records []*storage.Record) ([]chat.Message, int) {
 			b.user(messageContent(r))
 			if r.Message != nil {
 				b.images = append(b.images, r.Message.Images...)
+			}
+		case storage.TypeSystem:
+			// A resume's re-orientation packet goes with the user message
+			// before it (every one: a resume restores the context in force).
+			if r.Subtype == storage.SubtypeReorientation {
+				b.closeGroup()
+				b.user(messageContent(r))
 			}
 		case storage.TypeAssistant:
 			b.closeGroup()

@@ -101,7 +101,11 @@ type Options struct {
 	System       string  // system prompt
 	Tools        []chat.ToolDef
 	Root         string // project root, for the file analyzer
-	LLM          LLM    // the summarizer; nil = every compaction falls back
+	// Instructions is the project's instruction files (AGENTS.md,
+	// CLAUDE.md) as the system prompt holds them: a compaction restates
+	// them after the summary (carry.go).
+	Instructions string
+	LLM          LLM // the summarizer; nil = every compaction falls back
 
 	// Counter counts exactly; nil = NewCounter(Model).
 	Counter TokenCounter

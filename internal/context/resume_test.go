@@ -279,12 +279,12 @@ func TestResumeCalibration(t *testing.T) {
 			}
 			if tc.lowerFirst {
 				m.guard.effective = 50_000
-				must(t, m.recordWindow())
+				must(t, m.guard.record(m.log, &m.opt))
 			}
 			must(t, m.AddAssistant(&llm.Response{Model: tc.replyModel, Content: "ok", Usage: llm.Usage{PromptTokens: 1000}}))
 			if tc.lowerAfter {
 				m.guard.effective = 50_000
-				must(t, m.recordWindow())
+				must(t, m.guard.record(m.log, &m.opt))
 			}
 			must(t, m.AddUser("next"))
 			m2 := s.open(true)

@@ -416,6 +416,9 @@ func (s *summarizer) render(e *entry) (piece, bool) {
 // summaryBody strips the preamble and the recall note from a summary
 // record's content.
 func summaryBody(content string) string {
+	if i := strings.Index(content, carriedStart); i >= 0 {
+		content = content[:i]
+	}
 	if i := strings.LastIndex(content, recallNoteStart); i >= 0 {
 		content = content[:i]
 	}

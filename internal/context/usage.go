@@ -30,6 +30,9 @@ type Usage struct {
 	Scaled bool
 	// Receipt is the last compaction's receipt (nil before the first).
 	Receipt *storage.Receipt
+	// Ledger is the evidence ledger in force (nil before the first
+	// compaction).
+	Ledger *storage.Ledger
 
 	Window     int    // the effective window
 	Configured int    // the window configured (flag, env, config or models table)
@@ -68,6 +71,7 @@ func (m *Manager) Usage() Usage {
 		Model:      m.opt.Model,
 		Encoding:   tokens.EncodingFor(m.opt.Model),
 		Receipt:    m.lastReceipt,
+		Ledger:     m.work.ledger,
 	}
 	if r.calibrated >= 0 {
 		u.Measured = m.acct.calib.tokens

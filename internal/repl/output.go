@@ -191,8 +191,11 @@ func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
 	}
 	head, body := resultLines(name, res, t.cs, before, after)
 	limit := toolPreviewLines - 1 // the head is the first line
-	if before != nil {
+	switch {
+	case before != nil:
 		limit = diffPreviewLines
+	case name == tools.NameTodoWrite:
+		limit = todoPreviewLines // the checklist, whole
 	}
 	writeToolResult(t.errOut, t.cs, head, body, limit, t.width())
 	if t.con != nil {

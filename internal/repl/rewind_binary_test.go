@@ -70,7 +70,11 @@ func TestClawdcodeRewindAndUndo(t *testing.T) {
 	var users []string
 	for _, m := range msgs {
 		if m.Role == chat.RoleUser {
-			users = append(users, m.Content)
+			// The context is reloaded from the file, as on a resume: the
+			// first message after it carries the re-orientation packet
+			// after the user's words.
+			words, _, _ := strings.Cut(m.Content, "\n\nRe-orientation (read from")
+			users = append(users, words)
 		}
 	}
 	if got := strings.Join(users, " | "); got != "write a.txt one | what now?" {
@@ -95,7 +99,11 @@ func TestClawdcodeRewindAndUndo(t *testing.T) {
 	users = users[:0]
 	for _, m := range srv.LastRequest().Messages {
 		if m.Role == chat.RoleUser {
-			users = append(users, m.Content)
+			// The context is reloaded from the file, as on a resume: the
+			// first message after it carries the re-orientation packet
+			// after the user's words.
+			words, _, _ := strings.Cut(m.Content, "\n\nRe-orientation (read from")
+			users = append(users, words)
 		}
 	}
 	if got := strings.Join(users, " | "); got != "write a.txt one | what now? | and after resume?" {

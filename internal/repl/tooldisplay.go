@@ -18,6 +18,9 @@ const (
 	toolPreviewLines = 5
 	// diffPreviewLines of an edit's diff are shown at once.
 	diffPreviewLines = 40
+	// todoPreviewLines of a task list (TodoWrite) are shown under its
+	// call: the list is what the user follows the work by.
+	todoPreviewLines = 30
 	// snapshotLimit: a file bigger than this is not read to show its diff.
 	snapshotLimit = 2 << 20
 )

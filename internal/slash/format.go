@@ -66,7 +66,38 @@ func formatContext(u contextmgr.Usage) string {
 		b.WriteString("Last compaction:\n")
 		writeReceipt(&b, u.Receipt)
 	}
+	writeLedger(&b, u.Ledger)
 	return b.String()
+}
+
+// ledgerItems bounds the files and the commands /context and /compact
+// list from the ledger (the most recent); the model is given more.
+const ledgerItems = 12
+
+// writeLedger prints the evidence ledger in force: its counts, then the
+// most recent files and commands.
+func writeLedger(b *strings.Builder, l *storage.Ledger) {
+	if l == nil || len(l.Files)+len(l.Commands)+len(l.Tests)+len(l.Numbers)+len(l.Errors) == 0 {
+		return
+	}
+	failed := 0
+	for _, c := range l.Commands {
+		if c.Exit != 0 {
+			failed++
+		}
+	}
+	fmt.Fprintf(b, "Evidence ledger (read from the tool records, given to the model after the summary): %d files, %d commands (%d failed), %d test results, %d numbers, %d errors\n",
+		len(l.Files), len(l.Commands), failed, len(l.Tests), len(l.Numbers), len(l.Errors))
+	for _, f := range l.Files[max(0, len(l.Files)-ledgerItems):] {
+		fmt.Fprintf(b, "  %s  %s %s\n", termtext.FirstLine(f.Path, 80, termtext.Ellipsis), f.Op, f.Lines)
+	}
+	for _, c := range l.Commands[max(0, len(l.Commands)-ledgerItems):] {
+		status := fmt.Sprintf("exit status %d", c.Exit)
+		if c.Exit < 0 {
+			status = "did not exit"
+		}
+		fmt.Fprintf(b, "  $ %s  %s\n", termtext.FirstLine(c.Command, 80, termtext.Ellipsis), status)
+	}
 }
 
 // receiptItems bounds each list a receipt prints; the record keeps more.
@@ -129,6 +160,7 @@ func formatCompact(r *contextmgr.CompactResult) string {
 		b.WriteString("Receipt:\n")
 		writeReceipt(&b, r.Receipt)
 	}
+	writeLedger(&b, r.Ledger)
 	return b.String()
 }
 

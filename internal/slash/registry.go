@@ -79,6 +79,7 @@ func Default() *Registry {
 	r.Register(pinCommand())
 	r.Register(pinsCommand())
 	r.Register(unpinCommand())
+	r.Register(todosCommand())
 	r.Register(handoffCommand())
 	r.Register(forkCommand())
 	r.Register(rewindCommand())

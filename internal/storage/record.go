@@ -90,6 +90,13 @@ const (
 	// themselves stay in the file: it is append-only.
 	SubtypeRepair = "session_repair"
 
+	// SubtypeReorientation is clawdcode's extension: the re-orientation
+	// packet a resumed session gives the model with its next user message
+	// (Message, role user: the task, the calls since, the files in flight,
+	// the open items, the next step), appended right after that message
+	// and sent as part of it (see contextmgr).
+	SubtypeReorientation = "reorientation"
+
 	TriggerAuto   = "auto"
 	TriggerManual = "manual"
 )
@@ -268,6 +275,77 @@ type CompactMetadata struct {
 	// when the compaction happened, so a resume has them without reading
 	// the pin records before it.
 	Pins []Pin `json:"pins,omitempty"`
+	// Todos is clawdcode's extension on the boundary: the model's task
+	// list in force when the compaction happened (read from the TodoWrite
+	// calls, never from the summary), each completed item with the refs of
+	// the calls made while it was in progress, so a resume has it without
+	// reading the records before the boundary.
+	Todos []Todo `json:"todos,omitempty"`
+	// Ledger is clawdcode's extension on the boundary: the evidence
+	// ledger, the hard facts of every range compacted so far, read from
+	// the tool records (never from the summary) and merged with the
+	// previous boundary's.
+	Ledger *Ledger `json:"ledger,omitempty"`
+	// UserRules is clawdcode's extension on the boundary: the user's
+	// explicit constraints ("never …", "always …", "don't …"), word for
+	// word from their messages, gathered over every compacted range, which
+	// each compaction restates after the summary.
+	UserRules []string `json:"userRules,omitempty"`
+}
+
+// Ledger is the evidence of the work that compactions took out of the
+// context, read from the tool_use and tool_result records: each entry
+// names the tool_use record it comes from (Ref, for Recall). A file or a
+// command met again replaces its entry; the lists are bounded, oldest out.
+type Ledger struct {
+	Files    []LedgerFile    `json:"files,omitempty"`
+	Commands []LedgerCommand `json:"commands,omitempty"`
+	// Tests are the lines of commands' output that report test results
+	// ("ok pkg 0.3s", "--- FAIL: TestX", "3 passed, 1 failed").
+	Tests []LedgerLine `json:"tests,omitempty"`
+	// Numbers are the lines of tools' output that name a number
+	// ("limit = 4096", "latency: 35ms").
+	Numbers []LedgerLine `json:"numbers,omitempty"`
+	// Errors are the calls that failed other than by a command's exit
+	// status (an Edit whose old_string was not found, a timeout).
+	Errors []LedgerLine `json:"errors,omitempty"`
+}
+
+// LedgerFile is a file a tool read, wrote or edited: its last operation
+// and the lines it read, wrote or changed ("25", "-3 +5").
+type LedgerFile struct {
+	Path  string `json:"path"`
+	Op    string `json:"op"`
+	Lines string `json:"lines,omitempty"`
+	Ref   string `json:"ref"`
+}
+
+// LedgerCommand is a shell command, its exit status (-1 = it did not
+// exit: killed, timed out) and, when it failed, the last lines of its
+// output.
+type LedgerCommand struct {
+	Command string `json:"command"`
+	Exit    int    `json:"exit"`
+	Error   string `json:"error,omitempty"`
+	Ref     string `json:"ref"`
+}
+
+// LedgerLine is one line of evidence and the call it came from (Source:
+// "Bash", "Read src/a.go").
+type LedgerLine struct {
+	Text   string `json:"text"`
+	Source string `json:"source,omitempty"`
+	Ref    string `json:"ref"`
+}
+
+// Todo is one item of the model's task list as the session keeps it:
+// its content and status as the last TodoWrite call gave them, and Refs,
+// the uuids of the tool_use records made while it was in progress
+// (bounded; Recall finds each by ref).
+type Todo struct {
+	Content string   `json:"content"`
+	Status  string   `json:"status"`
+	Refs    []string `json:"refs,omitempty"`
 }
 
 // Pin is one pinned text. IDs are numbers given in order within a session

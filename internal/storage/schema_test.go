@@ -32,7 +32,14 @@ func TestRecordsMatchSchema(t *testing.T) {
 			Receipt: &Receipt{Messages: 4, Tokens: 700, Paths: []string{"a.go"}, Commands: []string{"go test ./..."},
 				NotInSummary: NotInSummary{Paths: []string{}, Commands: []string{"go test ./..."}}, First: first, Last: first,
 				SummaryUsage: &usage, SummaryCost: &summaryCost},
-			Pins: []Pin{{ID: 1, Text: "keep the API stable"}}},
+			Pins:  []Pin{{ID: 1, Text: "keep the API stable"}},
+			Todos: []Todo{{Content: "read a.go", Status: "completed", Refs: []string{first}}, {Content: "fix it", Status: "pending"}},
+			Ledger: &Ledger{Files: []LedgerFile{{Path: "a.go", Op: "edit", Lines: "-1 +2", Ref: first}},
+				Commands: []LedgerCommand{{Command: "go test ./...", Exit: 1, Error: "FAIL a", Ref: first}},
+				Tests:    []LedgerLine{{Text: "--- FAIL: TestA", Source: "go test ./...", Ref: first}},
+				Numbers:  []LedgerLine{{Text: "limit = 4096", Source: "Read a.go", Ref: first}},
+				Errors:   []LedgerLine{{Text: "old_string not found", Source: "Edit a.go", Ref: first}}},
+			UserRules: []string{"Never push to main."}},
 	}
 	summary := &Record{
 		Type: TypeUser, IsCompactSummary: true, Tokens: 40,
@@ -55,12 +62,13 @@ func TestRecordsMatchSchema(t *testing.T) {
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeSubagentStart, Subagent: &SubagentInfo{SessionID: parent, ToolUseID: "call_1"}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: first}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeImport, Import: &ImportInfo{Tool: "claude-code", Path: "/home/u/.claude/projects/-home-u-p/0b9c.jsonl"}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeReorientation, Message: &Message{Role: "user", Content: "Re-orientation: the task, the calls since"}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRepair, Repair: &RepairInfo{
 		Skip:   []RepairSkip{{Offset: 10, Length: 5, Reason: RepairDuplicate, UUID: "u1"}, {Offset: 20, Length: 3, Reason: RepairDamaged}},
 		Relink: []RepairRelink{{UUID: "u2", ParentUUID: "u1"}},
 	}})
 	sessionschema.CheckFile(t, s.Path(), 0)
-	if n := len(readLines(t, s.Path())); n != 19 {
-		t.Fatalf("%d lines written, want 19", n)
+	if n := len(readLines(t, s.Path())); n != 20 {
+		t.Fatalf("%d lines written, want 20", n)
 	}
 }

@@ -65,7 +65,20 @@ func schemaOf[P any]() string {
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema of %T: %v", *new(P), err))
 	}
-	t := reflect.TypeFor[P]()
+	if err := applyParamTags(s, reflect.TypeFor[P]()); err != nil {
+		panic(fmt.Sprintf("tools: schema of %T: %v", *new(P), err))
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema of %T: %v", *new(P), err))
+	}
+	return string(b)
+}
+
+// applyParamTags applies the param tags of t's fields to their
+// properties in s, and those of a list's items to the items' schema (the
+// todos of TodoWrite).
+func applyParamTags(s *jsonschema.Schema, t reflect.Type) error {
 	for _, f := range reflect.VisibleFields(t) {
 		name, _ := jsonName(f)
 		prop := s.Properties[name]
@@ -77,14 +90,15 @@ func schemaOf[P any]() string {
 			prop.Type, prop.Types = prop.Types[1-i], nil
 		}
 		if err := applyParamTag(prop, f.Tag.Get("param")); err != nil {
-			panic(fmt.Sprintf("tools: schema of %T, field %s: %v", *new(P), f.Name, err))
+			return fmt.Errorf("field %s: %w", f.Name, err)
+		}
+		if f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct && prop.Items != nil {
+			if err := applyParamTags(prop.Items, f.Type.Elem()); err != nil {
+				return fmt.Errorf("field %s: %w", f.Name, err)
+			}
 		}
 	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("tools: schema of %T: %v", *new(P), err))
-	}
-	return string(b)
+	return nil
 }
 
 func applyParamTag(prop *jsonschema.Schema, tag string) error {

@@ -83,3 +83,23 @@ func TestDecodeParams(t *testing.T) {
 		t.Errorf("loose decoding: %+v, %v", p, err)
 	}
 }
+
+// TodoWrite's items are objects whose status is one of three values: the
+// param tags of a list's item type reach the items' schema.
+func TestTodoWriteSchema(t *testing.T) {
+	t.Parallel()
+	raw := string(NewTodoWrite().Definition().Parameters)
+	for _, want := range []string{`"todos"`, `"items"`, `"content"`, `"enum":["pending","in_progress","completed"]`} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("schema %s lacks %s", raw, want)
+		}
+	}
+	res := NewTodoWrite().Run(t.Context(), json.RawMessage(`{"todos":[{"content":"a","status":"done"}]}`))
+	if !strings.Contains(res.Error, `status "done"`) {
+		t.Errorf("a bad status: %+v", res)
+	}
+	res = NewTodoWrite().Run(t.Context(), json.RawMessage(`{"todos":[{"content":"read x","status":"completed"},{"content":"fix y","status":"in_progress"}]}`))
+	if res.Error != "" || res.Output != "1/2 done\n[x] read x\n[~] fix y" {
+		t.Errorf("result %+v", res)
+	}
+}

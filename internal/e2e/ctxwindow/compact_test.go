@@ -177,7 +177,7 @@ func TestContinueAfterCompaction(t *testing.T) {
 	}
 	got := reqs[0].Messages
 	checkNoOrphans(t, got)
-	if got[0].Role != chat.RoleSystem || got[len(got)-1].Role != chat.RoleUser || got[len(got)-1].Content != "what now?" {
+	if got[0].Role != chat.RoleSystem || got[len(got)-1].Role != chat.RoleUser || userText(got[len(got)-1].Content) != "what now?" {
 		t.Fatalf("request after -c: %s, want system … user \"what now?\"", roles(got))
 	}
 	resumed := got[1 : len(got)-1]
@@ -267,20 +267,20 @@ func liveMessages(t *testing.T, recs []record, c compaction) []chat.Message {
 		}
 	}
 	for _, r := range live {
-		switch r.Type {
-		case "user":
-			userRun = append(userRun, r.Message.Content)
-		case "assistant":
+		switch {
+		case r.Type == "user", r.Type == "system" && r.Subtype == "reorientation":
+			userRun = append(userRun, r.Message.Content) // a resume's packet is sent with the message after it
+		case r.Type == "assistant":
 			flushUser()
 			out = append(out, chat.Message{Role: chat.RoleAssistant, Content: r.Message.Content})
-		case "tool_use":
+		case r.Type == "tool_use":
 			flushUser()
 			if len(out) == 0 || out[len(out)-1].Role != chat.RoleAssistant {
 				t.Fatalf("line %d: tool_use with no assistant record before it", r.line)
 			}
 			a := &out[len(out)-1]
 			a.ToolCalls = append(a.ToolCalls, chat.ToolCall{ID: r.Tool.ID, Name: r.Tool.Name})
-		case "tool_result":
+		case r.Type == "tool_result":
 			content := r.ToolResult.Output
 			if r.ToolResult.Error != "" {
 				content = r.ToolResult.Error

@@ -224,7 +224,7 @@ func TestGuardGivesUpClearly(t *testing.T) {
 	// The failed run's turn stays a turn: its user message, the answer
 	// recorded as failed, then the new message.
 	n := len(next)
-	if n < 3 || next[n-1].Role != chat.RoleUser || next[n-1].Content != "are you back?" ||
+	if n < 3 || next[n-1].Role != chat.RoleUser || userText(next[n-1].Content) != "are you back?" ||
 		next[n-2].Role != chat.RoleAssistant || !strings.Contains(next[n-2].Content, "failed") ||
 		next[n-3].Role != chat.RoleUser || !strings.Contains(next[n-3].Content, "one more") {
 		t.Errorf("want the failed turn (user, failed answer) before the new message, got %s", roles(next))

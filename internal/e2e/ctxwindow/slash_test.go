@@ -223,7 +223,7 @@ func TestOrphanUserTurnIsMerged(t *testing.T) {
 	if len(q.Messages) != 2 || q.Messages[1].Role != "user" {
 		t.Fatalf("request after the orphan turn: %s, want system user", roles(q.Messages))
 	}
-	if got := q.Messages[1].Content; !strings.Contains(got, "first question") || !strings.HasSuffix(got, "second question") || strings.Index(got, "first question") > strings.Index(got, "second question") {
+	if got := q.Messages[1].Content; !strings.Contains(got, "first question") || !strings.HasSuffix(userText(got), "second question") || strings.Index(got, "first question") > strings.Index(got, "second question") {
 		t.Errorf("merged user message %q, want the orphan turn then the new one", got)
 	}
 	if !strings.HasPrefix(r.Stdout, "You said: first question") {

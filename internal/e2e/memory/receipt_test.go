@@ -23,7 +23,10 @@ func TestReceiptNamesWhatTheSummaryDropped(t *testing.T) {
 	agent := w.responder()
 	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
 		if last := r.Messages[len(r.Messages)-1]; last.Role == chat.RoleUser && !isSummaryRequest(r) {
-			switch last.Content {
+			// A resumed run's first message carries the re-orientation
+			// packet after the user's words.
+			words, _, _ := strings.Cut(last.Content, "\n\nRe-orientation (read from")
+			switch words {
 			case "look at the notes":
 				return llmtest.ToolCalls(llmtest.Call("Read", `{"file_path":"design-notes.md"}`))
 			case "run the migrations":

@@ -1,0 +1,117 @@
+package ctxwindow
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/llmtest"
+)
+
+// lossySummary keeps what the user asked and none of the hard facts, as
+// real summaries often do.
+const lossySummary = "## User requests and instructions\nthe user asked to check the module\n## Current work\nchecking"
+
+// TestLedgerKeepsTheFactsASummaryDrops (issue 21, item 1): with a
+// summary that keeps no path, command, exit status, number or error, the
+// first request after the compaction still holds every one of them — the
+// evidence ledger read from the tool records — and the boundary stores
+// it. A second compaction merges its ledger into the first's: the file
+// edited again replaces its entry, the rest stays. /context and the
+// /compact receipt show it.
+func TestLedgerKeepsTheFactsASummaryDrops(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.writeFile("limits.txt", "intro line\nretry budget = 4817263\noutro line\n")
+	w.writeFile("check.sh", "#!/bin/sh\necho 'ok  \tgithub.com/x/parser\t0.012s'\necho '--- FAIL: TestQuorum (0.01s)'\necho 'quorum mismatch: want 7 got 5' >&2\nexit 3\n")
+	w.writeFile("main.go", "package main\n\nfunc main() {}\n")
+	w.Server.SetResponder(scripted(lossySummary,
+		llmtest.ToolCalls(llmtest.Call("Read", `{"file_path":"limits.txt"}`)),
+		llmtest.ToolCalls(llmtest.Call("Bash", `{"command":"sh check.sh --module quorum"}`)),
+		llmtest.ToolCalls(llmtest.Call("Read", `{"file_path":"main.go"}`)),
+		llmtest.ToolCalls(llmtest.Call("Edit", `{"file_path":"main.go","old_string":"func main() {}","new_string":"func main() {\n\trun()\n}"}`)),
+		llmtest.ToolCalls(llmtest.Call("Edit", `{"file_path":"main.go","old_string":"no such text","new_string":"x"}`)),
+		llmtest.Text("the quorum check fails; next I look at the vote counter"),
+		llmtest.Text("noted"),
+		// After the first compaction: main.go is written whole.
+		llmtest.ToolCalls(llmtest.Call("Read", `{"file_path":"main.go"}`)),
+		llmtest.ToolCalls(llmtest.Call("Write", `{"file_path":"main.go","content":"package main\n"}`)),
+		llmtest.Text("rewrote it"),
+		llmtest.Text("noted again"),
+	))
+	skip := "--dangerously-skip-permissions"
+	w.MustRun("-p", "check the quorum module", skip)
+	w.MustRun("-c", "-p", "thanks, remember it", skip)
+	compacted := w.MustRun("-c", "-p", "/compact").Stdout
+	w.MustRun("-c", "-p", "what do we know?", skip)
+
+	reqs := agentRequests(w.Server)
+	text := requestText(reqs[len(reqs)-1])
+	facts := []string{
+		"limits.txt (read): retry budget = 4817263",
+		"`sh check.sh --module quorum` — exit status 3",
+		"quorum mismatch: want 7 got 5",
+		"--- FAIL: TestQuorum",
+		"main.go (edited, lines -1 +3)",
+		"old_string not found",
+	}
+	for _, f := range facts {
+		if !strings.Contains(text, f) {
+			t.Errorf("the first request after the compaction lacks %q:\n%s", f, text)
+		}
+	}
+	if !strings.Contains(compacted, "Evidence ledger") || !strings.Contains(compacted, "sh check.sh --module quorum  exit status 3") {
+		t.Errorf("/compact's receipt does not show the ledger:\n%s", compacted)
+	}
+	if ctx := w.MustRun("-c", "-p", "/context").Stdout; !strings.Contains(ctx, "Evidence ledger") || !strings.Contains(ctx, "1 failed") {
+		t.Errorf("/context does not show the ledger:\n%s", ctx)
+	}
+
+	w.MustRun("-c", "-p", "rewrite main.go", skip)
+	w.MustRun("-c", "-p", "ok", skip)
+	w.MustRun("-c", "-p", "/compact")
+	var ledger struct {
+		Files []struct{ Path, Op string } `json:"files"`
+	}
+	cs := compactions(t, readRecords(t, w.onlySession()))
+	if len(cs) != 2 {
+		t.Fatalf("%d compactions, want 2", len(cs))
+	}
+	raw := boundaryLedger(t, w.onlySession(), cs[1].boundary.UUID)
+	if err := json.Unmarshal(raw, &ledger); err != nil {
+		t.Fatalf("ledger %s: %v", raw, err)
+	}
+	ops := map[string]string{}
+	for _, f := range ledger.Files {
+		if _, dup := ops[f.Path]; dup {
+			t.Errorf("%s has two entries: %s", f.Path, raw)
+		}
+		ops[f.Path] = f.Op
+	}
+	if ops["main.go"] != "write" || ops["limits.txt"] != "read" {
+		t.Errorf("the second boundary's files: %v (want main.go written, limits.txt read, carried forward)", ops)
+	}
+}
+
+// boundaryLedger is compactMetadata.ledger of the boundary uuid.
+func boundaryLedger(t *testing.T, path, uuid string) json.RawMessage {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var r struct {
+			UUID string `json:"uuid"`
+			Meta struct {
+				Ledger json.RawMessage `json:"ledger"`
+			} `json:"compactMetadata"`
+		}
+		if json.Unmarshal([]byte(line), &r) == nil && r.UUID == uuid {
+			return r.Meta.Ledger
+		}
+	}
+	t.Fatalf("no boundary %s", uuid)
+	return nil
+}
