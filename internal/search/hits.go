@@ -106,6 +106,7 @@ func (ix *Index) hits(st *state, cands []candidate, clauses []clause, limit int)
 	r := &hitReader{home: ix.store.Home(), files: map[uint32]*os.File{}}
 	defer r.close()
 	var out []Hit
+	seen := map[string]int{} // uuid: its hit in out
 	for i, c := range cands {
 		if len(out) >= limit || i >= maxChecks {
 			break
@@ -123,6 +124,12 @@ func (ix *Index) hits(st *state, cands []candidate, clauses []clause, limit int)
 			if !ok {
 				return
 			}
+			// A fork or a handoff copies records under their uuids.
+			if at, dup := seen[h.UUID]; dup && h.UUID != "" {
+				out[at].copies = append(out[at].copies, sessionRef{fe.Session, fe.Project})
+				return
+			}
+			seen[h.UUID] = len(out)
 			out = append(out, Hit{
 				SessionID: fe.Session,
 				Project:   fe.Project,
