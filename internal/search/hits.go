@@ -20,6 +20,9 @@ type hitLine struct {
 	Type             string    `json:"type"`
 	Timestamp        time.Time `json:"timestamp"`
 	IsCompactSummary bool      `json:"isCompactSummary"`
+	Tool             struct {
+		Name string `json:"name"`
+	} `json:"tool"`
 }
 
 // hitReader reads candidates' records from the session files. A record
@@ -102,7 +105,8 @@ func (r *hitReader) read(fe *fileEntry, d doc, fn func(h *hitLine, text []byte))
 
 // hits reads the best candidates' records from the session files,
 // verifies their phrases and cuts their snippets, until limit hits.
-func (ix *Index) hits(st *state, cands []candidate, clauses []clause, limit int) ([]Hit, error) {
+func (ix *Index) hits(st *state, cands []candidate, clauses []clause, q Query) ([]Hit, error) {
+	limit := q.Limit
 	r := &hitReader{home: ix.store.Home(), files: map[uint32]*os.File{}}
 	defer r.close()
 	var out []Hit
@@ -120,6 +124,9 @@ func (ix *Index) hits(st *state, cands []candidate, clauses []clause, limit int)
 		}
 		fe := &st.m.Files[d.file]
 		err = r.read(fe, d, func(h *hitLine, text []byte) {
+			if q.SkipCallsOf != "" && h.Type == storage.TypeToolUse && h.Tool.Name == q.SkipCallsOf {
+				return
+			}
 			start, end, ok := match(text, clauses)
 			if !ok {
 				return

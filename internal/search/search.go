@@ -34,6 +34,9 @@ type Query struct {
 	Session string
 	// Limit is the most hits returned (DefaultLimit when 0 or less).
 	Limit int
+	// SkipCallsOf names a tool whose calls (tool_use records) are not
+	// hits: Recall's own calls hold the words they search for.
+	SkipCallsOf string
 }
 
 // Hit is one matching record, as `clawdcode search --json` prints it.
@@ -179,7 +182,7 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 				return nil, fmt.Errorf("%s: %w", st.segs[si].name, err)
 			}
 		}
-		hits, err := ix.hits(st, top.sorted(), clauses, q.Limit)
+		hits, err := ix.hits(st, top.sorted(), clauses, q)
 		if err != nil || len(hits) >= q.Limit || !top.dropped || k >= maxChecks {
 			return hits, err
 		}
