@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/search"
-	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -105,11 +104,10 @@ func writeHits(f *Factory, hits []search.Hit, all bool, query string) error {
 		return err
 	}
 	now, tty := time.Now(), f.IO.IsStdoutTTY()
-	// Snippets quote session content: shown, never obeyed (--json for the
-	// exact text).
-	out := termtext.NewWriter(f.IO.Out)
-	if err := search.WriteText(out, hits, all, func(t time.Time) string { return formatWhen(t, now, tty) }); err != nil {
-		return err
-	}
-	return out.Flush()
+	// Snippets quote session content: WriteText makes them inert (--json
+	// for the exact text), then highlights the words, on a terminal only.
+	return search.WriteText(f.IO.Out, hits, search.TextOptions{
+		WithProject: all, Query: query, Bold: tty,
+		When: func(t time.Time) string { return formatWhen(t, now, tty) },
+	})
 }

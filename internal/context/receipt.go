@@ -23,8 +23,8 @@ const (
 // receipt says what a compaction takes out of the context: the dropped
 // entries (the summary in force is replaced too, but its own receipt
 // covered its range), their messages and tokens (as a sizes them), the
-// paths and commands they name (relative to root), and which of those
-// summary does not mention.
+// paths and commands their tool calls name (relative to root), and which
+// of those summary does not mention.
 func receipt(a *accountant, root string, dropped []*entry, summary string) *storage.Receipt {
 	r := &storage.Receipt{Paths: []string{}, Commands: []string{},
 		NotInSummary: storage.NotInSummary{Paths: []string{}, Commands: []string{}}}
@@ -37,8 +37,8 @@ func receipt(a *accountant, root string, dropped []*entry, summary string) *stor
 		switch rec.Type {
 		case storage.TypeUser, storage.TypeAssistant:
 			r.Messages++
-			msgs = append(msgs, chat.Message{Role: rec.Message.Role, Content: messageContent(rec)})
 		case storage.TypeToolUse:
+			// The paths and commands come from the tools' arguments only.
 			msgs = append(msgs, chat.Message{Role: chat.RoleAssistant,
 				ToolCalls: []chat.ToolCall{{ID: rec.Tool.ID, Name: rec.Tool.Name, Arguments: string(rec.Tool.Input)}}})
 		case storage.TypeToolResult:

@@ -7,12 +7,13 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 )
 
-// Touched lists what msgs name, each once in first-seen order: the file
-// paths (the file_path/path arguments of Read, Write, Edit, Glob and Grep,
-// and the plausible file paths in what the user and the assistant wrote),
-// shown relative to root when inside it, and the commands of Bash calls. It
-// reads nothing from disk; tool output is data and is not scanned. It is
-// what a compaction's receipt lists.
+// Touched lists what msgs' tool calls name, each once in first-seen order:
+// the file paths (the file_path arguments of Read, Write and Edit, the path
+// of Glob and Grep), shown relative to root when inside it, and the commands
+// of Bash calls. Only tool arguments count: words of the conversation that
+// look like paths (self.items, fmt.Println) are not paths, and root itself
+// (a search of the whole project) names no file. It reads nothing from
+// disk. It is what a compaction's receipt lists.
 func Touched(root string, msgs []chat.Message) (paths, commands []string) {
 	r, err := newResolver(root)
 	if err != nil {
@@ -22,7 +23,7 @@ func Touched(root string, msgs []chat.Message) (paths, commands []string) {
 	seenCmd := map[string]bool{}
 	addPath := func(raw string) {
 		key := r.key(raw)
-		if key == "" {
+		if key == "" || key == r.root || key == r.real {
 			return
 		}
 		if d := r.display(key); !seenPath[d] {
@@ -30,14 +31,7 @@ func Touched(root string, msgs []chat.Message) (paths, commands []string) {
 			paths = append(paths, d)
 		}
 	}
-	var scratch []string
 	for _, m := range msgs {
-		if m.Role == chat.RoleUser || m.Role == chat.RoleAssistant {
-			scratch = appendMentions(scratch[:0], m.Content)
-			for _, p := range scratch {
-				addPath(p)
-			}
-		}
 		for _, tc := range m.ToolCalls {
 			var args toolArgs
 			if json.Unmarshal([]byte(tc.Arguments), &args) != nil {

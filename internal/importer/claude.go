@@ -293,7 +293,7 @@ func (c *claude) user(l *ccLine) {
 			c.out.add(rec)
 		}
 	}
-	if len(parts) == 0 {
+	if len(parts) == 0 || len(parts) == 1 && interruptMarker(parts[0]) && !l.IsCompactSummary {
 		return
 	}
 	rec := c.base(l, storage.TypeUser)
@@ -325,6 +325,19 @@ func (c *claude) user(l *ccLine) {
 		c.userChild[*l.ParentUUID] = l.UUID
 	}
 	c.out.add(rec)
+}
+
+// interruptMarker reports whether text is the marker Claude Code writes
+// as a user message when the user stops a turn. It is not something the
+// user said: kept, it would be sent joined to the next prompt (consecutive
+// user messages are one message), so it is not imported; the reply it
+// cut short is imported as it was written.
+func interruptMarker(text string) bool {
+	switch strings.TrimSpace(text) {
+	case "[Request interrupted by user]", "[Request interrupted by user for tool use]":
+		return true
+	}
+	return false
 }
 
 func (c *claude) boundary(l *ccLine) {

@@ -47,8 +47,11 @@ func TestClaudeCodeRepliesSplitPerBlockBecomeOneReply(t *testing.T) {
 	out := convert(t, ClaudeCode, "claude-code", "spotter_real_short.jsonl")
 	// The reply's text, thinking and two tool_use blocks (six lines with
 	// one message.id, a progress line between them) are one assistant
-	// record and its two calls; the user answered both with denials.
-	want := "user assistant tool_use tool_use tool_result tool_result user"
+	// record and its two calls; the user answered both with denials. The
+	// "[Request interrupted by user for tool use]" marker that ends it is
+	// not imported as a user message (it would be joined to the next
+	// prompt).
+	want := "user assistant tool_use tool_use tool_result tool_result"
 	if got := kinds(out.recs); got != want {
 		t.Errorf("records: %s\nwant     %s", got, want)
 	}

@@ -115,9 +115,15 @@ func (s *Searcher) Find(ctx context.Context, query, scope string, limit int) ([]
 	return hits, nil
 }
 
+// recallCall reports whether r is a call of Recall: never a hit, since
+// each call holds the words it searches for and would list itself first.
+func recallCall(r *storage.Record) bool {
+	return r.Type == storage.TypeToolUse && r.Tool != nil && r.Tool.Name == tools.NameRecall
+}
+
 // indexFind asks the index (scopes project and all).
 func (s *Searcher) indexFind(ctx context.Context, query, scope string, limit int) ([]tools.RecallHit, error) {
-	q := search.Query{Text: query, Limit: limit}
+	q := search.Query{Text: query, Limit: limit, SkipCallsOf: tools.NameRecall}
 	if scope == tools.ScopeProject {
 		q.Project = s.Project.Root
 	}
@@ -153,6 +159,9 @@ func (s *Searcher) findIn(ctx context.Context, src source, q *query, limit int) 
 	}
 	var hits []tools.RecallHit
 	err = m.scan(ctx, q, end, func(r *storage.Record, typ, snip string) bool {
+		if recallCall(r) {
+			return true
+		}
 		hits = append(hits, hitOf(r, typ, snip, src.project))
 		return len(hits) < limit
 	})

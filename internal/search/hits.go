@@ -20,6 +20,9 @@ type hitLine struct {
 	Type             string    `json:"type"`
 	Timestamp        time.Time `json:"timestamp"`
 	IsCompactSummary bool      `json:"isCompactSummary"`
+	Tool             struct {
+		Name string `json:"name"`
+	} `json:"tool"`
 }
 
 // hitReader reads candidates' records from the session files. A record
@@ -102,10 +105,12 @@ func (r *hitReader) read(fe *fileEntry, d doc, fn func(h *hitLine, text []byte))
 
 // hits reads the best candidates' records from the session files,
 // verifies their phrases and cuts their snippets, until limit hits.
-func (ix *Index) hits(st *state, cands []candidate, clauses []clause, limit int) ([]Hit, error) {
+func (ix *Index) hits(st *state, cands []candidate, clauses []clause, q Query) ([]Hit, error) {
+	limit := q.Limit
 	r := &hitReader{home: ix.store.Home(), files: map[uint32]*os.File{}}
 	defer r.close()
 	var out []Hit
+	seen := map[string]int{} // uuid: its hit in out
 	for i, c := range cands {
 		if len(out) >= limit || i >= maxChecks {
 			break
@@ -119,10 +124,19 @@ func (ix *Index) hits(st *state, cands []candidate, clauses []clause, limit int)
 		}
 		fe := &st.m.Files[d.file]
 		err = r.read(fe, d, func(h *hitLine, text []byte) {
+			if q.SkipCallsOf != "" && h.Type == storage.TypeToolUse && h.Tool.Name == q.SkipCallsOf {
+				return
+			}
 			start, end, ok := match(text, clauses)
 			if !ok {
 				return
 			}
+			// A fork or a handoff copies records under their uuids.
+			if at, dup := seen[h.UUID]; dup && h.UUID != "" {
+				out[at].copies = append(out[at].copies, sessionRef{fe.Session, fe.Project})
+				return
+			}
+			seen[h.UUID] = len(out)
 			out = append(out, Hit{
 				SessionID: fe.Session,
 				Project:   fe.Project,

@@ -34,6 +34,9 @@ type Query struct {
 	Session string
 	// Limit is the most hits returned (DefaultLimit when 0 or less).
 	Limit int
+	// SkipCallsOf names a tool whose calls (tool_use records) are not
+	// hits: Recall's own calls hold the words they search for.
+	SkipCallsOf string
 }
 
 // Hit is one matching record, as `clawdcode search --json` prints it.
@@ -46,9 +49,19 @@ type Hit struct {
 	Title     string    `json:"title"`
 	Snippet   string    `json:"snippet"`
 	Score     float64   `json:"score"`
+	// AlsoIn counts the other sessions (forks, handoffs) that hold a copy
+	// of the same record: a hit is listed once, in the session that
+	// holds the original.
+	AlsoIn int `json:"alsoIn,omitempty"`
 	// Summary is true for a compaction summary (a user record).
 	Summary bool `json:"-"`
+	// copies are the other sessions holding the record, as hits finds
+	// them; addSessions picks the original among them.
+	copies []sessionRef
 }
+
+// sessionRef names a session by its id and its project.
+type sessionRef struct{ id, project string }
 
 // BM25's parameters, the usual ones.
 const (
@@ -88,7 +101,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix.addTitles(hits)
+	ix.addSessions(hits)
 	return hits, nil
 }
 
@@ -169,7 +182,7 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 				return nil, fmt.Errorf("%s: %w", st.segs[si].name, err)
 			}
 		}
-		hits, err := ix.hits(st, top.sorted(), clauses, q.Limit)
+		hits, err := ix.hits(st, top.sorted(), clauses, q)
 		if err != nil || len(hits) >= q.Limit || !top.dropped || k >= maxChecks {
 			return hits, err
 		}
@@ -353,8 +366,11 @@ outer:
 	}
 }
 
-// addTitles fills in each hit's session title from its project's listing.
-func (ix *Index) addTitles(hits []Hit) {
+// addSessions fills in each hit's session title from its project's
+// listing, and moves a hit whose record several sessions hold (forks and
+// handoffs copy records under their uuids) to the session created first,
+// the one that holds the original, counting the others in AlsoIn.
+func (ix *Index) addSessions(hits []Hit) {
 	if len(hits) == 0 {
 		return
 	}
@@ -366,21 +382,34 @@ func (ix *Index) addTitles(hits []Hit) {
 	for _, p := range projects {
 		byRoot[p.Root] = p
 	}
-	titles := map[string]map[string]string{}
-	for i, h := range hits {
-		t, ok := titles[h.Project]
+	infos := map[string]map[string]storage.SessionInfo{}
+	info := func(r sessionRef) (storage.SessionInfo, bool) {
+		t, ok := infos[r.project]
 		if !ok {
-			t = map[string]string{}
-			if p := byRoot[h.Project]; p != nil {
+			t = map[string]storage.SessionInfo{}
+			if p := byRoot[r.project]; p != nil {
 				if list, err := p.List(); err == nil {
 					for _, s := range list {
-						t[s.ID] = s.Title
+						t[s.ID] = s
 					}
 				}
 			}
-			titles[h.Project] = t
+			infos[r.project] = t
 		}
-		hits[i].Title = t[h.SessionID]
+		s, ok := t[r.id]
+		return s, ok
+	}
+	for i := range hits {
+		h := &hits[i]
+		first := sessionRef{h.SessionID, h.Project}
+		best, known := info(first)
+		for _, c := range h.copies {
+			if s, ok := info(c); ok && (!known || s.Created.Before(best.Created)) {
+				first, best, known = c, s, true
+			}
+		}
+		h.SessionID, h.Project, h.Title = first.id, first.project, best.Title
+		h.AlsoIn, h.copies = len(h.copies), nil
 	}
 }
 

@@ -4,30 +4,112 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
-// WriteText prints hits as `clawdcode search` and /search show them: per
+// TextOptions say how WriteText shows hits.
+type TextOptions struct {
+	// WithProject adds each hit's project (a search of every project).
+	WithProject bool
+	// When formats a hit's time.
+	When func(time.Time) string
+	// Query is what was searched for: its words are highlighted.
+	Query string
+	// Bold highlights the query's words in bold (on a terminal only).
+	Bold bool
+}
+
+// titleMax bounds the runes of a title shown in a hit's heading.
+const titleMax = 60
+
+// boldOn and boldOff are the styling WriteText adds to a matched word,
+// after termtext has made the text around it inert.
+const (
+	boldOn  = "\x1b[1m"
+	boldOff = "\x1b[22m"
+)
+
+// WriteText writes hits as text, the format of `clawdcode search`: per
 // hit a heading (session id, time, record type — "summary" for a
-// compaction summary — and, with withProject, the project) and its
-// snippet indented below. when formats the time.
-func WriteText(out io.Writer, hits []Hit, withProject bool, when func(time.Time) string) error {
+// compaction summary — with WithProject the project, the session's title
+// and how many forks hold the same record) and its snippet indented below,
+// the query's words highlighted; then how to open a hit. Everything that
+// came from the records is made inert (termtext.Line) before any styling
+// is added, so out must not be a termtext.Writer.
+func WriteText(out io.Writer, hits []Hit, o TextOptions) error {
 	w := bufio.NewWriter(out)
+	words := queryTerms(o.Query)
 	for _, h := range hits {
 		typ := h.Type
 		if h.Summary {
 			typ = "summary"
 		}
-		// Ids, projects and snippets come from the records: one line each.
-		fmt.Fprintf(w, "%s  %s  %s", termtext.Line(h.SessionID), when(h.Timestamp), typ)
-		if withProject {
+		fmt.Fprintf(w, "%s  %s  %s", termtext.Line(h.SessionID), o.When(h.Timestamp), typ)
+		if o.WithProject {
 			fmt.Fprintf(w, "  %s", termtext.Line(h.Project))
 		}
-		fmt.Fprintf(w, "\n    %s\n", termtext.Line(h.Snippet))
+		if h.Title != "" {
+			fmt.Fprintf(w, "  \"%s\"", termtext.Line(termtext.Flatten(h.Title, titleMax)))
+		}
+		if h.AlsoIn > 0 {
+			fmt.Fprintf(w, "  (also in %d %s)", h.AlsoIn, plural(h.AlsoIn, "fork", "forks"))
+		}
+		fmt.Fprintf(w, "\n    %s\n", highlight(h.Snippet, words, o.Bold))
+	}
+	if len(hits) > 0 {
+		fmt.Fprintf(w, "\nOpen a hit's session with: clawdcode -r <session id> (e.g. clawdcode -r %s)\n", termtext.Line(hits[0].SessionID))
 	}
 	return w.Flush()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// queryTerms returns the set of the terms of a query's words and phrases.
+func queryTerms(q string) map[string]bool {
+	cs, err := parseQuery(q)
+	if err != nil {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, t := range distinctTerms(cs) {
+		set[t] = true
+	}
+	return set
+}
+
+// highlight returns the snippet made inert on one line (termtext.Line),
+// each of its terms that is one of words marked: in bold when bold, else
+// left as it is.
+func highlight(snip string, words map[string]bool, bold bool) string {
+	if !bold || len(words) == 0 {
+		return termtext.Line(snip)
+	}
+	var b strings.Builder
+	var tz tokenizer
+	tz.reset([]byte(snip))
+	last := 0
+	for {
+		tok, ok := tz.next()
+		if !ok {
+			break
+		}
+		if !words[string(tok.term)] {
+			continue
+		}
+		b.WriteString(termtext.Line(snip[last:tok.start]))
+		b.WriteString(boldOn + termtext.Line(snip[tok.start:tok.end]) + boldOff)
+		last = tok.end
+	}
+	b.WriteString(termtext.Line(snip[last:]))
+	return b.String()
 }
 
 // NoMatch is the line that says a search found nothing.

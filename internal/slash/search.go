@@ -43,7 +43,10 @@ func searchCommand() Command {
 				_, err := fmt.Fprintln(env.IO.Out, search.NoMatch(q, all))
 				return err
 			}
-			return search.WriteText(env.IO.Out, hits, all, func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") })
+			return search.WriteText(env.IO.Out, hits, search.TextOptions{
+				WithProject: all, Query: q, Bold: env.IO.IsStdoutTTY(),
+				When: func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") },
+			})
 		},
 	}
 }
