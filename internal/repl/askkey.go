@@ -35,7 +35,7 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 	if name == tools.NameBash {
 		writePreview(w, cs, name, headline, input) // the whole command, wrapped, made safe
 	} else {
-		preview = a.preview(name, input)
+		preview = a.preview(name, input, width-5)
 		showPreview(w, cs, preview, askPreviewLines, width)
 	}
 	if p := filePath(input, a.Root); p != "" && a.Root != "" && (name == tools.NameWrite || name == tools.NameEdit) {
@@ -89,8 +89,8 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 }
 
 // preview is what a call would do, as lines: the diff a Write or Edit
-// would make to the file as it is now, or a multi-line command.
-func (a *Asker) preview(name string, input json.RawMessage) []string {
+// would make to the file as it is now, its lines wrapped at width.
+func (a *Asker) preview(name string, input json.RawMessage, width int) []string {
 	var args struct {
 		Content    string `json:"content"`
 		OldString  string `json:"old_string"`
@@ -122,7 +122,7 @@ func (a *Asker) preview(name string, input json.RawMessage) []string {
 			}
 		}
 		v := newDiffView(before.content, after, !before.exists, a.cs)
-		return append([]string{v.summary()}, v.lines...)
+		return append([]string{v.summary()}, v.render(width)...)
 	}
 	return nil
 }
