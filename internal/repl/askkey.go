@@ -19,7 +19,10 @@ const askPreviewLines = 20
 // do (the whole command, or the diff a Write or Edit would make against
 // the file as it is now), a warning for a path outside the project, and
 // one-key answers with the default marked.
-func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input json.RawMessage) (tools.Decision, error) {
+// Choosing "No, tell the model to do something else" by its key or Enter
+// opens a one-line input (readNote) whose text goes to the model with the
+// denial; Esc is a plain no.
+func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input json.RawMessage) (tools.Decision, string, error) {
 	c.kb.beginDialog() // before the question shows: see selectOption
 	defer c.kb.endDialog()
 	w := a.io.ErrOut
@@ -69,23 +72,30 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 	if len(preview) > askPreviewLines {
 		fmt.Fprintln(w, cs.dim("  (v: view all of it)"))
 	}
-	i, err := selectOption(ctx, c, w, cs, options, func(k key) bool {
+	i, escaped, err := selectOptionKey(ctx, c, w, cs, options, func(k key) bool {
 		if k.r == 'v' || k.r == 'V' {
 			showPreview(w, cs, preview, 0, width)
 			return true
 		}
 		return false
 	})
+	if err == nil && decisions[i] == tools.Deny && !escaped {
+		note, err := readNote(ctx, c, w, cs)
+		if err != nil && ctx.Err() != nil {
+			return tools.Deny, "", ctx.Err()
+		}
+		return tools.Deny, note, err
+	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return tools.Deny, ctx.Err()
+			return tools.Deny, "", ctx.Err()
 		}
 		if err == io.EOF {
-			return tools.Deny, nil
+			return tools.Deny, "", nil
 		}
-		return tools.Deny, err
+		return tools.Deny, "", err
 	}
-	return decisions[i], nil
+	return decisions[i], "", nil
 }
 
 // preview is what a call would do, as lines: the diff a Write or Edit

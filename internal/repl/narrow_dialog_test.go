@@ -3,6 +3,7 @@
 package repl
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,4 +62,57 @@ func TestNarrowEditDialogWrapsChangedLines(t *testing.T) {
 	assertWords(t, scr, tailEditLine)
 	s.keys("1")
 	s.waitFor("done.")
+}
+
+// TestDenyWithNote: "No, tell the model to do something else" opens a
+// one-line input, and what the user types there reaches the model in the
+// denied call's result.
+func TestDenyWithNote(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.Enqueue(
+		llmtest.ToolCalls(llmtest.Call("Write", `{"file_path":"notes.txt","content":"hello\n"}`)),
+		llmtest.Text("understood."),
+	)
+	s := startScreen(t, srv, 40, 30)
+	s.waitPrompt()
+	s.keys("write it")
+	s.sendKeys("Enter")
+	s.waitFor("No, tell the model")
+	s.keys("n")
+	s.waitFor("model do instead?")
+	s.keys("use the helper instead")
+	s.sendKeys("Enter")
+	s.waitFor("understood.")
+	if got := llmtest.RequestText(srv.LastRequest()); !strings.Contains(got, "use the helper instead") {
+		t.Fatalf("the model never heard the user's note; the last request:\n%s", got)
+	}
+}
+
+// TestCompactPreviewDigitChooses: in /compact --preview's dialog a digit
+// picks the option of that number, as in the permission dialog, instead
+// of going into the filter.
+func TestCompactPreviewDigitChooses(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	agent := llmtest.Agent()
+	srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if llmtest.IsSummaryRequest(r) {
+			return llmtest.Text("DRAFT-SUMMARY: nothing of note.")
+		}
+		return agent(r)
+	})
+	s := startScreen(t, srv, 80, 30)
+	s.waitPrompt()
+	for i := range 3 {
+		s.keys(fmt.Sprintf("message number %d %s", i, strings.Repeat("with a few more words ", 6)))
+		s.sendKeys("Enter")
+		s.waitFor(fmt.Sprintf("You said: message number %d", i))
+		s.waitPrompt()
+	}
+	s.keys("/compact --preview")
+	s.sendKeys("Enter")
+	s.waitFor("Apply this compaction?")
+	s.keys("1")
+	s.waitFor("Compacted:")
 }

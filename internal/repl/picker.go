@@ -35,6 +35,10 @@ type picker struct {
 	// matches query beyond their label and match text (e.g. a full-text
 	// search of the sessions); nil filters on label and match only.
 	search func(query string) map[int]bool
+	// numbered: the items are numbered 1-9 and a digit typed into an
+	// empty filter picks that item, as in the permission dialog (one key
+	// model across dialogs).
+	numbered bool
 }
 
 // run returns the index of the chosen item, or -1 when cancelled.
@@ -96,7 +100,11 @@ func (p *picker) run(ctx context.Context) (int, error) {
 				}
 			}
 		}
-		lines = append(lines, p.cs.dim(clipWidth("  ↑↓ move · type to filter · enter pick · esc cancel", width-1)))
+		hint := "  ↑↓ move · type to filter · enter pick · esc cancel"
+		if p.numbered {
+			hint = "  ↑↓ move · 1-" + fmt.Sprint(len(p.items)) + " or enter pick · type to filter · esc cancel"
+		}
+		lines = append(lines, p.cs.dim(clipWidth(hint, width-1)))
 		erase()
 		io.WriteString(p.w, strings.Join(lines, "\n")+"\n")
 		drawn = len(lines)
@@ -130,6 +138,9 @@ func (p *picker) run(ctx context.Context) (int, error) {
 				query = query[:len(query)-1]
 				shown, sel, top = p.filter(string(query)), 0, 0
 			}
+		case k.kind == keyRune && p.digitPick(k.r, len(query)) >= 0:
+			erase()
+			return p.digitPick(k.r, len(query)), nil
 		case k.kind == keyRune:
 			query = append(query, k.r)
 			shown, sel, top = p.filter(string(query)), 0, 0
@@ -139,6 +150,15 @@ func (p *picker) run(ctx context.Context) (int, error) {
 		}
 		draw()
 	}
+}
+
+// digitPick is the item a digit picks in a numbered picker whose filter is
+// empty (typed: its length), or -1.
+func (p *picker) digitPick(r rune, typed int) int {
+	if !p.numbered || typed > 0 || r < '1' || r > '9' || int(r-'1') >= len(p.items) {
+		return -1
+	}
+	return int(r - '1')
 }
 
 // filter returns the items matching every word of query, in order.
