@@ -79,23 +79,28 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 		}
 		return false
 	})
-	if err == nil && decisions[i] == tools.Deny && !escaped {
-		note, err := readNote(ctx, c, w, cs)
-		if err != nil && ctx.Err() != nil {
-			return tools.Deny, "", ctx.Err()
-		}
-		return tools.Deny, note, err
-	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return tools.Deny, "", ctx.Err()
-		}
-		if err == io.EOF {
-			return tools.Deny, "", nil
-		}
-		return tools.Deny, "", err
+		return tools.Deny, "", answerErr(ctx, err)
+	}
+	if decisions[i] == tools.Deny && !escaped {
+		note, err := readNote(ctx, c, w, cs)
+		return tools.Deny, note, answerErr(ctx, err)
 	}
 	return decisions[i], "", nil
+}
+
+// answerErr is what ends a dialog without an answer means: the context's
+// end, a plain no at the end of input (nil), or the error itself.
+func answerErr(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err == io.EOF:
+		return nil
+	}
+	return err
 }
 
 // preview is what a call would do, as lines: the diff a Write or Edit

@@ -116,3 +116,31 @@ func TestCompactPreviewDigitChooses(t *testing.T) {
 	s.keys("1")
 	s.waitFor("Compacted:")
 }
+
+// longCell is a table cell far wider than a 40-column terminal.
+const longCell = "the cache keeps every parsed module until the session ends unless memory runs short"
+
+// TestNarrowTableWrapsCells: at 40 columns a 3-column table wraps a long
+// cell within its column, and a table too wide for that is drawn as a
+// list; every word is on the screen either way.
+func TestNarrowTableWrapsCells(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.Enqueue(
+		llmtest.Text("| Name | Kind | Notes |\n|---|---|---|\n| cache | map | "+longCell+" |\n\nend of table one."),
+		llmtest.Text("| a | b | c | d | e | f |\n|---|---|---|---|---|---|\n| first1 | second2 | third3 | fourth4 | fifth5 | sixth6 |\n\nend of table two."),
+	)
+	s := startScreen(t, srv, 40, 30)
+	s.waitPrompt()
+	s.keys("show a table")
+	s.sendKeys("Enter")
+	scr := s.waitFor("end of table one.")
+	t.Logf("a table at 40 columns:\n%s", scr)
+	assertWords(t, scr, "Name Kind Notes cache map "+longCell)
+	s.waitPrompt()
+	s.keys("and a wide one")
+	s.sendKeys("Enter")
+	scr = s.waitFor("end of table two.")
+	t.Logf("a wide table at 40 columns:\n%s", scr)
+	assertWords(t, scr, "first1 second2 third3 fourth4 fifth5 sixth6")
+}

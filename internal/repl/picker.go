@@ -86,25 +86,10 @@ func (p *picker) run(ctx context.Context) (int, error) {
 		if len(shown) > top+pickerRows {
 			lines = append(lines, p.cs.dim(fmt.Sprintf("    … %d more", len(shown)-top-pickerRows)))
 		}
-		if len(shown) > 0 && p.items[shown[sel]].preview != nil {
-			idx := shown[sel]
-			pv, ok := previews[idx]
-			if !ok {
-				pv = p.items[idx].preview()
-				previews[idx] = pv
-			}
-			if len(pv) > 0 {
-				lines = append(lines, p.cs.dim("  ─── preview "+strings.Repeat("─", max(width-16, 0))))
-				for _, l := range pv {
-					lines = append(lines, "  "+clipStyled(l, width-3))
-				}
-			}
+		if len(shown) > 0 {
+			lines = append(lines, p.previewOf(shown[sel], previews, width)...)
 		}
-		hint := "  ↑↓ move · type to filter · enter pick · esc cancel"
-		if p.numbered {
-			hint = "  ↑↓ move · 1-" + fmt.Sprint(len(p.items)) + " or enter pick · type to filter · esc cancel"
-		}
-		lines = append(lines, p.cs.dim(clipWidth(hint, width-1)))
+		lines = append(lines, p.cs.dim(clipWidth(p.hint(), width-1)))
 		erase()
 		io.WriteString(p.w, strings.Join(lines, "\n")+"\n")
 		drawn = len(lines)
@@ -150,6 +135,35 @@ func (p *picker) run(ctx context.Context) (int, error) {
 		}
 		draw()
 	}
+}
+
+// previewOf is the preview under the list for item idx (none without
+// one), made once per item and kept in made.
+func (p *picker) previewOf(idx int, made map[int][]string, width int) []string {
+	if p.items[idx].preview == nil {
+		return nil
+	}
+	pv, ok := made[idx]
+	if !ok {
+		pv = p.items[idx].preview()
+		made[idx] = pv
+	}
+	if len(pv) == 0 {
+		return nil
+	}
+	lines := []string{p.cs.dim("  ─── preview " + strings.Repeat("─", max(width-16, 0)))}
+	for _, l := range pv {
+		lines = append(lines, "  "+clipStyled(l, width-3))
+	}
+	return lines
+}
+
+// hint is the keys line under the list.
+func (p *picker) hint() string {
+	if p.numbered {
+		return "  ↑↓ move · 1-" + fmt.Sprint(len(p.items)) + " or enter pick · type to filter · esc cancel"
+	}
+	return "  ↑↓ move · type to filter · enter pick · esc cancel"
 }
 
 // digitPick is the item a digit picks in a numbered picker whose filter is
