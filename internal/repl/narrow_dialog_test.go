@@ -57,7 +57,7 @@ func TestNarrowEditDialogWrapsChangedLines(t *testing.T) {
 	t.Logf("the edit dialog at 40 columns:\n%s", scr)
 	assertWords(t, scr, longEditLine)
 	s.keys("v")
-	scr = s.waitFor("zulu")
+	s.waitFor("zulu")
 	scr = s.waitFor("No, tell the model")
 	assertWords(t, scr, tailEditLine)
 	s.keys("1")
