@@ -59,7 +59,7 @@ func TestProjectConfigNeedsTrustInTheREPL(t *testing.T) {
 	term.expect("> ")
 	term.send("bash touch by-repl.txt\r")
 	term.expect("No, tell the model") // Bash is asked about: the rule did not apply
-	term.send("n")
+	term.send("n\r")                  // no, and an empty note: a plain no
 	leave(term)
 	if starts() != printStarts || exists("by-repl.txt") {
 		t.Errorf("untrusted: the server started %d times (-p: %d), by-repl.txt exists: %v", starts(), printStarts, exists("by-repl.txt"))

@@ -75,10 +75,23 @@ func (a *Asker) linked() *console {
 }
 
 func (a *Asker) Ask(ctx context.Context, tool tools.Tool, input json.RawMessage) (tools.Decision, error) {
+	d, _, err := a.AskNote(ctx, tool, input)
+	return d, err
+}
+
+// AskNote is Ask with what the user said to do instead of a denied call
+// (tools.NotingAsker): the terminal's dialog offers it; lines do not.
+func (a *Asker) AskNote(ctx context.Context, tool tools.Tool, input json.RawMessage) (tools.Decision, string, error) {
 	a.pauseTurn()
 	if c := a.linked(); c != nil && c.kb != nil {
 		return a.askKey(ctx, c, tool, input)
 	}
+	d, err := a.askLines(ctx, tool, input)
+	return d, "", err
+}
+
+// askLines asks on a terminal without raw keys: an answer per line.
+func (a *Asker) askLines(ctx context.Context, tool tools.Tool, input json.RawMessage) (tools.Decision, error) {
 	w := a.io.ErrOut
 	headline := tool.Describe(input)
 	fmt.Fprintf(w, "%s %s\n", a.cs.warn("?"), a.cs.bold(termtext.Safe(headline)))

@@ -19,7 +19,10 @@ const askPreviewLines = 20
 // do (the whole command, or the diff a Write or Edit would make against
 // the file as it is now), a warning for a path outside the project, and
 // one-key answers with the default marked.
-func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input json.RawMessage) (tools.Decision, error) {
+// Choosing "No, tell the model to do something else" by its key or Enter
+// opens a one-line input (readNote) whose text goes to the model with the
+// denial; Esc is a plain no.
+func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input json.RawMessage) (tools.Decision, string, error) {
 	c.kb.beginDialog() // before the question shows: see selectOption
 	defer c.kb.endDialog()
 	w := a.io.ErrOut
@@ -35,7 +38,7 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 	if name == tools.NameBash {
 		writePreview(w, cs, name, headline, input) // the whole command, wrapped, made safe
 	} else {
-		preview = a.preview(name, input)
+		preview = a.preview(name, input, width-5)
 		showPreview(w, cs, preview, askPreviewLines, width)
 	}
 	if p := filePath(input, a.Root); p != "" && a.Root != "" && (name == tools.NameWrite || name == tools.NameEdit) {
@@ -69,7 +72,7 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 	if len(preview) > askPreviewLines {
 		fmt.Fprintln(w, cs.dim("  (v: view all of it)"))
 	}
-	i, err := selectOption(ctx, c, w, cs, options, func(k key) bool {
+	i, escaped, err := selectOptionKey(ctx, c, w, cs, options, func(k key) bool {
 		if k.r == 'v' || k.r == 'V' {
 			showPreview(w, cs, preview, 0, width)
 			return true
@@ -77,20 +80,32 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 		return false
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return tools.Deny, ctx.Err()
-		}
-		if err == io.EOF {
-			return tools.Deny, nil
-		}
-		return tools.Deny, err
+		return tools.Deny, "", answerErr(ctx, err)
 	}
-	return decisions[i], nil
+	if decisions[i] == tools.Deny && !escaped {
+		note, err := readNote(ctx, c, w, cs)
+		return tools.Deny, note, answerErr(ctx, err)
+	}
+	return decisions[i], "", nil
+}
+
+// answerErr is what ends a dialog without an answer means: the context's
+// end, a plain no at the end of input (nil), or the error itself.
+func answerErr(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err == io.EOF:
+		return nil
+	}
+	return err
 }
 
 // preview is what a call would do, as lines: the diff a Write or Edit
-// would make to the file as it is now, or a multi-line command.
-func (a *Asker) preview(name string, input json.RawMessage) []string {
+// would make to the file as it is now, its lines wrapped at width.
+func (a *Asker) preview(name string, input json.RawMessage, width int) []string {
 	var args struct {
 		Content    string `json:"content"`
 		OldString  string `json:"old_string"`
@@ -122,7 +137,7 @@ func (a *Asker) preview(name string, input json.RawMessage) []string {
 			}
 		}
 		v := newDiffView(before.content, after, !before.exists, a.cs)
-		return append([]string{v.summary()}, v.lines...)
+		return append([]string{v.summary()}, v.render(width)...)
 	}
 	return nil
 }

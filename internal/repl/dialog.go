@@ -29,13 +29,21 @@ type choice struct {
 // once the question shows answers it, and only what was typed before
 // waits for the prompt.
 func selectOption(ctx context.Context, c *console, w io.Writer, cs colorScheme, options []choice, onKey func(key) bool) (int, error) {
+	i, _, err := selectOptionKey(ctx, c, w, cs, options, onKey)
+	return i, err
+}
+
+// selectOptionKey is selectOption that also says whether the answer was
+// an Escape (the permission dialog's plain no, against its "No" chosen by
+// key, which asks what to do instead).
+func selectOptionKey(ctx context.Context, c *console, w io.Writer, cs colorScheme, options []choice, onKey func(key) bool) (int, bool, error) {
 	d := &optionDialog{c: c, w: w, cs: cs, options: options}
 	d.draw()
 	for {
 		k, err := c.kb.next(ctx)
 		if err != nil {
 			d.erase()
-			return -1, err
+			return -1, false, err
 		}
 		switch {
 		case k.kind == keyUp || k.kind == keyBackTab || k.kind == keyCtrl && k.r == 'p':
@@ -43,13 +51,13 @@ func selectOption(ctx context.Context, c *console, w io.Writer, cs colorScheme, 
 		case k.kind == keyDown || k.kind == keyTab || k.kind == keyCtrl && k.r == 'n':
 			d.sel = (d.sel + 1) % len(options)
 		case k.kind == keyEnter:
-			return d.answer(d.sel)
+			return d.answer(d.sel), false, nil
 		case k.kind == keyCtrl && k.r == 'c':
 			d.erase()
-			return -1, context.Canceled
+			return -1, false, context.Canceled
 		case k.kind == keyEsc || k.kind == keyRune:
 			if i := d.chosen(k); i >= 0 {
-				return d.answer(i)
+				return d.answer(i), k.kind == keyEsc, nil
 			}
 			if k.kind == keyRune && onKey != nil {
 				d.erase()
@@ -123,10 +131,10 @@ func (d *optionDialog) draw() {
 }
 
 // answer replaces the options by the one chosen.
-func (d *optionDialog) answer(i int) (int, error) {
+func (d *optionDialog) answer(i int) int {
 	fmt.Fprintf(d.w, "\x1b[%dA\r\x1b[J", d.drawn)
 	fmt.Fprintf(d.w, "  %s %s\n", d.cs.dim("⎿"), d.options[i].label)
-	return i, nil
+	return i
 }
 
 // chooseKey is slash.Env.Choose on a terminal: the picker over items,
@@ -136,7 +144,7 @@ func (s *session) chooseKey(ctx context.Context, question string, items []string
 	for i, it := range items {
 		list[i] = pickItem{label: fmt.Sprintf("%d. %s", i+1, safe(it))}
 	}
-	pk := &picker{con: s.con, w: s.io.ErrOut, cs: s.cs, title: safe(question), items: list}
+	pk := &picker{con: s.con, w: s.io.ErrOut, cs: s.cs, title: safe(question), items: list, numbered: len(list) <= 9}
 	return pk.run(ctx)
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // diffContext is the number of unchanged lines shown around each change.
@@ -15,14 +17,25 @@ const diffContext = 3
 // an ellipsis. The numbers are the new file's for kept and added lines and
 // the old file's for removed ones, so each line can be found in its file.
 type diffView struct {
-	lines            []string
+	lines            []string // the rows unwrapped: render(0)
+	rows             []diffRow
+	numWidth         int
+	cs               colorScheme
 	added, removed   int
 	identical, isNew bool
 }
 
+// diffRow is one line of a diff: its number, its mark ('+', '-', ' ', or
+// 0 for the ellipsis between hunks) and its text, made safe.
+type diffRow struct {
+	num  int
+	mark byte
+	text string
+}
+
 // newDiffView diffs before → after (isNew: there was no file before).
 func newDiffView(before, after string, isNew bool, cs colorScheme) diffView {
-	v := diffView{isNew: isNew}
+	v := diffView{isNew: isNew, cs: cs}
 	if before == after {
 		v.identical = true
 		return v
@@ -38,10 +51,10 @@ func newDiffView(before, after string, isNew bool, cs colorScheme) diffView {
 	for _, h := range u.Hunks {
 		width = max(width, len(fmt.Sprint(h.ToLine+len(h.Lines))))
 	}
-	green := func(s string) string { return cs.wrap(styleGreen, styleFgReset, s) }
+	v.numWidth = width
 	for i, h := range u.Hunks {
 		if i > 0 {
-			v.lines = append(v.lines, cs.dim(strings.Repeat(" ", width)+" ⋮"))
+			v.rows = append(v.rows, diffRow{})
 		}
 		oldN, newN := h.FromLine, h.ToLine
 		for _, l := range h.Lines {
@@ -50,21 +63,59 @@ func newDiffView(before, after string, isNew bool, cs colorScheme) diffView {
 			text := safe(strings.TrimRight(l.Content, "\r\n"))
 			switch l.Kind {
 			case udiff.Delete:
-				v.lines = append(v.lines, cs.err(fmt.Sprintf("%*d - %s", width, oldN, text)))
+				v.rows = append(v.rows, diffRow{num: oldN, mark: '-', text: text})
 				oldN++
 				v.removed++
 			case udiff.Insert:
-				v.lines = append(v.lines, green(fmt.Sprintf("%*d + %s", width, newN, text)))
+				v.rows = append(v.rows, diffRow{num: newN, mark: '+', text: text})
 				newN++
 				v.added++
 			default:
-				v.lines = append(v.lines, cs.dim(fmt.Sprintf("%*d  ", width, newN))+" "+text)
+				v.rows = append(v.rows, diffRow{num: newN, mark: ' ', text: text})
 				oldN++
 				newN++
 			}
 		}
 	}
+	v.lines = v.render(0)
 	return v
+}
+
+// render lays the rows out for width columns: a line longer than that
+// wraps at words onto continuation rows marked ↪ in the number column,
+// the +/- gutter kept, so a changed line is never cut (width 0: no wrap).
+func (v diffView) render(width int) []string {
+	if v.rows == nil {
+		return v.lines
+	}
+	cs := v.cs
+	green := func(s string) string { return cs.wrap(styleGreen, styleFgReset, s) }
+	var out []string
+	for _, r := range v.rows {
+		if r.mark == 0 {
+			out = append(out, cs.dim(strings.Repeat(" ", v.numWidth)+" ⋮"))
+			continue
+		}
+		parts := []string{r.text}
+		if room := width - v.numWidth - 3; width > 0 && visibleWidth(r.text) > room {
+			parts = termtext.Wrap(r.text, room)
+		}
+		for i, part := range parts {
+			num := fmt.Sprintf("%*d", v.numWidth, r.num)
+			if i > 0 {
+				num = fmt.Sprintf("%*s", v.numWidth, "↪")
+			}
+			switch r.mark {
+			case '-':
+				out = append(out, cs.err(num+" - "+part))
+			case '+':
+				out = append(out, green(num+" + "+part))
+			default:
+				out = append(out, cs.dim(num+"  ")+" "+part)
+			}
+		}
+	}
+	return out
 }
 
 // summary is "Added 3 lines, removed 1" (or what a new file holds).

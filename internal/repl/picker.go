@@ -35,6 +35,10 @@ type picker struct {
 	// matches query beyond their label and match text (e.g. a full-text
 	// search of the sessions); nil filters on label and match only.
 	search func(query string) map[int]bool
+	// numbered: the items are numbered 1-9 and a digit typed into an
+	// empty filter picks that item, as in the permission dialog (one key
+	// model across dialogs).
+	numbered bool
 }
 
 // run returns the index of the chosen item, or -1 when cancelled.
@@ -82,21 +86,10 @@ func (p *picker) run(ctx context.Context) (int, error) {
 		if len(shown) > top+pickerRows {
 			lines = append(lines, p.cs.dim(fmt.Sprintf("    … %d more", len(shown)-top-pickerRows)))
 		}
-		if len(shown) > 0 && p.items[shown[sel]].preview != nil {
-			idx := shown[sel]
-			pv, ok := previews[idx]
-			if !ok {
-				pv = p.items[idx].preview()
-				previews[idx] = pv
-			}
-			if len(pv) > 0 {
-				lines = append(lines, p.cs.dim("  ─── preview "+strings.Repeat("─", max(width-16, 0))))
-				for _, l := range pv {
-					lines = append(lines, "  "+clipStyled(l, width-3))
-				}
-			}
+		if len(shown) > 0 {
+			lines = append(lines, p.previewOf(shown[sel], previews, width)...)
 		}
-		lines = append(lines, p.cs.dim(clipWidth("  ↑↓ move · type to filter · enter pick · esc cancel", width-1)))
+		lines = append(lines, p.cs.dim(clipWidth(p.hint(), width-1)))
 		erase()
 		io.WriteString(p.w, strings.Join(lines, "\n")+"\n")
 		drawn = len(lines)
@@ -130,6 +123,9 @@ func (p *picker) run(ctx context.Context) (int, error) {
 				query = query[:len(query)-1]
 				shown, sel, top = p.filter(string(query)), 0, 0
 			}
+		case k.kind == keyRune && p.digitPick(k.r, len(query)) >= 0:
+			erase()
+			return p.digitPick(k.r, len(query)), nil
 		case k.kind == keyRune:
 			query = append(query, k.r)
 			shown, sel, top = p.filter(string(query)), 0, 0
@@ -139,6 +135,44 @@ func (p *picker) run(ctx context.Context) (int, error) {
 		}
 		draw()
 	}
+}
+
+// previewOf is the preview under the list for item idx (none without
+// one), made once per item and kept in made.
+func (p *picker) previewOf(idx int, made map[int][]string, width int) []string {
+	if p.items[idx].preview == nil {
+		return nil
+	}
+	pv, ok := made[idx]
+	if !ok {
+		pv = p.items[idx].preview()
+		made[idx] = pv
+	}
+	if len(pv) == 0 {
+		return nil
+	}
+	lines := []string{p.cs.dim("  ─── preview " + strings.Repeat("─", max(width-16, 0)))}
+	for _, l := range pv {
+		lines = append(lines, "  "+clipStyled(l, width-3))
+	}
+	return lines
+}
+
+// hint is the keys line under the list.
+func (p *picker) hint() string {
+	if p.numbered {
+		return "  ↑↓ move · 1-" + fmt.Sprint(len(p.items)) + " or enter pick · type to filter · esc cancel"
+	}
+	return "  ↑↓ move · type to filter · enter pick · esc cancel"
+}
+
+// digitPick is the item a digit picks in a numbered picker whose filter is
+// empty (typed: its length), or -1.
+func (p *picker) digitPick(r rune, typed int) int {
+	if !p.numbered || typed > 0 || r < '1' || r > '9' || int(r-'1') >= len(p.items) {
+		return -1
+	}
+	return int(r - '1')
 }
 
 // filter returns the items matching every word of query, in order.

@@ -38,7 +38,7 @@ func TestClawdcodeAlwaysIsAScopedSessionRule(t *testing.T) {
 	term.send("make danger\r")
 	term.expect("touch DANGER")
 	term.expect("❯ 1. Yes")
-	term.send("n")
+	term.send("n\r") // no, and an empty note: a plain no
 	term.expect("refused")
 	term.expectPrompt()
 
@@ -57,7 +57,7 @@ func TestClawdcodeAlwaysIsAScopedSessionRule(t *testing.T) {
 	term.send("make c\r")
 	term.expect("touch a c")
 	term.expect("❯ 1. Yes")
-	term.send("n")
+	term.send("n\r") // no, and an empty note: a plain no
 	term.expect("refused again")
 	term.expectPrompt()
 	term.send("\x04")

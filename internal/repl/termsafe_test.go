@@ -43,7 +43,7 @@ func TestClawdcodePermissionPromptShowsWholeCommand(t *testing.T) {
 	if strings.Contains(prompt, "\x1b[1A") || strings.Contains(prompt, "ls\r") {
 		t.Errorf("the command's control characters reached the terminal:\n%q", prompt)
 	}
-	term.send("n")
+	term.send("n\r") // no, and an empty note: a plain no
 	term.expect("not run")
 	term.expectPrompt()
 	term.send("\x04")

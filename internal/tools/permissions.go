@@ -29,6 +29,12 @@ type Asker interface {
 	Ask(ctx context.Context, tool Tool, input json.RawMessage) (Decision, error)
 }
 
+// A NotingAsker is an Asker whose user, in denying a call, can say what
+// the model should do instead: the note goes to the model with the denial.
+type NotingAsker interface {
+	AskNote(ctx context.Context, tool Tool, input json.RawMessage) (Decision, string, error)
+}
+
 // PermissionsConfig is what a Permissions decides from.
 type PermissionsConfig struct {
 	// Root is the project root: a rule's relative path is relative to it,
@@ -178,7 +184,7 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 		}
 		return p.ruleDenial(c, name), nil
 	}
-	d, err := p.asker.Ask(ctx, tool, input)
+	d, note, err := p.ask(ctx, tool, input)
 	if err != nil {
 		return "", fmt.Errorf("%w for %s: %w", ErrPermissionPrompt, name, err)
 	}
@@ -196,9 +202,22 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 		}
 		return "", nil
 	default:
+		if note != "" {
+			return fmt.Sprintf("The user denied permission for %s and said: %s", tool.Describe(input), note), nil
+		}
 		return fmt.Sprintf("The user denied permission for %s. Do not retry the same call; "+
 			"ask the user how to proceed or take a different approach.", tool.Describe(input)), nil
 	}
+}
+
+// ask puts the question to the user, with their note on a denial when the
+// asker can take one.
+func (p *Permissions) ask(ctx context.Context, tool Tool, input json.RawMessage) (Decision, string, error) {
+	if n, ok := p.asker.(NotingAsker); ok {
+		return n.AskNote(ctx, tool, input)
+	}
+	d, err := p.asker.Ask(ctx, tool, input)
+	return d, "", err
 }
 
 // allowedByMode reports whether the mode alone lets the call run.
