@@ -59,7 +59,10 @@ func TestImportedInterruptIsNotGluedToTheNextPrompt(t *testing.T) {
 	w.MustRun("-r", sid, "-p", "use the name lexer instead")
 	msgs := w.Server.LastRequest().Messages
 	last := msgs[len(msgs)-1]
-	if last.Role != "user" || last.Content != "use the name lexer instead" {
+	// A resume adds the re-orientation packet after the user's words
+	// (issue 21); the words themselves come first, with no marker glued on.
+	words, _, _ := strings.Cut(last.Content, "\n\nRe-orientation (read from")
+	if last.Role != "user" || words != "use the name lexer instead" || strings.Contains(last.Content, "[Request interrupted") {
 		t.Errorf("the prompt after an imported interrupt is sent as %s %q, want it as typed:\n%s", last.Role, last.Content, requestText(w.Server.LastRequest()))
 	}
 }
