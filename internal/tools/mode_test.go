@@ -14,7 +14,7 @@ import (
 func TestModes(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	set := Set(NewEnv(root))
+	set := append(Set(NewEnv(root)), NewTodoWrite())
 	tool := func(name string) Tool { tl, _ := Lookup(set, name); return tl }
 	inside := json.RawMessage(`{"file_path":"a.txt","content":"x"}`)
 	outside, _ := json.Marshal(obj{"file_path": filepath.Join(t.TempDir(), "b.txt"), "content": "x"})
@@ -49,6 +49,9 @@ func TestModes(t *testing.T) {
 			{NameRead, read, "", false},
 			{NameWrite, inside, "plan mode is on", false},
 			{NameBash, bash, "plan mode is on", false},
+			{NameTodoWrite, json.RawMessage(`{"todos":[{"content":"plan the change","status":"pending"}]}`), "", false},
+			{NameBashOutput, json.RawMessage(`{"bash_id":"bash_1"}`), "", false},
+			{NameWebFetch, json.RawMessage(`{"url":"https://example.com","prompt":"x"}`), "plan mode is on", false},
 		}},
 		{ModeBypass, []string{"Bash"}, []call{
 			{NameWrite, outside, "", false},
