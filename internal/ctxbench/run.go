@@ -15,9 +15,11 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
-// config is one row of the table: the window clawdcode and the server
-// share, and the summariser the server plays.
+// config is one row of the table: the build of clawdcode it runs, the
+// window clawdcode and the server share, and the summariser the server
+// plays.
 type config struct {
+	build  build
 	window int
 	mode   llmtest.SummaryMode
 }
@@ -30,23 +32,33 @@ const threshold = "0.8"
 // milestones are the compaction counts after which the probe runs.
 var milestones = []int{1, 5, 10}
 
-// probeResult is what one probe found: by class the facts planted so far
-// and those present, and by artifact kind the same for the facts of the
-// compacted range (tasks whose prompt is no longer a message of its own).
+// probeResult is what one probe found: by class the facts planted so far,
+// those present and those available (present, or one Recall of a ref the
+// request holds away), and by artifact kind the facts of the compacted
+// range (tasks whose prompt is no longer a message of its own) planted and
+// present.
 type probeResult struct {
-	planted, present           map[string]int
-	rangePlanted, rangePresent map[string]int
+	planted, present, available map[string]int
+	rangePlanted, rangePresent  map[string]int
 }
 
-// sessionResult is what one session measured.
+func newProbeResult() probeResult {
+	return probeResult{planted: map[string]int{}, present: map[string]int{}, available: map[string]int{},
+		rangePlanted: map[string]int{}, rangePresent: map[string]int{}}
+}
+
+// sessionResult is what one session measured. finished counts the tasks
+// whose run exited 0 with a final answer; end is the probe after the last
+// task, whatever the compactions.
 type sessionResult struct {
-	tasks, agentRequests, summaries, rejected int
-	prompt, cached, completion                int
-	compactions                               int
-	probes                                    map[int]probeResult
-	reorient, cold                            int // -1: the edit was never made
-	violated                                  bool
-	wall, cpu                                 time.Duration
+	tasks, finished, agentRequests, summaries, rejected int
+	prompt, cached, completion                          int
+	compactions                                         int
+	probes                                              map[int]probeResult
+	end                                                 probeResult
+	reorient, cold                                      int // -1: the edit was never made
+	violated                                            bool
+	wall, cpu                                           time.Duration
 }
 
 // runner drives one session through the real binary.
@@ -69,6 +81,9 @@ type runner struct {
 func runSession(t *testing.T, cfg config, s *session) sessionResult {
 	w := harness.NewWorld(t, llmtest.Options{Window: cfg.window, Tokens: llmtest.OpenAITokens, PromptCache: true, Light: true})
 	w.Timeout = 2 * time.Minute
+	if cfg.build.binary != "" {
+		w.Binary = cfg.build.binary
+	}
 	writeTree(t, w.Project, s.files)
 	r := &runner{t: t, w: w, s: s, cfg: cfg, summaris: llmtest.Summariser(cfg.mode, s.facts)}
 	r.res = sessionResult{probes: map[int]probeResult{}, reorient: -1, cold: -1}
@@ -89,6 +104,7 @@ func runSession(t *testing.T, cfg config, s *session) sessionResult {
 		}
 	}
 	r.res.tasks = len(s.tasks)
+	r.res.end = r.probe(len(s.tasks) - 1)
 	r.res.reorient = r.reorientCost(true)
 	r.res.cold = r.reorientCost(false)
 	r.res.violated = r.violate()
@@ -127,8 +143,11 @@ func (r *runner) respond(req llmtest.Request) llmtest.Reply {
 }
 
 // run runs clawdcode once with behave answering; counted says whether its
-// requests go into the cost figures. It returns the result object.
-func (r *runner) run(behave func(llmtest.Request) llmtest.Reply, onReq func(llmtest.Request), counted bool, args ...string) harness.ResultObject {
+// requests go into the cost figures. It returns the result object and
+// whether the run finished: exited 0 with a final answer. A run still
+// going at the world's timeout (a loop of compactions on a small window)
+// is killed and has not finished; the session goes on from what it stored.
+func (r *runner) run(behave func(llmtest.Request) llmtest.Reply, onReq func(llmtest.Request), counted bool, args ...string) (harness.ResultObject, bool) {
 	r.mu.Lock()
 	r.behave, r.onReq = behave, onReq
 	r.mu.Unlock()
@@ -141,19 +160,27 @@ func (r *runner) run(behave func(llmtest.Request) llmtest.Reply, onReq func(llmt
 		cmd.Dir = r.dir
 	}
 	start := time.Now()
-	res := harness.Wait(r.t, ctx, cmd)
+	res, err := harness.Run(cmd)
+	if err != nil && cmd.ProcessState == nil {
+		r.t.Fatalf("session %s: run clawdcode %q: %v", r.s.name, args, err)
+	}
 	if counted {
 		r.res.wall += time.Since(start)
 		if u, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			r.res.cpu += time.Duration(u.Utime.Nano() + u.Stime.Nano())
 		}
 	}
+	if ctx.Err() != nil {
+		r.t.Logf("session %s: clawdcode %q did not finish within %s", r.s.name, args, r.w.Timeout)
+		r.account(counted)
+		return harness.ResultObject{}, false
+	}
 	var obj harness.ResultObject
 	if err := json.Unmarshal([]byte(strings.TrimSpace(res.Stdout)), &obj); err != nil {
 		r.t.Fatalf("session %s: clawdcode %q: stdout is not one result object: %v\n%s", r.s.name, args, err, res)
 	}
 	r.account(counted)
-	return obj
+	return obj, res.Code == 0 && !obj.IsError && strings.TrimSpace(obj.Result) != ""
 }
 
 // account adds the server's requests since the last call to the figures
@@ -188,9 +215,11 @@ func (r *runner) task(tk task) {
 	if r.id != "" {
 		args = append([]string{"-r", r.id}, args...)
 	}
-	obj := r.run(script(tk.replies...), onReq, true, args...)
-	if obj.IsError {
-		r.t.Logf("session %s: a task ended in error: %s", r.s.name, obj.Result)
+	obj, finished := r.run(script(tk.replies...), onReq, true, args...)
+	if finished {
+		r.res.finished++
+	} else {
+		r.t.Logf("session %s: a task did not finish: %s", r.s.name, obj.Result)
 	}
 	if r.id == "" {
 		r.id = obj.SessionID
