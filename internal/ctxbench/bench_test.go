@@ -17,9 +17,9 @@ import (
 
 var (
 	full     = flag.Bool("ctxbench.full", false, "run the whole context bench (make bench-context) and print its table")
-	suite    = flag.String("ctxbench.suite", "main", "with -ctxbench.full: the rows: main (the corpus at each window, the other summarisers, memory) or ladder (long tool-heavy tasks whose tool outputs are 5-35 % of the window)")
-	windows  = flag.String("ctxbench.windows", "", "with -ctxbench.full: the windows, comma-separated (main: 8000,32000,128000; ladder: 4000,8000,16000,32000)")
-	sessions = flag.Int("ctxbench.sessions", 0, "with -ctxbench.full: how many sessions of the corpus (main: 20; ladder: 3 a window)")
+	suite    = flag.String("ctxbench.suite", "main", "with -ctxbench.full: the rows: main (the corpus at each window, the other summarisers, memory) or ladder (long tool-heavy tasks whose tool outputs are 5-35 % of the window) or delegate (exploration read by the parent, or delegated through Task)")
+	windows  = flag.String("ctxbench.windows", "", "with -ctxbench.full: the windows, comma-separated (main: 8000,32000,128000; ladder: 4000,8000,16000,32000; delegate: 32000)")
+	sessions = flag.Int("ctxbench.sessions", 0, "with -ctxbench.full: how many sessions of the corpus (main: 20; ladder, delegate: 3 a row)")
 	maxTurns = flag.Int("ctxbench.turns", 0, "with -ctxbench.full: main: the longest session's model requests (200); ladder: each task's (40)")
 	projects = flag.Int("ctxbench.projects", 8, "with -ctxbench.full: how many projects of the multi-session (memory) corpus")
 	baseline = flag.String("ctxbench.baseline", os.Getenv("CTXBENCH_BASELINE"), "with -ctxbench.full: another clawdcode binary whose rows run in the same pool, each printed above the tree's (default $CTXBENCH_BASELINE)")
@@ -70,7 +70,11 @@ type plan struct {
 }
 
 func rowName(cfg config) string {
-	return fmt.Sprintf("%s/%dk-%s", cfg.build.name, cfg.window/1000, cfg.mode)
+	name := fmt.Sprintf("%s/%dk-%s", cfg.build.name, cfg.window/1000, cfg.mode)
+	if cfg.delegate {
+		name += "-Task"
+	}
+	return name
 }
 
 // row adds a job for each session under cfg; the row is complete when
@@ -147,10 +151,16 @@ func TestContextBench(t *testing.T) {
 		rows, mem = mainSuite(t, &p, bs)
 	case "ladder":
 		rows = ladderSuite(t, &p, bs)
+	case "delegate":
+		rows = delegateSuite(t, &p, bs)
 	default:
-		t.Fatalf("-ctxbench.suite: %q is not main or ladder", *suite)
+		t.Fatalf("-ctxbench.suite: %q is not main, ladder or delegate", *suite)
 	}
 	t.Cleanup(func() {
+		if *suite == "delegate" {
+			printDelegTable(os.Stdout, rows, time.Since(start))
+			return
+		}
 		printTable(os.Stdout, rows, time.Since(start))
 		if mem != nil {
 			printMemTable(os.Stdout, mem)
@@ -190,6 +200,23 @@ func ladderSuite(t *testing.T, p *plan, bs []build) []*row {
 	for _, w := range windowList(t, "4000,8000,16000,32000") {
 		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w)
 		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy}, c)...)
+	}
+	return rows
+}
+
+// delegateTasks is how many tasks a session of the delegation suite has.
+const delegateTasks = 6
+
+// delegateSuite is issue 23's parent tokens with and without delegation:
+// at each window, the exploration corpus with the parent reading the
+// files itself, then with the exploration delegated through Task.
+func delegateSuite(t *testing.T, p *plan, bs []build) []*row {
+	var rows []*row
+	for _, w := range windowList(t, "32000") {
+		for _, delegate := range []bool{false, true} {
+			c := explorationCorpus(seed, orDefault(*sessions, 3), delegateTasks, delegate)
+			rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy, delegate: delegate}, c)...)
+		}
 	}
 	return rows
 }

@@ -67,7 +67,8 @@ type task struct {
 	prompt  string
 	replies []llmtest.Reply
 	facts   []int
-	next    int // the continuation fact it plants
+	next    int         // the continuation fact it plants
+	sub     *delegation // the exploration a Task call delegates; nil: none
 }
 
 // reorientTask is the edit the re-orienter resumes after compaction.

@@ -19,9 +19,10 @@ import (
 // window clawdcode and the server share, and the summariser the server
 // plays.
 type config struct {
-	build  build
-	window int
-	mode   llmtest.SummaryMode
+	build    build
+	window   int
+	mode     llmtest.SummaryMode
+	delegate bool // the delegation suite's row whose tasks delegate through Task
 }
 
 // threshold is the auto-compaction trigger the bench passes (clawdcode's
@@ -54,6 +55,7 @@ type sessionResult struct {
 	tasks, finished, agentRequests, summaries, rejected int
 	prompt, cached, completion                          int
 	compactions                                         int
+	subRequests, subPrompt, subCached                   int // a subagent's, part of the above
 	probes                                              map[int]probeResult
 	end                                                 probeResult
 	reorient, cold                                      int // -1: the edit was never made
@@ -70,12 +72,14 @@ type runner struct {
 	id  string // the session id, after the first task
 	dir string // where a run starts; "": the world's project
 
-	mu       sync.Mutex
-	behave   func(llmtest.Request) llmtest.Reply
-	onReq    func(llmtest.Request)
-	seen     int // server requests already accounted
-	res      sessionResult
-	summaris func(llmtest.Request) llmtest.Reply
+	mu        sync.Mutex
+	subPrompt string // the Task prompt of the task under way ("": none)
+	subActive bool   // a subagent has asked and not given its final answer
+	behave    func(llmtest.Request) llmtest.Reply
+	onReq     func(llmtest.Request)
+	seen      int // server requests already accounted
+	res       sessionResult
+	summaris  func(llmtest.Request) llmtest.Reply
 }
 
 func runSession(t *testing.T, cfg config, s *session) sessionResult {
@@ -119,16 +123,27 @@ func (r *runner) respond(req llmtest.Request) llmtest.Reply {
 	behave, onReq := r.behave, r.onReq
 	r.mu.Unlock()
 	var reply llmtest.Reply
+	sub := r.fromSubagent(req)
 	if llmtest.IsSummaryRequest(req) {
 		r.mu.Lock()
 		r.res.summaries++
 		r.mu.Unlock()
 		reply = r.summaris(req)
 	} else {
-		if onReq != nil {
+		if onReq != nil && !sub {
 			onReq(req)
 		}
 		reply = behave(req)
+	}
+	if sub {
+		r.mu.Lock()
+		r.res.subRequests++
+		r.res.subPrompt += req.Tokens
+		r.res.subCached += req.CachedTokens
+		if !llmtest.IsSummaryRequest(req) {
+			r.subActive = len(reply.ToolCalls) > 0
+		}
+		r.mu.Unlock()
 	}
 	if reply.Status == 0 {
 		n := len(reply.Text)
@@ -140,6 +155,29 @@ func (r *runner) respond(req llmtest.Request) llmtest.Reply {
 		r.mu.Unlock()
 	}
 	return reply
+}
+
+// fromSubagent reports whether req is a subagent's: an agent request
+// whose user message is the Task prompt of the task under way (a
+// subagent starts from that prompt, not from the parent's conversation),
+// or a summary asked while a subagent runs (the parent waits for its Task
+// result meanwhile).
+func (r *runner) fromSubagent(req llmtest.Request) bool {
+	r.mu.Lock()
+	prompt, active := r.subPrompt, r.subActive
+	r.mu.Unlock()
+	if prompt == "" {
+		return false
+	}
+	if llmtest.IsSummaryRequest(req) {
+		return active
+	}
+	for _, m := range req.Messages {
+		if m.Role == "user" && strings.Contains(m.Content, prompt) {
+			return true
+		}
+	}
+	return false
 }
 
 // run runs clawdcode once with behave answering; counted says whether its
@@ -215,7 +253,16 @@ func (r *runner) task(tk task) {
 	if r.id != "" {
 		args = append([]string{"-r", r.id}, args...)
 	}
-	obj, finished := r.run(script(tk.replies...), onReq, true, args...)
+	behave := script(tk.replies...)
+	if tk.sub != nil {
+		behave = r.delegating(tk)
+		defer func() {
+			r.mu.Lock()
+			r.subPrompt, r.subActive = "", false
+			r.mu.Unlock()
+		}()
+	}
+	obj, finished := r.run(behave, onReq, true, args...)
 	if finished {
 		r.res.finished++
 	} else {
@@ -226,5 +273,20 @@ func (r *runner) task(tk task) {
 	}
 	if obj.Compactions != nil {
 		r.res.compactions += *obj.Compactions
+	}
+}
+
+// delegating answers the parent with the task's replies and its subagent
+// (see fromSubagent) with the delegation's.
+func (r *runner) delegating(tk task) func(llmtest.Request) llmtest.Reply {
+	r.mu.Lock()
+	r.subPrompt = tk.sub.prompt
+	r.mu.Unlock()
+	parent, sub := script(tk.replies...), script(tk.sub.replies...)
+	return func(q llmtest.Request) llmtest.Reply {
+		if r.fromSubagent(q) {
+			return sub(q)
+		}
+		return parent(q)
 	}
 }

@@ -54,6 +54,9 @@ func (rw *row) add(r sessionResult) {
 	t.cached += r.cached
 	t.completion += r.completion
 	t.compactions += r.compactions
+	t.subRequests += r.subRequests
+	t.subPrompt += r.subPrompt
+	t.subCached += r.subCached
 	t.wall += r.wall
 	t.cpu += r.cpu
 	for m, p := range r.probes {
