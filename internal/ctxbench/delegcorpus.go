@@ -2,7 +2,6 @@ package ctxbench
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/llmtest"
@@ -36,21 +35,11 @@ type delegation struct {
 func explorationCorpus(seed uint64, n, tasks int, delegate bool) []*session {
 	var out []*session
 	for i := range n {
-		g := &gen{
-			rng:     rand.New(rand.NewPCG(seed, uint64(300+i))),
-			s:       &session{name: fmt.Sprintf("e%02d", i), kind: "explore", files: map[string]string{}},
-			numbers: map[int]bool{},
-		}
-		g.codes = g.rng.Perm(250)
-		g.rule()
+		g := newGen(seed, uint64(300+i), fmt.Sprintf("e%02d", i), "explore")
 		for k := range tasks {
 			g.exploreTask(k, delegate)
 		}
-		g.reorient()
-		first := &g.s.tasks[0]
-		first.prompt = "Standing rule: " + g.s.ruleKey + " in this project.\n" + first.prompt
-		first.facts = append(first.facts, g.fact(llmtest.FactRecall, "", g.s.ruleKey, "Standing rule of the user: "+g.s.ruleKey+"."))
-		out = append(out, g.s)
+		out = append(out, g.finish())
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package ctxbench
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/llmtest"
@@ -29,22 +28,11 @@ const (
 func ladderCorpus(seed uint64, n, tasks, turns, window int) []*session {
 	var out []*session
 	for i := range n {
-		g := &gen{
-			rng:     rand.New(rand.NewPCG(seed, uint64(200+i))),
-			s:       &session{name: fmt.Sprintf("l%02d", i), kind: "ladder", files: map[string]string{}},
-			numbers: map[int]bool{},
-		}
-		g.codes = g.rng.Perm(250)
-		g.s.files["scripts/check.sh"] = "#!/bin/sh\necho \"checking $1\"\nexit \"$2\"\n"
-		g.rule()
+		g := newGen(seed, uint64(200+i), fmt.Sprintf("l%02d", i), "ladder")
 		for k := range tasks {
 			g.ladderTask(k, turns, window)
 		}
-		g.reorient()
-		first := &g.s.tasks[0]
-		first.prompt = "Standing rule: " + g.s.ruleKey + " in this project.\n" + first.prompt
-		first.facts = append(first.facts, g.fact(llmtest.FactRecall, "", g.s.ruleKey, "Standing rule of the user: "+g.s.ruleKey+"."))
-		out = append(out, g.s)
+		out = append(out, g.finish())
 	}
 	return out
 }
