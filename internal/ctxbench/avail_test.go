@@ -12,12 +12,14 @@ import (
 
 func TestRequestRefsFindsUUIDsAndPrefixes(t *testing.T) {
 	t.Parallel()
-	text := "tool [cleared: 4.1 KB, ok; Recall ref=1a2b3c4d] ledger 9f8e7d6c-5b4a-4321-8fed-cba987654321 " +
+	text := "folded: Recall ref=1a2b3c4d shows one; ledger 9f8e7d6c-5b4a-4321-8fed-cba987654321 " +
+		"[cleared to save context: Read src/a.txt, 4120 bytes, 80 lines, ok; Recall ref=0a1b2c3d-4e5f shows it] " +
 		"again 1a2b3c4d number 4829131 word deadbeefcafe"
 	got := requestRefs(text)
-	want := []string{"1a2b3c4d", "9f8e7d6c-5b4a-4321-8fed-cba987654321"}
+	want := []string{"1a2b3c4d", "9f8e7d6c-5b4a-4321-8fed-cba987654321", "0a1b2c3d-4e5f"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("requestRefs = %q, want %q (once each; no 7-digit number, no token longer than a prefix)", got, want)
+		t.Errorf("requestRefs = %q, want %q (a ledger's prefix, a whole uuid, a stub's two groups, once each; "+
+			"no 7-digit number, no hex word longer than a prefix)", got, want)
 	}
 }
 
