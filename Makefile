@@ -81,11 +81,17 @@ bench:
 # process start-up and, with the failing summarisers, retry back-off
 # (BENCHMARKS.md: 3 and 4 at once on 2 cores). CTXBENCH_FLAGS adds
 # flags, e.g. CTXBENCH_FLAGS='-ctxbench.sessions=4 -ctxbench.windows=8000'.
+# CTXBENCH_SUITE picks the rows (main, or ladder: issue 22's small
+# windows); CTXBENCH_BASELINE=/path/to/clawdcode runs every row for that
+# build too, in the same pool, its row printed above the tree's.
 CTXBENCH_FLAGS ?=
+CTXBENCH_SUITE ?= main
+CTXBENCH_BASELINE ?=
 CTXBENCH_PARALLEL ?= $(shell echo $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2) + 1 )))
 bench-context:
 	$(GO) test -c -o bin/ctxbench.test ./internal/ctxbench
-	bin/ctxbench.test -test.run '^TestContextBench$$' -test.parallel $(CTXBENCH_PARALLEL) -test.timeout 30m -ctxbench.full $(CTXBENCH_FLAGS)
+	bin/ctxbench.test -test.run '^TestContextBench$$' -test.parallel $(CTXBENCH_PARALLEL) -test.timeout 30m -ctxbench.full \
+		-ctxbench.suite=$(CTXBENCH_SUITE) $(if $(CTXBENCH_BASELINE),-ctxbench.baseline=$(CTXBENCH_BASELINE)) $(CTXBENCH_FLAGS)
 
 lint:
 	$(GO) vet ./...

@@ -17,10 +17,12 @@ import (
 
 var (
 	full     = flag.Bool("ctxbench.full", false, "run the whole context bench (make bench-context) and print its table")
-	windows  = flag.String("ctxbench.windows", "8000,32000,128000", "with -ctxbench.full: the windows, comma-separated")
-	sessions = flag.Int("ctxbench.sessions", 20, "with -ctxbench.full: how many sessions of the corpus")
-	maxTurns = flag.Int("ctxbench.turns", 200, "with -ctxbench.full: the longest session's model requests")
+	suite    = flag.String("ctxbench.suite", "main", "with -ctxbench.full: the rows: main (the corpus at each window, the other summarisers, memory) or ladder (long tool-heavy tasks whose tool outputs are 5-35 % of the window) or delegate (exploration read by the parent, or delegated through Task)")
+	windows  = flag.String("ctxbench.windows", "", "with -ctxbench.full: the windows, comma-separated (main: 8000,32000,128000; ladder: 4000,8000,16000,32000; delegate: 32000)")
+	sessions = flag.Int("ctxbench.sessions", 0, "with -ctxbench.full: how many sessions of the corpus (main: 20; ladder, delegate: 3 a row)")
+	maxTurns = flag.Int("ctxbench.turns", 0, "with -ctxbench.full: main: the longest session's model requests (200); ladder: each task's (40)")
 	projects = flag.Int("ctxbench.projects", 8, "with -ctxbench.full: how many projects of the multi-session (memory) corpus")
+	baseline = flag.String("ctxbench.baseline", os.Getenv("CTXBENCH_BASELINE"), "with -ctxbench.full: another clawdcode binary whose rows run in the same pool, each printed above the tree's (default $CTXBENCH_BASELINE)")
 )
 
 func TestMain(m *testing.M) {
@@ -67,7 +69,13 @@ type plan struct {
 	jobs []job
 }
 
-func rowName(cfg config) string { return fmt.Sprintf("%dk-%s", cfg.window/1000, cfg.mode) }
+func rowName(cfg config) string {
+	name := fmt.Sprintf("%s/%dk-%s", cfg.build.name, cfg.window/1000, cfg.mode)
+	if cfg.delegate {
+		name += "-Task"
+	}
+	return name
+}
 
 // row adds a job for each session under cfg; the row is complete when
 // the jobs are done.
@@ -82,6 +90,18 @@ func (p *plan) row(cfg config, sessions []*session) *row {
 		}})
 	}
 	return rw
+}
+
+// rows adds cfg's row for each build, in the order of bs, each with a
+// job per session; the rows are complete when the jobs are done.
+func (p *plan) rows(bs []build, cfg config, sessions []*session) []*row {
+	var out []*row
+	for _, b := range bs {
+		c := cfg
+		c.build = b
+		out = append(out, p.row(c, sessions))
+	}
+	return out
 }
 
 // memory adds a job for each project of the multi-session corpus.
@@ -111,38 +131,118 @@ func (p *plan) start(t *testing.T) {
 	}
 }
 
-// TestContextBench is make bench-context: every window, the lossy and
-// the faithful summariser, the whole corpus, and the multi-session
-// corpus; it prints the tables.
+// TestContextBench is make bench-context: the rows of -ctxbench.suite,
+// for the tree's build and, with -ctxbench.baseline, another's in the
+// same pool; it prints the tables.
 func TestContextBench(t *testing.T) {
 	if !*full {
 		t.Skip("the whole bench runs with -ctxbench.full (make bench-context)")
 	}
 	start := time.Now()
+	bs, err := builds(*baseline)
+	if err != nil {
+		t.Fatalf("-ctxbench.baseline: %v", err)
+	}
 	var p plan
 	var rows []*row
-	c := append(corpus(*sessions, 50, *maxTurns), imported(seed, 60)...)
+	var mem *memRow
+	switch *suite {
+	case "main":
+		rows, mem = mainSuite(t, &p, bs)
+	case "ladder":
+		rows = ladderSuite(t, &p, bs)
+	case "delegate":
+		rows = delegateSuite(t, &p, bs)
+	default:
+		t.Fatalf("-ctxbench.suite: %q is not main, ladder or delegate", *suite)
+	}
+	t.Cleanup(func() {
+		if *suite == "delegate" {
+			printDelegTable(os.Stdout, rows, time.Since(start))
+			return
+		}
+		printTable(os.Stdout, rows, time.Since(start))
+		if mem != nil {
+			printMemTable(os.Stdout, mem)
+		}
+	})
+	p.start(t)
+}
+
+// mainSuite is the default rows: the lossy summariser at each window
+// over the whole corpus, the other summarisers at the first window over
+// four sessions, and the multi-session corpus.
+func mainSuite(t *testing.T, p *plan, bs []build) ([]*row, *memRow) {
+	var rows []*row
+	c := append(corpus(orDefault(*sessions, 20), 50, orDefault(*maxTurns, 200)), imported(seed, 60)...)
+	ws := windowList(t, "8000,32000,128000")
+	for _, w := range ws {
+		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy}, c)...)
+	}
+	for _, mode := range []llmtest.SummaryMode{llmtest.SummaryFaithful, llmtest.SummaryHallucinating,
+		llmtest.SummaryFail500, llmtest.SummaryOverflow, llmtest.SummaryEmpty} {
+		rows = append(rows, p.rows(bs, config{window: ws[0], mode: mode}, c[:min(4, len(c))])...)
+	}
+	// Memory is a guarantee with floors of its own (TestMemoryBenchShort),
+	// not a figure to compare builds on: the tree's build only.
+	mem := p.memory(config{build: treeBuild, window: ws[0], mode: llmtest.SummaryLossy}, memCorpus(seed, *projects))
+	return rows, mem
+}
+
+// ladderTasks is how many tasks a session of the ladder suite has: the
+// second starts from the first one's full context.
+const ladderTasks = 2
+
+// ladderSuite is issue 22's small windows: at each window, sessions of
+// long tool-heavy tasks sized for that window, with the lossy summariser.
+func ladderSuite(t *testing.T, p *plan, bs []build) []*row {
+	var rows []*row
+	for _, w := range windowList(t, "4000,8000,16000,32000") {
+		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w)
+		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy}, c)...)
+	}
+	return rows
+}
+
+// delegateTasks is how many tasks a session of the delegation suite has.
+const delegateTasks = 6
+
+// delegateSuite is issue 23's parent tokens with and without delegation:
+// at each window, the exploration corpus with the parent reading the
+// files itself, then with the exploration delegated through Task.
+func delegateSuite(t *testing.T, p *plan, bs []build) []*row {
+	var rows []*row
+	for _, w := range windowList(t, "32000") {
+		for _, delegate := range []bool{false, true} {
+			c := explorationCorpus(seed, orDefault(*sessions, 3), delegateTasks, delegate)
+			rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy, delegate: delegate}, c)...)
+		}
+	}
+	return rows
+}
+
+// windowList is -ctxbench.windows, or def when it is not given.
+func windowList(t *testing.T, def string) []int {
+	list := *windows
+	if list == "" {
+		list = def
+	}
 	var ws []int
-	for _, f := range strings.Split(*windows, ",") {
+	for _, f := range strings.Split(list, ",") {
 		w, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
 			t.Fatalf("-ctxbench.windows: %v", err)
 		}
 		ws = append(ws, w)
-		rows = append(rows, p.row(config{window: w, mode: llmtest.SummaryLossy}, c))
 	}
-	// The other summarisers, for comparison: the first window, the first
-	// four sessions.
-	for _, mode := range []llmtest.SummaryMode{llmtest.SummaryFaithful, llmtest.SummaryHallucinating,
-		llmtest.SummaryFail500, llmtest.SummaryOverflow, llmtest.SummaryEmpty} {
-		rows = append(rows, p.row(config{window: ws[0], mode: mode}, c[:min(4, len(c))]))
+	return ws
+}
+
+func orDefault(n, def int) int {
+	if n > 0 {
+		return n
 	}
-	mem := p.memory(config{window: ws[0], mode: llmtest.SummaryLossy}, memCorpus(seed, *projects))
-	t.Cleanup(func() {
-		printTable(os.Stdout, rows, time.Since(start))
-		printMemTable(os.Stdout, mem)
-	})
-	p.start(t)
+	return def
 }
 
 // floor is the least (or, for costs, the most) the short bench accepts:
@@ -179,7 +279,7 @@ func TestContextBenchShort(t *testing.T) {
 		t.Skip("drives hundreds of clawdcode runs")
 	}
 	var p plan
-	rw := p.row(config{window: 8000, mode: llmtest.SummaryLossy}, corpus(3, 50, 120))
+	rw := p.row(config{build: treeBuild, window: 8000, mode: llmtest.SummaryLossy}, corpus(3, 50, 120))
 	t.Cleanup(func() {
 		var b strings.Builder
 		printTable(&b, []*row{rw}, 0)
@@ -238,7 +338,7 @@ func TestMemoryBenchShort(t *testing.T) {
 		t.Skip("drives dozens of clawdcode runs")
 	}
 	var p plan
-	mr := p.memory(config{window: 8000, mode: llmtest.SummaryLossy}, memCorpus(seed, 3))
+	mr := p.memory(config{build: treeBuild, window: 8000, mode: llmtest.SummaryLossy}, memCorpus(seed, 3))
 	t.Cleanup(func() { checkMemFloor(t, mr) })
 	p.start(t)
 }

@@ -67,7 +67,8 @@ type task struct {
 	prompt  string
 	replies []llmtest.Reply
 	facts   []int
-	next    int // the continuation fact it plants
+	next    int         // the continuation fact it plants
+	sub     *delegation // the exploration a Task call delegates; nil: none
 }
 
 // reorientTask is the edit the re-orienter resumes after compaction.
@@ -101,14 +102,7 @@ var words = strings.Fields("parser token reads the buffer until a newline then r
 // is "tool" (each task reads files and runs commands), chat-heavy
 // otherwise (long messages, few tools), about turns model requests long.
 func newSession(seed uint64, i int, kind string, turns int) *session {
-	g := &gen{
-		rng:     rand.New(rand.NewPCG(seed, uint64(i))),
-		s:       &session{name: fmt.Sprintf("s%02d", i), kind: kind, files: map[string]string{}},
-		numbers: map[int]bool{},
-	}
-	g.codes = g.rng.Perm(250)
-	g.s.files["scripts/check.sh"] = "#!/bin/sh\necho \"checking $1\"\nexit \"$2\"\n"
-	g.rule()
+	g := newGen(seed, uint64(i), fmt.Sprintf("s%02d", i), kind)
 	for k := 0; g.s.requests() < turns; k++ {
 		if kind == "tool" {
 			g.toolTask(k)
@@ -116,6 +110,26 @@ func newSession(seed uint64, i int, kind string, turns int) *session {
 			g.chatTask(k)
 		}
 	}
+	return g.finish()
+}
+
+// newGen starts session name of the corpus of seed from its own random
+// stream: the project's check script and the user's standing rule.
+func newGen(seed, stream uint64, name, kind string) *gen {
+	g := &gen{
+		rng:     rand.New(rand.NewPCG(seed, stream)),
+		s:       &session{name: name, kind: kind, files: map[string]string{}},
+		numbers: map[int]bool{},
+	}
+	g.codes = g.rng.Perm(250)
+	g.s.files["scripts/check.sh"] = "#!/bin/sh\necho \"checking $1\"\nexit \"$2\"\n"
+	g.rule()
+	return g
+}
+
+// finish adds the re-orienter's task and states the standing rule in the
+// first task, once the tasks are made.
+func (g *gen) finish() *session {
 	g.reorient()
 	// The rule is something the user said: a recall fact of the first
 	// task, which a summariser that keeps such facts keeps.

@@ -12,6 +12,15 @@
 // requests the server receives and the result objects the binary prints,
 // so the numbers mean the same for any future design of the context.
 //
+// Facts are also counted as available (avail.go): in the request, or one
+// Recall away through a ref the request holds, opened in the session files
+// the binary wrote with the binary's own Recall code.
+//
+// A baseline binary (builds.go, CTXBENCH_BASELINE) runs every row too, in
+// the same pool, so that two builds are measured under the same load; its
+// row is printed above the tree's. -ctxbench.suite=ladder runs issue 22's
+// small windows instead of the default rows (laddercorpus.go).
+//
 // The corpus is generated from a fixed seed (corpus.go): each session has
 // a real project tree in its temporary directory (files with planted
 // numbers, a check script whose exit codes are planted), so Read, Grep,

@@ -113,7 +113,7 @@ func (p *memProject) change(t *testing.T, dir string) {
 // firstRequest starts a new session where r runs and returns the
 // memories of p its first request holds (the probe answers it).
 func (r *runner) firstRequest(p *memProject, seen *watch) map[string]bool {
-	obj := r.run(llmtest.Probe(p.memFacts()), seen.see, false, "-p", probePrompt)
+	obj, _ := r.run(llmtest.Probe(p.memFacts()), seen.see, false, "-p", probePrompt)
 	keys, ok := llmtest.ParseProbe(obj.Result)
 	if !ok {
 		r.t.Fatalf("project %s: the probe's run did not answer with the probe: %q", p.name, obj.Result)

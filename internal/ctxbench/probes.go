@@ -13,7 +13,9 @@ import (
 const probePrompt = "PROBE: which of the planted facts do you hold?"
 
 // probe forks the session after task done (an index into s.tasks) and
-// asks the probe which facts planted so far its request holds.
+// asks the probe which facts planted so far its request holds, and counts
+// those available to it (in the request, or one Recall of a ref it holds
+// away; see available).
 func (r *runner) probe(done int) probeResult {
 	var facts []llmtest.Fact
 	inRange := map[string]bool{} // keys of facts whose task was compacted away
@@ -33,12 +35,17 @@ func (r *runner) probe(done int) probeResult {
 			facts = append(facts, f)
 		}
 	}
-	obj := r.run(llmtest.Probe(facts), capture, false, "-r", r.id, "--fork-session", "-p", probePrompt)
+	obj, finished := r.run(llmtest.Probe(facts), capture, false, "-r", r.id, "--fork-session", "-p", probePrompt)
 	keys, ok := llmtest.ParseProbe(obj.Result)
-	if !ok {
+	if !ok && finished {
 		r.t.Fatalf("session %s: the probe's run did not answer with the probe: %q", r.s.name, obj.Result)
 	}
 	mu.Lock()
+	open, err := sessionOpener(r.w.Home, r.w.Project, obj.SessionID)
+	if err != nil {
+		r.t.Fatalf("session %s: open the probe's session for Recall: %v", r.s.name, err)
+	}
+	avail := available(llmtest.RequestText(seen), facts, open)
 	for _, tk := range r.s.tasks[:done+1] {
 		if !retained(seen, tk.prompt) {
 			for _, i := range tk.facts {
@@ -47,12 +54,15 @@ func (r *runner) probe(done int) probeResult {
 		}
 	}
 	mu.Unlock()
-	p := probeResult{planted: map[string]int{}, present: map[string]int{}, rangePlanted: map[string]int{}, rangePresent: map[string]int{}}
+	p := newProbeResult()
 	for _, f := range facts {
 		class := string(f.Class)
 		p.planted[class]++
 		if keys[f.Key] {
 			p.present[class]++
+		}
+		if avail[f.Key] {
+			p.available[class]++
 		}
 		if f.Class == llmtest.FactArtifact && inRange[f.Key] {
 			p.rangePlanted[f.Kind]++
@@ -93,10 +103,32 @@ func (r *runner) reorientCost(warm bool) int {
 	if warm {
 		args = append([]string{"-r", r.id, "--fork-session"}, args...)
 	}
-	r.run(llmtest.Reorienter(ro.needs, ro.edit, "Edited."), measure, false, args...)
+	r.run(giveUp(llmtest.Reorienter(ro.needs, ro.edit, "Edited."), maxReorientRequests), measure, false, args...)
 	mu.Lock()
 	defer mu.Unlock()
 	return cost
+}
+
+// maxReorientRequests bounds the re-orienter's requests in one run: it
+// needs at most one per fetch, the edit and the answer, but a compaction
+// that takes its calls out of the request makes it start its fetches
+// over, and on a small window that can go on until the run is killed.
+const maxReorientRequests = 20
+
+// giveUp is behave until it has answered n requests, then an answer that
+// ends the run.
+func giveUp(behave func(llmtest.Request) llmtest.Reply, n int) func(llmtest.Request) llmtest.Reply {
+	var mu sync.Mutex
+	return func(q llmtest.Request) llmtest.Reply {
+		mu.Lock()
+		n--
+		over := n < 0
+		mu.Unlock()
+		if over {
+			return llmtest.Text("Gave up: I could not find what I need.")
+		}
+		return behave(q)
+	}
 }
 
 // violate runs the violator on a fork of the session's final state and

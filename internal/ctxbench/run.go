@@ -15,11 +15,14 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
-// config is one row of the table: the window clawdcode and the server
-// share, and the summariser the server plays.
+// config is one row of the table: the build of clawdcode it runs, the
+// window clawdcode and the server share, and the summariser the server
+// plays.
 type config struct {
-	window int
-	mode   llmtest.SummaryMode
+	build    build
+	window   int
+	mode     llmtest.SummaryMode
+	delegate bool // the delegation suite's row whose tasks delegate through Task
 }
 
 // threshold is the auto-compaction trigger the bench passes (clawdcode's
@@ -30,23 +33,34 @@ const threshold = "0.8"
 // milestones are the compaction counts after which the probe runs.
 var milestones = []int{1, 5, 10}
 
-// probeResult is what one probe found: by class the facts planted so far
-// and those present, and by artifact kind the same for the facts of the
-// compacted range (tasks whose prompt is no longer a message of its own).
+// probeResult is what one probe found: by class the facts planted so far,
+// those present and those available (present, or one Recall of a ref the
+// request holds away), and by artifact kind the facts of the compacted
+// range (tasks whose prompt is no longer a message of its own) planted and
+// present.
 type probeResult struct {
-	planted, present           map[string]int
-	rangePlanted, rangePresent map[string]int
+	planted, present, available map[string]int
+	rangePlanted, rangePresent  map[string]int
 }
 
-// sessionResult is what one session measured.
+func newProbeResult() probeResult {
+	return probeResult{planted: map[string]int{}, present: map[string]int{}, available: map[string]int{},
+		rangePlanted: map[string]int{}, rangePresent: map[string]int{}}
+}
+
+// sessionResult is what one session measured. finished counts the tasks
+// whose run exited 0 with a final answer; end is the probe after the last
+// task, whatever the compactions.
 type sessionResult struct {
-	tasks, agentRequests, summaries, rejected int
-	prompt, cached, completion                int
-	compactions                               int
-	probes                                    map[int]probeResult
-	reorient, cold                            int // -1: the edit was never made
-	violated                                  bool
-	wall, cpu                                 time.Duration
+	tasks, finished, agentRequests, summaries, rejected int
+	prompt, cached, completion                          int
+	compactions                                         int
+	subRequests, subPrompt, subCached                   int // a subagent's, part of the above
+	probes                                              map[int]probeResult
+	end                                                 probeResult
+	reorient, cold                                      int // -1: the edit was never made
+	violated                                            bool
+	wall, cpu                                           time.Duration
 }
 
 // runner drives one session through the real binary.
@@ -58,17 +72,22 @@ type runner struct {
 	id  string // the session id, after the first task
 	dir string // where a run starts; "": the world's project
 
-	mu       sync.Mutex
-	behave   func(llmtest.Request) llmtest.Reply
-	onReq    func(llmtest.Request)
-	seen     int // server requests already accounted
-	res      sessionResult
-	summaris func(llmtest.Request) llmtest.Reply
+	mu        sync.Mutex
+	subPrompt string // the Task prompt of the task under way ("": none)
+	subActive bool   // a subagent has asked and not given its final answer
+	behave    func(llmtest.Request) llmtest.Reply
+	onReq     func(llmtest.Request)
+	seen      int // server requests already accounted
+	res       sessionResult
+	summaris  func(llmtest.Request) llmtest.Reply
 }
 
 func runSession(t *testing.T, cfg config, s *session) sessionResult {
 	w := harness.NewWorld(t, llmtest.Options{Window: cfg.window, Tokens: llmtest.OpenAITokens, PromptCache: true, Light: true})
 	w.Timeout = 2 * time.Minute
+	if cfg.build.binary != "" {
+		w.Binary = cfg.build.binary
+	}
 	writeTree(t, w.Project, s.files)
 	r := &runner{t: t, w: w, s: s, cfg: cfg, summaris: llmtest.Summariser(cfg.mode, s.facts)}
 	r.res = sessionResult{probes: map[int]probeResult{}, reorient: -1, cold: -1}
@@ -89,6 +108,7 @@ func runSession(t *testing.T, cfg config, s *session) sessionResult {
 		}
 	}
 	r.res.tasks = len(s.tasks)
+	r.res.end = r.probe(len(s.tasks) - 1)
 	r.res.reorient = r.reorientCost(true)
 	r.res.cold = r.reorientCost(false)
 	r.res.violated = r.violate()
@@ -103,16 +123,27 @@ func (r *runner) respond(req llmtest.Request) llmtest.Reply {
 	behave, onReq := r.behave, r.onReq
 	r.mu.Unlock()
 	var reply llmtest.Reply
+	sub := r.fromSubagent(req)
 	if llmtest.IsSummaryRequest(req) {
 		r.mu.Lock()
 		r.res.summaries++
 		r.mu.Unlock()
 		reply = r.summaris(req)
 	} else {
-		if onReq != nil {
+		if onReq != nil && !sub {
 			onReq(req)
 		}
 		reply = behave(req)
+	}
+	if sub {
+		r.mu.Lock()
+		r.res.subRequests++
+		r.res.subPrompt += req.Tokens
+		r.res.subCached += req.CachedTokens
+		if !llmtest.IsSummaryRequest(req) {
+			r.subActive = len(reply.ToolCalls) > 0
+		}
+		r.mu.Unlock()
 	}
 	if reply.Status == 0 {
 		n := len(reply.Text)
@@ -126,9 +157,35 @@ func (r *runner) respond(req llmtest.Request) llmtest.Reply {
 	return reply
 }
 
+// fromSubagent reports whether req is a subagent's: an agent request
+// whose user message is the Task prompt of the task under way (a
+// subagent starts from that prompt, not from the parent's conversation),
+// or a summary asked while a subagent runs (the parent waits for its Task
+// result meanwhile).
+func (r *runner) fromSubagent(req llmtest.Request) bool {
+	r.mu.Lock()
+	prompt, active := r.subPrompt, r.subActive
+	r.mu.Unlock()
+	if prompt == "" {
+		return false
+	}
+	if llmtest.IsSummaryRequest(req) {
+		return active
+	}
+	for _, m := range req.Messages {
+		if m.Role == "user" && strings.Contains(m.Content, prompt) {
+			return true
+		}
+	}
+	return false
+}
+
 // run runs clawdcode once with behave answering; counted says whether its
-// requests go into the cost figures. It returns the result object.
-func (r *runner) run(behave func(llmtest.Request) llmtest.Reply, onReq func(llmtest.Request), counted bool, args ...string) harness.ResultObject {
+// requests go into the cost figures. It returns the result object and
+// whether the run finished: exited 0 with a final answer. A run still
+// going at the world's timeout (a loop of compactions on a small window)
+// is killed and has not finished; the session goes on from what it stored.
+func (r *runner) run(behave func(llmtest.Request) llmtest.Reply, onReq func(llmtest.Request), counted bool, args ...string) (harness.ResultObject, bool) {
 	r.mu.Lock()
 	r.behave, r.onReq = behave, onReq
 	r.mu.Unlock()
@@ -141,19 +198,27 @@ func (r *runner) run(behave func(llmtest.Request) llmtest.Reply, onReq func(llmt
 		cmd.Dir = r.dir
 	}
 	start := time.Now()
-	res := harness.Wait(r.t, ctx, cmd)
+	res, err := harness.Run(cmd)
+	if err != nil && cmd.ProcessState == nil {
+		r.t.Fatalf("session %s: run clawdcode %q: %v", r.s.name, args, err)
+	}
 	if counted {
 		r.res.wall += time.Since(start)
 		if u, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			r.res.cpu += time.Duration(u.Utime.Nano() + u.Stime.Nano())
 		}
 	}
+	if ctx.Err() != nil {
+		r.t.Logf("session %s: clawdcode %q did not finish within %s", r.s.name, args, r.w.Timeout)
+		r.account(counted)
+		return harness.ResultObject{}, false
+	}
 	var obj harness.ResultObject
 	if err := json.Unmarshal([]byte(strings.TrimSpace(res.Stdout)), &obj); err != nil {
 		r.t.Fatalf("session %s: clawdcode %q: stdout is not one result object: %v\n%s", r.s.name, args, err, res)
 	}
 	r.account(counted)
-	return obj
+	return obj, res.Code == 0 && !obj.IsError && strings.TrimSpace(obj.Result) != ""
 }
 
 // account adds the server's requests since the last call to the figures
@@ -188,14 +253,40 @@ func (r *runner) task(tk task) {
 	if r.id != "" {
 		args = append([]string{"-r", r.id}, args...)
 	}
-	obj := r.run(script(tk.replies...), onReq, true, args...)
-	if obj.IsError {
-		r.t.Logf("session %s: a task ended in error: %s", r.s.name, obj.Result)
+	behave := script(tk.replies...)
+	if tk.sub != nil {
+		behave = r.delegating(tk)
+		defer func() {
+			r.mu.Lock()
+			r.subPrompt, r.subActive = "", false
+			r.mu.Unlock()
+		}()
+	}
+	obj, finished := r.run(behave, onReq, true, args...)
+	if finished {
+		r.res.finished++
+	} else {
+		r.t.Logf("session %s: a task did not finish: %s", r.s.name, obj.Result)
 	}
 	if r.id == "" {
 		r.id = obj.SessionID
 	}
 	if obj.Compactions != nil {
 		r.res.compactions += *obj.Compactions
+	}
+}
+
+// delegating answers the parent with the task's replies and its subagent
+// (see fromSubagent) with the delegation's.
+func (r *runner) delegating(tk task) func(llmtest.Request) llmtest.Reply {
+	r.mu.Lock()
+	r.subPrompt = tk.sub.prompt
+	r.mu.Unlock()
+	parent, sub := script(tk.replies...), script(tk.sub.replies...)
+	return func(q llmtest.Request) llmtest.Reply {
+		if r.fromSubagent(q) {
+			return sub(q)
+		}
+		return parent(q)
 	}
 }

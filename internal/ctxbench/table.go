@@ -32,19 +32,21 @@ type row struct {
 	total    sessionResult
 	probes   map[int]probeResult // summed over the sessions that got there
 	reached  map[int]int         // sessions that reached each milestone
+	end      probeResult         // the probes after the last task, summed
 	reorient []int
 	cold     []int
 	violated int
 }
 
 func newRow(cfg config) *row {
-	return &row{cfg: cfg, probes: map[int]probeResult{}, reached: map[int]int{}}
+	return &row{cfg: cfg, probes: map[int]probeResult{}, reached: map[int]int{}, end: newProbeResult()}
 }
 
 func (rw *row) add(r sessionResult) {
 	rw.sessions++
 	t := &rw.total
 	t.tasks += r.tasks
+	t.finished += r.finished
 	t.agentRequests += r.agentRequests
 	t.summaries += r.summaries
 	t.rejected += r.rejected
@@ -52,25 +54,35 @@ func (rw *row) add(r sessionResult) {
 	t.cached += r.cached
 	t.completion += r.completion
 	t.compactions += r.compactions
+	t.subRequests += r.subRequests
+	t.subPrompt += r.subPrompt
+	t.subCached += r.subCached
 	t.wall += r.wall
 	t.cpu += r.cpu
 	for m, p := range r.probes {
 		rw.reached[m]++
 		sum, ok := rw.probes[m]
 		if !ok {
-			sum = probeResult{planted: map[string]int{}, present: map[string]int{}, rangePlanted: map[string]int{}, rangePresent: map[string]int{}}
+			sum = newProbeResult()
 		}
-		addCounts(sum.planted, p.planted)
-		addCounts(sum.present, p.present)
-		addCounts(sum.rangePlanted, p.rangePlanted)
-		addCounts(sum.rangePresent, p.rangePresent)
+		sum.add(p)
 		rw.probes[m] = sum
 	}
+	rw.end.add(r.end)
 	rw.reorient = append(rw.reorient, r.reorient)
 	rw.cold = append(rw.cold, r.cold)
 	if r.violated {
 		rw.violated++
 	}
+}
+
+// add sums q into p (whose maps are made).
+func (p probeResult) add(q probeResult) {
+	addCounts(p.planted, q.planted)
+	addCounts(p.present, q.present)
+	addCounts(p.available, q.available)
+	addCounts(p.rangePlanted, q.rangePlanted)
+	addCounts(p.rangePresent, q.rangePresent)
 }
 
 func addCounts(dst, src map[string]int) {
@@ -87,16 +99,30 @@ func share(present, planted int) string {
 	return fmt.Sprintf("%.0f", 100*float64(present)/float64(planted))
 }
 
-// Facts is the probe's figures after m compactions: recall, artifacts,
+// facts is the probe's figures after m compactions: recall, artifacts,
 // continuation and decisions present, in percent, "R/A/C/D".
 func (rw *row) facts(m int) string {
 	p, ok := rw.probes[m]
 	if !ok {
 		return "–"
 	}
+	return p.shares(p.present)
+}
+
+// avail is facts for the facts available (present, or behind a ref).
+func (rw *row) avail(m int) string {
+	p, ok := rw.probes[m]
+	if !ok {
+		return "–"
+	}
+	return p.shares(p.available)
+}
+
+// shares is got of the planted facts by class, in percent, "R/A/C/D".
+func (p probeResult) shares(got map[string]int) string {
 	var parts []string
 	for _, c := range []llmtest.FactClass{llmtest.FactRecall, llmtest.FactArtifact, llmtest.FactContinuation, llmtest.FactDecision} {
-		parts = append(parts, share(p.present[string(c)], p.planted[string(c)]))
+		parts = append(parts, share(got[string(c)], p.planted[string(c)]))
 	}
 	return strings.Join(parts, "/")
 }
@@ -153,6 +179,13 @@ func (rw *row) cost() float64 {
 	return (float64(t.prompt-t.cached)*p.input + float64(t.cached)*p.cached + float64(t.completion)*p.output) / 1e6
 }
 
+// costEquivalent is the row's input tokens with the cached ones weighted
+// at a tenth, what providers that bill cached input at a tenth charge for.
+func (rw *row) costEquivalent() float64 {
+	t := rw.total
+	return float64(t.prompt-t.cached) + float64(t.cached)/10
+}
+
 func perTask(n, tasks int) float64 {
 	if tasks == 0 {
 		return 0
@@ -162,16 +195,20 @@ func perTask(n, tasks int) float64 {
 
 // header and line are the table's columns; docs/context-bench.md says
 // what each one means.
-const header = "window\tsummariser\tsessions\ttasks\tturns\tcompactions\tfacts@1 R/A/C/D %\tfacts@5\tfacts@10\trange@1 P/C/E/N %\treorient (cold)\tviolations\tin tok/task\tcached %\t$/task\tsummaries/turn\trejected\twall s\tCPU s"
+const header = "build\twindow\tsummariser\tsessions\ttasks\tfinished\tturns\tcompactions" +
+	"\tfacts@1 R/A/C/D %\tfacts@5\tfacts@10\tavail@1 R/A/C/D %\tavail@5\tavail@10\tfacts@end\tavail@end" +
+	"\trange@1 P/C/E/N %\treorient (cold)\tviolations\tin tok/task\tcost-eq tok/task\tcached %\t$/task" +
+	"\tsummaries/turn\trejected\twall s\tCPU s"
 
 func (rw *row) line() string {
 	t := rw.total
-	return fmt.Sprintf("%dk\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s (%s)\t%d\t%.0f\t%s\t%.4f\t%.3f\t%d\t%.1f\t%.1f",
-		rw.cfg.window/1000, rw.cfg.mode, rw.sessions, t.tasks, t.agentRequests, t.compactions,
-		rw.facts(1), rw.facts(5), rw.facts(10), rw.rangeShare(),
+	return fmt.Sprintf("%s\t%dk\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s (%s)\t%d\t%.0f\t%.0f\t%s\t%.4f\t%.3f\t%d\t%.1f\t%.1f",
+		rw.cfg.build.name, rw.cfg.window/1000, rw.cfg.mode, rw.sessions, t.tasks, t.finished, t.agentRequests, t.compactions,
+		rw.facts(1), rw.facts(5), rw.facts(10), rw.avail(1), rw.avail(5), rw.avail(10),
+		rw.end.shares(rw.end.present), rw.end.shares(rw.end.available), rw.rangeShare(),
 		median(rw.reorient), median(rw.cold), rw.violated,
-		perTask(t.prompt, t.tasks), share(t.cached, t.prompt), rw.cost()/float64(max(1, t.tasks)),
-		perTask(t.summaries, t.agentRequests), t.rejected, t.wall.Seconds(), t.cpu.Seconds())
+		perTask(t.prompt, t.tasks), rw.costEquivalent()/float64(max(1, t.tasks)), share(t.cached, t.prompt),
+		rw.cost()/float64(max(1, t.tasks)), perTask(t.summaries, t.agentRequests), t.rejected, t.wall.Seconds(), t.cpu.Seconds())
 }
 
 // printTable writes the rows as one aligned table.
