@@ -57,6 +57,16 @@ func pickerLine(scr, title string) int {
 	return -1
 }
 
+// lastRequestText is what the last request to srv sent, its messages one
+// after the other.
+func lastRequestText(srv *llmtest.Server) string {
+	var sent strings.Builder
+	for _, m := range srv.LastRequest().Messages {
+		sent.WriteString(m.Content + "\n")
+	}
+	return sent.String()
+}
+
 // TestScreenSearchPickerOpensTheHit (issue 25 item 10): /search lists the
 // hits in a picker with their sessions' titles and the words in bold;
 // moving to the other session's hit and Enter switches the REPL to that
@@ -80,10 +90,11 @@ func TestScreenSearchPickerOpensTheHit(t *testing.T) {
 		t.Fatalf("no hit of the planting session:\n%s", scr)
 	}
 	for range row {
-		s.sendKeys("Down")
+		s.sendKeys("C-n")
 	}
+	s.sendKeys("Down", "Up") // and back: the first of the two planting hits is never the last of four
 	s.sendKeys("Enter")
-	scr = s.waitFor("▶ search hit")
+	s.waitFor("▶ search hit")
 	s.waitPrompt()
 	scr = s.visible()
 	marker := strings.Index(scr, "▶ search hit")
@@ -100,12 +111,8 @@ func TestScreenSearchPickerOpensTheHit(t *testing.T) {
 	s.keys("what next")
 	s.sendKeys("Enter")
 	s.waitFor("You said: what next")
-	var sent strings.Builder
-	for _, m := range srv.LastRequest().Messages {
-		sent.WriteString(m.Content + "\n")
-	}
-	if !strings.Contains(sent.String(), "water it on thursdays") || strings.Contains(sent.String(), "jam ideas") {
-		t.Fatalf("the next request is not in the planting session:\n%s", sent.String())
+	if sent := lastRequestText(srv); !strings.Contains(sent, "water it on thursdays") || strings.Contains(sent, "jam ideas") {
+		t.Fatalf("the next request is not in the planting session:\n%s", sent)
 	}
 }
 
@@ -143,12 +150,8 @@ func TestScreenSearchPickerEscapeChangesNothing(t *testing.T) {
 	s.keys("and so")
 	s.sendKeys("Enter")
 	s.waitFor("You said: and so")
-	var sent strings.Builder
-	for _, m := range srv.LastRequest().Messages {
-		sent.WriteString(m.Content + "\n")
-	}
-	if !strings.Contains(sent.String(), "kumquat jam ideas") || strings.Contains(sent.String(), "railway") {
-		t.Fatalf("the session changed:\n%s", sent.String())
+	if sent := lastRequestText(srv); !strings.Contains(sent, "kumquat jam ideas") || strings.Contains(sent, "railway") {
+		t.Fatalf("the session changed:\n%s", sent)
 	}
 }
 
