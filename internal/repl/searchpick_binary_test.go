@@ -18,9 +18,7 @@ func twoSessionsAboutKumquats(t *testing.T, srv *llmtest.Server, width, height i
 	s := startScreen(t, srv, width, height)
 	say := func(text, answer string) {
 		s.waitPrompt()
-		s.keys(text)
-		s.sendKeys("Enter")
-		s.waitFor(answer)
+		s.enterAndWait(text, answer)
 	}
 	say("/rename planting", "planting")
 	say("hello there", "You said: hello there")
@@ -32,12 +30,18 @@ func twoSessionsAboutKumquats(t *testing.T, srv *llmtest.Server, width, height i
 	return s
 }
 
+// enterAndWait types text, Enter, and waits for want.
+func (s *tmuxScreen) enterAndWait(text, want string) {
+	s.t.Helper()
+	s.keys(text)
+	s.sendKeys("Enter")
+	s.waitFor(want)
+}
+
 // searchFor runs /search query and waits for its picker.
 func (s *tmuxScreen) searchFor(query string) string {
 	s.t.Helper()
-	s.keys("/search " + query)
-	s.sendKeys("Enter")
-	s.waitFor("esc cancel")
+	s.enterAndWait("/search "+query, "esc cancel")
 	return s.waitFor("Search: " + query)
 }
 
@@ -108,9 +112,7 @@ func TestScreenSearchPickerOpensTheHit(t *testing.T) {
 	if strings.Contains(scr, "Search: kumquat") {
 		t.Fatalf("the picker is still on the screen:\n%s", scr)
 	}
-	s.keys("what next")
-	s.sendKeys("Enter")
-	s.waitFor("You said: what next")
+	s.enterAndWait("what next", "You said: what next")
 	if sent := lastRequestText(srv); !strings.Contains(sent, "water it on thursdays") || strings.Contains(sent, "jam ideas") {
 		t.Fatalf("the next request is not in the planting session:\n%s", sent)
 	}
@@ -142,14 +144,9 @@ func TestScreenSearchPickerEscapeChangesNothing(t *testing.T) {
 		t.Fatalf("a hit in the current session switched:\n%s", s.visible())
 	}
 
-	s.keys("/search zeppelin")
-	s.sendKeys("Enter")
-	s.waitFor("No match for zeppelin in this project's sessions.")
+	s.enterAndWait("/search zeppelin", "No match for zeppelin in this project's sessions.")
 	s.waitPrompt()
-
-	s.keys("and so")
-	s.sendKeys("Enter")
-	s.waitFor("You said: and so")
+	s.enterAndWait("and so", "You said: and so")
 	if sent := lastRequestText(srv); !strings.Contains(sent, "kumquat jam ideas") || strings.Contains(sent, "railway") {
 		t.Fatalf("the session changed:\n%s", sent)
 	}
