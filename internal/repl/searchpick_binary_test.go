@@ -118,21 +118,26 @@ func TestScreenSearchPickerOpensTheHit(t *testing.T) {
 	}
 }
 
-// TestScreenSearchPickerEscapeChangesNothing: Esc closes the picker and
-// the session goes on as it was; a hit in the current session is shown
+// TestScreenSearchPickerEscapeChangesNothing: typing filters the hits;
+// Esc closes the picker and the session goes on as it was; a hit in the current session is shown
 // without a switch; a search without a hit is one line.
 func TestScreenSearchPickerEscapeChangesNothing(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{})
 	s := twoSessionsAboutKumquats(t, srv, 100, 30)
 	s.searchFor("kumquat")
+	s.keys("railway")
+	scr := s.waitFor("filter: railway")
+	if listed := scr[strings.LastIndex(scr, "Search: kumquat"):]; strings.Contains(listed, "jam ideas") || !strings.Contains(listed, "railway station") {
+		t.Fatalf("typing did not filter the hits:\n%s", listed)
+	}
 	s.sendKeys("Escape")
 	s.waitPrompt()
 	if scr := s.visible(); strings.Contains(scr, "Search: kumquat") || strings.Contains(scr, "Switched") || strings.Contains(scr, "search hit") {
 		t.Fatalf("Esc left something behind:\n%s", scr)
 	}
 
-	scr := s.searchFor("kumquat")
+	scr = s.searchFor("kumquat")
 	row := pickerLine(scr, "jam")
 	if row < 0 {
 		t.Fatalf("no hit of the current session:\n%s", scr)
