@@ -336,6 +336,8 @@ func clip(s string, n int) string {
 type console struct {
 	kb    *keyboard  // the terminal's keys; nil: answers are read as lines
 	width func() int // the terminal's width; nil: not a terminal
+	// height is the terminal's height in rows; nil: not known.
+	height func() int
 
 	mu       sync.Mutex
 	active   *turnOutput

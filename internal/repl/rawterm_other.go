@@ -18,6 +18,8 @@ func (r *rawTerminal) restore() {}
 
 func terminalWidth(fd, fallback int) int { return fallback }
 
+func terminalHeight(fd, fallback int) int { return fallback }
+
 func notifyResize(c chan os.Signal) (stop func()) { return func() {} }
 
 func (r *rawTerminal) suspend() error { return nil }

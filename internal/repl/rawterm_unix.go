@@ -62,6 +62,19 @@ func terminalWidth(fd, fallback int) int {
 	return w
 }
 
+// terminalHeight is the height of the terminal on fd in rows, or
+// fallback when it cannot be known.
+func terminalHeight(fd, fallback int) int {
+	if fd < 0 {
+		return fallback
+	}
+	_, h, err := term.GetSize(fd)
+	if err != nil || h <= 0 {
+		return fallback
+	}
+	return h
+}
+
 // notifyResize sends on c when the terminal is resized (SIGWINCH); stop
 // undoes it.
 func notifyResize(c chan os.Signal) (stop func()) {

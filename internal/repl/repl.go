@@ -13,6 +13,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -218,7 +219,7 @@ func (s *session) openInput() error {
 		'z': src.suspend,
 	}
 	s.input, s.kb = src, src.kb
-	s.con.kb, s.con.width = src.kb, src.width
+	s.con.kb, s.con.width, s.con.height = src.kb, src.width, src.height
 	return nil
 }
 
@@ -393,9 +394,15 @@ func (s *session) command(ctx context.Context, line string) error {
 	safeIO.Out, safeIO.ErrOut = redOut, redErr
 	env := &slash.Env{Engine: s.opts.Engine, IO: &safeIO, Width: s.width()}
 	env.Expand = func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) }
+	hitShown := false
 	switch {
 	case s.kb != nil:
 		env.Pick = s.pickSession
+		env.PickHit = s.pickHit
+		env.ShowHit = func(ctx context.Context, query string, h search.Hit) {
+			s.showHit(ctx, query, h)
+			hitShown = true
+		}
 		env.Choose = s.chooseKey
 		env.Confirm = s.confirmKey
 		if ts, ok := s.input.(*termSource); ok {
@@ -415,7 +422,7 @@ func (s *session) command(ctx context.Context, line string) error {
 	}
 	before := s.opts.Engine.SessionID()
 	err := s.opts.Commands.Run(ctx, env, line)
-	if after := s.opts.Engine.SessionID(); after != before && after != "" {
+	if after := s.opts.Engine.SessionID(); after != before && after != "" && !hitShown {
 		s.replaySession(ctx, s.io.ErrOut) // a /switch or /resume: show where the user is
 	}
 	return err

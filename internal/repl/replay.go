@@ -24,18 +24,7 @@ const replayLines = 12
 // one line per tool call and its outcome.
 func recentConversation(live *storage.Live, total int, cs colorScheme, root string, width int) []string {
 	recs := live.Records
-	// Start at the replayExchanges-th user message from the end.
-	start, users := 0, 0
-	for i := len(recs) - 1; i >= 0; i-- {
-		r := recs[i].Record
-		if r.Type == storage.TypeUser && !r.IsCompactSummary && r.Message != nil {
-			users++
-			if users == replayExchanges {
-				start = i
-				break
-			}
-		}
-	}
+	start := exchangesFrom(recs, replayExchanges)
 	shownMsgs := 0
 	for _, lr := range recs[start:] {
 		if t := lr.Record.Type; (t == storage.TypeUser && !lr.Record.IsCompactSummary) || t == storage.TypeAssistant {
@@ -54,8 +43,32 @@ func recentConversation(live *storage.Live, total int, cs colorScheme, root stri
 			out = append(out, cs.dim(fmt.Sprintf("── %s not shown ──", plural(earlier, "earlier message"))))
 		}
 	}
+	return append(out, conversationLines(recs[start:], cs, root, width)...)
+}
+
+// exchangesFrom is where the last n exchanges of recs start: the index of
+// the n-th user message from the end (0 when there are fewer).
+func exchangesFrom(recs []storage.LiveRecord, n int) int {
+	users := 0
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i].Record
+		if r.Type == storage.TypeUser && !r.IsCompactSummary && r.Message != nil {
+			users++
+			if users == n {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+// conversationLines lays out records as the user saw them: the user's
+// messages, the assistant's words (first lines), one line per tool call
+// and its outcome; other records show nothing.
+func conversationLines(recs []storage.LiveRecord, cs colorScheme, root string, width int) []string {
+	var out []string
 	names := map[string]string{}
-	for _, lr := range recs[start:] {
+	for _, lr := range recs {
 		r := lr.Record
 		switch r.Type {
 		case storage.TypeUser:

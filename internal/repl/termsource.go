@@ -60,6 +60,9 @@ func newTermSource(ios *iostreams.IOStreams, hist *history, cs colorScheme) (*te
 // terminal is followed at once.
 func (s *termSource) width() int { return terminalWidth(s.ios.StdinFd(), 80) }
 
+// height is the terminal's height in rows now.
+func (s *termSource) height() int { return terminalHeight(s.ios.StdinFd(), 24) }
+
 func (s *termSource) ReadLine(ctx context.Context, prompt string) (string, error) {
 	return s.ed.read(ctx, prompt)
 }

@@ -93,8 +93,35 @@ func highlight(snip string, words map[string]bool, bold bool) string {
 		return termtext.Line(snip)
 	}
 	var b strings.Builder
+	for _, p := range pieces(snip, words) {
+		if p.Match {
+			b.WriteString(boldOn + termtext.Line(p.Text) + boldOff)
+		} else {
+			b.WriteString(termtext.Line(p.Text))
+		}
+	}
+	return b.String()
+}
+
+// Piece is a run of a text: one of a query's words (Match) or what lies
+// between them.
+type Piece struct {
+	Text  string
+	Match bool
+}
+
+// Pieces cuts text where the words of query are, as the index tokenizes
+// them (so "Parser's" matches "parser"): concatenated, the pieces are
+// text. A front end styles the matches after making each piece safe to
+// show, so that the cuts fall where the raw text has them.
+func Pieces(text, query string) []Piece {
+	return pieces(text, queryTerms(query))
+}
+
+func pieces(text string, words map[string]bool) []Piece {
+	var out []Piece
 	var tz tokenizer
-	tz.reset([]byte(snip))
+	tz.reset([]byte(text))
 	last := 0
 	for {
 		tok, ok := tz.next()
@@ -104,12 +131,16 @@ func highlight(snip string, words map[string]bool, bold bool) string {
 		if !words[string(tok.term)] {
 			continue
 		}
-		b.WriteString(termtext.Line(snip[last:tok.start]))
-		b.WriteString(boldOn + termtext.Line(snip[tok.start:tok.end]) + boldOff)
+		if tok.start > last {
+			out = append(out, Piece{Text: text[last:tok.start]})
+		}
+		out = append(out, Piece{Text: text[tok.start:tok.end], Match: true})
 		last = tok.end
 	}
-	b.WriteString(termtext.Line(snip[last:]))
-	return b.String()
+	if last < len(text) || len(out) == 0 {
+		out = append(out, Piece{Text: text[last:]})
+	}
+	return out
 }
 
 // NoMatch is the line that says a search found nothing.

@@ -3,7 +3,8 @@
 // that starts with "/", and -p when the whole prompt is a slash command.
 //
 // Every command works without a terminal: it writes its data to Env.IO.Out
-// and asks nothing unless Env.Pick is set. A command's failure is returned
+// and asks nothing unless Env.Pick (or another interactive hook: PickHit,
+// Choose, Confirm, Edit) is set. A command's failure is returned
 // as an error for the front end to show; /exit returns ErrExit.
 //
 // A Registry is read-only once built and safe for concurrent reads; the

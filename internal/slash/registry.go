@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -21,6 +22,13 @@ type Env struct {
 	// interactive (then /resume lists instead of asking). An empty id with a
 	// nil error means the user chose nothing.
 	Pick func(ctx context.Context, sessions []storage.SessionInfo) (id string, err error)
+	// PickHit lets the user choose one of a search's hits (for query); it
+	// returns the index, or -1 when the user chose nothing. Nil when not
+	// interactive (then /search prints the hits).
+	PickHit func(ctx context.Context, query string, hits []search.Hit) (int, error)
+	// ShowHit shows the current session's conversation up to the record
+	// of h, marked; nil outside the REPL.
+	ShowHit func(ctx context.Context, query string, h search.Hit)
 	// Choose asks the user to pick one of items (numbered from 1 on the
 	// screen); it returns the index, or -1 when the user chose nothing.
 	// Nil when not interactive.
