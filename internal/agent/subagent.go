@@ -150,11 +150,10 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		sink:     sink,
 		hook:     e.runHook,
 	}
+	taskStarted(sink)
 	res, err := l.run(ctx, p.Prompt)
 	e.addTaskUsage(res)
-	if ts, ok := sink.(*taskSink); ok {
-		ts.flush()
-	}
+	taskEnded(ctx, sink, res, err)
 	return taskResult(ctx, res, err, log)
 }
 
