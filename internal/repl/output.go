@@ -418,29 +418,27 @@ func (c *console) setActive(t *turnOutput) {
 	c.mu.Unlock()
 }
 
-// pause stops the spinner of the running turn, if any. A nil console (an
-// Asker outside Run) has none.
-func (c *console) pause() {
+// current is the running turn's output (nil: none, or a nil console —
+// an Asker outside Run).
+func (c *console) current() *turnOutput {
 	if c == nil {
-		return
+		return nil
 	}
 	c.mu.Lock()
-	t := c.active
-	c.mu.Unlock()
-	if t != nil {
+	defer c.mu.Unlock()
+	return c.active
+}
+
+// pause stops the spinner of the running turn, if any.
+func (c *console) pause() {
+	if t := c.current(); t != nil {
 		t.pause()
 	}
 }
 
 // resume ends pause.
 func (c *console) resume() {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	t := c.active
-	c.mu.Unlock()
-	if t != nil {
+	if t := c.current(); t != nil {
 		t.resume()
 	}
 }

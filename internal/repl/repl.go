@@ -519,10 +519,7 @@ func (s *session) showTyped(preview string) {
 // expandLive is Ctrl-O during a turn: the running subagents' recent
 // calls, or the last tool output in full.
 func (s *session) expandLive() {
-	s.con.mu.Lock()
-	t := s.con.active
-	s.con.mu.Unlock()
-	if t != nil {
+	if t := s.con.current(); t != nil {
 		t.expand()
 	}
 }
