@@ -181,6 +181,63 @@ func TestScreenEscCancelsEveryTask(t *testing.T) {
 	}
 }
 
+// A subagent that ends while another's permission dialog is open does
+// not write over it: its result line waits for the answer.
+func TestScreenTaskResultWaitsForTheDialog(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(taskScript(func(prompt string, answered bool) llmtest.Reply {
+		switch {
+		case prompt == "ALPHA" && !answered:
+			return llmtest.ToolCalls(bashCall("echo permitted"))
+		case prompt == "ALPHA":
+			return llmtest.Text("alpha answer")
+		}
+		return llmtest.Reply{Text: "beta answer", PauseAfter: 1, Resume: release}
+	}))
+	s := startScreen(t, srv, 120, 40)
+	s.waitPrompt()
+	s.keys("scan both")
+	s.sendKeys("Enter")
+	s.waitVisible("[general: alpha scan] Bash(echo permitted)", "Yes, and allow")
+	close(release)
+	s.waitRecorded("beta answer")
+	if scr := s.visible(); strings.Contains(scr, "beta scan] ok") || strings.Contains(scr, "running Task…") {
+		t.Fatalf("a subagent wrote over the open dialog:\n%s", scr)
+	}
+	s.keys("y")
+	scr := s.waitFor("⎿ [general: beta scan] ok · ")
+	s.waitFor("⎿ [general: alpha scan] ok · ")
+	if q, b := strings.Index(scr, "Bash(echo permitted)"), strings.Index(scr, "beta scan] ok"); q < 0 || b < q {
+		t.Fatalf("the result line is not after the dialog:\n%s", scr)
+	}
+}
+
+// waitRecorded waits until a session file of the test's home holds text.
+func (s *tmuxScreen) waitRecorded(text string) {
+	s.t.Helper()
+	home := ""
+	for _, e := range s.env {
+		if v, ok := strings.CutPrefix(e, "CLAWDCODE_HOME="); ok {
+			home = v
+		}
+	}
+	deadline := time.Now().Add(waitLimit)
+	for {
+		files, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), text) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("no session recorded %q", text)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // toolResults joins the tool results r carries.
 func toolResults(r llmtest.Request) string {
 	var parts []string
