@@ -8,8 +8,13 @@ import (
 	"github.com/clawdcode/clawdcode/internal/agent"
 )
 
-// taskRecentCalls is how many of a task's calls the expanded board shows.
-const taskRecentCalls = 5
+const (
+	// taskRecentCalls is how many of a task's calls the expanded board shows.
+	taskRecentCalls = 5
+	// boardMaxRows bounds the board so that it and the frame fit on a
+	// small terminal: a redraw cannot climb back past the top of the screen.
+	boardMaxRows = 12
+)
 
 // taskBoard is what a turn's running subagents are doing, drawn under the
 // spinner's frame and redrawn in place with it: one line per task — its
@@ -118,6 +123,10 @@ func (b *taskBoard) lines(width int) []string {
 			}
 			rows = append(rows, dim(clipWidth("      "+mark+c.text, width-1)))
 		}
+	}
+	if len(rows) > boardMaxRows {
+		more := len(rows) - boardMaxRows + 1
+		rows = append(rows[:boardMaxRows-1], dim("    … "+plural(more, "more line")))
 	}
 	if len(b.tasks) > 0 && !b.expanded {
 		rows = append(rows, dim(clipWidth("    (ctrl+o to see each task's recent calls)", width-1)))

@@ -83,3 +83,19 @@ func TestTaskBoardLines(t *testing.T) {
 		t.Fatalf("expanded rows %q", rows)
 	}
 }
+
+// However many tasks and calls, the board stays a bounded number of rows.
+func TestTaskBoardIsBounded(t *testing.T) {
+	t.Parallel()
+	b := newTaskBoard()
+	for _, id := range []string{"a", "b", "c", "d"} {
+		for range taskRecentCalls {
+			b.update(id, agent.TaskEvent{Kind: agent.TaskToolUse, Task: "[general: " + id + "]"}, "Read(x)")
+		}
+	}
+	b.toggle()
+	rows := b.lines(80)
+	if len(rows) != boardMaxRows || !strings.Contains(rows[len(rows)-1], "13 more lines") {
+		t.Fatalf("%d rows, the last %q", len(rows), rows[len(rows)-1])
+	}
+}
