@@ -132,10 +132,9 @@ func (l *loop) runParallel(ctx context.Context, resp *llm.Response, from, n int)
 		}()
 	}
 	wg.Wait()
+	// A task cut short says so itself (RunTask, runTool); one that ended
+	// before the interrupt keeps its answer.
 	for i, p := range ready {
-		if ctx.Err() != nil && p.early == nil {
-			results[i].Error = interruptedResult
-		}
 		if err := l.answer(p.id, p.name, results[i]); err != nil {
 			return err
 		}

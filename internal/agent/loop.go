@@ -37,6 +37,8 @@ type conversation interface {
 	AddUser(text string, images ...storage.ImageRef) error
 	AddAssistant(resp *llm.Response) error
 	AddToolResult(id, output, errText string) error
+	// AddTaskResult records a Task call's result with what its subagent spent.
+	AddTaskResult(id, output, errText string, spent storage.Usage) error
 	// AddIncomplete records an answer that stopped before its end.
 	AddIncomplete(partial string, interrupted bool, cause string) error
 	Request(ctx context.Context) (llm.Request, error)
@@ -345,7 +347,11 @@ func runTool(ctx context.Context, tool tools.Tool, input json.RawMessage, grace 
 
 // answer records a call's result and tells the sink.
 func (l *loop) answer(id, name string, res tools.Result) error {
-	if err := l.conv.AddToolResult(id, res.Output, res.Error); err != nil {
+	add := l.conv.AddToolResult
+	if res.Spent != nil {
+		add = func(id, output, errText string) error { return l.conv.AddTaskResult(id, output, errText, *res.Spent) }
+	}
+	if err := add(id, res.Output, res.Error); err != nil {
 		return fmt.Errorf("%s result: %w", name, err) // which tool: the conversation does not know
 	}
 	if res.Image != nil {

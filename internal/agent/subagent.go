@@ -150,11 +150,10 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		sink:     sink,
 		hook:     e.runHook,
 	}
+	taskStarted(sink)
 	res, err := l.run(ctx, p.Prompt)
 	e.addTaskUsage(res)
-	if ts, ok := sink.(*taskSink); ok {
-		ts.flush()
-	}
+	taskEnded(ctx, sink, res, err)
 	return taskResult(ctx, res, err, log)
 }
 
@@ -218,24 +217,25 @@ func subagentPreamble(t SubagentType) string {
 }
 
 // taskResult is the Task tool's result for a subagent's run: its final
-// message, cut with a ref to the whole when long.
+// message, cut with a ref to the whole when long, and what it spent.
 func taskResult(ctx context.Context, res *TurnResult, err error, log *sessionLog) tools.Result {
-	text := ""
+	var out tools.Result
 	if res != nil {
-		text = res.Text
+		spent := res.Usage
+		out.Output, out.Spent = res.Text, &spent
 	}
-	if len(text) > taskAnswerCap {
-		text = tools.CapText(text, taskAnswerCap) +
+	if len(out.Output) > taskAnswerCap {
+		out.Output = tools.CapText(out.Output, taskAnswerCap) +
 			fmt.Sprintf("\n[the whole answer: Recall with ref %s and scope project]", log.reply)
 	}
 	switch {
 	case err == nil:
-		return tools.Result{Output: text}
 	case ctx.Err() != nil:
-		return tools.Result{Output: text, Error: interruptedResult}
+		out.Error = interruptedResult
 	default:
-		return tools.Result{Output: text, Error: "the subagent stopped: " + err.Error()}
+		out.Error = "the subagent stopped: " + err.Error()
 	}
+	return out
 }
 
 // errTaskBudget stops a subagent that spent its tokens.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -74,5 +75,37 @@ func TestSubagentTokenBudget(t *testing.T) {
 	_, err := b.Stream(context.Background(), llm.Request{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "token budget") || inner.calls != 2 {
 		t.Fatalf("third call: %v after %d calls, want the budget refusal after 2", err, inner.calls)
+	}
+}
+
+// taskEvents records what a TaskSink is given.
+type taskEvents struct {
+	discardSink
+	got []TaskEvent
+}
+
+func (r *taskEvents) TaskEvent(_ string, ev TaskEvent) { r.got = append(r.got, ev) }
+
+// A subagent's end says how it ended, as the Task result does: an answer
+// is ok, an interrupt cancelled, any other stop failed; and what it spent.
+func TestTaskEndedOutcome(t *testing.T) {
+	t.Parallel()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{context.Background(), nil, TaskOK},
+		{cancelled, ErrInterrupted, TaskCancelled},
+		{context.Background(), errTaskBudget, TaskFailed},
+	} {
+		rec := &taskEvents{}
+		sink := newTaskSink(rec, "call_1", "[general: x]")
+		taskEnded(tc.ctx, sink, &TurnResult{Usage: storage.Usage{InputTokens: 7}}, tc.err)
+		if len(rec.got) != 1 || rec.got[0].Kind != TaskDone || rec.got[0].Outcome != tc.want || rec.got[0].Usage.InputTokens != 7 {
+			t.Errorf("after %v: events %+v, want one done %s with the usage", tc.err, rec.got, tc.want)
+		}
 	}
 }

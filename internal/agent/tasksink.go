@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -16,10 +18,11 @@ type TaskSink interface {
 	TaskEvent(taskID string, ev TaskEvent)
 }
 
-// TaskEvent is one thing a subagent did, in the terms of Sink: its text
-// (one event per model message), a tool call starting or ending, a notice.
+// TaskEvent is one thing a subagent did, in the terms of Sink: its start,
+// its text (one event per model message), a tool call starting or ending,
+// a notice, its end.
 type TaskEvent struct {
-	Kind string // "assistant", "tool_use", "tool_result", "notice"
+	Kind string // "start", "assistant", "tool_use", "tool_result", "notice", "done"
 	// Task is the subagent's label, "[type: description]".
 	Task   string
 	ID     string // the tool call's id (tool_use, tool_result)
@@ -28,6 +31,10 @@ type TaskEvent struct {
 	Result tools.Result
 	Text   string // assistant text, or the notice's
 	Notice contextmgr.NoticeKind
+	// Outcome is how the subagent ended (done): TaskOK, TaskFailed or
+	// TaskCancelled; Usage is what its model calls spent.
+	Outcome string
+	Usage   storage.Usage
 }
 
 // The kinds of TaskEvent.
@@ -36,6 +43,15 @@ const (
 	TaskToolUse    = "tool_use"
 	TaskToolResult = "tool_result"
 	TaskNotice     = "notice"
+	TaskStart      = "start"
+	TaskDone       = "done"
+)
+
+// The outcomes of a TaskDone event.
+const (
+	TaskOK        = "ok"
+	TaskFailed    = "failed"
+	TaskCancelled = "cancelled"
 )
 
 // taskSink is a subagent's Sink: it hands the events to the parent's
@@ -67,6 +83,35 @@ func (s *taskSink) flush() {
 		s.send(TaskEvent{Kind: TaskAssistant, Text: s.text.String()})
 		s.text.Reset()
 	}
+}
+
+// taskStarted tells sink's parent that its subagent started.
+func taskStarted(sink Sink) {
+	if s, ok := sink.(*taskSink); ok {
+		s.send(TaskEvent{Kind: TaskStart})
+	}
+}
+
+// taskEnded tells sink's parent how its subagent ended: its last text,
+// then the outcome (as taskResult judges it) and what it spent.
+func taskEnded(ctx context.Context, sink Sink, res *TurnResult, err error) {
+	s, ok := sink.(*taskSink)
+	if !ok {
+		return
+	}
+	s.flush()
+	ev := TaskEvent{Kind: TaskDone, Outcome: TaskOK}
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		ev.Outcome = TaskCancelled
+	default:
+		ev.Outcome = TaskFailed
+	}
+	if res != nil {
+		ev.Usage = res.Usage
+	}
+	s.send(ev)
 }
 
 func (s *taskSink) Text(delta string) { s.text.WriteString(delta) }

@@ -151,6 +151,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 			RetainedUUID:    retained[0].rec.UUID,
 			SessionUsage:    &usage,
 			SummaryUsage:    m.usage.summaryRecord(),
+			SubagentUsage:   m.usage.subagentRecord(),
 			Truncated:       truncatedLimits(retained),
 			EffectiveWindow: m.guard.learnt,
 			Receipt:         rcpt,

@@ -126,6 +126,9 @@ func (m *Manager) restore(live *storage.Live) error {
 		if b.CompactMetadata.SummaryUsage != nil {
 			m.usage.summaries = *b.CompactMetadata.SummaryUsage
 		}
+		if b.CompactMetadata.SubagentUsage != nil {
+			m.usage.subagents = *b.CompactMetadata.SubagentUsage
+		}
 		truncated = b.CompactMetadata.Truncated
 	}
 	for _, lr := range live.Records {
@@ -379,6 +382,20 @@ func (m *Manager) AddToolResult(id, output, errText string) error {
 	})
 }
 
+// AddTaskResult is AddToolResult for a Task call, with what its
+// subagent's model calls spent: /cost counts it as the subagents' share.
+func (m *Manager) AddTaskResult(id, output, errText string, spent storage.Usage) error {
+	err := m.add(&storage.Record{
+		Type:       storage.TypeToolResult,
+		ToolResult: &storage.ToolResult{ID: id, Output: output, Error: errText, Usage: &spent},
+	})
+	if err != nil {
+		return err
+	}
+	m.usage.subagents.Add(spent)
+	return nil
+}
+
 // Request returns the next request to send, compacting first when the
 // counted request reaches the threshold or the reply budget would not fit.
 // The check costs O(new content): the cheap upper bound decides first, and
@@ -447,6 +464,9 @@ type Spend struct {
 	// Summaries is what the summary calls used, apart: the compactions'
 	// on record, and any this process made since (a preview's).
 	Summaries storage.Usage
+	// Subagents is what the session's Task calls' subagents used, apart:
+	// the last boundary's subagentUsage plus the Task results since.
+	Subagents storage.Usage
 	// Price is the current model's price by the price list in force;
 	// Priced says whether one is known.
 	Price  tokens.Price
@@ -456,20 +476,24 @@ type Spend struct {
 // Spend is the session's usage, its summary calls' and the model's price.
 func (m *Manager) Spend() Spend {
 	p, ok := m.opt.Prices.Of(m.opt.Model)
-	return Spend{Session: m.usage.total(), Summaries: m.usage.summaries, Price: p, Priced: ok}
+	return Spend{Session: m.usage.total(), Summaries: m.usage.summaries, Subagents: m.usage.subagents, Price: p, Priced: ok}
 }
 
 // usageTally is a session's model usage: the last boundary's sessionUsage
 // (base) plus every reply after it (since), and apart from them every
 // summary call's (summaries: the last boundary's summaryUsage plus the
-// calls made since).
-type usageTally struct{ base, since, summaries storage.Usage }
+// calls made since) and every subagent's (subagents: the last boundary's
+// subagentUsage plus the Task results since).
+type usageTally struct{ base, since, summaries, subagents storage.Usage }
 
-// addReplies adds the usage the replies among es reported.
+// addReplies adds the usage the replies and Task results among es reported.
 func (t *usageTally) addReplies(es []*entry) {
 	for _, e := range es {
 		if u := replyUsage(e.rec); u != nil {
 			t.add(*u)
+		}
+		if r := e.rec.ToolResult; r != nil && r.Usage != nil {
+			t.subagents.Add(*r.Usage)
 		}
 	}
 }

@@ -92,6 +92,16 @@ func (t *usageTally) summaryRecord() *storage.Usage {
 	return &u
 }
 
+// subagentRecord is the session's subagent usage for a boundary (nil
+// when no Task ran).
+func (t *usageTally) subagentRecord() *storage.Usage {
+	if t.subagents == (storage.Usage{}) {
+		return nil
+	}
+	u := t.subagents
+	return &u
+}
+
 func capList(l []string) []string {
 	if len(l) > receiptMaxItems {
 		return l[:receiptMaxItems]

@@ -90,6 +90,8 @@ func TestTaskKeepsTheFileOutOfTheParent(t *testing.T) {
 	w.MustRun("-p", "find the secret word in big.txt")
 	direct := w.Server.LastRequest().Tokens
 
+	// The delegated run reads another word: only the subagent sees it.
+	bigFile(t, w, "xiuhcoatl")
 	w.Server.SetResponder(delegator("Read big.txt and tell me its secret word.", read, "The secret word is on line 777."))
 	w.MustRun("-p", "PARENTONLY find the secret word in big.txt")
 	delegated := w.Server.LastRequest().Tokens
@@ -124,10 +126,40 @@ func TestTaskKeepsTheFileOutOfTheParent(t *testing.T) {
 		t.Errorf("want the subagent's 2 requests, have %d", subs)
 	}
 
-	// The word only the subagent read is found in the project's sessions.
-	if r := w.MustRun("search", "quetzalcoatl"); !strings.Contains(r.Stdout, "quetzalcoatl") {
-		t.Errorf("search does not find what the subagent read:\n%s", r)
+	// The word only the subagent read is found, in the subagent's session.
+	if got, want := searchSessions(t, w, "xiuhcoatl"), subagentSessions(t, w); len(got) != 1 || !want[got[0]] {
+		t.Errorf("search finds the word only the subagent read in sessions %v; the subagents' are %v", got, want)
 	}
+}
+
+// searchSessions are the sessions `clawdcode search --json query` names.
+func searchSessions(t *testing.T, w *world, query string) []string {
+	t.Helper()
+	var hits []struct{ SessionID string }
+	if err := json.Unmarshal([]byte(w.MustRun("search", "--json", query).Stdout), &hits); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.SessionID)
+	}
+	return ids
+}
+
+// subagentSessions are the project's sessions that have a parent.
+func subagentSessions(t *testing.T, w *world) map[string]bool {
+	t.Helper()
+	var rows []struct{ ID, Parent string }
+	if err := json.Unmarshal([]byte(w.MustRun("sessions", "list", "--json").Stdout), &rows); err != nil {
+		t.Fatal(err)
+	}
+	subs := map[string]bool{}
+	for _, r := range rows {
+		if r.Parent != "" {
+			subs[r.ID] = true
+		}
+	}
+	return subs
 }
 
 // A subagent asks through the parent's permissions: in -p without a rule

@@ -67,6 +67,14 @@ func (a *Asker) pauseTurn() {
 	c.pause()
 }
 
+// resumeTurn ends pauseTurn: the turn's spinner is back.
+func (a *Asker) resumeTurn() {
+	a.mu.Lock()
+	c := a.con
+	a.mu.Unlock()
+	c.resume()
+}
+
 // linked returns the console of the Run the asker is linked to.
 func (a *Asker) linked() *console {
 	a.mu.Lock()
@@ -83,6 +91,7 @@ func (a *Asker) Ask(ctx context.Context, tool tools.Tool, input json.RawMessage)
 // (tools.NotingAsker): the terminal's dialog offers it; lines do not.
 func (a *Asker) AskNote(ctx context.Context, tool tools.Tool, input json.RawMessage) (tools.Decision, string, error) {
 	a.pauseTurn()
+	defer a.resumeTurn()
 	if c := a.linked(); c != nil && c.kb != nil {
 		return a.askKey(ctx, c, tool, input)
 	}

@@ -164,7 +164,7 @@ func TestPickNothing(t *testing.T) {
 
 // The permission prompt must not be drawn over by the spinner of the turn
 // that asks: Run links the Asker it is given to its turns, and Ask stops
-// the spinner before it writes.
+// the spinner before it writes and starts it again once answered.
 func TestAskerStopsTheTurnSpinner(t *testing.T) {
 	t.Parallel()
 	ios, in, _, _ := iostreams.Test()
@@ -182,24 +182,40 @@ func TestAskerStopsTheTurnSpinner(t *testing.T) {
 	if eng.during {
 		t.Fatal("spinner still running during the permission prompt")
 	}
+	if !eng.after {
+		t.Fatal("the spinner did not come back once the question was answered")
+	}
 	if eng.decision != tools.AllowOnce {
 		t.Fatalf("decision %v, want allow once", eng.decision)
 	}
 }
 
 // spinnerProbe asks for permission in its turn and notes whether the
-// turn's spinner ran before the question and after it was answered.
+// turn's spinner ran before the question, while it was asked (when the
+// prompt describes the call) and after it was answered.
 type spinnerProbe struct {
 	*fakeEngine
-	before, during bool
-	decision       tools.Decision
+	before, during, after bool
+	decision              tools.Decision
+}
+
+// describeProbe is fakeTool calling probe when the prompt describes it.
+type describeProbe struct {
+	fakeTool
+	probe func()
+}
+
+func (d describeProbe) Describe(in json.RawMessage) string {
+	d.probe()
+	return d.fakeTool.Describe(in)
 }
 
 func (e *spinnerProbe) Submit(ctx context.Context, text string, sink agent.Sink) (*agent.TurnResult, error) {
 	out := sink.(*turnOutput)
 	e.before = out.spin.running()
-	d, err := e.asker.Ask(ctx, fakeTool{}, json.RawMessage(`{"file_path":"a.txt","content":"x"}`))
-	e.during = out.spin.running()
+	tool := describeProbe{probe: func() { e.during = e.during || out.spin.running() }}
+	d, err := e.asker.Ask(ctx, tool, json.RawMessage(`{"file_path":"a.txt","content":"x"}`))
+	e.after = out.spin.running()
 	e.decision = d
 	return &agent.TurnResult{Text: text}, err
 }

@@ -20,7 +20,8 @@
 // requested, and one goroutine (the keyboard) is the only reader of stdin.
 // It decodes keys and routes them: to the editor at the prompt; while an
 // entry (a turn or a command) runs, Esc and Ctrl-C cancel that entry,
-// Ctrl-O shows the last tool output, and every other key waits for the
+// Ctrl-O shows the last tool output (while subagents run: unfolds their
+// recent calls on their live lines), and every other key waits for the
 // next prompt (shown meanwhile on a "queued: …" line under the spinner,
 // then applied to the entry, still editable); while a dialog or picker
 // asks, keys go to it and what was typed ahead waits. Everything is restored when Run returns.
@@ -40,7 +41,8 @@
 // while it runs. The Asker from NewAsker is called on the goroutine that
 // runs a turn (the engine asks from Submit); the caller passes the same
 // Asker to Run (Options.Asker), which links it to its turns and keyboard
-// so that the dialog can stop the spinner and read keys. A turn's output
-// is guarded by its own mutex, since Ctrl-O writes from the keyboard's
-// goroutine.
+// so that the dialog can stop the spinner (until it is answered) and read
+// keys. A turn's output is guarded by its own mutex, since Ctrl-O writes
+// from the keyboard's goroutine and subagents report from theirs (their
+// live lines are a board of their own, which the spinner redraws).
 package repl

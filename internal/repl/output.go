@@ -51,6 +51,12 @@ type turnOutput struct {
 	label     string          // what the spinner says while waiting
 	safe      termtext.Stream // the assistant's text, shown and not obeyed
 	snapshots map[string]fileSnapshot
+	// held: a dialog is on screen (pause until resume); the subagents'
+	// result lines wait in heldLines, and nothing restarts the spinner.
+	held      bool
+	heldLines []string
+
+	tasks *taskBoard // the running subagents, drawn under the spinner
 }
 
 var (
@@ -60,13 +66,14 @@ var (
 
 func newTurnOutput(ios *iostreams.IOStreams, root string, done <-chan struct{}, con *console) *turnOutput {
 	t := &turnOutput{out: ios.Out, errOut: ios.ErrOut, root: root, done: done, con: con,
-		cs: colorScheme{on: ios.IsStderrTTY()}, snapshots: map[string]fileSnapshot{}}
+		cs: colorScheme{on: ios.IsStderrTTY()}, snapshots: map[string]fileSnapshot{}, tasks: newTaskBoard()}
 	t.width = func() int { return 100 }
 	if con != nil && con.width != nil {
 		t.width = con.width
 	}
 	if ios.IsStderrTTY() {
 		t.spin = newSpinner(ios.ErrOut, t.width)
+		t.spin.SetRows(t.tasks.lines)
 	}
 	if ios.IsStdoutTTY() {
 		t.md = newMarkdownWriter(stopSpinnerWriter{spin: t.spin, w: ios.Out}, t.width)
@@ -92,12 +99,27 @@ func (t *turnOutput) waiting(label string) {
 }
 
 // pause stops the spinner so someone else (the permission prompt) can
-// write; the next event starts it again if there is still waiting to do.
+// write, until resume; the subagents running meanwhile leave the screen
+// to it.
 func (t *turnOutput) pause() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.spin.Stop()
 	t.endText()
+	t.held = true
+}
+
+// resume ends a pause: the lines held back are shown and the spinner
+// (with the board of running subagents) is back.
+func (t *turnOutput) resume() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.held = false
+	for _, l := range t.heldLines {
+		fmt.Fprintln(t.errOut, l)
+	}
+	t.heldLines = nil
+	t.spin.Start(t.done, t.label)
 }
 
 func (t *turnOutput) Text(delta string) {
@@ -220,21 +242,52 @@ func (t *turnOutput) showQueued(preview string) {
 	t.spin.SetNote(note)
 }
 
-// TaskEvent shows a subagent's tool calls, one line each under its Task
-// call, and its current tool on the spinner (which counts the time); its
-// text and results stay in its own session. Called from the subagents'
-// goroutines: mu orders them with the rest.
-func (t *turnOutput) TaskEvent(_ string, ev agent.TaskEvent) {
-	if ev.Kind != agent.TaskToolUse {
-		return
+// TaskEvent shows what the subagents do. On a terminal each running task
+// is a live line under the spinner (taskBoard), which becomes a one-line
+// result when the task ends; elsewhere each tool call is a line of its
+// own, then the result line. Their text and results stay in their own
+// sessions. Called from the subagents' goroutines: the board and mu order
+// them with the rest.
+func (t *turnOutput) TaskEvent(id string, ev agent.TaskEvent) {
+	switch ev.Kind {
+	case agent.TaskStart, agent.TaskToolUse, agent.TaskToolResult:
+		call := ""
+		if ev.Kind == agent.TaskToolUse {
+			call = safe(ev.Name) + "(" + safe(toolArgument(ev.Name, ev.Input, t.root)) + ")"
+		}
+		t.tasks.update(id, ev, call)
+		if t.spin == nil && call != "" {
+			t.taskLine(t.cs.dim(clipStyled("  ↳ "+safe(ev.Task)+" "+call, t.width()-1)))
+		}
+	case agent.TaskDone:
+		took := t.tasks.end(id)
+		t.taskLine(taskResultLine(t.cs, safe(ev.Task), ev, took, t.width()))
 	}
+}
+
+// taskLine prints a line about a subagent above the spinner, or holds it
+// while a dialog is on screen.
+func (t *turnOutput) taskLine(line string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.held {
+		t.heldLines = append(t.heldLines, line)
+		return
+	}
 	t.spin.Stop()
 	t.endText()
-	call := safe(ev.Task) + " " + safe(ev.Name) + "(" + safe(toolArgument(ev.Name, ev.Input, t.root)) + ")"
-	fmt.Fprintf(t.errOut, "  %s\n", t.cs.dim(clipStyled("↳ "+call, t.width()-3)))
-	t.waiting(safe(ev.Task) + " running " + safe(ev.Name))
+	fmt.Fprintln(t.errOut, line)
+	t.spin.Start(t.done, t.label)
+}
+
+// expand is Ctrl-O during a turn: while subagents run, it unfolds (or
+// folds) their recent calls on the board; else the last tool output in
+// full.
+func (t *turnOutput) expand() {
+	if t.tasks.toggle() {
+		return
+	}
+	t.expandLast()
 }
 
 // expandLast prints the last tool output in full (Ctrl-O).
@@ -294,6 +347,8 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 		return str("shell_id")
 	case tools.NameWebFetch:
 		return clip(termtext.FirstLine(str("url"), 0, " …"), 80)
+	case tools.NameTask:
+		return clip(termtext.FirstLine(str("description"), 0, " …"), 80)
 	case tools.NameGlob, tools.NameGrep:
 		s := str("pattern")
 		if p := str("path"); p != "" {
@@ -365,16 +420,27 @@ func (c *console) setActive(t *turnOutput) {
 	c.mu.Unlock()
 }
 
-// pause stops the spinner of the running turn, if any. A nil console (an
-// Asker outside Run) has none.
-func (c *console) pause() {
+// current is the running turn's output (nil: none, or a nil console —
+// an Asker outside Run).
+func (c *console) current() *turnOutput {
 	if c == nil {
-		return
+		return nil
 	}
 	c.mu.Lock()
-	t := c.active
-	c.mu.Unlock()
-	if t != nil {
+	defer c.mu.Unlock()
+	return c.active
+}
+
+// pause stops the spinner of the running turn, if any.
+func (c *console) pause() {
+	if t := c.current(); t != nil {
 		t.pause()
+	}
+}
+
+// resume ends pause.
+func (c *console) resume() {
+	if t := c.current(); t != nil {
+		t.resume()
 	}
 }

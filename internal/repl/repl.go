@@ -523,12 +523,10 @@ func (s *session) showTyped(preview string) {
 	}
 }
 
-// expandLive is Ctrl-O during a turn: the last tool output in full.
+// expandLive is Ctrl-O during a turn: the running subagents' recent
+// calls, or the last tool output in full.
 func (s *session) expandLive() {
-	s.con.mu.Lock()
-	t := s.con.active
-	s.con.mu.Unlock()
-	if t != nil {
-		t.expandLast()
+	if t := s.con.current(); t != nil {
+		t.expand()
 	}
 }

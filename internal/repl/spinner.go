@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 )
@@ -22,6 +23,20 @@ type spinner struct {
 	// note is a dim line drawn under the frame while it is not empty: what
 	// the user typed ahead during the turn ("queued: …").
 	note string
+	// rows, when set, gives lines drawn between the frame and the note
+	// (the running subagents' board), each fitting in width-1 columns.
+	rows func(width int) []string
+}
+
+// SetRows draws rows(width) under the frame from the next frame on (nil:
+// none). Like the note, it outlives Stop and Start.
+func (s *spinner) SetRows(rows func(width int) []string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.rows = rows
+	s.mu.Unlock()
 }
 
 // SetNote shows note on a line under the spinner from the next frame on
@@ -35,10 +50,19 @@ func (s *spinner) SetNote(note string) {
 	s.mu.Unlock()
 }
 
-func (s *spinner) currentNote() string {
+// below are the rows drawn under the frame: the board's, then the note.
+func (s *spinner) below(width int) []string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.note
+	rows, note := s.rows, s.note
+	s.mu.Unlock()
+	var out []string
+	if rows != nil {
+		out = rows(width)
+	}
+	if note != "" {
+		out = append(out, dim(clipWidth(note, width-1)))
+	}
+	return out
 }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -82,7 +106,7 @@ func (s *spinner) run(ctxDone <-chan struct{}, label string, stop, done chan str
 	start := time.Now()
 	tick := time.NewTicker(s.interval)
 	defer tick.Stop()
-	drawn, noted := false, false
+	drawn, under := false, 0 // under: rows drawn below the frame
 	for frame := 0; ; frame++ {
 		select {
 		case <-stop:
@@ -92,29 +116,33 @@ func (s *spinner) run(ctxDone <-chan struct{}, label string, stop, done chan str
 			elapsed := time.Since(start).Truncate(time.Second)
 			width := s.width()
 			out := "\r\x1b[2K" + spinnerFrame(spinnerFrames[frame%len(spinnerFrames)], label, elapsed, width)
-			note := s.currentNote()
-			switch {
-			case note != "":
-				// The note's row is below the frame's; the cursor goes back up
-				// to the frame, where the next frame and the output start.
-				out += "\n\x1b[2K" + dim(clipWidth(note, width-1)) + "\x1b[1A\r"
-				noted = true
-			case noted:
-				out += "\n\x1b[2K\x1b[1A\r"
-				noted = false
-			}
-			fmt.Fprint(s.w, out)
-			drawn = true
+			rows := s.below(width)
+			fmt.Fprint(s.w, out+redrawBelow(rows, under))
+			drawn, under = true, len(rows)
 			continue
 		}
-		switch {
-		case noted:
-			fmt.Fprint(s.w, "\r\x1b[2K\n\x1b[2K\x1b[1A\r")
-		case drawn:
-			fmt.Fprint(s.w, "\r\x1b[2K")
+		if drawn {
+			fmt.Fprint(s.w, "\r\x1b[2K"+redrawBelow(nil, under))
 		}
 		return
 	}
+}
+
+// redrawBelow draws rows on the lines under the frame, clears the rest of
+// the before rows drawn last time, and takes the cursor back up to the
+// frame's row, where the next frame and the output start.
+func redrawBelow(rows []string, before int) string {
+	var b strings.Builder
+	for _, r := range rows {
+		b.WriteString("\n\x1b[2K" + r)
+	}
+	for range before - len(rows) {
+		b.WriteString("\n\x1b[2K")
+	}
+	if n := max(len(rows), before); n > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA\r", n)
+	}
+	return b.String()
 }
 
 func dim(s string) string { return styleDim + s + styleNormal }

@@ -222,6 +222,10 @@ type ToolResult struct {
 	ID     string `json:"id"`
 	Output string `json:"output"`
 	Error  string `json:"error,omitempty"`
+	// Usage is clawdcode's extension on the result of a Task call: what
+	// the subagent's model calls used (its session holds each of them),
+	// so that the parent's /cost counts it without opening that session.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // CompactMetadata is carried by both records of a compaction.
@@ -247,6 +251,10 @@ type CompactMetadata struct {
 	// session's summary calls (every compaction's, this one's included)
 	// had used when it was written, kept apart from SessionUsage.
 	SummaryUsage *Usage `json:"summaryUsage,omitempty"`
+	// SubagentUsage is clawdcode's extension on the boundary: what the
+	// session's subagents (the Task results' usage) had used when it was
+	// written, kept apart from SessionUsage.
+	SubagentUsage *Usage `json:"subagentUsage,omitempty"`
 	// Truncated is clawdcode's extension on the boundary: the retained
 	// records that the context in force sends cut down to fit the window
 	// (the file keeps them whole), by uuid, with the byte limit each was

@@ -20,6 +20,7 @@ func TestRecordsMatchSchema(t *testing.T) {
 	mustAppend(t, s, &Record{Type: TypeToolUse, Tool: &ToolUse{ID: "call_1", Name: "Read", Input: json.RawMessage(`{"file_path":"a.go"}`)}, Tokens: 20})
 	mustAppend(t, s, &Record{Type: TypeToolResult, ToolResult: &ToolResult{ID: "call_1", Output: "package a", Error: ""}})
 	mustAppend(t, s, &Record{Type: TypeToolResult, ToolResult: &ToolResult{ID: "call_2", Error: "no such file"}})
+	mustAppend(t, s, &Record{Type: TypeToolResult, ToolResult: &ToolResult{ID: "call_3", Output: "the answer", Usage: &Usage{InputTokens: 900, OutputTokens: 40}}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextWindow, ContextWindow: 8000})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextCut, CompactMetadata: &CompactMetadata{Truncated: map[string]int{first: 4096}}})
 	usage := Usage{InputTokens: 120, OutputTokens: 8}
@@ -28,7 +29,7 @@ func TestRecordsMatchSchema(t *testing.T) {
 		Type: TypeSystem, Subtype: SubtypeCompactBoundary,
 		Message: &Message{Role: "system", Content: "Conversation compacted"},
 		CompactMetadata: &CompactMetadata{Trigger: TriggerAuto, PreTokens: 900, RetainedOffset: 1,
-			RetainedUUID: first, SessionUsage: &usage, SummaryUsage: &usage, Truncated: map[string]int{first: 100}, EffectiveWindow: 8000,
+			RetainedUUID: first, SessionUsage: &usage, SummaryUsage: &usage, SubagentUsage: &usage, Truncated: map[string]int{first: 100}, EffectiveWindow: 8000,
 			Receipt: &Receipt{Messages: 4, Tokens: 700, Paths: []string{"a.go"}, Commands: []string{"go test ./..."},
 				NotInSummary: NotInSummary{Paths: []string{}, Commands: []string{"go test ./..."}}, First: first, Last: first,
 				SummaryUsage: &usage, SummaryCost: &summaryCost},
@@ -68,7 +69,7 @@ func TestRecordsMatchSchema(t *testing.T) {
 		Relink: []RepairRelink{{UUID: "u2", ParentUUID: "u1"}},
 	}})
 	sessionschema.CheckFile(t, s.Path(), 0)
-	if n := len(readLines(t, s.Path())); n != 20 {
-		t.Fatalf("%d lines written, want 20", n)
+	if n := len(readLines(t, s.Path())); n != 21 {
+		t.Fatalf("%d lines written, want 21", n)
 	}
 }

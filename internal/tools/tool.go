@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
@@ -20,6 +21,9 @@ type Result struct {
 	// to the model after the tool results; ImageName names its file.
 	Image     *chat.Image
 	ImageName string
+	// Spent is what the call's own model calls used (a Task's subagent),
+	// recorded with the result; nil for a tool that calls no model.
+	Spent *storage.Usage
 }
 
 // Tool is one tool offered to the model.
