@@ -59,11 +59,7 @@ func (c *fakeConv) AddIncomplete(partial string, interrupted bool, cause string)
 	return nil
 }
 
-func (c *fakeConv) AddTaskResult(id, output, errText string, _ storage.Usage) error {
-	return c.AddToolResult(id, output, errText)
-}
-
-func (c *fakeConv) AddToolResult(id, output, errText string) error {
+func (c *fakeConv) AddToolResult(id, output, errText string, _ ...storage.Usage) error {
 	if c.failRole == chat.RoleTool {
 		return c.failErr
 	}

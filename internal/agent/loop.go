@@ -36,9 +36,9 @@ type conversation interface {
 	// AddUser records a user message, with the images it carries.
 	AddUser(text string, images ...storage.ImageRef) error
 	AddAssistant(resp *llm.Response) error
-	AddToolResult(id, output, errText string) error
-	// AddTaskResult records a Task call's result with what its subagent spent.
-	AddTaskResult(id, output, errText string, spent storage.Usage) error
+	// AddToolResult records a call's result; a Task call's carries what
+	// its subagent spent.
+	AddToolResult(id, output, errText string, spent ...storage.Usage) error
 	// AddIncomplete records an answer that stopped before its end.
 	AddIncomplete(partial string, interrupted bool, cause string) error
 	Request(ctx context.Context) (llm.Request, error)
@@ -347,11 +347,11 @@ func runTool(ctx context.Context, tool tools.Tool, input json.RawMessage, grace 
 
 // answer records a call's result and tells the sink.
 func (l *loop) answer(id, name string, res tools.Result) error {
-	add := l.conv.AddToolResult
+	var spent []storage.Usage
 	if res.Spent != nil {
-		add = func(id, output, errText string) error { return l.conv.AddTaskResult(id, output, errText, *res.Spent) }
+		spent = append(spent, *res.Spent)
 	}
-	if err := add(id, res.Output, res.Error); err != nil {
+	if err := l.conv.AddToolResult(id, res.Output, res.Error, spent...); err != nil {
 		return fmt.Errorf("%s result: %w", name, err) // which tool: the conversation does not know
 	}
 	if res.Image != nil {

@@ -374,25 +374,20 @@ func recordTokens(log PersistentStore, n int) {
 	}
 }
 
-// AddToolResult appends the result of call id (errText non-empty = failed).
-func (m *Manager) AddToolResult(id, output, errText string) error {
-	return m.add(&storage.Record{
-		Type:       storage.TypeToolResult,
-		ToolResult: &storage.ToolResult{ID: id, Output: output, Error: errText},
-	})
-}
-
-// AddTaskResult is AddToolResult for a Task call, with what its
-// subagent's model calls spent: /cost counts it as the subagents' share.
-func (m *Manager) AddTaskResult(id, output, errText string, spent storage.Usage) error {
-	err := m.add(&storage.Record{
-		Type:       storage.TypeToolResult,
-		ToolResult: &storage.ToolResult{ID: id, Output: output, Error: errText, Usage: &spent},
-	})
-	if err != nil {
+// AddToolResult records the result of tool call id. A Task call's result
+// also carries what its subagent's model calls spent (at most one
+// usage): /cost counts it as the subagents' share.
+func (m *Manager) AddToolResult(id, output, errText string, spent ...storage.Usage) error {
+	r := &storage.ToolResult{ID: id, Output: output, Error: errText}
+	if len(spent) > 0 {
+		r.Usage = &spent[0]
+	}
+	if err := m.add(&storage.Record{Type: storage.TypeToolResult, ToolResult: r}); err != nil {
 		return err
 	}
-	m.usage.subagents.Add(spent)
+	if r.Usage != nil {
+		m.usage.subagents.Add(*r.Usage)
+	}
 	return nil
 }
 
