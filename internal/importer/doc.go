@@ -63,7 +63,8 @@
 // size and mtime and its session's size when the last import ended, so
 // that an unchanged file costs two stats. A file whose entry is missing or
 // out of date is checked against its session's marks. It is written with
-// the index entries, every 512 sessions and at the end.
+// the index entries, every 512 sessions or half as many as were written
+// before, whichever is more, and at the end.
 //
 // One import runs at a time per store: Import takes the flock
 // import/import.lock (the kernel drops it when its holder dies) and waits
