@@ -80,6 +80,14 @@
 // transcoded into the record's one write buffer; a message's text, a
 // title or a Codex tool's input is read back whole.
 //
+// A Claude Code line is decoded by the JSON v2 decoder
+// (github.com/go-json-experiment/json), set to read a line as
+// encoding/json does (decode.go): it reads the line once, where
+// encoding/json scans it to validate it and again to decode it, and each
+// content value twice more. Decoding was over half of what a small
+// session costs; what remains is mostly the kernel's (creating the
+// session file) and the store's encoding of the records.
+//
 // A line that does not parse is skipped with a warning; a file that
 // cannot be read is reported and the others are imported.
 package importer
