@@ -5,6 +5,9 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -95,7 +98,7 @@ func newClaude(out *converted) *claude {
 
 func (c *claude) line(raw []byte) error {
 	var l ccLine
-	if err := json.Unmarshal(raw, &l); err != nil {
+	if err := decodeLine(raw, &l); err != nil {
 		return err
 	}
 	if err := c.materialise(&l); err != nil {
@@ -380,14 +383,26 @@ type ccContent struct {
 	blocks []ccBlock
 }
 
-func (c *ccContent) UnmarshalJSON(raw []byte) error {
-	switch {
-	case len(raw) > 0 && raw[0] == '"':
-		json.Unmarshal(raw, &c.text)
-	case len(raw) > 0 && raw[0] == '[':
-		json.Unmarshal(raw, &c.blocks)
+// UnmarshalJSONFrom decodes the content from the line's decoder. Like
+// encoding/json, blocks of which a field has the wrong type are kept with
+// the fields that decode (the v2 decoder stops at the first such field:
+// only then is the content decoded again the old way).
+func (c *ccContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	switch dec.PeekKind() {
+	case '"':
+		return jsonv2.UnmarshalDecode(dec, &c.text)
+	case '[':
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if decodeLine(raw, &c.blocks) != nil {
+			c.blocks = nil
+			json.Unmarshal(raw, &c.blocks)
+		}
+		return nil
 	}
-	return nil
+	return dec.SkipValue()
 }
 
 // blockText joins the text of content blocks (a tool result's content).

@@ -63,7 +63,8 @@
 // size and mtime and its session's size when the last import ended, so
 // that an unchanged file costs two stats. A file whose entry is missing or
 // out of date is checked against its session's marks. It is written with
-// the index entries, every 512 sessions and at the end.
+// the index entries, every 512 sessions or half as many as were written
+// before, whichever is more, and at the end.
 //
 // One import runs at a time per store: Import takes the flock
 // import/import.lock (the kernel drops it when its holder dies) and waits
@@ -78,6 +79,14 @@
 // what is left. A tool's output goes to the store as a storage.LargeText,
 // transcoded into the record's one write buffer; a message's text, a
 // title or a Codex tool's input is read back whole.
+//
+// A Claude Code line is decoded by the JSON v2 decoder
+// (github.com/go-json-experiment/json), set to read a line as
+// encoding/json does (decode.go): it reads the line once, where
+// encoding/json scans it to validate it and again to decode it, and each
+// content value twice more. Decoding was over half of what a small
+// session costs; what remains is mostly the kernel's (creating the
+// session file) and the store's encoding of the records.
 //
 // A line that does not parse is skipped with a warning; a file that
 // cannot be read is reported and the others are imported.

@@ -134,7 +134,10 @@ type Importer struct {
 }
 
 // indexBatch is how many sessions' index entries (and the state's files)
-// are written at once: the cost of an index write is spread over them.
+// are written at once at least: the cost of an index write is spread over
+// them. Each write rewrites the whole index and state, so a batch grows
+// with what the import has written (see finished): a fixed size made the
+// import's cost grow with the square of its sessions again.
 const indexBatch = 512
 
 // Import imports every session of tool found under dir. Files that cannot
@@ -191,6 +194,7 @@ type run struct {
 	sessions    map[string]*sync.Mutex // one per session being written, by project root and id
 	next        int
 	done, total int64
+	flushed     int // sessions whose index entries were written
 }
 
 type job struct {
@@ -265,7 +269,8 @@ func (r *run) finished(j job, prev fileState, sr *SessionResult, now fileState, 
 	if r.im.Progress != nil {
 		r.im.Progress(r.done, r.total)
 	}
-	if r.batch.Len() >= indexBatch {
+	if n := r.batch.Len(); n >= max(indexBatch, r.flushed/2) {
+		r.flushed += n
 		r.flushLocked()
 	}
 }
