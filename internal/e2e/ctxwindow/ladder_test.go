@@ -255,3 +255,26 @@ func TestLadderSaysWhenItCannotFreeEnough(t *testing.T) {
 		t.Errorf("%d summary calls: the ladder compacted again after it could not free enough", n)
 	}
 }
+
+// TestContextShowsTheLadder: /context shows the results the ladder
+// cleared and its steps with the tokens each freed; after a summary that
+// followed clearing, the receipt lists the ladder's steps in order.
+func TestContextShowsTheLadder(t *testing.T) {
+	t.Parallel()
+	w, _ := clearedSession(t, 8000)
+	r := w.MustRun("-c", "-p", "/context", "--context-window", "8000")
+	if !regexp.MustCompile(`cleared tool results: [1-9]\d* sent as a one-line stub`).MatchString(r.Stdout) ||
+		!regexp.MustCompile(`cleared old tool results \(\d+\): -[\d,]+ tokens`).MatchString(r.Stdout) {
+		t.Errorf("/context does not show the cleared results and the ladder's steps:\n%s", r.Stdout)
+	}
+
+	const window = 8000
+	h := newWorld(t, llmtest.Options{Window: window})
+	h.Server.SetResponder(toolHeavyTask(h, window))
+	h.mustJSON("-p", "work through the files", "--context-window", itoa(window), "--dangerously-skip-permissions")
+	r = h.MustRun("-c", "-p", "/context", "--context-window", itoa(window))
+	if !strings.Contains(r.Stdout, "Last compaction:\n  the context ladder, in order:\n") ||
+		!regexp.MustCompile(`  summarised: -[\d,]+ tokens`).MatchString(r.Stdout) {
+		t.Errorf("/context's receipt does not list the ladder's steps before the summary:\n%s", r.Stdout)
+	}
+}
