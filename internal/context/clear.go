@@ -159,9 +159,18 @@ func stubText(root string, es []*entry, e *entry, step string) string {
 	if step == storage.ClearStepSuperseded {
 		why = "superseded by a later read or edit"
 	}
-	return fmt.Sprintf("[%s: %s, %d bytes, %d lines, %s; Recall ref=%s shows it]",
-		why, what, len(body), strings.Count(body, "\n")+1, outcome, stubRef(e.rec.UUID))
+	// The named numbers it showed stay, as the ledger keeps them: a limit
+	// or a count is what the work most often turns on.
+	facts := ""
+	for _, n := range matchingLines(res.Output, numberLine, stubNumbers) {
+		facts += "; " + n
+	}
+	return fmt.Sprintf("[%s: %s, %d bytes, %d lines, %s%s; Recall ref=%s shows it]",
+		why, what, len(body), strings.Count(body, "\n")+1, outcome, facts, stubRef(e.rec.UUID))
 }
+
+// stubNumbers is how many lines naming a number a stub keeps.
+const stubNumbers = 2
 
 // stubRef is the ref a stub gives: the uuid's first two groups.
 func stubRef(id string) string {

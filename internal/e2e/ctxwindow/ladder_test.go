@@ -100,13 +100,52 @@ func TestLadderFinishesToolHeavyTasksOnSmallWindows(t *testing.T) {
 				// 38), so it must at least halve them and say why.
 				t.Errorf("%d summaries in %d turns at 4k (want at most 0.6 a turn), and the user must be told the window is too small:\n%s", sums, len(agent), r.Stderr)
 			}
-			clears := recordsOfSubtype(readRecords(t, w.onlySession()), "context_clear")
+			var clears []record // clearing steps (a context_clear record may also cap a new result)
+			for _, c := range recordsOfSubtype(readRecords(t, w.onlySession()), "context_clear") {
+				if len(c.CompactMetadata.Cleared) > 0 {
+					clears = append(clears, c)
+				}
+			}
 			if window <= 16000 && len(clears) == 0 {
 				t.Errorf("no context_clear record at %d tokens: the ladder never cleared", window)
 			}
-			t.Logf("window %d: %d turns, %d summaries, %d clearing steps, %d compactions", window, len(agent), sums, len(clears), *obj.Compactions)
+			breaks := prefixBreaks(t, agent)
+			if steps := len(clears) + sums; breaks > steps {
+				t.Errorf("the request's prefix changed %d times with %d ladder steps: it must change only at a step", breaks, steps)
+			}
+			// Results of up to 35 % of the window, each kept for the
+			// next reply: a batch lasts two to three calls at 8k.
+			if window > 4000 && len(clears)*2 > len(agent) {
+				t.Errorf("%d clearing steps in %d turns: clearing must come in batches", len(clears), len(agent))
+			}
+			t.Logf("window %d: %d turns, %d summaries, %d clearing steps, %d compactions, %d prefix changes", window, len(agent), sums, len(clears), *obj.Compactions, breaks)
 		})
 	}
+}
+
+// prefixBreaks counts the agent requests that do not begin with the whole
+// request before them (a prompt cache would miss there), and checks that
+// the system prompt and the tools never change.
+func prefixBreaks(t *testing.T, reqs []llmtest.Request) int {
+	t.Helper()
+	breaks := 0
+	for i := 1; i < len(reqs); i++ {
+		prev, cur := reqs[i-1], reqs[i]
+		a, _ := json.Marshal(prev.Tools)
+		b, _ := json.Marshal(cur.Tools)
+		if string(a) != string(b) || prev.Messages[0].Content != cur.Messages[0].Content {
+			t.Errorf("request %d changed the tools or the system prompt", i)
+		}
+		for k := range prev.Messages {
+			x, _ := json.Marshal(prev.Messages[k])
+			y, _ := json.Marshal(cur.Messages[min(k, len(cur.Messages)-1)])
+			if k >= len(cur.Messages) || string(x) != string(y) {
+				breaks++
+				break
+			}
+		}
+	}
+	return breaks
 }
 
 // recordsOfSubtype are the system records of subtype.
@@ -223,6 +262,7 @@ func TestResumeAfterClearingSendsTheSameBytes(t *testing.T) {
 	if n := len(recordsOfSubtype(readRecords(t, w.onlySession()), "context_clear")); n == 0 {
 		t.Error("no context_clear record in the session")
 	}
+	w.MustRun("sessions", "check") // the records are sound to the checker too
 }
 
 // TestLadderSaysWhenItCannotFreeEnough: with instructions that take most
