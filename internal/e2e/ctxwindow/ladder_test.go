@@ -70,7 +70,7 @@ func TestLadderFinishesToolHeavyTasksOnSmallWindows(t *testing.T) {
 	for _, window := range []int{4000, 8000, 16000, 32000} {
 		t.Run(itoa(window), func(t *testing.T) {
 			t.Parallel()
-			w := newWorld(t, llmtest.Options{Window: window})
+			w := newWorld(t, llmtest.Options{Window: window, PromptCache: true})
 			w.Server.SetResponder(toolHeavyTask(w, window))
 			obj, r := w.runJSON("-p", "work through the files", "--context-window", itoa(window), "--dangerously-skip-permissions")
 			if r.Code != 0 || obj.IsError {
@@ -118,7 +118,7 @@ func TestLadderFinishesToolHeavyTasksOnSmallWindows(t *testing.T) {
 			if window > 4000 && len(clears)*2 > len(agent) {
 				t.Errorf("%d clearing steps in %d turns: clearing must come in batches", len(clears), len(agent))
 			}
-			t.Logf("window %d: %d turns, %d summaries, %d clearing steps, %d compactions, %d prefix changes", window, len(agent), sums, len(clears), *obj.Compactions, breaks)
+			t.Logf("window %d: %d turns, %d summaries, %d clearing steps, %d compactions, %d prefix changes; %s", window, len(agent), sums, len(clears), *obj.Compactions, breaks, inputCost(w.Server.Requests()))
 		})
 	}
 }
@@ -146,6 +146,18 @@ func prefixBreaks(t *testing.T, reqs []llmtest.Request) int {
 		}
 	}
 	return breaks
+}
+
+// inputCost sums what every request (summaries included) sent: input
+// tokens, the share a prompt cache served, and the cost-equivalent input
+// with cached tokens at a tenth (BENCHMARKS.md, issue 22).
+func inputCost(reqs []llmtest.Request) string {
+	prompt, cached := 0, 0
+	for _, q := range reqs {
+		prompt += q.Tokens
+		cached += q.CachedTokens
+	}
+	return fmt.Sprintf("input %d tokens, %d%% cached, cost-equivalent %d", prompt, 100*cached/max(prompt, 1), prompt-cached+cached/10)
 }
 
 // recordsOfSubtype are the system records of subtype.
