@@ -79,9 +79,11 @@
 //     one's always), in one batch down to 40% of the room; (2) Read
 //     results a later Read, Edit or Write of the same file superseded
 //     become stubs too; (3) the summary below; (4) when even that cannot
-//     free enough, the user is told once (NoticeWarning, a handoff
-//     offered) and texts are cut down to fit, with no further summary
-//     until the conversation has grown by a quarter of the room. A step
+//     free enough (the request stays over the trigger, or the summary
+//     leaves less than half the room free), the user is told once
+//     (NoticeWarning, a handoff offered), texts over the trigger are cut
+//     down to fit, and no further summary is made until the conversation
+//     has grown by half the room. A step
 //     that would free less than a tenth of the conversation is not taken.
 //     Each clearing step appends a "system" record with subtype
 //     context_clear (compactMetadata.cleared: uuid → step) and a boundary

@@ -20,10 +20,12 @@ import (
 //     Edit or Write of the same file made stale become stubs too, recent
 //     or not (the last reply's aside);
 //  3. summary: today's compaction (Compact), with its ledger and packet;
-//  4. give up: when even the summary cannot free enough, the user is told
-//     so, with a handoff offered, and the request is cut down in memory to
-//     fit; the summary is not tried again until enough new material has
-//     come to make it worth one — never a compaction every turn.
+//  4. give up: when even the summary cannot free enough (the request is
+//     still over the trigger, or less than half the room is free), the
+//     user is told so, with a handoff offered, and a request over the
+//     trigger is cut down in memory to fit; the summary is not tried again
+//     until enough new material has come to make it worth one — never a
+//     compaction every turn.
 //
 // Beside the ladder, a new tool result larger than resultCap of the room
 // is sent cut to it (head and tail, with the marker and its Recall ref):
@@ -61,6 +63,11 @@ type ladderPolicy struct {
 	// minResult is the least a tool result must weigh (tokens) to be
 	// worth replacing by a stub.
 	minResult int
+	// summaryLeaves is the most the conversation may weigh after a
+	// summary: one that leaves less than the rest of the room free cannot
+	// free enough (the window is too small for the fixed part and a
+	// summary), and the ladder gives up.
+	summaryLeaves float64
 	// retryGrowth is how much the conversation must have grown since the
 	// ladder gave up for the summary to be tried again.
 	retryGrowth float64
@@ -68,15 +75,16 @@ type ladderPolicy struct {
 
 // ladder is the policy in force.
 var ladder = ladderPolicy{
-	clearTo:     0.4,
-	roomToWork:  0.7,
-	minFreed:    0.1,
-	keepReplies: 3,
-	keepShare:   0.3,
-	resultCap:   0.3,
-	minCap:      128,
-	minResult:   64,
-	retryGrowth: 0.25,
+	clearTo:       0.4,
+	roomToWork:    0.7,
+	minFreed:      0.1,
+	keepReplies:   3,
+	keepShare:     0.3,
+	resultCap:     0.3,
+	minCap:        128,
+	minResult:     64,
+	summaryLeaves: 0.5,
+	retryGrowth:   0.5,
 }
 
 // share is frac of the room r, in tokens.
@@ -192,22 +200,22 @@ func summaryStep(ctx context.Context, m *Manager, n, fixed, r int) error {
 		return err
 	}
 	after := m.acct.requestTokens(exact)
-	if err != nil || after >= trigger || n-after < int(ladder.minFreed*float64(n-fixed)) {
+	if err != nil || after >= trigger || n-after < int(ladder.minFreed*float64(n-fixed)) ||
+		after-fixed > ladder.share(ladder.summaryLeaves, r) {
 		return giveUp(m, after, fixed)
 	}
 	m.ladder.stuck = 0
-	if after-fixed > ladder.share(ladder.roomToWork, r) {
-		m.ladder.tell(m.notify, cannotFreeText(after, trigger, fixed, false))
-	}
 	return nil
 }
 
-// giveUp says that the ladder cannot free enough, offers a handoff, and
-// cuts the request down in memory so that it is not refused; it remembers
-// where, so the summary is not tried again every turn.
+// giveUp says that the ladder cannot free enough (the summary left the
+// request over the trigger, or without room to work), offers a handoff,
+// and cuts the request down in memory when it is still over the trigger,
+// so that it is not refused; it remembers where, so the summary is not
+// tried again every turn.
 func giveUp(m *Manager, n, fixed int) error {
 	trigger := m.guard.trigger()
-	m.ladder.tell(m.notify, cannotFreeText(n, trigger, fixed, true))
+	m.ladder.tell(m.notify, cannotFreeText(n, trigger, fixed, n >= trigger))
 	if err := m.shrinkToFit(trigger - 1); err != nil {
 		return err
 	}
@@ -228,9 +236,9 @@ func (s *ladderState) tell(notify func(NoticeKind, string, ...any), text string)
 // could not bring the request under the trigger (over), or left it
 // without room to work.
 func cannotFreeText(n, trigger, fixed int, over bool) string {
-	what := "long texts are cut down to fit and the summary is not tried again until more has come"
+	what := "long texts are cut down to fit, and no summary is tried again until more has come"
 	if !over {
-		what = "expect a summary every few turns"
+		what = "no summary is tried again until more has come"
 	}
 	return fmt.Sprintf("the context cannot be freed enough: after clearing old tool results and summarising, "+
 		"the request is still %d tokens for a trigger at %d (the system prompt, tools and pins alone weigh %d); "+

@@ -63,8 +63,8 @@ func toolHeavyTask(w *world, window int) func(llmtest.Request) llmtest.Reply {
 // window (the server's window is clawdcode's) and at most one summary per
 // ten calls from 8k on: old results are cleared first (main took 13 to 16
 // summaries at 8k-32k for this task, 38 at 4k). At 4k, where the system
-// prompt and tools leave about a thousand tokens, the ladder takes fewer
-// than 0.6 a call and tells the user the window is too small.
+// prompt and tools leave about a thousand tokens, the ladder takes at most
+// 0.3 a call and tells the user the window is too small.
 func TestLadderFinishesToolHeavyTasksOnSmallWindows(t *testing.T) {
 	t.Parallel()
 	for _, window := range []int{4000, 8000, 16000, 32000} {
@@ -93,12 +93,12 @@ func TestLadderFinishesToolHeavyTasksOnSmallWindows(t *testing.T) {
 			switch {
 			case window > 4000 && sums*10 > len(agent):
 				t.Errorf("%d summaries in %d turns, want at most one per ten", sums, len(agent))
-			case window == 4000 && (sums*10 > 6*len(agent) || !strings.Contains(r.Stderr, "cannot be freed enough")):
+			case window == 4000 && (sums*10 > 3*len(agent) || !strings.Contains(r.Stderr, "cannot be freed enough")):
 				// At 4k the system prompt and tools leave ~1k tokens and a
 				// summary with its ledger takes half of that: the ladder
 				// cannot reach one summary in ten calls there (main took
-				// 38), so it must at least halve them and say why.
-				t.Errorf("%d summaries in %d turns at 4k (want at most 0.6 a turn), and the user must be told the window is too small:\n%s", sums, len(agent), r.Stderr)
+				// 38), so it must say why and summarise at most 0.3 a call.
+				t.Errorf("%d summaries in %d turns at 4k (want at most 0.3 a turn), and the user must be told the window is too small:\n%s", sums, len(agent), r.Stderr)
 			}
 			var clears []record // clearing steps (a context_clear record may also cap a new result)
 			for _, c := range recordsOfSubtype(readRecords(t, w.onlySession()), "context_clear") {
@@ -109,8 +109,10 @@ func TestLadderFinishesToolHeavyTasksOnSmallWindows(t *testing.T) {
 			if window <= 16000 && len(clears) == 0 {
 				t.Errorf("no context_clear record at %d tokens: the ladder never cleared", window)
 			}
+			// The last step, past a summary, cuts texts to fit (context_cut).
+			cuts := len(recordsOfSubtype(readRecords(t, w.onlySession()), "context_cut"))
 			breaks := prefixBreaks(t, agent)
-			if steps := len(clears) + sums; breaks > steps {
+			if steps := len(clears) + sums + cuts; breaks > steps {
 				t.Errorf("the request's prefix changed %d times with %d ladder steps: it must change only at a step", breaks, steps)
 			}
 			// Results of up to 35 % of the window, each kept for the
