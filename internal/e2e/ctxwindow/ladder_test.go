@@ -332,3 +332,29 @@ func TestContextShowsTheLadder(t *testing.T) {
 		t.Errorf("/context's receipt does not list the ladder's steps before the summary:\n%s", r.Stdout)
 	}
 }
+
+// TestLadderDoesNotLoopAcrossContinues: in a window the instructions
+// leave little of, a -c -p run per read does not compact every run.
+func TestLadderDoesNotLoopAcrossContinues(t *testing.T) {
+	t.Parallel()
+	const window = 9000
+	w := newWorld(t, llmtest.Options{Window: window})
+	w.writeFile("CLAUDE.md", bigText("rule", 900))
+	w.Server.SetResponder(agentWithSummaries(fixedSummary))
+	const runs = 8
+	for i := range runs {
+		name := fmt.Sprintf("h%d.txt", i)
+		w.writeFile(name, bigText(name, 150))
+		args := []string{"-p", "read " + name, "--context-window", itoa(window)}
+		if i > 0 {
+			args = append([]string{"-c"}, args...)
+		}
+		w.mustJSON(args...)
+	}
+	noRejections(t, w.Server)
+	// A summary waits for half the room of new material: one every two
+	// or three runs here (main made 15 summary calls in these 8 runs).
+	if n := len(summaryRequests(w.Server)); n > runs/2 {
+		t.Errorf("%d summary calls in %d runs: the ladder compacts again and again across -c", n, runs)
+	}
+}
