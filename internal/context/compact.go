@@ -138,6 +138,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 		post += m.acct.size(e, estimate)
 	}
 
+	rcpt.Ladder = append(m.ladder.take(), storage.LadderStep{Step: storage.LadderStepSummary, Freed: max(pre-post, 0)})
 	usage := m.usage.total()
 	boundary := &storage.Record{
 		UUID:    uuid.NewString(),
@@ -153,6 +154,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 			SummaryUsage:    m.usage.summaryRecord(),
 			SubagentUsage:   m.usage.subagentRecord(),
 			Truncated:       truncatedLimits(retained),
+			Cleared:         clearedSteps(retained),
 			EffectiveWindow: m.guard.learnt,
 			Receipt:         rcpt,
 			Pins:            m.pins.pins(),

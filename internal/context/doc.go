@@ -29,6 +29,10 @@
 //     and learnt windows, their floors, expiry and precedence, the
 //     trigger and the reply reserve; guard.go — the overflow recovery
 //     that uses it; truncate.go — cutting texts down in memory;
+//   - ladder.go — the context ladder's policy, all of it (ladderPolicy:
+//     the order of the steps and every threshold), and its climb; clear.go
+//     — the steps that clear tool results (the stubs, the protected tail,
+//     superseded reads, the cap on a new result) and their records;
 //   - summarize.go — the summariser; backoff.go — its failure back-off;
 //   - compact.go — choosing what to keep (retention) and committing a
 //     compaction; receipt.go — what a compaction takes out (its receipt,
@@ -67,7 +71,28 @@
 //   - Auto-compaction is checked before every request, not only at the end
 //     of a turn. It fires when the request reaches Threshold × Window, or
 //     when less than the reply reserve (default min(8192, Window/8)) would
-//     be left.
+//     be left. It is a ladder (ladder.go), climbed until the conversation
+//     takes at most 70% of the room the system prompt, tools and pins
+//     leave under the trigger: (1) old tool results are sent as a one-line
+//     stub (size, outcome, a Recall ref — a unique prefix of the record's
+//     uuid), oldest first, the last three replies' results kept (the last
+//     one's always), in one batch down to 40% of the room; (2) Read
+//     results a later Read, Edit or Write of the same file superseded
+//     become stubs too; (3) the summary below; (4) when even that cannot
+//     free enough (the request stays over the trigger, or the summary
+//     leaves less than half the room free), the user is told once
+//     (NoticeWarning, a handoff offered), texts over the trigger are cut
+//     down to fit, and no further summary is made until the conversation
+//     has grown by half the room. A step
+//     that would free less than a tenth of the conversation is not taken.
+//     Each clearing step appends a "system" record with subtype
+//     context_clear (compactMetadata.cleared: uuid → step) and a boundary
+//     carries the retained results still cleared (compactMetadata.cleared),
+//     so a resume sends the same stubs: the same request bytes. Between
+//     two steps the prefix of the request does not change. A new tool
+//     result over 30% of the room is sent cut down (head and tail), also
+//     recorded in a context_clear record (compactMetadata.truncated).
+//     Every share is of the room, so the ladder scales with the window.
 //   - Counting costs O(new content): a cheap byte bound decides first (a
 //     small context never loads the tokenizer), each record is counted at most once
 //     (kept on the record as Record.Tokens, and in the Cache), and only

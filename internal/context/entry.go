@@ -23,6 +23,10 @@ type entry struct {
 	// but a copy cut down to clip bytes of text: the MemoryStore's byte
 	// bound was reached (see liveContext.hold). The file keeps it whole.
 	clip int
+	// cleared, when set, is the ladder step (storage.ClearStepOld,
+	// ClearStepSuperseded) that made a tool result send a one-line stub
+	// (trunc) instead of its body; see ladder.go.
+	cleared string
 
 	ub    int // cheap upper bound of the tokens it adds (of sent())
 	exact int // exact count of sent(), -1 until counted

@@ -209,7 +209,7 @@ func recordCuts(log PersistentStore, es []*entry) error {
 func truncatedLimits(es []*entry) map[string]int {
 	var cut map[string]int
 	for _, e := range es {
-		if (e.trunc == nil && e.clip == 0) || e.rec.UUID == "" {
+		if (e.trunc == nil && e.clip == 0) || e.rec.UUID == "" || e.cleared != "" {
 			continue
 		}
 		if cut == nil {

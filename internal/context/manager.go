@@ -2,7 +2,6 @@ package contextmgr
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -51,6 +50,8 @@ type Manager struct {
 	work carry
 	// lastReceipt is the receipt of the boundary in force (nil = none).
 	lastReceipt *storage.Receipt
+	// ladder is what the context ladder did since the boundary (ladder.go).
+	ladder ladderState
 }
 
 // New restores the manager from a loaded session (nil live = new session),
@@ -133,6 +134,11 @@ func (m *Manager) restore(live *storage.Live) error {
 	}
 	for _, lr := range live.Records {
 		r := lr.Record
+		if r != nil && r.Subtype == storage.SubtypeContextClear && r.CompactMetadata != nil {
+			// Cleared as the live process cleared them: the same bytes.
+			restoreClear(m, r.CompactMetadata)
+			continue
+		}
 		if r == nil || r.IsSummary() || !relevant(r) {
 			continue
 		}
@@ -145,15 +151,18 @@ func (m *Manager) restore(live *storage.Live) error {
 			return err
 		}
 	}
+	if b := live.Boundary; b != nil && b.CompactMetadata != nil {
+		applyCleared(m.acct, m.live.entries(), b.CompactMetadata.Cleared)
+	}
 	m.work.resumed = true
-	post, cutFrom := resumeMarks(live)
+	post, cutFrom, clearedAt := resumeMarks(live)
 	after := m.live.entries()[post:]
 	m.work.todos.restore(live)
 	for _, e := range after {
 		m.work.todos.observe(e.rec)
 	}
 	m.usage.addReplies(after)
-	m.acct.calibrateResumed(after, post, cutFrom, &m.guard)
+	m.acct.calibrateResumed(after, post, cutFrom, clearedAt, &m.guard)
 	// A window a server rejection taught an earlier run still holds (the
 	// same request would be refused again), unless it expired or the
 	// window was given explicitly.
@@ -374,9 +383,11 @@ func recordTokens(log PersistentStore, n int) {
 	}
 }
 
-// AddToolResult records the result of tool call id. A Task call's result
-// also carries what its subagent's model calls spent (at most one
-// usage): /cost counts it as the subagents' share.
+// AddToolResult records the result of tool call id (errText non-empty =
+// failed). A Task call's result also carries what its subagent's model
+// calls spent (at most one usage): /cost counts it as the subagents'
+// share. One larger than the context ladder's share of the window is sent
+// cut down (capResult): it must leave room for the next.
 func (m *Manager) AddToolResult(id, output, errText string, spent ...storage.Usage) error {
 	r := &storage.ToolResult{ID: id, Output: output, Error: errText}
 	if len(spent) > 0 {
@@ -388,11 +399,13 @@ func (m *Manager) AddToolResult(id, output, errText string, spent ...storage.Usa
 	if r.Usage != nil {
 		m.usage.subagents.Add(*r.Usage)
 	}
-	return nil
+	return capResult(m)
 }
 
-// Request returns the next request to send, compacting first when the
-// counted request reaches the threshold or the reply budget would not fit.
+// Request returns the next request to send, climbing the context ladder
+// first (ladder.go: clear old tool results, drop superseded reads,
+// summarise, give up) when the counted request reaches the threshold or
+// the reply budget would not fit.
 // The check costs O(new content): the cheap upper bound decides first, and
 // only records never counted before are tokenized.
 func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
@@ -402,14 +415,7 @@ func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 		n = m.acct.requestTokens(exact)
 	}
 	if n >= m.guard.trigger() {
-		_, err := m.Compact(ctx, storage.TriggerAuto, "")
-		switch {
-		case err == nil:
-		case errors.Is(err, ErrNothingToCompact):
-			if err := m.shrinkToFit(m.guard.trigger() - 1); err != nil {
-				return llm.Request{}, err
-			}
-		default:
+		if err := climb(ctx, m, n); err != nil {
 			return llm.Request{}, err
 		}
 		msgs = m.acct.messages()

@@ -68,7 +68,10 @@ func TestAutoCompactionFiresBeforeTheRequestThatWouldCross(t *testing.T) {
 	if !b.IsBoundary() || !s.IsSummary() || bi+2 != len(recs) {
 		t.Fatalf("want boundary then summary at the end, got %s/%s at %d of %d", b.Type, s.Type, bi, len(recs))
 	}
-	if b.CompactMetadata.Trigger != storage.TriggerAuto || b.CompactMetadata.PreTokens < trigger || b.Message.Content != "Conversation compacted" {
+	// The ladder may have cleared old tool results first (the request
+	// was at the trigger then); the summary comes when that was not enough.
+	cleared := len(b.CompactMetadata.Receipt.Ladder) > 1
+	if b.CompactMetadata.Trigger != storage.TriggerAuto || (b.CompactMetadata.PreTokens < trigger && !cleared) || b.Message.Content != "Conversation compacted" {
 		t.Errorf("boundary metadata %+v", b.CompactMetadata)
 	}
 	if s.CompactMetadata.PostTokens >= trigger || s.CompactMetadata.PostTokens <= 0 || s.CompactMetadata.Fallback {
@@ -118,6 +121,9 @@ func TestAutoCompactionFiresBeforeTheRequestThatWouldCross(t *testing.T) {
 	}
 }
 
+// TestHugeToolResultCompactsBeforeTheCall: a result larger than the
+// window is sent cut down (head, marker, tail) — by the context ladder's
+// cap on a new result, or a compaction — and never over the trigger.
 func TestHugeToolResultCompactsBeforeTheCall(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 4000, nil)
@@ -132,11 +138,11 @@ func TestHugeToolResultCompactsBeforeTheCall(t *testing.T) {
 	huge := "HEAD" + strings.Repeat("x", 20000) + "TAIL"
 	f.toolTurn("big", "Read", `{"file_path":"big.log"}`, huge) // ~5000 tokens: 120% of the window
 	req := f.request()
-	if f.m.Compactions() != 1 {
-		t.Fatalf("compactions = %d, want 1", f.m.Compactions())
+	if f.m.Compactions() > 1 {
+		t.Fatalf("compactions = %d, want at most 1", f.m.Compactions())
 	}
 	if n := requestSize(f.counter, req); n >= f.m.guard.trigger() {
-		t.Fatalf("request after compaction %d tokens, trigger %d", n, f.m.guard.trigger())
+		t.Fatalf("request after the huge result %d tokens, trigger %d", n, f.m.guard.trigger())
 	}
 	checkWellFormed(t, req.Messages)
 	last := req.Messages[len(req.Messages)-1]

@@ -168,6 +168,7 @@ const (
 	NoticeCompacted  NoticeKind = "compacted"  // a compaction is done
 	NoticeFallback   NoticeKind = "fallback"   // the summary failed: a digest stands in
 	NoticeTruncated  NoticeKind = "truncated"  // texts were cut down in memory
+	NoticeCleared    NoticeKind = "cleared"    // the ladder replaced old tool results by stubs
 	NoticeRetry      NoticeKind = "retry"      // a model call is tried again
 	NoticeWarning    NoticeKind = "warning"    // anything else the user should know
 	NoticeAttached   NoticeKind = "attached"   // an image goes with the message

@@ -88,8 +88,8 @@ func TestServerWindowSmallerThanBelieved(t *testing.T) {
 	if recovered == 0 || m.guard.effective >= 50000 {
 		t.Errorf("the guard never ran (recoveries %d, window %d)", recovered, m.guard.effective)
 	}
-	if m.Compactions() == 0 {
-		t.Error("never compacted")
+	if m.Compactions() == 0 && len(m.ladder.steps) == 0 {
+		t.Error("never compacted nor cleared")
 	}
 	// Once the guard has learnt the window, turns go through first time.
 	rejected := 0

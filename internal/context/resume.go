@@ -13,7 +13,11 @@ import "github.com/clawdcode/clawdcode/internal/storage"
 // rejection, which came with cuts before context_cut existed): the
 // requests measured after it were smaller than what a resume sends, since
 // it sends those records whole.
-func resumeMarks(live *storage.Live) (post, cutFrom int) {
+//
+// clearedAt is where the last context_clear record is (0 = none): the
+// replies before it measured results a resume sends as stubs, so their
+// counts are stale.
+func resumeMarks(live *storage.Live) (post, cutFrom, clearedAt int) {
 	summaryUUID := ""
 	post, cutFrom = -1, -1
 	if live.Summary == nil {
@@ -40,6 +44,9 @@ func resumeMarks(live *storage.Live) (post, cutFrom int) {
 			(r.Subtype == storage.SubtypeContextCut || r.Subtype == storage.SubtypeContextWindow) {
 			cutFrom = held
 		}
+		if r.Subtype == storage.SubtypeContextClear && r.CompactMetadata != nil && len(r.CompactMetadata.Cleared) > 0 {
+			clearedAt = held
+		}
 		if relevant(r) {
 			held++
 		}
@@ -47,7 +54,7 @@ func resumeMarks(live *storage.Live) (post, cutFrom int) {
 	if post < 0 {
 		post = held
 	}
-	return post, cutFrom
+	return post, cutFrom, clearedAt
 }
 
 // replyUsage is the usage a reply record reports (nil for any other).
@@ -62,9 +69,10 @@ func replyUsage(r *storage.Record) *storage.Usage {
 // after the summary (es, the entries from index from on): the last reply
 // with a usage report calibrates it, as in the live process, and is only
 // a floor when it was measured before a cut (cutFrom) or for another
-// model (see calibration.floor). Every report also tells the window guard
+// model (see calibration.floor); one measured before the last
+// context_clear (clearedAt) does not calibrate it. Every report also tells the window guard
 // what the server accepted.
-func (a *accountant) calibrateResumed(es []*entry, from, cutFrom int, g *windowGuard) {
+func (a *accountant) calibrateResumed(es []*entry, from, cutFrom, clearedAt int, g *windowGuard) {
 	for j, e := range es {
 		u := replyUsage(e.rec)
 		if u == nil || u.InputTokens <= 0 {
@@ -72,6 +80,9 @@ func (a *accountant) calibrateResumed(es []*entry, from, cutFrom int, g *windowG
 		}
 		i := from + j
 		g.accept(u.InputTokens)
+		if i < clearedAt {
+			continue // measured before results were cleared: stale
+		}
 		a.calib = calibration{ok: true, tokens: u.InputTokens, upto: i,
 			floor: (cutFrom >= 0 && i >= cutFrom) || !a.sameModel(e.rec.Message.Model)}
 	}

@@ -83,7 +83,8 @@ func TestResumeCutsWhatTheCompactionCut(t *testing.T) {
 	ctx := context.Background()
 	s := newStoreSession(t, 4000)
 	m := s.open(false)
-	for i := range 4 {
+	// Enough history that the (capped) log reaches the trigger.
+	for i := range 16 {
 		must(t, m.AddUser(fmt.Sprintf("request %d: %s", i, strings.Repeat("q", 400))))
 		must(t, m.AddAssistant(&llm.Response{Content: "answer " + strings.Repeat("a", 300)}))
 	}

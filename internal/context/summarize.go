@@ -394,7 +394,12 @@ func (s *summarizer) render(e *entry) (piece, bool) {
 	case storage.TypeToolUse:
 		head, body, limit = "[tool call "+r.Tool.Name+"] ", recordedArguments(r.Tool.Input), renderCallMax
 	case storage.TypeToolResult:
-		head, limit = "[tool result]\n", renderResultMax
+		// A small window's summary call has room for less of each result.
+		head, limit = "[tool result]\n", min(renderResultMax, max(s.guard.effective/4, 512))
+		if e.cleared != "" {
+			// Cleared by the ladder: its stub, as the model last saw it.
+			return piece{text: head + e.trunc.ToolResult.Output + "\n\n", tokens: s.acct.approx(e) + len(head) + 2}, true
+		}
 		if r.ToolResult.Error != "" {
 			head = "[tool result, failed: " + cutUTF8(r.ToolResult.Error, 500) + "]\n"
 		}

@@ -38,6 +38,9 @@ func (a *accountant) truncateEntries(es []*entry, target int) int {
 // text held, so repeated cuts do not stack markers). It reports whether
 // e's text is now cut.
 func (a *accountant) truncateEntry(e *entry, limit int) bool {
+	if e.cleared != "" {
+		return true // a stub is as short as it gets
+	}
 	if e.trunc != nil && len(sentText(e.trunc)) <= limit {
 		return true
 	}

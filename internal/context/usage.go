@@ -33,6 +33,12 @@ type Usage struct {
 	// Ledger is the evidence ledger in force (nil before the first
 	// compaction).
 	Ledger *storage.Ledger
+	// Cleared is how many tool results in force the context ladder sends
+	// as one-line stubs (their content one Recall away), and Ladder the
+	// ladder's steps since the last compaction (the next one's receipt
+	// carries them).
+	Cleared int
+	Ladder  []storage.LadderStep
 
 	Window     int    // the effective window
 	Configured int    // the window configured (flag, env, config or models table)
@@ -72,6 +78,8 @@ func (m *Manager) Usage() Usage {
 		Encoding:   tokens.EncodingFor(m.opt.Model),
 		Receipt:    m.lastReceipt,
 		Ledger:     m.work.ledger,
+		Cleared:    len(clearedSteps(m.live.entries())),
+		Ladder:     m.ladder.steps,
 	}
 	if r.calibrated >= 0 {
 		u.Measured = m.acct.calib.tokens

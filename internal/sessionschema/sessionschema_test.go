@@ -37,6 +37,7 @@ func TestSchemaAcceptsAndRejects(t *testing.T) {
 		"summary":        rec("user", `,"message":{"role":"user","content":"summary"},"isCompactSummary":true,"compactMetadata":{"trigger":"manual","preTokens":900,"postTokens":120,"filesIncluded":["a.go"],"fallback":true,"error":"server error","failures":1,"skipsLeft":2},"tokens":40`),
 		"context_window": `{` + common + `"type":"system","subtype":"context_window",` + tail + `,"contextWindow":8000}`,
 		"context_cut":    `{` + common + `"type":"system","subtype":"context_cut",` + tail + `,"compactMetadata":{"trigger":"","preTokens":0,"truncated":{"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b":100}}}`,
+		"context_clear":  `{` + common + `"type":"system","subtype":"context_clear",` + tail + `,"compactMetadata":{"trigger":"auto","preTokens":7200,"postTokens":3600,"cleared":{"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b":"superseded"}}}`,
 	}
 	for name, line := range good {
 		if !json.Valid([]byte(line)) {
@@ -47,18 +48,20 @@ func TestSchemaAcceptsAndRejects(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"unknown type":             rec("note", `,"message":{"role":"user","content":"hi"}`),
-		"unknown subtype":          `{` + common + `"type":"system","subtype":"pinned",` + tail + `}`,
-		"system without subtype":   rec("system", `,"message":{"role":"system","content":"x"}`),
-		"unknown field":            rec("user", `,"message":{"role":"user","content":"hi"},"mood":"ok"`),
-		"misspelt field":           rec("tool_result", `,"tool_result":{"id":"c","output":"x"}`),
-		"wrong field type":         rec("user", `,"message":{"role":"user","content":["hi"]}`),
-		"wrong role":               rec("user", `,"message":{"role":"assistant","content":"hi"}`),
-		"usage as string":          rec("assistant", `,"message":{"role":"assistant","content":"","model":"m","usage":{"input_tokens":"10","output_tokens":2}}`),
-		"missing uuid":             strings.Replace(rec("user", `,"message":{"role":"user","content":"hi"}`), `"uuid":"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b",`, "", 1),
-		"local timestamp":          strings.Replace(rec("user", `,"message":{"role":"user","content":"hi"}`), `.123Z`, `.123+01:00`, 1),
-		"field of another type":    rec("user", `,"message":{"role":"user","content":"hi"},"contextWindow":8000`),
-		"summary without metadata": rec("user", `,"message":{"role":"user","content":"s"},"isCompactSummary":true`),
+		"unknown type":                  rec("note", `,"message":{"role":"user","content":"hi"}`),
+		"unknown subtype":               `{` + common + `"type":"system","subtype":"pinned",` + tail + `}`,
+		"system without subtype":        rec("system", `,"message":{"role":"system","content":"x"}`),
+		"unknown field":                 rec("user", `,"message":{"role":"user","content":"hi"},"mood":"ok"`),
+		"misspelt field":                rec("tool_result", `,"tool_result":{"id":"c","output":"x"}`),
+		"wrong field type":              rec("user", `,"message":{"role":"user","content":["hi"]}`),
+		"wrong role":                    rec("user", `,"message":{"role":"assistant","content":"hi"}`),
+		"usage as string":               rec("assistant", `,"message":{"role":"assistant","content":"","model":"m","usage":{"input_tokens":"10","output_tokens":2}}`),
+		"missing uuid":                  strings.Replace(rec("user", `,"message":{"role":"user","content":"hi"}`), `"uuid":"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b",`, "", 1),
+		"local timestamp":               strings.Replace(rec("user", `,"message":{"role":"user","content":"hi"}`), `.123Z`, `.123+01:00`, 1),
+		"field of another type":         rec("user", `,"message":{"role":"user","content":"hi"},"contextWindow":8000`),
+		"summary without metadata":      rec("user", `,"message":{"role":"user","content":"s"},"isCompactSummary":true`),
+		"context_clear without results": `{` + common + `"type":"system","subtype":"context_clear",` + tail + `,"compactMetadata":{"trigger":"auto","preTokens":7200}}`,
+		"context_clear unknown step":    `{` + common + `"type":"system","subtype":"context_clear",` + tail + `,"compactMetadata":{"trigger":"auto","preTokens":7200,"cleared":{"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b":"dropped"}}}`,
 		"boundary bad trigger": `{` + common + `"type":"system","subtype":"compact_boundary",` + tail +
 			`,"message":{"role":"system","content":"c"},"compactMetadata":{"trigger":"sometimes","preTokens":1}}`,
 	}

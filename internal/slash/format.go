@@ -62,12 +62,41 @@ func formatContext(u contextmgr.Usage) string {
 	} else {
 		fmt.Fprintf(&b, "auto-compaction at %d tokens (%d%% / reached: the next request compacts first)\n", u.Trigger, percent(u.Trigger, u.Window))
 	}
+	if u.Cleared > 0 || len(u.Ladder) > 0 {
+		fmt.Fprintf(&b, "cleared tool results: %d sent as a one-line stub (Recall with the stub's ref shows one in full)\n", u.Cleared)
+		if len(u.Ladder) > 0 {
+			b.WriteString("Context ladder since the last compaction:\n")
+			writeLadder(&b, u.Ladder)
+		}
+	}
 	if u.Receipt != nil {
 		b.WriteString("Last compaction:\n")
 		writeReceipt(&b, u.Receipt)
 	}
 	writeLedger(&b, u.Ledger)
 	return b.String()
+}
+
+// ladderStepNames say what each step of the context ladder did.
+var ladderStepNames = map[string]string{
+	storage.ClearStepOld:        "cleared old tool results",
+	storage.ClearStepSuperseded: "dropped superseded reads",
+	storage.LadderStepSummary:   "summarised",
+}
+
+// writeLadder prints the context ladder's steps, with the tokens each freed.
+func writeLadder(b *strings.Builder, steps []storage.LadderStep) {
+	for _, s := range steps {
+		name := ladderStepNames[s.Step]
+		if name == "" {
+			name = s.Step
+		}
+		if s.Results > 0 {
+			fmt.Fprintf(b, "  %s (%d): -%s tokens\n", name, s.Results, thousands(s.Freed))
+		} else {
+			fmt.Fprintf(b, "  %s: -%s tokens\n", name, thousands(s.Freed))
+		}
+	}
 }
 
 // ledgerItems bounds the files and the commands /context and /compact
@@ -106,6 +135,10 @@ const receiptItems = 20
 // writeReceipt prints a compaction's receipt: what it took out of the
 // context, and what of that the summary does not mention (recallable).
 func writeReceipt(b *strings.Builder, r *storage.Receipt) {
+	if len(r.Ladder) > 1 {
+		b.WriteString("  the context ladder, in order:\n")
+		writeLadder(b, r.Ladder)
+	}
 	fmt.Fprintf(b, "  took out %d messages (~%d tokens)\n", r.Messages, r.Tokens)
 	if u := r.SummaryUsage; u != nil {
 		fmt.Fprintf(b, "  the summary calls used %s input and %s output tokens", thousands(u.InputTokens), thousands(u.OutputTokens))

@@ -50,6 +50,22 @@ const (
 	// one it sends, so that count is only a floor (see contextmgr).
 	SubtypeContextCut = "context_cut"
 
+	// SubtypeContextClear is clawdcode's extension on a TypeSystem record
+	// (format 1.10): the context ladder replaced the bodies of tool
+	// results in force by one-line stubs, listed in
+	// CompactMetadata.Cleared (uuid → the ladder's step: ClearStepOld or
+	// ClearStepSuperseded), with the request's size before and after in
+	// PreTokens and PostTokens. The whole results stay in the file (a
+	// stub names its record's uuid for Recall). A resume clears them
+	// again the same way, so it sends the same request bytes.
+	SubtypeContextClear = "context_clear"
+
+	// The steps of the context ladder that clear tool results (values of
+	// CompactMetadata.Cleared and LadderStep.Step), and the summary step.
+	ClearStepOld        = "clear"
+	ClearStepSuperseded = "superseded"
+	LadderStepSummary   = "summary"
+
 	// SubtypePin and SubtypeUnpin (CONTRACT.md section 4, stage 2) pin a
 	// text the user wants sent verbatim in every request (Pin.ID, Pin.Text)
 	// and remove it again (Pin.ID). The pins in force when a compaction
@@ -260,6 +276,12 @@ type CompactMetadata struct {
 	// (the file keeps them whole), by uuid, with the byte limit each was
 	// cut to. A resume cuts them again the same way (see contextmgr).
 	Truncated map[string]int `json:"truncated,omitempty"`
+	// Cleared is clawdcode's extension (1.10) on a context_clear record
+	// and on the boundary: the tool results sent as a one-line stub
+	// instead of their body, by uuid, with the ladder step that cleared
+	// each (ClearStepOld, ClearStepSuperseded). On the boundary it lists
+	// the retained results still cleared, so a resume clears them again.
+	Cleared map[string]string `json:"cleared,omitempty"`
 	// Failures and SkipsLeft are clawdcode's extension on the summary
 	// record: how many summaries had failed in a row when it was written,
 	// and how many further auto-compactions skip the summariser (back-off),
@@ -448,6 +470,20 @@ type Receipt struct {
 	// force then (absent when the model's price was not known).
 	SummaryUsage *Usage   `json:"summaryUsage,omitempty"`
 	SummaryCost  *float64 `json:"summaryCost,omitempty"`
+	// Ladder is clawdcode's extension (1.10): the steps the context
+	// ladder took since the previous boundary, in order — clearing old
+	// tool results, dropping superseded reads, this summary — each with
+	// the tokens it freed.
+	Ladder []LadderStep `json:"ladder,omitempty"`
+}
+
+// LadderStep is one step of the context ladder: which (ClearStepOld,
+// ClearStepSuperseded, LadderStepSummary), how many tool results it
+// cleared (0 for the summary) and the tokens it freed.
+type LadderStep struct {
+	Step    string `json:"step"`
+	Results int    `json:"results,omitempty"`
+	Freed   int    `json:"freed"`
 }
 
 // NotInSummary lists the receipt's paths and commands the summary text

@@ -23,6 +23,10 @@ func TestRecordsMatchSchema(t *testing.T) {
 	mustAppend(t, s, &Record{Type: TypeToolResult, ToolResult: &ToolResult{ID: "call_3", Output: "the answer", Usage: &Usage{InputTokens: 900, OutputTokens: 40}}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextWindow, ContextWindow: 8000})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextCut, CompactMetadata: &CompactMetadata{Truncated: map[string]int{first: 4096}}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextClear, CompactMetadata: &CompactMetadata{Trigger: TriggerAuto, PreTokens: 7200, PostTokens: 3600,
+		Cleared: map[string]string{first: ClearStepOld}}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextClear, CompactMetadata: &CompactMetadata{Trigger: TriggerAuto,
+		Truncated: map[string]int{first: 2048}}})
 	usage := Usage{InputTokens: 120, OutputTokens: 8}
 	summaryCost := 0.0004
 	boundary := &Record{
@@ -30,9 +34,11 @@ func TestRecordsMatchSchema(t *testing.T) {
 		Message: &Message{Role: "system", Content: "Conversation compacted"},
 		CompactMetadata: &CompactMetadata{Trigger: TriggerAuto, PreTokens: 900, RetainedOffset: 1,
 			RetainedUUID: first, SessionUsage: &usage, SummaryUsage: &usage, SubagentUsage: &usage, Truncated: map[string]int{first: 100}, EffectiveWindow: 8000,
+			Cleared: map[string]string{first: ClearStepSuperseded},
 			Receipt: &Receipt{Messages: 4, Tokens: 700, Paths: []string{"a.go"}, Commands: []string{"go test ./..."},
 				NotInSummary: NotInSummary{Paths: []string{}, Commands: []string{"go test ./..."}}, First: first, Last: first,
-				SummaryUsage: &usage, SummaryCost: &summaryCost},
+				SummaryUsage: &usage, SummaryCost: &summaryCost,
+				Ladder: []LadderStep{{Step: ClearStepOld, Results: 3, Freed: 2400}, {Step: LadderStepSummary, Freed: 1800}}},
 			Pins:  []Pin{{ID: 1, Text: "keep the API stable"}},
 			Todos: []Todo{{Content: "read a.go", Status: "completed", Refs: []string{first}}, {Content: "fix it", Status: "pending"}},
 			Ledger: &Ledger{Files: []LedgerFile{{Path: "a.go", Op: "edit", Lines: "-1 +2", Ref: first}},
@@ -69,7 +75,7 @@ func TestRecordsMatchSchema(t *testing.T) {
 		Relink: []RepairRelink{{UUID: "u2", ParentUUID: "u1"}},
 	}})
 	sessionschema.CheckFile(t, s.Path(), 0)
-	if n := len(readLines(t, s.Path())); n != 21 {
-		t.Fatalf("%d lines written, want 21", n)
+	if n := len(readLines(t, s.Path())); n != 23 {
+		t.Fatalf("%d lines written, want 23", n)
 	}
 }

@@ -30,6 +30,12 @@
 //   - material larger than the window is summarised in pieces and merged;
 //   - the summary request carries the current content of touched files,
 //     and the user's /compact instructions;
+//   - the context ladder (issue 22) clears old tool results to stubs
+//     before it summarises, so a 40-call tool-heavy task finishes at 4k to
+//     32k with no rejection and at most a summary per ten calls from 8k
+//     on; a stub's ref opens the result with Recall; -c sends the same
+//     bytes after a clearing; a window too small for the instructions is
+//     said once and not compacted every turn or every run;
 //   - /compact and /context print the contract's lines;
 //   - an orphan user turn is merged with the next one.
 //

@@ -191,7 +191,10 @@ func TestRepeatedSummaryFailuresBackOff(t *testing.T) {
 		if calls > reads {
 			return llmtest.Text("all read")
 		}
-		return llmtest.ToolCalls(llmtest.Call("Read", `{"file_path": "chunk`+itoa(calls%4)+`.txt"}`))
+		// With thoughts of its own: the context ladder clears old tool
+		// results before it summarises, and the test needs summaries.
+		return llmtest.Reply{Text: bigText("thought"+itoa(calls), 60),
+			ToolCalls: []llmtest.ToolCall{llmtest.Call("Read", `{"file_path": "chunk`+itoa(calls%4)+`.txt"}`)}}
 	})
 	obj := w.mustJSON("-p", "read the chunks", "--context-window", itoa(autoWindow))
 	if obj.Result != "all read" {

@@ -10,8 +10,10 @@ import (
 )
 
 // believedWindow is what clawdcode is told in the guard tests; the server's
-// real window is much smaller.
-const believedWindow = 16000
+// real window is much smaller. Large enough that a result the server
+// cannot hold is still under the share of the window one tool result may
+// take (the context ladder's cap), so it is sent whole and rejected.
+const believedWindow = 32000
 
 // statuses lists the server's answers, S for a summarisation call's.
 func statuses(reqs []llmtest.Request) string {

@@ -101,6 +101,9 @@ type compactMetadata struct {
 	Error          string   `json:"error"`
 	RetainedOffset int64    `json:"retainedOffset"`
 	RetainedUUID   string   `json:"retainedUuid"`
+	// Cleared is a context_clear record's (or a boundary's) tool results
+	// sent as stubs.
+	Cleared map[string]string `json:"cleared"`
 }
 
 // readRecords parses a session file; every line must parse.

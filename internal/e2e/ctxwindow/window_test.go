@@ -79,16 +79,21 @@ func TestLearntWindowSurvivesContinue(t *testing.T) {
 			t.Errorf("-c: a request was answered %d (%s): the learnt window was not used", q.Status, statuses(w.Server.Requests()[before:]))
 		}
 	}
-	// Fitting the huge result into the learnt window took a compaction,
-	// whose boundary carries the window on.
+	// Fitting the huge result into the learnt window took the context
+	// ladder: clearing it (the context_window record stays in force), or
+	// a compaction, whose boundary carries the window on.
 	var carried []int
+	cleared := 0
 	for _, r := range windowRecords(t, path) {
 		if r.Subtype == "compact_boundary" && r.CompactMetadata != nil {
 			carried = append(carried, r.CompactMetadata.EffectiveWindow)
 		}
+		if r.Subtype == "context_clear" {
+			cleared++
+		}
 	}
-	if len(carried) != 1 || carried[0] != real {
-		t.Errorf("boundaries carry effective windows %v, want [%d]", carried, real)
+	if (len(carried) != 1 || carried[0] != real) && !(len(carried) == 0 && cleared > 0) {
+		t.Errorf("boundaries carry effective windows %v (%d clearing steps), want [%d] or a clearing step", carried, cleared, real)
 	}
 	third := w.mustJSON("-c", "-p", "still there?")
 	if third.Context.Window != real {

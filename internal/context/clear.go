@@ -1,0 +1,295 @@
+package contextmgr
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// protectedFrom is the index of the first entry of es the clearing step
+// never touches: the results of the last ladder.keepReplies replies while
+// they weigh at most ladder.keepShare of the room r, and always the last
+// reply's.
+func protectedFrom(a *accountant, es []*entry, r int) int {
+	budget := ladder.share(ladder.keepShare, r)
+	from, replies, weight := len(es), 0, 0
+	for i := len(es) - 1; i >= 0; i-- {
+		weight += a.approx(es[i])
+		if es[i].rec.Type != storage.TypeAssistant {
+			continue
+		}
+		if replies > 0 && weight > budget {
+			break
+		}
+		from, replies = i, replies+1
+		if replies == ladder.keepReplies {
+			break
+		}
+	}
+	return from
+}
+
+// clearable reports whether e is a tool result worth a stub.
+func clearable(a *accountant, e *entry) bool {
+	return e.rec.Type == storage.TypeToolResult && e.rec.ToolResult != nil && e.cleared == "" &&
+		e.rec.UUID != "" && a.approx(e) >= ladder.minResult
+}
+
+// planClear picks the old tool results to clear, oldest first, until they
+// free want tokens (or none is left outside the protected tail).
+func planClear(a *accountant, es []*entry, want, r int) []*entry {
+	var plan []*entry
+	freed := 0
+	for _, e := range es[:protectedFrom(a, es, r)] {
+		if freed >= want {
+			break
+		}
+		if clearable(a, e) {
+			plan = append(plan, e)
+			freed += a.approx(e)
+		}
+	}
+	return plan
+}
+
+// planSuperseded picks the Read results that a later Read, Edit or Write
+// of the same file superseded, before the last reply.
+func planSuperseded(a *accountant, es []*entry) []*entry {
+	last := len(es)
+	for i := len(es) - 1; i >= 0; i-- {
+		if es[i].rec.Type == storage.TypeAssistant {
+			last = i
+			break
+		}
+	}
+	later := map[string]bool{} // paths a later call reads or changes
+	var plan []*entry
+	for i := len(es) - 1; i >= 0; i-- {
+		r := es[i].rec
+		if r.Type != storage.TypeToolUse || r.Tool == nil {
+			continue
+		}
+		name, path := callTarget(r.Tool)
+		if path == "" {
+			continue
+		}
+		if name == "read" && later[path] && i < last {
+			if res := resultOf(es, i, r.Tool.ID); res != nil && clearable(a, res) {
+				plan = append(plan, res)
+			}
+		}
+		if name == "read" || name == "edit" || name == "write" || name == "multiedit" {
+			later[path] = true
+		}
+	}
+	return plan
+}
+
+// callTarget is a call's tool name (lower case) and the file it names.
+func callTarget(t *storage.ToolUse) (name, path string) {
+	var in struct {
+		Path string `json:"file_path"`
+	}
+	_ = json.Unmarshal(t.Input, &in)
+	return strings.ToLower(t.Name), in.Path
+}
+
+// resultOf is the result of call id among es after index i (nil = none).
+func resultOf(es []*entry, i int, id string) *entry {
+	for _, e := range es[i+1:] {
+		if r := e.rec; r.Type == storage.TypeToolResult && r.ToolResult != nil && r.ToolResult.ID == id {
+			return e
+		}
+	}
+	return nil
+}
+
+// callOf is the call that e, a tool result among es, answers (nil = none).
+func callOf(es []*entry, e *entry) *storage.ToolUse {
+	for _, c := range es {
+		if r := c.rec; r.Type == storage.TypeToolUse && r.Tool != nil && r.Tool.ID == e.rec.ToolResult.ID {
+			return r.Tool
+		}
+	}
+	return nil
+}
+
+// planFreed is about what clearing plan would free, by approx.
+func planFreed(a *accountant, es, plan []*entry, step string) int {
+	n := 0
+	for _, e := range plan {
+		n += a.approx(e) - a.approxText(stubText(a.opt.Root, es, e, step))
+	}
+	return n
+}
+
+// clearEntry makes e, a tool result among es, send its stub.
+func clearEntry(a *accountant, es []*entry, e *entry, step string) {
+	t := *e.rec
+	tr := *e.rec.ToolResult
+	tr.Output, tr.Error = stubText(a.opt.Root, es, e, step), ""
+	t.ToolResult = &tr
+	e.trunc, e.truncLimit, e.cleared = &t, 0, step
+	a.resized(e)
+}
+
+// stubText is the one line a cleared result sends: what it was, its size
+// and outcome, and the ref Recall opens it by (a prefix of the record's
+// uuid: Recall takes a unique prefix, and a whole uuid costs the small
+// windows twenty tokens a stub). It depends only on the records and the
+// project root, so a resume sends the very same bytes.
+func stubText(root string, es []*entry, e *entry, step string) string {
+	res := e.rec.ToolResult
+	what := "tool result"
+	if c := callOf(es, e); c != nil {
+		what = c.Name
+		if _, path := callTarget(c); path != "" {
+			what += " " + cutUTF8(relPath(root, path), 120)
+		}
+	}
+	body, outcome := res.Output, "ok"
+	if res.Error != "" {
+		body, outcome = body+res.Error, "failed"
+	}
+	why := "cleared to save context"
+	if step == storage.ClearStepSuperseded {
+		why = "superseded by a later read or edit"
+	}
+	// The named numbers it showed stay, as the ledger keeps them: a limit
+	// or a count is what the work most often turns on.
+	facts := ""
+	for _, n := range matchingLines(res.Output, numberLine, stubNumbers) {
+		facts += "; " + n
+	}
+	return fmt.Sprintf("[%s: %s, %d bytes, %d lines, %s%s; Recall ref=%s shows it]",
+		why, what, len(body), strings.Count(body, "\n")+1, outcome, facts, stubRef(e.rec.UUID))
+}
+
+// stubNumbers is how many lines naming a number a stub keeps.
+const stubNumbers = 2
+
+// stubRef is the ref a stub gives: the uuid's first two groups.
+func stubRef(id string) string {
+	if len(id) >= 13 {
+		return id[:13]
+	}
+	return id
+}
+
+// recordClear appends the context_clear record of a step: which results
+// it cleared and the request's size before and after.
+func recordClear(log PersistentStore, step string, plan []*entry, pre, post int) error {
+	cleared := make(map[string]string, len(plan))
+	for _, e := range plan {
+		cleared[e.rec.UUID] = step
+	}
+	r := &storage.Record{
+		UUID:    uuid.NewString(),
+		Type:    storage.TypeSystem,
+		Subtype: storage.SubtypeContextClear,
+		CompactMetadata: &storage.CompactMetadata{Trigger: storage.TriggerAuto, PreTokens: pre, PostTokens: post,
+			Cleared: cleared},
+	}
+	if _, err := log.Append(r); err != nil {
+		return fmt.Errorf("record the cleared tool results: %w", err)
+	}
+	return nil
+}
+
+// clearedSteps lists which of es are cleared, and by which step, for a
+// boundary (nil = none).
+func clearedSteps(es []*entry) map[string]string {
+	var out map[string]string
+	for _, e := range es {
+		if e.cleared == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[e.rec.UUID] = e.cleared
+	}
+	return out
+}
+
+// applyCleared clears again, on resume, the results of es that cleared
+// names (from a boundary or a context_clear record).
+func applyCleared(a *accountant, es []*entry, cleared map[string]string) {
+	if len(cleared) == 0 {
+		return
+	}
+	for _, e := range es {
+		if step, ok := cleared[e.rec.UUID]; ok && e.rec.ToolResult != nil && e.cleared == "" {
+			clearEntry(a, es, e, step)
+		}
+	}
+}
+
+// clearStepOf is the step a context_clear record took (its results are
+// all cleared by one step).
+func clearStepOf(cleared map[string]string) string {
+	for _, step := range cleared {
+		return step
+	}
+	return storage.ClearStepOld
+}
+
+// capResult sends the newest entry, a tool result, cut down (head and
+// tail, with the omission marker) when it weighs more than the ladder's
+// resultCap of the room, and records the cut in a context_clear record so
+// that a resume sends it cut the same way. The file keeps it whole.
+func capResult(m *Manager) error {
+	es := m.live.entries()
+	if len(es) == 0 {
+		return nil
+	}
+	e := es[len(es)-1]
+	limit := max(ladder.share(ladder.resultCap, roomEstimate(m)), ladder.minCap)
+	size := m.acct.approx(e)
+	if e.rec.Type != storage.TypeToolResult || e.rec.UUID == "" || size <= limit {
+		return nil
+	}
+	bytes := max(len(fullText(e.rec))*limit/size, minCapBytes)
+	if !m.acct.truncateEntry(e, bytes) {
+		return nil
+	}
+	rec := &storage.Record{
+		UUID:    uuid.NewString(),
+		Type:    storage.TypeSystem,
+		Subtype: storage.SubtypeContextClear,
+		CompactMetadata: &storage.CompactMetadata{Trigger: storage.TriggerAuto,
+			Truncated: map[string]int{e.rec.UUID: bytes}},
+	}
+	if _, err := m.log.Append(rec); err != nil {
+		return fmt.Errorf("record the tool result cut to fit the window: %w", err)
+	}
+	return nil
+}
+
+// minCapBytes is the least a capped result keeps.
+const minCapBytes = 512
+
+// applyCuts cuts again, on resume, the results of es that truncated names
+// (from a context_clear record: capResult's).
+func applyCuts(a *accountant, es []*entry, truncated map[string]int) {
+	for _, e := range es {
+		if limit, ok := truncated[e.rec.UUID]; ok && limit > 0 {
+			a.truncateEntry(e, limit)
+		}
+	}
+}
+
+// restoreClear applies a context_clear record on resume: the results it
+// cleared send their stubs again, those it cut are cut again.
+func restoreClear(m *Manager, meta *storage.CompactMetadata) {
+	applyCuts(m.acct, m.live.entries(), meta.Truncated)
+	if len(meta.Cleared) == 0 {
+		return
+	}
+	applyCleared(m.acct, m.live.entries(), meta.Cleared)
+	m.ladder.note(clearStepOf(meta.Cleared), len(meta.Cleared), meta.PreTokens-meta.PostTokens)
+}
