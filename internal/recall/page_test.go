@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -23,6 +24,17 @@ func mixedText(n int) string {
 		fmt.Fprintf(&b, "%05d héllo wörld ✓ 😀 \"q\" \\ <tag> &\t\x01 end\n", i)
 	}
 	return b.String()
+}
+
+// sessionWithResult is a session whose tool result is mixedText(n), and
+// its searcher.
+func sessionWithResult(t *testing.T, n int) (*Searcher, *storage.Record, string) {
+	t.Helper()
+	f := newFixture(t)
+	text := mixedText(n)
+	rec := result("c1", text)
+	id := f.session(t, user("run it"), bash("c1", "gen"), rec, assistant("done"))
+	return f.searcher(id), rec, text
 }
 
 // readPages reads the record ref through Around and then Page calls of
@@ -60,11 +72,7 @@ func readPages(t *testing.T, s *Searcher, ref string, size int) string {
 // comes back byte for byte; every page is valid UTF-8.
 func TestPagesReproduceARecord(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	text := mixedText(48 << 10)
-	rec := result("c1", text)
-	id := f.session(t, user("run it"), bash("c1", "gen"), rec, assistant("done"))
-	s := f.searcher(id)
+	s, rec, text := sessionWithResult(t, 48<<10)
 	for _, size := range []int{tools.RecallPageCap, 1001, 4097} {
 		if got := readPages(t, s, rec.UUID[:8], size); got != text {
 			t.Fatalf("pages of %d bytes: %d bytes back of %d, first difference at %d", size, len(got), len(text), firstDiff(got, text))
@@ -76,11 +84,7 @@ func TestPagesReproduceARecord(t *testing.T) {
 // line without decoding the rest.
 func TestPagesReproduceAHugeRecord(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	text := mixedText(hugeLine + 4096)
-	rec := result("c1", text)
-	id := f.session(t, user("run it"), bash("c1", "gen"), rec, assistant("done"))
-	s := f.searcher(id)
+	s, rec, text := sessionWithResult(t, hugeLine+4096)
 	// Pages of 256 KiB keep the test quick; the size changes nothing.
 	if got := readPages(t, s, rec.UUID, 256<<10+3); got != text {
 		t.Fatalf("%d bytes back of %d, first difference at %d", len(got), len(text), firstDiff(got, text))
@@ -127,11 +131,8 @@ var nextCall = regexp.MustCompile(`\[bytes (\d+)–(\d+) of (\d+); Recall ref=(\
 // each answer under OutputCap, the last one saying it is the end.
 func TestRecallToolPagesThroughARecord(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	text := mixedText(100 << 10)
-	rec := result("c1", text)
-	id := f.session(t, user("run it"), bash("c1", "gen"), rec, assistant("done"))
-	tool := tools.NewRecall(f.searcher(id))
+	s, rec, text := sessionWithResult(t, 100<<10)
+	tool := tools.NewRecall(s)
 	ctx := context.Background()
 	res := tool.Run(ctx, json.RawMessage(`{"ref":"`+rec.UUID[:8]+`"}`))
 	m := nextCall.FindStringSubmatch(res.Output)

@@ -75,10 +75,10 @@ func NewRecall(h History) Tool {
 type recallParams struct {
 	Query string `json:"query,omitempty" jsonschema:"Words to search for; all must match. \"quoted phrase\" matches as a phrase."`
 	Ref   string `json:"ref,omitempty" jsonschema:"The ref (record uuid) of a record to read with its neighbours."`
+	Scope string `json:"scope,omitempty" param:"enum=session|project|all" jsonschema:"Where to search (default session)."`
+	Limit int    `json:"limit,omitempty" jsonschema:"At most this many records (default 10, at most 50)."`
 	// Offset is a pointer: offset=0 asks for the first page alone.
-	Offset *int   `json:"offset,omitempty" jsonschema:"With ref: read the record's text from this byte on, a larger part and without its neighbours."`
-	Scope  string `json:"scope,omitempty" param:"enum=session|project|all" jsonschema:"Where to search (default session)."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"At most this many records (default 10, at most 50)."`
+	Offset *int `json:"offset,omitempty" jsonschema:"With ref: read the record's text from this byte on, a larger part and without its neighbours."`
 }
 
 // recallNeedsPermission: searching every project reaches beyond this one,
