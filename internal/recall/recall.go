@@ -14,7 +14,9 @@
 // alone, its text once through search.WithRecordText, its terms found a
 // chunk at a time and its snippet cut around the match, and a window of
 // the backward search that falls inside it is not searched again; by its
-// ref it is shown clipped to tools.RecallRecordCap.
+// ref it is read a page at a time (Page, and the first page in Around),
+// each page decoded from the line without the rest (search.RecordTextPage),
+// so paging a 100 MB record never holds its text.
 //
 // Scope "session" is this session and, for a session that began as a fork
 // or a handoff, the session it came from up to that point. Scope "project"
