@@ -14,7 +14,7 @@ import (
 // A huge line's page is decoded from the line itself, so a page of a
 // 100 MB record costs a pass over its bytes, not a copy of its text.
 func (m *mapped) page(start, end, offset, size int) (tools.RecallHit, error) {
-	r, typ, window, total, ok := hugePage(m.data[start:end], offset, size)
+	r, typ, window, total, _, ok := hugePage(m.data[start:end], offset, size)
 	if !ok {
 		rec, ok := decodeLine(m.data[start:end])
 		if !ok {
@@ -37,24 +37,25 @@ func (m *mapped) page(start, end, offset, size int) (tools.RecallHit, error) {
 }
 
 // hugePage is page for a line past hugeLine, read without decoding it
-// into a storage.Record; ok is false for a line that is not huge or must
-// be decoded whole (see decodeHeader).
-func hugePage(line []byte, offset, size int) (r *storage.Record, typ string, window []byte, total int, ok bool) {
+// into a storage.Record: the window of its text and the text's length, or
+// of recordSummary when it has no text (hasText false). ok is false for a
+// line that is not huge or must be decoded whole (see decodeHeader).
+func hugePage(line []byte, offset, size int) (r *storage.Record, typ string, window []byte, total int, hasText, ok bool) {
 	if len(line) <= hugeLine {
-		return nil, "", nil, 0, false
+		return nil, "", nil, 0, false, false
 	}
 	h, ok := decodeHeader(line)
 	if !ok {
-		return nil, "", nil, 0, false
+		return nil, "", nil, 0, false, false
 	}
 	r, typ = h.record()
-	window, total, hasText := search.RecordTextPage(line, offset, size)
+	window, total, hasText = search.RecordTextPage(line, offset, size)
 	if !hasText {
 		text := recordSummary(r)
 		typ, total = r.Type, len(text)
 		window = windowOf(text, offset, size)
 	}
-	return r, typ, window, total, true
+	return r, typ, window, total, hasText, true
 }
 
 // windowOf is bytes [offset, offset+size) of text, as far as it goes.
