@@ -90,6 +90,9 @@ func recallNeedsPermission(a args) bool {
 }
 
 func describeRecall(p recallParams) string {
+	if p.Ref != "" && p.Offset != nil {
+		return fmt.Sprintf("ref %s from byte %d", p.Ref, *p.Offset)
+	}
 	if p.Ref != "" {
 		return "ref " + p.Ref
 	}
