@@ -60,5 +60,6 @@ func hugePage(line []byte, offset, size int) (r *storage.Record, typ string, win
 
 // windowOf is bytes [offset, offset+size) of text, as far as it goes.
 func windowOf(text string, offset, size int) []byte {
-	return []byte(text[min(offset, len(text)):min(offset+size, len(text))])
+	lo := min(offset, len(text))
+	return []byte(text[lo : lo+min(size, len(text)-lo)])
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -117,7 +118,7 @@ func TestPageRuneBoundariesAndEnd(t *testing.T) {
 	if h.Offset != 4*101 || h.Text != strings.Repeat("😀", 9) || h.Total != len(text) {
 		t.Fatalf("page from inside a character: %q from %d of %d", h.Text, h.Offset, h.Total)
 	}
-	for _, off := range []int{len(text), len(text) + 1, 1 << 30} {
+	for _, off := range []int{len(text), len(text) + 1, math.MaxInt} {
 		if _, err := s.Page(ctx, rec.UUID, tools.ScopeSession, off, 100); !errors.Is(err, ErrPastEnd) || !strings.Contains(err.Error(), "12000 bytes") {
 			t.Fatalf("offset %d: %v", off, err)
 		}

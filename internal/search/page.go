@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"math"
 )
 
 // RecordTextPage returns bytes [offset, offset+size) of the searchable
@@ -26,8 +27,8 @@ func RecordTextPage(line []byte, offset, size int) (page []byte, total int, ok b
 	if !ok {
 		ok = WithRecordText(line, func(text []byte) {
 			total = len(text)
-			lo, hi := min(offset, total), min(offset+size, total)
-			page = bytes.Clone(text[lo:hi])
+			lo := min(offset, total)
+			page = bytes.Clone(text[lo : lo+min(size, total-lo)])
 		})
 		return page, total, ok
 	}
@@ -35,7 +36,7 @@ func RecordTextPage(line []byte, offset, size int) (page []byte, total int, ok b
 		return nil, 0, false
 	}
 	var w pageWindow
-	w.lo, w.hi = offset, offset+size
+	w.lo, w.hi = offset, offset+min(size, math.MaxInt-offset)
 	for _, p := range pieces {
 		if p.literal != nil {
 			w.add(p.literal)

@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -61,6 +62,9 @@ func TestRecordTextPageMatchesTheWholeText(t *testing.T) {
 			if !bytes.Equal(got, whole) {
 				t.Fatalf("%.60s in windows of %d: %d bytes, want %d", line, size, len(got), len(whole))
 			}
+		}
+		if page, total, ok := RecordTextPage(line, math.MaxInt, 10); !ok || len(page) != 0 || total != len(whole) {
+			t.Fatalf("%.60s from the largest offset: %d bytes, total %d, ok %v", line, len(page), total, ok)
 		}
 	}
 	title, _ := json.Marshal(&storage.Record{UUID: "t", Type: storage.TypeSystem, Subtype: "title"})
