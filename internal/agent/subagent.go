@@ -225,8 +225,7 @@ func taskResult(ctx context.Context, res *TurnResult, err error, log *sessionLog
 		out.Output, out.Spent = res.Text, &spent
 	}
 	if len(out.Output) > taskAnswerCap {
-		out.Output = tools.CapText(out.Output, taskAnswerCap) +
-			fmt.Sprintf("\n[the whole answer: Recall with ref %s and scope project]", log.reply)
+		out.Output = tools.CapText(out.Output, taskAnswerCap) + "\n" + tools.RecallWhole(log.reply, tools.ScopeProject)
 	}
 	switch {
 	case err == nil:

@@ -61,7 +61,8 @@
 //
 //   - Every record is appended to the session log as it is added; the log is
 //     never rewritten. Truncating long texts to fit the window happens in
-//     memory only. A compaction records on its boundary which retained
+//     memory only; a text cut so says, after the omission marker, the
+//     Recall call that reads it whole (tools.RecallWhole). A compaction records on its boundary which retained
 //     records the context in force sends cut, and to what size
 //     (compactMetadata.truncated), so a resume sends them cut the same way.
 //   - Every request Request returns is well formed for a strict server:

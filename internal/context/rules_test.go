@@ -10,6 +10,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // The tests of this file hold each rule the manager owns to its one
@@ -415,6 +416,25 @@ func TestNoticeKinds(t *testing.T) {
 	} {
 		if tt.kind.IsWarning() != tt.warning || tt.kind.IsCompaction() != tt.compaction {
 			t.Errorf("%s: IsWarning %v, IsCompaction %v", tt.kind, tt.kind.IsWarning(), tt.kind.IsCompaction())
+		}
+	}
+}
+
+// TestCutTextNamesTheRecallThatReadsItWhole: a stored text cut to fit the
+// window says, after the marker, the Recall call that reads it whole (the
+// wording is the Recall tool's, tools.RecallWhole), within the limit.
+func TestCutTextNamesTheRecallThatReadsItWhole(t *testing.T) {
+	t.Parallel()
+	r := &storage.Record{UUID: "6f1c2d3e-0000-4000-8000-00000000abcd", Type: storage.TypeToolResult,
+		ToolResult: &storage.ToolResult{ID: "c", Output: strings.Repeat("line of output\n", 4000)}}
+	for _, limit := range []int{32 << 10, 1000, 256} {
+		cut, ok := cutRecord(r, limit)
+		if !ok {
+			t.Fatalf("limit %d: not cut", limit)
+		}
+		got := cut.ToolResult.Output
+		if len(got) > limit || !strings.Contains(got, "omitted ...] "+tools.RecallWhole(r.UUID, "")+"\n") {
+			t.Errorf("limit %d: %d bytes: %q", limit, len(got), got)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // truncateEntries cuts the longest texts of es until they weigh at most
@@ -66,7 +67,9 @@ func fullText(r *storage.Record) string {
 }
 
 // cutRecord is a copy of r with its text cut to at most limit bytes; ok is
-// false when r has no text that long.
+// false when r has no text that long. The cut text ends with the Recall
+// call that reads the whole (tools.RecallWhole): the session file keeps
+// it, and the model can read it a part at a time.
 func cutRecord(r *storage.Record, limit int) (*storage.Record, bool) {
 	full := fullText(r)
 	if len(full) <= limit {
@@ -74,6 +77,10 @@ func cutRecord(r *storage.Record, limit int) (*storage.Record, bool) {
 	}
 	t := *r
 	short := truncateText(full, limit)
+	if r.UUID != "" {
+		note := " " + tools.RecallWhole(r.UUID, "")
+		short = truncateNoted(full, max(0, limit-len(note)), note)
+	}
 	if r.Type == storage.TypeToolResult {
 		tr := *r.ToolResult
 		tr.Output = short
@@ -96,6 +103,11 @@ func sentText(r *storage.Record) string {
 // truncateText keeps the head (three quarters) and the tail of s within
 // about limit bytes, with chat.OmissionMarker saying what was cut.
 func truncateText(s string, limit int) string {
+	return truncateNoted(s, limit, "")
+}
+
+// truncateNoted is truncateText with note after the marker.
+func truncateNoted(s string, limit int, note string) string {
 	if len(s) <= limit {
 		return s
 	}
@@ -103,7 +115,7 @@ func truncateText(s string, limit int) string {
 	head := cutUTF8(s, keep*3/4)
 	tail := tailUTF8(s, keep-len(head))
 	cut := s[len(head) : len(s)-len(tail)]
-	return head + "\n" + chat.OmissionMarker(len(cut), strings.Count(cut, "\n")) + "\n" + tail
+	return head + "\n" + chat.OmissionMarker(len(cut), strings.Count(cut, "\n")) + note + "\n" + tail
 }
 
 // cutUTF8 returns the longest prefix of s of at most n bytes that does not

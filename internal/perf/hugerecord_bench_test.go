@@ -21,6 +21,9 @@ const hugeRecordBytes = 200 << 20
 // of size bytes, compacted away since: a user turn reads a huge file,
 // the model answers, the next exchange is retained by a compaction, and
 // one more exchange follows. It returns the session's id.
+// hugeResultUUID is the huge tool result's uuid, for a Recall by ref.
+const hugeResultUUID = "0b5e55ed-0000-4000-8000-000000000100"
+
 func hugeRecordSession(tb testing.TB, w *world, size int) (*storage.Project, string) {
 	tb.Helper()
 	ctx := context.Background()
@@ -47,7 +50,7 @@ func hugeRecordSession(tb testing.TB, w *world, size int) (*storage.Project, str
 	appendAll(msg(storage.TypeAssistant, "Reading it."))
 	input, _ := json.Marshal(map[string]string{"file_path": "dump.txt"})
 	appendAll(&storage.Record{Type: storage.TypeToolUse, Tool: &storage.ToolUse{ID: "call_1", Name: "Read", Input: input}})
-	appendAll(&storage.Record{Type: storage.TypeToolResult, ToolResult: &storage.ToolResult{ID: "call_1", Output: strings.Repeat("0123456789abcdef\n", size/17)}})
+	appendAll(&storage.Record{UUID: hugeResultUUID, Type: storage.TypeToolResult, ToolResult: &storage.ToolResult{ID: "call_1", Output: strings.Repeat("0123456789abcdef\n", size/17)}})
 	appendAll(msg(storage.TypeAssistant, "It is a log of digits."))
 	retained := msg(storage.TypeUser, "what next?")
 	retainedOff := appendAll(retained)[0]

@@ -10,3 +10,6 @@ var (
 	// ErrAmbiguousRef: a ref prefix names more than one record.
 	ErrAmbiguousRef = errors.New("the ref names more than one record")
 )
+
+// ErrPastEnd: a page was asked for from beyond the end of a record's text.
+var ErrPastEnd = errors.New("the offset is past the end of the record")

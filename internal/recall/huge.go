@@ -49,22 +49,18 @@ func (h *header) record() (*storage.Record, string) {
 	return &storage.Record{UUID: h.UUID, SessionID: h.SessionID, Timestamp: h.Timestamp, Type: h.Type, Subtype: h.Subtype, IsCompactSummary: h.IsCompactSummary}, typ
 }
 
-// hugeAround is a huge line as Around shows it: its text clipped to
-// tools.RecallRecordCap (head and tail), never copied whole. hasText is
-// false for a record without text (described by recordSummary); ok is
-// false when the line must be decoded whole (see decodeHeader).
+// hugeAround is a huge line as Around shows a neighbour: the first
+// tools.RecallRecordCap bytes of its text, the rest never decoded.
+// hasText is false for a record without text (described by
+// recordSummary); ok is false when the line must be decoded whole (see
+// decodeHeader).
 func hugeAround(line []byte) (a aroundRecord, hasText, ok bool) {
-	h, ok := decodeHeader(line)
+	r, typ, window, _, hasText, ok := hugePage(line, 0, tools.RecallRecordCap)
 	if !ok {
 		return aroundRecord{}, false, false
 	}
-	r, typ := h.record()
-	var text string
-	hasText = search.WithRecordText(line, func(t []byte) { text = tools.CapBytes(t, tools.RecallRecordCap) })
-	if !hasText {
-		typ, text = r.Type, recordSummary(r)
-	}
-	return aroundRecord{r, typ, text}, hasText, true
+	text, _ := tools.TrimPage(window)
+	return aroundRecord{r, typ, string(text)}, hasText, true
 }
 
 // hugeRecord decodes a huge line's header only, for find.

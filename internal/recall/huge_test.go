@@ -10,7 +10,7 @@ import (
 
 // A record past hugeLine is read without decoding it whole: it is found
 // as a small one is (every term, any case, a phrase), with a snippet cut
-// around the match, and shown by its ref with its text clipped.
+// around the match, and shown by its ref from its first page.
 func TestHugeRecordIsFoundAndShownClipped(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -14,7 +14,9 @@
 // alone, its text once through search.WithRecordText, its terms found a
 // chunk at a time and its snippet cut around the match, and a window of
 // the backward search that falls inside it is not searched again; by its
-// ref it is shown clipped to tools.RecallRecordCap.
+// ref it is read a page at a time (Page, and the first page in Around),
+// each page decoded from the line without the rest (search.RecordTextPage),
+// so paging a 100 MB record never holds its text.
 //
 // Scope "session" is this session and, for a session that began as a fork
 // or a handoff, the session it came from up to that point. Scope "project"
@@ -168,12 +170,50 @@ func (s *Searcher) findIn(ctx context.Context, src source, q *query, limit int) 
 	return hits, err
 }
 
-// Around returns the record ref and up to n records with text on each side.
-// It looks in this session (and where it came from) first, then in the
-// project's sessions, and with scope "all" in every project.
+// Around returns the record ref, the first tools.RecallRecordCap bytes of
+// its text, and up to n records with text on each side. It looks in this
+// session (and where it came from) first, then in the project's sessions,
+// and with scope "all" in every project.
 func (s *Searcher) Around(ctx context.Context, ref, scope string, n int) ([]tools.RecallHit, error) {
+	var out []tools.RecallHit
+	err := s.locate(ctx, ref, scope, func(m *mapped, start, end int, project string) error {
+		page, err := m.page(start, end, 0, tools.RecallRecordCap)
+		if err != nil {
+			return err
+		}
+		before, after := m.around(start, end, n)
+		for _, a := range before {
+			out = append(out, hitOf(a.rec, a.typ, a.text, project))
+		}
+		page.Project = project
+		out = append(out, page)
+		for _, a := range after {
+			out = append(out, hitOf(a.rec, a.typ, a.text, project))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Page returns up to size bytes of the record ref's text from offset,
+// found as Around finds it; a huge record's page is decoded from its line
+// without decoding the rest (search.RecordTextPage).
+func (s *Searcher) Page(ctx context.Context, ref, scope string, offset, size int) (tools.RecallHit, error) {
+	var out tools.RecallHit
+	err := s.locate(ctx, ref, scope, func(m *mapped, start, end int, project string) error {
+		h, err := m.page(start, end, offset, size)
+		h.Project = project
+		out = h
+		return err
+	})
+	return out, err
+}
+
+// locate finds the record ref as Around describes and calls fn with the
+// file mapped and the record's line.
+func (s *Searcher) locate(ctx context.Context, ref, scope string, fn func(m *mapped, start, end int, project string) error) error {
 	if len(ref) < 4 {
-		return nil, fmt.Errorf("%w: %q is too short", ErrRefNotFound, ref)
+		return fmt.Errorf("%w: %q is too short", ErrRefNotFound, ref)
 	}
 	tries := []string{tools.ScopeSession, tools.ScopeProject}
 	if scope == tools.ScopeAll {
@@ -182,41 +222,32 @@ func (s *Searcher) Around(ctx context.Context, ref, scope string, n int) ([]tool
 	for _, sc := range tries {
 		srcs, err := s.sources(sc)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, src := range srcs {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
-			hits, err := aroundIn(src, ref, n)
-			if err == nil {
-				return hits, nil
-			}
-			if !errors.Is(err, ErrRefNotFound) && !errors.Is(err, storage.ErrNotFound) {
-				return nil, err
+			err := locateIn(src, ref, fn)
+			if err == nil || (!errors.Is(err, ErrRefNotFound) && !errors.Is(err, storage.ErrNotFound)) {
+				return err
 			}
 		}
 	}
-	return nil, ErrRefNotFound
+	return ErrRefNotFound
 }
 
-func aroundIn(src source, ref string, n int) ([]tools.RecallHit, error) {
+func locateIn(src source, ref string, fn func(m *mapped, start, end int, project string) error) error {
 	m, err := mapFile(src.path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer m.close()
-	start, end, rec, err := m.find(ref)
+	start, end, _, err := m.find(ref)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out []tools.RecallHit
-	for _, a := range m.around(start, end, n) {
-		h := hitOf(a.rec, a.typ, a.text, src.project)
-		h.Ref = a.rec.UUID == rec.UUID
-		out = append(out, h)
-	}
-	return out, nil
+	return fn(m, start, end, src.project)
 }
 
 // sources lists the files of a scope, the current session first.

@@ -124,7 +124,7 @@ func TestFindProjectScopeSeesOtherSessions(t *testing.T) {
 	}
 }
 
-func TestAroundReturnsRecordAndNeighboursInFull(t *testing.T) {
+func TestAroundReturnsRecordsFirstPageAndNeighbours(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	long := strings.Repeat("line of output\n", 2000)
@@ -146,8 +146,8 @@ func TestAroundReturnsRecordAndNeighboursInFull(t *testing.T) {
 	if got := strings.Join(types, ","); got != "assistant,tool_use,tool_result,user,assistant" {
 		t.Fatalf("around = %s", got)
 	}
-	if hits[2].Text != long {
-		t.Fatalf("the ref's text is not whole (%d bytes)", len(hits[2].Text))
+	if h := hits[2]; h.Text != long[:tools.RecallRecordCap] || h.Offset != 0 || h.Total != len(long) {
+		t.Fatalf("the ref's first page: %d bytes from %d of %d", len(h.Text), h.Offset, h.Total)
 	}
 	if _, err := s.Around(context.Background(), "ffffffff-0000", tools.ScopeSession, 2); !errors.Is(err, ErrRefNotFound) {
 		t.Fatalf("unknown ref: %v", err)

@@ -312,13 +312,12 @@ func (m *mapped) find(ref string) (start, end int, r *storage.Record, err error)
 	return start, end, r, nil
 }
 
-// around returns the record in data[start:end] and up to n records with
-// text on each side of it, in file order. Each side looks at a bounded
-// number of lines, so a long run of records without text cannot make it
-// walk the file.
-func (m *mapped) around(start, end, n int) []aroundRecord {
+// around returns up to n records with text on each side of the record in
+// data[start:end], in file order. Each side looks at a bounded number of
+// lines, so a long run of records without text cannot make it walk the
+// file.
+func (m *mapped) around(start, end, n int) (before, after []aroundRecord) {
 	const maxLines = 64
-	var before []aroundRecord
 	for s, looked := start, 0; s > 0 && len(before) < n && looked < maxLines; looked++ {
 		ps := bytes.LastIndexByte(m.data[:s-1], '\n') + 1
 		if a, ok := textRecord(m.data[ps : s-1]); ok {
@@ -327,17 +326,7 @@ func (m *mapped) around(start, end, n int) []aroundRecord {
 		s = ps
 	}
 	slices.Reverse(before)
-	out := before
-	if a, _, ok := hugeAround(m.data[start:end]); ok && end-start > hugeLine {
-		out = append(out, a)
-	} else if r, ok := decodeLine(m.data[start:end]); ok {
-		typ, text, ok := recordText(r)
-		if !ok {
-			typ, text = r.Type, recordSummary(r)
-		}
-		out = append(out, aroundRecord{r, typ, text})
-	}
-	for e, added, looked := end, 0, 0; e+1 < len(m.data) && added < n && looked < maxLines; looked++ {
+	for e, looked := end, 0; e+1 < len(m.data) && len(after) < n && looked < maxLines; looked++ {
 		ns := e + 1
 		ne := bytes.IndexByte(m.data[ns:], '\n')
 		if ne < 0 {
@@ -345,12 +334,11 @@ func (m *mapped) around(start, end, n int) []aroundRecord {
 		}
 		ne += ns
 		if a, ok := textRecord(m.data[ns:ne]); ok {
-			out = append(out, a)
-			added++
+			after = append(after, a)
 		}
 		e = ne
 	}
-	return out
+	return before, after
 }
 
 // textRecord is a neighbour as Around shows it; ok is false for a line

@@ -66,7 +66,10 @@
 // check walks its terms keeping only a phrase's worth, and the snippet is
 // cut from the bytes around the match: a 100 MB record costs about
 // 100 MB to index and to show, not copies of it (BENCHMARKS.md).
-// WithRecordText gives the Recall tool the same decoding. A search first brings the
+// WithRecordText gives the Recall tool the same decoding, and
+// RecordTextPage a window of it: the text strings are found in the line
+// and only the window is decoded, so a page of a 100 MB record needs no
+// buffer of its size. A search first brings the
 // index up to date by reading only the bytes appended since (a file that
 // shrank or was replaced is indexed anew; a last line without its '\n' is
 // left for later), writes them as a new segment, merges segments so that

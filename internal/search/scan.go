@@ -22,6 +22,9 @@ type scanner struct {
 	dst     []byte // the decoded fields
 	out     []byte // the record's text, when assembled from several fields
 	inPlace bool   // dst is the line itself (see scanRecord)
+	// rawSpans makes field note where a value lies in the line instead of
+	// decoding it (RecordTextPage).
+	rawSpans bool
 }
 
 // bigLine is the length past which the scanner takes a buffer the size
@@ -370,6 +373,18 @@ type fields struct {
 // field decodes the value of one text field into the scratch buffer and
 // notes its span; a value that is not a string (null) leaves no text.
 func (s *scanner) field(span *[2]int, strs bool) (bool, bool) {
+	if s.rawSpans {
+		s.ws()
+		start := s.i
+		var ok bool
+		if strs || (s.i < len(s.b) && s.b[s.i] == '"') {
+			ok = s.value(false)
+		} else {
+			ok = s.null()
+		}
+		*span = [2]int{start, s.i}
+		return true, ok
+	}
 	start := len(s.dst)
 	var ok bool
 	if strs {

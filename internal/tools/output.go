@@ -24,17 +24,6 @@ func CapText(s string, limit int) string {
 	return b.String()
 }
 
-// CapBytes is CapText of text held as bytes: it keeps only the head and
-// the tail, never a copy of the whole (a 100 MB record stays 100 MB).
-func CapBytes(text []byte, limit int) string {
-	if limit <= 0 || len(text) <= limit {
-		return string(text)
-	}
-	b := NewCappedBuffer(limit)
-	b.Write(text)
-	return b.String()
-}
-
 // CappedBuffer is an io.Writer that keeps the first and the last bytes of
 // everything written, in memory bounded by the limit whatever the volume:
 // the head fills once, the tail is a ring. The ends of a command's output

@@ -19,7 +19,7 @@ func TestSchemasFromParamStructs(t *testing.T) {
 		NameBash:   {[]string{"command", "timeout", "run_in_background"}, []string{"command"}},
 		NameGlob:   {[]string{"pattern", "path"}, []string{"pattern"}},
 		NameGrep:   {[]string{"pattern", "path", "glob"}, []string{"pattern"}},
-		NameRecall: {[]string{"query", "ref", "scope", "limit"}, nil},
+		NameRecall: {[]string{"query", "ref", "scope", "limit", "offset"}, nil},
 
 		NameBashOutput: {[]string{"bash_id"}, []string{"bash_id"}},
 		NameKillShell:  {[]string{"shell_id"}, []string{"shell_id"}},
