@@ -248,7 +248,9 @@ type HandoffResult struct {
 
 // Handoff summarises the current session into a new one and continues
 // there: the new session opens with a boundary (naming this one) and the
-// summary; this one gets only a handoff record naming the new one. When
+// summary; this one gets only a handoff record naming the new one. The
+// new session is titled as any new one, by its first message (or
+// /rename): the old title would name the wrong session. When
 // the summariser fails, the handoff still happens with a digest (the
 // user's messages word for word and the receipt).
 func (e *Engine) Handoff(ctx context.Context, instructions string) (*HandoffResult, error) {
@@ -281,9 +283,6 @@ func (e *Engine) Handoff(ctx context.Context, instructions string) (*HandoffResu
 	}
 	if _, err := sess.AppendBatch(recs.Boundary, recs.Summary); err != nil {
 		return fail(err)
-	}
-	if t := e.log.sess.Info().Title; t != "" {
-		sess.SetTitle(storage.Title(t))
 	}
 	own, err := sess.LoadLive(ctx)
 	if err != nil {

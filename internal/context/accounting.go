@@ -34,6 +34,8 @@ type accountant struct {
 	// result; synthesized is how many the last built request had.
 	interrupted part
 	synthesized int
+	// ack is summaryAck, counted with the summary.
+	ack part
 
 	// calib is the server's prompt_tokens for a request made of the
 	// summary and entries[:calib.upto]; only what came after is counted.
@@ -65,6 +67,7 @@ func newAccountant(opt *Options, live *liveContext) *accountant {
 		a.system = part{ub: opt.UpperBound(chat.Message{Role: chat.RoleSystem, Content: opt.System}), exact: -1}
 	}
 	a.interrupted = part{ub: opt.UpperBound(interruptedAnswer), exact: -1}
+	a.ack = part{ub: opt.UpperBound(summaryAck), exact: -1}
 	a.setTools()
 	return a
 }
@@ -113,7 +116,7 @@ func (a *accountant) setModel() {
 	a.counter = a.opt.NewCounter(a.opt.Model)
 	a.tokenized = false
 	a.calib.ok, a.sent.ok = false, false
-	a.system.exact, a.tools.exact, a.interrupted.exact = -1, -1, -1
+	a.system.exact, a.tools.exact, a.interrupted.exact, a.ack.exact = -1, -1, -1, -1
 	if a.live.summary() != nil {
 		a.live.summary().exact = -1
 	}
@@ -211,7 +214,7 @@ func (a *accountant) breakdown(mode countMode, parts bool) request {
 	r.pins = a.partSize(&a.pins, mode)
 	r.tools = a.partSize(&a.tools, mode)
 	if a.live.summary() != nil {
-		r.summary = a.size(a.live.summary(), mode)
+		r.summary = a.size(a.live.summary(), mode) + a.partSize(&a.ack, mode)
 	}
 	for _, e := range entries {
 		r.messages += a.size(e, mode)
@@ -247,6 +250,8 @@ func (a *accountant) partSize(p *part, mode countMode) int {
 		msg = chat.Message{Role: chat.RoleSystem, Content: a.pinsText}
 	case &a.interrupted:
 		msg = interruptedAnswer
+	case &a.ack:
+		msg = summaryAck
 	default:
 		if mode == estimate {
 			b, _ := json.Marshal(a.opt.Tools)
