@@ -51,6 +51,8 @@ type Manager struct {
 	work carry
 	// lastReceipt is the receipt of the boundary in force (nil = none).
 	lastReceipt *storage.Receipt
+	// mcp is the last OfferMCP decision.
+	mcp MCPOffer
 }
 
 // New restores the manager from a loaded session (nil live = new session),
