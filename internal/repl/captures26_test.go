@@ -115,7 +115,5 @@ func TestScreenCapturesModesBackgroundFetchImages(t *testing.T) {
 		t.Fatal("no request")
 	}
 
-	if err := os.WriteFile(file, []byte(out.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	appendCaptures(t, file, out.String())
 }
