@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,20 +54,7 @@ func appendCaptures(t *testing.T, file, text string) {
 // captureEditDialog: the permission question for an Edit with a
 // 100-character changed line, at 40×30.
 func captureEditDialog(t *testing.T, capture func(string, *tmuxScreen)) {
-	srv := llmtest.NewServer(t, llmtest.Options{})
-	srv.Enqueue(
-		llmtest.ToolCalls(llmtest.Call("Read", `{"file_path":"notes.txt"}`)),
-		llmtest.ToolCalls(llmtest.Call("Edit", `{"file_path":"notes.txt","old_string":"old","new_string":"`+longEditLine+`"}`)),
-		llmtest.Text("done."),
-	)
-	s := startScreen(t, srv, 40, 30)
-	if err := os.WriteFile(filepath.Join(s.dir, "notes.txt"), []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.waitPrompt()
-	s.keys("change it")
-	s.sendKeys("Enter")
-	s.waitFor("No, tell the model")
+	s, _ := editDialogAt40(t, longEditLine)
 	capture("the edit dialog at 40 columns: the 100-character line wrapped, not cut", s)
 	s.keys("n")
 	s.kill()
@@ -111,19 +97,7 @@ func captureTypeAhead(t *testing.T, capture func(string, *tmuxScreen)) {
 
 // captureRewind: /rewind to a message a compaction replaced.
 func captureRewind(t *testing.T, capture func(string, *tmuxScreen)) {
-	srv := llmtest.NewServer(t, llmtest.Options{})
-	srv.SetResponder(summarisingAgent())
-	s := startScreen(t, srv, 100, 30)
-	for _, w := range []string{"alpha", "bravo", "charlie", "delta"} {
-		s.waitPrompt()
-		s.keys(w + " message with some words to summarise")
-		s.sendKeys("Enter")
-		s.waitFor("You said: " + w)
-	}
-	s.waitPrompt()
-	s.keys("/compact")
-	s.sendKeys("Enter")
-	s.waitFor("Compacted")
+	s, _ := compactedSession(t)
 	s.waitPrompt()
 	s.keys("/rewind")
 	s.sendKeys("Enter")

@@ -35,13 +35,10 @@ func requestWords(msgs []chat.Message) []string {
 	return users
 }
 
-// TestScreenRewindPastACompactionPutsThePromptBack (issue 25 item 6):
-// /rewind offers a message that a compaction replaced; choosing it brings
-// back the context as it was just before that message (the messages
-// before it, no summary), and the message is back in the entry, to edit
-// and send.
-func TestScreenRewindPastACompactionPutsThePromptBack(t *testing.T) {
-	t.Parallel()
+// compactedSession runs four messages (alpha … delta) and /compact at
+// 100×30.
+func compactedSession(t *testing.T) (*tmuxScreen, *llmtest.Server) {
+	t.Helper()
 	srv := llmtest.NewServer(t, llmtest.Options{})
 	srv.SetResponder(summarisingAgent())
 	s := startScreen(t, srv, 100, 30)
@@ -55,6 +52,17 @@ func TestScreenRewindPastACompactionPutsThePromptBack(t *testing.T) {
 	s.keys("/compact")
 	s.sendKeys("Enter")
 	s.waitFor("Compacted")
+	return s, srv
+}
+
+// TestScreenRewindPastACompactionPutsThePromptBack (issue 25 item 6):
+// /rewind offers a message that a compaction replaced; choosing it brings
+// back the context as it was just before that message (the messages
+// before it, no summary), and the message is back in the entry, to edit
+// and send.
+func TestScreenRewindPastACompactionPutsThePromptBack(t *testing.T) {
+	t.Parallel()
+	s, srv := compactedSession(t)
 	s.waitPrompt()
 	s.keys("echo message after the compaction")
 	s.sendKeys("Enter")
