@@ -3,7 +3,6 @@
 package repl
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -21,19 +20,27 @@ import (
 // TestScreenTypeAheadShownUnderTheTurn, TestScreenRewindPastACompactionPutsThePromptBack);
 // this one only shows them.
 func TestScreenCapturesEditFailureTypeAheadRewind(t *testing.T) {
+	capture, done := screenCaptures(t)
+	captureEditDialog(t, capture)
+	captureFailedCommand(t, capture)
+	captureTypeAhead(t, capture)
+	captureRewind(t, capture)
+	done()
+}
+
+// screenCaptures skips the test unless CLAWDCODE_SCREEN_CAPTURES names a
+// file; capture notes what a screen shows under a title, and done appends
+// the notes to the file.
+func screenCaptures(t *testing.T) (capture func(title string, s *tmuxScreen), done func()) {
 	file := os.Getenv("CLAWDCODE_SCREEN_CAPTURES")
 	if file == "" {
 		t.Skip("set CLAWDCODE_SCREEN_CAPTURES=<file> to write the screen captures")
 	}
 	var out strings.Builder
-	capture := func(title string, s *tmuxScreen) {
+	capture = func(title string, s *tmuxScreen) {
 		fmt.Fprintf(&out, "==== %s (tmux capture-pane of the real binary against llmtest) ====\n%s\n\n", title, s.visible())
 	}
-	captureEditDialog(t, capture)
-	captureFailedCommand(t, capture)
-	captureTypeAhead(t, capture)
-	captureRewind(t, capture)
-	appendCaptures(t, file, out.String())
+	return capture, func() { appendCaptures(t, file, out.String()) }
 }
 
 // appendCaptures adds text to the captures file: the capture tests run one
@@ -62,16 +69,7 @@ func captureEditDialog(t *testing.T, capture func(string, *tmuxScreen)) {
 
 // captureFailedCommand: a Bash command that prints six lines and fails.
 func captureFailedCommand(t *testing.T, capture func(string, *tmuxScreen)) {
-	srv := llmtest.NewServer(t, llmtest.Options{})
-	cmd := `printf 'step 1\nstep 2\nstep 3\nstep 4\nstep 5\nstep 6\n'; echo 'boom: no such target' >&2; exit 2`
-	args, _ := json.Marshal(map[string]string{"command": cmd})
-	srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", string(args))), llmtest.Text("it failed."))
-	s := startScreen(t, srv, 100, 20, "--allowed-tools", "Bash")
-	s.waitPrompt()
-	s.keys("build it")
-	s.sendKeys("Enter")
-	s.waitFor("it failed.")
-	s.waitPrompt()
+	s, _ := failedCommandTurn(t, 20)
 	capture("a failed command, collapsed: the exit status and the error on its first line", s)
 	s.kill()
 }
