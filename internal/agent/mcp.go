@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/clawdcode/clawdcode/internal/mcphost"
-	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -48,14 +46,15 @@ func (e *Engine) JoinMCPTools(ctx context.Context) {
 		return
 	}
 	e.waitMCP(ctx)
-	window := e.cfg.Window
-	if window <= 0 {
-		window = tokens.WindowFor(e.model)
-	}
 	if e.mgr == nil {
 		return
 	}
-	offer := e.cfg.MCP.Offer(window, mcphost.DefaultShare, tokens.NewCounter(e.model).Tools)
+	// The context manager's rule decides whether the tools go out in full
+	// or on demand; /context reports that same decision.
+	offer := e.cfg.MCP.Tools()
+	if e.mgr.OfferMCP(toolDefs(offer)).OnDemand {
+		offer = e.cfg.MCP.OnDemand()
+	}
 	// One name, one tool: an MCP tool that a built-in's name takes is
 	// refused with a warning, once (MCP's among themselves were refused
 	// by mcphost).

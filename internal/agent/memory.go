@@ -78,14 +78,18 @@ func (e *Engine) Undo(ctx context.Context) ([]checkpoint.Restored, error) {
 type RewindPoint struct {
 	UUID string
 	Text string
+	// Offset is where the message's record starts in the session file.
+	Offset int64
 	// Changes are the files Write and Edit changed from this message on,
 	// as a rewind would restore them.
 	Changes []checkpoint.Change
 	turns   []string
 }
 
-// RewindPoints lists the user messages of the live context, oldest first,
-// each with the files a rewind to it would restore.
+// RewindPoints lists the user messages of the conversation, oldest first,
+// each with the files a rewind to it would restore: those of the live
+// context and, before them, those each compaction replaced (the file
+// keeps them; a rewind to one brings back the context as it was then).
 func (e *Engine) RewindPoints(ctx context.Context) ([]RewindPoint, error) {
 	if e.log.sess == nil || e.log.closed {
 		return nil, nil
@@ -94,12 +98,20 @@ func (e *Engine) RewindPoints(ctx context.Context) ([]RewindPoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	var pts []RewindPoint
-	for _, lr := range live.Records {
-		r := lr.Record
-		if r.Type == storage.TypeUser && !r.IsCompactSummary && r.Message != nil {
-			pts = append(pts, RewindPoint{UUID: r.UUID, Text: r.Message.Content})
+	pts := userPoints(live, -1)
+	for {
+		b, ok := live.BoundaryOffset()
+		if !ok {
+			break
 		}
+		if live, err = e.log.sess.LoadLiveBefore(ctx, b); err != nil {
+			return nil, err
+		}
+		first := b
+		if len(pts) > 0 {
+			first = min(first, pts[0].Offset)
+		}
+		pts = append(userPoints(live, first), pts...)
 	}
 	cp := e.log.checkpoints(e.cfg.Project)
 	for i := range pts {
@@ -113,6 +125,22 @@ func (e *Engine) RewindPoints(ctx context.Context) ([]RewindPoint, error) {
 	return pts, nil
 }
 
+// userPoints lists the user messages of live that start before the byte
+// offset before (-1: all of them).
+func userPoints(live *storage.Live, before int64) []RewindPoint {
+	var pts []RewindPoint
+	for _, lr := range live.Records {
+		r := lr.Record
+		if before >= 0 && lr.Offset >= before {
+			break
+		}
+		if r.Type == storage.TypeUser && !r.IsCompactSummary && r.Message != nil {
+			pts = append(pts, RewindPoint{UUID: r.UUID, Text: r.Message.Content, Offset: lr.Offset})
+		}
+	}
+	return pts
+}
+
 // Rewind continues the conversation from just before the user message of
 // pt: a rewind record is appended (the file keeps everything; a resume
 // honours the record) and the live context is reloaded without that
@@ -123,7 +151,7 @@ func (e *Engine) Rewind(ctx context.Context, pt RewindPoint, restoreFiles bool) 
 		return nil, ErrNoSession
 	}
 	if _, err := e.log.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeRewind,
-		Rewind: &storage.RewindInfo{UUID: pt.UUID}}); err != nil {
+		Rewind: &storage.RewindInfo{UUID: pt.UUID, Offset: pt.Offset}}); err != nil {
 		return nil, fmt.Errorf("record the rewind: %w", err)
 	}
 	if err := e.reload(ctx); err != nil {
@@ -220,7 +248,9 @@ type HandoffResult struct {
 
 // Handoff summarises the current session into a new one and continues
 // there: the new session opens with a boundary (naming this one) and the
-// summary; this one gets only a handoff record naming the new one. When
+// summary; this one gets only a handoff record naming the new one. The
+// new session is titled as any new one, by its first message (or
+// /rename): the old title would name the wrong session. When
 // the summariser fails, the handoff still happens with a digest (the
 // user's messages word for word and the receipt).
 func (e *Engine) Handoff(ctx context.Context, instructions string) (*HandoffResult, error) {
@@ -253,9 +283,6 @@ func (e *Engine) Handoff(ctx context.Context, instructions string) (*HandoffResu
 	}
 	if _, err := sess.AppendBatch(recs.Boundary, recs.Summary); err != nil {
 		return fail(err)
-	}
-	if t := e.log.sess.Info().Title; t != "" {
-		sess.SetTitle(storage.Title(t))
 	}
 	own, err := sess.LoadLive(ctx)
 	if err != nil {

@@ -23,10 +23,11 @@ type accountant struct {
 	counter TokenCounter
 
 	system, tools part
-	// mcpShare is the part of the tool definitions' weight that is MCP
-	// servers' tools (mcp__…, or MCPSearch and MCPCall standing for them),
-	// by their byte bounds: /context shows them as a category of their own.
-	mcpShare float64
+	// mcpTokens is what the MCP servers' tools among the definitions
+	// (mcp__…, or MCPSearch and MCPCall standing for them) weigh, counted
+	// as OfferMCP counts them: /context shows them as a category of their
+	// own, the same figure the rule decided on.
+	mcpTokens int
 	// pins is the pinned texts' block at the end of the system prompt.
 	pins     part
 	pinsText string
@@ -34,6 +35,8 @@ type accountant struct {
 	// result; synthesized is how many the last built request had.
 	interrupted part
 	synthesized int
+	// ack is summaryAck, counted with the summary.
+	ack part
 
 	// calib is the server's prompt_tokens for a request made of the
 	// summary and entries[:calib.upto]; only what came after is counted.
@@ -65,6 +68,7 @@ func newAccountant(opt *Options, live *liveContext) *accountant {
 		a.system = part{ub: opt.UpperBound(chat.Message{Role: chat.RoleSystem, Content: opt.System}), exact: -1}
 	}
 	a.interrupted = part{ub: opt.UpperBound(interruptedAnswer), exact: -1}
+	a.ack = part{ub: opt.UpperBound(summaryAck), exact: -1}
 	a.setTools()
 	return a
 }
@@ -73,21 +77,30 @@ func newAccountant(opt *Options, live *liveContext) *accountant {
 // are first seen); a request the server measured with others no longer
 // calibrates the count.
 func (a *accountant) setTools() {
-	a.tools, a.mcpShare = part{}, 0
+	a.tools, a.mcpTokens = part{}, 0
 	a.calib.ok, a.sent.ok = false, false
 	if len(a.opt.Tools) == 0 {
 		return
 	}
 	a.tools = part{ub: toolsUpperBound(a.opt.Tools), exact: -1}
+	a.countMCP()
+}
+
+// countMCP counts the MCP servers' part of the tool definitions exactly
+// (and so the whole, which it is part of), when there is one.
+func (a *accountant) countMCP() {
 	var mcp []chat.ToolDef
 	for _, d := range a.opt.Tools {
 		if isMCPTool(d.Name) {
 			mcp = append(mcp, d)
 		}
 	}
-	if len(mcp) > 0 {
-		a.mcpShare = float64(toolsUpperBound(mcp)) / float64(a.tools.ub)
+	if len(mcp) == 0 {
+		return
 	}
+	a.tokenized = true
+	a.mcpTokens = a.counter.Tools(mcp)
+	a.tools.exact = a.counter.Tools(a.opt.Tools)
 }
 
 // isMCPTool tells an MCP server's tool, or one standing for them, by the
@@ -113,7 +126,8 @@ func (a *accountant) setModel() {
 	a.counter = a.opt.NewCounter(a.opt.Model)
 	a.tokenized = false
 	a.calib.ok, a.sent.ok = false, false
-	a.system.exact, a.tools.exact, a.interrupted.exact = -1, -1, -1
+	a.system.exact, a.tools.exact, a.interrupted.exact, a.ack.exact = -1, -1, -1, -1
+	a.countMCP()
 	if a.live.summary() != nil {
 		a.live.summary().exact = -1
 	}
@@ -211,7 +225,7 @@ func (a *accountant) breakdown(mode countMode, parts bool) request {
 	r.pins = a.partSize(&a.pins, mode)
 	r.tools = a.partSize(&a.tools, mode)
 	if a.live.summary() != nil {
-		r.summary = a.size(a.live.summary(), mode)
+		r.summary = a.size(a.live.summary(), mode) + a.partSize(&a.ack, mode)
 	}
 	for _, e := range entries {
 		r.messages += a.size(e, mode)
@@ -247,6 +261,8 @@ func (a *accountant) partSize(p *part, mode countMode) int {
 		msg = chat.Message{Role: chat.RoleSystem, Content: a.pinsText}
 	case &a.interrupted:
 		msg = interruptedAnswer
+	case &a.ack:
+		msg = summaryAck
 	default:
 		if mode == estimate {
 			b, _ := json.Marshal(a.opt.Tools)

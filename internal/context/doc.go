@@ -53,7 +53,9 @@
 //     its records: where the records after the summary begin, and the
 //     count the replies among them calibrate;
 //   - usage.go — the figures /context shows (the slash package formats
-//     them) and the smallest usable window; the session's model usage,
+//     them) and the smallest usable window; mcp.go — whether the MCP
+//     servers' tools go out in full or on demand (MCPShare, OfferMCP:
+//     the one rule, which /context reports); the session's model usage,
 //     its summary calls' apart (usageTally), and what /cost prices
 //     (Spend) are in manager.go.
 //

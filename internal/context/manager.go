@@ -52,6 +52,8 @@ type Manager struct {
 	lastReceipt *storage.Receipt
 	// ladder is what the context ladder did since the boundary (ladder.go).
 	ladder ladderState
+	// mcp is the last OfferMCP decision.
+	mcp MCPOffer
 }
 
 // New restores the manager from a loaded session (nil live = new session),
@@ -449,9 +451,6 @@ func (m *Manager) SetTools(defs []chat.ToolDef) {
 	m.opt.Tools = defs
 	m.acct.setTools()
 }
-
-// Model is the model requests are made for.
-func (m *Manager) Model() string { return m.opt.Model }
 
 // Compactions is the number of compactions done by this manager.
 func (m *Manager) Compactions() int { return m.compactions }

@@ -104,14 +104,15 @@ func TestAutoCompactionFiresBeforeTheRequestThatWouldCross(t *testing.T) {
 		t.Error("the summarizer was not given the oldest user request")
 	}
 
-	// The next request: system, summary (merged with the first retained
-	// user turn), the retained tail, nothing orphaned.
+	// The next request: system, summary, its acknowledgement, the first
+	// retained user turn and the rest of the retained tail, nothing
+	// orphaned.
 	req := f.request()
 	checkWellFormed(t, req.Messages)
 	if req.Messages[0].Role != chat.RoleSystem || req.Messages[1].Role != chat.RoleUser ||
 		!strings.HasPrefix(req.Messages[1].Content, summaryPreamble) ||
-		!strings.HasSuffix(req.Messages[1].Content, retained.Message.Content) {
-		t.Errorf("request after compaction starts %+v", req.Messages[:2])
+		req.Messages[2].Content != summaryAck.Content || req.Messages[3].Content != retained.Message.Content {
+		t.Errorf("request after compaction starts %+v", req.Messages[:4])
 	}
 	if strings.Contains(fmt.Sprint(req.Messages), "request 0: ") {
 		t.Error("a dropped turn is still sent")
@@ -607,8 +608,8 @@ func TestSetModelRecounts(t *testing.T) {
 	}
 	f.m.acct.requestTokens(exact)
 	f.m.SetModel("other")
-	if f.m.Model() != "other" || !reflect.DeepEqual(built, []string{"other"}) || f.m.live.entries()[0].exact != -1 {
-		t.Errorf("model %q, counters built %v", f.m.Model(), built)
+	if f.m.opt.Model != "other" || !reflect.DeepEqual(built, []string{"other"}) || f.m.live.entries()[0].exact != -1 {
+		t.Errorf("model %q, counters built %v", f.m.opt.Model, built)
 	}
 	if req := f.request(); req.Model != "other" {
 		t.Errorf("request model %q", req.Model)

@@ -29,7 +29,11 @@ import (
 //     message of its own;
 //   - an assistant message with neither text nor tool calls is left out;
 //   - consecutive user messages (a turn persisted without a reply, then a
-//     new one) are merged into one, joined by a blank line.
+//     new one) are merged into one, joined by a blank line — but for the
+//     summary: a user message after it stays a message of its own, with
+//     summaryAck between them, so that the model tells the summary from
+//     the user's words and a server that wants the roles to alternate
+//     still accepts the request.
 //
 // It also reports how many tool calls it had to answer as interrupted:
 // those answers are in no record, so the manager counts them apart.
@@ -43,6 +47,7 @@ func buildMessages(records []*storage.Record) ([]chat.Message, int) {
 	b := messageBuilder{out: make([]chat.Message, 0, len(records)+1)}
 	if summary != nil {
 		b.user(messageContent(summary))
+		b.summaryOpen = true
 	}
 	for _, r := range records {
 		if r == nil {
@@ -54,6 +59,7 @@ func buildMessages(records []*storage.Record) ([]chat.Message, int) {
 				continue
 			}
 			b.closeGroup()
+			b.endSummary()
 			b.user(messageContent(r))
 			if r.Message != nil {
 				b.images = append(b.images, r.Message.Images...)
@@ -109,8 +115,25 @@ type messageBuilder struct {
 	pendingUser []string // the user message being collected
 	images      []storage.ImageRef
 	hasUser     bool
+	// summaryOpen: the summary is the user message being collected.
+	summaryOpen bool
 
 	synthesized int // calls answered as interrupted
+}
+
+// summaryAck is the assistant's turn between the summary and the user
+// message after it. It is in no record: the accountant counts it with
+// the summary.
+var summaryAck = chat.Message{Role: chat.RoleAssistant, Content: "Understood: I continue from this summary."}
+
+// endSummary closes the summary as a message of its own, answered by
+// summaryAck, before a user message.
+func (b *messageBuilder) endSummary() {
+	if !b.summaryOpen {
+		return
+	}
+	b.flushUser()
+	b.out = append(b.out, summaryAck)
 }
 
 func (b *messageBuilder) hasCall(id string) bool {
@@ -139,6 +162,7 @@ func (b *messageBuilder) flushUser() {
 			parts = append(parts, p)
 		}
 	}
+	b.summaryOpen = false
 	msg := chat.Message{Role: chat.RoleUser, Content: strings.Join(parts, "\n\n")}
 	msg.Images, msg.Content = loadImages(b.images, msg.Content)
 	b.out = append(b.out, msg)

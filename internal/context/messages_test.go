@@ -89,7 +89,12 @@ func TestMessages(t *testing.T) {
 		{
 			"latest summary first, older ones and boundaries dropped",
 			[]*storage.Record{summaryRec("old"), userRec("kept"), asstRec("reply"), boundaryRec(), summaryRec("new"), userRec("next")},
-			[]chat.Message{u("new\n\nkept"), a("reply"), u("next")},
+			[]chat.Message{u("new"), summaryAck, u("kept"), a("reply"), u("next")},
+		},
+		{
+			"the summary and the next message are two messages, however the next one came",
+			[]*storage.Record{boundaryRec(), summaryRec("sum"), userRec("next"), userRec("and more")},
+			[]chat.Message{u("sum"), summaryAck, u("next\n\nand more")},
 		},
 		{
 			"summary then retained reply inside a turn",

@@ -22,8 +22,11 @@ type Usage struct {
 	// sum to it.
 	System, Tools, Summary, Messages int
 	// MCPTools is the MCP servers' tool definitions (part of the tools
-	// sent, shown apart from the built-in ones).
+	// sent, shown apart from the built-in ones): all of theirs, or the
+	// two that stand for them when MCP says they go on demand.
 	MCPTools int
+	// MCP is the rule's last decision (see MCPShare).
+	MCP MCPOffer
 	// Pins is the pinned texts sent with the system prompt (part of
 	// neither System nor Messages).
 	Pins   int
@@ -94,7 +97,10 @@ func (m *Manager) Usage() Usage {
 		scale := func(n int) int { return int(float64(n) * float64(u.Tokens) / float64(local)) }
 		u.System, u.Pins, u.Tools, u.Summary = scale(u.System), scale(u.Pins), scale(u.Tools), scale(u.Summary)
 	}
-	u.MCPTools = int(float64(u.Tools) * m.acct.mcpShare)
+	u.MCP, u.MCPTools = m.mcp, min(u.Tools, m.acct.mcpTokens)
+	if u.Scaled {
+		u.MCPTools = min(u.Tools, int(float64(m.acct.mcpTokens)*float64(u.Tokens)/float64(local)))
+	}
 	u.Tools -= u.MCPTools
 	u.Messages = u.Tokens - u.System - u.Pins - u.Tools - u.MCPTools - u.Summary
 	return u

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -144,25 +143,14 @@ func TestDeadServerReportedOnce(t *testing.T) {
 	}
 }
 
-// Past their share of the window the MCP tools are offered on demand:
-// MCPSearch finds one by what it does, MCPCall runs it as itself.
-func TestOfferOnDemandPastTheShare(t *testing.T) {
+// On demand (the context manager decides when), MCPSearch finds an MCP
+// tool by what it does and MCPCall runs it as itself.
+func TestOnDemandSearchesAndCalls(t *testing.T) {
 	t.Parallel()
 	h, _ := startEverything(t)
-	bytesOf := func(defs []chat.ToolDef) int {
-		n := 0
-		for _, d := range defs {
-			n += len(d.Name) + len(d.Description) + len(d.Parameters)
-		}
-		return n / 4
-	}
-	all := h.Offer(1_000_000, DefaultShare, bytesOf)
-	if len(all) != len(h.Tools()) {
-		t.Fatalf("a large window offered %d of %d tools", len(all), len(h.Tools()))
-	}
-	offered := h.Offer(8000, DefaultShare, bytesOf)
+	offered := h.OnDemand()
 	if len(offered) != 2 || offered[0].Name() != SearchToolName || offered[1].Name() != CallToolName {
-		t.Fatalf("an 8k window offered %d tools: want MCPSearch and MCPCall", len(offered))
+		t.Fatalf("on demand offers %d tools: want MCPSearch and MCPCall", len(offered))
 	}
 	found := offered[0].Run(context.Background(), json.RawMessage(`{"query":"sum of two numbers"}`))
 	if !strings.HasPrefix(found.Output, "mcp__everything__get-sum:") {

@@ -11,34 +11,21 @@ import (
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
-// DefaultShare is the share of the window MCP tool definitions may take
-// before they are offered on demand instead (Offer).
-const DefaultShare = 0.10
-
 // Names of the two tools that stand for all MCP tools on demand.
 const (
 	SearchToolName = "MCPSearch"
 	CallToolName   = "MCPCall"
 )
 
-// Offer returns the MCP tools to offer the model: all of them while their
-// definitions (as measure counts them, in tokens) fit in share of window,
-// else MCPSearch and MCPCall, which let the model find a tool by what it
-// does and call it by name — so that many servers never eat the context.
-func (h *Host) Offer(window int, share float64, measure func([]chat.ToolDef) int) []tools.Tool {
+// OnDemand returns MCPSearch and MCPCall over all the servers' tools ready
+// now, which let the model find a tool by what it does and call it by
+// name: what the model gets instead of the tools themselves when their
+// definitions would take too much of the window (the context manager's
+// rule decides: contextmgr.Manager.OfferMCP). Nil without tools.
+func (h *Host) OnDemand() []tools.Tool {
 	all := h.Tools()
 	if len(all) == 0 {
 		return nil
-	}
-	defs := make([]chat.ToolDef, len(all))
-	for i, t := range all {
-		defs[i] = t.Definition()
-	}
-	if share <= 0 {
-		share = DefaultShare
-	}
-	if float64(measure(defs)) <= share*float64(window) {
-		return all
 	}
 	return []tools.Tool{&searchTool{all: all}, &callTool{all: all}}
 }

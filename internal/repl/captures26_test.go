@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/llmtest"
@@ -24,14 +23,7 @@ import (
 // names, for the closing note; without it the test is skipped. Each
 // ability has its own asserting test; this one only shows them.
 func TestScreenCapturesModesBackgroundFetchImages(t *testing.T) {
-	file := os.Getenv("CLAWDCODE_SCREEN_CAPTURES")
-	if file == "" {
-		t.Skip("set CLAWDCODE_SCREEN_CAPTURES=<file> to write the screen captures")
-	}
-	var out strings.Builder
-	capture := func(title string, s *tmuxScreen) {
-		fmt.Fprintf(&out, "==== %s (tmux capture-pane of the real binary against llmtest) ====\n%s\n\n", title, s.visible())
-	}
+	capture, done := screenCaptures(t)
 
 	// Plan mode: Shift-Tab twice, a Write refused, the plan's approval.
 	srv := llmtest.NewServer(t, llmtest.Options{})
@@ -115,7 +107,5 @@ func TestScreenCapturesModesBackgroundFetchImages(t *testing.T) {
 		t.Fatal("no request")
 	}
 
-	if err := os.WriteFile(file, []byte(out.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	done()
 }

@@ -90,7 +90,5 @@ func TestScreenCaptures(t *testing.T) {
 	s.waitPrompt()
 	capture("a narrow terminal", s, 36, 30)
 
-	if err := os.WriteFile(file, []byte(out.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	appendCaptures(t, file, out.String())
 }

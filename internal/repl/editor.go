@@ -53,6 +53,10 @@ type editor struct {
 	prompt string
 	hint   string // completion candidates or a note, shown under the entry
 
+	// draftNext is what the next read starts with instead of an empty
+	// entry (a rewound message), once.
+	draftNext string
+
 	// histAt is the history entry shown (len(hist): the draft being typed),
 	// draft what was typed before Up or Ctrl-P left it.
 	histAt int
@@ -88,6 +92,10 @@ func (e *editor) read(ctx context.Context, prompt string) (string, error) {
 	clear(e.pastes)
 	e.searching = false
 	e.histAt, e.draft = len(e.hist), ""
+	if e.draftNext != "" {
+		e.set(e.draftNext)
+		e.draftNext = ""
+	}
 	e.draw(false)
 	for {
 		k, err := e.kb.next(ctx)

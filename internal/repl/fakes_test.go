@@ -51,6 +51,7 @@ func (e *fakeEngine) Model() string                          { return "fake-mode
 func (e *fakeEngine) SetModel(string)                        {}
 func (e *fakeEngine) Title() string                          { return "" }
 func (e *fakeEngine) MCPServers() []mcphost.Status           { return nil }
+func (e *fakeEngine) JoinMCPTools(context.Context)           {}
 func (e *fakeEngine) Memories() *memory.Book                 { return nil }
 func (e *fakeEngine) SuggestMemory(context.Context) ([]memory.Suggestion, error) {
 	return nil, nil

@@ -59,8 +59,13 @@ func TestScreenMCPServerConnectsInTheBackground(t *testing.T) {
 	s.env = []string{"HOME=" + filepath.Dir(s.dir), "CLAWDCODE_HOME=" + filepath.Join(filepath.Dir(s.dir), "home"), "OPENAI_BASE_URL=" + srv.URL()}
 	s.start(100, 30, "--trust-project")
 
-	s.waitFor("mcp: 1 connecting")
-	s.waitPrompt()
+	// The prompt is there while the server has not answered: the status
+	// line under it names the server as connecting, in the same frame.
+	waitUntil(t, "the prompt with the server connecting", func() bool {
+		rows := strings.Split(s.visible(), "\n")
+		n := len(rows)
+		return n >= 2 && strings.Contains(rows[n-1], "mcp: 1 connecting") && strings.HasPrefix(rows[n-2], strings.TrimSpace(promptMain))
+	})
 	s.keys("hi")
 	s.sendKeys("Enter")
 	s.waitFor("answered at once.")

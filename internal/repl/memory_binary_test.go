@@ -55,14 +55,14 @@ func TestClawdcodeMemoryCommands(t *testing.T) {
 	term.expect("Forked session")
 	term.expectPrompt()
 	term.send("after all that\r")
-	// The summary and the new message go as one user message.
-	term.expect("You said: This session continues the work of another session")
+	// The summary and the new message go as two user messages.
+	term.expect("You said: after all that")
 	term.expectPrompt()
 	req := srv.LastRequest()
 	if sys := req.Messages[0].Content; !strings.Contains(sys, "PINNED-IN-REPL stays") {
 		t.Fatalf("the pin did not follow the handoff and the fork:\n%s", sys)
 	}
-	if c := req.Messages[1].Content; !strings.Contains(c, "FORGETFUL-SUMMARY") || !strings.Contains(c, "message number 0") || !strings.HasSuffix(c, "after all that") {
+	if c := req.Messages[1].Content; !strings.Contains(c, "FORGETFUL-SUMMARY") || !strings.Contains(c, "message number 0") || req.Messages[len(req.Messages)-1].Content != "after all that" {
 		t.Fatalf("the forked handoff does not start from the summary:\n%s", req.Messages[1].Content)
 	}
 	term.send("\x04")

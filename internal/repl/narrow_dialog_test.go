@@ -29,18 +29,12 @@ func assertWords(t *testing.T, scr, line string) {
 	}
 }
 
-// TestNarrowEditDialogWrapsChangedLines: at 40×30 the permission question
-// for an Edit shows all of a 100-character new line, wrapped, and so does
-// 'v' (view all).
-func TestNarrowEditDialogWrapsChangedLines(t *testing.T) {
-	t.Parallel()
-	if len(longEditLine) != 100 {
-		t.Fatalf("the line is %d characters", len(longEditLine))
-	}
+// editDialogAt40 runs a turn whose Edit of notes.txt ("old" → newText, a
+// JSON string's content) asks at 40×30, and returns the screen with the
+// question.
+func editDialogAt40(t *testing.T, newText string) (*tmuxScreen, string) {
+	t.Helper()
 	srv := llmtest.NewServer(t, llmtest.Options{})
-	// The new text: the long line, 24 short ones, and another long line
-	// that only 'v' shows.
-	newText := longEditLine + strings.Repeat(`\nshort`, 24) + `\n` + tailEditLine
 	srv.Enqueue(
 		llmtest.ToolCalls(llmtest.Call("Read", `{"file_path":"notes.txt"}`)),
 		llmtest.ToolCalls(llmtest.Call("Edit", `{"file_path":"notes.txt","old_string":"old","new_string":"`+newText+`"}`)),
@@ -53,7 +47,20 @@ func TestNarrowEditDialogWrapsChangedLines(t *testing.T) {
 	s.waitPrompt()
 	s.keys("change it")
 	s.sendKeys("Enter")
-	scr := s.waitFor("No, tell the model")
+	return s, s.waitFor("No, tell the model")
+}
+
+// TestNarrowEditDialogWrapsChangedLines: at 40×30 the permission question
+// for an Edit shows all of a 100-character new line, wrapped, and so does
+// 'v' (view all).
+func TestNarrowEditDialogWrapsChangedLines(t *testing.T) {
+	t.Parallel()
+	if len(longEditLine) != 100 {
+		t.Fatalf("the line is %d characters", len(longEditLine))
+	}
+	// The new text: the long line, 24 short ones, and another long line
+	// that only 'v' shows.
+	s, scr := editDialogAt40(t, longEditLine+strings.Repeat(`\nshort`, 24)+`\n`+tailEditLine)
 	t.Logf("the edit dialog at 40 columns:\n%s", scr)
 	assertWords(t, scr, longEditLine)
 	s.keys("v")

@@ -407,6 +407,7 @@ func (s *session) command(ctx context.Context, line string) error {
 		env.Confirm = s.confirmKey
 		if ts, ok := s.input.(*termSource); ok {
 			env.Edit = s.editor(ts.handOver)
+			env.Draft = func(text string) { ts.ed.draftNext = text }
 		}
 	case s.io.IsStdinTTY():
 		env.Pick = func(ctx context.Context, sessions []storage.SessionInfo) (string, error) {

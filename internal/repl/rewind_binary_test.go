@@ -63,7 +63,10 @@ func TestClawdcodeRewindAndUndo(t *testing.T) {
 		t.Fatalf("a.txt = %q after /rewind to before the second write, want one", read())
 	}
 
-	term.send("what now?\r")
+	// The rewound message is back in the entry: cleared (Ctrl-U), then
+	// another one typed.
+	term.expect("write a.txt two")
+	term.send("\x15what now?\r")
 	term.expect("You said: what now?")
 	term.expectPrompt()
 	msgs := srv.LastRequest().Messages

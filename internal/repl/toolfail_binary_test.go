@@ -24,22 +24,30 @@ func firstResultLine(t *testing.T, scr, call string) string {
 	return ""
 }
 
+// failedCommandTurn runs a turn whose Bash command prints six lines and
+// fails (exit 2, an error on stderr), at 100×height, and returns the
+// screen at the prompt after it.
+func failedCommandTurn(t *testing.T, height int) (*tmuxScreen, string) {
+	t.Helper()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	cmd := `printf 'step 1\nstep 2\nstep 3\nstep 4\nstep 5\nstep 6\n'; echo 'boom: no such target' >&2; exit 2`
+	args, _ := json.Marshal(map[string]string{"command": cmd})
+	srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", string(args))), llmtest.Text("it failed."))
+	s := startScreen(t, srv, 100, height, "--allowed-tools", "Bash")
+	s.waitPrompt()
+	s.keys("build it")
+	s.sendKeys("Enter")
+	s.waitFor("it failed.")
+	return s, s.waitPrompt()
+}
+
 // TestScreenFailedCommandSaysSoOnItsFirstLine (issue 25 item 5): a command
 // that fails after printing more than the collapsed view shows has its
 // exit status and its last words on the result's first line, not hidden
 // in "… +N lines".
 func TestScreenFailedCommandSaysSoOnItsFirstLine(t *testing.T) {
 	t.Parallel()
-	srv := llmtest.NewServer(t, llmtest.Options{})
-	cmd := `printf 'step 1\nstep 2\nstep 3\nstep 4\nstep 5\nstep 6\n'; echo 'boom: no such target' >&2; exit 2`
-	args, _ := json.Marshal(map[string]string{"command": cmd})
-	srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", string(args))), llmtest.Text("it failed."))
-	s := startScreen(t, srv, 100, 30, "--allowed-tools", "Bash")
-	s.waitPrompt()
-	s.keys("build it")
-	s.sendKeys("Enter")
-	s.waitFor("it failed.")
-	scr := s.waitPrompt()
+	_, scr := failedCommandTurn(t, 30)
 	t.Logf("\n%s", scr)
 	first := firstResultLine(t, scr, "Bash(")
 	if !strings.Contains(first, "exit 2 · boom: no such target") {

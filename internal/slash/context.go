@@ -11,7 +11,9 @@ func contextCommand() Command {
 		Name:    "context",
 		Args:    "[--reset-window]",
 		Summary: "show context usage: tokens, breakdown, distance to auto-compaction; --reset-window forgets a window learnt from the server",
-		Run: func(_ context.Context, env *Env, args string) error {
+		Run: func(ctx context.Context, env *Env, args string) error {
+			// The MCP tools ready now go out with the next request: count them.
+			env.Engine.JoinMCPTools(ctx)
 			m := env.Engine.Context()
 			if m == nil {
 				return errNoContext

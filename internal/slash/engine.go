@@ -33,6 +33,9 @@ type Engine interface {
 	SetModel(name string)
 	ListModels(ctx context.Context) ([]string, error)
 	MCPServers() []mcphost.Status
+	// JoinMCPTools offers the tools of the MCP servers ready now from the
+	// next request on, so that /context counts what that request carries.
+	JoinMCPTools(ctx context.Context)
 	// WindowSource says where the context window came from; About and
 	// Permissions are what /status shows of the run.
 	WindowSource() string

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
+	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
 )
@@ -49,6 +50,7 @@ func formatContext(u contextmgr.Usage) string {
 	if u.Scaled {
 		b.WriteString("  (the parts are clawdcode's measures scaled to the server's count)\n")
 	}
+	writeMCPOffer(&b, u.MCP)
 	fmt.Fprintf(&b, "model %s (tokenizer %s); window %d tokens from %s", u.Model, u.Encoding, u.Configured, u.Source)
 	switch {
 	case u.Learnt > 0 && u.Explicit:
@@ -202,4 +204,20 @@ func percent(n, of int) int {
 		return 0
 	}
 	return int(float64(n)*100/float64(of) + 0.5)
+}
+
+// writeMCPOffer says how the MCP servers' tools go out, and why: the rule
+// (contextmgr.MCPShare) with the figures it decided on.
+func writeMCPOffer(b *strings.Builder, o contextmgr.MCPOffer) {
+	if o.Tools == 0 {
+		return
+	}
+	share := int(contextmgr.MCPShare * 100)
+	if o.OnDemand {
+		fmt.Fprintf(b, "  MCP: the servers' %d tools weigh %d tokens, over %d%% of the window (%d): sent on demand through %s and %s\n",
+			o.Tools, o.Tokens, share, o.Budget, mcphost.SearchToolName, mcphost.CallToolName)
+		return
+	}
+	fmt.Fprintf(b, "  MCP: all %d tools of the servers sent with every request (%d tokens, within %d%% of the window: %d)\n",
+		o.Tools, o.Tokens, share, o.Budget)
 }

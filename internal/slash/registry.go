@@ -40,6 +40,9 @@ type Env struct {
 	Edit func(ctx context.Context, text string) (string, error)
 	// Expand shows the last tool output in full; nil outside the REPL.
 	Expand func()
+	// Draft puts text into the entry of the user's next message, to edit
+	// or send (/rewind's prompt); nil outside the REPL's line editor.
+	Draft func(text string)
 }
 
 // Command is one slash command.

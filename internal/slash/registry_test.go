@@ -269,6 +269,7 @@ func TestIsCommand(t *testing.T) {
 func (e *fakeEngine) Title() string                                       { return "" }
 func (e *fakeEngine) Rename(string) error                                 { return errFakeEngine }
 func (e *fakeEngine) MCPServers() []mcphost.Status                        { return nil }
+func (e *fakeEngine) JoinMCPTools(context.Context)                        {}
 func (e *fakeEngine) SubagentTypes() []agent.SubagentType                 { return nil }
 func (e *fakeEngine) ListModels(context.Context) ([]string, error)        { return nil, errFakeEngine }
 func (e *fakeEngine) Undo(context.Context) ([]checkpoint.Restored, error) { return nil, errFakeEngine }

@@ -69,6 +69,9 @@ func rewind(ctx context.Context, env *Env, args string) error {
 	if _, err := fmt.Fprintf(env.IO.Out, "Rewound to before %q; the conversation continues from there.\n", termtext.FirstLine(pt.Text, 60, termtext.Ellipsis)); err != nil {
 		return err
 	}
+	if env.Draft != nil {
+		env.Draft(pt.Text) // as Claude Code does: the message is back in the entry, to edit or send
+	}
 	if restore {
 		return printRestored(env.IO.Out, projectRoot(env), restored)
 	}

@@ -66,8 +66,11 @@ func LoadLive(ctx context.Context, path string) (*Live, error) {
 // conversation continues from just before that message. A compaction's
 // boundary and summary among them stay (they stand for the history before
 // the retained records, which the rewind does not touch). A rewind whose
-// target is not in the live context is ignored.
-func (l *Live) applyRewinds() {
+// target a compaction replaced since (it is not in the live context)
+// starts again from earlier(target): the context as it was just before
+// that record, whose boundary and summary are then the ones in force. A
+// rewind whose target cannot be found either way is ignored.
+func (l *Live) applyRewinds(earlier func(*RewindInfo, int64) (*Live, error)) error {
 	out := l.Records[:0:0]
 	for _, lr := range l.Records {
 		r := lr.Record
@@ -79,18 +82,33 @@ func (l *Live) applyRewinds() {
 		for j >= 0 && out[j].Record.UUID != r.Rewind.UUID {
 			j--
 		}
-		if j < 0 {
+		if j >= 0 {
+			out = dropFrom(out, j)
 			continue
 		}
-		kept := out[:j]
-		for _, d := range out[j:] {
-			if d.Record.IsBoundary() || d.Record.IsSummary() {
-				kept = append(kept, d)
-			}
+		before, err := earlier(r.Rewind, lr.Offset)
+		if err != nil {
+			return err
 		}
-		out = kept
+		if before != nil {
+			out = append(out[:0:0], before.Records...)
+			l.Boundary, l.Summary = before.Boundary, before.Summary
+			l.Warnings = append(l.Warnings, before.Warnings...)
+		}
 	}
 	l.Records = out
+	return nil
+}
+
+// dropFrom drops records[j:] but the compaction records among them.
+func dropFrom(records []LiveRecord, j int) []LiveRecord {
+	kept := records[:j]
+	for _, d := range records[j:] {
+		if d.Record.IsBoundary() || d.Record.IsSummary() {
+			kept = append(kept, d)
+		}
+	}
+	return kept
 }
 
 func loadLive(ctx context.Context, f *os.File, path string, size int64) (*Live, error) {
@@ -98,8 +116,68 @@ func loadLive(ctx context.Context, f *os.File, path string, size int64) (*Live, 
 	if err != nil {
 		return nil, err
 	}
-	live.applyRewinds()
+	err = live.applyRewinds(func(ri *RewindInfo, at int64) (*Live, error) {
+		return liveBefore(ctx, f, path, ri, at)
+	})
+	if err != nil {
+		return nil, err
+	}
 	return live, nil
+}
+
+// liveBefore is the live context as it was just before the user record ri
+// names, for a rewind record at offset at: the context a load of the
+// file's bytes before that record finds (its own rewinds honoured). Nil
+// when ri's offset, which must lie before the rewind, does not start the
+// line of that record.
+func liveBefore(ctx context.Context, f *os.File, path string, ri *RewindInfo, at int64) (*Live, error) {
+	if ri.Offset < 0 || ri.Offset >= at {
+		return nil, nil
+	}
+	if ri.Offset > 0 {
+		var prev [1]byte
+		if _, err := f.ReadAt(prev[:], ri.Offset-1); err != nil {
+			return nil, err
+		}
+		if prev[0] != '\n' {
+			return nil, nil
+		}
+	}
+	line, complete, err := readLineAt(f, ri.Offset)
+	if err != nil || !complete {
+		return nil, err
+	}
+	if rec, err := decodeRecord(line); err != nil || rec.UUID != ri.UUID || rec.Type != TypeUser {
+		return nil, nil
+	}
+	return loadLive(ctx, f, path, ri.Offset)
+}
+
+// LoadLiveBefore is LoadLive of the session as it was when its file ended
+// at byte offset end: the context a resume would have restored then (for
+// /rewind, which offers the messages a compaction replaced since).
+func (s *Session) LoadLiveBefore(ctx context.Context, end int64) (*Live, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("load session %s: %w", s.id, ErrClosed)
+	}
+	live, err := loadLive(ctx, s.f, s.path, min(end, s.size))
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", s.id, err)
+	}
+	return live, nil
+}
+
+// BoundaryOffset is where the boundary in force starts in the file; ok is
+// false without a compaction.
+func (l *Live) BoundaryOffset() (int64, bool) {
+	for _, lr := range l.Records {
+		if lr.Record == l.Boundary && l.Boundary != nil {
+			return lr.Offset, true
+		}
+	}
+	return 0, false
 }
 
 func loadLiveRecords(ctx context.Context, f *os.File, path string, size int64) (*Live, error) {
@@ -130,7 +208,7 @@ func loadLiveRecords(ctx context.Context, f *os.File, path string, size int64) (
 			flushWarnings(held, rp, warn)
 			warn(fmt.Sprintf("%s: compact boundary at byte offset %d: retained offset %d does not hold record %q; rescanning the whole file",
 				path, bOff, boundary.CompactMetadata.RetainedOffset, boundary.CompactMetadata.RetainedUUID))
-			return fullScanLive(ctx, f, path, bOff, boundary, rp, live)
+			return fullScanLive(ctx, f, path, size, bOff, boundary, rp, live)
 		}
 	}
 	rp, err := readRepairs(ctx, f, start, size)
@@ -139,11 +217,21 @@ func loadLiveRecords(ctx context.Context, f *os.File, path string, size int64) (
 	}
 	flushWarnings(held, rp, warn)
 	err = readRecords(ctx, f, path, start, rp, func(off int64, r *Record) error {
+		if off >= size {
+			return errPastEnd
+		}
 		live.add(off, r, bOff)
 		return nil
 	}, warn)
+	if errors.Is(err, errPastEnd) {
+		err = nil
+	}
 	return live, err
 }
+
+// errPastEnd stops a read at the size a load was asked for: what was
+// appended since (or, for LoadLiveBefore, what followed) is not its.
+var errPastEnd = errors.New("past the end of the load")
 
 // findCompleteBoundary returns the last compact_boundary that the
 // compaction finished: one followed by its summary record. A boundary
@@ -263,10 +351,13 @@ func retainedStart(f *os.File, bOff int64, b *Record) (start int64, ok bool, err
 // decode the whole file and start the live context at the record carrying
 // the retained uuid (or at the boundary when no record does). Only the
 // records from the latest such start are kept in memory.
-func fullScanLive(ctx context.Context, f *os.File, path string, bOff int64, b *Record, rp *repairs, live *Live) (*Live, error) {
+func fullScanLive(ctx context.Context, f *os.File, path string, size, bOff int64, b *Record, rp *repairs, live *Live) (*Live, error) {
 	want := b.CompactMetadata.RetainedUUID
 	found := false
 	err := readRecords(ctx, f, path, 0, rp, func(off int64, r *Record) error {
+		if off >= size {
+			return errPastEnd
+		}
 		if off < bOff && want != "" && r.UUID == want {
 			live.Records = live.Records[:0]
 			found = true
@@ -277,6 +368,9 @@ func fullScanLive(ctx context.Context, f *os.File, path string, bOff int64, b *R
 		live.add(off, r, bOff)
 		return nil
 	}, func(s string) { live.Warnings = append(live.Warnings, s) })
+	if errors.Is(err, errPastEnd) {
+		err = nil
+	}
 	return live, err
 }
 

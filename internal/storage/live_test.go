@@ -268,3 +268,72 @@ func TestLoadLiveHonoursRewind(t *testing.T) {
 		t.Fatalf("live after rewind = %v", got)
 	}
 }
+
+// TestLoadLiveRewindsPastACompaction: a rewind whose target a compaction
+// replaced brings back the context as it was just before that message —
+// the older summary and the records it kept — and what followed the
+// rewind; a compaction after it starts from that context.
+func TestLoadLiveRewindsPastACompaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := newTestProject(t).Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	u1, u2, u3 := userRecord("one"), userRecord("two"), userRecord("three")
+	o1 := mustAppend(t, s, u1)
+	mustAppend(t, s, assistantRecord("a1", 1, 1))
+	compact(t, s, o1, u1.UUID, "first summary")
+	o2 := mustAppend(t, s, u2)
+	mustAppend(t, s, assistantRecord("a2", 1, 1))
+	mustAppend(t, s, u3)
+	compact(t, s, 0, "", "second summary") // nothing retained: two is gone
+	live, err := s.LoadLive(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(contents(live), ","); got != "<boundary>,second summary" {
+		t.Fatalf("before the rewind: %s", got)
+	}
+
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: u2.UUID, Offset: o2}})
+	mustAppend(t, s, userRecord("two again"))
+	live, err = s.LoadLive(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(contents(live), ","); got != "one,a1,<boundary>,first summary,two again" {
+		t.Fatalf("after the rewind: %s", got)
+	}
+	if live.Summary == nil || live.Summary.Message.Content != "first summary" {
+		t.Fatalf("summary in force = %+v", live.Summary)
+	}
+	var streamed []string
+	err = StreamLive(ctx, s.Path(), func(*Record) error { return nil }, func(lr LiveRecord) error {
+		streamed = append(streamed, lr.Record.UUID)
+		return nil
+	}, nil)
+	if err != nil || len(streamed) != len(live.Records) {
+		t.Fatalf("StreamLive gave %d records (%v), LoadLive %d", len(streamed), err, len(live.Records))
+	}
+
+	// A wrong offset finds nothing: the rewind is ignored.
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: u3.UUID, Offset: o2}})
+	if live, err = s.LoadLive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(contents(live), ","); got != "one,a1,<boundary>,first summary,two again" {
+		t.Fatalf("after a rewind with a wrong offset: %s", got)
+	}
+
+	// A compaction after the rewind keeps from "one": the records the
+	// rewind dropped stay out.
+	compact(t, s, o1, u1.UUID, "third summary")
+	if live, err = s.LoadLive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(contents(live), ","); got != "one,a1,two again,<boundary>,third summary" {
+		t.Fatalf("after a compaction that follows the rewind: %s", got)
+	}
+}

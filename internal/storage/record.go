@@ -92,7 +92,9 @@ const (
 
 	// SubtypeRewind is clawdcode's extension: the conversation went back
 	// to just before the user record Rewind.UUID. A load drops the records
-	// from that one up to this record (see Live).
+	// from that one up to this record, or, when a compaction replaced that
+	// record since, starts again from the context as it was just before
+	// it (see Live).
 	SubtypeRewind = "rewind"
 
 	// SubtypeImport opens a session imported from another tool
@@ -439,7 +441,6 @@ const (
 	RepairUnfinished = "unfinished_boundary"
 )
 
-// RewindInfo names the user record a rewind went back to (just before it).
 // ImportInfo is the origin of an imported session: the tool that wrote
 // it ("claude-code" or "codex") and the source file's path.
 type ImportInfo struct {
@@ -447,8 +448,14 @@ type ImportInfo struct {
 	Path string `json:"path"`
 }
 
+// RewindInfo names the user record a rewind went back to (just before it)
+// and where that record's line starts in the file (1.10). The offset lets
+// a load rebuild the context as it was before that record when a
+// compaction since replaced it (see Live); a rewind without one reaches
+// only the records of the live context.
 type RewindInfo struct {
-	UUID string `json:"uuid"`
+	UUID   string `json:"uuid"`
+	Offset int64  `json:"offset,omitempty"`
 }
 
 // Receipt is what a compaction took out of the context (on the boundary,

@@ -67,7 +67,7 @@ func TestRecordsMatchSchema(t *testing.T) {
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeHandoff, Handoff: &HandoffInfo{SessionID: parent}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeSubagent, Subagent: &SubagentInfo{SessionID: parent, ToolUseID: "call_1"}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeSubagentStart, Subagent: &SubagentInfo{SessionID: parent, ToolUseID: "call_1"}})
-	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: first}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: first, Offset: 1}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeImport, Import: &ImportInfo{Tool: "claude-code", Path: "/home/u/.claude/projects/-home-u-p/0b9c.jsonl"}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeReorientation, Message: &Message{Role: "user", Content: "Re-orientation: the task, the calls since"}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRepair, Repair: &RepairInfo{

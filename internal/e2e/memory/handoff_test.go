@@ -104,8 +104,10 @@ func TestHandoffContinuesInANewSession(t *testing.T) {
 				t.Fatalf("-c continued %s, want the new session %s", obj.SessionID, added.Handoff.SessionID)
 			}
 			msgs := w.Server.Requests()[from].Messages
-			// The summary, then the new message (one user message: the two are merged).
-			if len(msgs) != 2 || msgs[1].Role != chat.RoleUser || !strings.Contains(msgs[1].Content, "handed off") || !strings.HasSuffix(msgs[1].Content, "go on") {
+			// The summary, its acknowledgement, then the new message: two
+			// user messages, so the model tells the summary from the user's words.
+			if len(msgs) != 4 || msgs[1].Role != chat.RoleUser || !strings.Contains(msgs[1].Content, "handed off") ||
+				msgs[2].Role != chat.RoleAssistant || msgs[3].Role != chat.RoleUser || !strings.HasPrefix(msgs[3].Content, "go on") {
 				t.Fatalf("the first request of the new session: %+v", msgs)
 			}
 			if !bytes.Equal(readBytes(t, path), after) {
