@@ -264,20 +264,27 @@ func lastAssistantText(recs []record) string {
 func liveMessages(t *testing.T, recs []record, c compaction) []chat.Message {
 	t.Helper()
 	ri := retainedIndex(t, recs, c)
-	live := []record{c.summary}
-	live = append(live, recs[ri:c.index]...)
+	live := append([]record(nil), recs[ri:c.index]...)
 	live = append(live, recs[c.index+2:]...)
 	var out []chat.Message
-	var userRun []string
+	// The summary is a user message of its own: a user message after it
+	// follows the assistant's acknowledgement, so the two are never one.
+	userRun := []string{c.summary.Message.Content}
+	summaryOpen := true
 	flushUser := func() {
 		if len(userRun) > 0 {
 			out = append(out, chat.Message{Role: chat.RoleUser, Content: strings.Join(userRun, "\n\n")})
 			userRun = nil
 		}
+		summaryOpen = false
 	}
 	for _, r := range live {
 		switch {
 		case r.Type == "user", r.Type == "system" && r.Subtype == "reorientation":
+			if summaryOpen {
+				flushUser()
+				out = append(out, chat.Message{Role: chat.RoleAssistant, Content: summaryAck})
+			}
 			userRun = append(userRun, r.Message.Content) // a resume's packet is sent with the message after it
 		case r.Type == "assistant":
 			flushUser()
@@ -300,6 +307,10 @@ func liveMessages(t *testing.T, recs []record, c compaction) []chat.Message {
 	flushUser()
 	return out
 }
+
+// summaryAck is the assistant's turn clawdcode puts between a summary and
+// the user message after it (issue 25 item 11).
+const summaryAck = "Understood: I continue from this summary."
 
 // samePrefix compares got with a prefix of want, message by message: roles,
 // user and assistant texts, tool call ids and names, tool result ids and

@@ -85,11 +85,24 @@ func TestSummaryFailureFallsBack(t *testing.T) {
 		t.Errorf("preTokens %d, postTokens %d: want 0 < post < pre", m.PreTokens, m.PostTokens)
 	}
 
-	// How much of the conversation was kept, in tokens of message text.
+	// How much of the conversation was kept, in tokens of message text as
+	// the context held it: a result the ladder had cleared before the
+	// summary was tried weighs its one-line stub, not its body.
 	ri := retainedIndex(t, recs, c)
+	cleared := map[string]bool{}
+	for _, rec := range recs[:c.index] {
+		if rec.Subtype == "context_clear" && rec.CompactMetadata != nil {
+			for id := range rec.CompactMetadata.Cleared {
+				cleared[id] = true
+			}
+		}
+	}
 	kept, all := 0, 0
 	for i, rec := range recs[:c.index] {
 		n := recordTokens(rec)
+		if cleared[rec.UUID] {
+			n = clearedStubTokens
+		}
 		all += n
 		if i >= ri {
 			kept += n
@@ -152,6 +165,11 @@ func TestSummaryFailureIsReported(t *testing.T) {
 }
 
 // recordTokens is a record's text in the server's tokens.
+// clearedStubTokens is about what a cleared result's stub weighs ("[cleared
+// to save context: Read part3.txt, 2210 bytes, 30 lines, ok; Recall
+// ref=… shows it]").
+const clearedStubTokens = 30
+
 func recordTokens(r record) int {
 	count := textTokens
 	switch {
