@@ -50,6 +50,10 @@ type carryInput struct {
 	all          []*entry
 	cut          int
 	base, window int
+	// room is what the trigger leaves for the conversation once the
+	// system prompt, tools and pins are sent: at a small window the
+	// afterword must leave most of it free (afterwordShare).
+	room         int
 	size         func(string) int
 	pins         []storage.Pin
 	instructions string
@@ -59,8 +63,9 @@ type carryInput struct {
 // writes content as the summary message (before the afterword).
 func compactionInput(m *Manager, cut int, content string) carryInput {
 	all := m.live.entries()
+	r := roomEstimate(m)
 	return carryInput{root: m.opt.Root, all: all, cut: cut, base: m.keep.postSize(content, all[cut:]),
-		window: m.guard.effective, size: m.acct.approxText, pins: m.pins.pins(), instructions: m.opt.Instructions}
+		window: m.guard.effective, room: r, size: m.acct.approxText, pins: m.pins.pins(), instructions: m.opt.Instructions}
 }
 
 // carryOver prepares what a compaction carries: the ledger of all[:cut]
@@ -77,7 +82,7 @@ func (c *carry) carryOver(in carryInput) compaction {
 	todos := c.todos.text()
 	standing := standingText(in.pins, in.instructions, rules, int(standingFilesShare*float64(in.window)), in.size)
 	bounds := compactionPacket
-	bounds.tokens = min(bounds.tokens, in.window/8-in.size(todos)-in.size(standing))
+	bounds.tokens = min(bounds.tokens, in.window/8-in.size(todos)-in.size(standing), afterwordTokens(in.room))
 	var rest []string
 	for _, t := range []string{todos, packetText(in.all, nil, bounds, in.root, in.size), standing} {
 		if t != "" {
@@ -91,16 +96,37 @@ func (c *carry) carryOver(in carryInput) compaction {
 		others += in.size(t)
 	}
 	parts := rest
-	if t := ledgerText(ledger, int(ledgerShare/(1-ledgerShare)*float64(others)), in.size); t != "" {
+	if t := ledgerText(ledger, min(int(ledgerShare/(1-ledgerShare)*float64(others)), afterwordTokens(in.room)), in.size); t != "" {
 		parts = append([]string{t}, rest...)
 	}
 	return compaction{ledger: ledger, rules: rules, afterword: carriedStart + "\n\n" + strings.Join(parts, "\n\n")}
 }
 
+// afterwordShare is the most of the room (see room) that the ledger, and
+// apart the re-orientation packet, may each take: at a large window their
+// own bounds bind long before it, at 4k–8k it keeps a compaction or a
+// resume from filling the room it was meant to free.
+const afterwordShare = 0.25
+
+// bounded is b with its tokens within afterwordShare of room r.
+func bounded(b packetBounds, r int) packetBounds {
+	b.tokens = min(b.tokens, afterwordTokens(r))
+	return b
+}
+
+// afterwordTokens is afterwordShare of room r; r 0 (not known) sets no
+// bound.
+func afterwordTokens(r int) int {
+	if r <= 0 {
+		return packetTokens * 100
+	}
+	return int(afterwordShare * float64(r))
+}
+
 // resumePacket is the record that gives a resumed session's model its
 // packet with the next user message (nil = not resumed, or nothing to
 // re-orient by); it clears resumed.
-func (c *carry) resumePacket(es []*entry, root string, size func(string) int) *storage.Record {
+func (c *carry) resumePacket(es []*entry, root string, size func(string) int, room int) *storage.Record {
 	if !c.resumed {
 		return nil
 	}
@@ -109,5 +135,5 @@ func (c *carry) resumePacket(es []*entry, root string, size func(string) int) *s
 		return nil
 	}
 	return &storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeReorientation,
-		Message: &storage.Message{Role: chat.RoleUser, Content: packetText(es, &c.todos, resumePacket, root, size)}}
+		Message: &storage.Message{Role: chat.RoleUser, Content: packetText(es, &c.todos, bounded(resumePacket, room), root, size)}}
 }

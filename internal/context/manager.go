@@ -260,7 +260,7 @@ func (m *Manager) add(r *storage.Record) error {
 // a resume is followed by the re-orientation packet (packet.go), made from
 // the context before it.
 func (m *Manager) AddUser(text string, images ...storage.ImageRef) error {
-	packet := m.work.resumePacket(m.live.entries(), m.opt.Root, m.acct.approxText)
+	packet := m.work.resumePacket(m.live.entries(), m.opt.Root, m.acct.approxText, roomEstimate(m))
 	err := m.add(&storage.Record{
 		Type:    storage.TypeUser,
 		Message: &storage.Message{Role: chat.RoleUser, Content: text, Images: images},

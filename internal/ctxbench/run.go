@@ -3,6 +3,8 @@ package ctxbench
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -83,7 +85,7 @@ type runner struct {
 }
 
 func runSession(t *testing.T, cfg config, s *session) sessionResult {
-	w := harness.NewWorld(t, llmtest.Options{Window: cfg.window, Tokens: llmtest.OpenAITokens, PromptCache: true, Light: true})
+	w := harness.NewWorld(t, llmtest.Options{Window: cfg.window, Tokens: llmtest.OpenAITokens, PromptCache: true, Light: os.Getenv("CTXBENCH_DEBUG") == ""})
 	w.Timeout = 2 * time.Minute
 	if cfg.build.binary != "" {
 		w.Binary = cfg.build.binary
@@ -221,6 +223,23 @@ func (r *runner) run(behave func(llmtest.Request) llmtest.Reply, onReq func(llmt
 	return obj, res.Code == 0 && !obj.IsError && strings.TrimSpace(obj.Result) != ""
 }
 
+// debugRejected tells, under CTXBENCH_DEBUG (which also keeps the
+// requests' messages), which request of a run the server refused: its
+// place in the run, its size, and how its system prompt and first message
+// begin — enough to tell a summary call from an agent request after a
+// compaction.
+func debugRejected(i, of int, q llmtest.Request) {
+	if os.Getenv("CTXBENCH_DEBUG") == "" {
+		return
+	}
+	var head [2]string
+	for j := range min(len(q.Messages), 2) {
+		head[j] = q.Messages[j].Content
+	}
+	fmt.Fprintf(os.Stderr, "rejected request %d of %d of a run: status %d, %d messages, %d tokens, system %.40q, then %.60q\n",
+		i+1, of, q.Status, len(q.Messages), q.Tokens, head[0], head[1])
+}
+
 // account adds the server's requests since the last call to the figures
 // (when counted).
 func (r *runner) account(counted bool) {
@@ -230,9 +249,10 @@ func (r *runner) account(counted bool) {
 	if !counted {
 		return
 	}
-	for _, q := range fresh {
+	for qi, q := range fresh {
 		if q.Status != 200 {
 			r.res.rejected++
+			debugRejected(qi, len(fresh), q)
 		}
 		if q.Status == 0 {
 			continue
