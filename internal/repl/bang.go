@@ -59,7 +59,7 @@ func (s *session) shellCommand(ctx context.Context, command string) error {
 
 	text := out.String()
 	s.pending = append(s.pending, fmt.Sprintf("[The user ran a shell command in the project]\n$ %s\n%s\n(%s)", command, strings.TrimRight(text, "\n"), status))
-	fmt.Fprintln(s.io.ErrOut, s.cs.dim("  (the output goes to the model with your next message)"))
+	s.say("  " + styleWords(s.cs.dim, "(the output goes to the model with your next message)"))
 	return nil
 }
 
@@ -103,7 +103,7 @@ func (s *session) attachments(text string) string {
 			continue
 		}
 		if fi.Size() > attachLimit || total+int(fi.Size()) > attachTotal {
-			fmt.Fprintln(s.io.ErrOut, s.cs.warn("  ⚠ @"+safe(rel)+" is too big to attach; the model can Read it"))
+			s.say("  " + styleWords(s.cs.warn, "⚠ @"+safe(rel)+" is too big to attach; the model can Read it"))
 			continue
 		}
 		data, err := os.ReadFile(path)
@@ -112,7 +112,7 @@ func (s *session) attachments(text string) string {
 		}
 		total += len(data)
 		fmt.Fprintf(&b, "\n\n<file path=%q>\n%s\n</file>", rel, strings.TrimRight(string(data), "\n"))
-		fmt.Fprintln(s.io.ErrOut, s.cs.dim(fmt.Sprintf("  ⎿  attached %s (%s)", safe(rel), plural(strings.Count(string(data), "\n")+1, "line"))))
+		s.say("  " + styleWords(s.cs.dim, fmt.Sprintf("⎿  attached %s (%s)", safe(rel), plural(strings.Count(string(data), "\n")+1, "line"))))
 	}
 	return b.String()
 }

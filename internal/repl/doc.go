@@ -12,7 +12,10 @@
 // Output: assistant text goes to IO.Out; everything else (welcome line,
 // tool activity, notices, spinner, dialogs, errors) goes to IO.ErrOut.
 // Text from outside (model replies, tool output, file content, titles) is
-// made safe by termtext before any styling of clawdcode's is added.
+// made safe by termtext before any styling of clawdcode's is added. On a
+// terminal, what slash commands print and the REPL's own lines are broken
+// at words to its width (fit.go); pickers, dialogs and a turn's output fit
+// themselves.
 //
 // Input: on a terminal (stdin and stdout both TTYs) the terminal is put in
 // raw input mode for the whole of Run (output post-processing stays on),

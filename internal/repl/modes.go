@@ -58,8 +58,8 @@ func (s *session) approvePlan(ctx context.Context) error {
 	s.con.kb.beginDialog()
 	defer s.con.kb.endDialog()
 	w := s.io.ErrOut
-	fmt.Fprintf(w, "%s %s %s\n", s.cs.warn("?"), s.cs.bold("Approve this plan and leave plan mode?"),
-		s.cs.dim("(y: approve → default mode / a: approve → accept edits / n: keep planning)"))
+	s.say(s.cs.warn("?") + " " + styleWords(s.cs.bold, "Approve this plan and leave plan mode?") + " " +
+		styleWords(s.cs.dim, "(y: approve → default mode / a: approve → accept edits / n: keep planning)"))
 	options := make([]choice, len(planAnswers))
 	for i, a := range planAnswers {
 		options[i] = a.choice
@@ -74,10 +74,10 @@ func (s *session) approvePlan(ctx context.Context) error {
 	}
 	next := planAnswers[i].mode
 	if next == tools.ModePlan {
-		fmt.Fprintln(w, s.cs.dim("still in plan mode: say what to change in the plan"))
+		s.say(styleWords(s.cs.dim, "still in plan mode: say what to change in the plan"))
 		return nil
 	}
 	s.opts.Modes.SetMode(next)
-	fmt.Fprintln(w, s.cs.dim(fmt.Sprintf("plan approved: now in %s mode; ask the model to carry it out", next)))
+	s.say(styleWords(s.cs.dim, fmt.Sprintf("plan approved: now in %s mode; ask the model to carry it out", next)))
 	return nil
 }

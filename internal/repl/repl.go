@@ -167,7 +167,7 @@ func Run(ctx context.Context, opts Options) error {
 			if interrupts >= 2 {
 				return nil
 			}
-			fmt.Fprintln(s.io.ErrOut, s.cs.dim("(press Ctrl-C again or Ctrl-D to exit)"))
+			s.say(styleWords(s.cs.dim, "(press Ctrl-C again or Ctrl-D to exit)"))
 			continue
 		case errors.Is(err, io.EOF): // Ctrl-D at an empty prompt, or the input ended
 			return nil
@@ -299,12 +299,12 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 
 // printError shows err and, under it, the hints the front end has for it.
 func (s *session) printError(err error) {
-	fmt.Fprintln(s.io.ErrOut, s.cs.err("error: "+err.Error()))
+	s.say(styleWords(s.cs.err, "error: "+err.Error()))
 	if s.opts.Hints == nil {
 		return
 	}
 	for _, h := range s.opts.Hints(err) {
-		fmt.Fprintln(s.io.ErrOut, "  "+termtext.Line(h))
+		s.say("  " + termtext.Line(h))
 	}
 }
 
@@ -382,17 +382,9 @@ func (s *session) expand(line string) (string, bool) { return s.opts.Commands.Ex
 // summaries, search snippets, server messages) goes through termtext: the
 // commands add no styling of their own, so all of it is shown, not obeyed.
 func (s *session) command(ctx context.Context, line string) error {
-	safeOut, safeErr := termtext.NewWriter(s.io.Out), termtext.NewWriter(s.io.ErrOut)
-	defer safeOut.Flush()
-	defer safeErr.Flush()
-	// Credentials are taken out first (a server error quoting the key),
-	// then what is left is made safe to show.
-	redOut, redErr := s.opts.Redactor.Writer(safeOut), s.opts.Redactor.Writer(safeErr)
-	defer redOut.Flush()
-	defer redErr.Flush()
-	safeIO := *s.io
-	safeIO.Out, safeIO.ErrOut = redOut, redErr
-	env := &slash.Env{Engine: s.opts.Engine, IO: &safeIO, Width: s.width()}
+	cmdIO, flush := s.commandIO()
+	defer flush()
+	env := &slash.Env{Engine: s.opts.Engine, IO: cmdIO, Width: s.width()}
 	env.Expand = func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) }
 	hitShown := false
 	switch {
@@ -429,6 +421,26 @@ func (s *session) command(ctx context.Context, line string) error {
 	return err
 }
 
+// commandIO is the streams a slash command writes to: credentials taken
+// out first (a server error quoting the key), then what is left made safe
+// to show, then each line broken at words to the terminal's width (on a
+// terminal). The terminal flags are the session's, so TermOut and the
+// TTY checks answer as for the session's own streams. flush sends what
+// the writers hold back, in that order, when the command ends.
+func (s *session) commandIO() (*iostreams.IOStreams, func()) {
+	fitOut := &fitWriter{w: s.io.Out, width: s.fitWidth(s.io.IsStdoutTTY())}
+	fitErr := &fitWriter{w: s.io.ErrOut, width: s.fitWidth(s.io.IsStderrTTY())}
+	safeOut, safeErr := termtext.NewWriter(fitOut), termtext.NewWriter(fitErr)
+	redOut, redErr := s.opts.Redactor.Writer(safeOut), s.opts.Redactor.Writer(safeErr)
+	cmdIO := *s.io
+	cmdIO.Out, cmdIO.ErrOut = redOut, redErr
+	return &cmdIO, func() {
+		for _, w := range []interface{ Flush() error }{redOut, redErr, safeOut, safeErr, fitOut, fitErr} {
+			w.Flush()
+		}
+	}
+}
+
 // editor is slash.Env.Edit: the user's $VISUAL/$EDITOR on a temporary
 // file under CLAWDCODE_HOME. suspend, when set, hands the terminal over
 // for the editor's run (the raw-mode keyboard would take its keys) and
@@ -459,7 +471,7 @@ func (s *session) contextWarning() {
 		return
 	}
 	if msg, ok := m.Usage().Warning(); ok {
-		fmt.Fprintln(s.io.ErrOut, s.cs.dim(msg))
+		s.say(styleWords(s.cs.dim, msg))
 	}
 }
 
@@ -483,15 +495,15 @@ func (s *session) welcome() {
 	}
 	line := strings.Join(parts, " · ")
 	if s.io.IsStdinTTY() {
-		line += "  " + s.cs.dim("(/help for commands, Ctrl-D to exit)")
+		line += "  " + styleWords(s.cs.dim, "(/help for commands, Ctrl-D to exit)")
 	}
-	fmt.Fprintln(s.io.ErrOut, line)
+	s.say(line)
 }
 
 // goodbye tells the user how to come back to the session they leave.
 func (s *session) goodbye() {
 	if id := s.opts.Engine.SessionID(); id != "" {
-		fmt.Fprintln(s.io.ErrOut, s.cs.dim("Resume this session with: clawdcode -r "+id))
+		s.say(styleWords(s.cs.dim, "Resume this session with: clawdcode -r "+id))
 	}
 }
 

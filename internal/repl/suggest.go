@@ -22,7 +22,7 @@ func (s *session) offerSuggestions(ctx context.Context) {
 	}
 	v, err := book.View()
 	if err != nil {
-		fmt.Fprintln(s.io.ErrOut, s.cs.warn("memory suggestions: "+err.Error()))
+		s.say(styleWords(s.cs.warn, "memory suggestions: "+err.Error()))
 		return
 	}
 	for _, sg := range v.Suggestions {
@@ -52,8 +52,9 @@ var suggestionChoices = []choice{
 func (s *session) offerSuggestion(ctx context.Context, book *memory.Book, sg memory.Suggestion) error {
 	s.con.kb.beginDialog()
 	defer s.con.kb.endDialog()
-	fmt.Fprintf(s.io.ErrOut, "%s %s\n  %s\n  %s\n", s.cs.warn("?"), s.cs.bold("Remember this for every session of this project?"),
-		safe(sg.Text), s.cs.dim("("+safe(memory.DescribeSuggestion(sg))+"; not given to the model unless you accept)"))
+	s.say(s.cs.warn("?") + " " + styleWords(s.cs.bold, "Remember this for every session of this project?"))
+	s.say("  " + safe(sg.Text))
+	s.say("  " + styleWords(s.cs.dim, "("+safe(memory.DescribeSuggestion(sg))+"; not given to the model unless you accept)"))
 	i, err := selectOption(ctx, s.con, s.io.ErrOut, s.cs, suggestionChoices, nil)
 	if err != nil {
 		return err
@@ -78,7 +79,7 @@ func (s *session) offerSuggestion(ctx context.Context, book *memory.Book, sg mem
 			return fmt.Errorf("edit the suggestion: %w", err)
 		}
 		if strings.TrimSpace(text) == "" {
-			fmt.Fprintln(s.io.ErrOut, s.cs.dim("Left empty: not remembered; /memory lists the suggestion."))
+			s.say(styleWords(s.cs.dim, "Left empty: not remembered; /memory lists the suggestion."))
 			return nil
 		}
 		return s.acceptSuggestion(ctx, book, n, text)
@@ -94,9 +95,9 @@ func (s *session) acceptSuggestion(ctx context.Context, book *memory.Book, n int
 	if err != nil {
 		return fmt.Errorf("memory accept: %w", err)
 	}
-	fmt.Fprintf(s.io.ErrOut, "%s %s\n", s.cs.dim("Remembered:"), safe(m.Text))
+	s.say(s.cs.dim("Remembered:") + " " + safe(m.Text))
 	for _, r := range retired {
-		fmt.Fprintf(s.io.ErrOut, "%s %s\n", s.cs.dim("Retired, replaced by it:"), safe(r.Text))
+		s.say(styleWords(s.cs.dim, "Retired, replaced by it:") + " " + safe(r.Text))
 	}
 	return nil
 }
