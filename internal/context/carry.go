@@ -1,6 +1,7 @@
 package contextmgr
 
 import (
+	"math"
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -52,7 +53,7 @@ type carryInput struct {
 	base, window int
 	// room is what the trigger leaves for the conversation once the
 	// system prompt, tools and pins are sent: at a small window the
-	// afterword must leave most of it free (afterwordShare).
+	// afterword must leave most of it free (ledgerRoomShare, packetRoomShare).
 	room         int
 	size         func(string) int
 	pins         []storage.Pin
@@ -82,7 +83,7 @@ func (c *carry) carryOver(in carryInput) compaction {
 	todos := c.todos.text()
 	standing := standingText(in.pins, in.instructions, rules, int(standingFilesShare*float64(in.window)), in.size)
 	bounds := compactionPacket
-	bounds.tokens = min(bounds.tokens, in.window/8-in.size(todos)-in.size(standing), afterwordTokens(in.room))
+	bounds.tokens = min(bounds.tokens, in.window/8-in.size(todos)-in.size(standing), roomShare(packetRoomShare, in.room))
 	var rest []string
 	for _, t := range []string{todos, packetText(in.all, nil, bounds, in.root, in.size), standing} {
 		if t != "" {
@@ -96,31 +97,34 @@ func (c *carry) carryOver(in carryInput) compaction {
 		others += in.size(t)
 	}
 	parts := rest
-	if t := ledgerText(ledger, min(int(ledgerShare/(1-ledgerShare)*float64(others)), afterwordTokens(in.room)), in.size); t != "" {
+	if t := ledgerText(ledger, min(int(ledgerShare/(1-ledgerShare)*float64(others)), roomShare(ledgerRoomShare, in.room)), in.size); t != "" {
 		parts = append([]string{t}, rest...)
 	}
 	return compaction{ledger: ledger, rules: rules, afterword: carriedStart + "\n\n" + strings.Join(parts, "\n\n")}
 }
 
-// afterwordShare is the most of the room (see room) that the ledger, and
-// apart the re-orientation packet, may each take: at a large window their
-// own bounds bind long before it, at 4k–8k it keeps a compaction or a
-// resume from filling the room it was meant to free.
-const afterwordShare = 0.25
+// ledgerRoomShare and packetRoomShare are the most of the room (see room)
+// that the ledger and the re-orientation packet may take: at a large
+// window their own bounds bind long before these, at 4k–8k they keep a
+// compaction or a resume from filling the room it was meant to free. The
+// ledger, which holds the facts a summary drops, gets the larger share.
+const (
+	ledgerRoomShare = 0.55
+	packetRoomShare = 0.1
+)
 
-// bounded is b with its tokens within afterwordShare of room r.
+// bounded is b with its tokens within packetRoomShare of room r.
 func bounded(b packetBounds, r int) packetBounds {
-	b.tokens = min(b.tokens, afterwordTokens(r))
+	b.tokens = min(b.tokens, roomShare(packetRoomShare, r))
 	return b
 }
 
-// afterwordTokens is afterwordShare of room r; r 0 (not known) sets no
-// bound.
-func afterwordTokens(r int) int {
+// roomShare is share of room r, in tokens; r 0 (not known) sets no bound.
+func roomShare(share float64, r int) int {
 	if r <= 0 {
-		return packetTokens * 100
+		return math.MaxInt
 	}
-	return int(afterwordShare * float64(r))
+	return int(share * float64(r))
 }
 
 // resumePacket is the record that gives a resumed session's model its
