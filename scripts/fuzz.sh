@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every native Go fuzz target in the module for the given time each
+# Runs every native Go fuzz target in the module for the given time (or,
+# as "10000x", count of inputs) each
 # (the seed corpora already run as unit tests in every `go test`).
 #
 # Each package with fuzz targets is compiled once, instrumented for fuzzing
