@@ -76,7 +76,7 @@ type ladderPolicy struct {
 // ladder is the policy in force.
 var ladder = ladderPolicy{
 	clearTo:       0.4,
-	roomToWork:    0.7,
+	roomToWork:    0.85,
 	minFreed:      0.1,
 	keepReplies:   3,
 	keepShare:     0.3,

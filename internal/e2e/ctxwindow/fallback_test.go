@@ -26,7 +26,7 @@ func fallbackSession(t *testing.T, format string, window int) (*world, result) {
 	t.Helper()
 	w := newWorld(t, llmtest.Options{Window: window})
 	w.Server.SetResponder(agentWithSummaries(quickServerError))
-	for i := range 40 {
+	for i := range 100 {
 		name := "part" + itoa(i) + ".txt"
 		w.writeFile(name, bigText("part"+itoa(i), 30))
 		args := []string{"-p", "read " + name, "--context-window", itoa(window), "--output-format", format}
@@ -41,7 +41,7 @@ func fallbackSession(t *testing.T, format string, window int) (*world, result) {
 			return w, r
 		}
 	}
-	t.Fatal("no compaction after 40 turns")
+	t.Fatal("no compaction after 100 turns")
 	return nil, result{}
 }
 
