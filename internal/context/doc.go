@@ -75,7 +75,7 @@
 //     of a turn. It fires when the request reaches Threshold × Window, or
 //     when less than the reply reserve (default min(8192, Window/8)) would
 //     be left. It is a ladder (ladder.go), climbed until the conversation
-//     takes at most 70% of the room the system prompt, tools and pins
+//     takes at most 85% of the room the system prompt, tools and pins
 //     leave under the trigger: (1) old tool results are sent as a one-line
 //     stub (size, outcome, a Recall ref — a unique prefix of the record's
 //     uuid), oldest first, the last three replies' results kept (the last
