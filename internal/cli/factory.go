@@ -227,8 +227,11 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 			Allow:   opts.Allow,
 			Deny:    opts.Deny,
 			SkipAll: opts.SkipPermissions,
-			Mode:    opts.Mode,
-			Asker:   asker,
+			// resolveMode chose the starting mode: bypass for the skip
+			// flag alone, the named one when --permission-mode was given.
+			Mode:      opts.Mode,
+			ModeGiven: true,
+			Asker:     asker,
 			Save: func(r tools.Rule) error {
 				if err := config.SaveRule(projectFile, r); err != nil {
 					return err

@@ -46,8 +46,10 @@ type PermissionsConfig struct {
 	// reached (CycleMode goes through it); without it ModeBypass cannot.
 	SkipAll bool
 	// Mode is the mode to start in (--permission-mode). With SkipAll, a
-	// Mode left at ModeDefault starts in ModeBypass.
-	Mode Mode
+	// Mode left at ModeDefault starts in ModeBypass unless ModeGiven says
+	// the user chose default: then bypass is only reachable (Shift-Tab).
+	Mode      Mode
+	ModeGiven bool
 	// Asker is the terminal's prompt; nil in -p.
 	Asker Asker
 	// Save keeps a rule the user chose to allow for good (the project's
@@ -125,7 +127,7 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 		sensitive = append(sensitive, realRoot(d))
 	}
 	mode := cfg.Mode
-	if cfg.SkipAll && mode == ModeDefault {
+	if cfg.SkipAll && !cfg.ModeGiven && mode == ModeDefault {
 		mode = ModeBypass
 	}
 	return &Permissions{
