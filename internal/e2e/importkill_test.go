@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -138,21 +139,26 @@ func compareImports(t *testing.T, got, want map[string]map[string]int) {
 	for id, w := range want {
 		g := got[id]
 		missing, twice := 0, 0
+		var odd []string // the records that differ, for the failure's message
 		for k, n := range w {
 			if g[k] < n {
 				missing += n - g[k]
+				odd = append(odd, fmt.Sprintf("missing %d× %.300q", n-g[k], k))
 			}
 			if g[k] > n {
 				twice += g[k] - n
+				odd = append(odd, fmt.Sprintf("%d× too many %.300q", g[k]-n, k))
 			}
 		}
 		for k, n := range g {
 			if w[k] == 0 {
 				twice += n
+				odd = append(odd, fmt.Sprintf("%d× not in the reference %.300q", n, k))
 			}
 		}
 		if missing > 0 || twice > 0 {
-			t.Errorf("session %s: %d records missing, %d too many (of %d)", id, missing, twice, total(w))
+			sort.Strings(odd)
+			t.Errorf("session %s: %d records missing, %d too many (of %d):\n%s", id, missing, twice, total(w), strings.Join(odd[:min(len(odd), 10)], "\n"))
 		}
 	}
 	for id := range got {
