@@ -139,6 +139,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 	}
 
 	rcpt.Ladder = append(m.ladder.take(), storage.LadderStep{Step: storage.LadderStepSummary, Freed: max(pre-post, 0)})
+	brokenCache(rcpt, post-m.acct.fixed(), m.opt.Prices, m.opt.Model)
 	usage := m.usage.total()
 	boundary := &storage.Record{
 		UUID:    uuid.NewString(),

@@ -82,6 +82,18 @@ func (t *usageTally) charge(r *storage.Receipt, u storage.Usage, prices tokens.P
 	}
 }
 
+// brokenCache notes on r the tokens a compaction makes new to the
+// server's prompt cache — everything after the system prompt and tools,
+// which stay a cached prefix — and what sending them uncached costs
+// above the cached price, at the prices in force.
+func brokenCache(r *storage.Receipt, n int, prices tokens.Prices, model string) {
+	r.CacheBroken = max(n, 0)
+	if p, ok := prices.Of(model); ok && r.CacheBroken > 0 {
+		c := p.Cost(r.CacheBroken, 0, 0) - p.Cost(r.CacheBroken, r.CacheBroken, 0)
+		r.CacheBrokenCost = &c
+	}
+}
+
 // summaryRecord is the session's summary usage for a boundary (nil when
 // no summary call was ever made).
 func (t *usageTally) summaryRecord() *storage.Usage {

@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -136,5 +138,49 @@ func TestCompactionReceiptShowsTheSummaryCost(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("/cost after a compaction lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestCompactionReceiptShowsTheCacheItBroke: issue 22, "the cache it
+// broke". A compaction replaces everything after the system prompt and
+// tools, so the next request sends the summary and the kept records new
+// to the server's prompt cache. The receipt says how many tokens that is
+// and, at gpt-4o's prices, what sending them uncached costs above the
+// cached price ($2.50 − $1.25 per million), on screen and on the
+// boundary; the figure is below the request after the compaction, which
+// also holds the system prompt and tools.
+func TestCompactionReceiptShowsTheCacheItBroke(t *testing.T) {
+	t.Parallel()
+	w := pricedWorld(t)
+	w.playThreeTurns()
+	out := w.MustRun("-c", "-p", "/compact").Stdout
+	line := regexp.MustCompile(`(?m)^  the next request sends ([0-9,]+) tokens the prompt cache cannot have \(after the system prompt and tools\): (\$[0-9.]+) above the cached price$`).FindStringSubmatch(out)
+	if line == nil {
+		t.Fatalf("/compact's receipt does not say what cache it broke:\n%s", out)
+	}
+	files, err := filepath.Glob(filepath.Join(w.Home, "projects", "*", "*.jsonl"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("session files: %v, %v", files, err)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`"cacheBroken":([0-9]+),"cacheBrokenCost":([0-9.e-]+)`).FindSubmatch(data)
+	post := regexp.MustCompile(`"isCompactSummary":true[^\n]*"postTokens":([0-9]+)`).FindSubmatch(data)
+	if m == nil || post == nil {
+		t.Fatalf("the boundary's receipt does not record the cache it broke, or the summary its post tokens:\n%s", data)
+	}
+	broken, _ := strconv.Atoi(string(m[1]))
+	cost, _ := strconv.ParseFloat(string(m[2]), 64)
+	postTokens, _ := strconv.Atoi(string(post[1]))
+	if broken <= 0 || broken >= postTokens {
+		t.Errorf("cacheBroken %d: want more than 0 and less than the request after the compaction (%d tokens)", broken, postTokens)
+	}
+	if want := float64(broken) * (2.50 - 1.25) / 1e6; math.Abs(cost-want) > 1e-9 {
+		t.Errorf("cacheBrokenCost %g, want %d × $1.25 per million = %g", cost, broken, want)
+	}
+	if shown := strings.ReplaceAll(line[1], ",", ""); shown != string(m[1]) {
+		t.Errorf("the receipt shows %s tokens, the boundary records %s", line[1], m[1])
 	}
 }

@@ -477,7 +477,15 @@ type Receipt struct {
 	// force then (absent when the model's price was not known).
 	SummaryUsage *Usage   `json:"summaryUsage,omitempty"`
 	SummaryCost  *float64 `json:"summaryCost,omitempty"`
-	// Ladder is clawdcode's extension (1.10): the steps the context
+	// CacheBroken is clawdcode's extension (1.13): the tokens the first
+	// request after the compaction sends that the server's prompt cache
+	// cannot have (the summary and the retained records; the system
+	// prompt and tools before them stay cached), and CacheBrokenCost what
+	// sending them uncached costs above the cached price, in US dollars
+	// (absent when the model's price is not known).
+	CacheBroken     int      `json:"cacheBroken,omitempty"`
+	CacheBrokenCost *float64 `json:"cacheBrokenCost,omitempty"`
+	// Ladder is clawdcode's extension (1.11): the steps the context
 	// ladder took since the previous boundary, in order — clearing old
 	// tool results, dropping superseded reads, this summary — each with
 	// the tokens it freed.
