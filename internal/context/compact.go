@@ -133,13 +133,14 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 			m.notify(NoticeTruncated, "cut %d long texts of the kept messages down in memory to fit the window", n)
 		}
 	}
-	post := m.acct.fixed() + sumTokens
+	fixed := m.acct.fixed()
+	post := fixed + sumTokens
 	for _, e := range retained {
 		post += m.acct.size(e, estimate)
 	}
 
 	rcpt.Ladder = append(m.ladder.take(), storage.LadderStep{Step: storage.LadderStepSummary, Freed: max(pre-post, 0)})
-	brokenCache(rcpt, post-m.acct.fixed(), m.opt.Prices, m.opt.Model)
+	brokenCache(rcpt, post-fixed, m.opt.Prices, m.opt.Model)
 	usage := m.usage.total()
 	boundary := &storage.Record{
 		UUID:    uuid.NewString(),

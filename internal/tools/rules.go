@@ -255,35 +255,37 @@ func (c callInfo) undecided() string {
 // allows reports whether allow rule r covers the whole call: for Bash every
 // simple command of a command line the parse can decide.
 func (r Rule) allows(c callInfo) bool {
-	if !strings.EqualFold(r.tool, c.tool) {
-		return false
-	}
-	switch {
-	case r.wholeTool():
-		return true
-	case r.glob != "":
-		return r.matchesPath(c)
-	case r.domain != "":
-		return c.host != "" && c.host == r.domain
+	if matched, decided := r.matchesPlain(c); decided {
+		return matched
 	}
 	return c.line != nil && c.line.opaque == "" && len(c.line.cmds) > 0 &&
 		!slices.ContainsFunc(c.line.cmds, func(cmd shellCmd) bool { return !r.allowsCmd(cmd) })
+}
+
+// matchesPlain is what allow and deny rules decide alike: another tool's
+// call is not the rule's, and a whole-tool, path or domain rule matches by
+// itself. decided is false for a command rule, which allows and denies
+// read through the parsed command line each its own way.
+func (r Rule) matchesPlain(c callInfo) (matched, decided bool) {
+	switch {
+	case !strings.EqualFold(r.tool, c.tool):
+		return false, true
+	case r.wholeTool():
+		return true, true
+	case r.glob != "":
+		return r.matchesPath(c), true
+	case r.domain != "":
+		return c.host != "" && c.host == r.domain, true
+	}
+	return false, false
 }
 
 // denies reports whether deny rule r covers any of the call: for Bash a
 // command line the parse cannot decide, or any simple command in it that
 // could be the rule's, looked at through wrappers and command strings.
 func (r Rule) denies(c callInfo) bool {
-	if !strings.EqualFold(r.tool, c.tool) {
-		return false
-	}
-	switch {
-	case r.wholeTool():
-		return true
-	case r.glob != "":
-		return r.matchesPath(c)
-	case r.domain != "":
-		return c.host != "" && c.host == r.domain
+	if matched, decided := r.matchesPlain(c); decided {
+		return matched
 	}
 	return c.line != nil && r.deniesLine(*c.line)
 }
