@@ -103,12 +103,13 @@ func (b *Book) View() (View, error) {
 		return View{}, err
 	}
 	var v View
+	project := newProjectView(b.root)
 	for _, m := range append(st.project.memories, st.user.memories...) {
 		if m.Retired != "" {
 			v.Retired = append(v.Retired, *m)
 			continue
 		}
-		m.Stale = Check(b.root, m.Text)
+		m.Stale = project.check(m.Text)
 		v.Memories = append(v.Memories, *m)
 	}
 	for _, s := range st.project.pending { // suggestions are the project's only

@@ -34,12 +34,60 @@ import (
 // Words are separated by spaces and stripped of the quotes and
 // punctuation around them (`make test`, "go.mod",).
 func Check(root, text string) string {
+	return newProjectView(root).check(text)
+}
+
+// projectView is the project at root as the checks of one pass read it:
+// a file (a Makefile, package.json) is read once and a symbol looked for
+// once, however many memories name them — a session's start checks every
+// memory, and forty that name `make test` read one Makefile.
+type projectView struct {
+	root    string
+	files   map[string]fileRead // by path
+	symbols map[string]string   // by the span looked for: what checkSymbol said
+}
+
+func newProjectView(root string) *projectView {
+	return &projectView{root: root, files: map[string]fileRead{}, symbols: map[string]string{}}
+}
+
+// fileRead is a file as read: its bytes, and whether it is a regular
+// file that could be read.
+type fileRead struct {
+	data []byte
+	ok   bool
+}
+
+// read is storage.ReadRegular of path, once per view.
+func (v *projectView) read(path string) ([]byte, bool) {
+	f, seen := v.files[path]
+	if !seen {
+		data, err := storage.ReadRegular(path)
+		f = fileRead{data: data, ok: err == nil}
+		v.files[path] = f
+	}
+	return f.data, f.ok
+}
+
+// symbol is checkSymbol of span, once per view.
+func (v *projectView) symbol(span string) string {
+	reason, seen := v.symbols[span]
+	if !seen {
+		reason = checkSymbol(v.root, span)
+		v.symbols[span] = reason
+	}
+	return reason
+}
+
+// check is Check of text against v.
+func (v *projectView) check(text string) string {
+	root := v.root
 	spans := strings.Split(text, "`")
 	for i := 1; i < len(spans); i += 2 {
-		if reason := checkCommands(root, spans[i]); reason != "" {
+		if reason := v.checkCommands(spans[i]); reason != "" {
 			return reason
 		}
-		if reason := checkSymbol(root, spans[i]); reason != "" {
+		if reason := v.symbol(spans[i]); reason != "" {
 			return reason
 		}
 	}
@@ -50,7 +98,7 @@ func Check(root, text string) string {
 	words := splitWords(strings.Join(plain, " "))
 	for i, w := range words {
 		if w == "npm" && i+1 < len(words) && words[i+1] == "run" {
-			if reason := checkCommand(root, words[i:]); reason != "" {
+			if reason := v.checkCommand(root, words[i:]); reason != "" {
 				return reason
 			}
 		}
@@ -126,7 +174,8 @@ func exists(path string) bool {
 
 // checkCommands checks each command of a shell line, in the directory a
 // "cd" before it moved to.
-func checkCommands(root, line string) string {
+func (v *projectView) checkCommands(line string) string {
+	root := v.root
 	dir := root
 	for _, part := range tools.CommandParts(line) {
 		words := splitWords(part)
@@ -144,7 +193,7 @@ func checkCommands(root, line string) string {
 			}
 			continue
 		}
-		if reason := checkCommand(dir, words); reason != "" {
+		if reason := v.checkCommand(dir, words); reason != "" {
 			return reason
 		}
 		for _, w := range splitWords(part) {
@@ -171,7 +220,7 @@ func checkPath(root, dir, w string) string {
 }
 
 // checkCommand looks at the command words starts with, if any.
-func checkCommand(root string, words []string) string {
+func (v *projectView) checkCommand(root string, words []string) string {
 	if len(words) == 0 {
 		return ""
 	}
@@ -184,9 +233,9 @@ func checkCommand(root string, words []string) string {
 				break
 			}
 		}
-		return checkMakeTarget(root, target)
+		return v.checkMakeTarget(root, target)
 	case "npm", "pnpm", "yarn":
-		return checkScript(root, words)
+		return v.checkScript(root, words)
 	}
 	return ""
 }
@@ -195,10 +244,10 @@ var makefiles = []string{"GNUmakefile", "makefile", "Makefile"}
 
 // checkMakeTarget: the Makefile exists and, when target is set and looks
 // like one, has a rule for it.
-func checkMakeTarget(root, target string) string {
+func (v *projectView) checkMakeTarget(root, target string) string {
 	for _, name := range makefiles {
-		data, err := storage.ReadRegular(filepath.Join(root, name))
-		if err != nil {
+		data, ok := v.read(filepath.Join(root, name))
+		if !ok {
 			continue
 		}
 		if target == "" || !isTargetName(target) || hasTarget(data, target) {
@@ -237,7 +286,7 @@ func hasTarget(makefile []byte, target string) bool {
 
 // checkScript checks "npm run X", "npm test" and the like against the
 // scripts of package.json.
-func checkScript(root string, words []string) string {
+func (v *projectView) checkScript(root string, words []string) string {
 	script := ""
 	switch {
 	case len(words) >= 3 && (words[1] == "run" || words[1] == "run-script"):
@@ -247,8 +296,8 @@ func checkScript(root string, words []string) string {
 	default:
 		return ""
 	}
-	data, err := storage.ReadRegular(filepath.Join(root, "package.json"))
-	if err != nil {
+	data, ok := v.read(filepath.Join(root, "package.json"))
+	if !ok {
 		return "the project has no package.json"
 	}
 	var pkg struct {
