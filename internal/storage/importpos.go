@@ -161,13 +161,18 @@ func validLine(f *os.File, start, end int64) (bool, error) {
 
 // ImportOrigin returns the origin named by the session's first record
 // when that is an import record, nil otherwise (a session started here,
-// or a first line a crash cut short).
+// or a first line a crash cut short). A first line that is the only one
+// and lacks its '\n' is that record when it decodes whole, as for
+// LastImportPos.
 func (s *Session) ImportOrigin() (*ImportInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	end, err := nextNewline(s.f, 0)
-	if err != nil || end < 0 {
+	if err != nil {
 		return nil, err
+	}
+	if end < 0 {
+		end = s.size
 	}
 	line, whole, err := linePrefix(s.f, 0, end)
 	if err != nil || !whole {

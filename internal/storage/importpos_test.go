@@ -82,3 +82,33 @@ func TestLastImportPos(t *testing.T) {
 		t.Errorf("the record without its newline is not kept as a line of its own: %v", err)
 	}
 }
+
+// A session cut just before the '\n' of its import record (a kill in the
+// middle of the import's first write) still names its origin: the record
+// is whole, and its mark counts.
+func TestImportOriginWithoutNewline(t *testing.T) {
+	p := newTestProject(t)
+	ctx := context.Background()
+	s := mustCreate(t, p)
+	id, path := s.ID(), s.Path()
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeImport, Import: &ImportInfo{Tool: "claude-code", Path: "/src/a.jsonl"}, ImportPos: &ImportPos{To: 99, N: 1}})
+	s.Close()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, fi.Size()-1); err != nil {
+		t.Fatal(err)
+	}
+	s, err = p.Open(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if from, err := s.ImportOrigin(); err != nil || from == nil || from.Path != "/src/a.jsonl" {
+		t.Errorf("origin: %+v, %v", from, err)
+	}
+	if pos, err := s.LastImportPos(); err != nil || pos == nil || *pos != (ImportPos{To: 99, N: 1}) {
+		t.Errorf("mark: %+v, %v", pos, err)
+	}
+}
