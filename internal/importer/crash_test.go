@@ -25,28 +25,49 @@ import (
 // the same order: none missing, none twice.
 func TestImportResumesAfterACutAtAnyPlace(t *testing.T) {
 	t.Parallel()
+	const id, cwd = "6f1c5a52-3a63-4c9e-9f1b-6a0b3c1d2e4f", "/home/someone/project"
 	for _, transcript := range []string{
 		"claude-code-log_dag_compact_after_rewind.jsonl", // a rewind and a compaction
 		"claude-code-log_representative_messages.jsonl",  // a title
 	} {
 		t.Run(transcript, func(t *testing.T) {
 			t.Parallel()
-			testResumeAfterCuts(t, transcript)
+			parts := [][]byte{ // two passes
+				fixtures.ClaudeCopies(t, transcript, id, cwd, 1, 2),
+				fixtures.ClaudeCopies(t, transcript, id, cwd, 3, 2),
+			}
+			testResumeAfterCuts(t, ClaudeCode, filepath.Join("-p", id+".jsonl"), id, parts)
 		})
 	}
+	t.Run("codex", func(t *testing.T) {
+		t.Parallel()
+		name := "rollout-2026-11-23T15-58-06-01a20920-faf5-7b82-b470-7899bbb2e813.jsonl"
+		lines := bytes.SplitAfter(fixtures.Read(t, "codex", name), []byte("\n"))
+		// The file grew between two turns: a pass that starts inside a
+		// turn does not know the model its turn_context named (its
+		// replies say "unknown"), so one pass and two would differ.
+		half := len(lines) / 2
+		for !bytes.Contains(lines[half], []byte(`"type":"turn_context"`)) {
+			half++
+		}
+		parts := [][]byte{bytes.Join(lines[:half], nil), bytes.Join(lines[half:], nil)}
+		testResumeAfterCuts(t, Codex, filepath.Join("2026", "11", "23", name), "01a20920-faf5-7b82-b470-7899bbb2e813", parts)
+	})
 }
 
-func testResumeAfterCuts(t *testing.T, transcript string) {
-	const id, cwd = "6f1c5a52-3a63-4c9e-9f1b-6a0b3c1d2e4f", "/home/someone/project"
+// testResumeAfterCuts imports parts of a source file, written one after
+// the other, to the session id; then cuts that session at every place a
+// kill can and checks what the next import makes of it.
+func testResumeAfterCuts(t *testing.T, tool, rel, id string, parts [][]byte) {
 	srcDir := t.TempDir()
-	src := filepath.Join(srcDir, "-p", id+".jsonl")
+	src := filepath.Join(srcDir, rel)
 	if err := os.MkdirAll(filepath.Dir(src), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	clean := t.TempDir()
-	for _, copies := range [][2]int{{1, 2}, {3, 2}} { // two passes
-		appendFile(t, src, fixtures.ClaudeCopies(t, transcript, id, cwd, copies[0], copies[1]))
-		importHome(t, clean, srcDir)
+	for _, part := range parts {
+		appendFile(t, src, part)
+		importHome(t, tool, clean, srcDir)
 	}
 	session := sessionFile(t, clean, id)
 	full, err := os.ReadFile(session)
@@ -54,16 +75,16 @@ func testResumeAfterCuts(t *testing.T, transcript string) {
 		t.Fatal(err)
 	}
 	want, wantLoose := recordLines(full, false), recordLines(full, true)
-	rel, _ := filepath.Rel(clean, session)
+	srel, _ := filepath.Rel(clean, session)
 	for _, cut := range cutPlaces(full) {
 		home := t.TempDir()
 		copyTree(t, clean, home)
-		if err := os.Truncate(filepath.Join(home, rel), int64(cut)); err != nil {
+		if err := os.Truncate(filepath.Join(home, srel), int64(cut)); err != nil {
 			t.Fatal(err)
 		}
 		os.Remove(filepath.Join(home, "import", "state.json")) // killed before the state was saved
-		importHome(t, home, srcDir)
-		b, err := os.ReadFile(filepath.Join(home, rel))
+		importHome(t, tool, home, srcDir)
+		b, err := os.ReadFile(filepath.Join(home, srel))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,10 +160,10 @@ func firstDifference(got, want []string) string {
 	return ""
 }
 
-func importHome(t *testing.T, home, srcDir string) {
+func importHome(t *testing.T, tool, home, srcDir string) {
 	t.Helper()
 	im := &Importer{Store: storage.NewStore(home), Warn: func(s string) { t.Errorf("warning: %s", s) }}
-	if _, err := im.Import(context.Background(), ClaudeCode, srcDir); err != nil {
+	if _, err := im.Import(context.Background(), tool, srcDir); err != nil {
 		t.Fatal(err)
 	}
 }
