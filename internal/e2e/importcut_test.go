@@ -48,9 +48,5 @@ func TestImportResumesARecordCutBeforeItsNewline(t *testing.T) {
 	if n := interruptedPasses(t, w.Home, w.Project); n != 0 {
 		t.Errorf("%d sessions still mid-pass", n)
 	}
-
-	ref := filepath.Join(w.Root, "refhome")
-	w.ExtraEnv = []string{"CLAWDCODE_HOME=" + ref}
-	w.MustRun(args...)
-	compareImports(t, importedRecords(t, w.Home, w.Project), importedRecords(t, ref, w.Project))
+	compareImports(t, importedRecords(t, w.Home, w.Project), referenceImport(t, w, args...))
 }
