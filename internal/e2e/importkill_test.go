@@ -198,6 +198,25 @@ func interruptedPasses(t *testing.T, home, project string) int {
 	return n
 }
 
+// cutLastLines counts the sessions whose last line lacks its '\n' (a
+// write the kill cut short), and those of them whose last line is a whole
+// record all the same (the cut fell just before the '\n').
+func cutLastLines(t *testing.T, home, project string) (torn, whole int) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(home, "projects", escapeForTest(project), "*.jsonl"))
+	for _, f := range files {
+		data := readFile(t, f)
+		if len(data) == 0 || data[len(data)-1] == '\n' {
+			continue
+		}
+		torn++
+		if json.Valid(data[bytes.LastIndexByte(data, '\n')+1:]) {
+			whole++
+		}
+	}
+	return torn, whole
+}
+
 // killAt is when importAndKill kills: once the import has reported
 // `after` sessions, or, with midPass, once a session in the store is seen
 // in the middle of a pass; then after pause.
@@ -336,7 +355,8 @@ func TestImportKilledAtAnyMoment(t *testing.T) {
 			kills++
 			n := interruptedPasses(t, w.Home, w.Project)
 			interrupted += n
-			t.Logf("run %d: killed after %s: %d sessions mid-pass", run, k, n)
+			torn, whole := cutLastLines(t, w.Home, w.Project)
+			t.Logf("run %d: killed after %s: %d sessions mid-pass, %d ending inside a line (%d of them a whole record without its newline)", run, k, n, torn, whole)
 		}
 	}
 	if kills < wantKills {
@@ -356,11 +376,7 @@ func TestImportKilledAtAnyMoment(t *testing.T) {
 		t.Errorf("%d sessions still mid-pass after a clean import", n)
 	}
 
-	// The same sources, imported once without a kill, into another store.
-	ref := filepath.Join(w.Root, "refhome")
-	w.ExtraEnv = []string{"CLAWDCODE_HOME=" + ref}
-	w.MustRun(args...)
-	want := importedRecords(t, ref, w.Project)
+	want := referenceImport(t, w, args...)
 	if len(want) != c.sessions() {
 		t.Fatalf("the reference import holds %d sessions", len(want))
 	}
@@ -401,8 +417,15 @@ func TestImportTwiceAtOnce(t *testing.T) {
 	if !slices.ContainsFunc(results, func(r result) bool { return strings.Contains(r.Stdout, all) }) {
 		t.Errorf("no import says %q:\n%v", all, results)
 	}
+	compareImports(t, importedRecords(t, w.Home, w.Project), referenceImport(t, w, args...))
+}
+
+// referenceImport imports the same sources once, never interrupted, into
+// another store and returns its records (see importedRecords).
+func referenceImport(t *testing.T, w *world, args ...string) map[string]map[string]int {
+	t.Helper()
 	ref := filepath.Join(w.Root, "refhome")
 	w.ExtraEnv = []string{"CLAWDCODE_HOME=" + ref}
 	w.MustRun(args...)
-	compareImports(t, importedRecords(t, w.Home, w.Project), importedRecords(t, ref, w.Project))
+	return importedRecords(t, ref, w.Project)
 }

@@ -51,7 +51,9 @@
 // End it converts what the source gained since To (a last line without
 // its '\n' waits for the next import); otherwise the pass was cut short
 // (a kill, a crash, a full disk) and is converted again, its first N
-// records, already in the file, left out. So a kill at any moment — the
+// records, already in the file, left out. A last record that lacks only
+// its '\n' (a kill between its last byte and its newline) is whole: the
+// store keeps it, so its mark counts. So a kill at any moment — the
 // session just created and empty, a batch half written, the state not yet
 // saved — loses no record and writes none twice, and the session file is
 // never rewritten (a torn last batch stays one bad line, which readers

@@ -30,8 +30,10 @@ type ImportPos struct {
 // from the end, only the first bytes of each line (the mark follows the
 // common fields), and decodes in full only the line whose mark it
 // returns, to be sure that it is a record and not the head of a write a
-// crash cut short. The lines it walks past are the records appended after
-// the import (a user who continued the session).
+// crash cut short. A last line without its '\n' that decodes whole is a
+// record, as for every reader and for Append (which closes the line). The
+// lines it walks past are the records appended after the import (a user
+// who continued the session).
 func (s *Session) LastImportPos() (*ImportPos, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -51,23 +53,23 @@ func (s *Session) HasRecords() bool {
 }
 
 func lastImportPos(f *os.File, size int64) (*ImportPos, error) {
-	end := size
-	if end > 0 {
-		var b [1]byte
-		if _, err := f.ReadAt(b[:], end-1); err != nil {
-			return nil, err
-		}
-		if b[0] != '\n' {
-			// A last line without its '\n' is a write cut short.
-			start, err := lineStartBefore(f, end, nil)
-			if err != nil {
-				return nil, err
-			}
-			end = start
-		}
+	if size == 0 {
+		return nil, nil
 	}
-	for end > 0 {
-		lineEnd := end - 1 // without its '\n'
+	// The last line may lack its '\n' (a write cut short). When it
+	// parses whole — a kill between a record's '}' and its '\n' — it is a
+	// record, as for every reader and for Append, which closes the line
+	// and writes on after it: its mark counts, or the next import would
+	// write that record again. A torn line does not parse and is passed.
+	lineEnd := size
+	var b [1]byte
+	if _, err := f.ReadAt(b[:], size-1); err != nil {
+		return nil, err
+	}
+	if b[0] == '\n' {
+		lineEnd-- // without its '\n'
+	}
+	for {
 		start, err := lineStartBefore(f, lineEnd, nil)
 		if err != nil {
 			return nil, err
@@ -85,9 +87,11 @@ func lastImportPos(f *os.File, size int64) (*ImportPos, error) {
 				return pos, nil
 			}
 		}
-		end = start
+		if start == 0 {
+			return nil, nil
+		}
+		lineEnd = start - 1
 	}
-	return nil, nil
 }
 
 // rawImportPos decodes the top-level fields at the start of a line up to
@@ -157,13 +161,18 @@ func validLine(f *os.File, start, end int64) (bool, error) {
 
 // ImportOrigin returns the origin named by the session's first record
 // when that is an import record, nil otherwise (a session started here,
-// or a first line a crash cut short).
+// or a first line a crash cut short). A first line that is the only one
+// and lacks its '\n' is that record when it decodes whole, as for
+// LastImportPos.
 func (s *Session) ImportOrigin() (*ImportInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	end, err := nextNewline(s.f, 0)
-	if err != nil || end < 0 {
+	if err != nil {
 		return nil, err
+	}
+	if end < 0 {
+		end = s.size
 	}
 	line, whole, err := linePrefix(s.f, 0, end)
 	if err != nil || !whole {

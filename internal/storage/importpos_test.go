@@ -9,8 +9,9 @@ import (
 
 // The last progress mark is the last whole record's: a write cut short
 // (torn, whether still last or closed by a later '\n') is no record even
-// when its first bytes carry a mark, and records appended after the
-// import (a user who continued the session) are walked past.
+// when its first bytes carry a mark, a record cut short of its '\n' only
+// is one (Append keeps it), and records appended after the import (a
+// user who continued the session) are walked past.
 func TestLastImportPos(t *testing.T) {
 	p := newTestProject(t)
 	ctx := context.Background()
@@ -63,4 +64,51 @@ func TestLastImportPos(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("torn line closed by a later append", ImportPos{From: 99, To: 200, N: 1})
+	// A kill between a record's last byte and its '\n': the record is
+	// whole, and the next append closes its line.
+	whole := strings.Replace(torn, `cut he`, `whole"}}`, 1)
+	if err := os.WriteFile(path, append(b, whole...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check("whole last record without its newline", ImportPos{From: 99, To: 200, N: 2})
+	s3, err := p.Open(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s3, &Record{Type: TypeUser, Message: &Message{Role: "user", Content: "z"}, ImportPos: &ImportPos{From: 99, To: 200, N: 3}})
+	s3.Close()
+	check("that record closed by a later append", ImportPos{From: 99, To: 200, N: 3})
+	if got, err := os.ReadFile(path); err != nil || !strings.Contains(string(got), `whole"}}`+"\n{") {
+		t.Errorf("the record without its newline is not kept as a line of its own: %v", err)
+	}
+}
+
+// A session cut just before the '\n' of its import record (a kill in the
+// middle of the import's first write) still names its origin: the record
+// is whole, and its mark counts.
+func TestImportOriginWithoutNewline(t *testing.T) {
+	p := newTestProject(t)
+	ctx := context.Background()
+	s := mustCreate(t, p)
+	id, path := s.ID(), s.Path()
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeImport, Import: &ImportInfo{Tool: "claude-code", Path: "/src/a.jsonl"}, ImportPos: &ImportPos{To: 99, N: 1}})
+	s.Close()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, fi.Size()-1); err != nil {
+		t.Fatal(err)
+	}
+	s, err = p.Open(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if from, err := s.ImportOrigin(); err != nil || from == nil || from.Path != "/src/a.jsonl" {
+		t.Errorf("origin: %+v, %v", from, err)
+	}
+	if pos, err := s.LastImportPos(); err != nil || pos == nil || *pos != (ImportPos{To: 99, N: 1}) {
+		t.Errorf("mark: %+v, %v", pos, err)
+	}
 }

@@ -1,0 +1,216 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/fixtures"
+	"github.com/clawdcode/clawdcode/internal/storage"
+)
+
+// An import killed at any moment leaves its session file cut at some
+// byte: SIGKILL in the middle of a write(2) keeps the pages copied so
+// far, so the cut may fall anywhere in a line — between a record's last
+// '}' and its '\n' too — and the import state and the index may not have
+// been written. For a cut at each such place in a session imported in two
+// passes (the source grew between them), the next import must leave the
+// session with exactly the records of the import that was never cut, in
+// the same order: none missing, none twice.
+func TestImportResumesAfterACutAtAnyPlace(t *testing.T) {
+	t.Parallel()
+	const id, cwd = "6f1c5a52-3a63-4c9e-9f1b-6a0b3c1d2e4f", "/home/someone/project"
+	for _, transcript := range []string{
+		"claude-code-log_dag_compact_after_rewind.jsonl", // a rewind and a compaction
+		"claude-code-log_representative_messages.jsonl",  // a title
+	} {
+		t.Run(transcript, func(t *testing.T) {
+			t.Parallel()
+			parts := [][]byte{ // two passes
+				fixtures.ClaudeCopies(t, transcript, id, cwd, 1, 2),
+				fixtures.ClaudeCopies(t, transcript, id, cwd, 3, 2),
+			}
+			testResumeAfterCuts(t, ClaudeCode, filepath.Join("-p", id+".jsonl"), id, parts)
+		})
+	}
+	t.Run("codex", func(t *testing.T) {
+		t.Parallel()
+		name := "rollout-2026-11-23T15-58-06-01a20920-faf5-7b82-b470-7899bbb2e813.jsonl"
+		lines := bytes.SplitAfter(fixtures.Read(t, "codex", name), []byte("\n"))
+		// The file grew between two turns: a pass that starts inside a
+		// turn does not know the model its turn_context named (its
+		// replies say "unknown"), so one pass and two would differ.
+		half := len(lines) / 2
+		for !bytes.Contains(lines[half], []byte(`"type":"turn_context"`)) {
+			half++
+		}
+		parts := [][]byte{bytes.Join(lines[:half], nil), bytes.Join(lines[half:], nil)}
+		testResumeAfterCuts(t, Codex, filepath.Join("2026", "11", "23", name), "01a20920-faf5-7b82-b470-7899bbb2e813", parts)
+	})
+}
+
+// testResumeAfterCuts imports parts of a source file, written one after
+// the other, to the session id; then cuts that session at every place a
+// kill can and checks what the next import makes of it.
+func testResumeAfterCuts(t *testing.T, tool, rel, id string, parts [][]byte) {
+	srcDir := t.TempDir()
+	src := filepath.Join(srcDir, rel)
+	if err := os.MkdirAll(filepath.Dir(src), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	clean := t.TempDir()
+	for _, part := range parts {
+		appendFile(t, src, part)
+		importHome(t, tool, clean, srcDir)
+	}
+	session := sessionFile(t, clean, id)
+	full, err := os.ReadFile(session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantLoose := recordLines(full, false), recordLines(full, true)
+	srel, _ := filepath.Rel(clean, session)
+	for _, cut := range cutPlaces(full) {
+		home := t.TempDir()
+		copyTree(t, clean, home)
+		if err := os.Truncate(filepath.Join(home, srel), int64(cut)); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(filepath.Join(home, "import", "state.json")) // killed before the state was saved
+		importHome(t, tool, home, srcDir)
+		b, err := os.ReadFile(filepath.Join(home, srel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := recordLines(b, false), want
+		if len(recordLines(full[:cut], false)) == 0 {
+			// Nothing of the session was whole: the import starts over
+			// with the source as it is now, in one pass, so the marks
+			// and the titles (one per pass) differ from the clean's.
+			got, want = recordLines(b, true), wantLoose
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("cut at byte %d of %d (%q|%q): the session holds %d records, want %d; first difference:\n%s",
+				cut, len(full), full[max(0, cut-16):cut], full[cut:min(len(full), cut+16)], len(got), len(want), firstDifference(got, want))
+		}
+	}
+}
+
+// cutPlaces are the places a kill can leave a session file at: empty,
+// and around every line's end — after its '\n', before it (the record
+// whole, its '\n' not written), one byte earlier (the record torn) — and
+// in the middle of every line.
+func cutPlaces(b []byte) []int {
+	cuts := []int{0}
+	start := 0
+	for i, c := range b {
+		if c != '\n' {
+			continue
+		}
+		cuts = append(cuts, start+(i-start)/2, i-1, i, i+1)
+		start = i + 1
+	}
+	return cuts
+}
+
+// recordLines are the session's records, one JSON object per line as
+// stored, without what a store draws anew (uuids it makes up, the
+// parents that follow from them) and what follows from how the index
+// was kept (the listing); loose, also without what depends on how the
+// import was cut into passes (the progress marks, the titles). Lines
+// that do not parse (torn) are left out: readers skip them.
+func recordLines(b []byte, loose bool) []string {
+	var out []string
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var m map[string]any
+		if json.Unmarshal(line, &m) != nil || loose && m["type"] == "title" {
+			continue
+		}
+		if loose {
+			delete(m, "importPos")
+		}
+		delete(m, "uuid")
+		delete(m, "parentUuid")
+		delete(m, "listing")
+		j, _ := json.Marshal(m)
+		out = append(out, string(j))
+	}
+	return out
+}
+
+func firstDifference(got, want []string) string {
+	for i := range max(len(got), len(want)) {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			return fmt.Sprintf("record %d\n got  %.300s\n want %.300s", i+1, g, w)
+		}
+	}
+	return ""
+}
+
+func importHome(t *testing.T, tool, home, srcDir string) {
+	t.Helper()
+	im := &Importer{Store: storage.NewStore(home), Warn: func(s string) { t.Errorf("warning: %s", s) }}
+	if _, err := im.Import(context.Background(), tool, srcDir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sessionFile(t *testing.T, home, id string) string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(home, "projects", "*", id+".jsonl"))
+	if err != nil || len(m) != 1 {
+		t.Fatalf("session %s in %s: %v %v", id, home, m, err)
+	}
+	return m[0]
+}
+
+func appendFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyTree copies the regular files under from to to.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o700)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
