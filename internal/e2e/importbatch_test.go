@@ -124,3 +124,29 @@ func checkIndexed(t *testing.T, home, project string) {
 		t.Errorf("%d of %d sessions missing from index.json or at another size", missing, len(files))
 	}
 }
+
+// TestImportRemovesWhatAKilledSaveLeft: an import killed while it saved
+// its state leaves the temporary file of that save in the home's import
+// directory. The next import, which holds the import lock, removes it, so
+// kills do not pile files up there.
+func TestImportRemovesWhatAKilledSaveLeft(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	src := filepath.Join(w.Root, "claude")
+	writeSmallSessions(t, src, w.Project, 3)
+	dir := filepath.Join(w.Home, "import")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	left := filepath.Join(dir, "state-123456.tmp")
+	if err := os.WriteFile(left, []byte(`{"files":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.MustRun("import", "claude-code", src)
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("the killed save's %s is still there after an import (%v)", filepath.Base(left), err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil {
+		t.Errorf("the import wrote no state: %v", err)
+	}
+}

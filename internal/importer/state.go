@@ -49,9 +49,11 @@ func (st *state) unchanged(path string, fi fs.FileInfo) bool {
 }
 
 // loadState reads the state; one that cannot be read is reported and
-// taken as empty.
+// taken as empty. It runs under the import lock, so a temporary file of a
+// save (state-*.tmp) is one a killed import left: it is removed.
 func loadState(home string, warn func(string)) *state {
 	st := &state{path: filepath.Join(home, "import", "state.json"), Files: map[string]fileState{}}
+	removeLeftTemps(filepath.Dir(st.path))
 	b, err := storage.ReadRegular(st.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st
@@ -67,6 +69,16 @@ func loadState(home string, warn func(string)) *state {
 		st.Files = map[string]fileState{}
 	}
 	return st
+}
+
+// removeLeftTemps deletes the temporary files of saves that were killed
+// between creating and renaming them; best effort, the state never
+// depends on them.
+func removeLeftTemps(dir string) {
+	left, _ := filepath.Glob(filepath.Join(dir, "state-*.tmp"))
+	for _, p := range left {
+		_ = os.Remove(p)
+	}
 }
 
 // save writes the state atomically (a temporary file renamed over it);
