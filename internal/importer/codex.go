@@ -58,6 +58,36 @@ type codex struct {
 
 func newCodex(out *converted) *codex { return &codex{out: out} }
 
+// prime takes in a line before the pass's start what the lines of the
+// pass need of it, writing nothing: the git branch of the session's meta
+// and the model of the latest turn context. A pass that starts inside a
+// turn (the rollout grew while Codex ran) then names the model a one-pass
+// import would.
+func (c *codex) prime(raw []byte) {
+	var l cxLine
+	if json.Unmarshal(raw, &l) != nil {
+		return
+	}
+	switch l.Type {
+	case "session_meta":
+		var m cxMeta
+		if json.Unmarshal(l.Payload, &m) == nil && m.Git != nil {
+			c.branch = m.Git.Branch
+		}
+	case "turn_context":
+		c.turnContext(l.Payload)
+	}
+}
+
+func (c *codex) turnContext(payload json.RawMessage) {
+	var tc struct {
+		Model string `json:"model"`
+	}
+	if json.Unmarshal(payload, &tc) == nil && tc.Model != "" {
+		c.model = tc.Model
+	}
+}
+
 func (c *codex) line(raw []byte) error {
 	var l cxLine
 	if err := json.Unmarshal(raw, &l); err != nil {
@@ -91,12 +121,7 @@ func (c *codex) line(raw []byte) error {
 		}
 		c.item(&it, l.Timestamp)
 	case "turn_context":
-		var tc struct {
-			Model string `json:"model"`
-		}
-		if json.Unmarshal(l.Payload, &tc) == nil && tc.Model != "" {
-			c.model = tc.Model
-		}
+		c.turnContext(l.Payload)
 	case "compacted":
 		var cp cxCompacted
 		if err := json.Unmarshal(l.Payload, &cp); err != nil {

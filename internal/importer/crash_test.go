@@ -43,12 +43,12 @@ func TestImportResumesAfterACutAtAnyPlace(t *testing.T) {
 		t.Parallel()
 		name := "rollout-2026-11-23T15-58-06-01a20920-faf5-7b82-b470-7899bbb2e813.jsonl"
 		lines := bytes.SplitAfter(fixtures.Read(t, "codex", name), []byte("\n"))
-		// The file grew between two turns: a pass that starts inside a
-		// turn does not know the model its turn_context named (its
-		// replies say "unknown"), so one pass and two would differ.
+		// The file grew inside a turn: the second pass names the model
+		// the turn's context, in the first part, named (a pass that
+		// starts there once said "unknown").
 		half := len(lines) / 2
-		for !bytes.Contains(lines[half], []byte(`"type":"turn_context"`)) {
-			half++
+		for !bytes.Contains(lines[half-1], []byte(`"role":"user"`)) {
+			half++ // the reply to this user message is in the second part
 		}
 		parts := [][]byte{bytes.Join(lines[:half], nil), bytes.Join(lines[half:], nil)}
 		testResumeAfterCuts(t, Codex, filepath.Join("2026", "11", "23", name), "01a20920-faf5-7b82-b470-7899bbb2e813", parts)

@@ -51,6 +51,13 @@ type converter interface {
 	end()
 }
 
+// primer is a converter whose records depend on lines before a pass's
+// start (the model a Codex turn context named): prime is given each such
+// line, and writes nothing.
+type primer interface {
+	prime(raw []byte)
+}
+
 func newConverter(tool string, out *converted) converter {
 	if tool == Codex {
 		return newCodex(out)

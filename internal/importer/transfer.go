@@ -160,6 +160,9 @@ func growth(from, end int64) []pass {
 func (r *run) runPass(ctx context.Context, f *os.File, path string, h head, t *target, ps pass) (int, error) {
 	out := &converted{sessionID: h.id, cwd: h.cwd, uuids: map[string]bool{}, large: newLargeTexts(f)}
 	conv := newConverter(r.tool, out)
+	if err := primeConverter(conv, f, ps.from); err != nil {
+		return 0, err
+	}
 	e := newEmitter(t, ps, h.cwd)
 	e.large = out.large
 	if ps.head {
@@ -192,6 +195,26 @@ func (r *run) runPass(ctx context.Context, f *os.File, path string, h head, t *t
 		r.im.Warn(fmt.Sprintf("import %s: the file changed since it was imported; left as it is", path))
 	}
 	return e.written, ctx.Err()
+}
+
+// primeConverter gives a primer the source's lines before from, so that a
+// pass which starts there converts as one pass from the start would. It
+// reads the prefix again, which only a source that grew costs.
+func primeConverter(conv converter, f *os.File, from int64) error {
+	p, ok := conv.(primer)
+	if !ok || from == 0 {
+		return nil
+	}
+	// Huge strings are left in the file (a throwaway largeTexts), so a
+	// huge line costs no more here than in a pass.
+	_, err := readLines(io.NewSectionReader(f, 0, from), newLargeTexts(f), func(_ int, _ int64, line []byte) error {
+		p.prime(line)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read %s before offset %d: %w", f.Name(), from, err)
+	}
+	return nil
 }
 
 // head is what the first lines of a source say: the session's id and
