@@ -44,7 +44,9 @@
 //
 // A source file is imported in passes, each over the whole lines of a byte
 // range [from, to) fixed when it starts; converting a range is
-// deterministic. Every record a pass writes carries its progress mark,
+// deterministic, and a range that starts past 0 converts as it would in
+// one pass from the start (a Codex pass is first primed with the model
+// and branch the lines before it named). Every record a pass writes carries its progress mark,
 // storage.ImportPos{From, To, N, End}: the N-th record of the pass, End on
 // the last. The session file is the truth about an import: the next one
 // reads the last whole record's mark from the session's tail. After an
@@ -64,7 +66,8 @@
 // $CLAWDCODE_HOME/import/state.json is only a cache: per source file, its
 // size and mtime and its session's size when the last import ended, so
 // that an unchanged file costs two stats. A file whose entry is missing or
-// out of date is checked against its session's marks. It is written with
+// out of date is checked against its session's marks. The temporary file
+// of a save a kill interrupted is removed by the next import. It is written with
 // the index entries, every 512 sessions or half as many as were written
 // before, whichever is more, and at the end.
 //
