@@ -49,11 +49,11 @@ func TestLedgerKeepsTheFactsASummaryDrops(t *testing.T) {
 	reqs := agentRequests(w.Server)
 	text := requestText(reqs[len(reqs)-1])
 	facts := []string{
-		"limits.txt (read): retry budget = 4817263",
-		"`sh check.sh --module quorum` — exit status 3",
+		"limits.txt budget=4817263",
+		"sh check.sh --module quorum → exit status 3",
 		"quorum mismatch: want 7 got 5",
 		"--- FAIL: TestQuorum",
-		"main.go (edited, lines -1 +3)",
+		"main.go edited -1 +3",
 		"old_string not found",
 	}
 	for _, f := range facts {
