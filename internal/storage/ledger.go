@@ -41,8 +41,16 @@ type LedgerEntry struct {
 }
 
 // namedNumber is a number with its name ("limit = 4096", "p99: 35ms"),
-// its unit kept.
-var namedNumber = regexp.MustCompile(`([A-Za-z_][\w.\-]*)\s*[=:]\s*(-?\d[\d_,]*(?:\.\d+)?[A-Za-z%µ]*)`)
+// its unit kept; spacedNumber one written with blanks around its = or :
+// (not "main.go:3").
+var (
+	namedNumber  = regexp.MustCompile(`([A-Za-z_][\w.\-]*)\s*[=:]\s*(` + numberValue + `)`)
+	spacedNumber = regexp.MustCompile(`([A-Za-z_][\w.\-]*)(?:\s+[=:]\s*|[=:]\s+)(` + numberValue + `)`)
+)
+
+// numberValue is a number's value: digits, maybe grouped ("1,024"), a
+// fraction, a unit.
+const numberValue = `-?\d(?:[\d_,]*\d)?(?:\.\d+)?[A-Za-z%µ]*`
 
 // BareNumbers is the named numbers of a line as name=value tokens
 // ("budget limit = 4096, p99: 35ms" → "limit=4096 p99=35ms"), the line
@@ -114,7 +122,7 @@ func (c LedgerCommand) Line() string {
 // squeezeNumbers writes a line's named numbers without the blanks around
 // their = or : ("retry budget = 48" → "retry budget=48").
 func squeezeNumbers(line string) string {
-	return namedNumber.ReplaceAllString(line, "$1=$2")
+	return spacedNumber.ReplaceAllString(line, "$1=$2")
 }
 
 // Listing is the whole ledger as Recall shows a boundary: every entry
