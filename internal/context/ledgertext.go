@@ -83,9 +83,11 @@ func (r ledgerRooms) take(bounds []ledgerBound, line string) bool {
 // uuid. Lines are measured by the counter's tokens per byte over all the
 // ledger's lines (paths, commands and numbers split into tokens alike, so
 // the rate holds line by line far better than a general estimate), and
-// the text is counted whole: when it is over, the rate is raised by as
-// much and the text made again. So a compaction counts a few texts,
-// however long the ledger, and the ledger takes its share and never more.
+// the text is counted whole: when it is over, or leaves more than a
+// hundredth of its share while it folds entries, the rate is moved by as
+// much and the text made again, four times at most, and the fullest that
+// fits is kept. So a compaction counts a few texts, however long the
+// ledger, and the ledger takes its share and never more.
 func fitLedger(l *storage.Ledger, budget, room int, size, count func(string) int, boundary string) string {
 	if ledgerEmpty(l) {
 		return ""
@@ -96,17 +98,24 @@ func fitLedger(l *storage.Ledger, budget, room int, size, count func(string) int
 		b.WriteString("\n" + e.Line)
 	}
 	rate := float64(count(b.String())) / float64(b.Len())
+	best, bestN := "", 0
 	for range 4 {
 		r := rate
 		counted := func(s string) int { return int(math.Round(float64(len(s)) * r)) }
 		text := ledgerText(l, []ledgerBound{{budget, counted}, {room, size}}, boundary)
 		n := count(text)
-		if n <= budget {
-			return text
+		if n <= budget && n > bestN {
+			best, bestN = text, n
+		}
+		if n <= budget && (budget-n <= budget/100 || !strings.Contains(text, foldedStart)) {
+			break // as full as a line more could make it, or nothing folded
 		}
 		rate *= float64(n+1) / float64(budget)
 	}
-	return ledgerText(l, []ledgerBound{{budget, count}, {room, size}}, boundary)
+	if best == "" {
+		best = ledgerText(l, []ledgerBound{{budget, count}, {room, size}}, boundary)
+	}
+	return best
 }
 
 // ledgerText is the ledger as the model reads it, within every bound
@@ -166,9 +175,12 @@ func ledgerText(l *storage.Ledger, bounds []ledgerBound, boundary string) string
 	return b.String()
 }
 
+// foldedStart opens the folded note.
+const foldedStart = "Folded for room:"
+
 // foldedNote says how many entries were folded and the ref that lists
 // them.
 func foldedNote(n int, boundary string) string {
-	return fmt.Sprintf("Folded for room: %d entries; Recall ref=%s lists the whole ledger, each entry with the ref of its call.",
-		n, storage.ShortRef(boundary))
+	return fmt.Sprintf("%s %d entries; Recall ref=%s lists the whole ledger, each entry with the ref of its call.",
+		foldedStart, n, storage.ShortRef(boundary))
 }
