@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -34,12 +36,15 @@ type carry struct {
 }
 
 // compaction is what one compaction carries: the ledger merged with what
-// the records it takes out tell, the user's rules gathered so far, and
-// the afterword that states them.
+// the records it takes out tell, the user's rules gathered so far, the
+// afterword that states them, and the uuid its boundary record takes —
+// chosen here because the afterword names it: Recall opens the boundary
+// as the whole ledger (storage.Ledger.Listing), folded entries included.
 type compaction struct {
 	ledger    *storage.Ledger
 	rules     []string
 	afterword string
+	boundary  string
 }
 
 // carryInput is what a compaction is: the live context all, of which it
@@ -54,8 +59,11 @@ type carryInput struct {
 	// room is what the trigger leaves for the conversation once the
 	// system prompt, tools and pins are sent: at a small window the
 	// afterword must leave most of it free (ledgerRoomShare, packetRoomShare).
-	room         int
-	size         func(string) int
+	room int
+	// size is the fast measure of a text (the afterword's parts' bounds),
+	// count the exact one: the ledger's share of the request is counted,
+	// so that it takes its whole 15 % and never more.
+	size, count  func(string) int
 	pins         []storage.Pin
 	instructions string
 }
@@ -64,9 +72,8 @@ type carryInput struct {
 // writes content as the summary message (before the afterword).
 func compactionInput(m *Manager, cut int, content string) carryInput {
 	all := m.live.entries()
-	r := roomEstimate(m)
-	return carryInput{root: m.opt.Root, all: all, cut: cut, base: m.keep.postSize(content, all[cut:]),
-		window: m.guard.effective, room: r, size: m.acct.approxText, pins: m.pins.pins(), instructions: m.opt.Instructions}
+	return carryInput{root: m.opt.Root, all: all, cut: cut, base: m.keep.postSize(content, all[cut:]), window: m.guard.effective, room: roomEstimate(m),
+		size: m.acct.approxText, count: m.acct.counter.Text, pins: m.pins.pins(), instructions: m.opt.Instructions}
 }
 
 // carryOver prepares what a compaction carries: the ledger of all[:cut]
@@ -90,17 +97,20 @@ func (c *carry) carryOver(in carryInput) compaction {
 			rest = append(rest, t)
 		}
 	}
-	// The ledger may take ledgerShare of the whole request: base, the rest
-	// of the afterword and itself.
+	// The ledger may take ledgerShare of the whole request (base, the rest
+	// of the afterword and itself), counted, and ledgerRoomShare of the
+	// room, estimated as the ladder reckons the room.
 	others := in.base
 	for _, t := range rest {
-		others += in.size(t)
+		others += in.count(t)
 	}
 	parts := rest
-	if t := ledgerText(ledger, min(int(ledgerShare/(1-ledgerShare)*float64(others)), roomShare(ledgerRoomShare, in.room)), in.size); t != "" {
+	boundary := uuid.NewString()
+	budget := int(ledgerShare / (1 - ledgerShare) * float64(others))
+	if t := fitLedger(ledger, budget, roomShare(ledgerRoomShare, in.room), in.size, in.count, boundary); t != "" {
 		parts = append([]string{t}, rest...)
 	}
-	return compaction{ledger: ledger, rules: rules, afterword: carriedStart + "\n\n" + strings.Join(parts, "\n\n")}
+	return compaction{ledger: ledger, rules: rules, afterword: carriedStart + "\n\n" + strings.Join(parts, "\n\n"), boundary: boundary}
 }
 
 // ledgerRoomShare and packetRoomShare are the most of the room (see room)

@@ -143,7 +143,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 	brokenCache(rcpt, post-fixed, m.opt.Prices, m.opt.Model)
 	usage := m.usage.total()
 	boundary := &storage.Record{
-		UUID:    uuid.NewString(),
+		UUID:    carried.boundary,
 		Type:    storage.TypeSystem,
 		Subtype: storage.SubtypeCompactBoundary,
 		Message: &storage.Message{Role: chat.RoleSystem, Content: "Conversation compacted"},
@@ -298,10 +298,11 @@ func (k retention) cut(frac float64) (cut int, ok bool) {
 }
 
 // postSize is the request after a compaction whose summary message is
-// content and which keeps retained, by approx: the share the ledger may
-// take is reckoned from it.
+// content and which keeps retained: the share the ledger may take is
+// reckoned from it. What is counted is counted (the fixed part, the
+// summary, the retained records already counted), the rest is approx.
 func (k retention) postSize(content string, retained []*entry) int {
-	n := k.acct.fixed() + k.acct.approxText(content)
+	n := k.acct.fixed() + k.acct.counter.Text(content)
 	for _, e := range retained {
 		n += k.acct.approx(e)
 	}

@@ -57,7 +57,7 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 	post := m.acct.fixed() + m.acct.counter.Message(chat.Message{Role: chat.RoleUser, Content: content})
 	usage := m.usage.total()
 	boundary := &storage.Record{
-		UUID:    uuid.NewString(),
+		UUID:    carried.boundary,
 		Type:    storage.TypeSystem,
 		Subtype: storage.SubtypeCompactBoundary,
 		Message: &storage.Message{Role: chat.RoleSystem, Content: "Conversation handed off from session " + fromSession},

@@ -18,14 +18,18 @@ import (
 // takes out, without asking any model. It is stored on the boundary
 // (compactMetadata.ledger), merged into the next compaction's (a file or
 // a command met again replaces its entry) and written to the model right
-// after the summary, bounded: what does not fit is folded to its ref,
-// which Recall takes (a unique prefix of a record's uuid).
+// after the summary, bounded: what does not fit is folded, and the
+// boundary's ref, which Recall opens as the whole ledger with each
+// entry's ref, keeps it one call away.
 
 // Bounds of the ledger as stored: the most recent entries of each list.
 const (
 	ledgerMaxFiles    = 200
 	ledgerMaxCommands = 100
-	ledgerMaxLines    = 60 // tests, numbers and errors, each
+	ledgerMaxLines    = 60 // tests and errors, each
+	// ledgerMaxNumbers bounds the numbers as the files: most are what a
+	// file's read showed, and go on its line.
+	ledgerMaxNumbers = ledgerMaxFiles
 	// ledgerLinesPerCall is how many test or number lines one call adds.
 	ledgerLinesPerCall = 3
 	ledgerLineBytes    = 160
@@ -33,9 +37,6 @@ const (
 	// ledgerShare is the most of the request after a compaction the
 	// ledger may take.
 	ledgerShare = 0.15
-	// refLen is how much of a uuid the model is shown: Recall takes a
-	// unique prefix.
-	refLen = 8
 )
 
 var (
@@ -126,15 +127,34 @@ func numberKey(line string) string {
 
 // addNumber adds a number line unless the ledger has the same named
 // number already (a Grep finding the line a Read showed): the first
-// stays, with the call that showed it.
+// stays, with the call that showed it — unless x is a file's read and the
+// first is not (a Grep printed it before the file was read): then the
+// number goes on the file's line, where it costs a few tokens and no
+// second path or ref.
 func addNumber(l *storage.Ledger, x storage.LedgerLine) {
 	key := numberKey(x.Text)
-	for _, y := range l.Numbers {
-		if numberKey(y.Text) == key {
+	for i, y := range l.Numbers {
+		if numberKey(y.Text) != key {
+			continue
+		}
+		if !fileSource(x.Source) || fileSource(y.Source) {
 			return
 		}
+		l.Numbers = append(l.Numbers[:i:i], l.Numbers[i+1:]...)
+		break
 	}
-	addLine(&l.Numbers, x)
+	l.Numbers = replaceLast(l.Numbers, x, func(y storage.LedgerLine) bool { return y.Text == x.Text }, ledgerMaxNumbers)
+}
+
+// fileSource reports whether a line's source is a file's read, write or
+// edit ("Read src/a.go").
+func fileSource(source string) bool {
+	name, _, ok := strings.Cut(source, " ")
+	switch strings.ToLower(name) {
+	case "read", "write", "edit":
+		return ok
+	}
+	return false
 }
 
 // fileLines is what a file call read, wrote or changed, in lines.

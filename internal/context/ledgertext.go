@@ -2,11 +2,11 @@ package contextmgr
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
-	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // ledgerHeading opens the ledger's text.
@@ -15,72 +15,116 @@ const ledgerHeading = "Evidence ledger (read from the tool records, not from the
 // ledgerItem is one line of the ledger's text and how much it matters:
 // what does not fit the budget is folded, least weight and oldest first.
 type ledgerItem struct {
-	section, order, weight int
-	line, ref              string
+	storage.LedgerEntry
+	order, weight int
 }
 
-var ledgerSections = []string{"Files:", "Commands:", "Test results:", "Numbers:", "Errors:"}
-
-// ledgerItems lists l's lines with their weights: what changed the work
-// (edits, writes, failures, errors) weighs most, a read or a command that
-// succeeded least. The numbers a file's read showed go on the file's line
-// (one path and one ref instead of two), which then weighs more than a
-// number a search printed.
+// ledgerItems lists l's lines (storage.Ledger.Entries) with their
+// weights: what changed the work (edits, writes, failures, errors) weighs
+// most, a read or a command that succeeded least; a read that showed
+// numbers weighs more than a number a search printed.
 func ledgerItems(l *storage.Ledger) []ledgerItem {
-	var items []ledgerItem
-	byRef := map[string]int{}
-	for _, f := range l.Files {
-		// A read's line count is left out: what a read showed is in its
-		// numbers, and the count rarely matters.
-		weight, what := 5, f.Op
-		switch f.Op {
-		case "read":
-			weight = 1
-		case "write":
-			what = "written, " + f.Lines + " lines"
-		case "edit":
-			what = "edited, lines " + f.Lines
-		}
-		byRef[f.Ref] = len(items)
-		items = append(items, ledgerItem{section: 0, weight: weight, ref: f.Ref, line: "- " + f.Path + " (" + what + ")"})
-	}
-	for _, c := range l.Commands {
-		it := ledgerItem{section: 1, weight: 5, ref: c.Ref}
-		switch {
-		case c.Exit == 0:
-			it.weight, it.line = 2, fmt.Sprintf("- `%s` — exit status 0", termtext.Flatten(c.Command, 200))
-		case c.Exit < 0:
-			it.line = fmt.Sprintf("- `%s` — did not exit: %s", termtext.Flatten(c.Command, 200), c.Error)
-		default:
-			it.line = fmt.Sprintf("- `%s` — exit status %d: %s", termtext.Flatten(c.Command, 200), c.Exit, c.Error)
-		}
-		items = append(items, it)
-	}
-	sep := map[bool]string{true: ": ", false: "; "}
-	for i, lines := range [][]storage.LedgerLine{l.Tests, l.Numbers, l.Errors} {
-		// A number on a file's line weighs 3: that file was read for it. A
-		// number a search or a command printed (a Grep finds many) weighs
-		// as a command that succeeded.
-		weight := []int{4, 2, 4}[i]
-		for _, x := range lines {
-			if j, ok := byRef[x.Ref]; ok && i == 1 {
-				items[j].line += sep[strings.HasSuffix(items[j].line, ")")] + x.Text
-				items[j].weight = max(items[j].weight, 3)
-				continue
-			}
-			items = append(items, ledgerItem{section: 2 + i, weight: weight, ref: x.Ref, line: "- " + x.Text + " (" + x.Source + ")"})
-		}
-	}
-	for i := range items {
-		items[i].order = i
+	entries := l.Entries()
+	items := make([]ledgerItem, len(entries))
+	for i, e := range entries {
+		items[i] = ledgerItem{LedgerEntry: e, order: i, weight: entryWeight(e)}
 	}
 	return items
 }
 
-// ledgerText is the ledger as the model reads it, within budget tokens
-// as size measures them ("" = an empty ledger). Lines that do not fit are
-// folded to their refs, and past that counted.
-func ledgerText(l *storage.Ledger, budget int, size func(string) int) string {
+// entryWeight is how much an entry of the ledger matters.
+func entryWeight(e storage.LedgerEntry) int {
+	switch e.Section {
+	case storage.LedgerSectionFiles:
+		switch {
+		case e.Op != "read":
+			return 5
+		case e.HasNumbers:
+			return 3
+		}
+		return 1
+	case storage.LedgerSectionCommands:
+		if e.Exit == 0 {
+			return 2
+		}
+		return 5
+	case storage.LedgerSectionNumbers:
+		return 2
+	}
+	return 4
+}
+
+// ledgerBound is a budget for the ledger's text in the tokens size
+// measures.
+type ledgerBound struct {
+	budget int
+	size   func(string) int
+}
+
+// ledgerRooms are what each bound leaves as lines are added.
+type ledgerRooms []int
+
+// take takes a line, with the newline before it, from every room if it
+// fits them all.
+func (r ledgerRooms) take(bounds []ledgerBound, line string) bool {
+	for i, b := range bounds {
+		if b.size("\n"+line) > r[i] {
+			return false
+		}
+	}
+	for i, b := range bounds {
+		r[i] -= b.size("\n" + line)
+	}
+	return true
+}
+
+// fitLedger is the ledger's text within budget tokens as count counts
+// them and within room as size measures them, boundary its boundary's
+// uuid. Lines are measured by the counter's tokens per byte over all the
+// ledger's lines (paths, commands and numbers split into tokens alike, so
+// the rate holds line by line far better than a general estimate), and
+// the text is counted whole: when it is over, or leaves more than a
+// hundredth of its share while it folds entries, the rate is moved by as
+// much and the text made again, four times at most, and the fullest that
+// fits is kept. So a compaction counts a few texts, however long the
+// ledger, and the ledger takes its share and never more.
+func fitLedger(l *storage.Ledger, budget, room int, size, count func(string) int, boundary string) string {
+	if ledgerEmpty(l) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(ledgerHeading)
+	for _, e := range l.Entries() {
+		b.WriteString("\n" + e.Line)
+	}
+	rate := float64(count(b.String())) / float64(b.Len())
+	best, bestN := "", 0
+	for range 4 {
+		r := rate
+		counted := func(s string) int { return int(math.Round(float64(len(s)) * r)) }
+		text := ledgerText(l, []ledgerBound{{budget, counted}, {room, size}}, boundary)
+		n := count(text)
+		if n <= budget && n > bestN {
+			best, bestN = text, n
+		}
+		if n <= budget && (budget-n <= budget/100 || !strings.Contains(text, foldedStart)) {
+			break // as full as a line more could make it, or nothing folded
+		}
+		rate *= float64(n+1) / float64(budget)
+	}
+	if best == "" {
+		best = ledgerText(l, []ledgerBound{{budget, count}, {room, size}}, boundary)
+	}
+	return best
+}
+
+// ledgerText is the ledger as the model reads it, within every bound
+// ("" = an empty ledger). Lines that do not fit are folded, least weight
+// and oldest first, and counted; boundary is the uuid of the compaction's
+// boundary record, which Recall opens as the whole ledger, each entry
+// with its ref (storage.Ledger.Listing): one ref keeps every folded entry
+// one call away.
+func ledgerText(l *storage.Ledger, bounds []ledgerBound, boundary string) string {
 	if ledgerEmpty(l) {
 		return ""
 	}
@@ -92,32 +136,24 @@ func ledgerText(l *storage.Ledger, budget int, size func(string) int) string {
 		}
 		return byWeight[i].order > byWeight[j].order
 	})
-	// Sizes are summed piece by piece, each rounded up by one (a newline,
-	// a token split across the seam); the headings are reckoned whole, and
-	// a tenth of the budget, at most, is kept for the folded refs.
-	room := budget - size(ledgerHeading) - 1
-	for _, h := range ledgerSections {
-		room -= size(h) + 1
-	}
-	all := 0
-	for _, it := range items {
-		all += size(it.line) + 1
-	}
-	reserve := 0
-	if all > room {
-		reserve = min(budget/10, 100)
-		room -= reserve
+	// Sizes are summed line by line, each with its newline; the headings
+	// and the folded note are reckoned whole.
+	rooms := make(ledgerRooms, len(bounds))
+	for i, b := range bounds {
+		rooms[i] = b.budget - b.size(ledgerHeading) - b.size("\n"+foldedNote(len(items), boundary))
+		for _, h := range storage.LedgerSections {
+			rooms[i] -= b.size("\n" + h)
+		}
 	}
 	// Strictly by weight: once one does not fit, the rest fold too, so a
 	// small line never stays where a weightier one was folded.
 	kept := map[int]bool{}
-	var folded []ledgerItem
+	folded := 0
 	for _, it := range byWeight {
-		if n := size(it.line) + 1; len(folded) == 0 && n <= room {
-			room -= n
+		if folded == 0 && rooms.take(bounds, it.Line) {
 			kept[it.order] = true
 		} else {
-			folded = append(folded, it)
+			folded++
 		}
 	}
 	var b strings.Builder
@@ -127,45 +163,24 @@ func ledgerText(l *storage.Ledger, budget int, size func(string) int) string {
 		if !kept[it.order] {
 			continue
 		}
-		if it.section != section {
-			section = it.section
-			b.WriteString("\n" + ledgerSections[section])
+		if it.Section != section {
+			section = it.Section
+			b.WriteString("\n" + storage.LedgerSections[section])
 		}
-		b.WriteString("\n" + it.line)
+		b.WriteString("\n" + it.Line)
 	}
-	writeFolded(&b, folded, room+reserve, size)
+	if folded > 0 {
+		b.WriteString("\n" + foldedNote(folded, boundary))
+	}
 	return b.String()
 }
 
-// writeFolded names the folded entries by ref, oldest last, as far as
-// room allows, and counts the rest.
-func writeFolded(b *strings.Builder, folded []ledgerItem, room int, size func(string) int) {
-	if len(folded) == 0 {
-		return
-	}
-	sort.SliceStable(folded, func(i, j int) bool { return folded[i].order > folded[j].order })
-	head := fmt.Sprintf("\nFolded for room (%d entries; Recall ref=<ref> shows one):", len(folded))
-	room -= size(head) + size(" (and 1000 more: Recall by path or command finds them)") + 2
-	var refs []string
-	for _, it := range folded {
-		if n := size(" "+shortRef(it.ref)) + 1; n <= room {
-			room -= n
-			refs = append(refs, shortRef(it.ref))
-		}
-	}
-	b.WriteString(head)
-	if len(refs) > 0 {
-		b.WriteString(" " + strings.Join(refs, " "))
-	}
-	if rest := len(folded) - len(refs); rest > 0 {
-		fmt.Fprintf(b, " (and %d more: Recall by path or command finds them)", rest)
-	}
-}
+// foldedStart opens the folded note.
+const foldedStart = "Folded for room:"
 
-// shortRef is the prefix of a uuid the model is shown.
-func shortRef(ref string) string {
-	if len(ref) > refLen {
-		return ref[:refLen]
-	}
-	return ref
+// foldedNote says how many entries were folded and the ref that lists
+// them.
+func foldedNote(n int, boundary string) string {
+	return fmt.Sprintf("%s %d entries; Recall ref=%s lists the whole ledger, each entry with the ref of its call.",
+		foldedStart, n, storage.ShortRef(boundary))
 }

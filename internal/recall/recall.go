@@ -1,7 +1,10 @@
 // Package recall is the search behind the Recall tool (CONTRACT.md §3): it
 // finds records in the stored session files — history that compaction
 // removed from the context included — and reads a record with its
-// neighbours by its uuid.
+// neighbours by its uuid. A record without text is shown by what it is;
+// a compaction's boundary, by the evidence ledger it stored, whole, each
+// entry with its ref (storage.Ledger.Listing): the request after the
+// compaction names the boundary's ref for the entries it folded.
 //
 // It reads the files directly, offline: each file is mapped read-only and
 // searched backwards, newest records first, with a vectorised byte search

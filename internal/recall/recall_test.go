@@ -196,3 +196,34 @@ func TestForkedSessionSearchesItsParentUpToTheFork(t *testing.T) {
 		t.Fatalf("the fork sees the parent's later turns: %+v", hits)
 	}
 }
+
+// A compaction's boundary, opened by its ref, shows the ledger it stored
+// whole, every entry with its ref: the request after the compaction
+// names that ref for the entries its share could not hold.
+func TestAroundShowsABoundarysLedger(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	boundary := &storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeCompactBoundary,
+		CompactMetadata: &storage.CompactMetadata{Ledger: &storage.Ledger{
+			Files:    []storage.LedgerFile{{Path: "src/a.go", Op: "read", Ref: "aaaaaaaa-0001"}},
+			Commands: []storage.LedgerCommand{{Command: "make test", Exit: 2, Error: "FAIL pkg", Ref: "cccccccc-0003"}},
+			Numbers:  []storage.LedgerLine{{Text: "retry budget = 4817263", Source: "Read src/a.go", Ref: "aaaaaaaa-0001"}},
+		}}}
+	recs := []*storage.Record{user("one"), assistant("two"), boundary, user("summary")}
+	id := f.session(t, recs...)
+	hits, err := f.searcher(id).Around(context.Background(), boundary.UUID[:8], tools.ScopeSession, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown string
+	for _, h := range hits {
+		if h.Ref {
+			shown = h.Text
+		}
+	}
+	for _, want := range []string{"src/a.go budget=4817263 ref=aaaaaaaa", "make test → exit status 2: FAIL pkg ref=cccccccc"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the boundary shows no %q:\n%s", want, shown)
+		}
+	}
+}

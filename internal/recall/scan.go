@@ -370,8 +370,17 @@ func recordSummary(r *storage.Record) string {
 	if r.Subtype != "" {
 		s += " " + r.Subtype
 	}
-	if m := r.CompactMetadata; m != nil && m.Receipt != nil {
+	m := r.CompactMetadata
+	if m != nil && m.Receipt != nil {
 		s += fmt.Sprintf(": %d messages (%d tokens) compacted", m.Receipt.Messages, m.Receipt.Tokens)
+	}
+	// A boundary's ledger is listed whole: the request after the
+	// compaction shows what fits its share and names this record's ref
+	// for the rest.
+	if m != nil && m.Ledger != nil && r.Subtype == storage.SubtypeCompactBoundary {
+		if l := m.Ledger.Listing(); l != "" {
+			s += "\nEvidence ledger of this compaction, every entry with the ref of its call:\n" + l
+		}
 	}
 	return s
 }

@@ -2,8 +2,11 @@ package ctxwindow
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/llmtest"
@@ -49,11 +52,11 @@ func TestLedgerKeepsTheFactsASummaryDrops(t *testing.T) {
 	reqs := agentRequests(w.Server)
 	text := requestText(reqs[len(reqs)-1])
 	facts := []string{
-		"limits.txt (read): retry budget = 4817263",
-		"`sh check.sh --module quorum` — exit status 3",
+		"limits.txt budget=4817263",
+		"sh check.sh --module quorum → exit status 3",
 		"quorum mismatch: want 7 got 5",
 		"--- FAIL: TestQuorum",
-		"main.go (edited, lines -1 +3)",
+		"main.go edited -1 +3",
 		"old_string not found",
 	}
 	for _, f := range facts {
@@ -114,4 +117,66 @@ func boundaryLedger(t *testing.T, path, uuid string) json.RawMessage {
 	}
 	t.Fatalf("no boundary %s", uuid)
 	return nil
+}
+
+// foldedRef finds the ref the ledger's folded note names.
+var foldedRef = regexp.MustCompile(`Folded for room: (\d+) entries; Recall ref=([0-9a-f]{8}) lists the whole ledger`)
+
+// TestLedgerFoldedEntriesAreOneRecallAway (issues 21 and 22): a ledger
+// longer than its share of the request folds its oldest reads, and the
+// note that counts them names one ref; the model's Recall of that ref
+// shows the whole ledger — the folded files' paths and numbers too, each
+// with the ref of its call — so nothing the ledger held is more than one
+// call away.
+func TestLedgerFoldedEntriesAreOneRecallAway(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	const files = 60
+	var reads []llmtest.Reply
+	for i := range files {
+		w.writeFile(fmt.Sprintf("limits_%02d.txt", i), fmt.Sprintf("intro\nqueue depth = %d\noutro\n", 7000100+i))
+		reads = append(reads, llmtest.ToolCalls(llmtest.Call("Read", fmt.Sprintf(`{"file_path":"limits_%02d.txt"}`, i))))
+	}
+	w.Server.SetResponder(scripted(lossySummary, append(reads, llmtest.Text("read them all"))...))
+	skip := "--dangerously-skip-permissions"
+	w.MustRun("-p", "read every limits file", skip)
+	w.MustRun("-c", "-p", "thanks", skip)
+	w.MustRun("-c", "-p", "/compact")
+
+	var mu sync.Mutex
+	var recalled string
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		last := r.Messages[len(r.Messages)-1]
+		if last.Role == "tool" {
+			recalled = last.Content
+			return llmtest.Text("found it")
+		}
+		m := foldedRef.FindStringSubmatch(requestText(r))
+		if m == nil {
+			return llmtest.Text("no folded entries")
+		}
+		return llmtest.ToolCalls(llmtest.Call("Recall", fmt.Sprintf(`{"ref":%q}`, m[2])))
+	})
+	w.MustRun("-c", "-p", "what was the first file's queue depth?", skip)
+
+	reqs := agentRequests(w.Server)
+	first := requestText(reqs[len(reqs)-2])
+	if foldedRef.FindString(first) == "" {
+		t.Fatalf("the first request after the compaction folds nothing, or names no ref for it:\n%s", first)
+	}
+	if strings.Contains(first, "limits_00.txt depth=7000100") {
+		t.Errorf("the oldest read was not folded:\n%s", first)
+	}
+	if !strings.Contains(first, "limits_59.txt depth=7000159") {
+		t.Errorf("the newest read is not in the ledger:\n%s", first)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, want := range []string{"limits_00.txt depth=7000100 ref=", "limits_59.txt depth=7000159 ref="} {
+		if !strings.Contains(recalled, want) {
+			t.Errorf("Recall of the folded note's ref does not show %q:\n%s", want, recalled)
+		}
+	}
 }
