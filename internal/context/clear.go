@@ -183,10 +183,21 @@ func stubRef(id string) string {
 // recordClear appends the context_clear record of a step: which results
 // it cleared and the request's size before and after.
 func recordClear(log PersistentStore, step string, plan []*entry, pre, post int) error {
-	cleared := make(map[string]string, len(plan))
+	return recordSteps(log, stepsOf(plan, step), pre, post)
+}
+
+// stepsOf maps each of plan to step.
+func stepsOf(plan []*entry, step string) map[string]string {
+	steps := make(map[string]string, len(plan))
 	for _, e := range plan {
-		cleared[e.rec.UUID] = step
+		steps[e.rec.UUID] = step
 	}
+	return steps
+}
+
+// recordSteps appends the context_clear record of the steps cleared (uuid
+// → step) took, with the request's size before and after.
+func recordSteps(log PersistentStore, cleared map[string]string, pre, post int) error {
 	r := &storage.Record{
 		UUID:    uuid.NewString(),
 		Type:    storage.TypeSystem,
@@ -223,19 +234,33 @@ func applyCleared(a *accountant, es []*entry, cleared map[string]string) {
 		return
 	}
 	for _, e := range es {
-		if step, ok := cleared[e.rec.UUID]; ok && e.rec.ToolResult != nil && e.cleared == "" {
+		step, ok := cleared[e.rec.UUID]
+		switch {
+		case !ok:
+		case step == storage.ClearStepCollapse:
+			collapseEntry(a, e)
+		case step == storage.ClearStepIndex:
+			if e.rec.ToolResult != nil && e.cleared != storage.ClearStepCollapse {
+				e.cleared = storage.ClearStepIndex
+			}
+		case e.rec.ToolResult != nil && e.cleared == "":
 			clearEntry(a, es, e, step)
 		}
 	}
+	reindex(a, es)
 }
 
 // clearStepOf is the step a context_clear record took (its results are
 // all cleared by one step).
 func clearStepOf(cleared map[string]string) string {
+	last := storage.ClearStepOld
 	for _, step := range cleared {
-		return step
+		if step == storage.ClearStepCollapse || step == storage.ClearStepIndex {
+			return storage.ClearStepCollapse
+		}
+		last = step
 	}
-	return storage.ClearStepOld
+	return last
 }
 
 // capResult sends the newest entry, a tool result, cut down (head and

@@ -190,6 +190,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 	if err != nil {
 		return nil, err
 	}
+	reindex(m.acct, m.live.entries())
 	m.usage.rebase(usage)
 	m.compactions++
 	m.acct.invalidate()

@@ -74,6 +74,13 @@ const (
 	ClearStepOld        = "clear"
 	ClearStepSuperseded = "superseded"
 	LadderStepSummary   = "summary"
+	// ClearStepCollapse (1.14) takes a whole old round whose results are
+	// cleared out of the request: its reply, tool_use and tool_result
+	// records send nothing. ClearStepIndex marks the cleared tool_result
+	// that lists them, one line each with its Recall ref, since the
+	// previous one (see contextmgr's collapse.go).
+	ClearStepCollapse = "collapse"
+	ClearStepIndex    = "index"
 
 	// SubtypePin and SubtypeUnpin (CONTRACT.md section 4, stage 2) pin a
 	// text the user wants sent verbatim in every request (Pin.ID, Pin.Text)
