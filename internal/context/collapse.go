@@ -188,3 +188,15 @@ func indexLine(root string, es []*entry, e *entry) string {
 	}
 	return line + " ref=" + stubRef(e.rec.UUID)
 }
+
+// clearedResults counts the tool results of es the ladder sends as a stub,
+// an index, or folded into one.
+func clearedResults(es []*entry) int {
+	n := 0
+	for _, e := range es {
+		if e.cleared != "" && e.rec.Type == storage.TypeToolResult {
+			n++
+		}
+	}
+	return n
+}

@@ -280,7 +280,7 @@ func TestResumeAfterClearingSendsTheSameBytes(t *testing.T) {
 // not compact again every call.
 func TestLadderSaysWhenItCannotFreeEnough(t *testing.T) {
 	t.Parallel()
-	const window = 9000
+	const window = 7000
 	w := newWorld(t, llmtest.Options{Window: window})
 	w.writeFile("CLAUDE.md", bigText("rule", 900)) // cut to 16 KB, ~3k tokens in the system prompt
 	var prompt []string
@@ -306,7 +306,8 @@ func TestLadderSaysWhenItCannotFreeEnough(t *testing.T) {
 
 // TestContextShowsTheLadder: /context shows the results the ladder
 // cleared and its steps with the tokens each freed; after a summary that
-// followed clearing, the receipt lists the ladder's steps in order.
+// followed clearing (/compact after the tool-heavy task), the receipt
+// lists the ladder's steps in order.
 func TestContextShowsTheLadder(t *testing.T) {
 	t.Parallel()
 	w, _ := clearedSession(t, 8000)
@@ -320,6 +321,9 @@ func TestContextShowsTheLadder(t *testing.T) {
 	h := newWorld(t, llmtest.Options{Window: window})
 	h.Server.SetResponder(toolHeavyTask(h, window))
 	h.mustJSON("-p", "work through the files", "--context-window", itoa(window), "--dangerously-skip-permissions")
+	// The task needs no summary now (old rounds are folded): /compact
+	// writes the receipt.
+	h.MustRun("-c", "-p", "/compact", "--context-window", itoa(window))
 	r = h.MustRun("-c", "-p", "/context", "--context-window", itoa(window))
 	if !strings.Contains(r.Stdout, "Last compaction:\n  the context ladder, in order:\n") ||
 		!regexp.MustCompile(`  summarised: -[\d,]+ tokens`).MatchString(r.Stdout) {
