@@ -24,8 +24,10 @@ type BriefForms struct {
 // briefShare is the share of the trigger above which the full system
 // prompt and tools are too heavy for a new session: at 4k the full
 // forms (about 2.3k tokens) would leave the conversation under a third
-// of the trigger.
-const briefShare = 0.4
+// of the trigger. Below it the full forms stay: at 8k they take a third
+// of the trigger, and the ladder (with its collapse step) finishes there
+// at 0.025 summaries a call with them.
+const briefShare = 0.5
 
 // formsState is which forms the session sends, and whether its file
 // says so yet.

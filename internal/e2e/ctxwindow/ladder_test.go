@@ -63,9 +63,9 @@ func toolHeavyTask(w *world, window int) func(llmtest.Request) llmtest.Reply {
 // window (the server's window is clawdcode's) and at most one summary per
 // ten calls: old results are cleared first, and old rounds whose results
 // are stubs are folded into one line each (main took 13 to 16 summaries at
-// 8k-32k for this task, 38 at 4k). At 4k and 8k the session sends the
-// brief system prompt and tools, which leave the conversation twice the
-// room of the full ones at 4k.
+// 8k-32k for this task, 38 at 4k). At 4k the session sends the brief
+// system prompt and tools, which leave the conversation twice the room of
+// the full ones.
 func TestLadderFinishesToolHeavyTasksOnSmallWindows(t *testing.T) {
 	t.Parallel()
 	for _, window := range []int{4000, 8000, 16000, 32000} {
