@@ -144,13 +144,7 @@ func clearEntry(a *accountant, es []*entry, e *entry, step string) {
 // project root, so a resume sends the very same bytes.
 func stubText(root string, es []*entry, e *entry, step string) string {
 	res := e.rec.ToolResult
-	what := "tool result"
-	if c := callOf(es, e); c != nil {
-		what = c.Name
-		if _, path := callTarget(c); path != "" {
-			what += " " + cutUTF8(relPath(root, path), 120)
-		}
-	}
+	what := resultWhat(root, es, e)
 	body, outcome := res.Output, "ok"
 	if res.Error != "" {
 		body, outcome = body+res.Error, "failed"
@@ -167,6 +161,20 @@ func stubText(root string, es []*entry, e *entry, step string) string {
 	}
 	return fmt.Sprintf("[%s: %s, %d bytes, %d lines, %s%s; Recall ref=%s shows it]",
 		why, what, len(body), strings.Count(body, "\n")+1, outcome, facts, stubRef(e.rec.UUID))
+}
+
+// resultWhat names what e, a tool result among es, answered: the call's
+// tool and the file it named.
+func resultWhat(root string, es []*entry, e *entry) string {
+	c := callOf(es, e)
+	if c == nil {
+		return "tool result"
+	}
+	what := c.Name
+	if _, path := callTarget(c); path != "" {
+		what += " " + cutUTF8(relPath(root, path), 120)
+	}
+	return what
 }
 
 // stubNumbers is how many lines naming a number a stub keeps.

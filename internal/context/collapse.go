@@ -172,14 +172,7 @@ func indexEntry(a *accountant, es []*entry, e *entry) {
 // the named numbers its stub kept, and its ref.
 func indexLine(root string, es []*entry, e *entry) string {
 	res := e.rec.ToolResult
-	what := "tool result"
-	if c := callOf(es, e); c != nil {
-		what = c.Name
-		if _, path := callTarget(c); path != "" {
-			what += " " + cutUTF8(relPath(root, path), 120)
-		}
-	}
-	line := what
+	line := resultWhat(root, es, e)
 	if res.Error != "" {
 		line += " failed"
 	}
