@@ -91,9 +91,12 @@ func briefTools(defs, brief []chat.ToolDef) []chat.ToolDef {
 	return out
 }
 
-// recordForms writes, before a new session's first record, that it sends
-// the brief forms (nothing when it sends the full ones: no record is what
-// every session before format 1.14 says).
+// recordForms writes, right after a new session's first record and before
+// any request, that it sends the brief forms (nothing when it sends the
+// full ones: no record is what every session before format 1.14 says). A
+// crash between the two leaves a session that never sent anything with
+// the brief forms: it goes on with the full ones. The first line of the
+// file stays the session's first message.
 func recordForms(log PersistentStore, s *formsState) error {
 	if !s.brief || s.recorded {
 		return nil

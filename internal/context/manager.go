@@ -233,9 +233,6 @@ func (m *Manager) add(r *storage.Record) error {
 	if r.UUID == "" {
 		r.UUID = uuid.NewString()
 	}
-	if err := recordForms(m.log, &m.forms); err != nil {
-		return err
-	}
 	e := m.acct.newEntry(r, -1)
 	// A record is counted only when the next request could reach the
 	// trigger with it, since Request must count it then anyway: counted
@@ -249,6 +246,9 @@ func (m *Manager) add(r *storage.Record) error {
 	off, err := m.log.Append(r)
 	if err != nil {
 		return fmt.Errorf("append %s record: %w", r.Type, err)
+	}
+	if err := recordForms(m.log, &m.forms); err != nil {
+		return err
 	}
 	e.offset = off
 	m.work.todos.observe(r)

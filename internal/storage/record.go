@@ -63,8 +63,8 @@ const (
 	// SubtypeBriefForms is clawdcode's extension on a TypeSystem record
 	// (format 1.14): the session sends the brief forms of the system
 	// prompt and the tool definitions, chosen when it started because its
-	// window was small (see contextmgr's brief.go). It is written before
-	// the session's first record that sends anything, and every boundary
+	// window was small (see contextmgr's brief.go). It is written right
+	// after the session's first record, before any request, and every boundary
 	// after it carries CompactMetadata.BriefForms, so that a resume sends
 	// the same forms whatever the window then. It sends nothing itself.
 	SubtypeBriefForms = "brief_forms"
