@@ -324,5 +324,9 @@ func restoreClear(m *Manager, meta *storage.CompactMetadata) {
 		return
 	}
 	applyCleared(m.acct, m.live.entries(), meta.Cleared)
-	m.ladder.note(clearStepOf(meta.Cleared), len(meta.Cleared), meta.PreTokens-meta.PostTokens)
+	step, n := clearStepOf(meta.Cleared), len(meta.Cleared)
+	if step == storage.ClearStepCollapse {
+		n = foldedResults(m.live.entries(), meta.Cleared)
+	}
+	m.ladder.note(step, n, meta.PreTokens-meta.PostTokens)
 }

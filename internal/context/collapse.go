@@ -116,8 +116,9 @@ func collapseStep(m *Manager, n, fixed, r int) (int, error) {
 	if err := recordSteps(m.log, steps, n, after); err != nil {
 		return n, err
 	}
-	m.ladder.note(storage.ClearStepCollapse, len(rounds), n-after)
-	m.notify(NoticeCleared, "folded %d old tool calls whose results were cleared into one line each (their content is one Recall away): %d → %d tokens", len(rounds), n, after)
+	folded := foldedResults(es, steps)
+	m.ladder.note(storage.ClearStepCollapse, folded, n-after)
+	m.notify(NoticeCleared, "folded %d old tool calls whose results were cleared into one line each (their content is one Recall away): %d → %d tokens", folded, n, after)
 	m.diag.Info("context ladder", "step", storage.ClearStepCollapse, "rounds", len(rounds), "pre_tokens", n, "post_tokens", after)
 	return after, nil
 }
@@ -188,6 +189,18 @@ func clearedResults(es []*entry) int {
 	n := 0
 	for _, e := range es {
 		if e.cleared != "" && e.rec.Type == storage.TypeToolResult {
+			n++
+		}
+	}
+	return n
+}
+
+// foldedResults counts the tool results of es that steps folds (the index
+// among them included): what a collapse step reports.
+func foldedResults(es []*entry, steps map[string]string) int {
+	n := 0
+	for _, e := range es {
+		if _, ok := steps[e.rec.UUID]; ok && e.rec.Type == storage.TypeToolResult {
 			n++
 		}
 	}

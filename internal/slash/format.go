@@ -86,6 +86,7 @@ func formatContext(u contextmgr.Usage) string {
 var ladderStepNames = map[string]string{
 	storage.ClearStepOld:        "cleared old tool results",
 	storage.ClearStepSuperseded: "dropped superseded reads",
+	storage.ClearStepCollapse:   "folded old calls into one line each",
 	storage.LadderStepSummary:   "summarised",
 }
 
