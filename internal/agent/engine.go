@@ -115,6 +115,9 @@ type Engine struct {
 	env        *tools.Env      // nil when Config.Tools replaced the contract tools
 	perms      permissionChecker
 	system     string
+	// briefSystem is system's brief form, for a session whose window is
+	// small (the context manager chooses: contextmgr.BriefForms).
+	briefSystem string
 	// prompt is what system is built from, memories apart.
 	prompt PromptInfo
 
@@ -205,6 +208,15 @@ func New(cfg Config) *Engine {
 	return e
 }
 
+// briefDefs are the brief forms of set's definitions (for small windows).
+func briefDefs(set []tools.Tool) []chat.ToolDef {
+	defs := make([]chat.ToolDef, len(set))
+	for i, t := range set {
+		defs[i] = tools.BriefDefinition(t)
+	}
+	return defs
+}
+
 func toolDefs(set []tools.Tool) []chat.ToolDef {
 	defs := make([]chat.ToolDef, len(set))
 	for i, t := range set {
@@ -218,6 +230,7 @@ func toolDefs(set []tools.Tool) []chat.ToolDef {
 func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.Live) (*contextmgr.Manager, error) {
 	opt := e.managerOptions(e.model, e.system, e.tools)
 	opt.Notify, opt.Hooks = e.notify, compactHooks{e}
+	opt.Brief = &contextmgr.BriefForms{System: e.briefSystem, Tools: briefDefs(e.tools)}
 	m, err := contextmgr.New(ctx, log, live, opt)
 	if err != nil {
 		return nil, fmt.Errorf("build context manager: %w", err)

@@ -23,7 +23,8 @@ func (e *Engine) Suggested() []memory.Suggestion { return e.suggested }
 
 // systemPrompt builds the system prompt of a session that starts now: the
 // base prompt and the memories checked against the project at this moment
-// (the ones given are remembered for RecordUse).
+// (the ones given are remembered for RecordUse). Its brief form, for a
+// small window, is kept in e.briefSystem.
 func (e *Engine) systemPrompt() string {
 	info := e.prompt
 	e.memGiven = nil
@@ -33,6 +34,9 @@ func (e *Engine) systemPrompt() string {
 	} else {
 		info.Memories, e.memGiven = g.Text, g.IDs
 	}
+	brief := info
+	brief.Brief = true
+	e.briefSystem = SystemPrompt(brief)
 	return SystemPrompt(info)
 }
 

@@ -31,18 +31,14 @@ type PromptInfo struct {
 	// Memories is the memories' section (memory.Book.Prompt), given
 	// after the rest of the prompt; "" = none.
 	Memories string
+	// Brief asks for the brief form of the prompt, for a small window: the
+	// same rules in fewer words, and no list of the tools (the request's
+	// tools name them).
+	Brief bool
 }
 
-// SystemPrompt is the system message of every request of a session: who the
-// agent is, how to use its tools, where it works, and the project's own
-// instructions (AGENTS.md, CLAUDE.md in the root) when present.
-func SystemPrompt(p PromptInfo) string {
-	platform := p.Platform
-	if platform == "" {
-		platform = runtime.GOOS + "/" + runtime.GOARCH
-	}
-	var b strings.Builder
-	b.WriteString(`You are clawdcode, a coding agent working inside the user's software project from their terminal. You read and change the project's files and run commands with the tools below, on the user's behalf, until the task they gave you is done.
+// howToWork is the prompt's opening: who the agent is and how it works.
+const howToWork = `You are clawdcode, a coding agent working inside the user's software project from their terminal. You read and change the project's files and run commands with the tools below, on the user's behalf, until the task they gave you is done.
 
 How to work:
 - Find out before you act: look at the code involved (Glob to find files, Grep to search them, Read to open them) before proposing or making a change. Never guess what a file contains.
@@ -53,8 +49,31 @@ How to work:
 - A tool result marked as an error (a missing file, a denied permission, a bad argument) is information: adjust and carry on, or ask the user when you cannot.
 - If the user denies a tool call, do not retry the same call; explain what you wanted to do instead.
 - Answer concisely. When you are done, say what you changed and how you checked it. Quote file paths so the user can find them.
-`)
-	if len(p.Tools) > 0 {
+`
+
+// howToWorkBrief is howToWork for a small window.
+const howToWorkBrief = `You are clawdcode, a coding agent in the user's project. Use the tools to read and change files and run commands until the user's task is done.
+- Look before you act (Glob, Grep, Read); never guess what a file contains.
+- Read a file before you Edit or Write it. Check changes with the project's tests (Bash).
+- A tool error is information: adjust. Do not retry a call the user denied.
+- Answer concisely: what you changed and how you checked it.
+`
+
+// SystemPrompt is the system message of every request of a session: who the
+// agent is, how to use its tools, where it works, and the project's own
+// instructions (AGENTS.md, CLAUDE.md in the root) when present.
+func SystemPrompt(p PromptInfo) string {
+	platform := p.Platform
+	if platform == "" {
+		platform = runtime.GOOS + "/" + runtime.GOARCH
+	}
+	var b strings.Builder
+	if p.Brief {
+		b.WriteString(howToWorkBrief)
+	} else {
+		b.WriteString(howToWork)
+	}
+	if len(p.Tools) > 0 && !p.Brief {
 		b.WriteString("\nTools: ")
 		for i, t := range p.Tools {
 			if i > 0 {

@@ -144,13 +144,7 @@ func clearEntry(a *accountant, es []*entry, e *entry, step string) {
 // project root, so a resume sends the very same bytes.
 func stubText(root string, es []*entry, e *entry, step string) string {
 	res := e.rec.ToolResult
-	what := "tool result"
-	if c := callOf(es, e); c != nil {
-		what = c.Name
-		if _, path := callTarget(c); path != "" {
-			what += " " + cutUTF8(relPath(root, path), 120)
-		}
-	}
+	what := resultWhat(root, es, e)
 	body, outcome := res.Output, "ok"
 	if res.Error != "" {
 		body, outcome = body+res.Error, "failed"
@@ -169,6 +163,20 @@ func stubText(root string, es []*entry, e *entry, step string) string {
 		why, what, len(body), strings.Count(body, "\n")+1, outcome, facts, stubRef(e.rec.UUID))
 }
 
+// resultWhat names what e, a tool result among es, answered: the call's
+// tool and the file it named.
+func resultWhat(root string, es []*entry, e *entry) string {
+	c := callOf(es, e)
+	if c == nil {
+		return "tool result"
+	}
+	what := c.Name
+	if _, path := callTarget(c); path != "" {
+		what += " " + cutUTF8(relPath(root, path), 120)
+	}
+	return what
+}
+
 // stubNumbers is how many lines naming a number a stub keeps.
 const stubNumbers = 2
 
@@ -183,10 +191,21 @@ func stubRef(id string) string {
 // recordClear appends the context_clear record of a step: which results
 // it cleared and the request's size before and after.
 func recordClear(log PersistentStore, step string, plan []*entry, pre, post int) error {
-	cleared := make(map[string]string, len(plan))
+	return recordSteps(log, stepsOf(plan, step), pre, post)
+}
+
+// stepsOf maps each of plan to step.
+func stepsOf(plan []*entry, step string) map[string]string {
+	steps := make(map[string]string, len(plan))
 	for _, e := range plan {
-		cleared[e.rec.UUID] = step
+		steps[e.rec.UUID] = step
 	}
+	return steps
+}
+
+// recordSteps appends the context_clear record of the steps cleared (uuid
+// → step) took, with the request's size before and after.
+func recordSteps(log PersistentStore, cleared map[string]string, pre, post int) error {
 	r := &storage.Record{
 		UUID:    uuid.NewString(),
 		Type:    storage.TypeSystem,
@@ -223,19 +242,33 @@ func applyCleared(a *accountant, es []*entry, cleared map[string]string) {
 		return
 	}
 	for _, e := range es {
-		if step, ok := cleared[e.rec.UUID]; ok && e.rec.ToolResult != nil && e.cleared == "" {
+		step, ok := cleared[e.rec.UUID]
+		switch {
+		case !ok:
+		case step == storage.ClearStepCollapse:
+			collapseEntry(a, e)
+		case step == storage.ClearStepIndex:
+			if e.rec.ToolResult != nil && e.cleared != storage.ClearStepCollapse {
+				e.cleared = storage.ClearStepIndex
+			}
+		case e.rec.ToolResult != nil && e.cleared == "":
 			clearEntry(a, es, e, step)
 		}
 	}
+	reindex(a, es)
 }
 
 // clearStepOf is the step a context_clear record took (its results are
 // all cleared by one step).
 func clearStepOf(cleared map[string]string) string {
+	last := storage.ClearStepOld
 	for _, step := range cleared {
-		return step
+		if step == storage.ClearStepCollapse || step == storage.ClearStepIndex {
+			return storage.ClearStepCollapse
+		}
+		last = step
 	}
-	return storage.ClearStepOld
+	return last
 }
 
 // capResult sends the newest entry, a tool result, cut down (head and
@@ -291,5 +324,9 @@ func restoreClear(m *Manager, meta *storage.CompactMetadata) {
 		return
 	}
 	applyCleared(m.acct, m.live.entries(), meta.Cleared)
-	m.ladder.note(clearStepOf(meta.Cleared), len(meta.Cleared), meta.PreTokens-meta.PostTokens)
+	step, n := clearStepOf(meta.Cleared), len(meta.Cleared)
+	if step == storage.ClearStepCollapse {
+		n = foldedResults(m.live.entries(), meta.Cleared)
+	}
+	m.ladder.note(step, n, meta.PreTokens-meta.PostTokens)
 }

@@ -157,6 +157,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 			SubagentUsage:   m.usage.subagentRecord(),
 			Truncated:       truncatedLimits(retained),
 			Cleared:         clearedSteps(retained),
+			BriefForms:      m.forms.brief,
 			EffectiveWindow: m.guard.learnt,
 			Receipt:         rcpt,
 			Pins:            m.pins.pins(),
@@ -189,6 +190,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 	if err != nil {
 		return nil, err
 	}
+	reindex(m.acct, m.live.entries())
 	m.usage.rebase(usage)
 	m.compactions++
 	m.acct.invalidate()

@@ -33,6 +33,10 @@
 //     the order of the steps and every threshold), and its climb; clear.go
 //     — the steps that clear tool results (the stubs, the protected tail,
 //     superseded reads, the cap on a new result) and their records;
+//     collapse.go — the step that folds old rounds of stubs into one line
+//     each; brief.go — choosing, once when a session starts, the brief
+//     system prompt and tools for a small window (BriefForms) and
+//     recording it;
 //   - summarize.go — the summariser; backoff.go — its failure back-off;
 //   - compact.go — choosing what to keep (retention) and committing a
 //     compaction; receipt.go — what a compaction takes out (its receipt,
@@ -81,7 +85,9 @@
 //     uuid), oldest first, the last three replies' results kept (the last
 //     one's always), in one batch down to 40% of the room; (2) Read
 //     results a later Read, Edit or Write of the same file superseded
-//     become stubs too; (3) the summary below; (4) when even that cannot
+//     become stubs too; (3) old rounds whose results are all stubs leave
+//     the request, each listed as one line with its Recall ref in the stub
+//     of the newest round taken; (4) the summary below; (5) when even that cannot
 //     free enough (the request stays over the trigger, or the summary
 //     leaves less than half the room free), the user is told once
 //     (NoticeWarning, a handoff offered), texts over the trigger are cut

@@ -62,7 +62,7 @@ func (m *Manager) Handoff(ctx context.Context, fromSession, instructions string)
 		Subtype: storage.SubtypeCompactBoundary,
 		Message: &storage.Message{Role: chat.RoleSystem, Content: "Conversation handed off from session " + fromSession},
 		CompactMetadata: &storage.CompactMetadata{Trigger: storage.TriggerManual, PreTokens: pre, SessionUsage: &usage,
-			SummaryUsage: m.usage.summaryRecord(), SubagentUsage: m.usage.subagentRecord(), EffectiveWindow: m.guard.learnt, Receipt: rcpt, Pins: m.pins.pins(),
+			SummaryUsage: m.usage.summaryRecord(), SubagentUsage: m.usage.subagentRecord(), BriefForms: m.forms.brief, EffectiveWindow: m.guard.learnt, Receipt: rcpt, Pins: m.pins.pins(),
 			Todos: m.work.todos.list(), Ledger: carried.ledger, UserRules: carried.rules},
 		Handoff: &storage.HandoffInfo{SessionID: fromSession},
 	}

@@ -19,8 +19,12 @@ import (
 //  2. superseded (storage.ClearStepSuperseded): reads that a later Read,
 //     Edit or Write of the same file made stale become stubs too, recent
 //     or not (the last reply's aside);
-//  3. summary: today's compaction (Compact), with its ledger and packet;
-//  4. give up: when even the summary cannot free enough (the request is
+//  3. collapse (storage.ClearStepCollapse, collapse.go): old rounds whose
+//     results are all stubs leave the request, each listed as one line
+//     (call, kept numbers, Recall ref) in the stub of the newest round
+//     taken — at a small window the stubs themselves fill the room;
+//  4. summary: today's compaction (Compact), with its ledger and packet;
+//  5. give up: when even the summary cannot free enough (the request is
 //     still over the trigger, or less than half the room is free), the
 //     user is told so, with a handoff offered, and a request over the
 //     trigger is cut down in memory to fit; the summary is not tried again
@@ -146,6 +150,13 @@ func climb(ctx context.Context, m *Manager, pre int) error {
 		n = after
 	}
 	if fits() {
+		return nil
+	}
+	after, err := collapseStep(m, n, fixed, r)
+	if err != nil {
+		return err
+	}
+	if n = after; fits() {
 		return nil
 	}
 	if s := m.ladder.stuck; s > 0 && n < s+ladder.share(ladder.retryGrowth, r) {

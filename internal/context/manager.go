@@ -54,6 +54,9 @@ type Manager struct {
 	ladder ladderState
 	// mcp is the last OfferMCP decision.
 	mcp MCPOffer
+	// forms says whether the session sends the brief system prompt and
+	// tools (brief.go).
+	forms formsState
 }
 
 // New restores the manager from a loaded session (nil live = new session),
@@ -61,8 +64,9 @@ type Manager struct {
 // reply get an "interrupted" tool_result appended to the log.
 func New(ctx context.Context, log PersistentStore, live *storage.Live, opt Options) (*Manager, error) {
 	opt = opt.withDefaults()
+	forms := chooseForms(&opt, live)
 	m := &Manager{log: log, opt: opt, guard: newWindowGuard(opt), back: newBackoff(),
-		notify: notifier(opt.Notify), diag: opt.Logger}
+		notify: notifier(opt.Notify), diag: opt.Logger, forms: forms}
 	if m.diag == nil {
 		m.diag = slog.New(slog.DiscardHandler)
 	}
@@ -242,6 +246,9 @@ func (m *Manager) add(r *storage.Record) error {
 	off, err := m.log.Append(r)
 	if err != nil {
 		return fmt.Errorf("append %s record: %w", r.Type, err)
+	}
+	if err := recordForms(m.log, &m.forms); err != nil {
+		return err
 	}
 	e.offset = off
 	m.work.todos.observe(r)
@@ -448,6 +455,9 @@ func (m *Manager) SetModel(model string) {
 // The definitions lead every request, so a change also starts the
 // server's prompt cache over; the caller makes it only between turns.
 func (m *Manager) SetTools(defs []chat.ToolDef) {
+	if m.forms.brief {
+		defs = briefTools(defs, m.opt.Brief.Tools)
+	}
 	m.opt.Tools = defs
 	m.acct.setTools()
 }

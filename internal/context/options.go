@@ -100,7 +100,10 @@ type Options struct {
 	ReplyReserve int     // tokens kept free for the reply (0 = min(8192, Window/8))
 	System       string  // system prompt
 	Tools        []chat.ToolDef
-	Root         string // project root, for the file analyzer
+	// Brief, when set, are the brief forms of System and Tools, which a
+	// session whose window is small sends instead (brief.go).
+	Brief *BriefForms
+	Root  string // project root, for the file analyzer
 	// Instructions is the project's instruction files (AGENTS.md,
 	// CLAUDE.md) as the system prompt holds them: a compaction restates
 	// them after the summary (carry.go).

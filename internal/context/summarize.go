@@ -380,6 +380,9 @@ func (s *summarizer) files(messages func() []chat.Message) []fileanalyzer.File {
 
 // render writes one record of the material to summarise.
 func (s *summarizer) render(e *entry) (piece, bool) {
+	if e.cleared == storage.ClearStepCollapse {
+		return piece{}, false // listed in the index after it, as the model last saw it
+	}
 	r := e.rec
 	var head, body string
 	limit := renderTextMax

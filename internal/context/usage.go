@@ -42,6 +42,9 @@ type Usage struct {
 	// carries them).
 	Cleared int
 	Ladder  []storage.LadderStep
+	// Brief says the session sends the brief system prompt and tools (it
+	// started with a small window; see BriefForms).
+	Brief bool
 
 	Window     int    // the effective window
 	Configured int    // the window configured (flag, env, config or models table)
@@ -81,8 +84,9 @@ func (m *Manager) Usage() Usage {
 		Encoding:   tokens.EncodingFor(m.opt.Model),
 		Receipt:    m.lastReceipt,
 		Ledger:     m.work.ledger,
-		Cleared:    len(clearedSteps(m.live.entries())),
+		Cleared:    clearedResults(m.live.entries()),
 		Ladder:     m.ladder.steps,
+		Brief:      m.forms.brief,
 	}
 	if r.calibrated >= 0 {
 		u.Measured = m.acct.calib.tokens

@@ -117,12 +117,13 @@ func choosePlan(rng *rand.Rand) killPlan {
 // whose count drives compaction), plus whatever they weigh more now. The
 // messages keep the room the plan was tuned with, so a tool added to the
 // contract does not make the runs compact more often and end short of
-// their 100 model calls.
+// their 100 model calls. At that window a session sends the tools' brief
+// forms (contextmgr's brief.go), so those are what is weighed.
 func killWindow() int {
 	const toolTokensTuned = 1613
 	var defs []chat.ToolDef
 	for _, tl := range append(tools.Set(tools.NewEnv(os.TempDir())), tools.NewRecall(nil)) {
-		defs = append(defs, tl.Definition())
+		defs = append(defs, tools.BriefDefinition(tl))
 	}
 	return 4000 + llmtest.EstimateTokens(llmtest.Request{Tools: defs}) - toolTokensTuned
 }

@@ -150,10 +150,12 @@ func TestBoundaryWithoutSummaryKeepsHistory(t *testing.T) {
 	w.Server.SetResponder(threeRounds)
 	flags := []string{"-p", "--dangerously-skip-permissions", "--context-window", "4000"}
 	w.MustRun(append(flags, stepPrompt(1))...)
-	for i := 2; i <= 4; i++ {
+	// The context ladder clears and folds old results before it
+	// summarises: steps go on until one compacted.
+	id, path := w.onlySession()
+	for i := 2; i <= 16 && !bytes.Contains(readFile(t, path), []byte(`"compact_boundary"`)); i++ {
 		w.MustRun(append(append([]string{"-c"}, flags...), stepPrompt(i))...)
 	}
-	id, path := w.onlySession()
 	full := readFile(t, path)
 	recs := parseSessionBytes(full).records
 	off, found := 0, false

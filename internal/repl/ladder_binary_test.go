@@ -13,7 +13,7 @@ import (
 )
 
 // TestClawdcodeSaysTheContextCannotBeFreed (issue 22): with instructions
-// that leave little of a 9k window, reads fill it faster than clearing and
+// that leave little of a 7k window, reads fill it faster than clearing and
 // a summary can free it. The session says so once, offering /handoff,
 // goes on answering, and does not compact again and again.
 func TestClawdcodeSaysTheContextCannotBeFreed(t *testing.T) {
@@ -44,7 +44,7 @@ func TestClawdcodeSaysTheContextCannotBeFreed(t *testing.T) {
 	for i := range 6 {
 		write(fmt.Sprintf("g%d.txt", i), 150)
 	}
-	term := startClawdcodeIn(t, srv, project, clawdcodeEnv(tmp, srv), "--context-window", "9000")
+	term := startClawdcodeIn(t, srv, project, clawdcodeEnv(tmp, srv), "--context-window", "7000")
 	term.expectPrompt()
 	for i := range 6 {
 		if strings.Contains(term.output(), "cannot be freed enough") {

@@ -50,6 +50,9 @@ func formatContext(u contextmgr.Usage) string {
 	if u.Scaled {
 		b.WriteString("  (the parts are clawdcode's measures scaled to the server's count)\n")
 	}
+	if u.Brief {
+		b.WriteString("  (brief system prompt and tools: the session started with a small window)\n")
+	}
 	writeMCPOffer(&b, u.MCP)
 	fmt.Fprintf(&b, "model %s (tokenizer %s); window %d tokens from %s", u.Model, u.Encoding, u.Configured, u.Source)
 	switch {
@@ -65,7 +68,7 @@ func formatContext(u contextmgr.Usage) string {
 		fmt.Fprintf(&b, "auto-compaction at %d tokens (%d%% / reached: the next request compacts first)\n", u.Trigger, percent(u.Trigger, u.Window))
 	}
 	if u.Cleared > 0 || len(u.Ladder) > 0 {
-		fmt.Fprintf(&b, "cleared tool results: %d sent as a one-line stub (Recall with the stub's ref shows one in full)\n", u.Cleared)
+		fmt.Fprintf(&b, "cleared tool results: %d sent as a one-line stub or folded into one line (Recall with the ref shows one in full)\n", u.Cleared)
 		if len(u.Ladder) > 0 {
 			b.WriteString("Context ladder since the last compaction:\n")
 			writeLadder(&b, u.Ladder)
@@ -83,6 +86,7 @@ func formatContext(u contextmgr.Usage) string {
 var ladderStepNames = map[string]string{
 	storage.ClearStepOld:        "cleared old tool results",
 	storage.ClearStepSuperseded: "dropped superseded reads",
+	storage.ClearStepCollapse:   "folded old calls into one line each",
 	storage.LadderStepSummary:   "summarised",
 }
 

@@ -60,11 +60,27 @@ const (
 	// again the same way, so it sends the same request bytes.
 	SubtypeContextClear = "context_clear"
 
+	// SubtypeBriefForms is clawdcode's extension on a TypeSystem record
+	// (format 1.14): the session sends the brief forms of the system
+	// prompt and the tool definitions, chosen when it started because its
+	// window was small (see contextmgr's brief.go). It is written right
+	// after the session's first record, before any request, and every boundary
+	// after it carries CompactMetadata.BriefForms, so that a resume sends
+	// the same forms whatever the window then. It sends nothing itself.
+	SubtypeBriefForms = "brief_forms"
+
 	// The steps of the context ladder that clear tool results (values of
 	// CompactMetadata.Cleared and LadderStep.Step), and the summary step.
 	ClearStepOld        = "clear"
 	ClearStepSuperseded = "superseded"
 	LadderStepSummary   = "summary"
+	// ClearStepCollapse (1.14) takes a whole old round whose results are
+	// cleared out of the request: its reply, tool_use and tool_result
+	// records send nothing. ClearStepIndex marks the cleared tool_result
+	// that lists them, one line each with its Recall ref, since the
+	// previous one (see contextmgr's collapse.go).
+	ClearStepCollapse = "collapse"
+	ClearStepIndex    = "index"
 
 	// SubtypePin and SubtypeUnpin (CONTRACT.md section 4, stage 2) pin a
 	// text the user wants sent verbatim in every request (Pin.ID, Pin.Text)
@@ -291,6 +307,9 @@ type CompactMetadata struct {
 	// after a summary that succeeded.
 	Failures  int `json:"failures,omitempty"`
 	SkipsLeft int `json:"skipsLeft,omitempty"`
+	// BriefForms is clawdcode's extension (1.14) on the boundary: the
+	// session sends the brief system prompt and tools (SubtypeBriefForms).
+	BriefForms bool `json:"briefForms,omitempty"`
 	// EffectiveWindow is clawdcode's extension on the boundary: the
 	// smallest context window in tokens that a server rejection had taught
 	// the session when the compaction happened (0 = none). The

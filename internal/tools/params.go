@@ -33,7 +33,10 @@ import (
 // typed fills in a tool's schema, run and describe from its parameter
 // struct P.
 func typed[P any](t *tool, run func(context.Context, P) Result, describe func(P) string) *tool {
-	t.schema = schemaOf[P]()
+	t.schema, t.briefSchema = schemaOf[P]()
+	if t.brief == "" {
+		t.brief = briefs[t.name]
+	}
 	t.run = func(ctx context.Context, a args) Result {
 		p, err := decodeParams[P](a, false)
 		if err != nil {
@@ -59,8 +62,9 @@ func checked[P any](validate func(P) (Result, bool)) func(a args) (Result, bool)
 	}
 }
 
-// schemaOf is P's JSON Schema, compact: every request carries it.
-func schemaOf[P any]() string {
+// schemaOf is P's JSON Schema, compact: every request carries it; and its
+// brief form, without the descriptions (brief.go).
+func schemaOf[P any]() (full, brief string) {
 	s, err := jsonschema.For[P](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema of %T: %v", *new(P), err))
@@ -72,7 +76,11 @@ func schemaOf[P any]() string {
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema of %T: %v", *new(P), err))
 	}
-	return string(b)
+	short, err := json.Marshal(withoutDescriptions(s))
+	if err != nil {
+		panic(fmt.Sprintf("tools: brief schema of %T: %v", *new(P), err))
+	}
+	return string(b), string(short)
 }
 
 // applyParamTags applies the param tags of t's fields to their

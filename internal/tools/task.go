@@ -36,10 +36,14 @@ func NewTask(r TaskRunner, types []SubagentType) Tool {
 		"conversation, so give it everything it needs; it answers with its final message, which is all that " +
 		"enters your context. Use it to keep long exploration out of your context. Several Task calls in one " +
 		"answer run at the same time. subagent_type is one of:")
-	for _, t := range types {
+	names := make([]string, len(types))
+	for i, t := range types {
 		fmt.Fprintf(&b, "\n- %s: %s", t.Name, t.Description)
+		names[i] = t.Name
 	}
-	return typed(&tool{name: NameTask, description: b.String()},
+	brief := "Delegate a self-contained task to a subagent with a fresh context: prompt must hold everything it needs; " +
+		"only its final answer comes back. subagent_type: " + strings.Join(names, ", ") + "."
+	return typed(&tool{name: NameTask, description: b.String(), brief: brief},
 		r.RunTask,
 		func(p TaskParams) string {
 			if p.Type != "" {

@@ -105,9 +105,12 @@ type tool struct {
 	name        string
 	description string
 	schema      string // JSON Schema of the parameters, from their struct (params.go)
-	permission  bool
-	run         func(ctx context.Context, a args) Result
-	describe    func(a args) string
+	// brief and briefSchema are the brief form of the definition, for
+	// small context windows (brief.go).
+	brief, briefSchema string
+	permission         bool
+	run                func(ctx context.Context, a args) Result
+	describe           func(a args) string
 	// needs, when set, decides per call whether permission is needed
 	// (permission is then the answer for calls whose input is unreadable).
 	needs func(a args) bool

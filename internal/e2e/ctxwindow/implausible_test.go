@@ -68,12 +68,12 @@ func implausibleServerWindow(t *testing.T, bogus int) {
 
 // TestCachedServerWindowThatFailsIsAskedAgain: a window cached from the
 // server that the run cannot use — 1, cached by an older clawdcode, or
-// 1,500, too small for the system prompt and the tools — made every run
+// 800, too small for the system prompt and the tools (even their brief forms) — made every run
 // exit 2 until it expired. Now it is forgotten and the server asked
 // again: its present answer is used and cached.
 func TestCachedServerWindowThatFailsIsAskedAgain(t *testing.T) {
 	t.Parallel()
-	for _, cached := range []int{1, 1500} {
+	for _, cached := range []int{1, 800} {
 		t.Run(strconv.Itoa(cached), func(t *testing.T) { cachedServerWindowFails(t, cached) })
 	}
 }

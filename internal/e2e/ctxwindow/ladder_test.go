@@ -61,10 +61,11 @@ func toolHeavyTask(w *world, window int) func(llmtest.Request) llmtest.Reply {
 // TestLadderFinishesToolHeavyTasksOnSmallWindows: at 4k, 8k, 16k and 32k
 // a 40-call tool-heavy task, one -p run, finishes with no request over the
 // window (the server's window is clawdcode's) and at most one summary per
-// ten calls from 8k on: old results are cleared first (main took 13 to 16
-// summaries at 8k-32k for this task, 38 at 4k). At 4k, where the system
-// prompt and tools leave about a thousand tokens, the ladder takes at most
-// 0.3 a call and tells the user the window is too small.
+// ten calls: old results are cleared first, and old rounds whose results
+// are stubs are folded into one line each (main took 13 to 16 summaries at
+// 8k-32k for this task, 38 at 4k). At 4k the session sends the brief
+// system prompt and tools, which leave the conversation twice the room of
+// the full ones.
 func TestLadderFinishesToolHeavyTasksOnSmallWindows(t *testing.T) {
 	t.Parallel()
 	for _, window := range []int{4000, 8000, 16000, 32000} {
@@ -90,15 +91,8 @@ func TestLadderFinishesToolHeavyTasksOnSmallWindows(t *testing.T) {
 				}
 			}
 			sums := len(summaryRequests(w.Server))
-			switch {
-			case window > 4000 && sums*10 > len(agent):
+			if sums*10 > len(agent) {
 				t.Errorf("%d summaries in %d turns, want at most one per ten", sums, len(agent))
-			case window == 4000 && (sums*10 > 3*len(agent) || !strings.Contains(r.Stderr, "cannot be freed enough")):
-				// At 4k the system prompt and tools leave ~1k tokens and a
-				// summary with its ledger takes half of that: the ladder
-				// cannot reach one summary in ten calls there (main took
-				// 38), so it must say why and summarise at most 0.3 a call.
-				t.Errorf("%d summaries in %d turns at 4k (want at most 0.3 a turn), and the user must be told the window is too small:\n%s", sums, len(agent), r.Stderr)
 			}
 			var clears []record // clearing steps (a context_clear record may also cap a new result)
 			for _, c := range recordsOfSubtype(readRecords(t, w.onlySession()), "context_clear") {
@@ -286,7 +280,7 @@ func TestResumeAfterClearingSendsTheSameBytes(t *testing.T) {
 // not compact again every call.
 func TestLadderSaysWhenItCannotFreeEnough(t *testing.T) {
 	t.Parallel()
-	const window = 9000
+	const window = 7000
 	w := newWorld(t, llmtest.Options{Window: window})
 	w.writeFile("CLAUDE.md", bigText("rule", 900)) // cut to 16 KB, ~3k tokens in the system prompt
 	var prompt []string
@@ -312,7 +306,8 @@ func TestLadderSaysWhenItCannotFreeEnough(t *testing.T) {
 
 // TestContextShowsTheLadder: /context shows the results the ladder
 // cleared and its steps with the tokens each freed; after a summary that
-// followed clearing, the receipt lists the ladder's steps in order.
+// followed clearing (/compact after the tool-heavy task), the receipt
+// lists the ladder's steps in order.
 func TestContextShowsTheLadder(t *testing.T) {
 	t.Parallel()
 	w, _ := clearedSession(t, 8000)
@@ -326,6 +321,9 @@ func TestContextShowsTheLadder(t *testing.T) {
 	h := newWorld(t, llmtest.Options{Window: window})
 	h.Server.SetResponder(toolHeavyTask(h, window))
 	h.mustJSON("-p", "work through the files", "--context-window", itoa(window), "--dangerously-skip-permissions")
+	// The task needs no summary now (old rounds are folded): /compact
+	// writes the receipt.
+	h.MustRun("-c", "-p", "/compact", "--context-window", itoa(window))
 	r = h.MustRun("-c", "-p", "/context", "--context-window", itoa(window))
 	if !strings.Contains(r.Stdout, "Last compaction:\n  the context ladder, in order:\n") ||
 		!regexp.MustCompile(`  summarised: -[\d,]+ tokens`).MatchString(r.Stdout) {
