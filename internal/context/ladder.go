@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -220,7 +222,31 @@ func giveUp(m *Manager, n, fixed int) error {
 		return err
 	}
 	m.ladder.stuck = max(m.acct.requestTokens(exact), 1)
+	return recordGiveUp(m.log, max(n, 1), m.ladder.stuck)
+}
+
+// recordGiveUp appends the context_give_up record of the ladder's last
+// step: pre is the request it gave up on, post the request sent. A resume
+// waits from pre (restoreGiveUp), since it sends whole what this process
+// cut in memory.
+func recordGiveUp(log PersistentStore, pre, post int) error {
+	r := &storage.Record{
+		UUID:            uuid.NewString(),
+		Type:            storage.TypeSystem,
+		Subtype:         storage.SubtypeContextGiveUp,
+		CompactMetadata: &storage.CompactMetadata{Trigger: storage.TriggerAuto, PreTokens: pre, PostTokens: post},
+	}
+	if _, err := log.Append(r); err != nil {
+		return fmt.Errorf("record that the context cannot be freed enough: %w", err)
+	}
 	return nil
+}
+
+// restoreGiveUp takes over, on resume, where an earlier run gave up: no
+// summary until enough new material has come since (a new boundary hides
+// the record again).
+func restoreGiveUp(m *Manager, meta *storage.CompactMetadata) {
+	m.ladder.stuck = max(meta.PreTokens, 1)
 }
 
 // tell sends the ladder's warning, once a process.

@@ -141,6 +141,10 @@ func (m *Manager) restore(live *storage.Live) error {
 			restoreClear(m, r.CompactMetadata)
 			continue
 		}
+		if r != nil && r.Subtype == storage.SubtypeContextGiveUp && r.CompactMetadata != nil {
+			restoreGiveUp(m, r.CompactMetadata)
+			continue
+		}
 		if r == nil || r.IsSummary() || !relevant(r) {
 			continue
 		}
