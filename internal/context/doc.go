@@ -143,8 +143,9 @@
 //     /context --reset-window) once the server answers a request larger
 //     than it. Then
 //     oversized tool results are cut in memory and, if the request is still
-//     over the trigger, the context is compacted (or its longest texts
-//     cut). The guard keeps going while the window or the request gets
+//     over the trigger, it climbs the context ladder as any request does
+//     (old results cleared first, a summary only when that cannot free
+//     enough, at worst the longest texts cut), each step recorded. The guard keeps going while the window or the request gets
 //     smaller, at most MaxOverflowAttempts times; then the caller reports
 //     the error. A lowered window is kept in the session: a "system"
 //     record with subtype context_window (field contextWindow) is appended
