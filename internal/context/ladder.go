@@ -242,11 +242,16 @@ func recordGiveUp(log PersistentStore, pre, post int) error {
 	return nil
 }
 
-// restoreGiveUp takes over, on resume, where an earlier run gave up: no
-// summary until enough new material has come since (a new boundary hides
-// the record again).
-func restoreGiveUp(m *Manager, meta *storage.CompactMetadata) {
-	m.ladder.stuck = max(meta.PreTokens, 1)
+// restoreGiveUp takes over, on resume, where an earlier run gave up (r a
+// context_give_up record): no summary until enough new material has come
+// since. A later window a rejection taught (r a context_window record)
+// voids it, as in the live process (RecoverOverflowFrom); so does a new
+// boundary, which hides the record.
+func restoreGiveUp(m *Manager, r *storage.Record) {
+	m.ladder.stuck = 0
+	if r.Subtype == storage.SubtypeContextGiveUp && r.CompactMetadata != nil {
+		m.ladder.stuck = max(r.CompactMetadata.PreTokens, 1)
+	}
 }
 
 // tell sends the ladder's warning, once a process.
