@@ -152,8 +152,17 @@ func climb(ctx context.Context, m *Manager, pre int) error {
 	}
 	if s := m.ladder.stuck; s > 0 && n < s+ladder.share(ladder.retryGrowth, r) {
 		// The summary could not free enough a moment ago, and too little
-		// came since for another to do better.
-		return m.shrinkToFit(m.guard.trigger() - 1)
+		// came since for another to do better: cut long texts to fit,
+		// unless that cannot leave the reply its room in the window (say,
+		// a resume sends whole the texts the run that gave up cut), and
+		// only a summary can.
+		if err := m.shrinkToFit(m.guard.trigger() - 1); err != nil {
+			return err
+		}
+		g := &m.guard
+		if n = m.acct.requestTokens(exact); n <= g.effective-g.replyReserve(g.effective) {
+			return nil
+		}
 	}
 	return summaryStep(ctx, m, n, fixed, r)
 }

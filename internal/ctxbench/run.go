@@ -261,8 +261,8 @@ func (r *runner) account(counted bool) {
 		r.res.prompt += q.Tokens
 		r.res.cached += q.CachedTokens
 		r.res.fresh += q.FreshTokens
-		if q.Status != 200 {
-			r.res.fresh += q.Tokens - q.FreshTokens // a refused request: nothing cached
+		if q.FreshTokens == 0 && q.CachedTokens == 0 {
+			r.res.fresh += q.Tokens // refused before the meter saw it
 		}
 	}
 }
