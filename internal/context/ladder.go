@@ -26,8 +26,9 @@ import (
 //     still over the trigger, or less than half the room is free), the
 //     user is told so, with a handoff offered, and a request over the
 //     trigger is cut down in memory to fit; the summary is not tried again
-//     until enough new material has come to make it worth one — never a
-//     compaction every turn.
+//     until enough new material has come to make it worth one (or cutting
+//     cannot leave the reply its room in the window) — never a compaction
+//     every turn. The give-up is a record, so a resume waits the same way.
 //
 // Beside the ladder, a new tool result larger than resultCap of the room
 // is sent cut to it (head and tail, with the marker and its Recall ref):
