@@ -27,7 +27,7 @@ import (
 //     user is told so, with a handoff offered, and a request over the
 //     trigger is cut down in memory to fit; the summary is not tried again
 //     until enough new material has come to make it worth one (or cutting
-//     cannot leave the reply its room in the window) — never a compaction
+//     cannot bring the request within the window) — never a compaction
 //     every turn. The give-up is a record, so a resume waits the same way.
 //
 // Beside the ladder, a new tool result larger than resultCap of the room
@@ -154,14 +154,13 @@ func climb(ctx context.Context, m *Manager, pre int) error {
 	if s := m.ladder.stuck; s > 0 && n < s+ladder.share(ladder.retryGrowth, r) {
 		// The summary could not free enough a moment ago, and too little
 		// came since for another to do better: cut long texts to fit,
-		// unless that cannot leave the reply its room in the window (say,
-		// a resume sends whole the texts the run that gave up cut), and
-		// only a summary can.
+		// unless that cannot bring the request within the window (say, a
+		// resume sends whole the texts the run that gave up cut), and only
+		// a summary can.
 		if err := m.shrinkToFit(m.guard.trigger() - 1); err != nil {
 			return err
 		}
-		g := &m.guard
-		if n = m.acct.requestTokens(exact); n <= g.effective-g.replyReserve(g.effective) {
+		if n = m.acct.requestTokens(exact); n < m.guard.effective {
 			return nil
 		}
 	}
