@@ -86,8 +86,8 @@
 //     leaves less than half the room free), the user is told once
 //     (NoticeWarning, a handoff offered), texts over the trigger are cut
 //     down to fit, and no further summary is made until the conversation
-//     has grown by half the room, or cutting cannot bring the request
-//     within the window (a context_give_up record, so a resume waits
+//     has grown by half the room, or cutting leaves the reply less than
+//     half its reserve (a context_give_up record, so a resume waits
 //     too). A step
 //     that would free less than a tenth of the conversation is not taken.
 //     Each clearing step appends a "system" record with subtype

@@ -27,7 +27,7 @@ import (
 //     user is told so, with a handoff offered, and a request over the
 //     trigger is cut down in memory to fit; the summary is not tried again
 //     until enough new material has come to make it worth one (or cutting
-//     cannot bring the request within the window) — never a compaction
+//     leaves the reply less than half its reserve) — never a compaction
 //     every turn. The give-up is a record, so a resume waits the same way.
 //
 // Beside the ladder, a new tool result larger than resultCap of the room
@@ -154,13 +154,15 @@ func climb(ctx context.Context, m *Manager, pre int) error {
 	if s := m.ladder.stuck; s > 0 && n < s+ladder.share(ladder.retryGrowth, r) {
 		// The summary could not free enough a moment ago, and too little
 		// came since for another to do better: cut long texts to fit,
-		// unless that cannot bring the request within the window (say, a
-		// resume sends whole the texts the run that gave up cut), and only
-		// a summary can.
+		// unless that leaves the reply less than half its reserve in the
+		// window (say, a resume sends whole the texts the run that gave up
+		// cut; the count may also be a little under the server's), and
+		// only a summary can.
 		if err := m.shrinkToFit(m.guard.trigger() - 1); err != nil {
 			return err
 		}
-		if n = m.acct.requestTokens(exact); n < m.guard.effective {
+		g := &m.guard
+		if n = m.acct.requestTokens(exact); n < g.effective-g.replyReserve(g.effective)/2 {
 			return nil
 		}
 	}
