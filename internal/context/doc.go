@@ -92,7 +92,9 @@
 //     leaves less than half the room free), the user is told once
 //     (NoticeWarning, a handoff offered), texts over the trigger are cut
 //     down to fit, and no further summary is made until the conversation
-//     has grown by half the room. A step
+//     has grown by half the room, or cutting leaves the reply less than
+//     half its reserve (a context_give_up record, so a resume waits
+//     too). A step
 //     that would free less than a tenth of the conversation is not taken.
 //     Each clearing step appends a "system" record with subtype
 //     context_clear (compactMetadata.cleared: uuid → step) and a boundary
@@ -148,8 +150,9 @@
 //     /context --reset-window) once the server answers a request larger
 //     than it. Then
 //     oversized tool results are cut in memory and, if the request is still
-//     over the trigger, the context is compacted (or its longest texts
-//     cut). The guard keeps going while the window or the request gets
+//     over the trigger, it climbs the context ladder as any request does
+//     (old results cleared first, a summary only when that cannot free
+//     enough, at worst the longest texts cut), each step recorded. The guard keeps going while the window or the request gets
 //     smaller, at most MaxOverflowAttempts times; then the caller reports
 //     the error. A lowered window is kept in the session: a "system"
 //     record with subtype context_window (field contextWindow) is appended

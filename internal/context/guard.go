@@ -2,7 +2,6 @@ package contextmgr
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -30,8 +29,9 @@ const MaxOverflowAttempts = 10
 // session; then it makes the next request fit: tool results oversized for
 // the new window are cut down in memory (head and tail kept, the session
 // file keeps them whole), and if the request is still over the trigger,
-// the context is compacted (or, with nothing to compact, its longest
-// texts are cut). It returns false — the caller stops with an error and
+// it climbs the context ladder (ladder.go: old tool results cleared
+// first, a summary only when clearing cannot free enough, and at worst
+// its longest texts cut), each step recorded as on any request. It returns false — the caller stops with an error and
 // the session stays resumable — when neither the window nor the request
 // got smaller, or after MaxOverflowAttempts.
 func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejection error) (bool, error) {
@@ -58,6 +58,8 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 	}
 	lowered := m.guard.learn(rejection, attempt, count)
 	if lowered {
+		// Where the ladder gave up was judged in the larger window.
+		m.ladder.stuck = 0
 		m.diag.Info("window learnt from a rejection", "tokens", m.guard.learnt, "attempt", attempt)
 		if err := m.guard.record(m.log, &m.opt); err != nil {
 			return false, err
@@ -93,16 +95,12 @@ func (m *Manager) RecoverOverflowFrom(ctx context.Context, attempt int, rejectio
 	if len(did) > 0 {
 		m.notify(NoticeTruncated, "the server rejected the request as too long; %s", strings.Join(did, " and "))
 	}
-	if m.acct.requestTokens(exact) >= m.guard.trigger() {
-		m.notify(NoticeWarning, "the request is still too long for the window; compacting")
-		_, err := m.Compact(ctx, storage.TriggerAuto, "")
-		switch {
-		case errors.Is(err, ErrNothingToCompact):
-			if err := m.shrinkToFit(m.guard.trigger() - 1); err != nil {
-				return false, err
-			}
-		case err != nil:
-			return false, fmt.Errorf("compact after overflow: %w", err)
+	if n := m.acct.requestTokens(exact); n >= m.guard.trigger() {
+		// The same ladder as any request over the trigger: clear old tool
+		// results first, summarise only when that cannot free enough.
+		m.notify(NoticeWarning, "the request is still too long for the window; freeing context")
+		if err := climb(ctx, m, n); err != nil {
+			return false, fmt.Errorf("free context after overflow: %w", err)
 		}
 	}
 	if !lowered && m.acct.requestTokens(exact) >= before {

@@ -44,12 +44,16 @@ func TestGuardLearnsFromTheExactCount(t *testing.T) {
 	if f.m.guard.effective >= sent {
 		t.Fatalf("effective window %d after a rejected %d-token request, want below it", f.m.guard.effective, sent)
 	}
-	f.request()
-	if ok, err := f.m.RecoverOverflowFrom(context.Background(), 2, errors.New("400 too long")); !ok || err != nil {
-		t.Fatalf("attempt 2: %v %v", ok, err)
+	// The ladder clears old tool results before it summarises: the
+	// summary comes once the window is too small for clearing to do.
+	for attempt := 2; f.llm.calls() == 0 && attempt <= 4; attempt++ {
+		f.request()
+		if ok, err := f.m.RecoverOverflowFrom(context.Background(), attempt, errors.New("400 too long")); !ok || err != nil {
+			t.Fatalf("attempt %d: %v %v", attempt, ok, err)
+		}
 	}
 	if f.llm.calls() == 0 {
-		t.Fatal("attempt 2 did not ask for a summary")
+		t.Fatal("attempts 2 to 4 did not ask for a summary")
 	}
 	for i, r := range f.llm.reqs {
 		if n := requestSize(f.counter, r) + r.MaxCompletionTokens; n > sent-1 {

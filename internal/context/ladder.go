@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -28,8 +30,9 @@ import (
 //     still over the trigger, or less than half the room is free), the
 //     user is told so, with a handoff offered, and a request over the
 //     trigger is cut down in memory to fit; the summary is not tried again
-//     until enough new material has come to make it worth one — never a
-//     compaction every turn.
+//     until enough new material has come to make it worth one (or cutting
+//     leaves the reply less than half its reserve) — never a compaction
+//     every turn. The give-up is a record, so a resume waits the same way.
 //
 // Beside the ladder, a new tool result larger than resultCap of the room
 // is sent cut to it (head and tail, with the marker and its Recall ref):
@@ -161,8 +164,18 @@ func climb(ctx context.Context, m *Manager, pre int) error {
 	}
 	if s := m.ladder.stuck; s > 0 && n < s+ladder.share(ladder.retryGrowth, r) {
 		// The summary could not free enough a moment ago, and too little
-		// came since for another to do better.
-		return m.shrinkToFit(m.guard.trigger() - 1)
+		// came since for another to do better: cut long texts to fit,
+		// unless that leaves the reply less than half its reserve in the
+		// window (say, a resume sends whole the texts the run that gave up
+		// cut; the count may also be a little under the server's), and
+		// only a summary can.
+		if err := m.shrinkToFit(m.guard.trigger() - 1); err != nil {
+			return err
+		}
+		g := &m.guard
+		if n = m.acct.requestTokens(exact); n < g.effective-g.replyReserve(g.effective)/2 {
+			return nil
+		}
 	}
 	return summaryStep(ctx, m, n, fixed, r)
 }
@@ -231,7 +244,36 @@ func giveUp(m *Manager, n, fixed int) error {
 		return err
 	}
 	m.ladder.stuck = max(m.acct.requestTokens(exact), 1)
+	return recordGiveUp(m.log, max(n, 1), m.ladder.stuck)
+}
+
+// recordGiveUp appends the context_give_up record of the ladder's last
+// step: pre is the request it gave up on, post the request sent. A resume
+// waits from pre (restoreGiveUp), since it sends whole what this process
+// cut in memory.
+func recordGiveUp(log PersistentStore, pre, post int) error {
+	r := &storage.Record{
+		UUID:            uuid.NewString(),
+		Type:            storage.TypeSystem,
+		Subtype:         storage.SubtypeContextGiveUp,
+		CompactMetadata: &storage.CompactMetadata{Trigger: storage.TriggerAuto, PreTokens: pre, PostTokens: post},
+	}
+	if _, err := log.Append(r); err != nil {
+		return fmt.Errorf("record that the context cannot be freed enough: %w", err)
+	}
 	return nil
+}
+
+// restoreGiveUp takes over, on resume, where an earlier run gave up (r a
+// context_give_up record): no summary until enough new material has come
+// since. A later window a rejection taught (r a context_window record)
+// voids it, as in the live process (RecoverOverflowFrom); so does a new
+// boundary, which hides the record.
+func restoreGiveUp(m *Manager, r *storage.Record) {
+	m.ladder.stuck = 0
+	if r.Subtype == storage.SubtypeContextGiveUp && r.CompactMetadata != nil {
+		m.ladder.stuck = max(r.CompactMetadata.PreTokens, 1)
+	}
 }
 
 // tell sends the ladder's warning, once a process.

@@ -164,3 +164,23 @@ func TestLadderSkipsAStepThatFreesTooLittle(t *testing.T) {
 		t.Errorf("%d context_clear records for results of two bytes", n)
 	}
 }
+
+// TestResumeKeepsWhereTheLadderGaveUp: a context_give_up record makes a
+// resume wait from its request size, as the process that wrote it waits;
+// a context_window record after it (a window a rejection taught) voids it.
+func TestResumeKeepsWhereTheLadderGaveUp(t *testing.T) {
+	t.Parallel()
+	s := newStoreSession(t, 8000)
+	m := s.open(false)
+	must(t, m.AddUser("hi"))
+	must(t, recordGiveUp(m.log, 7090, 7000))
+	if got := s.open(true).ladder.stuck; got != 7090 {
+		t.Errorf("after a give-up, a resume waits from %d tokens, want 7090", got)
+	}
+	if _, err := s.sess.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeContextWindow, ContextWindow: 6000}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.open(true).ladder.stuck; got != 0 {
+		t.Errorf("a window learnt after the give-up leaves the resume waiting from %d tokens", got)
+	}
+}

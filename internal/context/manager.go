@@ -145,6 +145,10 @@ func (m *Manager) restore(live *storage.Live) error {
 			restoreClear(m, r.CompactMetadata)
 			continue
 		}
+		if r != nil && (r.Subtype == storage.SubtypeContextGiveUp || r.Subtype == storage.SubtypeContextWindow) {
+			restoreGiveUp(m, r)
+			continue
+		}
 		if r == nil || r.IsSummary() || !relevant(r) {
 			continue
 		}

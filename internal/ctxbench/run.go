@@ -56,6 +56,7 @@ func newProbeResult() probeResult {
 type sessionResult struct {
 	tasks, finished, agentRequests, summaries, rejected int
 	prompt, cached, completion                          int
+	fresh                                               int // prompt tokens no cache could serve (llmtest.Request.FreshTokens)
 	compactions                                         int
 	subRequests, subPrompt, subCached                   int // a subagent's, part of the above
 	probes                                              map[int]probeResult
@@ -259,6 +260,10 @@ func (r *runner) account(counted bool) {
 		}
 		r.res.prompt += q.Tokens
 		r.res.cached += q.CachedTokens
+		r.res.fresh += q.FreshTokens
+		if q.FreshTokens == 0 && q.CachedTokens == 0 {
+			r.res.fresh += q.Tokens // refused before the meter saw it
+		}
 	}
 }
 

@@ -52,6 +52,7 @@ func (rw *row) add(r sessionResult) {
 	t.rejected += r.rejected
 	t.prompt += r.prompt
 	t.cached += r.cached
+	t.fresh += r.fresh
 	t.completion += r.completion
 	t.compactions += r.compactions
 	t.subRequests += r.subRequests
@@ -197,17 +198,17 @@ func perTask(n, tasks int) float64 {
 // what each one means.
 const header = "build\twindow\tsummariser\tsessions\ttasks\tfinished\tturns\tcompactions" +
 	"\tfacts@1 R/A/C/D %\tfacts@5\tfacts@10\tavail@1 R/A/C/D %\tavail@5\tavail@10\tfacts@end\tavail@end" +
-	"\trange@1 P/C/E/N %\treorient (cold)\tviolations\tin tok/task\tcost-eq tok/task\tcached %\t$/task" +
+	"\trange@1 P/C/E/N %\treorient (cold)\tviolations\tin tok/task\tcost-eq tok/task\tcached %\tcache ceiling %\t$/task" +
 	"\tsummaries/turn\trejected\twall s\tCPU s"
 
 func (rw *row) line() string {
 	t := rw.total
-	return fmt.Sprintf("%s\t%dk\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s (%s)\t%d\t%.0f\t%.0f\t%s\t%.4f\t%.3f\t%d\t%.1f\t%.1f",
+	return fmt.Sprintf("%s\t%dk\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s (%s)\t%d\t%.0f\t%.0f\t%s\t%s\t%.4f\t%.3f\t%d\t%.1f\t%.1f",
 		rw.cfg.build.name, rw.cfg.window/1000, rw.cfg.mode, rw.sessions, t.tasks, t.finished, t.agentRequests, t.compactions,
 		rw.facts(1), rw.facts(5), rw.facts(10), rw.avail(1), rw.avail(5), rw.avail(10),
 		rw.end.shares(rw.end.present), rw.end.shares(rw.end.available), rw.rangeShare(),
 		median(rw.reorient), median(rw.cold), rw.violated,
-		perTask(t.prompt, t.tasks), rw.costEquivalent()/float64(max(1, t.tasks)), share(t.cached, t.prompt),
+		perTask(t.prompt, t.tasks), rw.costEquivalent()/float64(max(1, t.tasks)), share(t.cached, t.prompt), share(t.prompt-t.fresh, t.prompt),
 		rw.cost()/float64(max(1, t.tasks)), perTask(t.summaries, t.agentRequests), t.rejected, t.wall.Seconds(), t.cpu.Seconds())
 }
 

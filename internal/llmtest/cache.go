@@ -12,6 +12,10 @@ import (
 // cache compares — the tool definitions, then each message — encoded.
 type promptCache struct {
 	prev map[string][][]byte
+	// conv is, for each model and tool definitions, the messages of the
+	// last request accepted: the conversation a request with the same
+	// tools continues (fresh).
+	conv map[string][][]byte
 }
 
 // parts are r's cacheable units in prefix order: the tool definitions as
@@ -46,4 +50,39 @@ func (c *promptCache) cached(r Request, tokens func(Request) int) int {
 	}
 	prefix := Request{Model: r.Model, Tools: r.Tools, Messages: append([]chat.Message(nil), r.Messages[:n-1]...)}
 	return min(tokens(prefix), r.Tokens)
+}
+
+// fresh is how many of r's prompt tokens no cache can have served, whatever
+// the client did to its earlier messages: the messages at the end of r
+// that the last request of the same model and tools (the conversation r
+// continues; a summariser's request, offering no tools, is another) did
+// not hold — the reply since, the tool results, the user's new words — or
+// all of r when there was none. The rest of r a client that only ever
+// appended would have had served, so 1 − Σ fresh / Σ Tokens bounds the
+// cached share any context strategy reaches on a conversation. r becomes
+// the conversation's last request.
+func (c *promptCache) fresh(r Request, tokens func(Request) int) int {
+	if c.conv == nil {
+		c.conv = map[string][][]byte{}
+	}
+	parts := cacheParts(r)
+	key := r.Model + "\x00" + string(parts[0])
+	prev, ok := c.conv[key]
+	c.conv[key] = parts
+	if !ok {
+		return r.Tokens
+	}
+	held := make(map[string]bool, len(prev))
+	for _, p := range prev[1:] {
+		held[string(p)] = true
+	}
+	k := len(parts) - 1 // r.Messages[k:] are new
+	for k > 0 && !held[string(parts[k])] {
+		k--
+	}
+	if k == 0 {
+		return r.Tokens
+	}
+	old := Request{Model: r.Model, Tools: r.Tools, Messages: append([]chat.Message(nil), r.Messages[:k]...)}
+	return max(r.Tokens-tokens(old), 0)
 }

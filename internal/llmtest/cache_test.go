@@ -68,3 +68,29 @@ func TestPromptCacheMeter(t *testing.T) {
 		t.Errorf("without PromptCache: cached %d, want 0", c)
 	}
 }
+
+// TestPromptCacheFreshTokens: what a request adds at its end to the
+// conversation's previous request is fresh; a change earlier in it breaks
+// the cache but is not fresh (the client's own doing).
+func TestPromptCacheFreshTokens(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(t, Options{PromptCache: true})
+	srv.SetResponder(func(Request) Reply { return Text("ok") })
+	long := strings.Repeat("a long message ", 40)
+	usageOf(t, srv, chatBody("gpt-4o", long, "first"))
+	usageOf(t, srv, chatBody("gpt-4o", long, "first", "second"))
+	usageOf(t, srv, chatBody("gpt-4o", "cleared", "first", "second", "third"))
+	usageOf(t, srv, chatBody("gpt-4o", "nothing", "held"))
+	reqs := srv.Requests()
+	tail := func(q Request, n int) int {
+		return q.Tokens - EstimateTokens(Request{Model: q.Model, Messages: q.Messages[:len(q.Messages)-n]})
+	}
+	for i, want := range []int{reqs[0].Tokens, tail(reqs[1], 1), tail(reqs[2], 1), reqs[3].Tokens} {
+		if got := reqs[i].FreshTokens; got != want {
+			t.Errorf("request %d: fresh %d of %d, want %d", i+1, got, reqs[i].Tokens, want)
+		}
+	}
+	if reqs[2].CachedTokens != 0 {
+		t.Errorf("request 3 changed its first message: cached %d, want 0", reqs[2].CachedTokens)
+	}
+}

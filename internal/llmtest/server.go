@@ -79,6 +79,10 @@ type Request struct {
 	// CachedTokens is the part of Tokens the prompt-cache meter counted as
 	// cached (Options.PromptCache; 0 without it).
 	CachedTokens int
+	// FreshTokens is the part of Tokens no cache could have served, the
+	// messages at its end the conversation's previous request did not
+	// hold (Options.PromptCache; see promptCache.fresh).
+	FreshTokens int
 
 	// Status is the HTTP status the server answered with (200 for a
 	// completion, even one whose stream it then cut; 0 while undecided and
@@ -229,6 +233,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	if status == 0 && opts.PromptCache {
 		req.CachedTokens = s.cache.cached(req, s.tokens(opts))
+		req.FreshTokens = s.cache.fresh(req, s.tokens(opts))
 	}
 	idx := len(s.requests)
 	kept := req

@@ -34,10 +34,11 @@ func TestSchemaAcceptsAndRejects(t *testing.T) {
 		"title":                       rec("title", `,"title":"Refactor"`),
 		"boundary": `{` + common + `"type":"system","subtype":"compact_boundary",` + tail +
 			`,"message":{"role":"system","content":"Conversation compacted"},"compactMetadata":{"trigger":"auto","preTokens":900,"retainedOffset":412,"retainedUuid":"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b","sessionUsage":{"input_tokens":1,"output_tokens":2},"truncated":{"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b":4096},"effectiveWindow":8000}}`,
-		"summary":        rec("user", `,"message":{"role":"user","content":"summary"},"isCompactSummary":true,"compactMetadata":{"trigger":"manual","preTokens":900,"postTokens":120,"filesIncluded":["a.go"],"fallback":true,"error":"server error","failures":1,"skipsLeft":2},"tokens":40`),
-		"context_window": `{` + common + `"type":"system","subtype":"context_window",` + tail + `,"contextWindow":8000}`,
-		"context_cut":    `{` + common + `"type":"system","subtype":"context_cut",` + tail + `,"compactMetadata":{"trigger":"","preTokens":0,"truncated":{"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b":100}}}`,
-		"context_clear":  `{` + common + `"type":"system","subtype":"context_clear",` + tail + `,"compactMetadata":{"trigger":"auto","preTokens":7200,"postTokens":3600,"cleared":{"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b":"superseded"}}}`,
+		"summary":         rec("user", `,"message":{"role":"user","content":"summary"},"isCompactSummary":true,"compactMetadata":{"trigger":"manual","preTokens":900,"postTokens":120,"filesIncluded":["a.go"],"fallback":true,"error":"server error","failures":1,"skipsLeft":2},"tokens":40`),
+		"context_window":  `{` + common + `"type":"system","subtype":"context_window",` + tail + `,"contextWindow":8000}`,
+		"context_cut":     `{` + common + `"type":"system","subtype":"context_cut",` + tail + `,"compactMetadata":{"trigger":"","preTokens":0,"truncated":{"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b":100}}}`,
+		"context_clear":   `{` + common + `"type":"system","subtype":"context_clear",` + tail + `,"compactMetadata":{"trigger":"auto","preTokens":7200,"postTokens":3600,"cleared":{"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b":"superseded"}}}`,
+		"context_give_up": `{` + common + `"type":"system","subtype":"context_give_up",` + tail + `,"compactMetadata":{"trigger":"auto","preTokens":7090,"postTokens":7000}}`,
 	}
 	for name, line := range good {
 		if !json.Valid([]byte(line)) {
@@ -62,6 +63,8 @@ func TestSchemaAcceptsAndRejects(t *testing.T) {
 		"summary without metadata":      rec("user", `,"message":{"role":"user","content":"s"},"isCompactSummary":true`),
 		"context_clear without results": `{` + common + `"type":"system","subtype":"context_clear",` + tail + `,"compactMetadata":{"trigger":"auto","preTokens":7200}}`,
 		"context_clear unknown step":    `{` + common + `"type":"system","subtype":"context_clear",` + tail + `,"compactMetadata":{"trigger":"auto","preTokens":7200,"cleared":{"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b":"dropped"}}}`,
+		"context_give_up without size":  `{` + common + `"type":"system","subtype":"context_give_up",` + tail + `,"compactMetadata":{"trigger":"auto","preTokens":7090}}`,
+		"context_give_up with results":  `{` + common + `"type":"system","subtype":"context_give_up",` + tail + `,"compactMetadata":{"trigger":"auto","preTokens":7090,"postTokens":7000,"cleared":{"0b0a1a5e-4d3c-4e0f-9a1b-2c3d4e5f6a7b":"clear"}}}`,
 		"boundary bad trigger": `{` + common + `"type":"system","subtype":"compact_boundary",` + tail +
 			`,"message":{"role":"system","content":"c"},"compactMetadata":{"trigger":"sometimes","preTokens":1}}`,
 	}

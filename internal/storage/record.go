@@ -68,6 +68,16 @@ const (
 	// after it carries CompactMetadata.BriefForms, so that a resume sends
 	// the same forms whatever the window then. It sends nothing itself.
 	SubtypeBriefForms = "brief_forms"
+	// SubtypeContextGiveUp is clawdcode's extension on a TypeSystem record
+	// (format 1.15): the context ladder's last step. Even the summary could
+	// not free enough (the request stayed over the trigger, or left too
+	// little room to work), the user was told, and no summary is tried
+	// again until enough new material has come. PreTokens is the request
+	// the ladder gave up on, as a resume counts it (before any cut in
+	// memory), PostTokens the request sent. A resume waits as the process
+	// that wrote it would have, so a -c run per turn does not summarise
+	// every time.
+	SubtypeContextGiveUp = "context_give_up"
 
 	// The steps of the context ladder that clear tool results (values of
 	// CompactMetadata.Cleared and LadderStep.Step), and the summary step.

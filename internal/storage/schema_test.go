@@ -27,6 +27,7 @@ func TestRecordsMatchSchema(t *testing.T) {
 		Cleared: map[string]string{first: ClearStepOld}}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextClear, CompactMetadata: &CompactMetadata{Trigger: TriggerAuto,
 		Truncated: map[string]int{first: 2048}}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeContextGiveUp, CompactMetadata: &CompactMetadata{Trigger: TriggerAuto, PreTokens: 7090, PostTokens: 7000}})
 	usage := Usage{InputTokens: 120, OutputTokens: 8}
 	summaryCost := 0.0004
 	boundary := &Record{
@@ -75,7 +76,7 @@ func TestRecordsMatchSchema(t *testing.T) {
 		Relink: []RepairRelink{{UUID: "u2", ParentUUID: "u1"}},
 	}})
 	sessionschema.CheckFile(t, s.Path(), 0)
-	if n := len(readLines(t, s.Path())); n != 23 {
-		t.Fatalf("%d lines written, want 23", n)
+	if n := len(readLines(t, s.Path())); n != 24 {
+		t.Fatalf("%d lines written, want 24", n)
 	}
 }

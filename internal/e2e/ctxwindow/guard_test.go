@@ -69,22 +69,29 @@ func TestGuardTruncatesOversizedToolResults(t *testing.T) {
 	}
 }
 
-// guardCompactScenario: the server's window is just above a long history
-// of mid-sized results, and a huge result arrives. The rejection states
-// the window; cutting the huge result down is not enough for it, because
-// the mid-sized ones are not oversized even against the stated window
-// (each is under an eighth of it). So the guard's retry compacts first —
-// the request is over the learnt window's trigger — and then fits. It
-// returns the requests of the last run.
-func guardCompactScenario(t *testing.T) (*world, []llmtest.Request) {
+// guardScenario: the server's window is just above a long history of
+// mid-sized texts, and a huge result arrives. The rejection states the
+// window; cutting the huge result down is not enough for it, because the
+// mid-sized texts are not oversized even against the stated window (each
+// is under an eighth of it), so the request stays over the learnt
+// window's trigger and the guard climbs the context ladder. With reads
+// the history is tool results the ladder can clear; without, it is the
+// user's own notes, which only a summary frees. overflow, when set, is
+// the rejection's message in place of OpenAI's chat wording. It returns
+// the last run's result object and requests.
+func guardScenario(t *testing.T, reads bool, overflow string) (*world, resultObject, []llmtest.Request) {
 	t.Helper()
 	const believed = 32000
-	w := newWorld(t, llmtest.Options{})
+	w := newWorld(t, llmtest.Options{OverflowMessage: overflow})
 	w.Server.SetResponder(agentWithSummaries(fixedSummary))
 	for i := range 9 {
 		name := "mid" + itoa(i) + ".txt"
-		w.writeFile(name, bigText("mid"+itoa(i), 30))
-		args := []string{"-p", "read " + name, "--context-window", itoa(believed)}
+		prompt := "note " + itoa(i) + "\n" + bigText("mid"+itoa(i), 30)
+		if reads {
+			w.writeFile(name, bigText("mid"+itoa(i), 30))
+			prompt = "read " + name
+		}
+		args := []string{"-p", prompt, "--context-window", itoa(believed)}
 		if i > 0 {
 			args = append([]string{"-c"}, args...)
 		}
@@ -97,18 +104,90 @@ func guardCompactScenario(t *testing.T) (*world, []llmtest.Request) {
 	history := w.Server.LastRequest().Tokens
 	w.Server.SetWindow(history + 200)
 	before := len(w.Server.Requests())
-
 	obj := w.mustJSON("-c", "-p", "read huge.txt", "--context-window", itoa(believed))
-	if !strings.HasPrefix(obj.Result, "Tool results:") || *obj.Compactions != 1 {
-		t.Errorf("result %.100q after %d compactions, want the answer after one", obj.Result, *obj.Compactions)
+	if !strings.HasPrefix(obj.Result, "Tool results:") {
+		t.Errorf("result %.100q, want the answer to the huge result", obj.Result)
 	}
-	reqs := w.Server.Requests()[before:]
+	return w, obj, w.Server.Requests()[before:]
+}
+
+// guardCompactScenario is guardScenario with the user's notes for
+// history: the retry comes after one compaction. It returns the requests
+// of the last run.
+func guardCompactScenario(t *testing.T) (*world, []llmtest.Request) {
+	t.Helper()
+	w, obj, reqs := guardScenario(t, false, "")
+	if *obj.Compactions != 1 {
+		t.Errorf("%d compactions, want one", *obj.Compactions)
+	}
 	// The summary may take more than one call (in parts, then merged)
 	// when its material exceeds what the learnt window lets one call hold.
 	if got := statuses(reqs); !regexp.MustCompile(`^200 400 (S200 )+200$`).MatchString(got) {
 		t.Fatalf("server answers %q, want 200 (the call), 400 (rejected), S200… (compacting), 200 (the retry)", got)
 	}
 	return w, reqs
+}
+
+// TestGuardClearsBeforeItSummarises (issue 22): after a rejection the
+// guard climbs the same ladder as any request over the trigger, so with
+// old tool results in the history it clears them — no summary — and the
+// retry fits. The clearing is a context_clear record: the next -c run
+// sends the very same stubs.
+func TestGuardClearsBeforeItSummarises(t *testing.T) {
+	t.Parallel()
+	for name, overflow := range map[string]string{
+		"window stated":   "", // OpenAI chat completions' wording
+		"window unstated": unstatedOverflowMessage(t),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			guardClears(t, overflow)
+		})
+	}
+}
+
+// guardClears is TestGuardClearsBeforeItSummarises with one rejection
+// message.
+func guardClears(t *testing.T, overflow string) {
+	w, obj, reqs := guardScenario(t, true, overflow)
+	// Without the window stated, the first estimate (90% of the rejected
+	// request) may not be low enough: a second rejection teaches more.
+	if got := statuses(reqs); !regexp.MustCompile(`^200 (400 )+200$`).MatchString(got) || *obj.Compactions != 0 {
+		t.Fatalf("server answers %q after %d compactions, want 200 (the call), 400… (rejected), 200 (the retry after clearing) and none", got, *obj.Compactions)
+	}
+	retry := reqs[len(reqs)-1].Messages
+	checkNoOrphans(t, retry)
+	stubs := clearedStubs(retry)
+	if len(stubs) == 0 {
+		t.Fatalf("the retry clears no old tool result: %s", roles(retry))
+	}
+	cleared := 0
+	for _, r := range readRecords(t, w.onlySession()) {
+		if r.Subtype == "context_clear" && r.CompactMetadata != nil {
+			cleared += len(r.CompactMetadata.Cleared)
+		}
+	}
+	if cleared != len(stubs) {
+		t.Errorf("the session records %d cleared results, the retry sends %d stubs", cleared, len(stubs))
+	}
+	n := len(w.Server.Requests())
+	w.mustJSON("-c", "-p", "and now?", "--context-window", itoa(believedWindow))
+	next := clearedStubs(w.Server.Requests()[n].Messages)
+	if strings.Join(next, "\n") != strings.Join(stubs, "\n") {
+		t.Errorf("the next -c run sends other stubs:\n%q\nthe retry sent\n%q", next, stubs)
+	}
+}
+
+// clearedStubs lists the contents of msgs' tool messages that are the
+// context ladder's stubs.
+func clearedStubs(msgs []chat.Message) []string {
+	var out []string
+	for _, m := range msgs {
+		if m.Role == chat.RoleTool && strings.HasPrefix(m.Content, "[cleared to save context:") {
+			out = append(out, m.Content)
+		}
+	}
+	return out
 }
 
 // TestGuardCompactsWhenTruncationIsNotEnough: rejected, the cut-down
