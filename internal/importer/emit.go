@@ -174,7 +174,10 @@ var readBuffer = 1 << 20
 // passed (callers give a range that ends after one). With lt, a line
 // longer than hugeLine is read without holding it (see largeTexts).
 func readLines(r *io.SectionReader, lt *largeTexts, fn func(lineNo int, off int64, line []byte) error) (int64, error) {
-	_, start, size := r.Outer()
+	outer, start, size := r.Outer()
+	if m, ok := outer.(*memSource); ok {
+		return m.lines(start, size, fn)
+	}
 	// A small file's buffer is its size: an import of many small files
 	// does not clear a megabyte for each.
 	buf := make([]byte, max(min(4<<10, readBuffer), int(min(int64(readBuffer), size+1))))

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -39,12 +40,17 @@ func (r *run) importFile(ctx context.Context, path string, fi fs.FileInfo, prev 
 	}
 	defer f.Close()
 	size := fi.Size()
-	end, err := wholeLinesEnd(f, size)
+	var src io.ReaderAt = f
+	if m, done := readSmall(f, size); m != nil {
+		defer done()
+		src = m
+	}
+	end, err := wholeLinesEnd(src, size)
 	if err != nil {
 		return nil, prev, fmt.Errorf("import %s: %w", path, err)
 	}
 	now := fileState{Offset: end, Size: size, ModTime: fi.ModTime().UnixNano()}
-	h, err := probeHead(r.tool, f, path, end)
+	h, err := probeHead(r.tool, src, path, end)
 	if err != nil {
 		return nil, prev, fmt.Errorf("import %s: %w", path, err)
 	}
@@ -63,7 +69,7 @@ func (r *run) importFile(ctx context.Context, path string, fi fs.FileInfo, prev 
 	// after the lines it took over): the workers take turns on a session,
 	// so the second sees the first's records and its origin.
 	unlock := r.lockSession(p.Root, t.id)
-	sr, err := r.transfer(ctx, f, path, h, t, end, prev)
+	sr, err := r.transfer(ctx, src, path, h, t, end, prev)
 	if cerr := t.close(r.batch); err == nil {
 		err = cerr
 	}
@@ -83,7 +89,7 @@ func (r *run) importFile(ctx context.Context, path string, fi fs.FileInfo, prev 
 
 // transfer plans the passes from the session's last progress mark and
 // runs them.
-func (r *run) transfer(ctx context.Context, f *os.File, path string, h head, t *target, end int64, prev fileState) (*SessionResult, error) {
+func (r *run) transfer(ctx context.Context, f io.ReaderAt, path string, h head, t *target, end int64, prev fileState) (*SessionResult, error) {
 	passes, err := r.passes(ctx, t, path, end, prev)
 	if err != nil || len(passes) == 0 {
 		return nil, err
@@ -157,7 +163,7 @@ func growth(from, end int64) []pass {
 
 // runPass converts the pass's byte range and appends the records past
 // its skip. It returns how many it wrote.
-func (r *run) runPass(ctx context.Context, f *os.File, path string, h head, t *target, ps pass) (int, error) {
+func (r *run) runPass(ctx context.Context, f io.ReaderAt, path string, h head, t *target, ps pass) (int, error) {
 	out := &converted{sessionID: h.id, cwd: h.cwd, uuids: map[string]bool{}, large: newLargeTexts(f)}
 	conv := newConverter(r.tool, out)
 	e := newEmitter(t, ps, h.cwd)
@@ -205,7 +211,7 @@ var errEnough = errors.New("enough")
 
 // probeHead reads the source's first lines until they name the session
 // and its working directory (the whole file when they never do).
-func probeHead(tool string, f *os.File, path string, end int64) (head, error) {
+func probeHead(tool string, f io.ReaderAt, path string, end int64) (head, error) {
 	out := &converted{uuids: map[string]bool{}, large: newLargeTexts(f)}
 	conv := newConverter(tool, out)
 	var h head
@@ -237,7 +243,10 @@ func probeHead(tool string, f *os.File, path string, end int64) (head, error) {
 
 // wholeLinesEnd is the offset after the file's last '\n': a last line
 // without one (a tool still writing) waits for the next import.
-func wholeLinesEnd(f *os.File, size int64) (int64, error) {
+func wholeLinesEnd(f io.ReaderAt, size int64) (int64, error) {
+	if m, ok := f.(*memSource); ok {
+		return int64(bytes.LastIndexByte(m.b[:size], '\n') + 1), nil
+	}
 	buf := make([]byte, min(size, 8<<10))
 	for end := size; end > 0; {
 		from := max(0, end-int64(len(buf)))
