@@ -109,14 +109,14 @@ func (r *run) transfer(ctx context.Context, f io.ReaderAt, path string, h head, 
 	return sr, nil
 }
 
-// passes opens the session if it exists and decides from its last
+// passes creates the session, or opens it and decides from its last
 // progress mark what is left to import of the source's whole lines up to
 // end.
 func (r *run) passes(ctx context.Context, t *target, path string, end int64, prev fileState) ([]pass, error) {
 	if err := t.open(ctx); err != nil {
 		return nil, err
 	}
-	if t.s == nil {
+	if t.created {
 		return []pass{{from: 0, to: end, head: true}}, nil
 	}
 	pos, err := t.s.LastImportPos()
