@@ -54,12 +54,14 @@ func (m *memSource) lines(start, n int64, fn func(lineNo int, off int64, line []
 
 var sourceBuffers sync.Pool // of *[]byte, each at most smallSource
 
-// readSmall reads the size bytes of f when they are few. It returns nil
-// for a large file, and for one that no longer has size bytes (it
-// changed since it was listed: it is read as a file, as a large one).
-// done gives the buffer back; nothing may use the source after it.
+// readSmall reads the size bytes of f when they are few: fewer than a
+// huge line has, so that none of its lines needs to be streamed. It
+// returns nil for a larger file, and for one that no longer has size
+// bytes (it changed since it was listed: it is read as a file, as a
+// large one). done gives the buffer back; nothing may use the source
+// after it.
 func readSmall(f *os.File, size int64) (src *memSource, done func()) {
-	if size > smallSource {
+	if size > smallSource || size > int64(hugeLine) {
 		return nil, func() {}
 	}
 	bp, _ := sourceBuffers.Get().(*[]byte)
