@@ -13,7 +13,7 @@ import (
 // again into a buffer of its own. Reading the file three times cost three
 // system calls and the buffers were most of what an import of many small
 // files allocated (and the garbage collector then cleared).
-const smallSource = 1 << 20
+var smallSource int64 = 1 << 20
 
 // memSource is a source file's first bytes read into memory.
 type memSource struct {
