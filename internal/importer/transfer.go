@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -34,7 +35,11 @@ type pass struct {
 // file's whole lines. It returns the session's result (nil when nothing
 // was written) and the file's new state.
 func (r *run) importFile(ctx context.Context, path string, fi fs.FileInfo, prev fileState) (*SessionResult, fileState, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO put in the file's place since it was listed
+	// does not hang the import, and the runtime takes the descriptor as
+	// it is instead of switching it to non-blocking and back (four
+	// fcntl calls a file). A regular file's reads ignore the flag.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, prev, fmt.Errorf("import %s: %w", path, err)
 	}
