@@ -1,10 +1,7 @@
 package importer
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -101,19 +98,7 @@ func importedSessions(t *testing.T, tool, dir string) map[string][]map[string]an
 		if err != nil {
 			return err
 		}
-		var recs []map[string]any
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				t.Fatalf("%s: a line does not parse: %v", path, err)
-			}
-			delete(m, "uuid")
-			delete(m, "parentUuid")
-			recs = append(recs, m)
-		}
-		out[filepath.Base(path)] = recs
+		out[filepath.Base(path)] = sessionRecords(t, data)
 		return nil
 	})
 	if err != nil {
