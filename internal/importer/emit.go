@@ -10,35 +10,36 @@ import (
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
-// target is the session a source file goes to, opened when it exists and
-// created with the first records written when it does not.
+// target is the session a source file goes to, created when it does not
+// exist yet and opened when it does.
 type target struct {
-	p  *storage.Project
-	id string
-	s  *storage.Session
+	p       *storage.Project
+	id      string
+	s       *storage.Session
+	created bool // by this import: nothing of the source is in it
 }
 
-// open opens the session if it exists.
+// open creates the session, or opens it when it exists. Creating first
+// looks the name up once: looking up a name the directory does not have
+// waits for its lock, which a worker creating another session holds, so
+// checking first made every new session wait for that lock twice. A
+// session created and never written to is removed when it is closed.
 func (t *target) open(ctx context.Context) error {
-	s, err := t.p.Open(ctx, t.id)
-	if errors.Is(err, storage.ErrNotFound) {
+	s, err := t.p.CreateID(ctx, t.id)
+	if err == nil {
+		t.s, t.created = s, true
 		return nil
 	}
-	if err != nil {
+	if !errors.Is(err, storage.ErrSessionExists) {
 		return err
 	}
-	t.s = s
+	if t.s, err = t.p.Open(ctx, t.id); err != nil {
+		return err
+	}
 	return nil
 }
 
-func (t *target) append(ctx context.Context, recs []*storage.Record) ([]int64, error) {
-	if t.s == nil {
-		s, err := t.p.CreateID(ctx, t.id)
-		if err != nil {
-			return nil, err
-		}
-		t.s = s
-	}
+func (t *target) append(recs []*storage.Record) ([]int64, error) {
 	return t.s.AppendBatch(recs...)
 }
 
@@ -146,7 +147,7 @@ func (e *emitter) write(ctx context.Context, n int) error {
 		return err
 	}
 	part := e.queue[:n]
-	offs, err := e.t.append(ctx, part)
+	offs, err := e.t.append(part)
 	if err != nil {
 		return err
 	}
@@ -174,7 +175,10 @@ var readBuffer = 1 << 20
 // passed (callers give a range that ends after one). With lt, a line
 // longer than hugeLine is read without holding it (see largeTexts).
 func readLines(r *io.SectionReader, lt *largeTexts, fn func(lineNo int, off int64, line []byte) error) (int64, error) {
-	_, start, size := r.Outer()
+	outer, start, size := r.Outer()
+	if m, ok := outer.(*memSource); ok {
+		return m.lines(start, size, fn)
+	}
 	// A small file's buffer is its size: an import of many small files
 	// does not clear a megabyte for each.
 	buf := make([]byte, max(min(4<<10, readBuffer), int(min(int64(readBuffer), size+1))))

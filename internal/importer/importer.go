@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -196,6 +197,7 @@ type run struct {
 	batch *storage.IndexBatch
 	jobs  []job
 
+	flushMu     sync.Mutex // flushes take turns (see flush)
 	mu          sync.Mutex // guards what follows, st and res
 	projects    map[string]*storage.Project
 	sessions    map[string]*sync.Mutex // one per session being written, by project root and id
@@ -257,6 +259,13 @@ func (r *run) work(ctx context.Context) {
 // finished records one file's outcome; every indexBatch sessions, their
 // index entries and the state are written.
 func (r *run) finished(j job, prev fileState, sr *SessionResult, now fileState, err error) {
+	if r.record(j, prev, sr, now, err) {
+		r.flush()
+	}
+}
+
+// record notes one file's outcome and reports whether a batch is due.
+func (r *run) record(j job, prev fileState, sr *SessionResult, now fileState, err error) (flush bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
@@ -278,22 +287,24 @@ func (r *run) finished(j job, prev fileState, sr *SessionResult, now fileState, 
 	}
 	if n := r.batch.Len(); n >= max(indexBatch, r.flushed/2) {
 		r.flushed += n
-		r.flushLocked()
+		return true
 	}
+	return false
 }
 
+// flush writes the index entries waiting, then the state as it was
+// before them: the state is a cache of what the sessions hold, so it is
+// never ahead of the index (a session is closed into the batch before
+// its file is recorded). The other workers go on meanwhile; flushes take
+// turns, so an older state never replaces a newer one.
 func (r *run) flush() {
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.flushLocked()
-}
-
-// flushLocked writes the index entries waiting, then the state: the
-// state is a cache of what the sessions hold, so it is never ahead of
-// them.
-func (r *run) flushLocked() {
+	st := &state{path: r.st.path, Files: maps.Clone(r.st.Files)}
+	r.mu.Unlock()
 	r.batch.Write()
-	if err := r.st.save(false); err != nil {
+	if err := st.save(false); err != nil {
 		r.im.Warn(err.Error())
 	}
 }

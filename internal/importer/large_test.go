@@ -73,6 +73,13 @@ func importInto(t *testing.T, tool, dir, id string, red storage.Redactor) ([]map
 	if err != nil {
 		t.Fatalf("%v; warnings %q", err, warnings)
 	}
+	return sessionRecords(t, data), data, warnings
+}
+
+// sessionRecords decodes a session file's lines, without the uuids the
+// store makes up.
+func sessionRecords(t *testing.T, data []byte) []map[string]any {
+	t.Helper()
 	var recs []map[string]any
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<24)
@@ -85,7 +92,7 @@ func importInto(t *testing.T, tool, dir, id string, red storage.Redactor) ([]map
 		delete(m, "parentUuid")
 		recs = append(recs, m)
 	}
-	return recs, data, warnings
+	return recs
 }
 
 // withLargeThresholds makes every string past 40 bytes (a uuid, a time are

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -33,18 +35,27 @@ type pass struct {
 // file's whole lines. It returns the session's result (nil when nothing
 // was written) and the file's new state.
 func (r *run) importFile(ctx context.Context, path string, fi fs.FileInfo, prev fileState) (*SessionResult, fileState, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO put in the file's place since it was listed
+	// does not hang the import, and the runtime takes the descriptor as
+	// it is instead of switching it to non-blocking and back (four
+	// fcntl calls a file). A regular file's reads ignore the flag.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, prev, fmt.Errorf("import %s: %w", path, err)
 	}
 	defer f.Close()
 	size := fi.Size()
-	end, err := wholeLinesEnd(f, size)
+	var src io.ReaderAt = f
+	if m, done := readSmall(f, size); m != nil {
+		defer done()
+		src = m
+	}
+	end, err := wholeLinesEnd(src, size)
 	if err != nil {
 		return nil, prev, fmt.Errorf("import %s: %w", path, err)
 	}
 	now := fileState{Offset: end, Size: size, ModTime: fi.ModTime().UnixNano()}
-	h, err := probeHead(r.tool, f, path, end)
+	h, err := probeHead(r.tool, src, path, end)
 	if err != nil {
 		return nil, prev, fmt.Errorf("import %s: %w", path, err)
 	}
@@ -63,7 +74,7 @@ func (r *run) importFile(ctx context.Context, path string, fi fs.FileInfo, prev 
 	// after the lines it took over): the workers take turns on a session,
 	// so the second sees the first's records and its origin.
 	unlock := r.lockSession(p.Root, t.id)
-	sr, err := r.transfer(ctx, f, path, h, t, end, prev)
+	sr, err := r.transfer(ctx, src, path, h, t, end, prev)
 	if cerr := t.close(r.batch); err == nil {
 		err = cerr
 	}
@@ -83,7 +94,7 @@ func (r *run) importFile(ctx context.Context, path string, fi fs.FileInfo, prev 
 
 // transfer plans the passes from the session's last progress mark and
 // runs them.
-func (r *run) transfer(ctx context.Context, f *os.File, path string, h head, t *target, end int64, prev fileState) (*SessionResult, error) {
+func (r *run) transfer(ctx context.Context, f io.ReaderAt, path string, h head, t *target, end int64, prev fileState) (*SessionResult, error) {
 	passes, err := r.passes(ctx, t, path, end, prev)
 	if err != nil || len(passes) == 0 {
 		return nil, err
@@ -103,14 +114,14 @@ func (r *run) transfer(ctx context.Context, f *os.File, path string, h head, t *
 	return sr, nil
 }
 
-// passes opens the session if it exists and decides from its last
+// passes creates the session, or opens it and decides from its last
 // progress mark what is left to import of the source's whole lines up to
 // end.
 func (r *run) passes(ctx context.Context, t *target, path string, end int64, prev fileState) ([]pass, error) {
 	if err := t.open(ctx); err != nil {
 		return nil, err
 	}
-	if t.s == nil {
+	if t.created {
 		return []pass{{from: 0, to: end, head: true}}, nil
 	}
 	pos, err := t.s.LastImportPos()
@@ -157,7 +168,7 @@ func growth(from, end int64) []pass {
 
 // runPass converts the pass's byte range and appends the records past
 // its skip. It returns how many it wrote.
-func (r *run) runPass(ctx context.Context, f *os.File, path string, h head, t *target, ps pass) (int, error) {
+func (r *run) runPass(ctx context.Context, f io.ReaderAt, path string, h head, t *target, ps pass) (int, error) {
 	out := &converted{sessionID: h.id, cwd: h.cwd, uuids: map[string]bool{}, large: newLargeTexts(f)}
 	conv := newConverter(r.tool, out)
 	if err := primeConverter(conv, f, ps.from); err != nil {
@@ -228,7 +239,7 @@ var errEnough = errors.New("enough")
 
 // probeHead reads the source's first lines until they name the session
 // and its working directory (the whole file when they never do).
-func probeHead(tool string, f *os.File, path string, end int64) (head, error) {
+func probeHead(tool string, f io.ReaderAt, path string, end int64) (head, error) {
 	out := &converted{uuids: map[string]bool{}, large: newLargeTexts(f)}
 	conv := newConverter(tool, out)
 	var h head
@@ -260,7 +271,10 @@ func probeHead(tool string, f *os.File, path string, end int64) (head, error) {
 
 // wholeLinesEnd is the offset after the file's last '\n': a last line
 // without one (a tool still writing) waits for the next import.
-func wholeLinesEnd(f *os.File, size int64) (int64, error) {
+func wholeLinesEnd(f io.ReaderAt, size int64) (int64, error) {
+	if m, ok := f.(*memSource); ok {
+		return int64(bytes.LastIndexByte(m.b[:size], '\n') + 1), nil
+	}
 	buf := make([]byte, min(size, 8<<10))
 	for end := size; end > 0; {
 		from := max(0, end-int64(len(buf)))

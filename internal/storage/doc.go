@@ -15,7 +15,9 @@
 // .project marker, index.json (the listing cache) and index.lock.
 // Directories are created 0700 and files 0600, whatever the umask. Nothing
 // is written outside CLAWDCODE_HOME, and Store.Project writes nothing at
-// all: the first Create makes the directory.
+// all: the first Create makes the directory. A Project checks its
+// directory and marker on its first Create only; a later Create that
+// finds the directory gone claims it again.
 //
 // # Durability
 //

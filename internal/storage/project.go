@@ -138,7 +138,10 @@ type Project struct {
 	Dir  string // $CLAWDCODE_HOME/projects/<escaped>
 
 	store *Store
-	mu    sync.Mutex // guards Dir while Create claims the directory
+	mu    sync.Mutex // guards Dir and claimed while Create claims the directory
+	// claimed: a Create of this Project claimed Dir, so the next ones
+	// need not check it again (see createSession).
+	claimed bool
 }
 
 func (p *Project) dir() string {
@@ -251,6 +254,33 @@ func (p *Project) EnsureDir() (string, error) { return p.ensureDir() }
 func (p *Project) ensureDir() (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.claimDirLocked()
+}
+
+// claimedDir is ensureDir done once: after a Create claimed the directory,
+// the next Creates of this Project do not create it and read its marker
+// again (five system calls a session, an import of thousands of sessions
+// paid for each). A directory removed since is claimed again by the
+// Create that finds it gone (createSession).
+func (p *Project) claimedDir() (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.claimed {
+		return p.Dir, nil
+	}
+	dir, err := p.claimDirLocked()
+	p.claimed = err == nil
+	return dir, err
+}
+
+// forgetClaim makes the next claimedDir check the directory again.
+func (p *Project) forgetClaim() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.claimed = false
+}
+
+func (p *Project) claimDirLocked() (string, error) {
 	s := p.store
 	if err := mkdirPrivate(s.home); err != nil {
 		return "", err

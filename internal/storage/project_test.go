@@ -264,3 +264,26 @@ func TestCreateMovesWhenNameClaimedMeanwhile(t *testing.T) {
 		t.Fatalf("a found %s, then %s", pa.Dir, again.Dir)
 	}
 }
+
+// A Project claims its directory once; a Create after the directory was
+// removed (the whole store deleted while a process holds the Project)
+// claims it again instead of failing.
+func TestCreateAfterTheProjectDirectoryWasRemoved(t *testing.T) {
+	t.Parallel()
+	st := NewStore(t.TempDir())
+	p, err := st.Project(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustCreate(t, p)
+	s.Close()
+	if err := os.RemoveAll(st.Home()); err != nil {
+		t.Fatal(err)
+	}
+	s = mustCreate(t, p)
+	mustAppend(t, s, userRecord("hi"))
+	s.Close()
+	if owner, err := readMarker(p.Dir); err != nil || owner != p.Root {
+		t.Fatalf("marker after the second Create: %q, %v", owner, err)
+	}
+}

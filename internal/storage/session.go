@@ -48,15 +48,11 @@ func (p *Project) Create(ctx context.Context) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	dir, err := p.ensureDir()
-	if err != nil {
-		return nil, fmt.Errorf("create session: %w", err)
-	}
 	u, err := uuid.NewRandom()
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	return p.create(dir, u.String())
+	return p.createSession(u.String())
 }
 
 // CreateID is Create with a given id: an imported session keeps its
@@ -68,15 +64,28 @@ func (p *Project) CreateID(ctx context.Context, id string) (*Session, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	dir, err := p.ensureDir()
-	if err != nil {
-		return nil, fmt.Errorf("create session: %w", err)
-	}
-	s, err := p.create(dir, id)
+	s, err := p.createSession(id)
 	if errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("create session %s: %w", id, ErrSessionExists)
 	}
 	return s, err
+}
+
+// createSession creates the session file id in the project's directory,
+// claiming the directory first unless this Project did already; when the
+// directory has gone since, it is claimed again.
+func (p *Project) createSession(id string) (*Session, error) {
+	for retry := false; ; retry = true {
+		dir, err := p.claimedDir()
+		if err != nil {
+			return nil, fmt.Errorf("create session: %w", err)
+		}
+		s, err := p.create(dir, id)
+		if retry || !errors.Is(err, fs.ErrNotExist) {
+			return s, err
+		}
+		p.forgetClaim()
+	}
 }
 
 func (p *Project) create(dir, id string) (*Session, error) {
@@ -136,6 +145,9 @@ func (p *Project) Open(ctx context.Context, id string) (*Session, error) {
 
 func (p *Project) newSession(id, path, dir string, f *os.File) *Session {
 	s := &Session{id: id, path: path, dir: dir, root: p.Root, project: p, f: f, git: newGitHead(p.Root)}
+	if b, ok := encodeBuffers.Get().(*[]byte); ok {
+		s.buf = *bytes.NewBuffer((*b)[:0])
+	}
 	s.enc = json.NewEncoder(&s.buf)
 	s.enc.SetEscapeHTML(false)
 	return s
@@ -564,6 +576,7 @@ func (s *Session) closeWith(store func(*indexEntry)) error {
 		return nil
 	}
 	s.closed = true
+	defer s.recycleBuffer()
 	if s.removeEmpty() {
 		return s.release()
 	}
@@ -572,6 +585,21 @@ func (s *Session) closeWith(store func(*indexEntry)) error {
 		store(e)
 	}
 	return errors.Join(err, s.release())
+}
+
+// encodeBuffers are the write buffers of closed sessions, for the next
+// ones: a process that writes many sessions (an import of thousands) does
+// not grow a new buffer for each, and leave it to the garbage collector.
+var encodeBuffers sync.Pool // of *[]byte
+
+// recycleBuffer gives the closed session's write buffer to the next
+// session. appendBatch keeps it at most 1 MiB.
+func (s *Session) recycleBuffer() {
+	if b := s.buf.Bytes(); cap(b) > 0 {
+		b = b[:0]
+		encodeBuffers.Put(&b)
+	}
+	s.buf = bytes.Buffer{}
 }
 
 // removeEmpty removes the file of a session this process created when it
