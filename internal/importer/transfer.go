@@ -172,7 +172,7 @@ func (r *run) runPass(ctx context.Context, f io.ReaderAt, path string, h head, t
 	out := &converted{sessionID: h.id, cwd: h.cwd, uuids: map[string]bool{}, large: newLargeTexts(f)}
 	conv := newConverter(r.tool, out)
 	if err := primeConverter(conv, f, ps.from); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("import %s: read before offset %d: %w", path, ps.from, err)
 	}
 	e := newEmitter(t, ps, h.cwd)
 	e.large = out.large
@@ -211,7 +211,7 @@ func (r *run) runPass(ctx context.Context, f io.ReaderAt, path string, h head, t
 // primeConverter gives a primer the source's lines before from, so that a
 // pass which starts there converts as one pass from the start would. It
 // reads the prefix again, which only a source that grew costs.
-func primeConverter(conv converter, f *os.File, from int64) error {
+func primeConverter(conv converter, f io.ReaderAt, from int64) error {
 	p, ok := conv.(primer)
 	if !ok || from == 0 {
 		return nil
@@ -222,10 +222,7 @@ func primeConverter(conv converter, f *os.File, from int64) error {
 		p.prime(line)
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("read %s before offset %d: %w", f.Name(), from, err)
-	}
-	return nil
+	return err
 }
 
 // head is what the first lines of a source say: the session's id and
