@@ -31,6 +31,8 @@ func TestBashRulesFollowBashsGrammar(t *testing.T) {
 		{"ansi-c quote under a deny", `echo $'a\'b'; touch X`,
 			[]string{"--dangerously-skip-permissions", "--disallowed-tools", "Bash(touch:*)"},
 			"denied by the rule Bash(touch:*)"},
+		{"process substitution in a default", "echo ${1-<(touch X)}", []string{"--allowed-tools", "Bash(echo:*)"},
+			"Permission to use Bash was denied"},
 		{"what the rule names", `echo $'it\'s' > /dev/null; echo $'it\'s'`, []string{"--allowed-tools", "Bash(echo:*)"},
 			"it's"},
 	} {

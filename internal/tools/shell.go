@@ -219,6 +219,10 @@ func (w *shellWalker) heredoc(r *syntax.Redirect) {
 // slice (arithmetic) and the @ transformations (${x@P} runs the prompt's
 // command substitutions) are not modelled.
 func (w *shellWalker) param(p *syntax.ParamExp) {
+	if procSubstAsText(p) {
+		w.fail("a process substitution inside ${…} is read as text by the rules' parser, and run by bash")
+		return
+	}
 	switch {
 	case p.Excl || p.Names != 0 || p.Flags != nil || p.NestedParam != nil || len(p.Modifiers) > 0:
 		w.fail("the parameter expansion %s is not modelled", "${!…}")
@@ -230,6 +234,33 @@ func (w *shellWalker) param(p *syntax.ParamExp) {
 		w.arithm(p.Slice.Offset)
 		w.arithm(p.Slice.Length)
 	}
+}
+
+// procSubstAsText reports whether a word of p (a default, an alternative,
+// a pattern or its replacement) holds "<(" or ">(" as literal text: the
+// parser reads it so there, where bash, unquoted, runs the process
+// substitution it starts (`echo ${1-<(cmd)}` runs cmd).
+func procSubstAsText(p *syntax.ParamExp) bool {
+	var words []*syntax.Word
+	if p.Exp != nil {
+		words = append(words, p.Exp.Word)
+	}
+	if p.Repl != nil {
+		words = append(words, p.Repl.Orig, p.Repl.With)
+	}
+	found := false
+	for _, word := range words {
+		if word == nil {
+			continue
+		}
+		syntax.Walk(word, func(n syntax.Node) bool {
+			if lit, ok := n.(*syntax.Lit); ok && (strings.Contains(lit.Value, "<(") || strings.Contains(lit.Value, ">(")) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // arithm judges an arithmetic context: bash evaluates a variable's value

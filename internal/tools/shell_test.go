@@ -84,6 +84,12 @@ func TestAllowRuleCoversOnlyWhatBashRuns(t *testing.T) {
 		{"Bash(echo:*)", "echo < <(touch X)", false},
 		{"Bash(echo:*)", "X=$(touch X) echo a", false},
 		{"Bash(echo:*)", "echo ${x:-$(touch X)}", false},
+		// The parser reads a process substitution inside ${…} as text;
+		// bash runs it (found by FuzzBashAllowRule).
+		{"Bash(echo:*)", "echo ${1-<(touch X)}", false},
+		{"Bash(echo:*)", "echo ${x:+>(touch X)}", false},
+		{"Bash(echo:*)", "echo ${x/a/<(touch X)}", false},
+		{"Bash(echo:*)", "echo ${x:-a}", true},
 		{"Bash(echo:*)", "echo a <<< $(touch X)", false},
 		{"Bash(echo:*)", "cat <<EOF\n$(touch X)\nEOF", false},
 		{"Bash(cat:*)", "cat <<EOF\n$(touch X)\nEOF", false},
@@ -187,6 +193,7 @@ func TestDenyRuleCatchesWhatBashRuns(t *testing.T) {
 		{"Bash(rm:*)", "if rm x; then :; fi", false},
 		{"Bash(rm:*)", "echo $(rm x)", false},
 		{"Bash(rm:*)", "echo `rm x`", false},
+		{"Bash(rm:*)", "echo ${1-<(rm x)}", false},
 		{"Bash(rm:*)", "cat <(rm x)", false},
 		{"Bash(rm:*)", "cat <<EOF\n$(rm x)\nEOF", false},
 		{"Bash(rm:*)", "cat <<EOF\n\\\nEOF\nrm x\nEOF", false},
