@@ -64,6 +64,11 @@ var shellParsers = sync.Pool{New: func() any {
 func parseShell(cmd string) shellLine {
 	p := shellParsers.Get().(*syntax.Parser)
 	defer shellParsers.Put(p) // after the walk: the tree is the parser's until then
+	if strings.ContainsRune(cmd, '\r') {
+		// The parser takes a carriage return for a blank; bash keeps it
+		// in the word ("echo\r" is a command of that name to bash).
+		return shellLine{opaque: "the command holds a carriage return, which bash and the rules' parser read differently"}
+	}
 	f, err := p.Parse(strings.NewReader(cmd), "")
 	if err != nil {
 		return shellLine{opaque: fmt.Sprintf("the command does not parse: %v", err)}
@@ -98,6 +103,7 @@ func (w *shellWalker) visit(n syntax.Node) bool {
 		}
 	case *syntax.Redirect:
 		w.heredoc(n)
+		w.closeDup(n)
 	case *syntax.File, *syntax.Assign, *syntax.CallExpr,
 		*syntax.Subshell, *syntax.Block, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause,
 		*syntax.WordIter, *syntax.BinaryCmd, *syntax.FuncDecl, *syntax.Word, *syntax.Lit,
@@ -175,6 +181,19 @@ func (w *shellWalker) call(c *syntax.CallExpr, redirs []*syntax.Redirect, writes
 		w.fail("the command name %q is not a literal word", wordSource(c.Args[0]))
 	}
 	w.line.cmds = append(w.line.cmds, cmd)
+}
+
+// closeDup checks a duplication's word: bash reads "-" right after >& or
+// <& as closing the descriptor and goes on with what follows ("-touch"
+// is "-" and then the command touch), where the parser takes the whole
+// word as the target.
+func (w *shellWalker) closeDup(r *syntax.Redirect) {
+	if r.Op != syntax.DplOut && r.Op != syntax.DplIn || r.Word == nil || len(r.Word.Parts) == 0 {
+		return
+	}
+	if lit, ok := r.Word.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "-") && (len(lit.Value) > 1 || len(r.Word.Parts) > 1) {
+		w.fail("a word after >&- or <&-, which bash and the rules' parser split differently")
+	}
 }
 
 // heredoc checks that the parser ended a here-document where bash does:
