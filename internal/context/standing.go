@@ -46,7 +46,11 @@ func userRules(prev []string, es []*entry) []string {
 		if r.Type != storage.TypeUser || r.IsCompactSummary {
 			continue
 		}
-		for _, s := range sentences(messageContent(r)) {
+		text := messageContent(r)
+		if !userRule.MatchString(text) {
+			continue // most messages lay down no rule: no need to split them
+		}
+		for _, s := range sentences(text) {
 			if !userRule.MatchString(s) {
 				continue
 			}
