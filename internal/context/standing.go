@@ -47,7 +47,7 @@ func userRules(prev []string, es []*entry) []string {
 			continue
 		}
 		text := messageContent(r)
-		if !userRule.MatchString(text) {
+		if !mayLayDownRule(text) {
 			continue // most messages lay down no rule: no need to split them
 		}
 		for _, s := range sentences(text) {
@@ -59,6 +59,28 @@ func userRules(prev []string, es []*entry) []string {
 		}
 	}
 	return rules
+}
+
+// ruleWords are userRule's words in lower case.
+var ruleWords = []string{"never", "always", "don't", "do not", "must not", "mustn't", "under no circumstances"}
+
+// mayLayDownRule reports whether text may hold a sentence userRule
+// matches: it holds one of ruleWords whatever their case. It is a
+// substring search, many times faster than the expression over a long
+// message, and never says no where the expression would match: besides
+// case, the expression's (?i) folds only 's' with 'ſ' among its letters,
+// and a text with 'ſ' is left to it.
+func mayLayDownRule(text string) bool {
+	if strings.ContainsRune(text, 'ſ') {
+		return true
+	}
+	lower := strings.ToLower(text)
+	for _, w := range ruleWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // sentences splits text at sentence ends and line breaks, trimmed.
