@@ -70,9 +70,7 @@ func (b *backgroundShells) start(e *Env, command string) (*backgroundShell, erro
 	b.shells = append(b.shells, s)
 	go func() {
 		<-proc.exited
-		s.mu.Lock()
-		s.ended = time.Now()
-		s.mu.Unlock()
+		s.markEnded()
 	}()
 	return s, nil
 }
@@ -137,7 +135,20 @@ func (s *backgroundShell) kill() {
 		}
 		s.mu.Unlock()
 		s.proc.kill()
+		// The shell has exited when kill returns: say so now, not when
+		// the goroutine that waits for it gets to run, so a BashOutput
+		// right after KillShell never reads "running".
+		s.markEnded()
 	})
+}
+
+// markEnded notes when the shell was seen to have exited, once.
+func (s *backgroundShell) markEnded() {
+	s.mu.Lock()
+	if s.ended.IsZero() {
+		s.ended = time.Now()
+	}
+	s.mu.Unlock()
 }
 
 func (s *backgroundShell) info() ShellInfo {
