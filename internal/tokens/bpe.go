@@ -37,6 +37,9 @@ type bpeEncoding struct {
 	ranks   *bpeTable
 	pattern *regexp2.Regexp
 	special map[string]int
+	// asciiO200k: the pattern is o200k's, whose pieces asciiPieces cuts
+	// by hand in text that is all ASCII.
+	asciiO200k bool
 }
 
 func newBPEEncoding(table, pattern string, special map[string]int) (*bpeEncoding, error) {
@@ -48,7 +51,7 @@ func newBPEEncoding(table, pattern string, special map[string]int) (*bpeEncoding
 	if err != nil {
 		return nil, err
 	}
-	return &bpeEncoding{ranks: t, pattern: re, special: special}, nil
+	return &bpeEncoding{ranks: t, pattern: re, special: special, asciiO200k: pattern == o200kPattern}, nil
 }
 
 // EncodeOrdinary returns the tokens of text, special-token spellings
@@ -111,6 +114,21 @@ func (e *bpeEncoding) Encode(text string, allowed, _ []string) []int {
 // tiktoken-go, it matches on the text's runes, so invalid UTF-8 becomes
 // U+FFFD before it is encoded.
 func (e *bpeEncoding) pieces(text string, fn func([]byte)) {
+	if !e.asciiO200k {
+		e.patternPieces(text, fn)
+		return
+	}
+	for text != "" {
+		ascii, rest := asciiStretch(text)
+		asciiPieces(ascii, fn)
+		other, after := otherStretch(rest)
+		e.patternPieces(other, fn)
+		text = after
+	}
+}
+
+// patternPieces is pieces by the pattern itself.
+func (e *bpeEncoding) patternPieces(text string, fn func([]byte)) {
 	runes := []rune(text)
 	var buf []byte
 	m, _ := e.pattern.FindRunesMatch(runes)

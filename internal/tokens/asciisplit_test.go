@@ -1,0 +1,128 @@
+package tokens
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// asciiAlphabet weighs the characters the pattern tells apart: capitals,
+// small letters, digits, every kind of whitespace, apostrophes (the
+// contractions), slashes, other punctuation and control characters.
+const asciiAlphabet = "aAbZzsStTrReEvVmMlLdD019  \t\t\n\n\r\v\f''''//.,;:!?-_(){}[]<>\"#$%&*+=@\\^`|~\x00\x01\x1b\x1c\x1f\x7f"
+
+func patternPiecesOf(e *bpeEncoding, s string) []string {
+	var out []string
+	e.patternPieces(s, func(p []byte) { out = append(out, string(p)) })
+	return out
+}
+
+func asciiPiecesOf(s string) []string {
+	var out []string
+	asciiPieces(s, func(p []byte) { out = append(out, string(p)) })
+	return out
+}
+
+func checkASCIIPieces(t *testing.T, e *bpeEncoding, s string) {
+	t.Helper()
+	want, got := patternPiecesOf(e, s), asciiPiecesOf(s)
+	if strings.Join(want, "\x00|") != strings.Join(got, "\x00|") {
+		t.Errorf("%q: the pattern cuts %q, by hand %q", s, want, got)
+	}
+}
+
+// TestASCIIPiecesAreThePatterns: over ASCII text the hand-cut pieces are
+// the ones o200k's pattern cuts with regexp2 — every character alone and
+// after every other, and random texts weighted toward what the pattern
+// tells apart.
+func TestASCIIPiecesAreThePatterns(t *testing.T) {
+	t.Parallel()
+	e, err := encoding(O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := 0; c < 0x80; c++ {
+		for d := 0; d < 0x80; d++ {
+			checkASCIIPieces(t, e, string([]byte{byte(c), byte(d), 'x'}))
+			checkASCIIPieces(t, e, string([]byte{' ', byte(c), byte(d)}))
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	for range 20000 {
+		b := make([]byte, 1+r.IntN(24))
+		for i := range b {
+			b[i] = asciiAlphabet[r.IntN(len(asciiAlphabet))]
+		}
+		checkASCIIPieces(t, e, string(b))
+	}
+	for _, s := range []string{"", "HELLO's world", "don't", "I'LL", "we've", "a  b", "x \n\n  y", "  ", "\r\n", "1234567", " 123", "...hello", "path/to/file.go\n", "    return x\n}\n"} {
+		checkASCIIPieces(t, e, s)
+	}
+}
+
+// FuzzASCIIPiecesAreThePatterns holds the two cuts together on any ASCII.
+func FuzzASCIIPiecesAreThePatterns(f *testing.F) {
+	for _, s := range []string{"HELLO's world", "a  b\n\n c", "x := y // 42\r\n"} {
+		f.Add(s)
+	}
+	e, err := encoding(O200kBase)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !isASCII(s) {
+			return
+		}
+		checkASCIIPieces(t, e, s)
+	})
+}
+
+// mixedAlphabet adds what is not ASCII — letters that fold to ASCII ones
+// (ſ, K), accented and other scripts' letters, marks, digits, spaces,
+// punctuation, an emoji and bytes that are not UTF-8 — to asciiAlphabet.
+var mixedAlphabet = append([]string{"ſ", "K", "é", "É", "ß", "д", "中", "\u0301", "٣", "\u00a0", "\u2003", "—", "…", "😀", "\xff", "\xc3"},
+	strings.Split(asciiAlphabet+"aaaaeeettt\n\n\n", "")...)
+
+func checkPieces(t *testing.T, e *bpeEncoding, s string) {
+	t.Helper()
+	var got []string
+	e.pieces(s, func(p []byte) { got = append(got, string(p)) })
+	if want := patternPiecesOf(e, s); strings.Join(want, "\x00|") != strings.Join(got, "\x00|") {
+		t.Errorf("%q: the pattern cuts %q, pieces %q", s, want, got)
+	}
+}
+
+// TestPiecesOfMixedTextAreThePatterns: text with some characters that
+// are not ASCII is cut by hand but for the lines around them, and the
+// pieces are still the pattern's.
+func TestPiecesOfMixedTextAreThePatterns(t *testing.T) {
+	t.Parallel()
+	e, err := encoding(O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(13, 17))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r.IntN(40) {
+			b.WriteString(mixedAlphabet[r.IntN(len(mixedAlphabet))])
+		}
+		checkPieces(t, e, b.String())
+	}
+	for _, s := range []string{"café\nlatte", "x\n—\ny", "a\nſ's\nb", "line one\nline two é\nline three\n", "\n\xff\nz"} {
+		checkPieces(t, e, s)
+	}
+}
+
+// FuzzPiecesAreThePatterns holds the mixed cut to the pattern's on any
+// text.
+func FuzzPiecesAreThePatterns(f *testing.F) {
+	for _, s := range []string{"café\nlatte", "x := y // 42\r\nz — w\nok"} {
+		f.Add(s)
+	}
+	e, err := encoding(O200kBase)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkPieces(t, e, s) })
+}
