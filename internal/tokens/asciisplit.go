@@ -22,15 +22,21 @@ func isPrefix(c byte) bool { return c != '\r' && c != '\n' && !isLetter(c) && !i
 // isPunct is [^\s\p{L}\p{N}].
 func isPunct(c byte) bool { return !isSpace(c) && !isLetter(c) && !isDigit(c) }
 
-// A line break followed by an ASCII letter or digit always ends a piece
-// of either pattern: no piece holds a line break and then a letter or a
-// digit. The pieces of a text are then those of its parts cut there, so a
-// text that is mostly ASCII is cut by hand but for the lines around what
-// is not, which go to the pattern.
+// A line break followed by an ASCII character that is neither whitespace
+// nor '/' always ends a piece of the pattern: a piece holds a line break
+// only as part of a run of whitespace (which that character ends) or of
+// punctuation's trailing [\r\n/]* (which it ends too). The pieces of a
+// text are then those of its parts cut there, so a text that is mostly
+// ASCII is cut by hand but for the lines around what is not, which go to
+// the pattern.
 
 // pieceEnds reports whether a piece ends at i in s.
 func pieceEnds(s string, i int) bool {
-	return i > 0 && i < len(s) && (s[i-1] == '\n' || s[i-1] == '\r') && (isLetter(s[i]) || isDigit(s[i]))
+	if i <= 0 || i >= len(s) || s[i-1] != '\n' && s[i-1] != '\r' {
+		return false
+	}
+	c := s[i]
+	return c < 0x80 && !isSpace(c) && c != '/'
 }
 
 // asciiStretch splits s at the last safe cut before its first byte that is
