@@ -8,7 +8,7 @@
 //     pre-tokenizer pattern and regexp engine, the same byte-pair merge, and
 //     the tests compare token for token with tiktoken-go, which stays the
 //     reference. For o200k, lines that are all ASCII are cut into pieces
-//     by hand (asciisplit.go), three times faster; a test and two fuzz
+//     by hand (asciisplit.go), about five times faster; a test and two fuzz
 //     targets hold those pieces to the pattern's.
 //   - An encoding is opened lazily, on the first exact count that needs it,
 //     and at most once per process; every Counter shares it. Opening reads
