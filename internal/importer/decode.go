@@ -14,13 +14,15 @@ import (
 //
 // decodeOptions make it read a line as encoding/json does: a field name
 // matches whatever its case (but not with its '_' or '-' left out), a
-// name given twice is taken (the last wins) and invalid UTF-8 in a string
-// becomes U+FFFD, where v2 would reject the line. TestDecodeLikeEncodingJSON holds the two to the same result.
+// name given twice is taken (the last wins), invalid UTF-8 in a string
+// becomes U+FFFD and a time is read as loosely as time.Time's own
+// UnmarshalJSON does (a one-digit hour), where v2 would reject the line. TestDecodeLikeEncodingJSON holds the two to the same result.
 var decodeOptions = jsonv2.JoinOptions(
 	jsonv2.MatchCaseInsensitiveNames(true),
 	jsonv1.MatchCaseSensitiveDelimiter(true),
 	jsontext.AllowDuplicateNames(true),
 	jsontext.AllowInvalidUTF8(true),
+	jsonv1.ParseTimeWithLooseRFC3339(true),
 )
 
 // decodeLine decodes one source line into v.
