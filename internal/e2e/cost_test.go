@@ -119,14 +119,7 @@ func TestCompactionReceiptShowsTheSummaryCost(t *testing.T) {
 	if want := "  the summary calls used 40,000 input and 1,000 output tokens: $0.11\n"; !strings.Contains(out, want) {
 		t.Errorf("/compact's receipt lacks %q:\n%s", want, out)
 	}
-	files, err := filepath.Glob(filepath.Join(w.Home, "projects", "*", "*.jsonl"))
-	if err != nil || len(files) != 1 {
-		t.Fatalf("session files: %v, %v", files, err)
-	}
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := onlySessionFile(t, w.Home)
 	if !regexp.MustCompile(`"receipt":\{[^\n]*"summaryUsage":\{"input_tokens":40000,"output_tokens":1000\},"summaryCost":0\.11`).Match(data) {
 		t.Errorf("the boundary's receipt does not record the summary's usage and cost:\n%s", data)
 	}
@@ -158,14 +151,7 @@ func TestCompactionReceiptShowsTheCacheItBroke(t *testing.T) {
 	if line == nil {
 		t.Fatalf("/compact's receipt does not say what cache it broke:\n%s", out)
 	}
-	files, err := filepath.Glob(filepath.Join(w.Home, "projects", "*", "*.jsonl"))
-	if err != nil || len(files) != 1 {
-		t.Fatalf("session files: %v, %v", files, err)
-	}
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := onlySessionFile(t, w.Home)
 	m := regexp.MustCompile(`"cacheBroken":([0-9]+),"cacheBrokenCost":([0-9.e-]+)`).FindSubmatch(data)
 	post := regexp.MustCompile(`"isCompactSummary":true[^\n]*"postTokens":([0-9]+)`).FindSubmatch(data)
 	if m == nil || post == nil {
@@ -183,4 +169,18 @@ func TestCompactionReceiptShowsTheCacheItBroke(t *testing.T) {
 	if shown := strings.ReplaceAll(line[1], ",", ""); shown != string(m[1]) {
 		t.Errorf("the receipt shows %s tokens, the boundary records %s", line[1], m[1])
 	}
+}
+
+// onlySessionFile is the bytes of the one session file under home.
+func onlySessionFile(t *testing.T, home string) []byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("session files: %v, %v", files, err)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

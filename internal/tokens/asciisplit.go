@@ -73,15 +73,6 @@ func otherStretch(s string) (other, rest string) {
 	return s, ""
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // asciiPieces calls fn with each piece of the o200k pattern in s, which
 // must be ASCII.
 func asciiPieces(s string, fn func([]byte)) {
