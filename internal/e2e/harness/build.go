@@ -27,9 +27,11 @@ func ModuleRoot() (string, error) {
 
 // Build compiles pkg, a package path relative to the module root such as
 // "./cmd/clawdcode", into the executable out. flags go to `go build` as
-// they are (say -trimpath or -ldflags). It never adds -race: the race
-// detector is for the test process, and a race-built child would make
-// every run, kill and timing test several times slower.
+// they are (say -trimpath or -ldflags). It builds as `make build` does,
+// static and without cgo (CGO_ENABLED=0), so the tests and benchmarks run
+// the binary users get. It never adds -race: the race detector is for the
+// test process, and a race-built child would make every run, kill and
+// timing test several times slower.
 func Build(out, pkg string, flags ...string) error {
 	root, err := ModuleRoot()
 	if err != nil {
@@ -39,6 +41,7 @@ func Build(out, pkg string, flags ...string) error {
 	args = append(args, "-o", out, pkg)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
 	}
