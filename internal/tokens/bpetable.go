@@ -15,66 +15,73 @@ import (
 // the library then builds a reverse map and a sorted copy, which costs a
 // process ~200 ms of CPU and ~47 MiB on its first exact count (the turns
 // near a compaction). This table is read where it lies: opening it checks
-// a header and takes three sub-strings, so it costs no parsing and no
-// heap, and only the pages the counted text touches are ever read in.
+// a header and takes a sub-string, so it costs no parsing and no heap,
+// and only the pages the counted text touches are read in. A lookup reads
+// one or two 64-byte buckets and compares keys, not bytes, so a count
+// touches nothing but the buckets (1.6 MiB for o200k_base).
 //
 //go:generate go run ./internal/bpegen -out bpedata
 
-// bpeTable maps token bytes to ranks (and back) over an encoded table.
-// It is immutable and safe for concurrent use.
+// bpeTable maps token bytes to ranks over an encoded table. It is
+// immutable and safe for concurrent use.
 type bpeTable struct {
 	n       int
-	mask    uint64
-	offsets string // (n+1) uint32
-	slots   string // mask+1 uint32
-	blob    string
+	nb      uint32
+	buckets string // nb × bpeformat.BucketBytes
 }
 
 var errBadTable = errors.New("malformed rank table")
 
-// openTable checks data's header and sizes and returns the table over it.
+// openTable checks data's header and size and returns the table over it.
 func openTable(data string) (*bpeTable, error) {
 	const head = len(bpeformat.Magic) + 8
 	if len(data) < head || data[:len(bpeformat.Magic)] != bpeformat.Magic {
 		return nil, errBadTable
 	}
-	n, bits := int(u32(data, len(bpeformat.Magic))), int(u32(data, len(bpeformat.Magic)+4))
-	if n >= 1<<bpeformat.RankBits || bits < 1 || bits > 30 {
-		return nil, fmt.Errorf("%w: %d ranks in 2^%d slots", errBadTable, n, bits)
+	n, nb := int(u32(data, len(bpeformat.Magic))), u32(data, len(bpeformat.Magic)+4)
+	if n >= bpeformat.RankMask || nb == 0 || uint64(nb)*bpeformat.BucketEntries < uint64(n) {
+		return nil, fmt.Errorf("%w: %d ranks in %d buckets", errBadTable, n, nb)
 	}
-	offEnd := head + 4*(n+1)
-	slotEnd := offEnd + 4<<bits
-	if len(data) < slotEnd {
-		return nil, fmt.Errorf("%w: %d bytes, want more than %d", errBadTable, len(data), slotEnd)
+	if want := head + int(nb)*bpeformat.BucketBytes; len(data) != want {
+		return nil, fmt.Errorf("%w: %d bytes, want %d", errBadTable, len(data), want)
 	}
-	t := &bpeTable{n: n, mask: 1<<bits - 1, offsets: data[head:offEnd], slots: data[offEnd:slotEnd], blob: data[slotEnd:]}
-	if int(u32(t.offsets, 4*n)) != len(t.blob) {
-		return nil, fmt.Errorf("%w: the tokens' bytes are cut", errBadTable)
-	}
-	return t, nil
+	return &bpeTable{n: n, nb: nb, buckets: data[head:]}, nil
 }
 
 // rank returns the rank of the token spelled b, or -1 when b is no token.
 func (t *bpeTable) rank(b []byte) int {
 	h := bpeformat.Hash(b)
-	tag := bpeformat.Tag(h)
-	for i := h & t.mask; ; i = (i + 1) & t.mask {
-		s := u32(t.slots, int(4*i))
-		if s == bpeformat.Empty {
-			return -1
-		}
-		if s&^bpeformat.RankMask == tag && t.token(int(s&bpeformat.RankMask)) == string(b) {
-			return int(s & bpeformat.RankMask)
-		}
+	key := bpeformat.Key(h)
+	b1, b2 := bpeformat.Buckets(h, t.nb)
+	if r := t.inBucket(b1, key); r >= 0 || b2 == b1 {
+		return r
 	}
+	return t.inBucket(b2, key)
 }
 
-// token returns the bytes of rank r.
-func (t *bpeTable) token(r int) string {
-	return t.blob[u32(t.offsets, 4*r):u32(t.offsets, 4*r+4)]
+// inBucket returns the rank of the entry of bucket b whose key is key, or
+// -1 when there is none.
+func (t *bpeTable) inBucket(b uint32, key uint64) int {
+	at := int(b) * bpeformat.BucketBytes
+	bucket := t.buckets[at : at+bpeformat.BucketBytes]
+	for i := 0; i < bpeformat.BucketBytes; i += 8 {
+		e := u64(bucket, i)
+		if e == bpeformat.Empty {
+			return -1
+		}
+		if e&^bpeformat.RankMask == key {
+			return int(e & bpeformat.RankMask)
+		}
+	}
+	return -1
 }
 
 func u32(s string, i int) uint32 {
 	_ = s[i+3]
 	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+}
+
+func u64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(u32(s, i)) | uint64(u32(s, i+4))<<32
 }

@@ -7,7 +7,11 @@
 //     no download is ever attempted. The counts are tiktoken-go's: the same
 //     pre-tokenizer pattern and regexp engine, the same byte-pair merge, and
 //     the tests compare token for token with tiktoken-go, which stays the
-//     reference. For o200k, lines that are all ASCII are cut into pieces
+//     reference. A table keeps each token's 46-bit hash key and rank, not
+//     its bytes, so a lookup touches one or two 64-byte buckets and never
+//     compares bytes: no two tokens share a key (bpegen checks), and a
+//     string that is no token is taken for one with odds under 2^-42 per
+//     lookup — a miscount by one token far rarer than a memory error. For o200k, lines that are all ASCII are cut into pieces
 //     by hand (asciisplit.go), about five times faster; a test and two fuzz
 //     targets hold those pieces to the pattern's.
 //   - An encoding is opened lazily, on the first exact count that needs it,
