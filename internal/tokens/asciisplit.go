@@ -1,14 +1,23 @@
 package tokens
 
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
 // The o200k pre-tokenizer's pattern, run by regexp2 on runes, is three
-// quarters of the time counting takes. For text that is all ASCII — most
-// code, logs and English prose — asciiPieces cuts the same pieces by hand,
-// on the bytes. Over ASCII each of the pattern's classes is plain:
-// \p{L} is [A-Za-z] (\p{Lu} the capitals, \p{Ll} the small letters,
-// \p{Lt}, \p{Lm}, \p{Lo} and \p{M} are empty), \p{N} is [0-9] and \s is
-// [\t\n\v\f\r ]. The alternatives are tried in the pattern's order at each
-// position, with the backtracking regexp2 would do; a test holds the two
-// to the same pieces, and FuzzEncodeMatchesTiktoken to tiktoken-go's.
+// quarters of the time counting takes. For simple text — ASCII, and the
+// punctuation and symbols of Unicode (categories P and S: dashes, quotes,
+// ellipses, arrows, currency, box drawing, emoji), which is most code,
+// logs, English prose and clawdcode's own notes — simplePieces cuts the
+// same pieces by hand, on the bytes. Over simple text each of the
+// pattern's classes is plain: \p{L} is [A-Za-z] (\p{Lu} the capitals,
+// \p{Ll} the small letters, \p{Lt}, \p{Lm}, \p{Lo} and \p{M} are
+// empty), \p{N} is [0-9], \s is [\t\n\v\f\r ], and a rune that is not
+// ASCII is punctuation, [^\s\p{L}\p{N}], as its every byte is here. The
+// alternatives are tried in the pattern's order at each position, with
+// the backtracking regexp2 would do; tests hold the two to the same
+// pieces, and FuzzEncodeMatchesTiktoken to tiktoken-go's.
 
 func isUpper(c byte) bool  { return 'A' <= c && c <= 'Z' }
 func isLower(c byte) bool  { return 'a' <= c && c <= 'z' }
@@ -16,19 +25,27 @@ func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 func isLetter(c byte) bool { return isUpper(c) || isLower(c) }
 func isSpace(c byte) bool  { return c == ' ' || '\t' <= c && c <= '\r' }
 
-// isPrefix is [^\r\n\p{L}\p{N}]: what may stand before a word.
+// isPrefix is [^\r\n\p{L}\p{N}]: what may stand before a word (a
+// byte that is not ASCII starts a rune of punctuation, see wordMatch).
 func isPrefix(c byte) bool { return c != '\r' && c != '\n' && !isLetter(c) && !isDigit(c) }
 
-// isPunct is [^\s\p{L}\p{N}].
+// isPunct is [^\s\p{L}\p{N}]; in simple text every byte that is not
+// ASCII is part of a rune of punctuation.
 func isPunct(c byte) bool { return !isSpace(c) && !isLetter(c) && !isDigit(c) }
+
+// simpleRune reports whether the rune r, of size bytes, may be in simple
+// text: ASCII, or valid UTF-8 for a rune of category P or S.
+func simpleRune(r rune, size int) bool {
+	return r < utf8.RuneSelf || size > 1 && unicode.In(r, unicode.P, unicode.S)
+}
 
 // A line break followed by an ASCII character that is neither whitespace
 // nor '/' always ends a piece of the pattern: a piece holds a line break
 // only as part of a run of whitespace (which that character ends) or of
 // punctuation's trailing [\r\n/]* (which it ends too). The pieces of a
 // text are then those of its parts cut there, so a text that is mostly
-// ASCII is cut by hand but for the lines around what is not, which go to
-// the pattern.
+// simple is cut by hand but for the lines around what is not, which go
+// to the pattern.
 
 // pieceEnds reports whether a piece ends at i in s.
 func pieceEnds(s string, i int) bool {
@@ -39,12 +56,20 @@ func pieceEnds(s string, i int) bool {
 	return c < 0x80 && !isSpace(c) && c != '/'
 }
 
-// asciiStretch splits s at the last safe cut before its first byte that is
-// not ASCII (all of s when there is none).
-func asciiStretch(s string) (ascii, rest string) {
+// simpleStretch splits s at the last safe cut before its first rune that
+// is not simple (all of s when there is none).
+func simpleStretch(s string) (simple, rest string) {
 	x := 0
-	for x < len(s) && s[x] < 0x80 {
-		x++
+	for x < len(s) {
+		if s[x] < utf8.RuneSelf {
+			x++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[x:])
+		if !simpleRune(r, size) {
+			break
+		}
+		x += size
 	}
 	if x == len(s) {
 		return s, ""
@@ -57,25 +82,30 @@ func asciiStretch(s string) (ascii, rest string) {
 	return "", s
 }
 
-// otherStretch splits s, which starts with the lines of a byte that is not
-// ASCII, at the first safe cut after its last such byte before a cut.
+// otherStretch splits s, which starts with the lines of a rune that is not
+// simple, at the first safe cut after its last such rune before a cut.
 func otherStretch(s string) (other, rest string) {
 	last := -1
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			last = i
+	for i := 0; i < len(s); {
+		if s[i] >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !simpleRune(r, size) {
+				last = i
+			}
+			i += size
 			continue
 		}
 		if last >= 0 && pieceEnds(s, i) {
 			return s[:i], s[i:]
 		}
+		i++
 	}
 	return s, ""
 }
 
-// asciiPieces calls fn with each piece of the o200k pattern in s, which
-// must be ASCII.
-func asciiPieces(s string, fn func([]byte)) {
+// simplePieces calls fn with each piece of the o200k pattern in s, which
+// must be simple text.
+func simplePieces(s string, fn func([]byte)) {
 	b := []byte(s)
 	for i := 0; i < len(b); {
 		n := o200kMatch(b, i)
@@ -110,7 +140,10 @@ func o200kMatch(b []byte, i int) int {
 // possible for each.
 func wordMatch(b []byte, i int) int {
 	start := i
-	if isPrefix(b[i]) {
+	if b[i] >= utf8.RuneSelf {
+		_, size := utf8.DecodeRune(b[i:])
+		start = i + size
+	} else if isPrefix(b[i]) {
 		start = i + 1
 	}
 	if start >= len(b) || !isLetter(b[start]) {

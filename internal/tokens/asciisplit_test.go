@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // asciiAlphabet weighs the characters the pattern tells apart: capitals,
@@ -29,7 +30,7 @@ func checkCut(t *testing.T, e *bpeEncoding, s string, cut func(string, func([]by
 
 func checkASCIIPieces(t *testing.T, e *bpeEncoding, s string) {
 	t.Helper()
-	checkCut(t, e, s, asciiPieces)
+	checkCut(t, e, s, simplePieces)
 }
 
 func isASCII(s string) bool {
@@ -85,6 +86,49 @@ func FuzzASCIIPiecesAreThePatterns(f *testing.F) {
 		}
 		checkASCIIPieces(t, e, s)
 	})
+}
+
+// TestSimplePiecesAreThePatterns: every rune of punctuation or symbols
+// (Unicode's P and S) is cut by hand as the pattern cuts it — alone,
+// before a word, after a word, after a space, doubled, around a line
+// break — and so are random texts of ASCII mixed with them.
+func TestSimplePiecesAreThePatterns(t *testing.T) {
+	t.Parallel()
+	e, err := encoding(O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runes []string
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if unicode.In(r, unicode.P, unicode.S) {
+			runes = append(runes, string(r))
+		}
+	}
+	if len(runes) < 1000 {
+		t.Fatalf("only %d runes of P and S", len(runes))
+	}
+	stride := 1
+	if raceDetector {
+		stride = 7
+	}
+	for i := 0; i < len(runes); i += stride {
+		p := runes[i]
+		for _, s := range []string{p, p + "word", "a" + p + "b", "x " + p + "Y's", p + p + "\n/z", "word" + p + "\r\n", " " + p + "12"} {
+			if _, rest := simpleStretch(s); rest != "" {
+				t.Fatalf("%q is not taken for simple text", s)
+			}
+			checkPieces(t, e, s)
+		}
+	}
+	simple := append([]string{"—", "–", "…", "“", "”", "‘", "’", "→", "•", "€", "©", "😀", "│", "✓"}, strings.Split(asciiAlphabet, "")...)
+	r := rand.New(rand.NewPCG(19, 23))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r.IntN(24) {
+			b.WriteString(simple[r.IntN(len(simple))])
+		}
+		checkCut(t, e, b.String(), simplePieces)
+	}
 }
 
 // mixedAlphabet adds what is not ASCII — letters that fold to ASCII ones

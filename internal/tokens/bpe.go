@@ -37,8 +37,8 @@ type bpeEncoding struct {
 	ranks   *bpeTable
 	pattern *regexp2.Regexp
 	special map[string]int
-	// asciiO200k: the pattern is o200k's, whose pieces asciiPieces cuts
-	// by hand in text that is all ASCII.
+	// asciiO200k: the pattern is o200k's, whose pieces simplePieces cuts
+	// by hand in simple text (ASCII, punctuation and symbols).
 	asciiO200k bool
 }
 
@@ -119,8 +119,8 @@ func (e *bpeEncoding) pieces(text string, fn func([]byte)) {
 		return
 	}
 	for text != "" {
-		ascii, rest := asciiStretch(text)
-		asciiPieces(ascii, fn)
+		simple, rest := simpleStretch(text)
+		simplePieces(simple, fn)
 		other, after := otherStretch(rest)
 		e.patternPieces(other, fn)
 		text = after
