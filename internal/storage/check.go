@@ -83,7 +83,7 @@ func checkFile(ctx context.Context, f *os.File, size int64) (*Checked, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	lr := newLineReader(io.LimitReader(f, size), 0, true, loadBuffer)
+	lr := newLineReader(io.LimitReader(f, size), 0, true, loadBufferFor(size))
 	for n := 1; ; n++ {
 		if n%256 == 0 {
 			if err := ctx.Err(); err != nil {

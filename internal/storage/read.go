@@ -35,6 +35,14 @@ const (
 	indexBuffer = 16 << 10
 )
 
+// loadBufferFor is the buffer for a load of n bytes: loadBuffer, or less
+// when n is less. A reader of one turn's records (memory suggestions, a
+// hook's transcript) reads kilobytes, and a buffer sized for megabytes
+// is a quarter MiB of heap each time.
+func loadBufferFor(n int64) int {
+	return int(min(max(n, 4<<10), loadBuffer))
+}
+
 func newLineReader(r io.Reader, start int64, fromStart bool, bufSize int) *lineReader {
 	lr := &lineReader{r: bufio.NewReaderSize(r, bufSize), off: start}
 	lr.ra, _ = r.(io.ReaderAt)
@@ -126,7 +134,11 @@ func readRecords(ctx context.Context, f *os.File, path string, start int64, rp *
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	lr := newLineReader(f, start, start == 0, loadBuffer)
+	buf := loadBuffer
+	if fi, err := f.Stat(); err == nil {
+		buf = loadBufferFor(fi.Size() - start) // a writer may append more: the buffer is only the reads' size
+	}
+	lr := newLineReader(f, start, start == 0, buf)
 	for n := 0; ; n++ {
 		if n%256 == 0 {
 			if err := ctx.Err(); err != nil {

@@ -73,7 +73,7 @@ func readRepairs(ctx context.Context, f *os.File, from, size int64) (*repairs, e
 		return nil, err
 	}
 	rp := &repairs{skip: map[int64]RepairSkip{}, relink: map[string]string{}}
-	lr := newLineReader(io.LimitReader(f, size-from), from, false, loadBuffer)
+	lr := newLineReader(io.LimitReader(f, size-from), from, false, loadBufferFor(size-from))
 	for {
 		line, _, complete, err := lr.next()
 		if errors.Is(err, io.EOF) {
