@@ -2,7 +2,10 @@ package perf
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/cli"
@@ -56,5 +59,59 @@ func BenchmarkContinuedTurnInProcess(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		w.runInProcess(b, "-c", "-p", "One more short question: what did turn 3 say?")
+	}
+}
+
+// BenchmarkCompactingTurnInProcess is the compacting turn of
+// BenchmarkContinuedTurnNearTrigger run in-process, again and again on a
+// copy of the session as it was before that turn: the turn's own work
+// (sizing, the ladder, the summary call, the records) without process
+// start, for go test -cpuprofile and -memprofile.
+func BenchmarkCompactingTurnInProcess(b *testing.B) {
+	w := newWorld(b)
+	w.env = append(w.env, fmt.Sprintf("CLAWDCODE_CONTEXT_WINDOW=%d", nearTriggerWindow))
+	w.srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Text(fmt.Sprintf("Noted: %d messages so far.", len(r.Messages)))
+	})
+	before := filepath.Join(w.root, "before")
+	var args []string
+	for i := range nearTriggerMaxTurns {
+		args = []string{"-p", "--output-format", "json",
+			fmt.Sprintf("Turn %d. Keep this in mind:\n%s", i+1, prose(uint64(5000+i), nearTriggerTurnBytes))}
+		if i > 0 {
+			args = append([]string{"-c"}, args...)
+		}
+		if err := os.RemoveAll(before); err != nil {
+			b.Fatal(err)
+		}
+		if i > 0 {
+			if err := os.CopyFS(before, os.DirFS(w.home)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var res jsonResult
+		if err := json.Unmarshal([]byte(w.runInProcess(b, args...)), &res); err != nil {
+			b.Fatal(err)
+		}
+		if res.Compactions > 0 {
+			break
+		}
+		if i == nearTriggerMaxTurns-1 {
+			b.Fatalf("no turn of %d compacted", nearTriggerMaxTurns)
+		}
+	}
+	iter := 0
+	for b.Loop() {
+		b.StopTimer()
+		w.home = filepath.Join(w.root, fmt.Sprintf("home-%d", iter))
+		iter++
+		if err := os.CopyFS(w.home, os.DirFS(before)); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		var res jsonResult
+		if err := json.Unmarshal([]byte(w.runInProcess(b, args...)), &res); err != nil || res.Compactions != 1 {
+			b.Fatalf("the turn did not compact once: %v, %+v", err, res)
+		}
 	}
 }
