@@ -341,11 +341,54 @@ func (c *Client) requestBody(req Request, oreq openai.ChatCompletionRequest) ([]
 		return b, nil
 	}
 	oreq.Stream = true
-	b, err := json.Marshal(oreq)
+	b, err := chatBody(oreq)
 	if err != nil {
 		return nil, fmt.Errorf("chat completion request: %w", err)
 	}
 	return b, nil
+}
+
+// chatBody is json.Marshal(oreq), byte for byte, at a quarter of the
+// cost on a long conversation: encoding/json runs each message's own
+// MarshalJSON (go-openai's) and then scans what it returned a second time
+// to compact and escape it, which it already is. Here the request is
+// marshalled without its messages and their MarshalJSON output spliced
+// in as it is. TestChatBodyIsJSONMarshal holds the two to the same bytes.
+func chatBody(oreq openai.ChatCompletionRequest) ([]byte, error) {
+	const none = `"messages":null`
+	msgs := oreq.Messages
+	oreq.Messages = nil
+	head, err := json.Marshal(oreq)
+	if err != nil {
+		return nil, err
+	}
+	if msgs == nil {
+		return head, nil
+	}
+	at := bytes.Index(head, []byte(none)) // the first key after "model": no string can hold its bare quotes
+	if at < 0 {
+		oreq.Messages = msgs
+		return json.Marshal(oreq)
+	}
+	parts := make([][]byte, len(msgs))
+	size := len(head) + len(msgs) + 1
+	for i := range msgs {
+		if parts[i], err = msgs[i].MarshalJSON(); err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		size += len(parts[i])
+	}
+	out := make([]byte, 0, size)
+	out = append(out, head[:at]...)
+	out = append(out, `"messages":[`...)
+	for i, m := range parts {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m...)
+	}
+	out = append(out, ']')
+	return append(out, head[at+len(none):]...), nil
 }
 
 // chatDecoder reads a chat completions stream: a JSON chunk per event,
