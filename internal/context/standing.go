@@ -52,7 +52,7 @@ func userRules(prev []string, es []*entry) []string {
 			continue // most messages lay down no rule: no need to split them
 		}
 		for _, s := range sentences(text) {
-			if !userRule.MatchString(s) {
+			if !mayLayDownRule(s) || !userRule.MatchString(s) {
 				continue
 			}
 			s = cutUTF8(s, standingRuleBytes)
@@ -68,44 +68,79 @@ var ruleWords = []string{"never", "always", "don't", "do not", "must not", "must
 // ruleAnchor is, for each of ruleWords, the first of its letters that is
 // an 'n' ('w' for "always"): rarer than their first letters, so fewer
 // places of a text are looked at. ruleAnchored tells those letters, in
-// either case.
-var ruleAnchor, ruleAnchored = func() (at []int, anchored [utf8.RuneSelf]bool) {
+// either case; ruleNext[a][b]: some rule word has b (in lower case) right
+// after its anchor a, so most anchors are passed over at one more byte.
+var ruleAnchor, ruleAnchored, ruleNext = func() (at []int, anchored [utf8.RuneSelf]bool, next [utf8.RuneSelf][utf8.RuneSelf]bool) {
 	for _, w := range ruleWords {
 		i := strings.IndexAny(w, "nw")
-		if i < 0 {
-			panic("rule word " + w + " has neither n nor w")
+		if i < 0 || i+1 >= len(w) {
+			panic("rule word " + w + " has no n or w before its end")
 		}
 		at = append(at, i)
 		anchored[w[i]], anchored[w[i]&^0x20] = true, true
+		next[w[i]][w[i+1]|0x20] = true
 	}
-	return at, anchored
+	return at, anchored, next
 }()
 
 // mayLayDownRule reports whether text may hold a sentence userRule
-// matches: it holds one of ruleWords whatever their case. It is one pass
-// over the bytes that stops only at an 'n' or a 'w', allocating nothing,
-// many times faster than the expression over a long message, and never
-// says no where the expression would match: (?i) folds an ASCII letter
-// with another only by case, except 's' with 'ſ' among the rule words'
-// letters, and a text with 'ſ' is left to the expression.
+// matches: it holds one of ruleWords whatever their case. It looks at
+// eight bytes at a time and stops only where one is an 'n', a 'w' or not
+// ASCII, allocating nothing: many times faster than the expression over a
+// long message. It never says no where the expression would match: (?i)
+// folds an ASCII letter with another only by case, except 's' with 'ſ'
+// among the rule words' letters, and a text with 'ſ' is left to the
+// expression.
 func mayLayDownRule(text string) bool {
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= utf8.RuneSelf {
-			if strings.HasPrefix(text[i:], "ſ") {
-				return true
-			}
+	const (
+		ones   = 0x0101010101010101
+		highs  = 0x8080808080808080
+		lowers = 0x2020202020202020
+	)
+	// hasByte: some byte of x is c (x's bytes ASCII, after |lowers).
+	hasByte := func(x, c uint64) bool {
+		v := x ^ c*ones
+		return (v-ones)&^v&highs != 0
+	}
+	i := 0
+	for ; i+8 <= len(text); i += 8 {
+		x := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
+			uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
+		if x&highs == 0 && !hasByte(x|lowers, 'n') && !hasByte(x|lowers, 'w') {
 			continue
 		}
-		if !ruleAnchored[c] {
-			continue
-		}
-		c |= 0x20 // lower case: it is a letter
-		for k, w := range ruleWords {
-			at := ruleAnchor[k]
-			if w[at] == c && i >= at && len(text)-(i-at) >= len(w) && strings.EqualFold(text[i-at:i-at+len(w)], w) {
+		for j := i; j < i+8; j++ {
+			if c := text[j]; (c >= utf8.RuneSelf || ruleAnchored[c]) && ruleAt(text, j) {
 				return true
 			}
+		}
+	}
+	for ; i < len(text); i++ {
+		if ruleAt(text, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleAt reports whether a rule word whose anchor is at i, or an 'ſ',
+// starts near i in text.
+func ruleAt(text string, i int) bool {
+	c := text[i]
+	if c >= utf8.RuneSelf {
+		return strings.HasPrefix(text[i:], "ſ")
+	}
+	if !ruleAnchored[c] || i+1 >= len(text) || text[i+1] >= utf8.RuneSelf {
+		return false
+	}
+	c |= 0x20 // lower case: it is a letter
+	if !ruleNext[c][text[i+1]|0x20] {
+		return false
+	}
+	for k, w := range ruleWords {
+		at := ruleAnchor[k]
+		if w[at] == c && i >= at && len(text)-(i-at) >= len(w) && strings.EqualFold(text[i-at:i-at+len(w)], w) {
+			return true
 		}
 	}
 	return false

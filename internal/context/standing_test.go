@@ -18,9 +18,13 @@ func TestRulePrefilterNeverHidesARule(t *testing.T) {
 	}
 	words := append([]string{"the", "file", "dont", "do", "not", "must", "nevermore", "al", "ways"}, ruleWords...)
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 2000 {
+	for range 4000 {
 		var b strings.Builder
+		b.WriteString(strings.Repeat("x", r.IntN(9))) // every alignment to the prefilter's eight-byte blocks
 		for range 1 + r.IntN(8) {
+			if r.IntN(4) == 0 {
+				b.WriteString([]string{"é", "—", "\n", "nn", "ww"}[r.IntN(5)])
+			}
 			w := []rune(words[r.IntN(len(words))])
 			for i := range w {
 				if r.IntN(2) == 0 {
