@@ -190,6 +190,7 @@ func (s *summarizer) summarizeMaterial(ctx context.Context, prev string, prevTok
 	notes := make([]piece, 0, len(chunks))
 	for i, chunk := range chunks {
 		var b strings.Builder
+		b.Grow(piecesLen(chunk) + len(instructions) + 160)
 		fmt.Fprintf(&b, "Part %d of %d of the conversation, oldest first:\n\n", i+1, len(chunks))
 		for _, p := range chunk {
 			b.WriteString(p.text)
@@ -295,6 +296,7 @@ func chunkPieces(pieces []piece, room int) [][]piece {
 
 func summaryRequestText(prev string, pieces []piece, files, instructions string, notes bool) string {
 	var b strings.Builder
+	b.Grow(len(prev) + piecesLen(pieces) + len(files) + len(instructions) + 1024) // the material is most of the window: no copy on the way
 	if prev != "" {
 		b.WriteString("UPDATE MODE. The conversation was compacted before: <previous-summary> is the summary in force, " +
 			"and <conversation> is what happened since. Write ONE summary that merges both: keep everything from the previous " +
@@ -567,4 +569,13 @@ func (s *summarizer) userMessages(prev string, dropped []*entry) string {
 		b.WriteString("\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// piecesLen is the bytes of pieces' texts.
+func piecesLen(pieces []piece) int {
+	n := 0
+	for _, p := range pieces {
+		n += len(p.text)
+	}
+	return n
 }
