@@ -55,7 +55,7 @@ const maxStrayBytes = 64 << 10
 func newSSEReader(r io.Reader) *sseReader {
 	sc := bufio.NewScanner(r)
 	sc.Split(wholeLines)
-	sc.Buffer(make([]byte, 64<<10), maxEventBytes)
+	sc.Buffer(make([]byte, 8<<10), maxEventBytes) // events are mostly a delta of a few tokens; it grows for a long one
 	return &sseReader{sc: sc}
 }
 

@@ -128,7 +128,7 @@ func summaryAfter(f *os.File, bOff, size int64) (*Record, error) {
 // spelling of w, reading it in chunks (memory stays at one chunk).
 func lacksWord(ctx context.Context, f *os.File, from, size int64, w *word) (bool, error) {
 	overlap := int64(w.maxLen() - 1)
-	buf := make([]byte, scanChunk+overlap)
+	buf := make([]byte, min(scanChunk, max(size-from, 0))+overlap) // one turn's records are kilobytes
 	for off := from; off < size; off += scanChunk {
 		if err := ctx.Err(); err != nil {
 			return false, err
