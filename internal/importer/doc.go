@@ -85,9 +85,10 @@
 // transcoded into the record's one write buffer; a message's text, a
 // title or a Codex tool's input is read back whole.
 //
-// A Claude Code line is decoded by the JSON v2 decoder
-// (github.com/go-json-experiment/json), set to read a line as
-// encoding/json does (decode.go): it reads the line once, where
+// A Claude Code line is decoded by storage.DecodeLine, the JSON v2
+// decoder (github.com/go-json-experiment/json) set to read a line as
+// encoding/json does, which the store reads its own records with too
+// (decode.go): it reads the line once, where
 // encoding/json scans it to validate it and again to decode it, and each
 // content value twice more. Decoding was over half of what a small
 // session costs; what remains is mostly the kernel's (creating the

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -111,7 +110,7 @@ func (lr *lineReader) where(path string, off int64) string {
 // with U+FFFD by encoding/json, so such a line still loads.
 func decodeRecord(line []byte) (*Record, error) {
 	r := new(Record)
-	if err := json.Unmarshal(line, r); err != nil {
+	if err := DecodeLine(line, r); err != nil {
 		return nil, err
 	}
 	return r, nil
