@@ -11,8 +11,8 @@ import (
 // team's prototype of encoding/json/v2): it reads the line once, where
 // encoding/json reads it twice (a validating scan, then the decode), and
 // allocates less — 2.8× faster on a session's records. Every record read
-// (a resume, a listing, search, Recall) and every imported source line
-// goes through it.
+// whole (a resume's live context, show, export, fork, memory suggestions)
+// and every imported source line goes through it.
 //
 // lineOptions make v2 read as encoding/json does: a field name matches
 // whatever its case (but not with its '_' or '-' left out), a name given
