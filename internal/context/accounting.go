@@ -370,13 +370,24 @@ func (a *accountant) sizeOf(es []*entry) int {
 
 // messages is the full messages[] of the next request, system prompt first.
 // It also notes how many calls it answered as interrupted, for the count.
-func (a *accountant) messages() []chat.Message {
+// countStandIns notes how many calls the next request answers with a
+// stand-in, without building it.
+func (a *accountant) countStandIns() {
+	a.synthesized = standIns(a.sentRecords())
+}
+
+// sentRecords are the live records as the next request sends them.
+func (a *accountant) sentRecords() []*storage.Record {
 	held := a.live.mem.Records()
 	recs := make([]*storage.Record, 0, len(held))
 	for _, e := range held {
 		recs = append(recs, e.sent())
 	}
-	msgs, synthesized := buildMessages(recs)
+	return recs
+}
+
+func (a *accountant) messages() []chat.Message {
+	msgs, synthesized := buildMessages(a.sentRecords())
 	a.synthesized = synthesized
 	system := a.systemPrompt()
 	if system == "" {

@@ -99,7 +99,7 @@ func New(ctx context.Context, log PersistentStore, live *storage.Live, opt Optio
 			return nil, fmt.Errorf("repair unanswered tool call %s: %w", id, err)
 		}
 	}
-	m.acct.messages() // notes the calls still answered by a stand-in
+	m.acct.countStandIns()
 	return m, nil
 }
 

@@ -38,13 +38,27 @@ import (
 // It also reports how many tool calls it had to answer as interrupted:
 // those answers are in no record, so the manager counts them apart.
 func buildMessages(records []*storage.Record) ([]chat.Message, int) {
+	return build(records, false)
+}
+
+// standIns is buildMessages' count of calls answered as interrupted,
+// without the messages: the builder runs as it would, but joins no text.
+func standIns(records []*storage.Record) int {
+	_, n := build(records, true)
+	return n
+}
+
+func build(records []*storage.Record, tally bool) ([]chat.Message, int) {
 	var summary *storage.Record
 	for _, r := range records {
 		if r != nil && r.IsSummary() {
 			summary = r
 		}
 	}
-	b := messageBuilder{out: make([]chat.Message, 0, len(records)+1)}
+	b := messageBuilder{tally: tally}
+	if !tally {
+		b.out = make([]chat.Message, 0, len(records)+1)
+	}
 	if summary != nil {
 		b.user(messageContent(summary))
 		b.summaryOpen = true
@@ -119,6 +133,8 @@ type messageBuilder struct {
 	summaryOpen bool
 
 	synthesized int // calls answered as interrupted
+	// tally: only synthesized is wanted; no message is put together.
+	tally bool
 }
 
 // summaryAck is the assistant's turn between the summary and the user
@@ -163,6 +179,10 @@ func (b *messageBuilder) flushUser() {
 		}
 	}
 	b.summaryOpen = false
+	if b.tally {
+		b.pendingUser, b.images, b.hasUser = b.pendingUser[:0], nil, false
+		return
+	}
 	msg := chat.Message{Role: chat.RoleUser, Content: strings.Join(parts, "\n\n")}
 	msg.Images, msg.Content = loadImages(b.images, msg.Content)
 	b.out = append(b.out, msg)
@@ -179,14 +199,18 @@ func (b *messageBuilder) closeGroup() {
 		return
 	}
 	b.flushUser()
-	b.out = append(b.out, b.reply)
+	if !b.tally {
+		b.out = append(b.out, b.reply)
+	}
 	for _, c := range b.reply.ToolCalls {
 		content, ok := b.results[c.ID]
 		if !ok {
 			content = interruptedAnswer.Content
 			b.synthesized++
 		}
-		b.out = append(b.out, chat.Message{Role: chat.RoleTool, Content: content, ToolCallID: c.ID})
+		if !b.tally {
+			b.out = append(b.out, chat.Message{Role: chat.RoleTool, Content: content, ToolCallID: c.ID})
+		}
 	}
 	b.results = nil
 	b.reply = chat.Message{}

@@ -195,6 +195,10 @@ func FuzzMessages(f *testing.F) {
 		}
 		msgs := messagesOf(recs)
 		checkWellFormed(t, msgs)
+		// standIns, which builds no message, counts the stand-ins the build does.
+		if _, n := buildMessages(recs); standIns(recs) != n {
+			t.Fatalf("standIns = %d, the build answered %d calls as interrupted", standIns(recs), n)
+		}
 		// Nothing is invented: every call comes from a tool_use record.
 		used := map[string]bool{}
 		for _, r := range recs {
