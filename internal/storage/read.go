@@ -27,17 +27,18 @@ type lineReader struct {
 // exactly, and released once the line has been used.
 const bigLine = 1 << 20
 
-// Buffer sizes: loads read megabytes and want large reads; the index scans
-// a thousand small files and wants little garbage.
+// Buffer sizes: loads read up to megabytes, in reads of 64 KiB (a larger
+// buffer saves a few system calls a megabyte and is that much more heap on
+// every turn); the index scans a thousand small files and wants little
+// garbage.
 const (
-	loadBuffer  = 256 << 10
+	loadBuffer  = 64 << 10
 	indexBuffer = 16 << 10
 )
 
 // loadBufferFor is the buffer for a load of n bytes: loadBuffer, or less
 // when n is less. A reader of one turn's records (memory suggestions, a
-// hook's transcript) reads kilobytes, and a buffer sized for megabytes
-// is a quarter MiB of heap each time.
+// hook's transcript) reads kilobytes.
 func loadBufferFor(n int64) int {
 	return int(min(max(n, 4<<10), loadBuffer))
 }
