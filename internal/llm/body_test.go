@@ -14,7 +14,7 @@ import (
 // backslashes, HTML's <>&, control characters, U+2028 and U+2029,
 // invalid UTF-8, and plain and non-ASCII text.
 func bodyText(r *rand.Rand) string {
-	alphabet := []string{"a", "Z", " ", "\"", "\\", "<", ">", "&", "\n", "\t", "\x00", "\x1f", "\u2028", "\u2029", "é", "—", "😀", "\xff", "\xc3", "{", "}", "null"}
+	alphabet := []string{"a", "Z", " ", "\"", "\\", "<", ">", "&", "\n", "\r", "\t", "\b", "\f", "\x00", "\x1f", "\x7f", "\u2028", "\u2029", "\u2027", "é", "—", "😀", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "{", "}", "null"}
 	var b strings.Builder
 	for range r.IntN(40) {
 		b.WriteString(alphabet[r.IntN(len(alphabet))])
@@ -51,6 +51,9 @@ func bodyRequest(r *rand.Rand) openai.ChatCompletionRequest {
 			m.ToolCalls = []openai.ToolCall{{ID: bodyText(r), Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: bodyText(r), Arguments: bodyText(r)}}}
 		case 2:
 			m.Content, m.ToolCallID, m.Name = bodyText(r), bodyText(r), bodyText(r)
+			if r.IntN(2) == 0 {
+				m.Refusal, m.ReasoningContent = bodyText(r), bodyText(r)
+			}
 		default:
 			m.Content = bodyText(r)
 		}
