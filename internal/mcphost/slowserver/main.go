@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -26,7 +27,11 @@ func main() {
 	more := flag.Int("more", 0, "offer this many tools more")
 	flag.Parse()
 	if *hang {
-		select {}
+		// Read and never answer. Not select{}: with nothing else to wait
+		// for, a static (cgo-free) build is killed by the runtime's
+		// deadlock check, and the host sees the server exit instead.
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return
 	}
 	time.Sleep(*delay)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "slowserver", Version: "1"}, nil)
