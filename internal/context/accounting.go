@@ -48,6 +48,9 @@ type accountant struct {
 
 	// tokenized is set once the exact counter has been used.
 	tokenized bool
+	// joins are the last request's user messages joined from several
+	// records, for the next build (see joins).
+	joins joins
 }
 
 type calibration struct {
@@ -387,7 +390,7 @@ func (a *accountant) sentRecords() []*storage.Record {
 }
 
 func (a *accountant) messages() []chat.Message {
-	msgs, synthesized := buildMessages(a.sentRecords())
+	msgs, synthesized := buildMessagesWith(a.sentRecords(), &a.joins)
 	a.synthesized = synthesized
 	system := a.systemPrompt()
 	if system == "" {

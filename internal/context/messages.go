@@ -38,29 +38,75 @@ import (
 // It also reports how many tool calls it had to answer as interrupted:
 // those answers are in no record, so the manager counts them apart.
 func buildMessages(records []*storage.Record) ([]chat.Message, int) {
-	return build(records, false)
+	return build(records, false, nil)
 }
 
 // standIns is buildMessages' count of calls answered as interrupted,
 // without the messages: the builder runs as it would, but joins no text.
 func standIns(records []*storage.Record) int {
-	_, n := build(records, true)
+	_, n := build(records, true, nil)
 	return n
 }
 
-func build(records []*storage.Record, tally bool) ([]chat.Message, int) {
+// joins remembers the user messages a build joined from several records
+// (a message and the resume packets after it), so that the next build of
+// the same records takes the joined text instead of copying it again: a
+// turn builds its request more than once (before and after a compaction,
+// and for the files a summary carries). It keeps the last build's joins.
+type joins struct{ last, next map[joinKey]string }
+
+// joinKey names a joined message by its first record and its parts.
+type joinKey struct {
+	first *storage.Record
+	parts int
+	bytes int
+}
+
+func (j *joins) get(k joinKey) (string, bool) {
+	if j == nil {
+		return "", false
+	}
+	s, ok := j.last[k]
+	return s, ok
+}
+
+func (j *joins) put(k joinKey, s string) {
+	if j == nil {
+		return
+	}
+	if j.next == nil {
+		j.next = map[joinKey]string{}
+	}
+	j.next[k] = s
+}
+
+// done ends a build: its joins are the ones kept.
+func (j *joins) done() {
+	if j != nil {
+		j.last, j.next = j.next, nil
+	}
+}
+
+// buildMessagesWith is buildMessages taking joined texts from, and giving
+// them to, memo.
+func buildMessagesWith(records []*storage.Record, memo *joins) ([]chat.Message, int) {
+	defer memo.done()
+	return build(records, false, memo)
+}
+
+func build(records []*storage.Record, tally bool, memo *joins) ([]chat.Message, int) {
 	var summary *storage.Record
 	for _, r := range records {
 		if r != nil && r.IsSummary() {
 			summary = r
 		}
 	}
-	b := messageBuilder{tally: tally}
+	b := messageBuilder{tally: tally, memo: memo}
 	if !tally {
 		b.out = make([]chat.Message, 0, len(records)+1)
 	}
 	if summary != nil {
-		b.user(messageContent(summary))
+		b.user(summary, messageContent(summary))
 		b.summaryOpen = true
 	}
 	for _, r := range records {
@@ -74,7 +120,7 @@ func build(records []*storage.Record, tally bool) ([]chat.Message, int) {
 			}
 			b.closeGroup()
 			b.endSummary()
-			b.user(messageContent(r))
+			b.user(r, messageContent(r))
 			if r.Message != nil {
 				b.images = append(b.images, r.Message.Images...)
 			}
@@ -83,7 +129,7 @@ func build(records []*storage.Record, tally bool) ([]chat.Message, int) {
 			// before it (every one: a resume restores the context in force).
 			if r.Subtype == storage.SubtypeReorientation {
 				b.closeGroup()
-				b.user(messageContent(r))
+				b.user(r, messageContent(r))
 			}
 		case storage.TypeAssistant:
 			b.closeGroup()
@@ -135,6 +181,10 @@ type messageBuilder struct {
 	synthesized int // calls answered as interrupted
 	// tally: only synthesized is wanted; no message is put together.
 	tally bool
+	// memo holds the joined messages of the last build; pendingFrom is the
+	// record of pendingUser's first part.
+	memo        *joins
+	pendingFrom *storage.Record
 }
 
 // summaryAck is the assistant's turn between the summary and the user
@@ -163,7 +213,10 @@ func (b *messageBuilder) hasCall(id string) bool {
 
 // user adds a user message; consecutive ones are collected and joined once
 // (joining as they come would copy the text again for every orphan turn).
-func (b *messageBuilder) user(content string) {
+func (b *messageBuilder) user(from *storage.Record, content string) {
+	if len(b.pendingUser) == 0 {
+		b.pendingFrom = from
+	}
 	b.pendingUser = append(b.pendingUser, content)
 	b.hasUser = true
 }
@@ -183,10 +236,46 @@ func (b *messageBuilder) flushUser() {
 		b.pendingUser, b.images, b.hasUser = b.pendingUser[:0], nil, false
 		return
 	}
-	msg := chat.Message{Role: chat.RoleUser, Content: strings.Join(parts, "\n\n")}
+	msg := chat.Message{Role: chat.RoleUser, Content: b.joined(parts)}
 	msg.Images, msg.Content = loadImages(b.images, msg.Content)
 	b.out = append(b.out, msg)
 	b.pendingUser, b.images, b.hasUser = b.pendingUser[:0], nil, false
+}
+
+// joined is parts joined by a blank line, from the last build when it
+// joined the same.
+func (b *messageBuilder) joined(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "\n\n")
+	}
+	k := joinKey{first: b.pendingFrom, parts: len(parts), bytes: len(parts) - 1}
+	for _, p := range parts {
+		k.bytes += len(p) + 1
+	}
+	s, ok := b.memo.get(k)
+	if !ok || !joinOf(s, parts) {
+		s = strings.Join(parts, "\n\n")
+	}
+	b.memo.put(k, s)
+	return s
+}
+
+// joinOf reports whether s is parts joined by a blank line (a comparison,
+// no copy).
+func joinOf(s string, parts []string) bool {
+	for i, p := range parts {
+		if i > 0 {
+			if !strings.HasPrefix(s, "\n\n") {
+				return false
+			}
+			s = s[2:]
+		}
+		if !strings.HasPrefix(s, p) {
+			return false
+		}
+		s = s[len(p):]
+	}
+	return s == ""
 }
 
 func (b *messageBuilder) closeGroup() {

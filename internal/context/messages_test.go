@@ -190,11 +190,21 @@ func FuzzMessages(f *testing.F) {
 			case 5:
 				recs = append(recs, boundaryRec())
 			case 6:
-				recs = append(recs, nil, &storage.Record{Type: "progress"})
+				recs = append(recs, nil, &storage.Record{Type: "progress"},
+					&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeReorientation, Message: &storage.Message{Role: "user", Content: []string{"packet", "", "p2"}[i%3]}})
 			}
 		}
 		msgs := messagesOf(recs)
 		checkWellFormed(t, msgs)
+		// A build that takes the last one's joined messages builds the same,
+		// after the same records and after others (one fewer, then all).
+		var memo joins
+		for _, rs := range [][]*storage.Record{recs, recs, recs[:max(len(recs)-1, 0)], recs} {
+			want, wn := buildMessages(rs)
+			if got, n := buildMessagesWith(rs, &memo); !reflect.DeepEqual(got, want) || n != wn {
+				t.Fatalf("with the last build's joins:\n got %+v\nwant %+v", got, want)
+			}
+		}
 		// standIns, which builds no message, counts the stand-ins the build does.
 		if _, n := buildMessages(recs); standIns(recs) != n {
 			t.Fatalf("standIns = %d, the build answered %d calls as interrupted", standIns(recs), n)
