@@ -95,20 +95,7 @@ func buildMessagesWith(records []*storage.Record, memo *joins) ([]chat.Message, 
 }
 
 func build(records []*storage.Record, tally bool, memo *joins) ([]chat.Message, int) {
-	var summary *storage.Record
-	for _, r := range records {
-		if r != nil && r.IsSummary() {
-			summary = r
-		}
-	}
-	b := messageBuilder{tally: tally, memo: memo}
-	if !tally {
-		b.out = make([]chat.Message, 0, len(records)+1)
-	}
-	if summary != nil {
-		b.user(summary, messageContent(summary))
-		b.summaryOpen = true
-	}
+	b := newBuilder(records, tally, memo)
 	for _, r := range records {
 		if r == nil {
 			continue
@@ -162,6 +149,26 @@ func build(records []*storage.Record, tally bool, memo *joins) ([]chat.Message, 
 	b.closeGroup()
 	b.flushUser()
 	return b.out, b.synthesized
+}
+
+// newBuilder is a builder for records, opened with the latest summary
+// among them when there is one.
+func newBuilder(records []*storage.Record, tally bool, memo *joins) *messageBuilder {
+	var summary *storage.Record
+	for _, r := range records {
+		if r != nil && r.IsSummary() {
+			summary = r
+		}
+	}
+	b := &messageBuilder{tally: tally, memo: memo}
+	if !tally {
+		b.out = make([]chat.Message, 0, len(records)+1)
+	}
+	if summary != nil {
+		b.user(summary, messageContent(summary))
+		b.summaryOpen = true
+	}
+	return b
 }
 
 // messageBuilder accumulates the open assistant reply (its calls and the
