@@ -89,9 +89,25 @@ func (s *summarizer) takeUsage() storage.Usage {
 
 // piece is one rendered record of the material to summarise.
 type piece struct {
-	text   string
-	tokens int
+	// head, body and tail are the piece's text, in three parts so that a
+	// record's text is not copied to add its label: the material is most
+	// of the window.
+	head, body, tail string
+	tokens           int
 }
+
+// text is the piece's text whole.
+func (p piece) text() string { return p.head + p.body + p.tail }
+
+// write appends the piece's text to b.
+func (p piece) write(b *strings.Builder) {
+	b.WriteString(p.head)
+	b.WriteString(p.body)
+	b.WriteString(p.tail)
+}
+
+// len is the bytes of the piece's text.
+func (p piece) len() int { return len(p.head) + len(p.body) + len(p.tail) }
 
 // summarize writes the summary of dropped (and of the summary in force).
 // The material goes to the model in one call when it fits the window,
@@ -193,7 +209,7 @@ func (s *summarizer) summarizeMaterial(ctx context.Context, prev string, prevTok
 		b.Grow(piecesLen(chunk) + len(instructions) + 160)
 		fmt.Fprintf(&b, "Part %d of %d of the conversation, oldest first:\n\n", i+1, len(chunks))
 		for _, p := range chunk {
-			b.WriteString(p.text)
+			p.write(&b)
 		}
 		if instructions != "" {
 			fmt.Fprintf(&b, "\n\nThe user asked that the summary follow these instructions: %s\n", instructions)
@@ -203,7 +219,7 @@ func (s *summarizer) summarizeMaterial(ctx context.Context, prev string, prevTok
 			return "", nil, fmt.Errorf("part %d of %d: %w", i+1, len(chunks), err)
 		}
 		note := fmt.Sprintf("### Notes on part %d of %d\n%s\n\n", i+1, len(chunks), text)
-		notes = append(notes, piece{text: note, tokens: counter.Text(note)})
+		notes = append(notes, piece{body: note, tokens: counter.Text(note)})
 	}
 	return s.summarizeMaterial(ctx, prev, prevTokens, notes, instructions, files, depth+1)
 }
@@ -277,9 +293,9 @@ func chunkPieces(pieces []piece, room int) [][]piece {
 	for _, p := range pieces {
 		if p.tokens > room {
 			flush()
-			for s := p.text; s != ""; {
+			for s := p.text(); s != ""; {
 				part := cutUTF8(s, room)
-				chunks = append(chunks, []piece{{text: part, tokens: len(part)}})
+				chunks = append(chunks, []piece{{body: part, tokens: len(part)}})
 				s = s[len(part):]
 			}
 			continue
@@ -312,7 +328,7 @@ func summaryRequestText(prev string, pieces []piece, files, instructions string,
 		b.WriteString("<conversation>\n")
 	}
 	for _, p := range pieces {
-		b.WriteString(p.text)
+		p.write(&b)
 	}
 	if notes {
 		b.WriteString("</conversation-notes>\n")
@@ -403,7 +419,7 @@ func (s *summarizer) render(e *entry) (piece, bool) {
 		head, limit = "[tool result]\n", min(renderResultMax, max(s.guard.effective/4, 512))
 		if e.cleared != "" {
 			// Cleared by the ladder: its stub, as the model last saw it.
-			return piece{text: head + e.trunc.ToolResult.Output + "\n\n", tokens: s.acct.approx(e) + len(head) + 2}, true
+			return piece{head: head, body: e.trunc.ToolResult.Output, tail: "\n\n", tokens: s.acct.approx(e) + len(head) + 2}, true
 		}
 		if r.ToolResult.Error != "" {
 			head = "[tool result, failed: " + cutUTF8(r.ToolResult.Error, 500) + "]\n"
@@ -417,10 +433,12 @@ func (s *summarizer) render(e *entry) (piece, bool) {
 	// every record the compaction drops was most of its local work.
 	if len(body) <= limit && e.trunc == nil {
 		// The record's own size covers its text; the label is a few bytes.
-		return piece{text: head + body + "\n\n", tokens: s.acct.approx(e) + len(head) + 2}, true
+		return piece{head: head, body: body, tail: "\n\n", tokens: s.acct.approx(e) + len(head) + 2}, true
 	}
-	text := head + truncateText(body, limit) + "\n\n"
-	return piece{text: text, tokens: s.acct.approxText(text)}, true
+	// Cut, the record's text is not copied but for the tail it keeps; the
+	// label and the blank line are counted a token a byte, as above.
+	kept, rest := truncatedParts(body, limit, "")
+	return piece{head: head, body: kept, tail: rest + "\n\n", tokens: s.acct.approxText(kept) + s.acct.approxText(rest) + len(head) + 2}, true
 }
 
 // summaryBody strips the preamble and the recall note from a summary
@@ -575,7 +593,7 @@ func (s *summarizer) userMessages(prev string, dropped []*entry) string {
 func piecesLen(pieces []piece) int {
 	n := 0
 	for _, p := range pieces {
-		n += len(p.text)
+		n += p.len()
 	}
 	return n
 }

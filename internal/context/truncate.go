@@ -108,14 +108,22 @@ func truncateText(s string, limit int) string {
 
 // truncateNoted is truncateText with note after the marker.
 func truncateNoted(s string, limit int, note string) string {
+	head, rest := truncatedParts(s, limit, note)
+	return head + rest
+}
+
+// truncatedParts is truncateNoted's text in two parts: the head it keeps
+// of s (a part of s itself, not a copy) and the rest, the marker and the
+// tail kept (all of s and "" when s is within limit).
+func truncatedParts(s string, limit int, note string) (head, rest string) {
 	if len(s) <= limit {
-		return s
+		return s, ""
 	}
 	keep := max(limit-64, 0) // room for the marker
-	head := cutUTF8(s, keep*3/4)
+	head = cutUTF8(s, keep*3/4)
 	tail := tailUTF8(s, keep-len(head))
 	cut := s[len(head) : len(s)-len(tail)]
-	return head + "\n" + chat.OmissionMarker(len(cut), strings.Count(cut, "\n")) + note + "\n" + tail
+	return head, "\n" + chat.OmissionMarker(len(cut), strings.Count(cut, "\n")) + note + "\n" + tail
 }
 
 // cutUTF8 returns the longest prefix of s of at most n bytes that does not
