@@ -11,9 +11,11 @@
 //     its bytes, so a lookup touches one or two 64-byte buckets and never
 //     compares bytes: no two tokens share a key (bpegen checks), and a
 //     string that is no token is taken for one with odds under 2^-42 per
-//     lookup — a miscount by one token far rarer than a memory error. For o200k, lines that are all ASCII are cut into pieces
-//     by hand (asciisplit.go), about five times faster; a test and two fuzz
-//     targets hold those pieces to the pattern's.
+//     lookup — a miscount by one token far rarer than a memory error.
+//     For o200k, lines of simple text (ASCII, and Unicode's punctuation
+//     and symbols) are cut into pieces by hand (asciisplit.go), about five
+//     times faster; tests and two fuzz targets hold those pieces to the
+//     pattern's.
 //   - An encoding is opened lazily, on the first exact count that needs it,
 //     and at most once per process; every Counter shares it. Opening reads
 //     the table where it lies in the binary: it compiles the pattern and
