@@ -49,20 +49,14 @@ func standIns(records []*storage.Record) int {
 }
 
 // joins remembers the user messages a build joined from several records
-// (a message and the resume packets after it), so that the next build of
-// the same records takes the joined text instead of copying it again: a
-// turn builds its request more than once (before and after a compaction,
-// and for the files a summary carries). It keeps the last build's joins.
-type joins struct{ last, next map[joinKey]string }
+// (a message and the resume packets after it), by their first record, so
+// that the next build of the same records takes the joined text instead of
+// copying it again: a turn builds its request more than once (before and
+// after a compaction, and for the files a summary carries). It keeps the
+// last build's joins; a text is taken only when it is its parts joined.
+type joins struct{ last, next map[*storage.Record]string }
 
-// joinKey names a joined message by its first record and its parts.
-type joinKey struct {
-	first *storage.Record
-	parts int
-	bytes int
-}
-
-func (j *joins) get(k joinKey) (string, bool) {
+func (j *joins) get(k *storage.Record) (string, bool) {
 	if j == nil {
 		return "", false
 	}
@@ -70,12 +64,12 @@ func (j *joins) get(k joinKey) (string, bool) {
 	return s, ok
 }
 
-func (j *joins) put(k joinKey, s string) {
+func (j *joins) put(k *storage.Record, s string) {
 	if j == nil {
 		return
 	}
 	if j.next == nil {
-		j.next = map[joinKey]string{}
+		j.next = map[*storage.Record]string{}
 	}
 	j.next[k] = s
 }
@@ -255,15 +249,11 @@ func (b *messageBuilder) joined(parts []string) string {
 	if len(parts) < 2 {
 		return strings.Join(parts, "\n\n")
 	}
-	k := joinKey{first: b.pendingFrom, parts: len(parts), bytes: len(parts) - 1}
-	for _, p := range parts {
-		k.bytes += len(p) + 1
-	}
-	s, ok := b.memo.get(k)
+	s, ok := b.memo.get(b.pendingFrom)
 	if !ok || !joinOf(s, parts) {
 		s = strings.Join(parts, "\n\n")
 	}
-	b.memo.put(k, s)
+	b.memo.put(b.pendingFrom, s)
 	return s
 }
 

@@ -216,7 +216,7 @@ func loadLiveRecords(ctx context.Context, f *os.File, path string, size int64) (
 		return nil, err
 	}
 	flushWarnings(held, rp, warn)
-	err = readRecords(ctx, f, path, start, rp, func(off int64, r *Record) error {
+	err = readRecords(ctx, f, path, start, size, rp, func(off int64, r *Record) error {
 		if off >= size {
 			return errPastEnd
 		}
@@ -354,7 +354,7 @@ func retainedStart(f *os.File, bOff int64, b *Record) (start int64, ok bool, err
 func fullScanLive(ctx context.Context, f *os.File, path string, size, bOff int64, b *Record, rp *repairs, live *Live) (*Live, error) {
 	want := b.CompactMetadata.RetainedUUID
 	found := false
-	err := readRecords(ctx, f, path, 0, rp, func(off int64, r *Record) error {
+	err := readRecords(ctx, f, path, 0, size, rp, func(off int64, r *Record) error {
 		if off >= size {
 			return errPastEnd
 		}

@@ -129,16 +129,13 @@ func skipWarning(where string, complete bool, size int, err error) string {
 
 // readRecords decodes the lines of f from start to EOF, calling fn for
 // every record and warn for every line skipped, except the lines the
-// repairs rp (nil for none) pass over.
-func readRecords(ctx context.Context, f *os.File, path string, start int64, rp *repairs, fn func(off int64, r *Record) error, warn func(string)) error {
+// repairs rp (nil for none) pass over. size is f's size as the caller
+// found it: it only sizes the reads (a writer may append more).
+func readRecords(ctx context.Context, f *os.File, path string, start, size int64, rp *repairs, fn func(off int64, r *Record) error, warn func(string)) error {
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	buf := loadBuffer
-	if fi, err := f.Stat(); err == nil {
-		buf = loadBufferFor(fi.Size() - start) // a writer may append more: the buffer is only the reads' size
-	}
-	lr := newLineReader(f, start, start == 0, buf)
+	lr := newLineReader(f, start, start == 0, loadBufferFor(size-start))
 	for n := 0; ; n++ {
 		if n%256 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -193,7 +190,7 @@ func ReadFrom(ctx context.Context, path string, start int64, fn func(off int64, 
 	if err != nil {
 		return fmt.Errorf("read session %s: %w", path, err)
 	}
-	return readRecords(ctx, f, path, start, rp, fn, warn)
+	return readRecords(ctx, f, path, start, fi.Size(), rp, fn, warn)
 }
 
 // notFound words an open of a session file that failed: a missing file is

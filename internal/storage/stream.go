@@ -72,7 +72,7 @@ func StreamLive(ctx context.Context, path string, start func(summary *Record) er
 		return err
 	}
 	live := &Live{}
-	return readRecords(ctx, f, path, from, nil, func(off int64, r *Record) error {
+	return readRecords(ctx, f, path, from, size, nil, func(off int64, r *Record) error {
 		if !live.place(off, r, bOff) {
 			return nil
 		}
