@@ -59,10 +59,11 @@ type codex struct {
 func newCodex(out *converted) *codex { return &codex{out: out} }
 
 // prime takes in a line before the pass's start what the lines of the
-// pass need of it, writing nothing: the git branch of the session's meta
-// and the model of the latest turn context. A pass that starts inside a
-// turn (the rollout grew while Codex ran) then names the model a one-pass
-// import would.
+// pass need of it, writing nothing: the git branch of the session's meta,
+// the model of the latest turn context and whether a reply is open. A
+// pass that starts inside a turn (the rollout grew while Codex ran) then
+// names the model a one-pass import would, and a call right after the
+// reply's text joins that reply.
 func (c *codex) prime(raw []byte) {
 	var l cxLine
 	if json.Unmarshal(raw, &l) != nil {
@@ -76,7 +77,35 @@ func (c *codex) prime(raw []byte) {
 		}
 	case "turn_context":
 		c.turnContext(l.Payload)
+	case "response_item":
+		var it cxItem
+		if json.Unmarshal(l.Payload, &it) == nil {
+			c.inReply = replyAfter(&it, c.inReply)
+		}
+	case "compacted":
+		c.inReply = false
 	}
+}
+
+// replyAfter is whether a reply is open after item it, given whether one
+// was before: an assistant message with text or a tool call opens one (or
+// goes on with it), a user's own message or a tool's output closes it.
+func replyAfter(it *cxItem, open bool) bool {
+	switch it.Type {
+	case "message":
+		text := partsText(it.Content)
+		switch {
+		case it.Role == "assistant" && text != "":
+			return true
+		case it.Role == "user" && !injected(text):
+			return false
+		}
+	case "function_call", "custom_tool_call", "local_shell_call":
+		return true
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		return false
+	}
+	return open
 }
 
 func (c *codex) turnContext(payload json.RawMessage) {
@@ -168,6 +197,8 @@ func (c *codex) rec(typ string, ts time.Time) *storage.Record {
 }
 
 func (c *codex) item(it *cxItem, ts time.Time) {
+	open := c.inReply
+	c.inReply = replyAfter(it, open)
 	switch it.Type {
 	case "message":
 		text := partsText(it.Content)
@@ -179,22 +210,19 @@ func (c *codex) item(it *cxItem, ts time.Time) {
 			r := c.rec(storage.TypeAssistant, ts)
 			r.Message = &storage.Message{Role: "assistant", Content: text, Model: modelName(c.model), Usage: &storage.Usage{}}
 			c.out.add(r)
-			c.inReply = true
 		case it.Role == "user" && !injected(text):
 			r := c.rec(storage.TypeUser, ts)
 			r.Message = &storage.Message{Role: "user", Content: text}
 			c.out.add(r)
-			c.inReply = false
 		}
 		// developer messages and Codex's injected context are Codex's
 		// own instructions; clawdcode sends its own.
 	case "function_call", "custom_tool_call", "local_shell_call":
-		if !c.inReply {
+		if !open {
 			// A call with no text before it: its reply had none.
 			r := c.rec(storage.TypeAssistant, ts)
 			r.Message = &storage.Message{Role: "assistant", Model: modelName(c.model), Usage: &storage.Usage{}}
 			c.out.add(r)
-			c.inReply = true
 		}
 		in := json.RawMessage(it.Arguments)
 		if it.Type == "custom_tool_call" || !json.Valid(in) || len(in) == 0 || in[0] != '{' {
@@ -208,7 +236,6 @@ func (c *codex) item(it *cxItem, ts time.Time) {
 		r := c.rec(storage.TypeToolResult, ts)
 		r.ToolResult = &storage.ToolResult{ID: it.CallID, Output: outputText(it.Output)}
 		c.out.add(r)
-		c.inReply = false
 	}
 	// reasoning items are the model's own.
 }

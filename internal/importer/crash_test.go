@@ -214,3 +214,57 @@ func copyTree(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCodexImportedInTwoPassesAsInOne: a rollout that grew between two
+// imports, at any line, becomes the records one import of the whole
+// would have made (the pass that starts inside a turn is primed with the
+// model, the branch and whether a reply is open — so a call right after
+// the reply's text joins that reply, as in one pass). The real rollout,
+// and a short one whose reply has text and then a call.
+func TestCodexImportedInTwoPassesAsInOne(t *testing.T) {
+	t.Parallel()
+	const fixtureID = "01a20920-faf5-7b82-b470-7899bbb2e813"
+	const textThenCallID = "0f5c2b9e-8d1a-4e7b-9c3f-2a6d4e8b1c70"
+	item := func(ts, payload string) string {
+		return `{"timestamp":"2026-11-23T10:00:` + ts + `Z","type":"response_item","payload":` + payload + "}\n"
+	}
+	textThenCall := "" +
+		`{"timestamp":"2026-11-23T10:00:00Z","type":"session_meta","payload":{"id":"` + textThenCallID + `","cwd":"/home/dev/p","git":{"branch":"main"}}}` + "\n" +
+		`{"timestamp":"2026-11-23T10:00:01Z","type":"turn_context","payload":{"model":"gpt-5-codex"}}` + "\n" +
+		item("02", `{"type":"message","role":"user","content":[{"type":"input_text","text":"fix the bug"}]}`) +
+		item("03", `{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Let me look."}]}`) +
+		item("04", `{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"c1"}`) +
+		item("05", `{"type":"function_call_output","call_id":"c1","output":"main.go"}`) +
+		item("06", `{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cat main.go\"}","call_id":"c2"}`) +
+		item("07", `{"type":"function_call_output","call_id":"c2","output":"package main"}`) +
+		item("08", `{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}`)
+	for _, src := range []struct{ id, data string }{
+		{fixtureID, string(fixtures.Read(t, "codex", "rollout-2026-11-23T15-58-06-"+fixtureID+".jsonl"))},
+		{textThenCallID, textThenCall},
+	} {
+		rel := filepath.Join("2026", "11", "23", "rollout-2026-11-23T10-00-00-"+src.id+".jsonl")
+		lines := bytes.SplitAfter([]byte(src.data), []byte("\n"))
+		importParts := func(parts ...[]byte) []string {
+			srcDir, home := t.TempDir(), t.TempDir()
+			path := filepath.Join(srcDir, rel)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			for _, part := range parts {
+				appendFile(t, path, part)
+				importHome(t, Codex, home, srcDir)
+			}
+			b, err := os.ReadFile(sessionFile(t, home, src.id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return recordLines(bytes.ReplaceAll(b, []byte(srcDir), []byte("SRC")), true) // the import record names the source
+		}
+		want := importParts(bytes.Join(lines, nil))
+		for k := 1; k < len(lines)-1; k++ {
+			if got := importParts(bytes.Join(lines[:k], nil), bytes.Join(lines[k:], nil)); !slices.Equal(got, want) {
+				t.Errorf("%s grown after line %d: %d records, want %d; first difference:\n%s", src.id, k, len(got), len(want), firstDifference(got, want))
+			}
+		}
+	}
+}

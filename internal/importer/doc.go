@@ -44,9 +44,13 @@
 //
 // A source file is imported in passes, each over the whole lines of a byte
 // range [from, to) fixed when it starts; converting a range is
-// deterministic, and a range that starts past 0 converts as it would in
-// one pass from the start (a Codex pass is first primed with the model
-// and branch the lines before it named). Every record a pass writes carries its progress mark,
+// deterministic. A Codex pass that starts past 0 is first primed with the
+// model, the branch and the open reply the lines before it named, and
+// converts as one pass from the start would (for a rollout grown at any
+// line, TestCodexImportedInTwoPassesAsInOne). A Claude Code pass is not
+// primed: what refers back across its start (a reply's blocks, a rewind,
+// a compaction's token count) can come out otherwise than in one pass.
+// Every record a pass writes carries its progress mark,
 // storage.ImportPos{From, To, N, End}: the N-th record of the pass, End on
 // the last. The session file is the truth about an import: the next one
 // reads the last whole record's mark from the session's tail. After an

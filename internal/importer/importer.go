@@ -53,7 +53,8 @@ type converter interface {
 }
 
 // primer is a converter whose records depend on lines before a pass's
-// start (the model a Codex turn context named): prime is given each such
+// start (the model a Codex turn context named, whether a reply is open):
+// prime is given each such
 // line, and writes nothing.
 type primer interface {
 	prime(raw []byte)
@@ -175,7 +176,7 @@ func (im *Importer) Import(ctx context.Context, tool, dir string) (*Result, erro
 		r.plan(f)
 	}
 	r.work(ctx)
-	r.flush()
+	r.flush(true)
 	if err := ctx.Err(); err != nil {
 		return r.res, err
 	}
@@ -260,7 +261,7 @@ func (r *run) work(ctx context.Context) {
 // index entries and the state are written.
 func (r *run) finished(j job, prev fileState, sr *SessionResult, now fileState, err error) {
 	if r.record(j, prev, sr, now, err) {
-		r.flush()
+		r.flush(false)
 	}
 }
 
@@ -285,22 +286,33 @@ func (r *run) record(j job, prev fileState, sr *SessionResult, now fileState, er
 	if r.im.Progress != nil {
 		r.im.Progress(r.done, r.total)
 	}
-	if n := r.batch.Len(); n >= max(indexBatch, r.flushed/2) {
-		r.flushed += n
-		return true
-	}
-	return false
+	return r.batchFull()
 }
 
-// flush writes the index entries waiting, then the state as it was
+// batchFull reports whether the batch of index entries waiting is due to
+// be written: it grows with what was written, so the batches of an
+// import are linear in its sessions. The caller holds r.mu.
+func (r *run) batchFull() bool {
+	return r.batch.Len() >= max(indexBatch, r.flushed/2)
+}
+
+// flush writes the index entries waiting (when the batch is full, or at
+// the end with force), then the state as it was
 // before them: the state is a cache of what the sessions hold, so it is
 // never ahead of the index (a session is closed into the batch before
 // its file is recorded). The other workers go on meanwhile; flushes take
 // turns, so an older state never replaces a newer one.
-func (r *run) flush() {
+func (r *run) flush(force bool) {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
 	r.mu.Lock()
+	// Another worker may have flushed this batch while this one waited:
+	// it is due again only if it is full again.
+	if !force && !r.batchFull() {
+		r.mu.Unlock()
+		return
+	}
+	r.flushed += r.batch.Len()
 	st := &state{path: r.st.path, Files: maps.Clone(r.st.Files)}
 	r.mu.Unlock()
 	r.batch.Write()
