@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,7 +77,9 @@ func testResumeAfterCuts(t *testing.T, tool, rel, id string, parts [][]byte) {
 	srel, _ := filepath.Rel(clean, session)
 	for _, cut := range cutPlaces(full) {
 		home := t.TempDir()
-		copyTree(t, clean, home)
+		if err := os.CopyFS(home, os.DirFS(clean)); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.Truncate(filepath.Join(home, srel), int64(cut)); err != nil {
 			t.Fatal(err)
 		}
@@ -185,32 +186,6 @@ func appendFile(t *testing.T, path string, b []byte) {
 	}
 	defer f.Close()
 	if _, err := f.Write(b); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// copyTree copies the regular files under from to to.
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o700)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o600)
-	})
-	if err != nil {
 		t.Fatal(err)
 	}
 }

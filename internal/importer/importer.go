@@ -54,8 +54,7 @@ type converter interface {
 
 // primer is a converter whose records depend on lines before a pass's
 // start (the model a Codex turn context named, whether a reply is open):
-// prime is given each such
-// line, and writes nothing.
+// prime is given each such line, and writes nothing.
 type primer interface {
 	prime(raw []byte)
 }

@@ -62,7 +62,7 @@ var sourceBuffers sync.Pool // of *[]byte, each at most smallSource
 // after it.
 func readSmall(f *os.File, size int64) (src *memSource, done func()) {
 	if size > smallSource || size > int64(hugeLine) {
-		return nil, func() {}
+		return nil, nil
 	}
 	bp, _ := sourceBuffers.Get().(*[]byte)
 	if bp == nil || int64(cap(*bp)) < size {
@@ -73,7 +73,7 @@ func readSmall(f *os.File, size int64) (src *memSource, done func()) {
 	done = func() { sourceBuffers.Put(bp) }
 	if n, err := f.ReadAt(b, 0); int64(n) != size || err != nil && err != io.EOF {
 		done()
-		return nil, func() {}
+		return nil, nil
 	}
 	return &memSource{b: b}, done
 }

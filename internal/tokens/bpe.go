@@ -121,6 +121,9 @@ func (e *bpeEncoding) pieces(text string, fn func([]byte)) {
 	for text != "" {
 		simple, rest := simpleStretch(text)
 		simplePieces(simple, fn)
+		if rest == "" {
+			return // all simple: no run of the pattern at all
+		}
 		other, after := otherStretch(rest)
 		e.patternPieces(other, fn)
 		text = after

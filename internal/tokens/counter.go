@@ -132,16 +132,12 @@ func safeCut(s string, at int) int {
 			return -1
 		}
 		cut := i + j // s[cut-1] == '\n'
-		if cut < len(s) && isASCIIAlnum(s[cut]) {
+		if cut < len(s) && (isLetter(s[cut]) || isDigit(s[cut])) {
 			return cut
 		}
 		i = cut + 1
 	}
 	return -1
-}
-
-func isASCIIAlnum(b byte) bool {
-	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
 }
 
 // countPieces counts s with the encoding, handing over-long runs of one
