@@ -35,6 +35,6 @@ func BenchmarkCheckRequest(b *testing.B) {
 		if status, _, msg := s.check(&req, opts); status != 0 {
 			b.Fatalf("%d %s", status, msg)
 		}
-		req.CachedTokens = s.cache.cached(req, s.tokens(opts))
+		req.CachedTokens = s.cache.cached(req, cacheParts(req), s.tokens(opts))
 	}
 }

@@ -33,12 +33,12 @@ func cacheParts(r Request) [][]byte {
 // cached is how many of r's prompt tokens the previous request of the same
 // model would let a cache serve: the tokens of the longest run of leading
 // parts (tools first, then messages, each compared whole) the two share.
-// tokens counts a request. r becomes the model's previous request.
-func (c *promptCache) cached(r Request, tokens func(Request) int) int {
+// parts are cacheParts(r); tokens counts a request. r becomes the model's
+// previous request.
+func (c *promptCache) cached(r Request, parts [][]byte, tokens func(Request) int) int {
 	if c.prev == nil {
 		c.prev = map[string][][]byte{}
 	}
-	parts := cacheParts(r)
 	prev := c.prev[r.Model]
 	c.prev[r.Model] = parts
 	n := 0
@@ -60,12 +60,11 @@ func (c *promptCache) cached(r Request, tokens func(Request) int) int {
 // all of r when there was none. The rest of r a client that only ever
 // appended would have had served, so 1 − Σ fresh / Σ Tokens bounds the
 // cached share any context strategy reaches on a conversation. r becomes
-// the conversation's last request.
-func (c *promptCache) fresh(r Request, tokens func(Request) int) int {
+// the conversation's last request. parts are cacheParts(r).
+func (c *promptCache) fresh(r Request, parts [][]byte, tokens func(Request) int) int {
 	if c.conv == nil {
 		c.conv = map[string][][]byte{}
 	}
-	parts := cacheParts(r)
 	key := r.Model + "\x00" + string(parts[0])
 	prev, ok := c.conv[key]
 	c.conv[key] = parts

@@ -232,8 +232,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	status, errBody, errMsg := s.check(&req, opts)
 	s.mu.Lock()
 	if status == 0 && opts.PromptCache {
-		req.CachedTokens = s.cache.cached(req, s.tokens(opts))
-		req.FreshTokens = s.cache.fresh(req, s.tokens(opts))
+		parts := cacheParts(req) // each message encoded once for both
+		req.CachedTokens = s.cache.cached(req, parts, s.tokens(opts))
+		req.FreshTokens = s.cache.fresh(req, parts, s.tokens(opts))
 	}
 	idx := len(s.requests)
 	kept := req

@@ -76,11 +76,7 @@ func BenchmarkCompactingTurnInProcess(b *testing.B) {
 	before := filepath.Join(w.root, "before")
 	var args []string
 	for i := range nearTriggerMaxTurns {
-		args = []string{"-p", "--output-format", "json",
-			fmt.Sprintf("Turn %d. Keep this in mind:\n%s", i+1, prose(uint64(5000+i), nearTriggerTurnBytes))}
-		if i > 0 {
-			args = append([]string{"-c"}, args...)
-		}
+		args = nearTriggerTurnArgs(i)
 		if err := os.RemoveAll(before); err != nil {
 			b.Fatal(err)
 		}

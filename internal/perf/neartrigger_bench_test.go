@@ -69,12 +69,7 @@ func BenchmarkContinuedTurnNearTrigger(b *testing.B) {
 func playUntilCompaction(b *testing.B, w *world) []run {
 	var turns []run
 	for i := range nearTriggerMaxTurns {
-		args := []string{"-p", "--output-format", "json",
-			fmt.Sprintf("Turn %d. Keep this in mind:\n%s", i+1, prose(uint64(5000+i), nearTriggerTurnBytes))}
-		if i > 0 {
-			args = append([]string{"-c"}, args...)
-		}
-		r := w.run(b, args...)
+		r := w.run(b, nearTriggerTurnArgs(i)...)
 		var res jsonResult
 		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || res.IsError {
 			b.Fatalf("turn %d: %v, result %+v", i+1, err, res)
@@ -89,4 +84,15 @@ func playUntilCompaction(b *testing.B, w *world) []run {
 	}
 	b.Fatalf("no turn of %d compacted", nearTriggerMaxTurns)
 	return nil
+}
+
+// nearTriggerTurnArgs are the arguments of the near-trigger session's
+// turn i (from 0): a new session, then -c, each with ~2k tokens of prose.
+func nearTriggerTurnArgs(i int) []string {
+	args := []string{"-p", "--output-format", "json",
+		fmt.Sprintf("Turn %d. Keep this in mind:\n%s", i+1, prose(uint64(5000+i), nearTriggerTurnBytes))}
+	if i > 0 {
+		args = append([]string{"-c"}, args...)
+	}
+	return args
 }
