@@ -71,11 +71,15 @@ func loadState(home string, warn func(string)) *state {
 	return st
 }
 
+// stateTemps names a save's temporary files (os.CreateTemp's pattern and a
+// glob both).
+const stateTemps = "state-*.tmp"
+
 // removeLeftTemps deletes the temporary files of saves that were killed
 // between creating and renaming them; best effort, the state never
 // depends on them.
 func removeLeftTemps(dir string) {
-	left, _ := filepath.Glob(filepath.Join(dir, "state-*.tmp"))
+	left, _ := filepath.Glob(filepath.Join(dir, stateTemps))
 	for _, p := range left {
 		_ = os.Remove(p)
 	}
@@ -92,7 +96,7 @@ func (st *state) save(sync bool) error {
 	if err != nil {
 		return fmt.Errorf("write import state: %w", err)
 	}
-	f, err := os.CreateTemp(dir, "state-*.tmp")
+	f, err := os.CreateTemp(dir, stateTemps)
 	if err != nil {
 		return fmt.Errorf("write import state: %w", err)
 	}
