@@ -137,6 +137,19 @@ var commonField = map[string]bool{
 	"subtype": true, "cwd": true, "gitBranch": true, "version": true, "listing": true,
 }
 
+// lastLineIsRecord reports whether a line of f, [start, end) without its
+// '\n', too long to be judged by its prefix, is a record: always when its
+// '\n' was written (last, the byte after it, is '\n'), and otherwise when
+// it decodes whole — a kill between its '}' and its '\n' — as for every
+// reader, for Append, which closes the line and writes on after it, and
+// for lastImportPos. A torn last line is no record, however long.
+func lastLineIsRecord(f *os.File, last byte, start, end int64) (bool, error) {
+	if last == '\n' {
+		return true, nil
+	}
+	return validLine(f, start, end)
+}
+
 // validLine reports whether the bytes [start, end) of f are one JSON
 // value, reading them as a stream (a line may be a 100 MB tool result).
 func validLine(f *os.File, start, end int64) (bool, error) {

@@ -231,18 +231,25 @@ func lastRecordUUID(f *os.File, size int64) (string, error) {
 			if json.Unmarshal(line, &r) == nil && r.UUID != "" {
 				return r.UUID, nil
 			}
-		} else if b[0] == '\n' { // (a torn last line is no record, however long)
-			if h, ok := ParseHead(line); ok {
-				return h.UUID, nil
-			}
-			// Another program's encoding: only the whole line tells.
-			if id, err := decodedUUID(f, start); err != nil || id != "" {
-				return id, err
-			}
+		} else if id, err := longLineUUID(f, b[0], start, lineEnd, line); err != nil || id != "" {
+			return id, err
 		}
 		end = start
 	}
 	return "", nil
+}
+
+// longLineUUID is the uuid of the line [start, end) of f past its prefix
+// ("" when it is no record): last is the byte after it.
+func longLineUUID(f *os.File, last byte, start, end int64, prefix []byte) (string, error) {
+	if ok, err := lastLineIsRecord(f, last, start, end); err != nil || !ok {
+		return "", err
+	}
+	if h, ok := ParseHead(prefix); ok {
+		return h.UUID, nil
+	}
+	// Another program's encoding: only the whole line tells.
+	return decodedUUID(f, start)
 }
 
 // decodedUUID decodes the line at off for its uuid ("" when it is none).

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -335,5 +336,39 @@ func TestSyncAndBigRecord(t *testing.T) {
 	recs, offs, warns := readAll(t, s.Path())
 	if len(recs) != 2 || len(warns) != 0 || recs[0].ToolResult.Output != big || offs[1] != off {
 		t.Fatalf("big record round trip: %d records, warnings %q", len(recs), warns)
+	}
+}
+
+// TestLongRecordWithoutItsNewlineIsTheParent: a kill between a long
+// record's last '}' and its '\n' leaves a record every reader takes (and
+// the import's mark too): the next record appended is its child, as for
+// a short one. Its line is past the prefix the tail is read by.
+func TestLongRecordWithoutItsNewlineIsTheParent(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	s := mustCreate(t, p)
+	mustAppend(t, s, userRecord("one"))
+	long := userRecord(strings.Repeat("x", 3*prefixBytes))
+	mustAppend(t, s, long)
+	s.Close()
+	b, err := os.ReadFile(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.Path(), bytes.TrimSuffix(b, []byte("\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := p.Open(context.Background(), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := userRecord("two")
+	mustAppend(t, s2, next)
+	s2.Close()
+	if next.ParentUUID == nil || *next.ParentUUID != long.UUID {
+		t.Errorf("parentUuid = %v, want the long record %s", next.ParentUUID, long.UUID)
+	}
+	if recs, _, warns := readAll(t, s.Path()); len(recs) != 3 || len(warns) != 0 {
+		t.Errorf("%d records, warnings %q; want 3 and none", len(recs), warns)
 	}
 }
