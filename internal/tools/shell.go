@@ -62,13 +62,13 @@ var shellParsers = sync.Pool{New: func() any {
 
 // parseShell parses a command line and walks it.
 func parseShell(cmd string) shellLine {
-	p := shellParsers.Get().(*syntax.Parser)
-	defer shellParsers.Put(p) // after the walk: the tree is the parser's until then
 	if strings.ContainsRune(cmd, '\r') {
 		// The parser takes a carriage return for a blank; bash keeps it
 		// in the word ("echo\r" is a command of that name to bash).
 		return shellLine{opaque: "the command holds a carriage return, which bash and the rules' parser read differently"}
 	}
+	p := shellParsers.Get().(*syntax.Parser)
+	defer shellParsers.Put(p) // after the walk: the tree is the parser's until then
 	f, err := p.Parse(strings.NewReader(cmd), "")
 	if err != nil {
 		return shellLine{opaque: fmt.Sprintf("the command does not parse: %v", err)}
