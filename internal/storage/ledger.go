@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"regexp"
 	"strings"
 )
@@ -107,16 +108,18 @@ func (l *Ledger) Entries() []LedgerEntry {
 	return out
 }
 
-// Line is the command's line: the command, its exit status and, when it
-// failed, the last of its output.
+// Line is the command's line: the command (flattened to one line of at
+// most 200 characters: a ledger is an entry a line), its exit status and,
+// when it failed, the last of its output.
 func (c LedgerCommand) Line() string {
+	command := termtext.Flatten(c.Command, 200)
 	switch {
 	case c.Exit == 0:
-		return c.Command + " → exit status 0"
+		return command + " → exit status 0"
 	case c.Exit < 0:
-		return c.Command + " → did not exit: " + c.Error
+		return command + " → did not exit: " + c.Error
 	}
-	return fmt.Sprintf("%s → exit status %d: %s", c.Command, c.Exit, c.Error)
+	return fmt.Sprintf("%s → exit status %d: %s", command, c.Exit, c.Error)
 }
 
 // squeezeNumbers writes a line's named numbers without the blanks around

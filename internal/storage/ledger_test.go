@@ -44,3 +44,16 @@ func TestLedgerEntriesAndListing(t *testing.T) {
 		}
 	}
 }
+
+// TestLedgerCommandIsOneLine: a command of several lines (a heredoc) is
+// one line of the ledger, as every entry is.
+func TestLedgerCommandIsOneLine(t *testing.T) {
+	t.Parallel()
+	l := &Ledger{Commands: []LedgerCommand{{Command: "cat > notes.txt <<'EOF'\nfirst\nsecond\nEOF", Exit: 2, Error: "no space", Ref: "dddddddd-4"}}}
+	if line := l.Commands[0].Line(); strings.Contains(line, "\n") || !strings.HasPrefix(line, "cat > notes.txt <<'EOF' first second EOF → exit status 2") {
+		t.Errorf("Line = %q, want the command on one line", line)
+	}
+	if listing := l.Listing(); strings.Count(listing, "\n") != 1 {
+		t.Errorf("Listing holds %d lines, want the heading and one entry:\n%s", strings.Count(listing, "\n")+1, listing)
+	}
+}
