@@ -163,6 +163,17 @@ func stubText(root string, es []*entry, e *entry, step string) string {
 		why, what, len(body), strings.Count(body, "\n")+1, outcome, facts, stubRef(e.rec.UUID))
 }
 
+// stubFacts are the named numbers an index line keeps of a result: of its
+// output, then of its error (as matchingLines of the two joined finds
+// them, without the copy of a long output that joining makes).
+func stubFacts(res *storage.ToolResult) []string {
+	facts := matchingLines(res.Output, numberLine, stubNumbers)
+	if len(facts) < stubNumbers && res.Error != "" {
+		facts = append(facts, matchingLines(res.Error, numberLine, stubNumbers-len(facts))...)
+	}
+	return facts
+}
+
 // resultWhat names what e, a tool result among es, answered: the call's
 // tool and the file it named.
 func resultWhat(root string, es []*entry, e *entry) string {
@@ -241,6 +252,7 @@ func applyCleared(a *accountant, es []*entry, cleared map[string]string) {
 	if len(cleared) == 0 {
 		return
 	}
+	indexed := false
 	for _, e := range es {
 		step, ok := cleared[e.rec.UUID]
 		switch {
@@ -249,13 +261,15 @@ func applyCleared(a *accountant, es []*entry, cleared map[string]string) {
 			collapseEntry(a, e)
 		case step == storage.ClearStepIndex:
 			if e.rec.ToolResult != nil && e.cleared != storage.ClearStepCollapse {
-				e.cleared = storage.ClearStepIndex
+				e.cleared, indexed = storage.ClearStepIndex, true
 			}
 		case e.rec.ToolResult != nil && e.cleared == "":
 			clearEntry(a, es, e, step)
 		}
 	}
-	reindex(a, es)
+	if indexed { // a collapse names its index: only then did what is folded change
+		reindex(a, es)
+	}
 }
 
 // clearStepOf is the step a context_clear record took (its results are

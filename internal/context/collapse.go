@@ -128,8 +128,8 @@ func collapseStep(m *Manager, n, fixed, r int) (int, error) {
 func collapseEntry(a *accountant, e *entry) {
 	e.trunc = &storage.Record{UUID: e.rec.UUID, Type: storage.TypeSystem, Subtype: storage.SubtypeContextClear}
 	e.truncLimit, e.cleared = 0, storage.ClearStepCollapse
-	a.resized(e)
 	e.ub, e.exact, e.est = 0, 0, 0
+	a.invalidate()
 }
 
 // reindex makes every index among es list what is collapsed before it
@@ -177,7 +177,7 @@ func indexLine(root string, es []*entry, e *entry) string {
 	if res.Error != "" {
 		line += " failed"
 	}
-	for _, n := range matchingLines(res.Output+"\n"+res.Error, numberLine, stubNumbers) {
+	for _, n := range stubFacts(res) {
 		line += "; " + n
 	}
 	return line + " ref=" + stubRef(e.rec.UUID)
