@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -190,21 +189,11 @@ func readLines(r *io.SectionReader, lt *largeTexts, fn func(lineNo int, off int6
 		n, err := r.Read(buf[have:])
 		have += n
 		data := buf[:have]
-		pos := 0
-		for {
-			nl := bytes.IndexByte(data[pos:], '\n')
-			if nl < 0 {
-				break
-			}
-			lineNo++
-			line := data[pos : pos+nl]
-			if len(bytes.TrimSpace(line)) > 0 {
-				if ferr := fn(lineNo, off+int64(pos), line); ferr != nil {
-					return off + int64(pos), ferr
-				}
-			}
-			pos += nl + 1
+		pos, last, ferr := eachLine(data, off, lineNo, fn)
+		if ferr != nil {
+			return off + int64(pos), ferr
 		}
+		lineNo = last
 		off += int64(pos)
 		rest := data[pos:]
 		if lt != nil && err == nil && len(rest) > hugeLine {

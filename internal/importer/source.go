@@ -34,21 +34,29 @@ func (m *memSource) ReadAt(p []byte, off int64) (int, error) {
 // lines is readLines over the n bytes at start, the lines handed to fn
 // where they lie in memory.
 func (m *memSource) lines(start, n int64, fn func(lineNo int, off int64, line []byte) error) (int64, error) {
-	data := m.b[start : start+n]
-	off, lineNo := start, 0
+	used, _, err := eachLine(m.b[start:start+n], start, 0, fn)
+	return start + int64(used), err
+}
+
+// eachLine hands fn the lines of data that end in '\n' and hold more than
+// blanks, data being at offset off of the source and its first line the
+// one after line lineNo. It returns how many bytes of data it went through
+// (up to the failing line's start when fn fails) and the last line's
+// number.
+func eachLine(data []byte, off int64, lineNo int, fn func(lineNo int, off int64, line []byte) error) (int, int, error) {
+	pos := 0
 	for {
-		nl := bytes.IndexByte(data, '\n')
+		nl := bytes.IndexByte(data[pos:], '\n')
 		if nl < 0 {
-			return off, nil
+			return pos, lineNo, nil
 		}
 		lineNo++
-		if line := data[:nl]; len(bytes.TrimSpace(line)) > 0 {
-			if err := fn(lineNo, off, line); err != nil {
-				return off, err
+		if line := data[pos : pos+nl]; len(bytes.TrimSpace(line)) > 0 {
+			if err := fn(lineNo, off+int64(pos), line); err != nil {
+				return pos, lineNo, err
 			}
 		}
-		off += int64(nl + 1)
-		data = data[nl+1:]
+		pos += nl + 1
 	}
 }
 
