@@ -12,10 +12,9 @@ import (
 // target is the session a source file goes to, created when it does not
 // exist yet and opened when it does.
 type target struct {
-	p       *storage.Project
-	id      string
-	s       *storage.Session
-	created bool // by this import: nothing of the source is in it
+	p  *storage.Project
+	id string
+	s  *storage.Session
 }
 
 // open creates the session, or opens it when it exists. Creating first
@@ -26,7 +25,7 @@ type target struct {
 func (t *target) open(ctx context.Context) error {
 	s, err := t.p.CreateID(ctx, t.id)
 	if err == nil {
-		t.s, t.created = s, true
+		t.s = s
 		return nil
 	}
 	if !errors.Is(err, storage.ErrSessionExists) {

@@ -121,7 +121,9 @@ func (r *run) passes(ctx context.Context, t *target, path string, end int64, pre
 	if err := t.open(ctx); err != nil {
 		return nil, err
 	}
-	if t.created {
+	if !t.s.HasRecords() {
+		// Created now, or by an import killed before its first record
+		// (known without reading the file): the source from its start.
 		return []pass{{from: 0, to: end, head: true}}, nil
 	}
 	pos, err := t.s.LastImportPos()
@@ -138,9 +140,6 @@ func (r *run) passes(ctx context.Context, t *target, path string, end int64, pre
 		return nil, nil
 	}
 	switch {
-	case pos == nil && !t.s.HasRecords():
-		// Created by an import killed before its first record.
-		return []pass{{from: 0, to: end, head: true}}, nil
 	case pos == nil && prev.Session == t.id && prev.Offset > 0:
 		// Imported before imports marked their records: the state of
 		// that import says how far it read.
