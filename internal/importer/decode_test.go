@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -57,11 +58,20 @@ var oddLines = []string{
 	`{"type":"user","message":{"content":[{"type":"text","text":"a"}]},"toolUseResult":{"stdout":[1,{"a":null}],"deep":[[[[]]]]}}`,
 }
 
-// decodeBoth decodes line as the import does and as encoding/json does.
-func decodeBoth(line []byte) (v2, v1 ccLine, err2, err1 error) {
-	err2 = decodeLine(line, &v2)
-	err1 = json.Unmarshal(line, &v1)
-	return
+// decodesLikeEncodingJSON is "" when the import reads line as
+// encoding/json does — the same ccLine, or an error from both (a line
+// that fails is skipped whatever the error says) — and the difference
+// otherwise.
+func decodesLikeEncodingJSON(line []byte) string {
+	var v2, v1 ccLine
+	err2, err1 := decodeLine(line, &v2), json.Unmarshal(line, &v1)
+	switch {
+	case (err2 == nil) != (err1 == nil):
+		return fmt.Sprintf("v2 error %v\nencoding/json error %v", err2, err1)
+	case err1 == nil && !reflect.DeepEqual(v2, v1):
+		return fmt.Sprintf("v2            %+v\nencoding/json %+v", v2, v1)
+	}
+	return ""
 }
 
 // TestDecodeLikeEncodingJSON holds the JSON v2 decoding of a source line
@@ -81,13 +91,8 @@ func TestDecodeLikeEncodingJSON(t *testing.T) {
 		lines = append(lines, []byte(l))
 	}
 	for _, l := range lines {
-		v2, v1, err2, err1 := decodeBoth(l)
-		if (err2 == nil) != (err1 == nil) {
-			t.Errorf("%.200s:\nv2 error %v\nencoding/json error %v", l, err2, err1)
-			continue
-		}
-		if err1 == nil && !reflect.DeepEqual(v2, v1) {
-			t.Errorf("%.200s:\nv2            %+v\nencoding/json %+v", l, v2, v1)
+		if d := decodesLikeEncodingJSON(l); d != "" {
+			t.Errorf("%.200s:\n%s", l, d)
 		}
 	}
 }
@@ -98,12 +103,8 @@ func FuzzDecodeLikeEncodingJSON(f *testing.F) {
 		f.Add([]byte(l))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		v2, v1, err2, err1 := decodeBoth(line)
-		if (err2 == nil) != (err1 == nil) {
-			t.Fatalf("v2 error %v\nencoding/json error %v", err2, err1)
-		}
-		if err1 == nil && !reflect.DeepEqual(v2, v1) {
-			t.Fatalf("v2            %+v\nencoding/json %+v", v2, v1)
+		if d := decodesLikeEncodingJSON(line); d != "" {
+			t.Fatal(d)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -95,26 +96,29 @@ func recordLines(t testing.TB) [][]byte {
 	return lines
 }
 
-func decodeRecordBoth(line []byte) (v2, v1 *Record, err2, err1 error) {
-	v2, v1 = new(Record), new(Record)
-	err2 = DecodeLine(line, v2)
-	err1 = json.Unmarshal(line, v1)
-	return
+// decodesLikeEncodingJSON is "" when DecodeLine reads line as
+// encoding/json does — the same Record, or an error from both (a line
+// that fails is skipped with a warning whatever the error says) — and
+// the difference otherwise.
+func decodesLikeEncodingJSON(line []byte) string {
+	v2, v1 := new(Record), new(Record)
+	err2, err1 := DecodeLine(line, v2), json.Unmarshal(line, v1)
+	switch {
+	case (err2 == nil) != (err1 == nil):
+		return fmt.Sprintf("DecodeLine error %v\nencoding/json error %v", err2, err1)
+	case err1 == nil && !reflect.DeepEqual(v2, v1):
+		return fmt.Sprintf("DecodeLine    %+v\nencoding/json %+v", v2, v1)
+	}
+	return ""
 }
 
 // TestDecodeRecordLikeEncodingJSON holds DecodeLine to encoding/json on
-// records: the same Record, or an error from both (a line that fails is
-// skipped with a warning whatever the error says).
+// records.
 func TestDecodeRecordLikeEncodingJSON(t *testing.T) {
 	t.Parallel()
 	for _, l := range recordLines(t) {
-		v2, v1, err2, err1 := decodeRecordBoth(l)
-		if (err2 == nil) != (err1 == nil) {
-			t.Errorf("%.200s:\nDecodeLine error %v\nencoding/json error %v", l, err2, err1)
-			continue
-		}
-		if err1 == nil && !reflect.DeepEqual(v2, v1) {
-			t.Errorf("%.200s:\nDecodeLine    %+v\nencoding/json %+v", l, v2, v1)
+		if d := decodesLikeEncodingJSON(l); d != "" {
+			t.Errorf("%.200s:\n%s", l, d)
 		}
 	}
 }
@@ -126,12 +130,8 @@ func FuzzDecodeRecordLikeEncodingJSON(f *testing.F) {
 		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		v2, v1, err2, err1 := decodeRecordBoth(line)
-		if (err2 == nil) != (err1 == nil) {
-			t.Fatalf("DecodeLine error %v\nencoding/json error %v", err2, err1)
-		}
-		if err1 == nil && !reflect.DeepEqual(v2, v1) {
-			t.Fatalf("DecodeLine    %+v\nencoding/json %+v", v2, v1)
+		if d := decodesLikeEncodingJSON(line); d != "" {
+			t.Fatal(d)
 		}
 	})
 }
