@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // Names of the tools over background commands (CONTRACT.md §3).
 const (
-	NameBashOutput = "BashOutput"
-	NameKillShell  = "KillShell"
+	NameBashOutput = toolcall.BashOutput
+	NameKillShell  = toolcall.KillShell
 )
 
 type bashOutputParams struct {

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // NameRecall is the memory tool of CONTRACT.md §3.
-const NameRecall = "Recall"
+const NameRecall = toolcall.Recall
 
 // Recall scopes.
 const (

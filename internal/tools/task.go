@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // NameTask is the subagent tool of CONTRACT.md §3 and §12.
-const NameTask = "Task"
+const NameTask = toolcall.Task
 
 // TaskParams are Task's parameters (see params.go).
 type TaskParams struct {

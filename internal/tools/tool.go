@@ -9,6 +9,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // Result is what a tool answers the model. A non-empty Error marks a failed
@@ -39,14 +40,15 @@ type Tool interface {
 	Run(ctx context.Context, input json.RawMessage) Result
 }
 
-// Tool names, as offered to the model (CONTRACT.md §3).
+// Tool names, as offered to the model (CONTRACT.md §3): toolcall's, the
+// one place they are spelt.
 const (
-	NameRead  = "Read"
-	NameWrite = "Write"
-	NameEdit  = "Edit"
-	NameBash  = "Bash"
-	NameGlob  = "Glob"
-	NameGrep  = "Grep"
+	NameRead  = toolcall.Read
+	NameWrite = toolcall.Write
+	NameEdit  = toolcall.Edit
+	NameBash  = toolcall.Bash
+	NameGlob  = toolcall.Glob
+	NameGrep  = toolcall.Grep
 )
 
 // Set returns the contract's file, shell and web tools, in the order
