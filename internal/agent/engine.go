@@ -395,7 +395,7 @@ func (e *Engine) enterSession(live *storage.Live) {
 	}
 	e.env.Forget()
 	if live != nil {
-		restoreSeen(e.env, e.tools, live)
+		restoreSeen(e.env, live)
 	}
 }
 

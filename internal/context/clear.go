@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
+	"github.com/google/uuid"
 )
 
 // protectedFrom is the index of the first entry of es the clearing step
@@ -73,29 +73,28 @@ func planSuperseded(a *accountant, es []*entry) []*entry {
 		if r.Type != storage.TypeToolUse || r.Tool == nil {
 			continue
 		}
-		name, path := callTarget(r.Tool)
-		if path == "" {
+		c := toolcall.Classify(r.Tool.Name, r.Tool.Input)
+		if !c.ReadsOrChanges() {
 			continue
 		}
-		if name == "read" && later[path] && i < last {
+		if c.Effect == toolcall.Reads && later[c.Path] && i < last {
 			if res := resultOf(es, i, r.Tool.ID); res != nil && clearable(a, res) {
 				plan = append(plan, res)
 			}
 		}
-		if name == "read" || name == "edit" || name == "write" || name == "multiedit" {
-			later[path] = true
-		}
+		later[c.Path] = true
 	}
 	return plan
 }
 
-// callTarget is a call's tool name (lower case) and the file it names.
-func callTarget(t *storage.ToolUse) (name, path string) {
+// callFilePath is the file_path a call names, whatever its tool (an MCP
+// tool's too): a stub describes the call it stands for.
+func callFilePath(t *storage.ToolUse) string {
 	var in struct {
 		Path string `json:"file_path"`
 	}
 	_ = json.Unmarshal(t.Input, &in)
-	return strings.ToLower(t.Name), in.Path
+	return in.Path
 }
 
 // resultOf is the result of call id among es after index i (nil = none).
@@ -182,7 +181,7 @@ func resultWhat(root string, es []*entry, e *entry) string {
 		return "tool result"
 	}
 	what := c.Name
-	if _, path := callTarget(c); path != "" {
+	if path := callFilePath(c); path != "" {
 		what += " " + cutUTF8(relPath(root, path), 120)
 	}
 	return what

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // The evidence ledger is what a summary most often drops — paths,
@@ -52,8 +53,11 @@ var (
 
 // ledgerCall is a tool_use record waiting for its result.
 type ledgerCall struct {
-	ref, name string
-	input     map[string]any
+	ref  string
+	call toolcall.Call
+	// input is the call's arguments, for what a file call wrote or
+	// changed.
+	input map[string]any
 }
 
 // readLedger reads the ledger of the records in es (in order), with paths
@@ -67,7 +71,7 @@ func readLedger(root string, es []*entry) *storage.Ledger {
 		case r.Type == storage.TypeToolUse && r.Tool != nil:
 			var in map[string]any
 			_ = json.Unmarshal(r.Tool.Input, &in)
-			calls[r.Tool.ID] = ledgerCall{ref: r.UUID, name: r.Tool.Name, input: in}
+			calls[r.Tool.ID] = ledgerCall{ref: r.UUID, call: toolcall.Classify(r.Tool.Name, r.Tool.Input), input: in}
 		case r.Type == storage.TypeToolResult && r.ToolResult != nil:
 			c, ok := calls[r.ToolResult.ID]
 			if !ok {
@@ -82,22 +86,18 @@ func readLedger(root string, es []*entry) *storage.Ledger {
 
 // note adds what one call and its result tell.
 func note(l *storage.Ledger, root string, c ledgerCall, res *storage.ToolResult) {
-	str := func(k string) string { s, _ := c.input[k].(string); return s }
-	source := c.name
-	switch strings.ToLower(c.name) {
-	case "read", "write", "edit":
-		path := relPath(root, str("file_path"))
-		if path == "" {
-			return
-		}
-		source = c.name + " " + path
+	source := c.call.Tool
+	switch {
+	case c.call.ReadsOrChanges():
+		path := relPath(root, c.call.Path)
+		source = c.call.Tool + " " + path
 		if res.Error != "" {
 			addLine(&l.Errors, storage.LedgerLine{Text: termtext.Flatten(res.Error, ledgerLineBytes), Source: source, Ref: c.ref})
 			return
 		}
-		addFile(l, storage.LedgerFile{Path: path, Op: strings.ToLower(c.name), Lines: fileLines(c, str, res), Ref: c.ref})
-	case "bash":
-		cmd := cutUTF8(strings.TrimSpace(str("command")), ledgerCommandBytes)
+		addFile(l, storage.LedgerFile{Path: path, Op: fileOp(c.call), Lines: fileLines(c, res), Ref: c.ref})
+	case c.call.Tool == toolcall.Bash:
+		cmd := cutUTF8(strings.TrimSpace(c.call.Command), ledgerCommandBytes)
 		if cmd == "" {
 			return
 		}
@@ -114,6 +114,18 @@ func note(l *storage.Ledger, root string, c ledgerCall, res *storage.ToolResult)
 	for _, n := range matchingLines(res.Output, numberLine, ledgerLinesPerCall) {
 		addNumber(l, storage.LedgerLine{Text: n, Source: source, Ref: c.ref})
 	}
+}
+
+// fileOp is a file call's operation as a ledger entry names it: read,
+// write or edit (MultiEdit's included).
+func fileOp(c toolcall.Call) string {
+	switch {
+	case c.Effect == toolcall.Reads:
+		return "read"
+	case c.Tool == toolcall.Write:
+		return "write"
+	}
+	return "edit"
 }
 
 // numberKey is the named number a line shows (its last).
@@ -150,28 +162,40 @@ func addNumber(l *storage.Ledger, x storage.LedgerLine) {
 // edit ("Read src/a.go").
 func fileSource(source string) bool {
 	name, _, ok := strings.Cut(source, " ")
-	switch strings.ToLower(name) {
-	case "read", "write", "edit":
-		return ok
-	}
-	return false
+	effect := toolcall.Classify(name, nil).Effect
+	return ok && (effect == toolcall.Reads || effect == toolcall.Changes)
 }
 
 // fileLines is what a file call read, wrote or changed, in lines.
-func fileLines(c ledgerCall, str func(string) string, res *storage.ToolResult) string {
+func fileLines(c ledgerCall, res *storage.ToolResult) string {
 	count := func(s string) int {
 		if s == "" {
 			return 0
 		}
 		return strings.Count(strings.TrimSuffix(s, "\n"), "\n") + 1
 	}
-	switch strings.ToLower(c.name) {
+	str := func(in map[string]any, k string) string { s, _ := in[k].(string); return s }
+	switch fileOp(c.call) {
 	case "read":
 		return strconv.Itoa(count(res.Output))
 	case "write":
-		return strconv.Itoa(count(str("content")))
+		return strconv.Itoa(count(str(c.input, "content")))
 	}
-	return fmt.Sprintf("-%d +%d", count(str("old_string")), count(str("new_string")))
+	edits := []map[string]any{c.input}
+	if list, ok := c.input["edits"].([]any); ok { // MultiEdit's
+		edits = edits[:0]
+		for _, e := range list {
+			if m, ok := e.(map[string]any); ok {
+				edits = append(edits, m)
+			}
+		}
+	}
+	removed, added := 0, 0
+	for _, e := range edits {
+		removed += count(str(e, "old_string"))
+		added += count(str(e, "new_string"))
+	}
+	return fmt.Sprintf("-%d +%d", removed, added)
 }
 
 // commandEntry is a Bash call's entry: its exit status from the tool's
