@@ -12,6 +12,7 @@ import (
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -225,7 +226,7 @@ func taskResult(ctx context.Context, res *TurnResult, err error, log *sessionLog
 		out.Output, out.Spent = res.Text, &spent
 	}
 	if len(out.Output) > taskAnswerCap {
-		out.Output = tools.CapText(out.Output, taskAnswerCap) + "\n" + tools.RecallWhole(log.reply, tools.ScopeProject)
+		out.Output = tools.CapText(out.Output, taskAnswerCap) + "\n" + toolcall.RecallWhole(log.reply, tools.ScopeProject)
 	}
 	switch {
 	case err == nil:
