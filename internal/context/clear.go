@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clawdcode/clawdcode/internal/ledger"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/toolcall"
 	"github.com/google/uuid"
@@ -155,7 +156,7 @@ func stubText(root string, es []*entry, e *entry, step string) string {
 	// The named numbers it showed stay, as the ledger keeps them: a limit
 	// or a count is what the work most often turns on.
 	facts := ""
-	for _, n := range matchingLines(res.Output, numberLine, stubNumbers) {
+	for _, n := range ledger.Numbers(res.Output, stubNumbers) {
 		facts += "; " + n
 	}
 	return fmt.Sprintf("[%s: %s, %d bytes, %d lines, %s%s; Recall ref=%s shows it]",
@@ -163,12 +164,12 @@ func stubText(root string, es []*entry, e *entry, step string) string {
 }
 
 // stubFacts are the named numbers an index line keeps of a result: of its
-// output, then of its error (as matchingLines of the two joined finds
+// output, then of its error (as ledger.Numbers of the two joined finds
 // them, without the copy of a long output that joining makes).
 func stubFacts(res *storage.ToolResult) []string {
-	facts := matchingLines(res.Output, numberLine, stubNumbers)
+	facts := ledger.Numbers(res.Output, stubNumbers)
 	if len(facts) < stubNumbers && res.Error != "" {
-		facts = append(facts, matchingLines(res.Error, numberLine, stubNumbers-len(facts))...)
+		facts = append(facts, ledger.Numbers(res.Error, stubNumbers-len(facts))...)
 	}
 	return facts
 }
@@ -182,7 +183,7 @@ func resultWhat(root string, es []*entry, e *entry) string {
 	}
 	what := c.Name
 	if path := callFilePath(c); path != "" {
-		what += " " + cutUTF8(relPath(root, path), 120)
+		what += " " + cutUTF8(toolcall.Rel(root, path), 120)
 	}
 	return what
 }

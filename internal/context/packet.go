@@ -177,7 +177,7 @@ func packetCalls(es []*entry, root string) (calls, files []string) {
 func callSubject(name string, input json.RawMessage, root string) (what, path string) {
 	c := toolcall.Classify(name, input)
 	if c.ReadsOrChanges() {
-		path = relPath(root, c.Path)
+		path = toolcall.Rel(root, c.Path)
 		return " " + path, path
 	}
 	var in map[string]any

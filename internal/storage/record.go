@@ -358,6 +358,8 @@ type CompactMetadata struct {
 // context, read from the tool_use and tool_result records: each entry
 // names the tool_use record it comes from (Ref, for Recall). A file or a
 // command met again replaces its entry; the lists are bounded, oldest out.
+// This is its record form; package ledger reads it from the records,
+// merges it and writes its text.
 type Ledger struct {
 	Files    []LedgerFile    `json:"files,omitempty"`
 	Commands []LedgerCommand `json:"commands,omitempty"`

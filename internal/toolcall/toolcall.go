@@ -18,6 +18,7 @@ package toolcall
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 )
 
@@ -144,4 +145,16 @@ func Classify(called string, input json.RawMessage) Call {
 		c.Command = in.Command
 	}
 	return c
+}
+
+// Rel is a call's path as the summaries and suggestions show it: relative
+// to root when it is an absolute path inside root, else as written.
+func Rel(root, p string) string {
+	if p == "" || !filepath.IsAbs(p) || root == "" {
+		return p
+	}
+	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
 }

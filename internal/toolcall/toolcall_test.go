@@ -48,3 +48,17 @@ func TestReadsOrChanges(t *testing.T) {
 		}
 	}
 }
+
+func TestRel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ root, p, want string }{
+		{"/p", "/p/src/a.go", "src/a.go"},
+		{"/p", "src/a.go", "src/a.go"},
+		{"/p", "/q/a.go", "/q/a.go"},
+		{"", "/p/a.go", "/p/a.go"},
+	} {
+		if got := Rel(tc.root, tc.p); got != tc.want {
+			t.Errorf("Rel(%q, %q) = %q, want %q", tc.root, tc.p, got, tc.want)
+		}
+	}
+}

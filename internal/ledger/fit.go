@@ -1,4 +1,4 @@
-package contextmgr
+package ledger
 
 import (
 	"fmt"
@@ -9,33 +9,33 @@ import (
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
-// ledgerHeading opens the ledger's text.
-const ledgerHeading = "Evidence ledger (read from the tool records, not from the summary; it holds where they disagree):"
+// heading opens the ledger's text.
+const heading = "Evidence ledger (read from the tool records, not from the summary; it holds where they disagree):"
 
-// ledgerItem is one line of the ledger's text and how much it matters:
+// item is one line of the ledger's text and how much it matters:
 // what does not fit the budget is folded, least weight and oldest first.
-type ledgerItem struct {
-	storage.LedgerEntry
+type item struct {
+	entry
 	order, weight int
 }
 
-// ledgerItems lists l's lines (storage.Ledger.Entries) with their
+// weighed lists l's lines (entries) with their
 // weights: what changed the work (edits, writes, failures, errors) weighs
 // most, a read or a command that succeeded least; a read that showed
 // numbers weighs more than a number a search printed.
-func ledgerItems(l *storage.Ledger) []ledgerItem {
-	entries := l.Entries()
-	items := make([]ledgerItem, len(entries))
-	for i, e := range entries {
-		items[i] = ledgerItem{LedgerEntry: e, order: i, weight: entryWeight(e)}
+func weighed(l *storage.Ledger) []item {
+	es := entries(l)
+	out := make([]item, len(es))
+	for i, e := range es {
+		out[i] = item{entry: e, order: i, weight: weightOf(e)}
 	}
-	return items
+	return out
 }
 
-// entryWeight is how much an entry of the ledger matters.
-func entryWeight(e storage.LedgerEntry) int {
+// weightOf is how much an entry of the ledger matters.
+func weightOf(e entry) int {
 	switch e.Section {
-	case storage.LedgerSectionFiles:
+	case sectionFiles:
 		switch {
 		case e.Op != "read":
 			return 5
@@ -43,30 +43,30 @@ func entryWeight(e storage.LedgerEntry) int {
 			return 3
 		}
 		return 1
-	case storage.LedgerSectionCommands:
+	case sectionCommands:
 		if e.Exit == 0 {
 			return 2
 		}
 		return 5
-	case storage.LedgerSectionNumbers:
+	case sectionNumbers:
 		return 2
 	}
 	return 4
 }
 
-// ledgerBound is a budget for the ledger's text in the tokens size
+// bound is a budget for the ledger's text in the tokens size
 // measures.
-type ledgerBound struct {
+type bound struct {
 	budget int
 	size   func(string) int
 }
 
-// ledgerRooms are what each bound leaves as lines are added.
-type ledgerRooms []int
+// rooms are what each bound leaves as lines are added.
+type rooms []int
 
 // take takes a line, with the newline before it, from every room if it
 // fits them all.
-func (r ledgerRooms) take(bounds []ledgerBound, line string) bool {
+func (r rooms) take(bounds []bound, line string) bool {
 	for i, b := range bounds {
 		if b.size("\n"+line) > r[i] {
 			return false
@@ -78,7 +78,7 @@ func (r ledgerRooms) take(bounds []ledgerBound, line string) bool {
 	return true
 }
 
-// fitLedger is the ledger's text within budget tokens as count counts
+// Fit is the ledger's text within budget tokens as count counts
 // them and within room as size measures them, boundary its boundary's
 // uuid. Lines are measured by the counter's tokens per byte over all the
 // ledger's lines (paths, commands and numbers split into tokens alike, so
@@ -88,13 +88,13 @@ func (r ledgerRooms) take(bounds []ledgerBound, line string) bool {
 // much and the text made again, four times at most, and the fullest that
 // fits is kept. So a compaction counts a few texts, however long the
 // ledger, and the ledger takes its share and never more.
-func fitLedger(l *storage.Ledger, budget, room int, size, count func(string) int, boundary string) string {
-	if ledgerEmpty(l) {
+func Fit(l *storage.Ledger, budget, room int, size, count func(string) int, boundary string) string {
+	if empty(l) {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(ledgerHeading)
-	for _, e := range l.Entries() {
+	b.WriteString(heading)
+	for _, e := range entries(l) {
 		b.WriteString("\n" + e.Line)
 	}
 	rate := float64(count(b.String())) / float64(b.Len())
@@ -102,7 +102,7 @@ func fitLedger(l *storage.Ledger, budget, room int, size, count func(string) int
 	for range 4 {
 		r := rate
 		counted := func(s string) int { return int(math.Round(float64(len(s)) * r)) }
-		text := ledgerText(l, []ledgerBound{{budget, counted}, {room, size}}, boundary)
+		text := render(l, []bound{{budget, counted}, {room, size}}, boundary)
 		n := count(text)
 		if n <= budget && n > bestN {
 			best, bestN = text, n
@@ -113,23 +113,23 @@ func fitLedger(l *storage.Ledger, budget, room int, size, count func(string) int
 		rate *= float64(n+1) / float64(budget)
 	}
 	if best == "" {
-		best = ledgerText(l, []ledgerBound{{budget, count}, {room, size}}, boundary)
+		best = render(l, []bound{{budget, count}, {room, size}}, boundary)
 	}
 	return best
 }
 
-// ledgerText is the ledger as the model reads it, within every bound
+// render is the ledger as the model reads it, within every bound
 // ("" = an empty ledger). Lines that do not fit are folded, least weight
 // and oldest first, and counted; boundary is the uuid of the compaction's
 // boundary record, which Recall opens as the whole ledger, each entry
-// with its ref (storage.Ledger.Listing): one ref keeps every folded entry
+// with its ref (Listing): one ref keeps every folded entry
 // one call away.
-func ledgerText(l *storage.Ledger, bounds []ledgerBound, boundary string) string {
-	if ledgerEmpty(l) {
+func render(l *storage.Ledger, bounds []bound, boundary string) string {
+	if empty(l) {
 		return ""
 	}
-	items := ledgerItems(l)
-	byWeight := append([]ledgerItem(nil), items...)
+	items := weighed(l)
+	byWeight := append([]item(nil), items...)
 	sort.SliceStable(byWeight, func(i, j int) bool {
 		if byWeight[i].weight != byWeight[j].weight {
 			return byWeight[i].weight > byWeight[j].weight
@@ -138,10 +138,10 @@ func ledgerText(l *storage.Ledger, bounds []ledgerBound, boundary string) string
 	})
 	// Sizes are summed line by line, each with its newline; the headings
 	// and the folded note are reckoned whole.
-	rooms := make(ledgerRooms, len(bounds))
+	rooms := make(rooms, len(bounds))
 	for i, b := range bounds {
-		rooms[i] = b.budget - b.size(ledgerHeading) - b.size("\n"+foldedNote(len(items), boundary))
-		for _, h := range storage.LedgerSections {
+		rooms[i] = b.budget - b.size(heading) - b.size("\n"+foldedNote(len(items), boundary))
+		for _, h := range sections {
 			rooms[i] -= b.size("\n" + h)
 		}
 	}
@@ -157,7 +157,7 @@ func ledgerText(l *storage.Ledger, bounds []ledgerBound, boundary string) string
 		}
 	}
 	var b strings.Builder
-	b.WriteString(ledgerHeading)
+	b.WriteString(heading)
 	section := -1
 	for _, it := range items {
 		if !kept[it.order] {
@@ -165,7 +165,7 @@ func ledgerText(l *storage.Ledger, bounds []ledgerBound, boundary string) string
 		}
 		if it.Section != section {
 			section = it.Section
-			b.WriteString("\n" + storage.LedgerSections[section])
+			b.WriteString("\n" + sections[section])
 		}
 		b.WriteString("\n" + it.Line)
 	}
@@ -182,5 +182,5 @@ const foldedStart = "Folded for room:"
 // them.
 func foldedNote(n int, boundary string) string {
 	return fmt.Sprintf("%s %d entries; Recall ref=%s lists the whole ledger, each entry with the ref of its call.",
-		foldedStart, n, storage.ShortRef(boundary))
+		foldedStart, n, shortRef(boundary))
 }

@@ -1,8 +1,10 @@
-package storage
+package ledger
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
 // A ledger's lines are short: a read's numbers as bare name=value tokens
@@ -10,11 +12,11 @@ import (
 // the listing Recall shows gives every entry its ref.
 func TestLedgerEntriesAndListing(t *testing.T) {
 	t.Parallel()
-	l := &Ledger{
-		Files: []LedgerFile{{Path: "src/a.go", Op: "read", Ref: "aaaaaaaa-1"}, {Path: "src/b.go", Op: "edit", Lines: "-1 +2", Ref: "bbbbbbbb-2"}},
-		Commands: []LedgerCommand{{Command: "go test ./...", Exit: 1, Error: "FAIL x", Ref: "cccccccc-3"},
+	l := &storage.Ledger{
+		Files: []storage.LedgerFile{{Path: "src/a.go", Op: "read", Ref: "aaaaaaaa-1"}, {Path: "src/b.go", Op: "edit", Lines: "-1 +2", Ref: "bbbbbbbb-2"}},
+		Commands: []storage.LedgerCommand{{Command: "go test ./...", Exit: 1, Error: "FAIL x", Ref: "cccccccc-3"},
 			{Command: "go vet", Exit: 0, Ref: "dddddddd-4"}, {Command: "sleep 99", Exit: -1, Error: "timed out", Ref: "eeeeeeee-5"}},
-		Numbers: []LedgerLine{{Text: "retry budget = 4817263, p99: 35ms", Source: "Read src/a.go", Ref: "aaaaaaaa-1"},
+		Numbers: []storage.LedgerLine{{Text: "retry budget = 4817263, p99: 35ms", Source: "Read src/a.go", Ref: "aaaaaaaa-1"},
 			{Text: "src/c.go:3:max conns = 128", Source: "Grep", Ref: "ffffffff-6"}},
 	}
 	want := []string{
@@ -25,7 +27,7 @@ func TestLedgerEntriesAndListing(t *testing.T) {
 		"sleep 99 → did not exit: timed out",
 		"src/c.go:3:max conns=128 (Grep)",
 	}
-	got := l.Entries()
+	got := entries(l)
 	if len(got) != len(want) {
 		t.Fatalf("%d entries, want %d: %+v", len(got), len(want), got)
 	}
@@ -37,7 +39,7 @@ func TestLedgerEntriesAndListing(t *testing.T) {
 	if !got[0].HasNumbers || got[1].Op != "edit" || got[2].Exit != 1 {
 		t.Errorf("weights' inputs lost: %+v", got[:3])
 	}
-	listing := l.Listing()
+	listing := Listing(l)
 	for _, s := range []string{"Files:\nsrc/a.go budget=4817263 p99=35ms ref=aaaaaaaa\n", "\nNumbers:\nsrc/c.go:3:max conns=128 (Grep) ref=ffffffff"} {
 		if !strings.Contains(listing, s) {
 			t.Errorf("the listing lacks %q:\n%s", s, listing)
@@ -49,11 +51,11 @@ func TestLedgerEntriesAndListing(t *testing.T) {
 // one line of the ledger, as every entry is.
 func TestLedgerCommandIsOneLine(t *testing.T) {
 	t.Parallel()
-	l := &Ledger{Commands: []LedgerCommand{{Command: "cat > notes.txt <<'EOF'\nfirst\nsecond\nEOF", Exit: 2, Error: "no space", Ref: "dddddddd-4"}}}
-	if line := l.Commands[0].Line(); strings.Contains(line, "\n") || !strings.HasPrefix(line, "cat > notes.txt <<'EOF' first second EOF → exit status 2") {
+	l := &storage.Ledger{Commands: []storage.LedgerCommand{{Command: "cat > notes.txt <<'EOF'\nfirst\nsecond\nEOF", Exit: 2, Error: "no space", Ref: "dddddddd-4"}}}
+	if line := commandLine(l.Commands[0]); strings.Contains(line, "\n") || !strings.HasPrefix(line, "cat > notes.txt <<'EOF' first second EOF → exit status 2") {
 		t.Errorf("Line = %q, want the command on one line", line)
 	}
-	if listing := l.Listing(); strings.Count(listing, "\n") != 1 {
+	if listing := Listing(l); strings.Count(listing, "\n") != 1 {
 		t.Errorf("Listing holds %d lines, want the heading and one entry:\n%s", strings.Count(listing, "\n")+1, listing)
 	}
 }

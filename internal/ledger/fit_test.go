@@ -1,4 +1,4 @@
-package contextmgr
+package ledger
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ func TestLedgerTextFoldsWithinBudget(t *testing.T) {
 	size := func(s string) int { return len(s) / 4 }
 	const boundary = "b0b0b0b0-1111-2222-3333-444444444444"
 	for _, budget := range []int{150, 300, 2000} {
-		text := ledgerText(l, []ledgerBound{{budget, size}}, boundary)
+		text := render(l, []bound{{budget, size}}, boundary)
 		if n := size(text); n > budget {
 			t.Errorf("budget %d: the text weighs %d:\n%s", budget, n, text)
 		}
@@ -56,7 +56,7 @@ func TestLedgerNumberMovesToTheRead(t *testing.T) {
 	addFile(l, storage.LedgerFile{Path: "src/a.txt", Op: "read", Ref: "read0000"})
 	addNumber(l, storage.LedgerLine{Text: "budget-11 limit = 4653246", Source: "Read src/a.txt", Ref: "read0000"})
 	addNumber(l, storage.LedgerLine{Text: "budget-11 limit = 4653246", Source: "Grep", Ref: "grep0001"})
-	got := ledgerText(l, []ledgerBound{{1000, func(s string) int { return len(s) / 4 }}}, "b0b0b0b0")
+	got := render(l, []bound{{1000, func(s string) int { return len(s) / 4 }}}, "b0b0b0b0")
 	if !strings.Contains(got, "\nsrc/a.txt limit=4653246") || strings.Contains(got, "Numbers:") {
 		t.Errorf("the number should sit on the read's line alone:\n%s", got)
 	}
@@ -67,7 +67,7 @@ func TestMergeLedgerReplaces(t *testing.T) {
 	t.Parallel()
 	prev := &storage.Ledger{Files: []storage.LedgerFile{{Path: "a.go", Op: "read", Ref: "1"}, {Path: "b.go", Op: "edit", Ref: "2"}}}
 	next := &storage.Ledger{Files: []storage.LedgerFile{{Path: "a.go", Op: "write", Ref: "3"}}}
-	got := mergeLedger(prev, next)
+	got := Merge(prev, next)
 	if len(got.Files) != 2 || got.Files[0].Path != "b.go" || got.Files[1].Op != "write" {
 		t.Errorf("merged %+v", got.Files)
 	}
