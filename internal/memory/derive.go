@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -99,10 +98,7 @@ func (d *deriver) succeeded(call, result *storage.Record) {
 		if c.Path == "" {
 			return
 		}
-		p := c.Path
-		if rel, err := filepath.Rel(d.root, p); err == nil && filepath.IsAbs(p) && !strings.HasPrefix(rel, "..") {
-			p = rel
-		}
+		p := toolcall.Rel(d.root, c.Path)
 		if _, ok := d.edits[p]; !ok {
 			d.order = append(d.order, p)
 		}
