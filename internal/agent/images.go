@@ -25,7 +25,8 @@ var imageMention = regexp.MustCompile(`(?:^|\s)@((?:\\.|[^\s@\\])+)`)
 // WebP image) and returns the references the user record keeps. An image
 // too big to send is left out with a warning; other @paths are left to
 // the front end (text files) or are plain text.
-func (e *Engine) attachImages(text string, sink Sink) ([]storage.ImageRef, error) {
+func (t *Turns) attachImages(text string, sink Sink) ([]storage.ImageRef, error) {
+	e := t.e
 	if !strings.Contains(text, "@") || e.cfg.Project == nil {
 		return nil, nil
 	}

@@ -49,26 +49,30 @@ type conversation interface {
 
 var _ conversation = (*contextmgr.Manager)(nil)
 
+// Turns is the engine's part that runs the user's messages through the
+// model: Submit runs one to its answer; the model the requests go to is
+// shown and set here (/model).
+type Turns struct{ e *Engine }
+
 // Submit runs one user message through the loop: model → tools → model …
-// until a final answer, MaxTurns, or ctx is cancelled. Every record is
-// persisted as it happens.
-func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResult, error) {
-	if e.mgr == nil {
-		return nil, e.mgrErr
-	}
+// until a final answer, MaxTurns, or ctx is cancelled (the front end's way
+// to interrupt a turn). Every record is persisted as it happens; sink
+// receives the turn's events as they happen (nil: none shown).
+func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult, error) {
+	e := t.e
 	if strings.TrimSpace(text) == "" {
 		return nil, ErrEmptyMessage
 	}
 	if sink == nil {
 		sink = discardSink{}
 	}
-	if err := e.ensureSession(ctx, text); err != nil {
+	if err := e.sessions.ensure(ctx, text); err != nil {
 		return nil, err
 	}
-	e.JoinMCPTools(ctx)
+	e.mcp.Join(ctx)
 	e.sink = sink
 	defer func() { e.sink = nil }()
-	images, err := e.attachImages(text, sink)
+	images, err := t.attachImages(text, sink)
 	if err != nil {
 		return nil, err
 	}
@@ -91,16 +95,30 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 			return storage.StoreImage(home, data, mediaType)
 		}
 	}
-	before := e.spentByTasks()
+	before := e.tasks.spent()
 	res, err := l.run(ctx, text)
 	// A turn's usage counts its subagents' tokens too: they were spent on it.
-	after := e.spentByTasks()
+	after := e.tasks.spent()
 	res.Usage.InputTokens += after.InputTokens - before.InputTokens
 	res.Usage.OutputTokens += after.OutputTokens - before.OutputTokens
 	if err == nil {
 		e.runHook(ctx, hooks.Stop, "", hooks.Payload{"stop_hook_active": false})
 	}
 	return res, err
+}
+
+// Model is the model requests are sent to.
+func (t *Turns) Model() string { return t.e.model }
+
+// SetModel switches the model for the next requests and the token counts.
+func (t *Turns) SetModel(name string) {
+	t.e.model = name
+	t.e.mgr.SetModel(name)
+}
+
+// ListModels returns the models the server offers.
+func (t *Turns) ListModels(ctx context.Context) ([]string, error) {
+	return t.e.cfg.LLM.ListModels(ctx)
 }
 
 // loop is one Submit's worth of state over the interfaces it needs, so the

@@ -5,50 +5,42 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
-// waitMCP waits once for the MCP servers still connecting, bounded by
-// Config.MCPWait (a no-op without).
-func (e *Engine) waitMCP(ctx context.Context) {
-	if e.cfg.MCP == nil || e.cfg.MCPWait <= 0 || e.mcpSettled {
-		return
-	}
-	e.cfg.MCP.Settle(ctx, e.cfg.MCPWait)
-	e.mcpSettled = true
+// MCP is the engine's part over the configured MCP servers
+// (Config.MCP, connecting in the background): their state (/mcp, the
+// status line) and their tools, which join the built-in ones when a turn
+// starts — never during one — or when a command about them asks.
+type MCP struct {
+	e *Engine
+	// settled says Config.MCPWait was waited.
+	settled bool
+	// warned are the warnings given once (warnOnce).
+	warned map[string]bool
 }
 
-// warnOnce passes a warning to Config.Warn the first time it is given:
-// JoinMCPTools runs at every turn.
-func (e *Engine) warnOnce(msg string) {
-	if e.warned == nil {
-		e.warned = map[string]bool{}
-	}
-	if !e.warned[msg] && e.cfg.Warn != nil {
-		e.cfg.Warn(msg)
-	}
-	e.warned[msg] = true
-}
+// Servers is the state of the configured MCP servers, for /mcp.
+func (m *MCP) Servers() []mcphost.Status { return m.e.cfg.MCP.Status() }
 
-// WatchMCP calls fn after each change of an MCP server's state (from
-// another goroutine): the REPL redraws its status line.
-func (e *Engine) WatchMCP(fn func()) { e.cfg.MCP.Watch(fn) }
+// Watch calls fn after each change of an MCP server's state (from another
+// goroutine; nil unregisters): the REPL redraws its status line.
+func (m *MCP) Watch(fn func()) { m.e.cfg.MCP.Watch(fn) }
 
-// JoinMCPTools offers the tools of the MCP servers ready now (after
-// waiting as Config.MCPWait says), from the next request on. Submit calls
-// it when a turn starts, never during one, so every request of a turn
-// carries the same tools; a command about the servers (/mcp, /context in
-// -p) calls it to see them settled. The tool definitions lead each
-// request, so a server's tools joining also starts the model server's
-// prompt cache over once — the price of not waiting for them at start-up.
-func (e *Engine) JoinMCPTools(ctx context.Context) {
+// Join offers the tools of the MCP servers ready now (after waiting as
+// Config.MCPWait says), from the next request on. Submit calls it when a
+// turn starts, never during one, so every request of a turn carries the
+// same tools; a command about the servers (/mcp, /context in -p) calls it
+// to see them settled. The tool definitions lead each request, so a
+// server's tools joining also starts the model server's prompt cache over
+// once — the price of not waiting for them at start-up.
+func (m *MCP) Join(ctx context.Context) {
+	e := m.e
 	if e.cfg.MCP == nil {
 		return
 	}
-	e.waitMCP(ctx)
-	if e.mgr == nil {
-		return
-	}
+	m.wait(ctx)
 	// The context manager's rule decides whether the tools go out in full
 	// or on demand; /context reports that same decision.
 	offer := e.cfg.MCP.Tools()
@@ -58,7 +50,7 @@ func (e *Engine) JoinMCPTools(ctx context.Context) {
 	// One name, one tool: an MCP tool that a built-in's name takes is
 	// refused with a warning, once (MCP's among themselves were refused
 	// by mcphost).
-	next := tools.UniqueNames(append(slices.Clip(e.builtin), offer...), e.warnOnce)
+	next := tools.UniqueNames(append(slices.Clip(e.builtin), offer...), m.warnOnce)
 	before, _ := json.Marshal(toolDefs(e.tools))
 	after, _ := json.Marshal(toolDefs(next))
 	e.tools = next
@@ -68,4 +60,26 @@ func (e *Engine) JoinMCPTools(ctx context.Context) {
 			e.cfg.Logger.Info("mcp tools joined", "tools", len(offer))
 		}
 	}
+}
+
+// wait waits once for the MCP servers still connecting, bounded by
+// Config.MCPWait (a no-op without).
+func (m *MCP) wait(ctx context.Context) {
+	if m.e.cfg.MCP == nil || m.e.cfg.MCPWait <= 0 || m.settled {
+		return
+	}
+	m.e.cfg.MCP.Settle(ctx, m.e.cfg.MCPWait)
+	m.settled = true
+}
+
+// warnOnce passes a warning to Config.Warn the first time it is given:
+// Join runs at every turn.
+func (m *MCP) warnOnce(msg string) {
+	if m.warned == nil {
+		m.warned = map[string]bool{}
+	}
+	if !m.warned[msg] && m.e.cfg.Warn != nil {
+		m.e.cfg.Warn(msg)
+	}
+	m.warned[msg] = true
 }

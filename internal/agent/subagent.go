@@ -65,40 +65,56 @@ var (
 	}
 )
 
-// SubagentTypes are the types Task offers, built-in first, then the
-// custom ones (agents.go), for /agents.
-func (e *Engine) SubagentTypes() []SubagentType { return e.agentTypes }
+// Tasks is the engine's part that runs subagents: the types the Task tool
+// offers (built-in, then custom: agents.go) and the runs themselves
+// (RunTask, the Task tool's tools.TaskRunner). A run only reads the
+// engine's configuration, so several run at once; their permission
+// questions and their links in the parent session take turns.
+type Tasks struct {
+	e *Engine
+	// types are the subagent types Task offers.
+	types []SubagentType
+	// ask lets one subagent at a time ask for a permission; link one at a
+	// time append its link to the current session.
+	ask, link sync.Mutex
+	// usage is what the subagents spent (under link).
+	usage storage.Usage
+}
 
-// taskTypes are the types as Task's description offers them.
-func (e *Engine) taskTypes() []tools.SubagentType {
+// Types are the types Task offers, built-in first, then the custom ones
+// (agents.go), for /agents.
+func (t *Tasks) Types() []SubagentType { return t.types }
+
+// offered are the types as Task's description offers them.
+func (t *Tasks) offered() []tools.SubagentType {
 	var out []tools.SubagentType
-	for _, t := range e.agentTypes {
-		out = append(out, tools.SubagentType{Name: t.Name, Description: t.Description})
+	for _, typ := range t.types {
+		out = append(out, tools.SubagentType{Name: typ.Name, Description: typ.Description})
 	}
 	return out
 }
 
-// lookupSubagent finds a type by name ("" = general).
-func (e *Engine) lookupSubagent(name string) (SubagentType, bool) {
+// lookup finds a type by name ("" = general).
+func (t *Tasks) lookup(name string) (SubagentType, bool) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return generalAgent, true
 	}
-	for _, t := range e.agentTypes {
-		if strings.EqualFold(name, t.Name) {
-			return t, true
+	for _, typ := range t.types {
+		if strings.EqualFold(name, typ.Name) {
+			return typ, true
 		}
 	}
 	return SubagentType{}, false
 }
 
-// toolsFor are the parent's tools that t may use, Task never among them:
+// toolsFor are the parent's tools that typ may use, Task never among them:
 // a subagent does not start subagents.
-func (e *Engine) toolsFor(t SubagentType) []tools.Tool {
+func (t *Tasks) toolsFor(typ SubagentType) []tools.Tool {
 	var out []tools.Tool
-	for _, tool := range e.tools {
+	for _, tool := range t.e.tools {
 		name := tool.Name()
-		if name == tools.NameTask || (t.Tools != nil && !slices.ContainsFunc(t.Tools, func(n string) bool { return strings.EqualFold(n, name) })) {
+		if name == tools.NameTask || (typ.Tools != nil && !slices.ContainsFunc(typ.Tools, func(n string) bool { return strings.EqualFold(n, name) })) {
 			continue
 		}
 		out = append(out, tool)
@@ -106,14 +122,14 @@ func (e *Engine) toolsFor(t SubagentType) []tools.Tool {
 	return out
 }
 
-// RunTask runs one subagent to its final message (tools.TaskRunner). It
-// only reads the engine's configuration, so several run at once.
-func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
-	typ, ok := e.lookupSubagent(p.Type)
+// RunTask runs one subagent to its final message (tools.TaskRunner).
+func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
+	e := t.e
+	typ, ok := t.lookup(p.Type)
 	if !ok {
-		return tools.Result{Error: fmt.Sprintf("unknown subagent_type %q; use one of: %s", p.Type, e.subagentNames())}
+		return tools.Result{Error: fmt.Sprintf("unknown subagent_type %q; use one of: %s", p.Type, t.names())}
 	}
-	set := e.toolsFor(typ)
+	set := t.toolsFor(typ)
 	sess, err := e.cfg.Project.Create(ctx)
 	if err != nil {
 		return tools.Result{Error: fmt.Sprintf("subagent: %v", err)}
@@ -124,7 +140,7 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		log.closed = true
 		_ = sess.Close() // its index entry: a cache the file rebuilds
 	}()
-	if err := e.linkSubagent(ctx, log); err != nil {
+	if err := t.linkTo(ctx, log); err != nil {
 		return tools.Result{Error: fmt.Sprintf("subagent: %v", err)}
 	}
 	info := PromptInfo{Root: e.cfg.Project.Root, Now: e.prompt.Now, Tools: toolDefs(set)}
@@ -145,7 +161,7 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		conv:     mgr,
 		llm:      &budgetLLM{LLM: e.cfg.LLM, limit: taskMaxTokens},
 		tools:    set,
-		perms:    labeledChecker{inner: e.perms, label: label, asking: &e.taskAsk},
+		perms:    labeledChecker{inner: e.perms, label: label, asking: &t.ask},
 		model:    model,
 		maxTurns: taskMaxTurns,
 		sink:     sink,
@@ -153,17 +169,17 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 	}
 	taskStarted(sink)
 	res, err := l.run(ctx, p.Prompt)
-	e.addTaskUsage(res)
+	t.addUsage(res)
 	taskEnded(ctx, sink, res, err)
 	return taskResult(ctx, res, err, log)
 }
 
-// linkSubagent links the subagent's session and the current one both
-// ways: its first record names the parent and the call, and the parent
-// gets a record naming it (parent appends from tasks running at once take
+// linkTo links the subagent's session and the current one both ways: its
+// first record names the parent and the call, and the parent gets a
+// record naming it (parent appends from tasks running at once take
 // turns).
-func (e *Engine) linkSubagent(ctx context.Context, child *sessionLog) error {
-	parent, call := e.SessionID(), callID(ctx)
+func (t *Tasks) linkTo(ctx context.Context, child *sessionLog) error {
+	parent, call := t.e.sessions.ID(), callID(ctx)
 	if parent == "" || call == "" {
 		return fmt.Errorf("%w: a subagent runs for a Task call of a session", ErrNoSession)
 	}
@@ -171,37 +187,37 @@ func (e *Engine) linkSubagent(ctx context.Context, child *sessionLog) error {
 		Subagent: &storage.SubagentInfo{SessionID: parent, ToolUseID: call}}); err != nil {
 		return err // the store's errors name the session
 	}
-	e.taskLink.Lock()
-	defer e.taskLink.Unlock()
-	if _, err := e.log.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeSubagent,
+	t.link.Lock()
+	defer t.link.Unlock()
+	if _, err := t.e.log.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeSubagent,
 		Subagent: &storage.SubagentInfo{SessionID: child.sess.ID(), ToolUseID: call}}); err != nil {
 		return fmt.Errorf("link subagent session %s: %w", child.sess.ID(), err)
 	}
 	return nil
 }
 
-// addTaskUsage counts a subagent's tokens into the run's (see Submit).
-func (e *Engine) addTaskUsage(res *TurnResult) {
+// addUsage counts a subagent's tokens into the run's (see Submit).
+func (t *Tasks) addUsage(res *TurnResult) {
 	if res == nil {
 		return
 	}
-	e.taskLink.Lock()
-	defer e.taskLink.Unlock()
-	e.taskUsage.InputTokens += res.Usage.InputTokens
-	e.taskUsage.OutputTokens += res.Usage.OutputTokens
+	t.link.Lock()
+	defer t.link.Unlock()
+	t.usage.InputTokens += res.Usage.InputTokens
+	t.usage.OutputTokens += res.Usage.OutputTokens
 }
 
-// spentByTasks is what the subagents of this engine spent so far.
-func (e *Engine) spentByTasks() storage.Usage {
-	e.taskLink.Lock()
-	defer e.taskLink.Unlock()
-	return e.taskUsage
+// spent is what the subagents of this engine spent so far.
+func (t *Tasks) spent() storage.Usage {
+	t.link.Lock()
+	defer t.link.Unlock()
+	return t.usage
 }
 
-func (e *Engine) subagentNames() string {
+func (t *Tasks) names() string {
 	var names []string
-	for _, t := range e.agentTypes {
-		names = append(names, t.Name)
+	for _, typ := range t.types {
+		names = append(names, typ.Name)
 	}
 	return strings.Join(names, ", ")
 }

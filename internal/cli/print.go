@@ -19,6 +19,15 @@ import (
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
+// contextFigures is what -p's result object reports of the context
+// (*agent.Context).
+type contextFigures interface {
+	Usage() contextmgr.Usage
+	Compactions() int
+}
+
+var _ contextFigures = (*agent.Context)(nil)
+
 // printRun is -p: one prompt (or one slash command) through the engine,
 // then the answer or the result object. Every failure after flag parsing
 // still produces the result object in the json formats.
@@ -31,7 +40,7 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 			e.CWD = p.Root
 		}
 		if eng != nil {
-			e.SessionID = eng.SessionID()
+			e.SessionID = eng.Sessions().ID()
 		}
 		return e
 	})
@@ -61,11 +70,11 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 			return "", nil, err
 		}
 		if isSlash {
-			eng.JoinMCPTools(ctx)
-			out, err := runSlash(ctx, f.IO, opts.OutputFormat, registry, eng, prompt, f.redactor.Load())
+			eng.MCP().Join(ctx)
+			out, err := runSlash(ctx, f.IO, opts.OutputFormat, registry, slash.PartsOf(eng), prompt, f.redactor.Load())
 			return out, nil, err
 		}
-		turn, err = eng.Submit(ctx, prompt, sink)
+		turn, err = eng.Turns().Submit(ctx, prompt, sink)
 		if turn != nil {
 			answer = turn.Text
 		}
@@ -79,16 +88,12 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		compactions int
 	)
 	if eng != nil {
-		sessionID = eng.SessionID()
-		if m := eng.Context(); m != nil {
-			u := m.Usage()
-			contextUse = ResultContext{Tokens: u.Tokens, Window: u.Window}
-			compactions = m.Compactions()
-		}
+		sessionID = eng.Sessions().ID()
+		contextUse, compactions = resultFigures(eng.Context())
 		if cerr := eng.Close(); err == nil {
 			err = cerr
 		}
-		noteSuggestions(f.IO.ErrOut, eng)
+		noteSuggestions(f.IO.ErrOut, eng.Memory())
 	}
 	res := newResult(answer, err, context.Cause(ctx))
 	if res.IsError {
@@ -101,6 +106,12 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	}
 	sink.finish(res, started)
 	return err
+}
+
+// resultFigures are the context's figures of the result object.
+func resultFigures(c contextFigures) (ResultContext, int) {
+	u := c.Usage()
+	return ResultContext{Tokens: u.Tokens, Window: u.Window}, c.Compactions()
 }
 
 // readPrompt joins the positional prompt and, when stdin is not a terminal,
@@ -137,8 +148,8 @@ func readPrompt(ctx context.Context, ios *iostreams.IOStreams, positional string
 // output becomes the result text instead of going to stdout. What it prints
 // passes through red first: a command may quote a server's error (a failed
 // compaction's summary call) that quotes the key.
-func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg *slash.Registry, eng *agent.Engine, line string, red *secrets.Redactor) (string, error) {
-	env := &slash.Env{Engine: eng, IO: ios}
+func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg *slash.Registry, parts slash.Parts, line string, red *secrets.Redactor) (string, error) {
+	env := &slash.Env{Parts: parts, IO: ios}
 	var captured *strings.Builder
 	if format == FormatText {
 		// The same rule as the answer: shown, not obeyed, on a terminal;
@@ -237,7 +248,7 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 	if !f.IO.Interactive() || opts.Print {
 		mcpWait = printMCPWait
 	}
-	eng = agent.New(agent.Config{
+	eng, err = agent.New(agent.Config{
 		MCP:            host,
 		MCPWait:        mcpWait,
 		Hooks:          f.Hooks(cfg, p.Root),
@@ -258,29 +269,43 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		Warn:           warnTo(f.IO.ErrOut),
 		About:          f.about(cfg, p),
 	})
-	if err := openSession(ctx, f, opts, eng, id); err != nil {
+	if err != nil {
+		host.Close()
+		return nil, cachedWindow, err
+	}
+	if err := openSession(ctx, f, opts, eng.Sessions(), id); err != nil {
 		_ = eng.Close()
 		return nil, cachedWindow, err
 	}
 	return eng, cachedWindow, nil
 }
 
-// openSession puts eng in the session the flags chose: a fork of id, id
-// itself, or a new one.
-func openSession(ctx context.Context, f *Factory, opts *RootOptions, eng *agent.Engine, id string) error {
+// sessionOpener is what the start of a run needs of the engine's sessions
+// (*agent.Sessions).
+type sessionOpener interface {
+	StartNew(ctx context.Context, title string) error
+	Resume(ctx context.Context, id string) error
+	Fork(ctx context.Context, id, title string) (string, error)
+}
+
+var _ sessionOpener = (*agent.Sessions)(nil)
+
+// openSession puts the engine in the session the flags chose: a fork of
+// id, id itself, or a new one.
+func openSession(ctx context.Context, f *Factory, opts *RootOptions, sessions sessionOpener, id string) error {
 	switch {
 	case id != "" && opts.ForkSession:
 		// The original is only read: it may even be open in another process.
-		_, err := eng.Fork(ctx, id, "")
+		_, err := sessions.Fork(ctx, id, "")
 		return err
 	case id != "":
-		err := resumeChosen(f, opts, id, func(id string) error { return eng.Resume(ctx, id) })
+		err := resumeChosen(f, opts, id, func(id string) error { return sessions.Resume(ctx, id) })
 		if errors.Is(err, storage.ErrSessionBusy) {
 			err = withHint(err, busyHintResume)
 		}
 		return err
 	}
-	return eng.StartNew(ctx, "")
+	return sessions.StartNew(ctx, "")
 }
 
 // printMCPWait bounds how long a run nobody watches (-p, or input that is

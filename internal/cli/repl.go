@@ -62,18 +62,19 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	f.handOverInterrupt()
 	err = repl.Run(ctx, repl.Options{
 		IO:          f.IO,
-		Engine:      eng,
+		Turns:       eng.Turns(),
+		Parts:       slash.PartsOf(eng),
 		Commands:    f.Commands(),
 		Redactor:    f.redactor.Load(),
 		Hints:       f.replHints,
 		HistoryPath: filepath.Join(home, "history"),
 		FirstPrompt: opts.Prompt,
 		Asker:       asker,
-		WatchMCP:    eng.WatchMCP,
+		WatchMCP:    eng.MCP().Watch,
 		PickSession: pick,
 
 		SkipPermissions: opts.SkipPermissions,
-		Modes:           perms,
+		Modes:           eng.Permissions(),
 		SearchSessions:  searchSessions(f),
 	})
 	if errors.Is(err, slash.ErrExit) {
@@ -82,7 +83,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	if cerr := eng.Close(); err == nil {
 		err = cerr
 	}
-	noteSuggestions(f.IO.ErrOut, eng)
+	noteSuggestions(f.IO.ErrOut, eng.Memory())
 	return err
 }
 

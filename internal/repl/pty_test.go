@@ -50,7 +50,8 @@ func harnessMain() int {
 	err := Run(context.Background(), Options{
 		IO:          ios,
 		Asker:       asker,
-		Engine:      eng,
+		Turns:       eng,
+		Parts:       fakeParts(),
 		Commands:    &fakeCommands{},
 		HistoryPath: os.Getenv("CLAWDCODE_REPL_TEST_HISTORY"),
 		FirstPrompt: os.Getenv("CLAWDCODE_REPL_TEST_FIRST"),

@@ -16,7 +16,7 @@ import (
 // at the prompt, between entries — and only on a terminal: elsewhere the
 // suggestions wait for /memory.
 func (s *session) offerSuggestions(ctx context.Context) {
-	book := s.opts.Engine.Memories()
+	book := s.opts.Parts.Memory.Book()
 	if s.kb == nil || book == nil {
 		return
 	}

@@ -15,11 +15,8 @@ func costCommand() Command {
 		Name:    "cost",
 		Summary: "tokens used in this session (its subagents' included) and what they cost",
 		Run: func(_ context.Context, env *Env, _ string) error {
-			m := env.Engine.Context()
-			if m == nil {
-				return errNoContext
-			}
-			_, err := fmt.Fprint(env.IO.Out, formatCost(env.Engine.Model(), m.Spend()))
+			m := env.Context
+			_, err := fmt.Fprint(env.IO.Out, formatCost(env.Model.Model(), m.Spend()))
 			return err
 		},
 	}

@@ -13,7 +13,7 @@ func mcpCommand() Command {
 		Name:    "mcp",
 		Summary: "list the MCP servers, their state and their tools",
 		Run: func(_ context.Context, env *Env, _ string) error {
-			servers := env.Engine.MCPServers()
+			servers := env.MCP.Servers()
 			if len(servers) == 0 {
 				_, err := fmt.Fprintln(env.IO.Out, "No MCP servers are configured ([mcp_servers.NAME] in .clawdcode/config.toml or $CLAWDCODE_HOME/config.toml).")
 				return err

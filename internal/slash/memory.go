@@ -18,7 +18,7 @@ func memoryCommand() Command {
 		Args:    "[add [--user] <text> | rm <n> | edit | accept <n> | reject <n> | suggest | export]",
 		Summary: "list this project's memories and yours, each with its source; add, remove, edit, answer suggestions, export to AGENTS.md",
 		Run: func(ctx context.Context, env *Env, args string) error {
-			book := env.Engine.Memories()
+			book := env.Memory.Book()
 			if book == nil {
 				return errors.New("memory: no memories available")
 			}
@@ -189,7 +189,7 @@ func plural(n int, one, many string) string {
 }
 
 func memorySuggest(ctx context.Context, env *Env, book *memory.Book, _ string) error {
-	kept, err := env.Engine.SuggestMemory(ctx)
+	kept, err := env.Memory.Suggest(ctx)
 	if errors.Is(err, agent.ErrNoSession) {
 		return fmt.Errorf("%w: /memory suggest needs a session: send a message first, or continue one (-c, -r)", ErrUsage)
 	}

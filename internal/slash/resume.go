@@ -19,7 +19,7 @@ func resumeCommand() Command {
 				return err
 			}
 			if env.Pick == nil {
-				if err := writeSessions(env.IO.Out, list, env.Engine.SessionID()); err != nil {
+				if err := writeSessions(env.IO.Out, list, env.Sessions.ID()); err != nil {
 					return err
 				}
 				_, err := fmt.Fprintf(env.IO.Out, "\nResume one with: clawdcode -r <id>   (or /switch <id> in a session)\n")

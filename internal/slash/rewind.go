@@ -17,7 +17,7 @@ func rewindCommand() Command {
 }
 
 func rewind(ctx context.Context, env *Env, args string) error {
-	r := env.Engine
+	r := env.Checkpoints
 	if env.Choose == nil || env.Confirm == nil {
 		return fmt.Errorf("%w: /rewind asks which message to go back to, so it needs the interactive session", ErrUsage)
 	}
