@@ -57,7 +57,7 @@
 // another goroutine (an editor's) answers it through the tools.Asker it
 // gave the policy; the turn waits for it.
 // Sink methods are called from the goroutine that called Submit; a
-// TaskSink's TaskEvent from the subagents' goroutines, several at once.
+// Sink's TaskEvent from the subagents' goroutines, several at once.
 // The Task calls of one answer run concurrently and only read the engine's
 // configuration; their permission questions and their records in the
 // parent session take turns.

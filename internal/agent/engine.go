@@ -47,6 +47,12 @@ type Sink interface {
 	// precheck, abandoned by an interrupt); no ToolStart came before it.
 	ToolRefused(id, name string, input json.RawMessage, res tools.Result)
 	Notice(n contextmgr.Notice) // compaction and retry notices
+	// TaskEvent is one thing a subagent (a Task call) did, tagged with the
+	// call's id. It is called from the subagents' goroutines, several at
+	// once and while Submit's goroutine calls the other methods, so it
+	// must be safe for that; a front end that does not show subagents
+	// ignores it.
+	TaskEvent(taskID string, ev TaskEvent)
 }
 
 // Config is everything an Engine is built from (flags + env resolved by the

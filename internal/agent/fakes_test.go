@@ -210,4 +210,5 @@ func (s *recSink) ToolEnd(id, name string, res tools.Result) {
 	}
 	s.events = append(s.events, ev)
 }
-func (s *recSink) Notice(n contextmgr.Notice) { s.events = append(s.events, "notice "+string(n.Kind)) }
+func (s *recSink) Notice(n contextmgr.Notice)  { s.events = append(s.events, "notice "+string(n.Kind)) }
+func (s *recSink) TaskEvent(string, TaskEvent) {}

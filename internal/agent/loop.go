@@ -432,3 +432,4 @@ func (discardSink) ToolStart(string, string, json.RawMessage)                 {}
 func (discardSink) ToolEnd(string, string, tools.Result)                      {}
 func (discardSink) ToolRefused(string, string, json.RawMessage, tools.Result) {}
 func (discardSink) Notice(contextmgr.Notice)                                  {}
+func (discardSink) TaskEvent(string, TaskEvent)                               {}

@@ -156,7 +156,11 @@ func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 	label := "[" + typ.Name + ": " + p.Description + "]"
 	// e.sink is Submit's, set before any tool runs and not changed while
 	// they do.
-	sink := newTaskSink(e.sink, callID(ctx), label)
+	ts := newTaskSink(e.sink, callID(ctx), label)
+	var sink Sink = discardSink{}
+	if ts != nil {
+		sink = ts
+	}
 	l := &loop{
 		conv:     mgr,
 		llm:      &budgetLLM{LLM: e.cfg.LLM, limit: taskMaxTokens},
@@ -167,10 +171,10 @@ func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		sink:     sink,
 		hook:     e.runHook,
 	}
-	taskStarted(sink)
+	taskStarted(ts)
 	res, err := l.run(ctx, p.Prompt)
 	t.addUsage(res)
-	taskEnded(ctx, sink, res, err)
+	taskEnded(ctx, ts, res, err)
 	return taskResult(ctx, res, err, log)
 }
 

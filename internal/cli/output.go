@@ -112,10 +112,7 @@ type printSink struct {
 	mu sync.Mutex
 }
 
-var (
-	_ agent.Sink     = (*printSink)(nil)
-	_ agent.TaskSink = (*printSink)(nil)
-)
+var _ agent.Sink = (*printSink)(nil)
 
 func newPrintSink(ios *iostreams.IOStreams, format string, init func() initEvent) *printSink {
 	s := &printSink{format: format, io: ios, init: init}

@@ -59,10 +59,7 @@ type turnOutput struct {
 	tasks *taskBoard // the running subagents, drawn under the spinner
 }
 
-var (
-	_ agent.Sink     = (*turnOutput)(nil)
-	_ agent.TaskSink = (*turnOutput)(nil)
-)
+var _ agent.Sink = (*turnOutput)(nil)
 
 func newTurnOutput(ios *iostreams.IOStreams, root string, done <-chan struct{}, con *console) *turnOutput {
 	t := &turnOutput{out: ios.Out, errOut: ios.ErrOut, root: root, done: done, con: con,
