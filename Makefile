@@ -103,6 +103,7 @@ lint:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) run ./internal/codebudget
+	$(GO) run ./internal/archcheck
 
 # Each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a longer run).
 fuzz:
