@@ -19,6 +19,9 @@ type About struct {
 	Settings              []config.Setting
 	Rules                 []config.SourcedRule // flags' and files' (/permissions)
 	UserFile, ProjectFile string
+	// Sandbox says which sandbox commands run in and why (/status); nil
+	// when there is none.
+	Sandbox func() string
 }
 
 // About is the run's About, as the front end gave it.

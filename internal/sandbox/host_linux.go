@@ -138,8 +138,8 @@ func (h *host) serve(buf, oob []byte) {
 		if err != nil {
 			break // io.EOF: clawdcode is gone, however it ended
 		}
-		if m.Op == "start" && len(fds) == 1 {
-			h.start(m, fds[0])
+		if m.Op == "start" && len(fds) >= 1 && len(m.Argv) > 0 {
+			h.start(m, fds[0], fds[len(fds)-1])
 		}
 		closeAll(fds)
 	}
@@ -149,14 +149,14 @@ func (h *host) serve(buf, oob []byte) {
 // start runs one command in a session of its own (its process group is
 // what KillShell and a timeout end) and says so, with a pidfd the parent
 // reads the command's pid from.
-func (h *host) start(m message, out int) {
+func (h *host) start(m message, stdout, stderr int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	pidfd := -1
 	pid, err := syscall.ForkExec(m.Argv[0], m.Argv, &syscall.ProcAttr{
 		Dir:   m.Dir,
 		Env:   m.Env,
-		Files: []uintptr{devNull(), uintptr(out), uintptr(out)},
+		Files: []uintptr{devNull(), uintptr(stdout), uintptr(stderr)},
 		Sys:   &syscall.SysProcAttr{Setsid: true, PidFD: &pidfd},
 	})
 	if err != nil {

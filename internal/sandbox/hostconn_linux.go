@@ -256,9 +256,10 @@ func (h *hostConn) dispatch(m message, fds []int) {
 	}
 }
 
-// start runs c in the host; out is the write end of the command's
-// output pipe, which the host passes on.
-func (h *hostConn) start(c Command, out *os.File, p *Process) error {
+// start runs c in the host; out are the write ends of the command's
+// output pipes (stdout and stderr, or one for both), which the host
+// passes on.
+func (h *hostConn) start(c Command, out []*os.File, p *Process) error {
 	ch := make(chan startReply, 1)
 	h.mu.Lock()
 	if h.dead != nil {
@@ -271,7 +272,11 @@ func (h *hostConn) start(c Command, out *os.File, p *Process) error {
 	// Registered before the host can answer: an exit that follows at
 	// once finds it.
 	h.running[id] = p
-	err := send(h.fd, message{Op: "start", ID: id, Argv: c.Argv, Env: c.Env, Dir: c.Dir}, int(out.Fd()))
+	fds := make([]int, len(out))
+	for i, f := range out {
+		fds[i] = int(f.Fd())
+	}
+	err := send(h.fd, message{Op: "start", ID: id, Argv: c.Argv, Env: c.Env, Dir: c.Dir}, fds...)
 	if err != nil {
 		delete(h.pending, id)
 		delete(h.running, id)

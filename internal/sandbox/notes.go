@@ -104,7 +104,7 @@ func pathList(root string, paths []string) string {
 var (
 	// deniedLine is a line of output that reports a refused file
 	// operation.
-	deniedLine = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|EACCES|EROFS|EPERM`)
+	deniedLine = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|device or resource busy|EACCES|EROFS|EPERM|EBUSY`)
 	// quoted are the paths programs quote in such a line.
 	quoted = regexp.MustCompile("['\"‘`]([^'\"’`\n]+)['\"’`]")
 	// noNetwork is what programs say when they find no network at all.
@@ -126,7 +126,11 @@ func deniedPaths(output, root string) []string {
 		}
 		var cands []string
 		for _, m := range quoted.FindAllStringSubmatch(line, -1) {
-			cands = append(cands, m[1])
+			if filepath.IsAbs(m[1]) {
+				cands = append(cands, m[1])
+			} else {
+				cands = append(cands, "./"+m[1])
+			} // quoted: a path, even a bare name
 		}
 		// "prog: PATH: Permission denied", "could not lock config file PATH: …"
 		// The first part is the program's name when a message follows.

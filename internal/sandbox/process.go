@@ -17,15 +17,48 @@ func newProcess(s *Sandbox, m Mode) *Process {
 	return p
 }
 
-// copyOutput copies the command's output pipe to w until every writer
-// has closed it.
-func (p *Process) copyOutput(r *os.File, w io.Writer, grace time.Duration) {
+// copyOutput copies the command's output pipes to their writers until
+// every writer of the pipes has closed them.
+func (p *Process) copyOutput(grace time.Duration, pipes map[*os.File]io.Writer) {
 	p.grace = grace
+	var wg sync.WaitGroup
+	for r, w := range pipes {
+		wg.Go(func() {
+			defer r.Close()
+			_, _ = io.Copy(w, r)
+		})
+	}
 	go func() {
-		defer close(p.copied)
-		defer r.Close()
-		_, _ = io.Copy(w, r)
+		wg.Wait()
+		close(p.copied)
 	}()
+}
+
+// pipes makes the command's output pipes: one for stdout and stderr, or
+// two when c.Stderr is set. It returns the write ends to hand over.
+func pipes(c Command) (map[*os.File]io.Writer, []*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	readers, writers := map[*os.File]io.Writer{r: c.Output}, []*os.File{w}
+	if c.Stderr != nil {
+		r2, w2, err := os.Pipe()
+		if err != nil {
+			r.Close()
+			w.Close()
+			return nil, nil, err
+		}
+		readers[r2] = c.Stderr
+		writers = append(writers, w2)
+	}
+	return readers, writers, nil
+}
+
+func closeFiles[T io.Closer](files []T) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // finish records how the shell ended; Done closes once its output is in,
@@ -52,20 +85,20 @@ func (p *Process) finish(ws syscall.WaitStatus, err error) {
 func startPlain(c Command, p *Process) error {
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir, cmd.Env = c.Dir, c.Env
-	r, w, err := os.Pipe()
+	readers, writers, err := pipes(c)
 	if err != nil {
 		return err
 	}
-	cmd.Stdout, cmd.Stderr = w, w
+	cmd.Stdout, cmd.Stderr = writers[0], writers[len(writers)-1]
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()
-	w.Close()
+	closeFiles(writers)
 	if err != nil {
-		r.Close()
+		closeFiles(mapKeys(readers))
 		return fmt.Errorf("start %s: %w", c.Argv[0], err)
 	}
 	p.Pid, p.Shown = cmd.Process.Pid, cmd.Process.Pid
-	p.copyOutput(r, c.Output, c.OutputGrace)
+	p.copyOutput(c.OutputGrace, readers)
 	go func() {
 		err := cmd.Wait()
 		var ee *exec.ExitError
@@ -77,6 +110,14 @@ func startPlain(c Command, p *Process) error {
 		p.finish(ws, err)
 	}()
 	return nil
+}
+
+func mapKeys[K comparable, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 // source says where the mode in force came from.

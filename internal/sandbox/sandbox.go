@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,6 +28,9 @@ type Config struct {
 	// at each connection so that a rule allowed later counts).
 	AllowDomains []string
 	AllowHost    func(host string) bool
+	// DenyHost, when set, refuses a host whatever allows it (a deny
+	// rule wins).
+	DenyHost func(host string) bool
 	// Plan reports whether plan mode is on: commands then run read-only.
 	Plan func() bool
 	// Warn is told once when commands cannot be contained here.
@@ -55,6 +59,9 @@ type Sandbox struct {
 
 // New returns the sandbox of cfg; nothing starts until a command does.
 func New(cfg Config) *Sandbox {
+	if real, err := filepath.EvalSymlinks(cfg.Root); err == nil {
+		cfg.Root = real
+	}
 	s := &Sandbox{cfg: cfg, hosts: map[Mode]*hostConn{}, failed: map[Mode]string{}}
 	s.proxy = newProxy(s.allowed)
 	return s
@@ -79,6 +86,9 @@ func (s *Sandbox) policy(m Mode) Policy {
 // allows.
 func (s *Sandbox) allowed(host string) bool {
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if s.cfg.DenyHost != nil && s.cfg.DenyHost(host) {
+		return false
+	}
 	for _, d := range s.cfg.AllowDomains {
 		if strings.EqualFold(strings.TrimSpace(d), host) {
 			return true
@@ -157,8 +167,9 @@ type Command struct {
 	Argv []string
 	Env  []string
 	Dir  string
-	// Output receives stdout and stderr, interleaved as written.
-	Output io.Writer
+	// Output receives stdout and stderr, interleaved as written, or
+	// stdout only when Stderr is set.
+	Output, Stderr io.Writer
 	// Outside runs the command outside the sandbox (Bash with sandbox
 	// false, or mode off); it still ends with clawdcode.
 	Outside bool

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 )
@@ -60,17 +59,17 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	if h.port > 0 {
 		env = s.proxyEnv(env, h.port)
 	}
-	r, w, err := os.Pipe()
+	readers, writers, err := pipes(c)
 	if err != nil {
 		return nil, err
 	}
-	p.copyOutput(r, c.Output, c.OutputGrace)
+	p.copyOutput(c.OutputGrace, readers)
 	run := c
 	run.Env = env
-	err = h.start(run, w, p)
-	w.Close()
+	err = h.start(run, writers, p)
+	closeFiles(writers)
 	if err != nil {
-		r.Close()
+		// The pipes' copies end at once: nothing holds their write ends.
 		return nil, err
 	}
 	return p, nil

@@ -14,7 +14,7 @@ import (
 func statusCommand() Command {
 	return Command{
 		Name:    "status",
-		Summary: "version, model, server, session, project, permissions, MCP servers, memories and log file",
+		Summary: "version, model, server, session, project, permissions, sandbox, MCP servers, memories and log file",
 		Run: func(_ context.Context, env *Env, _ string) error {
 			writeStatus(env.IO.Out, env.Engine)
 			return nil
@@ -42,6 +42,9 @@ func writeStatus(w io.Writer, e Engine) {
 		line("Project", p.Root)
 	}
 	line("Permissions", permissionText(e.Permissions()))
+	if about.Sandbox != nil {
+		line("Sandbox", about.Sandbox())
+	}
 	line("MCP servers", mcpText(e))
 	line("Memories", memoriesText(e))
 	line("Log file", orNone(about.LogFile, "off (set CLAWDCODE_LOG=info to keep one)"))
