@@ -230,10 +230,10 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 		var sb *sandbox.Sandbox
 		perms := tools.NewPermissions(tools.PermissionsConfig{
 			Contained: func() bool { return sb.Contained() },
-			Root:    p.Root,
-			Allow:   opts.Allow,
-			Deny:    opts.Deny,
-			SkipAll: opts.SkipPermissions,
+			Root:      p.Root,
+			Allow:     opts.Allow,
+			Deny:      opts.Deny,
+			SkipAll:   opts.SkipPermissions,
 			// resolveMode chose the starting mode: bypass for the skip
 			// flag alone, the named one when --permission-mode was given.
 			Mode:      opts.Mode,
