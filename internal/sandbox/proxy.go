@@ -25,6 +25,7 @@ type proxy struct {
 	refused  []refusal
 	servers  []*http.Server
 	isClosed bool
+	port     int // on the machine's loopback (loopbackPort), 0 until asked
 }
 
 type refusal struct {
@@ -60,6 +61,27 @@ func (p *proxy) serve(ln net.Listener) {
 	p.servers = append(p.servers, srv)
 	p.mu.Unlock()
 	_ = srv.Serve(ln)
+}
+
+// loopbackPort serves the proxy on the machine's loopback, once, and
+// returns its port: where there is no network namespace to give it a
+// loopback of its own (macOS), sandbox-exec's profile lets commands reach
+// that port only.
+func (p *proxy) loopbackPort() (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.port > 0 {
+		return p.port, nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("start the sandbox's proxy: %w", err)
+	}
+	p.port = ln.Addr().(*net.TCPAddr).Port
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: time.Minute}
+	p.servers = append(p.servers, srv)
+	go func() { _ = srv.Serve(ln) }()
+	return p.port, nil
 }
 
 func (p *proxy) close() {

@@ -52,9 +52,6 @@ type Sandbox struct {
 	hosts  map[Mode]*hostConn
 	failed map[Mode]string // why a mode's host could not start
 	warned bool
-	// darwinPort is the proxy's port on macOS, where it listens on the
-	// machine's loopback.
-	darwinPort int
 }
 
 // New returns the sandbox of cfg; nothing starts until a command does.

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"strings"
 )
@@ -40,7 +39,7 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 		port := 0
 		if !s.cfg.Network {
 			var err error
-			if port, err = s.proxyPort(); err != nil {
+			if port, err = s.proxy.loopbackPort(); err != nil {
 				return nil, err
 			}
 			run.Env = s.proxyEnv(run.Env, port)
@@ -48,22 +47,6 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 		run.Argv = append([]string{sandboxExec, "-p", seatbeltProfile(s.policy(m), port)}, c.Argv...)
 	}
 	return p, startPlain(run, p)
-}
-
-// proxyPort starts the proxy on the machine's loopback once.
-func (s *Sandbox) proxyPort() (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.darwinPort > 0 {
-		return s.darwinPort, nil
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("start the sandbox's proxy: %w", err)
-	}
-	go s.proxy.serve(ln)
-	s.darwinPort = ln.Addr().(*net.TCPAddr).Port
-	return s.darwinPort, nil
 }
 
 // Close stops the proxy.
