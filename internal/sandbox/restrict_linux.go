@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"syscall"
 
-	seccomp "github.com/elastic/go-seccomp-bpf"
-	"github.com/elastic/go-seccomp-bpf/arch"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -170,72 +167,3 @@ func restrictFiles(p Policy, mountNS bool) (int, error) {
 	return abi, nil
 }
 
-// deniedSyscalls fail with EPERM in the sandbox: loading kernel code,
-// mounting (Landlock forbids it too), new namespaces (each a way around
-// the sandbox's and a large surface of the kernel), tracing and reading
-// other processes' memory, keys, the clock, rebooting, and handles to
-// files by number (a way around paths).
-var deniedSyscalls = []string{
-	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
-	"mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
-	"unshare", "setns", "ptrace", "process_vm_readv", "process_vm_writev",
-	"keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
-	"open_by_handle_at", "name_to_handle_at", "swapon", "swapoff", "acct", "quotactl",
-	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "syslog", "iopl", "ioperm",
-}
-
-// unknownSyscalls fail with ENOSYS, so that a C library falls back to
-// what the filter can read: clone3 passes its flags in memory (clone's
-// are an argument), io_uring does its work where seccomp does not look.
-var unknownSyscalls = []string{"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register"}
-
-// namespaceFlags are clone's flags that make a namespace.
-var namespaceFlags = []uint64{unix.CLONE_NEWNS, unix.CLONE_NEWUTS, unix.CLONE_NEWIPC, unix.CLONE_NEWUSER,
-	unix.CLONE_NEWPID, unix.CLONE_NEWNET, unix.CLONE_NEWCGROUP}
-
-// restrictSyscalls loads the seccomp filter on every thread of the host,
-// and so of every command. Unix sockets cannot be made (a daemon's socket
-// — Docker's, systemd's — would be a way out whatever the file rules
-// say); with noNetwork (no network namespace to contain it) neither can
-// IP sockets.
-func restrictSyscalls(noNetwork bool) error {
-	info, err := arch.GetInfo("")
-	if err != nil {
-		return err
-	}
-	known := func(names []string) []string {
-		var out []string
-		for _, n := range names {
-			if _, ok := info.SyscallNames[n]; ok {
-				out = append(out, n)
-			}
-		}
-		return out
-	}
-	domains := []uint64{unix.AF_UNIX}
-	if noNetwork {
-		domains = append(domains, unix.AF_INET, unix.AF_INET6, unix.AF_PACKET)
-	}
-	var conditional []seccomp.NameWithConditions
-	for _, d := range domains {
-		conditional = append(conditional, seccomp.NameWithConditions{Name: "socket",
-			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: d}}})
-	}
-	for _, f := range namespaceFlags {
-		conditional = append(conditional, seccomp.NameWithConditions{Name: "clone",
-			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: f}}})
-	}
-	filter := seccomp.Filter{
-		NoNewPrivs: true,
-		Flag:       seccomp.FilterFlagTSync,
-		Policy: seccomp.Policy{
-			DefaultAction: seccomp.ActionAllow,
-			Syscalls: []seccomp.SyscallGroup{
-				{Action: seccomp.ActionErrno, Names: known(deniedSyscalls)},
-				{Action: seccomp.ActionErrno | seccomp.Action(syscall.ENOSYS), Names: known(unknownSyscalls)},
-				{Action: seccomp.ActionErrno, NamesWithCondtions: conditional},
-			},
-		},
-	}
-	return seccomp.LoadFilter(filter)
-}
