@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -49,7 +50,7 @@ func (p *Process) Notes(output string) []string {
 			add(fmt.Sprintf("sandbox: refused a connection to %s: the machine's loopback is outside the sandbox "+
 				"(allowing its host in [sandbox] allow_domains reaches it through the proxy); %s", target, retryHint))
 		}
-		if noNetwork.MatchString(output) {
+		if patterns().noNetwork.MatchString(output) {
 			add("sandbox: the command has no network: only allowed hosts are reached, through the proxy in " +
 				"HTTPS_PROXY and HTTP_PROXY; " + retryHint)
 		}
@@ -101,31 +102,40 @@ func pathList(root string, paths []string) string {
 	return s
 }
 
-var (
+// patterns are the expressions notes read output with, compiled on the
+// first note asked for (not at every start of clawdcode).
+var patterns = sync.OnceValue(func() *notePatterns {
+	return &notePatterns{
+		deniedLine: regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|device or resource busy|EACCES|EROFS|EPERM|EBUSY`),
+		quoted:     regexp.MustCompile("['\"‘`]([^'\"’`\n]+)['\"’`]"),
+		noNetwork: regexp.MustCompile(`(?i)network is unreachable|could not resolve host|temporary failure in name resolution|` +
+			`name or service not known|no address associated with hostname|dial tcp: lookup .*: no such host|getaddrinfo (enotfound|eai_again)`),
+		loopbackTarget: regexp.MustCompile(`(?i)(127\.0\.0\.1|localhost|\[::1\])(?::| port )(\d{1,5})`),
+		refusedConn:    regexp.MustCompile(`(?i)connection refused|couldn't connect|failed to connect|ECONNREFUSED`),
+	}
+})
+
+type notePatterns struct {
 	// deniedLine is a line of output that reports a refused file
-	// operation.
-	deniedLine = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|device or resource busy|EACCES|EROFS|EPERM|EBUSY`)
-	// quoted are the paths programs quote in such a line.
-	quoted = regexp.MustCompile("['\"‘`]([^'\"’`\n]+)['\"’`]")
+	// operation; quoted are the paths programs quote in such a line.
+	deniedLine, quoted *regexp.Regexp
 	// noNetwork is what programs say when they find no network at all.
-	noNetwork = regexp.MustCompile(`(?i)network is unreachable|could not resolve host|temporary failure in name resolution|` +
-		`name or service not known|no address associated with hostname|dial tcp: lookup .*: no such host|getaddrinfo (enotfound|eai_again)`)
+	noNetwork *regexp.Regexp
 	// loopbackTarget finds a loopback address and port in a refused
 	// connection's message ("127.0.0.1:8080", "localhost port 8080").
-	loopbackTarget = regexp.MustCompile(`(?i)(127\.0\.0\.1|localhost|\[::1\])(?::| port )(\d{1,5})`)
-	refusedConn    = regexp.MustCompile(`(?i)connection refused|couldn't connect|failed to connect|ECONNREFUSED`)
-)
+	loopbackTarget, refusedConn *regexp.Regexp
+}
 
 // deniedPaths are the paths named in lines that report a refused file
 // operation, made absolute against root.
 func deniedPaths(output, root string) []string {
 	var out []string
 	for line := range strings.Lines(output) {
-		if !deniedLine.MatchString(line) {
+		if !patterns().deniedLine.MatchString(line) {
 			continue
 		}
 		var cands []string
-		for _, m := range quoted.FindAllStringSubmatch(line, -1) {
+		for _, m := range patterns().quoted.FindAllStringSubmatch(line, -1) {
 			if filepath.IsAbs(m[1]) {
 				cands = append(cands, m[1])
 			} else {
@@ -171,10 +181,10 @@ func looksLikePath(s string) bool {
 func loopbackRefusals(output string) []string {
 	var out []string
 	for line := range strings.Lines(output) {
-		if !refusedConn.MatchString(line) {
+		if !patterns().refusedConn.MatchString(line) {
 			continue
 		}
-		for _, m := range loopbackTarget.FindAllStringSubmatch(line, -1) {
+		for _, m := range patterns().loopbackTarget.FindAllStringSubmatch(line, -1) {
 			port, _ := strconv.Atoi(m[2])
 			host := strings.Trim(m[1], "[]")
 			target := net.JoinHostPort(host, m[2])

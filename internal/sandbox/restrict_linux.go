@@ -166,4 +166,3 @@ func restrictFiles(p Policy, mountNS bool) (int, error) {
 	}
 	return abi, nil
 }
-
