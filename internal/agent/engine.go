@@ -98,6 +98,8 @@ type Config struct {
 	// commands: secret-looking variables handed over all the same, and
 	// more variables kept from them (see secrets.ChildEnv).
 	EnvPassthrough, SecretEnv []string
+	// Sandbox runs the Bash tool's commands (nil: plain child processes).
+	Sandbox tools.ShellSandbox
 	// Warn receives each warning about a session being resumed: the lines
 	// of its live context that could not be parsed and are left out
 	// (CONTRACT.md section 4 wants the user told). nil drops them.
@@ -179,6 +181,7 @@ func New(cfg Config) (*Engine, error) {
 		e.env = tools.NewEnv(cfg.Project.Root)
 		e.env.Protect(cfg.Project.Store().Home())
 		e.env.PassEnv, e.env.SecretEnv = cfg.EnvPassthrough, cfg.SecretEnv
+		e.env.Sandbox = cfg.Sandbox
 		e.tools = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
 			Store:   cfg.Project.Store(),
 			Project: cfg.Project,

@@ -219,6 +219,10 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 	if err != nil {
 		return nil, false, err
 	}
+	sb, err := f.Sandbox(perms)
+	if err != nil {
+		return nil, false, err
+	}
 	id, err := sessionToOpen(f, opts)
 	if err != nil {
 		return nil, false, err
@@ -266,8 +270,9 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		Prices:         tokens.NewPrices(cfg.Prices),
 		EnvPassthrough: cfg.EnvPassthrough,
 		SecretEnv:      []string{cfg.APIKeyEnv},
+		Sandbox:        sb,
 		Warn:           warnTo(f.IO.ErrOut),
-		About:          f.about(cfg, p),
+		About:          f.about(cfg, p, sb),
 	})
 	if err != nil {
 		host.Close()

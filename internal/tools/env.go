@@ -23,6 +23,10 @@ type Env struct {
 	// secrets.ChildEnv.
 	PassEnv, SecretEnv []string
 
+	// Sandbox runs Bash's commands (CONTRACT §13); nil runs them as
+	// plain child processes.
+	Sandbox ShellSandbox
+
 	shell string // bash when installed, else sh
 
 	mu        sync.Mutex

@@ -58,6 +58,9 @@ type PermissionsConfig struct {
 	// Warn receives what the user should hear but that denies nothing
 	// (a rule that could not be saved); nil drops it.
 	Warn func(string)
+	// Contained reports whether a Bash command would run contained by the
+	// sandbox now (sandbox.Sandbox.Contained); nil: there is no sandbox.
+	Contained func() bool
 	// Sensitive are places inside the project that a whole-tool allowance
 	// does not cover either, as if they were outside it: clawdcode's own
 	// settings in the project (.clawdcode/, whose config.toml grants
@@ -83,7 +86,10 @@ type PermissionsConfig struct {
 //     Write, "always", accept-edits mode and bypass mode — covers the
 //     project only. Without a terminal they are denied.
 //  5. Bypass mode (--dangerously-skip-permissions) allows the rest;
-//     accept-edits mode allows Write and Edit inside the project.
+//     accept-edits mode allows Write and Edit inside the project, and a
+//     Bash command the sandbox contains. A Bash call asked to run outside
+//     the sandbox ({"sandbox": false}) is allowed by no mode, bypass
+//     included (sandboxAllows).
 //  6. An allow rule (flags, configuration, or an "always" of this session)
 //     that covers the whole call allows it: for Bash every simple command
 //     of the line, as bash parses it, must be covered, and a line the
@@ -109,6 +115,7 @@ type Permissions struct {
 	save      func(Rule) error
 	warn      func(string)
 	deny      []Rule
+	contained func() bool
 
 	mu      sync.Mutex
 	mode    Mode
@@ -140,6 +147,7 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 		warn:      cfg.Warn,
 		deny:      slices.Clone(cfg.Deny),
 		allow:     slices.Clone(cfg.Allow),
+		contained: cfg.Contained,
 	}
 }
 
@@ -170,7 +178,7 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 		return "", nil
 	}
 	outside := p.needsOwnRule(c)
-	if p.allowedByMode(mode, c, outside) || p.allowedByRule(c, outside) {
+	if p.allowedByMode(mode, c, input, outside) || p.allowedByRule(c, outside) {
 		return "", nil
 	}
 	if p.asker == nil {
@@ -228,7 +236,10 @@ func (p *Permissions) ask(ctx context.Context, tool Tool, input json.RawMessage)
 // the project's own settings (.clawdcode/, which grant permissions and run
 // hooks in later runs) still need a rule of their own. Accept-edits is an
 // allowance for Write and Edit inside the project.
-func (p *Permissions) allowedByMode(mode Mode, c callInfo, outside bool) bool {
+func (p *Permissions) allowedByMode(mode Mode, c callInfo, input json.RawMessage, outside bool) bool {
+	if allowed, decided := p.sandboxAllows(mode, c, input); decided {
+		return allowed
+	}
 	switch mode {
 	case ModeBypass:
 		projectSettings := outside && !c.outside
