@@ -209,14 +209,24 @@ func newDenyRun(f *testing.F) func(t *testing.T, cmd string) (touched, pushed bo
 		f.Fatal(err)
 	}
 	bashPath := filepath.Join(bin, "bash")
-	run := func(work, cmd string) (touched, pushed bool) {
+	run := func(t testing.TB, work, cmd string) (touched, pushed bool) {
 		record, trace := filepath.Join(work, ".record"), filepath.Join(work, ".trace")
+		env := []string{"PATH=" + bin, "HOME=" + work, "RECORD_LOG=" + record, "GIT_TRACE=" + trace,
+			"GIT_CEILING_DIRECTORIES=" + filepath.Dir(work), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0"}
+		if strings.Contains(cmd, "git") {
+			// A repository (with nothing to push to), so that git gets as
+			// far as running push, and the trace shows it.
+			init := exec.Command(filepath.Join(bin, "git"), "init", "-q", work)
+			init.Env = env[:3]
+			if out, err := init.CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v\n%s", err, out)
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		c := exec.CommandContext(ctx, bashPath, "-c", cmd)
 		c.Dir = work
-		c.Env = []string{"PATH=" + bin, "HOME=" + work, "RECORD_LOG=" + record, "GIT_TRACE=" + trace,
-			"GIT_CEILING_DIRECTORIES=" + filepath.Dir(work), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0"}
+		c.Env = env
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 		c.Stdout, c.Stderr = io.Discard, io.Discard
@@ -228,10 +238,10 @@ func newDenyRun(f *testing.F) func(t *testing.T, cmd string) (touched, pushed bo
 	}
 	// The oracle must see what it is there to see.
 	work := f.TempDir()
-	if touched, pushed := run(work, "env -S 'touch X'; git -c alias.p=push p"); !touched || !pushed {
+	if touched, pushed := run(f, work, "env -S 'touch X'; git --no-pager push"); !touched || !pushed {
 		f.Fatalf("the deny oracle saw touch %v, push %v; want both", touched, pushed)
 	}
-	return func(t *testing.T, cmd string) (bool, bool) { return run(t.TempDir(), cmd) }
+	return func(t *testing.T, cmd string) (bool, bool) { return run(t, t.TempDir(), cmd) }
 }
 
 // gitPushed reports whether a GIT_TRACE log shows git running push.
