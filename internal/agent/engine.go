@@ -195,6 +195,10 @@ func New(cfg Config) *Engine {
 	if e.env != nil {
 		e.env.OnBeforeChange(e.checkpoint)
 		e.env.OnAfterChange(e.checkpointWritten)
+		if cfg.Permissions != nil {
+			// What a deny rule keeps from Read, Grep and Glob pass over.
+			e.env.HideFromSearch(cfg.Permissions.DeniesRead)
+		}
 	}
 	e.prompt = PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)}
 	e.mem = memory.Open(cfg.Project)
