@@ -98,7 +98,7 @@ var shellPieces = []string{
 	// meaning).
 	"trap ", "alias ", "source ", "bash", "sh", " -c ", " -s", "env", " -S ", "mapfile -C ", "BASH_ENV=", "<<<",
 	"git", "alias.x=", " --no-pager", " -C . ", " x", "xargs", " -I{} ", "{}", "find . -exec ", " \\;",
-	"shopt -s expand_aliases\n", "printf -v ", "a[", "]", "timeout 5 ", "nice ", "flock l ", "command ", "builtin ",
+	"shopt -s expand_aliases\n", "printf -v ", "a[", "]", "timeout 5 ", "nice ", "flock -n l ", "command ", "builtin ",
 	"exec ", "'touch X'", "\"touch X\"", " push", "set -k ", "PROMPT_COMMAND=", "hash -p ", "readarray ", " -c 1",
 	"x=", " EXIT", "-C", "--git-dir=.git ", "declare ", "coproc ", "env ", "stdbuf -oL ", "push", "'!touch X'",
 }
