@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -244,15 +245,13 @@ func newDenyRun(f *testing.F) func(t *testing.T, cmd string) (touched, pushed bo
 	return func(t *testing.T, cmd string) (bool, bool) { return run(t, t.TempDir(), cmd) }
 }
 
-// gitPushed reports whether a GIT_TRACE log shows git running push.
+// gitPushed reports whether a GIT_TRACE log shows git running push (not
+// a command of another name that starts so: git pusheval).
 func gitPushed(trace string) bool {
-	for line := range strings.Lines(trace) {
-		if strings.Contains(line, "git push") || strings.Contains(line, "git-push") || strings.HasSuffix(strings.TrimSpace(line), "=> push") {
-			return true
-		}
-	}
-	return false
+	return gitPushTrace.MatchString(trace)
 }
+
+var gitPushTrace = regexp.MustCompile(`(?m)(git[ -]push|=> push)('|\s|$)`)
 
 // newTracedBash returns a function that runs a command line under bash
 // with every command traced, and returns the names bash looked up, in
