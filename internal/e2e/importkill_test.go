@@ -375,6 +375,10 @@ func TestImportKilledAtAnyMoment(t *testing.T) {
 	if n := interruptedPasses(t, w.Home, w.Project); n != 0 {
 		t.Errorf("%d sessions still mid-pass after a clean import", n)
 	}
+	// No kill left a torn line in the middle of a session (issue 32).
+	if r := w.Run("sessions", "check", "--all"); r.Code != 0 {
+		t.Errorf("sessions check after the kills and a clean import:\n%s", r)
+	}
 
 	want := referenceImport(t, w, args...)
 	if len(want) != c.sessions() {
