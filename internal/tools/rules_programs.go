@@ -369,10 +369,3 @@ func lookupProgram(name string) *program {
 func awkCode(text string) (runs, writes bool) {
 	return strings.Contains(text, "system") || strings.ContainsAny(text, "|@"), strings.Contains(text, ">")
 }
-
-// sedCode judges a sed script, without reading its grammar: GNU sed runs
-// a command with its e command (or the e flag of s) and writes with w and
-// W; a script without those letters can do neither.
-func sedCode(text string) (runs, writes bool) {
-	return strings.ContainsRune(text, 'e'), strings.ContainsAny(text, "wW")
-}
