@@ -164,9 +164,6 @@ func validate(w *wireRequest, rejectConsecutiveUser bool) *violation {
 	if len(w.messages) == 0 {
 		return &violation{message: "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", param: "messages", code: "empty_array"}
 	}
-	if v := validateToolNames(w.Tools); v != nil {
-		return v
-	}
 
 	// The tool-call run in progress: the assistant message that opened it,
 	// its ids in order, and which of them have been answered.

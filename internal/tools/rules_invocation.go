@@ -236,30 +236,32 @@ func (r *cmdRuns) wrapped(p *program, name string, words []shellWord, start int)
 		r.option(p, foundOpt{name: words[cmd].text, kind: optShell, value: words[cmd+1], hasValue: true}, &inv, nil)
 		return -1, -1
 	}
-	operands := words[min(cmd, len(words)):]
+	if !r.wrappedOperands(name, words[min(cmd, len(words)):], stdinShell, replace) || cmd >= len(words) {
+		return -1, -1
+	}
+	return cmd, -1
+}
+
+// wrappedOperands acts on what a wrapper's command words are to it: one
+// command line a shell runs (sudo -s, watch, ssh, parallel), a command
+// whose name xargs fills in from its input, a shell su starts reading
+// stdin. It reports whether the words are a command of their own.
+func (r *cmdRuns) wrappedOperands(name string, operands []shellWord, stdinShell bool, replace string) bool {
 	switch {
 	case stdinShell || name == "watch" || name == "ssh" || name == "parallel":
-		// The rest is one command line a shell runs (sudo -s, watch,
-		// ssh), or with nothing, the shell reads stdin.
 		if len(operands) == 0 {
 			r.undecide("%s runs a shell that reads its commands from stdin", name)
-			return -1, -1
+			return false
 		}
 		r.strings = append(r.strings, joinLiteral(operands, r, name))
 	case len(operands) > 0 && replace != "" && (!operands[0].literal || strings.Contains(operands[0].text, replace)):
 		r.undecide("xargs takes the command's name from its input (%s)", replace)
 	case len(operands) > 0 && (name == "su" || name == "runuser") && !operands[0].literal:
 		r.undecide("%s runs a command that is not a literal", name)
+	case len(operands) == 0 && (name == "su" || name == "runuser") && len(r.strings) == 0:
+		r.undecide("%s runs a shell that reads its commands from stdin", name)
 	}
-	if cmd >= len(words) {
-		if name == "su" || name == "runuser" {
-			if len(r.strings) == 0 {
-				r.undecide("%s runs a shell that reads its commands from stdin", name)
-			}
-		}
-		return -1, -1
-	}
-	return cmd, -1
+	return true
 }
 
 // script reads a shell or an interpreter: a command string (-c), code in

@@ -20,60 +20,78 @@ func builtinRunsString(name string, args []shellWord) string {
 			return name + " with an argument that is not a literal"
 		}
 	}
-	switch name {
-	case "trap":
-		if hasOperand(args, "-l", "-p", "-P") {
-			return "trap sets a command that runs later"
-		}
-	case "alias":
-		if anyWord(args, func(t string) bool { return strings.Contains(t, "=") }) {
-			return "alias defines a command that runs in place of another"
-		}
-	case "source", ".":
-		if len(args) > 0 {
-			return name + " runs the commands of a file, which may change what later commands run"
-		}
-	case "mapfile", "readarray":
-		if anyWord(args, func(t string) bool { return strings.HasPrefix(t, "-") && strings.Contains(t, "C") }) {
-			return name + " -C runs a callback"
-		}
-	case "complete", "compgen":
-		if anyWord(args, func(t string) bool { return strings.HasPrefix(t, "-") && strings.ContainsAny(t, "CFW") }) {
-			return name + " runs or expands a string it is given"
-		}
-	case "bind":
-		if anyWord(args, func(t string) bool { return strings.HasPrefix(t, "-") && strings.Contains(t, "x") }) {
-			return "bind -x binds a command to a key"
-		}
-	case "enable", "fc":
-		if len(args) > 0 {
-			return name + " changes which commands the shell runs"
-		}
-	case "hash":
-		if anyWord(args, func(t string) bool { return strings.HasPrefix(t, "-") && strings.Contains(t, "p") }) {
-			return "hash -p makes a name run another program"
-		}
-	case "jobs":
-		if anyWord(args, func(t string) bool { return t == "-x" }) {
-			return "jobs -x runs a command"
-		}
-	case "set":
-		return setOptions(args)
-	case "shopt":
-		return shoptOptions(args)
-	case "printf", "test", "[", "wait":
-		// printf -v, test -v and wait -p name a variable.
-		if badName(optionValues(args, "-v", "-p")) {
-			return name + " is given a variable it evaluates or that names code"
-		}
-	case "read", "unset", "getopts":
-		// Their operands are variable names (read's options' values
-		// aside).
-		if badName(readNames(args)) {
-			return name + " is given a variable it evaluates or that names code"
-		}
+	if check := builtinChecks[name]; check != nil {
+		return check(name, args)
 	}
 	return ""
+}
+
+// option reports whether one of args is an option holding a letter of
+// letters (-C, -tC, -x).
+func option(args []shellWord, letters string) bool {
+	return anyWord(args, func(t string) bool { return strings.HasPrefix(t, "-") && strings.ContainsAny(t[1:], letters) })
+}
+
+// when gives why when the condition holds.
+func when(cond bool, why string) string {
+	if cond {
+		return why
+	}
+	return ""
+}
+
+// builtinChecks judge the builtins that can run a string or change what
+// a later word runs, by name.
+var builtinChecks = map[string]func(name string, args []shellWord) string{
+	"trap": func(_ string, args []shellWord) string {
+		return when(hasOperand(args, "-l", "-p", "-P"), "trap sets a command that runs later")
+	},
+	"alias": func(_ string, args []shellWord) string {
+		return when(anyWord(args, func(t string) bool { return strings.Contains(t, "=") }),
+			"alias defines a command that runs in place of another")
+	},
+	"source": sourceFile, ".": sourceFile,
+	"mapfile": callback, "readarray": callback,
+	"complete": completion, "compgen": completion,
+	"bind": func(_ string, args []shellWord) string {
+		return when(option(args, "x"), "bind -x binds a command to a key")
+	},
+	"enable": func(_ string, args []shellWord) string {
+		return when(len(args) > 0, "enable changes which commands the shell runs")
+	},
+	"fc": func(string, []shellWord) string { return "fc runs commands of the history" },
+	"hash": func(_ string, args []shellWord) string {
+		return when(option(args, "p"), "hash -p makes a name run another program")
+	},
+	"jobs": func(_ string, args []shellWord) string {
+		return when(anyWord(args, func(t string) bool { return t == "-x" }), "jobs -x runs a command")
+	},
+	"set":   func(_ string, args []shellWord) string { return setOptions(args) },
+	"shopt": func(_ string, args []shellWord) string { return shoptOptions(args) },
+	// printf -v, test -v and wait -p name a variable; read's, unset's and
+	// getopts' operands are variable names (read's options' values aside).
+	"printf": namedByOption, "test": namedByOption, "[": namedByOption, "wait": namedByOption,
+	"read": namedByOperand, "unset": namedByOperand, "getopts": namedByOperand,
+}
+
+func sourceFile(name string, args []shellWord) string {
+	return when(len(args) > 0, name+" runs the commands of a file, which may change what later commands run")
+}
+
+func callback(name string, args []shellWord) string {
+	return when(option(args, "C"), name+" -C runs a callback")
+}
+
+func completion(name string, args []shellWord) string {
+	return when(option(args, "CFW"), name+" runs or expands a string it is given")
+}
+
+func namedByOption(name string, args []shellWord) string {
+	return when(badName(optionValues(args, "-v", "-p")), name+" is given a variable it evaluates or that names code")
+}
+
+func namedByOperand(name string, args []shellWord) string {
+	return when(badName(readNames(args)), name+" is given a variable it evaluates or that names code")
 }
 
 // stringBuiltins take strings they run or evaluate: an argument that is
