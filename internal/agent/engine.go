@@ -206,6 +206,10 @@ func New(cfg Config) (*Engine, error) {
 	if e.env != nil {
 		e.env.OnBeforeChange(e.checkpoints.save)
 		e.env.OnAfterChange(e.checkpoints.wrote)
+		if cfg.Permissions != nil {
+			// What a deny rule keeps from Read, Grep and Glob pass over.
+			e.env.HideFromSearch(cfg.Permissions.DeniesRead)
+		}
 	}
 	e.prompt = PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)}
 	e.memory.book = memory.Open(cfg.Project)

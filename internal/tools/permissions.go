@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -65,7 +66,9 @@ type PermissionsConfig struct {
 	// does not cover either, as if they were outside it: clawdcode's own
 	// settings in the project (.clawdcode/, whose config.toml grants
 	// permissions and runs hooks), which a model allowed to Write must not
-	// rewrite to allow itself more.
+	// rewrite to allow itself more. The project's .git/ is always such a
+	// place (its config and hooks name programs git runs), except that
+	// bypass mode covers it.
 	Sensitive []string
 }
 
@@ -110,6 +113,7 @@ type PermissionsConfig struct {
 type Permissions struct {
 	root      string
 	sensitive []string
+	repo      string // <root>/.git, resolved: git runs what its config and hooks name
 	canBypass bool
 	asker     Asker
 	save      func(Rule) error
@@ -133,6 +137,11 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 	for _, d := range cfg.Sensitive {
 		sensitive = append(sensitive, realRoot(d))
 	}
+	repo := ""
+	if root != "" {
+		repo = realRoot(filepath.Join(root, ".git"))
+		sensitive = append(sensitive, repo)
+	}
 	mode := cfg.Mode
 	if cfg.SkipAll && !cfg.ModeGiven && mode == ModeDefault {
 		mode = ModeBypass
@@ -140,6 +149,7 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 	return &Permissions{
 		root:      root,
 		sensitive: sensitive,
+		repo:      repo,
 		canBypass: cfg.SkipAll || cfg.Mode == ModeBypass,
 		mode:      mode,
 		asker:     cfg.Asker,
@@ -183,8 +193,12 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 	}
 	if p.asker == nil {
 		if outside && !c.outside {
-			return fmt.Sprintf("%s was denied: settings of clawdcode (%s) are not covered by an allowance for %s. "+
-				"It needs its own rule, e.g. --allowed-tools '%s'.", tool.Describe(input), c.target, c.tool,
+			what := "settings of clawdcode"
+			if p.inRepository(c) {
+				what = "the repository's own files, whose config and hooks name programs git runs,"
+			}
+			return fmt.Sprintf("%s was denied: %s (%s) are not covered by an allowance for %s. "+
+				"It needs its own rule, e.g. --allowed-tools '%s'.", tool.Describe(input), what, c.target, c.tool,
 				Rule{tool: c.tool, glob: c.rel}), nil
 		}
 		if outside {
@@ -242,7 +256,7 @@ func (p *Permissions) allowedByMode(mode Mode, c callInfo, input json.RawMessage
 	}
 	switch mode {
 	case ModeBypass:
-		projectSettings := outside && !c.outside
+		projectSettings := outside && !c.outside && !p.inRepository(c)
 		return !projectSettings
 	case ModeAcceptEdits:
 		return !outside && (c.tool == NameWrite || c.tool == NameEdit)
@@ -301,6 +315,29 @@ func (p *Permissions) needsOwnRule(c callInfo) bool {
 	}
 	_, sensitive := isProtected(p.sensitive, c.target)
 	return sensitive
+}
+
+// inRepository reports whether a call's target is under the project's
+// .git/.
+func (p *Permissions) inRepository(c callInfo) bool {
+	return p.repo != "" && c.target != "" && underDir(p.repo, c.target)
+}
+
+// DeniesRead reports whether a deny rule keeps Read from the file at real
+// (a real path, symlinks resolved): what Grep and Glob pass over
+// (Env.HideFromSearch).
+func (p *Permissions) DeniesRead(real string) bool {
+	if p == nil {
+		return false
+	}
+	c := callInfo{tool: NameRead, target: real}
+	c.rel, c.outside = relativeTo(p.root, real)
+	for _, r := range p.deny {
+		if r.tool == NameRead && r.denies(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // allowedByRule reports whether the allow rules of the configuration and
