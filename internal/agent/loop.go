@@ -100,6 +100,9 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 	if err == nil {
 		e.runHook(ctx, hooks.Stop, "", hooks.Payload{"stop_hook_active": false})
 	}
+	if id := e.SessionID(); e.cfg.AfterTurn != nil && id != "" {
+		e.cfg.AfterTurn(id)
+	}
 	return res, err
 }
 
