@@ -257,6 +257,7 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		SecretEnv:      []string{cfg.APIKeyEnv},
 		Warn:           warnTo(f.IO.ErrOut),
 		About:          f.about(cfg, p),
+		AfterTurn:      f.afterTurn(p),
 	})
 	if err := openSession(ctx, f, opts, eng, id); err != nil {
 		_ = eng.Close()

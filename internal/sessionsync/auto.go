@@ -2,6 +2,7 @@ package sessionsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -36,7 +37,8 @@ type Auto struct {
 	problems []string
 	seen     map[string]bool
 	syncer   *Syncer
-	started  bool // the pending sessions of earlier runs were queued
+	started  bool   // the pending sessions of earlier runs were queued
+	current  string // the session being pushed ("" = none)
 }
 
 // NewAuto returns the pusher of the project at root; open builds the
@@ -80,8 +82,12 @@ func (a *Auto) work() {
 		id := a.queue[0]
 		a.queue = a.queue[1:]
 		delete(a.queued, id)
+		a.current = id
 		a.mu.Unlock()
 		a.push(id, a.root)
+		a.mu.Lock()
+		a.current = ""
+		a.mu.Unlock()
 	}
 }
 
@@ -110,6 +116,9 @@ func (a *Auto) push(id, root string) {
 		err := s.PushSession(a.ctx, proot, pid)
 		if a.ctx.Err() != nil {
 			return // cut short by Close: still pending, for the next run
+		}
+		if errors.Is(err, errPushLater) {
+			continue // still pending
 		}
 		if err != nil {
 			a.problem(fmt.Sprintf("sync: session %s not pushed: %v (the next sync pushes it)", pid, err))
@@ -142,19 +151,27 @@ func (a *Auto) problem(line string) {
 	}
 }
 
-// Close waits at most wait for the push running, cancels it past that
-// (it is finished by the next run), and returns the problems of the
-// run's pushes, one line each.
+// Close waits at most wait for the pushes queued, cancels them past that
+// (each stays pending, for the next run, and is named in one line), and
+// returns the problems of the run's pushes, one line each.
 func (a *Auto) Close(wait time.Duration) []string {
 	a.mu.Lock()
 	idle := a.idle
 	running := a.running
 	a.mu.Unlock()
+	cut := []string(nil)
 	if running {
 		t := time.NewTimer(wait)
 		select {
 		case <-idle:
 		case <-t.C:
+			a.mu.Lock()
+			if a.current != "" {
+				cut = append(cut, a.current)
+			}
+			cut = append(cut, a.queue...)
+			a.closed = true
+			a.mu.Unlock()
 			a.cancel()
 			<-idle
 		}
@@ -164,5 +181,15 @@ func (a *Auto) Close(wait time.Duration) []string {
 	defer a.mu.Unlock()
 	a.closed = true
 	a.cancel()
+	for _, id := range cut {
+		if a.syncer != nil {
+			_ = a.syncer.state.markPending(id, a.root)
+		}
+		line := fmt.Sprintf("sync: session %s was not pushed before exit; the next run (or clawdcode sync) pushes it", id)
+		if !a.seen[line] {
+			a.seen[line] = true
+			a.problems = append(a.problems, line)
+		}
+	}
 	return a.problems
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,6 +26,18 @@ type memObjects struct {
 	objects map[string]memObject
 	ops     int
 	fail    func(op string, n int) error
+	// hang, while set, makes every request wait until its context ends:
+	// a store that never answers.
+	hang atomic.Bool
+}
+
+// wait is a request to a store that may hang.
+func (m *memObjects) wait(ctx context.Context) error {
+	if !m.hang.Load() {
+		return nil
+	}
+	<-ctx.Done()
+	return ctx.Err()
 }
 
 type memObject struct {
@@ -45,7 +58,10 @@ func (m *memObjects) step(op string) error {
 	return nil
 }
 
-func (m *memObjects) Get(_ context.Context, key string) (objstore.Object, error) {
+func (m *memObjects) Get(ctx context.Context, key string) (objstore.Object, error) {
+	if err := m.wait(ctx); err != nil {
+		return objstore.Object{}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.step("get"); err != nil {
@@ -69,7 +85,10 @@ func (m *memObjects) put(key string, body []byte) string {
 // the client (killed, or cut off) never heard.
 var errLost = &objstore.Error{Kind: objstore.KindUnreachable, Msg: "injected: the answer was lost"}
 
-func (m *memObjects) Create(_ context.Context, key string, body []byte) (string, error) {
+func (m *memObjects) Create(ctx context.Context, key string, body []byte) (string, error) {
+	if err := m.wait(ctx); err != nil {
+		return "", err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	err := m.step("create")
@@ -86,7 +105,10 @@ func (m *memObjects) Create(_ context.Context, key string, body []byte) (string,
 	return etag, nil
 }
 
-func (m *memObjects) Swap(_ context.Context, key string, body []byte, etag string) (string, error) {
+func (m *memObjects) Swap(ctx context.Context, key string, body []byte, etag string) (string, error) {
+	if err := m.wait(ctx); err != nil {
+		return "", err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	err := m.step("swap")
@@ -103,7 +125,10 @@ func (m *memObjects) Swap(_ context.Context, key string, body []byte, etag strin
 	return newTag, nil
 }
 
-func (m *memObjects) List(_ context.Context, prefix string) ([]objstore.Entry, error) {
+func (m *memObjects) List(ctx context.Context, prefix string) ([]objstore.Entry, error) {
+	if err := m.wait(ctx); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.step("list"); err != nil {
@@ -119,7 +144,10 @@ func (m *memObjects) List(_ context.Context, prefix string) ([]objstore.Entry, e
 	return out, nil
 }
 
-func (m *memObjects) Delete(_ context.Context, key string) error {
+func (m *memObjects) Delete(ctx context.Context, key string) error {
+	if err := m.wait(ctx); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.step("delete"); err != nil {

@@ -292,12 +292,21 @@ func (s *Syncer) PushSession(ctx context.Context, root, id string) error {
 		}
 		info.Project = p.Root
 		out, _, err := s.pushSession(ctx, r, localSession{Info: info, Path: p.Path(id)})
-		if err == nil && out == pushDiverged {
-			err = fmt.Errorf("session %s: %w", id, errDiverged)
+		switch {
+		case err != nil:
+			return err
+		case out == pushDiverged:
+			return fmt.Errorf("session %s: %w", id, errDiverged)
+		case out == pushBusy || out == pushConflicted:
+			return errPushLater
 		}
-		return err
+		return nil
 	}
 	return nil // removed since, or never written
 }
+
+// errPushLater: another push of the session was running, or other
+// machines kept replacing its head; it stays pending.
+var errPushLater = errors.New("pushed later")
 
 var errDiverged = errors.New("it changed here and on another machine since the last sync: `clawdcode sync` keeps both (this machine's lines go to a fork)")
