@@ -63,21 +63,36 @@ func (s *S3) describe(op, key string, err error) error {
 	if errors.As(err, &api) {
 		code = api.ErrorCode()
 	}
+	if d := s.answered(op, key, err, status, code); d != nil {
+		return d
+	}
+	return s.unanswered(op, key, err, status, code)
+}
+
+// answered describes the failures the server said (nil: none of these).
+func (s *S3) answered(op, key string, err error, status int, code string) error {
 	where := s.loc.String()
 	switch {
 	case code == "NoSuchBucket":
 		return &Error{Kind: KindNoBucket, Err: err, Msg: fmt.Sprintf("%s: the bucket %q does not exist at %s", where, s.loc.Bucket, s.endpoint)}
 	case code == "NoSuchKey" || code == "NotFound" || status == http.StatusNotFound:
 		return fmt.Errorf("%s %s: %w", op, key, ErrNotFound)
-	case status == http.StatusPreconditionFailed || status == http.StatusConflict || code == "PreconditionFailed" || code == "ConditionalRequestConflict":
-		if op == "write" {
-			return fmt.Errorf("%s %s: %w", op, key, conditionFailed(err))
-		}
-	case status == http.StatusForbidden || status == http.StatusUnauthorized || code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch" || code == "AccessDenied":
+	case op == "write" && (status == http.StatusPreconditionFailed || status == http.StatusConflict ||
+		code == "PreconditionFailed" || code == "ConditionalRequestConflict"):
+		return fmt.Errorf("%s %s: %w", op, key, conditionFailed(err))
+	case status == http.StatusForbidden || status == http.StatusUnauthorized || code == "InvalidAccessKeyId" ||
+		code == "SignatureDoesNotMatch" || code == "AccessDenied":
 		return &Error{Kind: KindAuth, Err: err, Msg: fmt.Sprintf("%s: %s refused the credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (%s)", where, s.endpoint, orStatus(code, status))}
 	case status >= 500:
 		return &Error{Kind: KindServer, Err: err, Msg: fmt.Sprintf("%s: %s answered %d %s to %s %s", where, s.endpoint, status, http.StatusText(status), op, key)}
 	}
+	return nil
+}
+
+// unanswered describes the failures to get an answer at all, and the
+// answers no case above knows.
+func (s *S3) unanswered(op, key string, err error, status int, code string) error {
+	where := s.loc.String()
 	var nerr net.Error
 	switch {
 	case errors.Is(err, context.Canceled):
