@@ -47,6 +47,10 @@ func TestBothMachinesAppendedOffline(t *testing.T) {
 	b.turn(dir, id, "B-OFFLINE-ONE")
 	b.turn(dir, id, "B-OFFLINE-TWO")
 	bOwn := uuids(t, b.sessionBytes(id))
+	// B's search index holds B's line in the session before the sync.
+	if r := b.RunIn(dir, "search", "B-OFFLINE-TWO"); r.Code != 0 || !strings.Contains(r.Stdout, id) {
+		t.Fatalf("B's search before the sync:\n%s", r)
+	}
 
 	a.mustSync()
 	r := b.mustSync()
@@ -78,6 +82,22 @@ func TestBothMachinesAppendedOffline(t *testing.T) {
 		list := mc.RunIn(dir, "sessions", "list")
 		if list.Code != 0 || !strings.Contains(list.Stdout, fork[:8]) || !strings.Contains(list.Stdout, id[:8]) || !strings.Contains(list.Stdout, "fork") {
 			t.Errorf("%s: sessions list does not show the session and its fork, named as such:\n%s", name, list)
+		}
+	}
+	// B's search index follows what arrived, the session's file replaced
+	// under it included: A's turn is found in the session, B's in the fork.
+	for word, want := range map[string]string{"A-OFFLINE-ONE": id, "B-OFFLINE-TWO": fork} {
+		r := b.RunIn(dir, "search", "--json", word)
+		var hits []struct {
+			SessionID string `json:"sessionId"`
+		}
+		if r.Code != 0 || decodeLast(r.Stdout, &hits) != nil || len(hits) == 0 {
+			t.Fatalf("B's search for %s:\n%s", word, r)
+		}
+		for _, h := range hits {
+			if h.SessionID != want {
+				t.Errorf("B's search for %s found it in %s, want %s", word, h.SessionID, want)
+			}
 		}
 	}
 	if text := string(b.sessionBytes(id)); strings.Contains(text, "B-OFFLINE") {

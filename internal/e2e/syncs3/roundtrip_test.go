@@ -43,6 +43,12 @@ func TestContinueOnAnotherMachine(t *testing.T) {
 	if !bytes.Equal(a.sessionBytes(id), b.sessionBytes(id)) {
 		t.Fatal("the pulled session is not A's file")
 	}
+	if r := b.RunIn(dir, "search", "TAIL-AFTER-THE-COMPACTION"); r.Code != 0 || !strings.Contains(r.Stdout, id) {
+		t.Fatalf("B's search does not find what the pull brought:\n%s", r)
+	}
+	if r := b.RunIn(dir, "sessions", "list"); r.Code != 0 || !strings.Contains(r.Stdout, id[:8]) {
+		t.Fatalf("B's sessions list does not show the pulled session:\n%s", r)
+	}
 	b.turn(dir, id, "fourth request: CONTINUED-ON-B")
 	first := requestText(b.Server.Requests()[0].Messages)
 	for _, want := range []string{"SUMMARY-OF-EARLIER-WORK", "TAIL-AFTER-THE-COMPACTION", "CONTINUED-ON-B"} {
