@@ -22,8 +22,9 @@ import (
 // once) for Close to return, and the session is pushed by the next turn or
 // sync.
 type Auto struct {
-	open func(ctx context.Context) (*Syncer, error)
-	root string // the project the turns are in
+	open  func(ctx context.Context) (*Syncer, error)
+	root  string    // the project the turns are in
+	since time.Time // when the run began: sessions written since are its
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -45,7 +46,7 @@ type Auto struct {
 // Syncer on the first turn's end (nothing of sync runs before).
 func NewAuto(root string, open func(ctx context.Context) (*Syncer, error)) *Auto {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Auto{open: open, root: root, ctx: ctx, cancel: cancel, queued: map[string]bool{}, seen: map[string]bool{}}
+	return &Auto{open: open, root: root, since: time.Now(), ctx: ctx, cancel: cancel, queued: map[string]bool{}, seen: map[string]bool{}}
 }
 
 // TurnEnded queues session id's push and returns at once.
@@ -91,8 +92,10 @@ func (a *Auto) work() {
 	}
 }
 
-// push pushes one session, marked pending until it is done; the first
-// push of the run also takes up the sessions earlier runs left pending.
+// push pushes one session, marked pending until it is done, and the other
+// sessions of the project the run wrote to (a subagent's, a fork's, the
+// one a handoff left); the first push of the run also takes up the
+// sessions earlier runs left pending.
 func (a *Auto) push(id, root string) {
 	s, err := a.syncerOnce()
 	if err != nil {
@@ -112,6 +115,11 @@ func (a *Auto) push(id, root string) {
 		}
 	}
 	a.mu.Unlock()
+	for _, other := range s.writtenSince(root, a.since) {
+		if _, ok := pending[other]; !ok {
+			pending[other] = root
+		}
+	}
 	for pid, proot := range pending {
 		err := s.PushSession(a.ctx, proot, pid)
 		if a.ctx.Err() != nil {

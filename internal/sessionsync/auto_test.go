@@ -41,3 +41,29 @@ func TestAutoNeverHoldsATurnAndFinishesNextRun(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoPushesEverySessionTheRunWrote: a turn's end pushes its session
+// and the others of the project the run wrote (a subagent's, a fork's),
+// not the ones it did not touch.
+func TestAutoPushesEverySessionTheRunWrote(t *testing.T) {
+	t.Parallel()
+	obj := newMem()
+	m := newMachine(t, t.TempDir())
+	open := func(context.Context) (*Syncer, error) { return m.syncer(obj, ""), nil }
+	old := m.newSession("before the run", 1)
+	time.Sleep(10 * time.Millisecond) // a file time apart from the run's start
+	a := NewAuto(m.proj.Root, open)
+	turn := m.newSession("the turn", 1)
+	sub := m.newSession("its subagent", 1)
+	a.TurnEnded(turn)
+	if lines := a.Close(time.Minute); len(lines) != 0 {
+		t.Fatal(lines)
+	}
+	r := mustRemote(t, m.syncer(obj, ""))
+	for id, want := range map[string]bool{turn: true, sub: true, old: false} {
+		h, _, err := r.getHead(context.Background(), id)
+		if err != nil || (h != nil) != want {
+			t.Errorf("session %s in the store: %v, want %v (%v)", id, h != nil, want, err)
+		}
+	}
+}

@@ -271,8 +271,9 @@ func (s *Syncer) localSessions() ([]localSession, error) {
 }
 
 // PushSession pushes one session of the project at root (a turn's end:
-// see Auto). A session that changed on both sides is left for a pull,
-// with errDiverged.
+// see Auto). A session whose file is the length its last sync left costs
+// no request; one that changed on both sides is left for a pull, with
+// errDiverged.
 func (s *Syncer) PushSession(ctx context.Context, root, id string) error {
 	r, err := s.remote(ctx, true)
 	if err != nil {
@@ -281,6 +282,12 @@ func (s *Syncer) PushSession(ctx context.Context, root, id string) error {
 	p, err := s.opts.Store.ProjectAt(root)
 	if err != nil {
 		return err
+	}
+	if foreignOrigin(s.opts.Store.Home(), id) != "" {
+		return nil // a teammate's, pulled with --from: never pushed to this store
+	}
+	if st, err := s.state.load(sessionName(r.key, id)); err == nil && st.HeadETag != "" && fileSize(p.Path(id)) == st.Synced {
+		return nil
 	}
 	infos, err := p.List()
 	if err != nil {
@@ -310,3 +317,23 @@ func (s *Syncer) PushSession(ctx context.Context, root, id string) error {
 var errPushLater = errors.New("pushed later")
 
 var errDiverged = errors.New("it changed here and on another machine since the last sync: `clawdcode sync` keeps both (this machine's lines go to a fork)")
+
+// writtenSince lists the sessions of the project at root whose files
+// changed since t.
+func (s *Syncer) writtenSince(root string, t time.Time) []string {
+	p, err := s.opts.Store.ProjectAt(root)
+	if err != nil {
+		return nil
+	}
+	files, err := p.SessionFiles()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, f := range files {
+		if !f.Info.ModTime().Before(t) {
+			out = append(out, f.ID)
+		}
+	}
+	return out
+}
