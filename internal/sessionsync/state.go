@@ -15,9 +15,10 @@ import (
 )
 
 // localState is what this machine remembers of one store, under
-// $CLAWDCODE_HOME/sync/<store id>/: per session, how many bytes of the
-// local file the store is known to hold (a hint: every sync checks it
-// against the head's hashes before relying on it), its lock, and the
+// $CLAWDCODE_HOME/sync/<store id>/: per session (by its name in the
+// store: its id, or a keyed hash of it), how many bytes of the local file
+// the store is known to hold (a hint: every sync checks it against the
+// head's hashes before relying on it) and its lock; and, by id, the
 // sessions a turn's push left pending. None of it is ever synced.
 type localState struct {
 	dir string
@@ -49,8 +50,8 @@ func storeID(endpoint, location string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func (l *localState) path(id, ext string) string {
-	return filepath.Join(l.dir, "sessions", id+ext)
+func (l *localState) path(name, ext string) string {
+	return filepath.Join(l.dir, "sessions", name+ext)
 }
 
 func (l *localState) load(id string) (sessionState, error) {
@@ -134,7 +135,7 @@ func (l *localState) pendings() map[string]string {
 	return out
 }
 
-// foreignDir holds a marker per session pulled from a teammate's store
+// foreignMarker is the marker of a session pulled from a teammate's store
 // (--from): a push to the user's own store leaves those alone.
 func foreignMarker(home, id string) string {
 	return filepath.Join(home, syncDirName, "foreign", id)
