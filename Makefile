@@ -15,7 +15,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 E2E_PKGS  = ./internal/e2e/... ./internal/perf/... ./internal/ctxbench/...
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e /internal/e2e -e /internal/perf -e /internal/ctxbench)
 
-.PHONY: build cross install test test-short bench bench-context lint fuzz fuzz-short clean mcp-server
+.PHONY: build cross install test test-short bench bench-context lint fuzz fuzz-short clean mcp-server seaweedfs
 
 # Static and without cgo, as on every platform `make cross` builds: with a
 # C compiler on the machine, Go would otherwise link the system's C library
@@ -126,3 +126,10 @@ clean:
 MCP_EVERYTHING ?= 2026.8.31
 mcp-server:
 	npm install --no-audit --no-fund --loglevel=error --prefix .cache/mcp @modelcontextprotocol/server-everything@$(MCP_EVERYTHING)
+
+# The S3 server the sync tests run against (SeaweedFS's weed, at the
+# version tools/seaweedfs/go.mod pins), built once into a cache directory;
+# the tests find it there (or at $CLAWDCODE_WEED) and skip without it,
+# except under CI, where .ci/run builds it first.
+seaweedfs:
+	@./scripts/seaweedfs.sh

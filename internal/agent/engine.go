@@ -106,6 +106,11 @@ type Config struct {
 	Warn func(msg string)
 	// About is what /status shows of the run beyond the engine.
 	About About
+	// AfterTurn, when set, is told the session's id at the end of each
+	// turn (Submit) that has a session, its records in the session file:
+	// sync's push of the turn ([sync] auto, internal/sessionsync.Auto).
+	// It must return at once — the turn's result waits for it.
+	AfterTurn func(sessionID string)
 }
 
 // Engine is the session engine the front ends (the REPL, -p, an editor)

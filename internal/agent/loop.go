@@ -104,6 +104,9 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 	if err == nil {
 		e.runHook(ctx, hooks.Stop, "", hooks.Payload{"stop_hook_active": false})
 	}
+	if id := e.sessions.ID(); e.cfg.AfterTurn != nil && id != "" {
+		e.cfg.AfterTurn(id)
+	}
 	return res, err
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/secrets"
+	"github.com/clawdcode/clawdcode/internal/sessionsync"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -82,6 +83,10 @@ type Factory struct {
 	// replOwnsInterrupt is set once the REPL runs: it handles Ctrl-C
 	// itself, so SIGINT must no longer cancel the whole run.
 	replOwnsInterrupt atomic.Bool
+
+	// autoSync is the run's background push of each turn ([sync] auto),
+	// nil when it is off; Run gives it a bounded moment at exit.
+	autoSync atomic.Pointer[sessionsync.Auto]
 
 	// indexErr is why index.json could not be written, said after the
 	// run's own error (see Run).

@@ -273,6 +273,7 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		Sandbox:        sb,
 		Warn:           warnTo(f.IO.ErrOut),
 		About:          f.about(cfg, p, sb),
+		AfterTurn:      f.afterTurn(p),
 	})
 	if err != nil {
 		host.Close()

@@ -138,6 +138,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	cmd.AddCommand(NewCmdSearch(f, nil))
 	cmd.AddCommand(NewCmdImport(f, nil))
 	cmd.AddCommand(NewCmdSandbox(f, nil))
+	cmd.AddCommand(NewCmdSync(f, nil))
 	return cmd
 }
 

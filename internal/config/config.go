@@ -99,6 +99,11 @@ type Config struct {
 	// Sandbox is the [sandbox] table and --sandbox (CONTRACT.md §13).
 	Sandbox Sandbox
 
+	// Sync is the user's [sync] table (nil: none); a project's file never
+	// sets it (SyncSource is the file it came from).
+	Sync       *SyncTable
+	SyncSource string
+
 	// Files are the configuration files that were read, user's first.
 	Files []string
 }
@@ -138,6 +143,15 @@ func Resolve(src Sources) (*Config, error) {
 		}
 		if f == nil {
 			continue
+		}
+		if path == src.ProjectFile && f.Sync != nil && !sameFile(path, src.UserFile) {
+			// Where sessions are sent is the user's choice alone: a
+			// repository must not send its users' sessions anywhere,
+			// trusted or not.
+			f.Sync = nil
+			if src.Warn != nil {
+				src.Warn(fmt.Sprintf("%s: [sync] is read from the user's config.toml only; ignored here", path))
+			}
 		}
 		if path == src.ProjectFile && src.TrustProject != nil && !sameFile(path, src.UserFile) &&
 			len(f.Asks()) > 0 && !src.TrustProject(f) {
@@ -250,6 +264,9 @@ func (c *Config) apply(f *File) {
 	c.EnvPassthrough = append(c.EnvPassthrough, f.Tools.EnvPassthrough...)
 	for name, e := range f.Prices {
 		c.Prices[strings.TrimSpace(name)] = e.Price()
+	}
+	if f.Sync != nil {
+		c.Sync, c.SyncSource = f.Sync, f.Path
 	}
 }
 
