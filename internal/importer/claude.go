@@ -214,7 +214,8 @@ func (c *claude) assistant(l *ccLine) {
 	}
 	r := c.reply
 	if u := l.Message.Usage; u != nil {
-		r.usage = &storage.Usage{InputTokens: u.InputTokens + u.CacheCreationTokens + u.CacheReadTokens, OutputTokens: u.OutputTokens}
+		r.usage = &storage.Usage{InputTokens: u.InputTokens + u.CacheCreationTokens + u.CacheReadTokens,
+			CacheReadInputTokens: u.CacheReadTokens, OutputTokens: u.OutputTokens}
 	}
 	text, blocks := l.Message.Content.text, l.Message.Content.blocks
 	if text != "" {

@@ -64,6 +64,9 @@ type SessionUsage struct {
 	// for ("" = a session of its own).
 	Parent string
 	Rows   []UsageRow
+	// Title and Updated are the session's, as sessions list shows them.
+	Title   string
+	Updated time.Time
 }
 
 // add folds one model call's usage at ts into the summary.
@@ -106,6 +109,11 @@ func (u *UsageSummary) observe(r *Record) {
 		}
 	case r.Subtype == SubtypeSubagentStart && r.Subagent != nil:
 		u.Parent = r.Subagent.SessionID
+	case r.Subtype == SubtypeModelUsage && r.ModelUsage != nil:
+		if r.ModelUsage.Model != "" {
+			u.LastModel = r.ModelUsage.Model
+		}
+		u.add(r.Timestamp, r.ModelUsage.Model, false, r.ModelUsage.Usage)
 	}
 }
 
@@ -139,7 +147,8 @@ type usageProbe struct {
 			SummaryUsage *Usage `json:"summaryUsage"`
 		} `json:"receipt"`
 	} `json:"compactMetadata"`
-	Subagent *SubagentInfo `json:"subagent"`
+	Subagent   *SubagentInfo `json:"subagent"`
+	ModelUsage *ModelUsage   `json:"modelUsage"`
 }
 
 // catchUp counts the whole lines of f from u.Scanned to size and returns
@@ -177,7 +186,7 @@ func (u *UsageSummary) catchUp(ctx context.Context, f *os.File, size int64) (*Us
 		if json.Unmarshal(line, &p) != nil {
 			continue // a damaged line: every reader skips it
 		}
-		r := Record{Type: p.Type, Subtype: p.Subtype, Timestamp: p.Timestamp, Subagent: p.Subagent}
+		r := Record{Type: p.Type, Subtype: p.Subtype, Timestamp: p.Timestamp, Subagent: p.Subagent, ModelUsage: p.ModelUsage}
 		if p.Message != nil {
 			r.Message = &Message{Model: p.Message.Model, Usage: p.Message.Usage}
 		}
@@ -209,8 +218,9 @@ func (p *Project) Usage(ctx context.Context) ([]SessionUsage, error) {
 	caught := map[string]*UsageSummary{}
 	for _, sf := range files {
 		var cur *UsageSummary
+		su := SessionUsage{ID: sf.ID, Project: p.Root}
 		if e := idx[sf.ID]; e != nil {
-			cur = e.Usage
+			cur, su.Title, su.Updated = e.Usage, e.Title, e.Updated
 		}
 		if cur == nil || cur.Scanned < sf.Info.Size() {
 			next, err := catchUpFile(ctx, sf.Path, cur, sf.Info.Size())
@@ -222,7 +232,8 @@ func (p *Project) Usage(ctx context.Context) ([]SessionUsage, error) {
 			}
 			cur = next
 		}
-		out = append(out, SessionUsage{ID: sf.ID, Project: p.Root, Parent: cur.Parent, Rows: cur.Rows})
+		su.Parent, su.Rows = cur.Parent, cur.Rows
+		out = append(out, su)
 	}
 	if len(caught) > 0 {
 		p.updateIndex(dir, func(m map[string]*indexEntry) {
