@@ -137,6 +137,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	cmd.AddCommand(NewCmdSessions(f))
 	cmd.AddCommand(NewCmdSearch(f, nil))
 	cmd.AddCommand(NewCmdImport(f, nil))
+	cmd.AddCommand(NewCmdUsage(f, nil))
 	return cmd
 }
 
