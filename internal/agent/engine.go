@@ -19,6 +19,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/recall"
 	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -99,6 +100,9 @@ type Config struct {
 	Warn func(msg string)
 	// About is what /status shows of the run beyond the engine.
 	About About
+	// Telemetry is told of turns, tool calls, permission decisions and
+	// compactions (nil = telemetry.Off).
+	Telemetry telemetry.Hooks
 }
 
 // Engine is the session engine both front ends (REPL and -p) drive: one
@@ -146,6 +150,14 @@ type Engine struct {
 	taskAsk, taskLink sync.Mutex
 	// taskUsage is what the subagents spent (under taskLink).
 	taskUsage storage.Usage
+}
+
+// telemetry is the hooks the engine reports to (telemetry.Off when none).
+func (e *Engine) telemetry() telemetry.Hooks {
+	if e.cfg.Telemetry == nil {
+		return telemetry.Off
+	}
+	return e.cfg.Telemetry
 }
 
 // permissionChecker is what the loop needs of *tools.Permissions.
@@ -228,6 +240,7 @@ func toolDefs(set []tools.Tool) []chat.ToolDef {
 // newManager builds a context manager over log (whose session is nil for a
 // session not yet created; live nil = no records yet).
 func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.Live) (*contextmgr.Manager, error) {
+	log.tel = e.telemetry()
 	opt := e.managerOptions(e.model, e.system, e.tools)
 	opt.Notify, opt.Hooks = e.notify, compactHooks{e}
 	opt.Brief = &contextmgr.BriefForms{System: e.briefSystem, Tools: briefDefs(e.tools)}
@@ -290,6 +303,8 @@ type sessionLog struct {
 	reply string
 	// cp is the session's checkpoint store, built on first use.
 	cp *checkpoint.Store
+	// tel is told of the records appended (compactions); nil = nobody.
+	tel telemetry.Hooks
 }
 
 func (l *sessionLog) Append(r *storage.Record) (int64, error) {
@@ -315,6 +330,9 @@ func (l *sessionLog) wrote(off int64) {
 }
 
 func (l *sessionLog) observe(recs ...*storage.Record) {
+	if l.tel != nil {
+		l.tel.Records(l.sess.ID(), recs)
+	}
 	for _, r := range recs {
 		switch {
 		case r.Type == storage.TypeUser && !r.IsCompactSummary:
