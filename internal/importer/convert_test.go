@@ -168,4 +168,32 @@ func TestClaudeCodeCacheReadsKeptApart(t *testing.T) {
 	if u.CacheReadInputTokens == 0 || u.CacheReadInputTokens >= u.InputTokens {
 		t.Errorf("usage %+v: the cache reads are not kept apart within the input", u)
 	}
+	// Each API call (message id) counts once, at its last line's usage,
+	// however many records its blocks became.
+	last := map[string]storage.Usage{}
+	for _, line := range bytes.Split(fixtures.Read(t, "claude-code", "spotter_real_tool_heavy.jsonl"), []byte("\n")) {
+		var l struct {
+			Type    string `json:"type"`
+			Message struct {
+				ID    string `json:"id"`
+				Usage *struct {
+					In    int `json:"input_tokens"`
+					Write int `json:"cache_creation_input_tokens"`
+					Read  int `json:"cache_read_input_tokens"`
+					Out   int `json:"output_tokens"`
+				} `json:"usage"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &l) == nil && l.Type == "assistant" && l.Message.Usage != nil {
+			mu := l.Message.Usage
+			last[l.Message.ID] = storage.Usage{InputTokens: mu.In + mu.Write + mu.Read, CacheReadInputTokens: mu.Read, OutputTokens: mu.Out}
+		}
+	}
+	var want storage.Usage
+	for _, v := range last {
+		want.Add(v)
+	}
+	if u != want {
+		t.Errorf("replies carry %+v, the transcript's calls used %+v", u, want)
+	}
 }
