@@ -43,6 +43,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root := NewCmdRoot(f)
 	root.SetArgs(resumeArgs(args))
 	_, err := root.ExecuteContextC(ctx)
+	f.stopTelemetry()
 	failure := Describe(f.endpointHint(err), context.Cause(ctx))
 	// A server's error may quote the key (a careless proxy's 401): the
 	// line may end up in a CI log, so it goes out redacted too.

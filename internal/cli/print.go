@@ -220,6 +220,10 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		}
 		client = c
 	}
+	tel := f.Telemetry()
+	if tel != nil {
+		client = tel.WrapLLM(client)
+	}
 	// A model the table does not know, with no window set anywhere: the
 	// server is asked (CONTRACT §8), so the first request is sized right.
 	if !opts.WindowExplicit && !tokens.Lookup(opts.Model).Known {
@@ -257,6 +261,7 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		SecretEnv:      []string{cfg.APIKeyEnv},
 		Warn:           warnTo(f.IO.ErrOut),
 		About:          f.about(cfg, p),
+		Telemetry:      hooksOf(tel),
 	})
 	if err := openSession(ctx, f, opts, eng, id); err != nil {
 		_ = eng.Close()

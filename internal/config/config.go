@@ -90,6 +90,10 @@ type Config struct {
 	// secret-looking variables the user hands to tools' children.
 	EnvPassthrough []string
 
+	// TelemetryEnabled is the user's file's [telemetry] enabled (a
+	// project's file has no say; CLAWDCODE_ENABLE_TELEMETRY overrides it,
+	// see telemetry.Read).
+	TelemetryEnabled bool
 	// Prices are every file's [prices."MODEL"] tables, the project's over
 	// the user's; tokens.NewPrices puts them over the built-in table.
 	Prices map[string]tokens.Price
@@ -133,6 +137,14 @@ func Resolve(src Sources) (*Config, error) {
 		}
 		if f == nil {
 			continue
+		}
+		if path == src.ProjectFile && !sameFile(path, src.UserFile) && f.Telemetry.Enabled != nil {
+			// Telemetry sends what the user does to a collector: a
+			// repository can neither turn it on nor off.
+			f.Telemetry.Enabled = nil
+			if src.Warn != nil {
+				src.Warn(fmt.Sprintf("%s: [telemetry] is ignored in a project's file (only your %s turns telemetry on)", path, "config.toml"))
+			}
 		}
 		if path == src.ProjectFile && src.TrustProject != nil && !sameFile(path, src.UserFile) &&
 			len(f.Asks()) > 0 && !src.TrustProject(f) {
@@ -242,6 +254,9 @@ func (c *Config) apply(f *File) {
 		}
 	}
 	c.EnvPassthrough = append(c.EnvPassthrough, f.Tools.EnvPassthrough...)
+	if f.Telemetry.Enabled != nil {
+		c.TelemetryEnabled = *f.Telemetry.Enabled
+	}
 	for name, e := range f.Prices {
 		c.Prices[strings.TrimSpace(name)] = e.Price()
 	}

@@ -53,6 +53,12 @@ type File struct {
 		// credentials (secrets.ChildEnv).
 		EnvPassthrough []string `toml:"env_passthrough"`
 	} `toml:"tools"`
+	// Telemetry is [telemetry]: enabled turns OpenTelemetry export on
+	// (CONTRACT.md section 16). Only the user's file may: a project's
+	// is ignored with a warning.
+	Telemetry struct {
+		Enabled *bool `toml:"enabled"`
+	} `toml:"telemetry"`
 }
 
 // HookEntry is one [[hooks.EVENT]] table: the command to run, for
