@@ -143,7 +143,7 @@ func claudeFixtureUsage(t *testing.T, name string) (string, storage.Usage) {
 	type line struct {
 		Type    string `json:"type"`
 		Message struct {
-			ID    string `json:"id"`
+			ID       string          `json:"id"`
 			Model    string          `json:"model"`
 			RawUsage json.RawMessage `json:"usage"`
 		} `json:"message"`
