@@ -15,7 +15,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 E2E_PKGS  = ./internal/e2e/... ./internal/perf/... ./internal/ctxbench/...
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e /internal/e2e -e /internal/perf -e /internal/ctxbench)
 
-.PHONY: build cross install test test-short bench bench-context lint fuzz fuzz-short clean mcp-server
+.PHONY: build cross install test test-short bench bench-context lint fuzz fuzz-short clean mcp-server otelcol
 
 # Static and without cgo, as on every platform `make cross` builds: with a
 # C compiler on the machine, Go would otherwise link the system's C library
@@ -125,3 +125,10 @@ clean:
 MCP_EVERYTHING ?= 2026.8.31
 mcp-server:
 	npm install --no-audit --no-fund --loglevel=error --prefix .cache/mcp @modelcontextprotocol/server-everything@$(MCP_EVERYTHING)
+
+# The OpenTelemetry Collector the telemetry tests send to (they skip,
+# saying so, without it; under CI they fail): built from its Go modules in
+# tools/otelcol, a module of its own so that none of its dependencies
+# reach clawdcode's. .ci/run calls this. Minutes on a 2-core machine.
+otelcol:
+	cd tools/otelcol && CGO_ENABLED=0 $(GO) build -trimpath -o ../../.cache/otelcol/otelcol .
