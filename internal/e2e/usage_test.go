@@ -261,3 +261,36 @@ func TestUsageReportsWhatTheServerReported(t *testing.T) {
 		t.Errorf("session row %+v (subagent %+v), want %+v (%+v)", r.usageFigures, r.Subs[0], figuresOf(tl.all, "gpt-4o"), figuresOf(tl.sub, "gpt-4o"))
 	}
 }
+
+// /cost and `clawdcode usage session` price a session the same way, each
+// model at its own price: a session that changed model between turns
+// costs, in both, 100,000 prompt tokens (40,000 cached) and 1,000
+// completion tokens at gpt-4o's prices plus the same at gpt-4.1's.
+func TestCostAgreesWithUsageSession(t *testing.T) {
+	t.Parallel()
+	w := pricedWorld(t)
+	w.MustRun("--model", "gpt-4o", "-p", "first")
+	w.MustRun("--model", "gpt-4.1", "-c", "-p", "second")
+	rep := runUsage(t, w, "usage", "session", "--json")
+	if len(rep.Rows) != 1 {
+		t.Fatalf("rows %+v", rep.Rows)
+	}
+	p4o, _ := tokens.PriceOf("gpt-4o")
+	p41, _ := tokens.PriceOf("gpt-4.1")
+	want := p4o.Cost(100_000, 40_000, 1_000) + p41.Cost(100_000, 40_000, 1_000)
+	if math.Abs(rep.Rows[0].Cost-want) > 1e-9 {
+		t.Fatalf("usage session: $%v, want $%v", rep.Rows[0].Cost, want)
+	}
+	out := w.MustRun("--model", "gpt-4.1", "-c", "-p", "/cost").Stdout
+	if line := fmt.Sprintf("Estimated cost: %s at each model's prices (gpt-4.1, gpt-4o)\n", dollarsOf(want)); !strings.Contains(out, line) {
+		t.Errorf("/cost lacks %q:\n%s", line, out)
+	}
+}
+
+// dollarsOf is an amount as /cost and usage print it.
+func dollarsOf(v float64) string {
+	if v < 0.01 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
