@@ -75,6 +75,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		SkipPermissions: opts.SkipPermissions,
 		Modes:           perms,
 		SearchSessions:  searchSessions(f),
+		Spend:           todaySpend(f, eng),
 	})
 	if errors.Is(err, slash.ErrExit) {
 		err = nil

@@ -93,3 +93,18 @@ func usageRun(ctx context.Context, f *Factory, opts *UsageOptions) error {
 	}
 	return rep.WriteText(f.IO.Out)
 }
+
+// todaySpend is the REPL status line's cost of the day, over every
+// project's sessions, unless the user's configuration turns it off
+// (status_cost = false); nil when it cannot be had.
+func todaySpend(f *Factory, eng interface{ Model() string }) *usage.Today {
+	cfg, err := f.Config()
+	if err != nil || !cfg.StatusCost {
+		return nil
+	}
+	st, err := f.Store()
+	if err != nil {
+		return nil
+	}
+	return usage.NewToday(st, tokens.NewPrices(cfg.Prices), eng.Model)
+}

@@ -90,6 +90,9 @@ type Config struct {
 	// secret-looking variables the user hands to tools' children.
 	EnvPassthrough []string
 
+	// StatusCost shows what today's sessions cost in the REPL's status
+	// line (status_cost; default true).
+	StatusCost bool
 	// TelemetryEnabled is the user's file's [telemetry] enabled (a
 	// project's file has no say; CLAWDCODE_ENABLE_TELEMETRY overrides it,
 	// see telemetry.Read).
@@ -159,6 +162,7 @@ func Resolve(src Sources) (*Config, error) {
 		Model: DefaultModel, ModelSource: SourceDefault, BaseURLSource: SourceDefault,
 		APIKeyEnv: DefaultAPIKeyEnv, WireAPI: DefaultWireAPI,
 		MCPServers: map[string]MCPServer{}, Prices: map[string]tokens.Price{},
+		StatusCost: true,
 	}
 	// Files in rising precedence: the project's overrides the user's.
 	for _, f := range files {
@@ -256,6 +260,9 @@ func (c *Config) apply(f *File) {
 	c.EnvPassthrough = append(c.EnvPassthrough, f.Tools.EnvPassthrough...)
 	if f.Telemetry.Enabled != nil {
 		c.TelemetryEnabled = *f.Telemetry.Enabled
+	}
+	if f.StatusCost != nil {
+		c.StatusCost = *f.StatusCost
 	}
 	for name, e := range f.Prices {
 		c.Prices[strings.TrimSpace(name)] = e.Price()

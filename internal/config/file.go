@@ -36,7 +36,10 @@ type File struct {
 	WireAPI          *string  `toml:"wire_api"`
 	ContextWindow    *int     `toml:"context_window"`
 	CompactThreshold *float64 `toml:"compact_threshold"`
-	Permissions      struct {
+	// StatusCost shows today's cost in the REPL's status line (default
+	// true).
+	StatusCost  *bool `toml:"status_cost"`
+	Permissions struct {
 		Allow []tools.Rule `toml:"allow"`
 		Deny  []tools.Rule `toml:"deny"`
 	} `toml:"permissions"`
