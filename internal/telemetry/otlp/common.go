@@ -69,7 +69,7 @@ func attrValue(v *buf, val attribute.Value) {
 	case attribute.EMPTY:
 		// An empty AnyValue.
 	default:
-		v.strAlways(1, val.Emit())
+		v.strAlways(1, val.String())
 	}
 }
 
