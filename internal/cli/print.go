@@ -263,6 +263,9 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		About:          f.about(cfg, p),
 		Telemetry:      hooksOf(tel),
 	})
+	if tel != nil {
+		tel.SessionFallback(eng.SessionID)
+	}
 	if err := openSession(ctx, f, opts, eng, id); err != nil {
 		_ = eng.Close()
 		return nil, cachedWindow, err

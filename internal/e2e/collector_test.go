@@ -200,6 +200,8 @@ type otlpSpan struct {
 }
 
 type otlpPoint struct {
+	// instance is the exporting process's service.instance.id.
+	instance   string
 	Attributes otlpAttrs       `json:"attributes"`
 	AsInt      json.RawMessage `json:"asInt"`
 	AsDouble   *float64        `json:"asDouble"`
@@ -255,6 +257,9 @@ func (c *collector) received(t *testing.T) received {
 	c.lines(t, "metrics.jsonl", func(b []byte) {
 		var d struct {
 			RM []struct {
+				Resource struct {
+					Attributes otlpAttrs `json:"attributes"`
+				} `json:"resource"`
 				SM []struct {
 					Metrics []struct {
 						Name string `json:"name"`
@@ -269,10 +274,15 @@ func (c *collector) received(t *testing.T) received {
 			t.Fatalf("metrics: %v", err)
 		}
 		for _, rm := range d.RM {
+			inst, _ := rm.Resource.Attributes.get("service.instance.id")
 			for _, sm := range rm.SM {
 				for _, m := range sm.Metrics {
-					if m.Sum != nil {
-						r.points[m.Name] = append(r.points[m.Name], m.Sum.Points...)
+					if m.Sum == nil {
+						continue
+					}
+					for _, p := range m.Sum.Points {
+						p.instance = inst
+						r.points[m.Name] = append(r.points[m.Name], p)
 					}
 				}
 			}
@@ -298,9 +308,9 @@ func (c *collector) received(t *testing.T) received {
 	return r
 }
 
-// sums is a cumulative counter's total per value of keys: each
-// attribute set's latest point, added up over the sets that share those
-// values.
+// sums is a cumulative counter's total per value of keys: each series'
+// (a process's attribute set's) latest point, added up over the series
+// that share those values.
 func (r received) sums(metric string, keys ...string) map[string]float64 {
 	type point struct {
 		key  string
@@ -310,6 +320,7 @@ func (r received) sums(metric string, keys ...string) map[string]float64 {
 	latest := map[string]point{}
 	for _, p := range r.points[metric] {
 		all, _ := json.Marshal(p.Attributes)
+		all = append(all, p.instance...)
 		k := ""
 		for _, key := range keys {
 			v, _ := p.Attributes.get(key)

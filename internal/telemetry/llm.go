@@ -35,7 +35,8 @@ type tracedLLM struct {
 func (l *tracedLLM) ListModels(ctx context.Context) ([]string, error) { return l.inner.ListModels(ctx) }
 
 func (l *tracedLLM) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
-	t, session, start := l.t, SessionOf(ctx), time.Now()
+	t, start := l.t, time.Now()
+	session := t.session(ctx)
 	ctx, span := t.tracer.Start(ctx, "chat "+req.Model, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(
 			attribute.String(attrOperation, "chat"),

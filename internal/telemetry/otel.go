@@ -6,9 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/google/uuid"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/stdout/stdoutlog"
@@ -52,6 +54,25 @@ type Telemetry struct {
 	inst   instruments
 	// counted are the sessions already counted by clawdcode.session.count.
 	counted sync.Map
+	// current is the session of a call made outside any turn (a slash
+	// command's: /compact's summary call); see SessionFallback.
+	current atomic.Pointer[func() string]
+}
+
+// SessionFallback names the session of model calls made outside a turn
+// (a slash command's), so that they carry session.id too: current is
+// asked at each such call.
+func (t *Telemetry) SessionFallback(current func() string) { t.current.Store(&current) }
+
+// session is ctx's turn's session, else the fallback's.
+func (t *Telemetry) session(ctx context.Context) string {
+	if s := SessionOf(ctx); s != "" {
+		return s
+	}
+	if f := t.current.Load(); f != nil {
+		return (*f)()
+	}
+	return ""
 }
 
 var _ Hooks = (*Telemetry)(nil)
@@ -103,7 +124,9 @@ func Start(set Settings, version string, prices tokens.Prices, errOut io.Writer,
 	return t, nil
 }
 
-// newResource is service.name clawdcode, its version, and
+// newResource is service.name clawdcode, its version, the process's own
+// service.instance.id (each run's counters start from zero: a collector
+// tells one run's cumulative series from the next by it), and
 // OTEL_RESOURCE_ATTRIBUTES (which cannot rename the service).
 func newResource(set Settings, version string) *resource.Resource {
 	kvs := make([]attribute.KeyValue, 0, len(set.ResourceAttributes)+2)
@@ -112,7 +135,8 @@ func newResource(set Settings, version string) *resource.Resource {
 			kvs = append(kvs, attribute.String(k, v))
 		}
 	}
-	kvs = append(kvs, attribute.String("service.name", "clawdcode"), attribute.String("service.version", version))
+	kvs = append(kvs, attribute.String("service.name", "clawdcode"), attribute.String("service.version", version),
+		attribute.String("service.instance.id", uuid.NewString()))
 	return resource.NewSchemaless(kvs...)
 }
 

@@ -71,7 +71,7 @@ func (t *Telemetry) Turn(ctx context.Context, tn Turn) (context.Context, func(er
 // Tool starts a tool call's span (execute_tool); its end reports the
 // result's outcome, never its text, and the lines a Write or Edit changed.
 func (t *Telemetry) Tool(ctx context.Context, call ToolCall) (context.Context, func(ToolEnd)) {
-	session := SessionOf(ctx)
+	session := t.session(ctx)
 	start := time.Now()
 	ctx, span := t.tracer.Start(ctx, "execute_tool "+call.Name, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(
@@ -116,7 +116,7 @@ func (t *Telemetry) Decision(ctx context.Context, d Decision) {
 		dec = "accept"
 	}
 	t.inst.decisions.Add(ctx, 1, metric.WithAttributes(attribute.String("tool", d.Tool), attribute.String("decision", dec),
-		attribute.String("source", d.Source), attribute.String(attrSession, SessionOf(ctx))))
+		attribute.String("source", d.Source), attribute.String(attrSession, t.session(ctx))))
 }
 
 // Records reads compactions from the records appended to a session: a
