@@ -258,15 +258,3 @@ func catchUpFile(ctx context.Context, path string, u *UsageSummary, size int64) 
 	defer f.Close()
 	return u.catchUp(ctx, f, size)
 }
-
-// Usage is the session's usage summary as this process knows it: current
-// when every record of the file was appended by this Session or counted
-// before; nil when it is behind its file (Project.Usage catches it up).
-func (s *Session) Usage() *UsageSummary {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if u := s.entry.Usage; u != nil && u.Scanned == s.size {
-		return u
-	}
-	return nil
-}

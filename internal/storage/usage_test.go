@@ -55,8 +55,12 @@ func TestUsageKeptInStepByAppend(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	if s.Usage() == nil {
-		t.Fatal("the open session's summary is not current")
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	fi0, _ := os.Stat(sessionPath(p, s.ID()))
+	if e := p.readIndex(p.Dir)[s.ID()]; e == nil || e.Usage == nil || e.Usage.Scanned != fi0.Size() {
+		t.Fatalf("the index entry's summary does not cover the file the session wrote: %+v", e)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
