@@ -80,6 +80,21 @@ func attrs(e *buf, field int, kvs []attribute.KeyValue) {
 	}
 }
 
+// byScope groups n items by their instrumentation scope (scope(i) is the
+// i-th's), scopes in the order met, each with its items' indexes.
+func byScope(n int, scope func(i int) instrumentation.Scope) ([]instrumentation.Scope, map[instrumentation.Scope][]int) {
+	var order []instrumentation.Scope
+	idx := map[instrumentation.Scope][]int{}
+	for i := range n {
+		sc := scope(i)
+		if _, ok := idx[sc]; !ok {
+			order = append(order, sc)
+		}
+		idx[sc] = append(idx[sc], i)
+	}
+	return order, idx
+}
+
 // resourceMsg writes resource.v1.Resource {attributes = 1}.
 func resourceMsg(e *buf, field int, r *resource.Resource) {
 	e.msg(field, func(m *buf) {

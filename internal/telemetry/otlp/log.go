@@ -35,22 +35,14 @@ func (x *LogExporter) Shutdown(context.Context) error { return nil }
 // {resource_logs = 1}: ResourceLogs {resource = 1, scope_logs = 2},
 // ScopeLogs {scope = 1, log_records = 2}.
 func encodeLogs(recs []sdklog.Record) []byte {
-	var order []instrumentation.Scope
-	byScope := map[instrumentation.Scope][]int{}
-	for i := range recs {
-		sc := recs[i].InstrumentationScope()
-		if _, ok := byScope[sc]; !ok {
-			order = append(order, sc)
-		}
-		byScope[sc] = append(byScope[sc], i)
-	}
+	order, idx := byScope(len(recs), func(i int) instrumentation.Scope { return recs[i].InstrumentationScope() })
 	var req buf
 	req.msg(1, func(rl *buf) {
 		resourceMsg(rl, 1, recs[0].Resource())
 		for _, sc := range order {
 			rl.msg(2, func(sl *buf) {
 				scopeMsg(sl, 1, sc)
-				for _, i := range byScope[sc] {
+				for _, i := range idx[sc] {
 					sl.msg(2, func(m *buf) { logRecord(m, &recs[i]) })
 				}
 			})

@@ -32,23 +32,15 @@ func (x *SpanExporter) Shutdown(context.Context) error { return nil }
 // ScopeSpans {scope = 1, spans = 2}. The spans of one provider share its
 // resource; they are grouped by scope in the order met.
 func encodeSpans(spans []sdktrace.ReadOnlySpan) []byte {
-	var order []instrumentation.Scope
-	byScope := map[instrumentation.Scope][]sdktrace.ReadOnlySpan{}
-	for _, s := range spans {
-		sc := s.InstrumentationScope()
-		if _, ok := byScope[sc]; !ok {
-			order = append(order, sc)
-		}
-		byScope[sc] = append(byScope[sc], s)
-	}
+	order, idx := byScope(len(spans), func(i int) instrumentation.Scope { return spans[i].InstrumentationScope() })
 	var req buf
 	req.msg(1, func(rs *buf) {
 		resourceMsg(rs, 1, spans[0].Resource())
 		for _, sc := range order {
 			rs.msg(2, func(ss *buf) {
 				scopeMsg(ss, 1, sc)
-				for _, s := range byScope[sc] {
-					ss.msg(2, func(m *buf) { span(m, s) })
+				for _, i := range idx[sc] {
+					ss.msg(2, func(m *buf) { span(m, spans[i]) })
 				}
 			})
 		}
