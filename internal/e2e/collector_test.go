@@ -82,10 +82,28 @@ service:
 `
 
 // startCollector runs the collector until the test ends (or Stop), once
-// its receiver accepts connections.
+// its receiver accepts connections. The port freePort found may be taken
+// by another process before the collector binds it: then it tries another,
+// three times in all.
 func startCollector(t *testing.T) *collector {
 	t.Helper()
 	bin := otelcolBinary(t)
+	var lastErr string
+	for range 3 {
+		c, errText := tryCollector(t, bin)
+		if c != nil {
+			return c
+		}
+		lastErr = errText
+	}
+	t.Fatalf("the collector did not start:\n%s", lastErr)
+	return nil
+}
+
+// tryCollector starts the collector on a free port; it returns nil and
+// the collector's stderr when the collector exits before listening.
+func tryCollector(t *testing.T, bin string) (*collector, string) {
+	t.Helper()
 	dir := t.TempDir()
 	port := freePort(t)
 	cfg := filepath.Join(dir, "config.yaml")
@@ -107,11 +125,11 @@ func startCollector(t *testing.T) *collector {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			conn.Close()
-			return c
+			return c, ""
 		}
 		select {
 		case <-c.exited:
-			t.Fatalf("the collector exited before listening:\n%s", stderr.String())
+			return nil, stderr.String()
 		case <-time.After(100 * time.Millisecond):
 		}
 		if i == 600 {
