@@ -28,6 +28,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/sessionsync"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -63,6 +64,9 @@ type Factory struct {
 	config  lazy[*config.Config]
 	perms   lazy[*tools.Permissions]
 	sandbox lazy[*sandbox.Sandbox]
+	// telemetry is OpenTelemetry export, started on first use when on
+	// (telemetry.go); nil when off.
+	telemetry lazy[*telemetry.Telemetry]
 	// configFlags are the command line's settings, given to the
 	// configuration's first resolution (ResolveConfig).
 	configFlags config.Flags
@@ -101,15 +105,22 @@ func NewFactory(ios *iostreams.IOStreams) *Factory {
 
 // lazy is a value built once on first use.
 type lazy[T any] struct {
-	once sync.Once
-	v    T
-	err  error
+	once  sync.Once
+	v     T
+	err   error
+	built atomic.Bool
 }
 
 func (l *lazy[T]) get(build func() (T, error)) (T, error) {
-	l.once.Do(func() { l.v, l.err = build() })
+	l.once.Do(func() {
+		l.v, l.err = build()
+		l.built.Store(true)
+	})
 	return l.v, l.err
 }
+
+// done reports whether the value was built (without building it).
+func (l *lazy[T]) done() bool { return l.built.Load() }
 
 // HomeDir is CLAWDCODE_HOME (default ~/.clawdcode).
 func (f *Factory) HomeDir() (string, error) {

@@ -235,6 +235,10 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		}
 		client = c
 	}
+	tel := f.Telemetry()
+	if tel != nil {
+		client = tel.WrapLLM(client)
+	}
 	// A model the table does not know, with no window set anywhere: the
 	// server is asked (CONTRACT §8), so the first request is sized right.
 	if !opts.WindowExplicit && !tokens.Lookup(opts.Model).Known {
@@ -274,10 +278,14 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		Warn:           warnTo(f.IO.ErrOut),
 		About:          f.about(cfg, p, sb),
 		AfterTurn:      f.afterTurn(p),
+		Telemetry:      hooksOf(tel),
 	})
 	if err != nil {
 		host.Close()
 		return nil, cachedWindow, err
+	}
+	if tel != nil {
+		tel.SessionFallback(eng.Sessions().ID)
 	}
 	if err := openSession(ctx, f, opts, eng.Sessions(), id); err != nil {
 		_ = eng.Close()

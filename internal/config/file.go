@@ -37,7 +37,10 @@ type File struct {
 	WireAPI          *string  `toml:"wire_api"`
 	ContextWindow    *int     `toml:"context_window"`
 	CompactThreshold *float64 `toml:"compact_threshold"`
-	Permissions      struct {
+	// StatusCost shows today's cost in the REPL's status line (default
+	// true).
+	StatusCost  *bool `toml:"status_cost"`
+	Permissions struct {
 		Allow []tools.Rule `toml:"allow"`
 		Deny  []tools.Rule `toml:"deny"`
 	} `toml:"permissions"`
@@ -59,6 +62,12 @@ type File struct {
 		// credentials (secrets.ChildEnv).
 		EnvPassthrough []string `toml:"env_passthrough"`
 	} `toml:"tools"`
+	// Telemetry is [telemetry]: enabled turns OpenTelemetry export on
+	// (CONTRACT.md section 16). Only the user's file may: a project's
+	// is ignored with a warning.
+	Telemetry struct {
+		Enabled *bool `toml:"enabled"`
+	} `toml:"telemetry"`
 }
 
 // HookEntry is one [[hooks.EVENT]] table: the command to run, for
