@@ -2,7 +2,6 @@ package tokens
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -65,17 +64,19 @@ func (c *Counter) Load() error {
 
 // Text returns the exact token count of s as ordinary text (loads the
 // encoding). Should the embedded encoding ever fail to load, it returns
-// Estimate(s) rather than nothing; Load reports that error. A long text is
-// counted in parallel, in parts cut where no pre-tokenizer piece can span
-// the cut (see splitText), so the count is the same as in one piece.
+// Estimate(s) rather than nothing; Load reports that error.
 func (c *Counter) Text(s string) int { return c.sum([]string{s}) }
 
 // sum is the total count of texts, counted in one go: the encoder learns
-// the tokens of all of them at once (see encoder).
+// the tokens of all of them at once (see encoder). Each text is cut where
+// no pre-tokenizer piece can span the cut (see chunks), so the count is
+// the same as in one piece, a long text is counted in parallel, and a
+// chunk counted before (a line another message repeats) is not counted
+// again.
 func (c *Counter) sum(texts []string) int {
 	var parts []string
 	for _, s := range texts {
-		for _, p := range splitText(s, runtime.GOMAXPROCS(0), parallelPart) {
+		for _, p := range chunks(s) {
 			parts = appendRunSlices(parts, p)
 		}
 	}
@@ -100,50 +101,29 @@ func (c *Counter) sum(texts []string) int {
 	return n
 }
 
-// parallelPart is the least a part of a text counted in parallel holds:
-// below ~8 ms of tokenizing, a goroutine per part gains little.
-const parallelPart = 8 << 10
-
-// splitText cuts s into at most n parts of at least least bytes, each cut
-// right after a '\n' that is followed by an ASCII letter or digit. No piece
-// of the cl100k or o200k pre-tokenizer spans such a cut: a letter or digit
-// piece never takes a preceding newline ([^\r\n\p{L}\p{N}]? is its only
-// prefix), and a piece holding a newline continues only with whitespace,
-// '\r', '\n' or (o200k) '/'. Nor does a long run (see maxRun), which every
-// such cut ends. So the count of s is the sum of the counts of the parts.
-func splitText(s string, n, least int) []string {
-	if n < 2 || len(s) < 2*least {
-		return []string{s}
-	}
-	n = min(n, len(s)/least)
-	parts := make([]string, 0, n)
+// chunks cuts s right after every '\n' that is followed by an ASCII
+// letter or digit. No piece of the cl100k or o200k pre-tokenizer spans
+// such a cut: a letter or digit piece never takes a preceding newline
+// ([^\r\n\p{L}\p{N}]? is its only prefix), and a piece holding a newline
+// continues only with whitespace, '\r', '\n' or (o200k) '/'. Nor does a
+// long run (see maxRun), which every such cut ends. So the count of s is
+// the sum of the counts of its chunks.
+func chunks(s string) []string {
+	var out []string
 	start := 0
-	for k := 1; k < n; k++ {
-		at := max(start+least, k*len(s)/n)
-		cut := safeCut(s, at)
-		if cut < 0 || len(s)-cut < least {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
 			break
 		}
-		parts = append(parts, s[start:cut])
-		start = cut
-	}
-	return append(parts, s[start:])
-}
-
-// safeCut is the first cut at or after at that splitText may make, or -1.
-func safeCut(s string, at int) int {
-	for i := at; i < len(s); {
-		j := strings.IndexByte(s[i-1:], '\n')
-		if j < 0 {
-			return -1
-		}
-		cut := i + j // s[cut-1] == '\n'
+		cut := i + j + 1
 		if cut < len(s) && isASCIIWordByte(s[cut]) {
-			return cut
+			out = append(out, s[start:cut])
+			start = cut
 		}
-		i = cut + 1
+		i = cut
 	}
-	return -1
+	return append(out, s[start:])
 }
 
 // isASCIIWordByte reports whether c is an ASCII letter or digit.

@@ -3,7 +3,9 @@ package tokens
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dlclark/regexp2"
 	tiktoken "github.com/pkoukk/tiktoken-go"
@@ -32,12 +34,17 @@ import (
 // FuzzTextMatchesTiktoken compare every count with tiktoken-go's own
 // encoding and would fail at once otherwise.
 //
-// Where the ranks come from: the first few times new pieces turn up, one
-// pass over the embedded rank file picks out their tokens (scanRanks, a
-// few ms, nothing kept); a process that keeps counting new text builds
-// the whole rank map once instead (loadRanks), after which a lookup is a
-// map access. A `-c -p` turn near the trigger counts a message or three
-// and never builds the map.
+// Where the ranks come from: each time new pieces turn up, a pass over the
+// embedded rank file picks out their tokens (rankFile.find: ~7 ms the
+// first time, which reads the file, ~2 ms after). A process that keeps
+// counting new text adds every rank to known once instead, after
+// maxScans passes (about what loading them costs), and learns no more. A
+// `-c -p` turn near the trigger counts a message or three and never loads
+// them all.
+//
+// A text already counted is not counted again: counts keeps the count of
+// each text it was given (texts are cut where no piece spans the cut, so
+// a message that repeats another's lines costs only its new ones).
 //
 // Safe for concurrent use: learning is serialised by learnMu, known grows
 // under mu's write lock, and tiktoken-go reads it under the read lock.
@@ -45,14 +52,19 @@ type encoder struct {
 	name   string
 	pieces *regexp2.Regexp
 
-	learnMu sync.Mutex
-	scans   int                 // passes over the rank file made so far
-	all     map[string]int      // every token's rank, once built
-	seen    map[string]struct{} // pieces whose tokens are all in known
+	learnMu  sync.Mutex
+	file     *rankFile           // read at the first pass
+	scans    int                 // passes over the rank file made so far
+	seen     map[string]struct{} // pieces whose tokens are all in known
+	complete atomic.Bool         // known holds every token
 
 	mu    sync.RWMutex
 	known map[string]int // the ranks tk sees
 	tk    *tiktoken.Tiktoken
+
+	memoMu    sync.Mutex
+	memo      map[string]int // the count of each text counted
+	memoBytes int
 }
 
 const (
@@ -60,11 +72,15 @@ const (
 	// test checks the files).
 	longestToken = 128
 	// maxScans is how many passes over the rank file an encoder makes
-	// before it builds the rank map: about what building it costs.
-	maxScans = 4
+	// before it loads every rank: about what loading them costs.
+	maxScans = 32
 	// maxSeen bounds the pieces an encoder remembers; past it, it forgets
 	// them (their tokens stay known; a piece seen again is looked up again).
 	maxSeen = 1 << 16
+	// maxMemo bounds the bytes of the texts whose counts an encoder keeps,
+	// and maxMemoText the longest it keeps; past maxMemo it forgets them.
+	maxMemo     = 4 << 20
+	maxMemoText = 64 << 10
 )
 
 func newEncoder(name string) (*encoder, error) {
@@ -89,22 +105,67 @@ func newEncoder(name string) (*encoder, error) {
 		return nil, err
 	}
 	tk := tiktoken.NewTiktoken(core, &tiktoken.Encoding{Name: name, PatStr: pattern, MergeableRanks: known}, nil)
-	return &encoder{name: name, pieces: re, seen: map[string]struct{}{}, known: known, tk: tk}, nil
+	return &encoder{name: name, pieces: re, seen: map[string]struct{}{}, known: known, tk: tk, memo: map[string]int{}}, nil
 }
 
 // counts returns the number of tokens of each text as ordinary text.
 // Texts are cut into pieces and, when they are long, encoded in parallel.
 func (e *encoder) counts(texts []string) ([]int, error) {
-	pieces := make([][]string, len(texts))
-	each(texts, func(i int) { pieces[i] = e.piecesOf(texts[i]) })
-	if err := e.learn(pieces); err != nil {
-		return nil, err
-	}
 	n := make([]int, len(texts))
+	// at lists where each text not counted before is, once per text.
+	at := map[string][]int{}
+	var todo []string
+	e.memoMu.Lock()
+	for i, s := range texts {
+		if k, ok := e.memo[s]; ok {
+			n[i] = k
+			continue
+		}
+		if at[s] == nil {
+			todo = append(todo, s)
+		}
+		at[s] = append(at[s], i)
+	}
+	e.memoMu.Unlock()
+	if len(todo) == 0 {
+		return n, nil
+	}
+	if !e.complete.Load() {
+		pieces := make([][]string, len(todo))
+		each(todo, func(i int) { pieces[i] = e.piecesOf(todo[i]) })
+		if err := e.learn(pieces); err != nil {
+			return nil, err
+		}
+	}
+	counted := make([]int, len(todo))
 	e.mu.RLock()
-	defer e.mu.RUnlock()
-	each(texts, func(i int) { n[i] = len(e.tk.EncodeOrdinary(texts[i])) })
+	each(todo, func(i int) { counted[i] = len(e.tk.EncodeOrdinary(todo[i])) })
+	e.mu.RUnlock()
+	for i, s := range todo {
+		for _, j := range at[s] {
+			n[j] = counted[i]
+		}
+	}
+	e.remember(todo, counted)
 	return n, nil
+}
+
+// remember keeps the counts of texts.
+func (e *encoder) remember(texts []string, counts []int) {
+	e.memoMu.Lock()
+	defer e.memoMu.Unlock()
+	for i, s := range texts {
+		if len(s) > maxMemoText {
+			continue
+		}
+		if e.memoBytes+len(s) > maxMemo {
+			clear(e.memo)
+			e.memoBytes = 0
+		}
+		// A copy: the text may be a slice of a far longer one.
+		e.memo[strings.Clone(s)] = counts[i]
+		e.memoBytes += len(s)
+	}
 }
 
 // piecesOf returns the distinct pieces the pattern cuts s into. Like
@@ -151,7 +212,7 @@ func (e *encoder) learn(pieces [][]string) error {
 		return nil
 	}
 	found, err := e.ranksOf(wanted)
-	if err != nil {
+	if err != nil || e.complete.Load() {
 		return err
 	}
 	e.mu.Lock()
@@ -168,28 +229,34 @@ func (e *encoder) learn(pieces [][]string) error {
 	return nil
 }
 
-// ranksOf returns the ranks of those of wanted that are tokens.
+// ranksOf returns the ranks of those of wanted that are tokens, by a
+// pass over the rank file; once the encoder has made maxScans of them, it
+// adds every rank to known instead, drops the file and returns none.
 func (e *encoder) ranksOf(wanted map[string]struct{}) (map[string]int, error) {
-	file := e.name + ".tiktoken"
-	if e.all == nil && e.scans < maxScans {
-		e.scans++
-		return scanRanks(file, wanted)
-	}
-	if e.all == nil {
-		all, err := loadRanks(file)
+	if e.file == nil {
+		f, err := openRankFile(e.name + ".tiktoken")
 		if err != nil {
 			return nil, err
 		}
-		e.all = all
+		e.file = f
 	}
-	found := map[string]int{}
-	for t := range wanted {
-		if r, ok := e.all[t]; ok {
-			found[t] = r
-		}
+	if e.scans < maxScans {
+		e.scans++
+		return e.file.find(wanted)
 	}
-	return found, nil
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.file.each(func(token string, rank int) { e.known[token] = rank }); err != nil {
+		return nil, err
+	}
+	e.complete.Store(true)
+	e.file, e.seen = nil, nil
+	return nil, nil
 }
+
+// parallelPart is the least text a goroutine of each takes: below ~2 ms
+// of tokenizing, another goroutine gains little.
+const parallelPart = 8 << 10
 
 // each calls fn for every index of texts, in parallel (up to GOMAXPROCS)
 // when there is enough text for it to pay.

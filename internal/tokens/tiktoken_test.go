@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"errors"
 	"maps"
 	"math/rand/v2"
 	"reflect"
@@ -63,9 +64,13 @@ func TestEmbeddedRanksAreTheLoaders(t *testing.T) {
 			t.Errorf("%s: a token of %d bytes, longer than longestToken", name, longest)
 		}
 		// A pass that looks for every token finds each, with its rank: every
-		// line's base64 is the standard encoding scanRanks compares with.
-		if found, err := scanRanks(name+".tiktoken", wanted); err != nil || !maps.Equal(found, want) {
-			t.Fatalf("%s: scanRanks finds %d of %d tokens (%v), or other ranks", name, len(found), len(want), err)
+		// line's base64 is the standard encoding find compares with.
+		f, err := openRankFile(name + ".tiktoken")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found, err := f.find(wanted); err != nil || !maps.Equal(found, want) {
+			t.Fatalf("%s: find finds %d of %d tokens (%v), or other ranks", name, len(found), len(want), err)
 		}
 	}
 }
@@ -179,4 +184,54 @@ func randomText(rng *rand.Rand, n int) string {
 		b.WriteString(kinds[rng.IntN(len(kinds))]())
 	}
 	return b.String()
+}
+
+// TestEncoderCountsExactlyInEveryState: an encoder that has made its
+// passes over the rank file and loaded every rank (see maxScans) counts
+// as one that learns, and several goroutines counting different texts at
+// once, while it learns and while it loads, all get tiktoken-go's counts.
+func TestEncoderCountsExactlyInEveryState(t *testing.T) {
+	t.Parallel()
+	ref := referenceEncoding(t, O200kBase)
+	rng := rand.New(rand.NewPCG(7, 39))
+	texts := make([]string, 32) // 20 counts in all, fewer than maxScans
+	for i := range texts {
+		texts[i] = randomText(rng, 1+rng.IntN(2000))
+	}
+	for _, scans := range []int{0, maxScans} {
+		e, err := newEncoder(O200kBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.scans = scans // the second loads every rank at its first count
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				// Each goroutine counts its quarter of the texts, half of it
+				// in one batch and the rest one by one.
+				var mine []string
+				for i := g; i < len(texts); i += 4 {
+					mine = append(mine, texts[i])
+				}
+				got, err := e.counts(mine[:len(mine)/2])
+				for _, s := range mine[len(mine)/2:] {
+					n, err2 := e.counts([]string{s})
+					got, err = append(got, n...), errors.Join(err, err2)
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for i, s := range mine {
+					if want := len(ref.EncodeOrdinary(s)); got[i] != want {
+						t.Errorf("after %d passes: count(%.40q) = %d, tiktoken-go %d", scans, s, got[i], want)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if complete := e.complete.Load(); complete != (scans > 0) {
+			t.Errorf("after %d passes: complete = %v", scans, complete)
+		}
+	}
 }
