@@ -9,11 +9,11 @@
 //   - An encoding is opened lazily, on the first exact count that needs it,
 //     and at most once per process; every Counter shares it. Opening it
 //     builds tiktoken-go's encoder over an empty rank map; each count
-//     first adds the ranks of the tokens inside the text's pieces, found
-//     by one pass over the embedded file (a process that keeps counting
-//     new text loads every rank once instead). So a process that counts a
-//     message or two pays a few ms, where tiktoken.GetEncoding costs
-//     ~100 ms of CPU and ~22 MiB (see encoder).
+//     first adds the ranks of the tokens inside the text's pieces, looked
+//     up in the embedded rank file, which the first count reads and
+//     indexes (~5 ms). So a process that counts a message or two pays a
+//     few ms, where tiktoken.GetEncoding costs ~100 ms of CPU and ~22 MiB
+//     (see encoder).
 //   - Callers count only what a decision needs, once per text, and keep
 //     the count: the context manager stores it with the record and in the
 //     CacheStore, and sizes everything else with MessageUpperBound or

@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/dlclark/regexp2"
 	tiktoken "github.com/pkoukk/tiktoken-go"
@@ -34,13 +33,11 @@ import (
 // FuzzTextMatchesTiktoken compare every count with tiktoken-go's own
 // encoding and would fail at once otherwise.
 //
-// Where the ranks come from: each time new pieces turn up, a pass over the
-// embedded rank file picks out their tokens (rankFile.find: ~7 ms the
-// first time, which reads the file, ~2 ms after). A process that keeps
-// counting new text adds every rank to known once instead, after
-// maxScans passes (about what loading them costs), and learns no more. A
-// `-c -p` turn near the trigger counts a message or three and never loads
-// them all.
+// Where the ranks come from: the first time tokens are learnt, the
+// embedded rank file is read and indexed by hash (rankFile, ~5 ms); each
+// learning then looks up its new substrings in it, and only those. A turn
+// near the compaction trigger, a process of its own, pays that once and
+// never builds the 200,000-entry map.
 //
 // A text already counted is not counted again: counts keeps the count of
 // each text it was given (texts are cut where no piece spans the cut, so
@@ -52,11 +49,9 @@ type encoder struct {
 	name   string
 	pieces *regexp2.Regexp
 
-	learnMu  sync.Mutex
-	file     *rankFile           // read at the first pass
-	scans    int                 // passes over the rank file made so far
-	seen     map[string]struct{} // pieces whose tokens are all in known
-	complete atomic.Bool         // known holds every token
+	learnMu sync.Mutex
+	file    *rankFile           // read at the first learning
+	seen    map[string]struct{} // pieces whose tokens are all in known
 
 	mu    sync.RWMutex
 	known map[string]int // the ranks tk sees
@@ -71,9 +66,6 @@ const (
 	// longestToken is the longest token of either encoding, in bytes (a
 	// test checks the files).
 	longestToken = 128
-	// maxScans is how many passes over the rank file an encoder makes
-	// before it loads every rank: about what loading them costs.
-	maxScans = 32
 	// maxSeen bounds the pieces an encoder remembers; past it, it forgets
 	// them (their tokens stay known; a piece seen again is looked up again).
 	maxSeen = 1 << 16
@@ -130,12 +122,10 @@ func (e *encoder) counts(texts []string) ([]int, error) {
 	if len(todo) == 0 {
 		return n, nil
 	}
-	if !e.complete.Load() {
-		pieces := make([][]string, len(todo))
-		each(todo, func(i int) { pieces[i] = e.piecesOf(todo[i]) })
-		if err := e.learn(pieces); err != nil {
-			return nil, err
-		}
+	pieces := make([][]string, len(todo))
+	each(todo, func(i int) { pieces[i] = e.piecesOf(todo[i]) })
+	if err := e.learn(pieces); err != nil {
+		return nil, err
 	}
 	counted := make([]int, len(todo))
 	e.mu.RLock()
@@ -211,8 +201,15 @@ func (e *encoder) learn(pieces [][]string) error {
 	if len(fresh) == 0 {
 		return nil
 	}
-	found, err := e.ranksOf(wanted)
-	if err != nil || e.complete.Load() {
+	if e.file == nil {
+		f, err := openRankFile(e.name + ".tiktoken")
+		if err != nil {
+			return err
+		}
+		e.file = f
+	}
+	found, err := e.file.find(wanted)
+	if err != nil {
 		return err
 	}
 	e.mu.Lock()
@@ -227,31 +224,6 @@ func (e *encoder) learn(pieces [][]string) error {
 		e.seen[p] = struct{}{}
 	}
 	return nil
-}
-
-// ranksOf returns the ranks of those of wanted that are tokens, by a
-// pass over the rank file; once the encoder has made maxScans of them, it
-// adds every rank to known instead, drops the file and returns none.
-func (e *encoder) ranksOf(wanted map[string]struct{}) (map[string]int, error) {
-	if e.file == nil {
-		f, err := openRankFile(e.name + ".tiktoken")
-		if err != nil {
-			return nil, err
-		}
-		e.file = f
-	}
-	if e.scans < maxScans {
-		e.scans++
-		return e.file.find(wanted)
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.file.each(func(token string, rank int) { e.known[token] = rank }); err != nil {
-		return nil, err
-	}
-	e.complete.Store(true)
-	e.file, e.seen = nil, nil
-	return nil, nil
 }
 
 // parallelPart is the least text a goroutine of each takes: below ~2 ms
