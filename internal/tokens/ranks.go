@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"hash/maphash"
 	"path"
 	"slices"
 	"strings"
@@ -44,8 +45,9 @@ type rankFile struct {
 	data    []byte
 	first   []uint32 // where each bucket's lines begin in starts and hashes
 	starts  []uint32 // where each line starts in data, by bucket
-	hashes  []uint32 // fnv1a of each line's base64 token, by bucket
+	hashes  []uint32 // the hash of each line's base64 token, by bucket
 	decoded int      // the most bytes the tokens decode to
+	seed    maphash.Seed
 }
 
 // rankBuckets is how many buckets a rankFile's index has: a bucket holds
@@ -60,30 +62,28 @@ func openRankFile(name string) (*rankFile, error) {
 	}
 	lines := bytes.Count(data, []byte{'\n'}) + 1
 	starts, hashes := make([]uint32, 0, lines), make([]uint32, 0, lines)
-	f := &rankFile{name: name, data: data, first: make([]uint32, rankBuckets+1)}
+	f := &rankFile{name: name, data: data, first: make([]uint32, rankBuckets+1), seed: maphash.MakeSeed()}
 	for at := 0; at < len(data); {
-		// The token runs to the space; its hash is taken on the way. The
-		// rank is read when the line is (find, each).
-		h, end := uint32(fnvOffset), at
-		for end < len(data) && data[end] != ' ' && data[end] != '\n' {
-			h = (h ^ uint32(data[end])) * fnvPrime
-			end++
+		// A line is the token, a space and the rank, which is read when
+		// the line is (find, each).
+		line := data[at:]
+		if n := bytes.IndexByte(line, '\n'); n >= 0 {
+			line = line[:n]
 		}
-		if end == at || end == len(data) || data[end] != ' ' {
-			if end == at && end < len(data) && data[end] == '\n' {
-				at++ // an empty line
-				continue
-			}
+		next := at + len(line) + 1
+		if len(line) == 0 {
+			at = next
+			continue
+		}
+		sp := bytes.IndexByte(line, ' ')
+		if sp <= 0 {
 			return nil, fmt.Errorf("%s line %d: not a token and a rank", name, len(starts)+1)
 		}
+		h := f.hash(line[:sp])
 		starts, hashes = append(starts, uint32(at)), append(hashes, h)
 		f.first[bucketOf(h)+1]++
-		f.decoded += base64.StdEncoding.DecodedLen(end - at)
-		next := bytes.IndexByte(data[end:], '\n')
-		if next < 0 {
-			break
-		}
-		at = end + next + 1
+		f.decoded += base64.StdEncoding.DecodedLen(sp)
+		at = next
 	}
 	for b := range rankBuckets {
 		f.first[b+1] += f.first[b]
@@ -118,7 +118,7 @@ func (f *rankFile) find(wanted map[string]struct{}) (map[string]int, error) {
 	var buf []byte
 	for t := range wanted {
 		buf = base64.StdEncoding.AppendEncode(buf[:0], []byte(t))
-		h := fnv1a(buf)
+		h := f.hash(buf)
 		b := bucketOf(h)
 		for i := f.first[b]; i < f.first[b+1]; i++ {
 			if f.hashes[i] != h {
@@ -179,16 +179,5 @@ func parseRank(b []byte) (int, error) {
 	return r, nil
 }
 
-// fnv1a is the 32-bit FNV-1a hash of b.
-func fnv1a(b []byte) uint32 {
-	h := uint32(fnvOffset)
-	for _, c := range b {
-		h = (h ^ uint32(c)) * fnvPrime
-	}
-	return h
-}
-
-const (
-	fnvOffset = 2166136261
-	fnvPrime  = 16777619
-)
+// hash is the index's hash of a base64 token.
+func (f *rankFile) hash(token []byte) uint32 { return uint32(maphash.Bytes(f.seed, token)) }
