@@ -341,7 +341,7 @@ func (c *Client) requestBody(req Request, oreq openai.ChatCompletionRequest) ([]
 		return b, nil
 	}
 	oreq.Stream = true
-	b, err := chatBody(oreq)
+	b, err := json.Marshal(oreq)
 	if err != nil {
 		return nil, fmt.Errorf("chat completion request: %w", err)
 	}
