@@ -40,6 +40,7 @@ var _ LLM = (*llm.Client)(nil)
 // may decide what to show by it.
 type Sink interface {
 	Text(delta string)                                // assistant text as it streams
+	Thinking(delta string)                            // the model's reasoning as it streams (never recorded)
 	ToolStart(id, name string, input json.RawMessage) // before a tool runs (after permission)
 	ToolEnd(id, name string, res tools.Result)        // after it ran (ToolStart came before)
 	// ToolRefused: a call answered without running (an unknown tool, bad

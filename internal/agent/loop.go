@@ -202,6 +202,9 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if d.Retry != nil {
 			l.sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeRetry, Text: d.Retry.String()})
 		}
+		if d.Reasoning != "" {
+			l.sink.Thinking(d.Reasoning)
+		}
 		if d.Content != "" {
 			l.streamed.WriteString(d.Content)
 			l.sink.Text(d.Content)
@@ -428,6 +431,7 @@ func clip(s string, n int) string {
 type discardSink struct{}
 
 func (discardSink) Text(string)                                               {}
+func (discardSink) Thinking(string)                                           {}
 func (discardSink) ToolStart(string, string, json.RawMessage)                 {}
 func (discardSink) ToolEnd(string, string, tools.Result)                      {}
 func (discardSink) ToolRefused(string, string, json.RawMessage, tools.Result) {}
