@@ -136,7 +136,10 @@ type Engine struct {
 	// once New returned.
 	log          *sessionLog
 	pendingTitle string
-	mgr          *contextmgr.Manager
+	// nextID is the id a new session not created yet will have, once
+	// Sessions.NextID chose it ("" = a random one at creation).
+	nextID string
+	mgr    *contextmgr.Manager
 	// sink receives the manager's notices while a Submit runs.
 	sink Sink
 
@@ -345,7 +348,7 @@ func (e *Engine) systemPrompt() string {
 func (e *Engine) enter(log *sessionLog, mgr *contextmgr.Manager, live *storage.Live) error {
 	closeErr := e.closeSession()
 	e.log, e.mgr = log, mgr
-	e.pendingTitle = ""
+	e.pendingTitle, e.nextID = "", ""
 	e.enterSession(live)
 	return closeErr
 }

@@ -493,6 +493,34 @@ func TestEngineResumeBusyAndMissing(t *testing.T) {
 	}
 }
 
+// A new session's id is known before anything is written, and its first
+// message creates the session under that id; nothing exists before it.
+func TestNextIDNamesTheSessionBeforeItExists(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	id := e.Sessions().NextID()
+	if id == "" || e.Sessions().NextID() != id || e.Sessions().ID() != "" {
+		t.Fatalf("NextID %q, again %q, ID %q", id, e.Sessions().NextID(), e.Sessions().ID())
+	}
+	if list, _ := w.proj.List(); len(list) != 0 {
+		t.Fatalf("NextID created a session: %+v", list)
+	}
+	w.srv.Enqueue(llmtest.Text("one"), llmtest.Text("two"))
+	if _, err := e.Turns().Submit(t.Context(), "first", nil); err != nil {
+		t.Fatal(err)
+	}
+	if e.Sessions().ID() != id || e.Sessions().NextID() != id {
+		t.Fatalf("the session was created as %q, not the id named before, %q", e.Sessions().ID(), id)
+	}
+	if err := e.Sessions().StartNew(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if next := e.Sessions().NextID(); next == id || next == "" {
+		t.Fatalf("the next new session is named %q after %q", next, id)
+	}
+}
+
 func TestEngineNewSessionAndSwitchBack(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
