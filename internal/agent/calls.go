@@ -65,7 +65,7 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 	}
 	// A call that cannot succeed fails before anyone is asked to
 	// allow it (Edit of a file never read, Write under CLAWDCODE_HOME).
-	if res, ok := tools.Precheck(tool, p.input); !ok {
+	if res, ok := tools.Precheck(ctx, tool, p.input); !ok {
 		return early(res)
 	}
 	denied, err := l.perms.Check(withCallID(ctx, p.id), tool, p.input)

@@ -28,6 +28,10 @@ type Env struct {
 	mu        sync.Mutex
 	files     map[string]fileState // by real path
 	protected []string             // resolved directories no tool writes under
+	// textReader and textWriter, when set, hold the text files' content
+	// in place of the disk (UseTextFiles).
+	textReader TextReader
+	textWriter TextWriter
 
 	// writeMu serialises Write and Edit, so two calls on one file in
 	// parallel cannot lose an update between Edit's read and its write.
@@ -172,7 +176,8 @@ func (e *Env) display(abs string) string {
 func (e *Env) remember(path string, info fs.FileInfo, content []byte) {
 	st := fileState{modTime: info.ModTime(), size: info.Size()}
 	if content != nil {
-		st.hashed, st.sum = true, sha256.Sum256(content)
+		// The content seen: the disk's, or an editor's buffer.
+		st.size, st.hashed, st.sum = int64(len(content)), true, sha256.Sum256(content)
 	}
 	e.rememberState(path, st)
 }
@@ -184,7 +189,9 @@ func (e *Env) rememberState(path string, st fileState) {
 }
 
 // freshness says whether a file may be edited: never seen through this Env,
-// changed since, or current. content is the file's present content.
+// changed since, or current. content is the file's present content (nil
+// when it was too large to read whole): when both it and what was seen are
+// whole contents, they alone decide (an editor's buffer has no mtime).
 type freshness int
 
 const (
@@ -200,6 +207,11 @@ func (e *Env) freshness(path string, info fs.FileInfo, content []byte) freshness
 	switch {
 	case !ok:
 		return fileUnread
+	case st.hashed && content != nil:
+		if int64(len(content)) != st.size || sha256.Sum256(content) != st.sum {
+			return fileChanged
+		}
+		return fileCurrent
 	case st.size != info.Size():
 		return fileChanged
 	case st.hashed:
