@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"crypto/sha256"
 	"io/fs"
 	"os"
@@ -32,6 +33,10 @@ type Env struct {
 	// in place of the disk (UseTextFiles).
 	textReader TextReader
 	textWriter TextWriter
+	// term runs Bash's foreground commands (UseTerminal); watch sees
+	// their output here (WatchOutput).
+	term  Terminal
+	watch func(ctx context.Context, chunk []byte)
 
 	// writeMu serialises Write and Edit, so two calls on one file in
 	// parallel cannot lose an update between Edit's read and its write.
