@@ -99,6 +99,16 @@ type Config struct {
 	// commands: secret-looking variables handed over all the same, and
 	// more variables kept from them (see secrets.ChildEnv).
 	EnvPassthrough, SecretEnv []string
+	// TextReader and TextWriter hold the text files Read, Edit and Write
+	// read and write, Terminal runs Bash's foreground commands and
+	// WatchOutput sees a local command's output as it comes: an editor's
+	// buffers and terminals, and its view of a running call (see
+	// tools.Env's UseTextFiles, UseTerminal and WatchOutput). Each nil:
+	// this process's disk and shells.
+	TextReader  tools.TextReader
+	TextWriter  tools.TextWriter
+	Terminal    tools.Terminal
+	WatchOutput func(ctx context.Context, chunk []byte)
 	// Warn receives each warning about a session being resumed: the lines
 	// of its live context that could not be parsed and are left out
 	// (CONTRACT.md section 4 wants the user told). nil drops them.
@@ -183,6 +193,9 @@ func New(cfg Config) (*Engine, error) {
 		e.env = tools.NewEnv(cfg.Project.Root)
 		e.env.Protect(cfg.Project.Store().Home())
 		e.env.PassEnv, e.env.SecretEnv = cfg.EnvPassthrough, cfg.SecretEnv
+		e.env.UseTextFiles(cfg.TextReader, cfg.TextWriter)
+		e.env.UseTerminal(cfg.Terminal)
+		e.env.WatchOutput(cfg.WatchOutput)
 		e.tools = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
 			Store:   cfg.Project.Store(),
 			Project: cfg.Project,
