@@ -6,10 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -734,4 +736,27 @@ func mustRules(t *testing.T, list string) []tools.Rule {
 // resume: text, then the re-orientation packet.
 func resumedTurn(content, text string) bool {
 	return strings.HasPrefix(content, text+"\n\nRe-orientation")
+}
+
+// An image a front end gives with a message (an editor's image block) is
+// sent with it; something that is no image is left out, said in a notice.
+func TestSubmitImagesSendsTheGivenImages(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+	w.srv.Enqueue(llmtest.Text("a pixel"))
+	sink := &recSink{}
+	given := []chat.Image{{MediaType: "image/png", Data: png}, {MediaType: "image/png", Data: []byte("not an image")}}
+	if _, err := e.Turns().SubmitImages(t.Context(), "what is this?", given, sink); err != nil {
+		t.Fatal(err)
+	}
+	msgs := w.srv.LastRequest().Messages
+	user := msgs[len(msgs)-1]
+	if user.Content != "what is this?" || len(user.Images) != 1 || user.Images[0].MediaType != "image/png" || string(user.Images[0].Data) != string(png) {
+		t.Fatalf("the request's user message: %q with %d images", user.Content, len(user.Images))
+	}
+	if !slices.Contains(sink.events, "notice warning") || !slices.Contains(sink.events, "notice attached") {
+		t.Fatalf("notices %q, want one attached and one warning", sink.events)
+	}
 }

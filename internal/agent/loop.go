@@ -59,6 +59,14 @@ type Turns struct{ e *Engine }
 // to interrupt a turn). Every record is persisted as it happens; sink
 // receives the turn's events as they happen (nil: none shown).
 func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult, error) {
+	return t.SubmitImages(ctx, text, nil, sink)
+}
+
+// SubmitImages is Submit of a message that comes with images of its own
+// (an editor's image blocks) besides those its text names with @path.
+// Each is stored as those are; one that is no image clawdcode sends, or
+// too big, is left out with a notice.
+func (t *Turns) SubmitImages(ctx context.Context, text string, given []chat.Image, sink Sink) (*TurnResult, error) {
 	e := t.e
 	if strings.TrimSpace(text) == "" {
 		return nil, ErrEmptyMessage
@@ -74,6 +82,9 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 	defer func() { e.sink = nil }()
 	images, err := t.attachImages(text, sink)
 	if err != nil {
+		return nil, err
+	}
+	if images, err = t.attachGiven(images, given, sink); err != nil {
 		return nil, err
 	}
 
