@@ -241,14 +241,14 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 	// MCP servers start (in the background) only for runs that may call
 	// their tools or list them; -p waits for them at its first request.
 	var host *mcphost.Host
-	if withMCP && len(cfg.MCPServers) > 0 {
+	if withMCP && len(cfg.MCPServers)+len(f.extraMCP) > 0 {
 		host = f.StartMCP(ctx, cfg, p.Root)
 	}
 	mcpWait := time.Duration(0)
 	if !f.IO.Interactive() || opts.Print {
 		mcpWait = printMCPWait
 	}
-	eng, err = agent.New(agent.Config{
+	engCfg := agent.Config{
 		MCP:            host,
 		MCPWait:        mcpWait,
 		Hooks:          f.Hooks(cfg, p.Root),
@@ -268,7 +268,11 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		SecretEnv:      []string{cfg.APIKeyEnv},
 		Warn:           warnTo(f.IO.ErrOut),
 		About:          f.about(cfg, p),
-	})
+	}
+	if f.engineExtras != nil {
+		f.engineExtras(&engCfg)
+	}
+	eng, err = agent.New(engCfg)
 	if err != nil {
 		host.Close()
 		return nil, cachedWindow, err
