@@ -204,6 +204,13 @@ func (e *editor) RequestPermission(_ context.Context, req acpsdk.RequestPermissi
 	return acpsdk.RequestPermissionResponse{Outcome: acpsdk.RequestPermissionOutcome{Selected: &acpsdk.RequestPermissionOutcomeSelected{OptionId: acpsdk.PermissionOptionId(id)}}}, nil
 }
 
+// answerWith sets how permission questions are answered from now on.
+func (e *editor) answerWith(f func(acpsdk.RequestPermissionRequest) string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.answer = f
+}
+
 func (e *editor) questions() []acpsdk.RequestPermissionRequest {
 	e.mu.Lock()
 	defer e.mu.Unlock()
