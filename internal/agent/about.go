@@ -16,4 +16,7 @@ type About struct {
 	Settings              []config.Setting
 	Rules                 []config.SourcedRule // flags' and files' (/permissions)
 	UserFile, ProjectFile string
+	// Sandbox says which sandbox commands run in and why (/status); nil
+	// when there is none.
+	Sandbox func() string
 }

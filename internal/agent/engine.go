@@ -109,6 +109,8 @@ type Config struct {
 	TextWriter  tools.TextWriter
 	Terminal    tools.Terminal
 	WatchOutput func(ctx context.Context, chunk []byte)
+	// Sandbox runs the Bash tool's commands (nil: plain child processes).
+	Sandbox tools.ShellSandbox
 	// Warn receives each warning about a session being resumed: the lines
 	// of its live context that could not be parsed and are left out
 	// (CONTRACT.md section 4 wants the user told). nil drops them.
@@ -196,6 +198,7 @@ func New(cfg Config) (*Engine, error) {
 		e.env.UseTextFiles(cfg.TextReader, cfg.TextWriter)
 		e.env.UseTerminal(cfg.Terminal)
 		e.env.WatchOutput(cfg.WatchOutput)
+		e.env.Sandbox = cfg.Sandbox
 		e.tools = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
 			Store:   cfg.Project.Store(),
 			Project: cfg.Project,
@@ -220,6 +223,10 @@ func New(cfg Config) (*Engine, error) {
 	if e.env != nil {
 		e.env.OnBeforeChange(e.checkpoints.save)
 		e.env.OnAfterChange(e.checkpoints.wrote)
+		if cfg.Permissions != nil {
+			// What a deny rule keeps from Read, Grep and Glob pass over.
+			e.env.HideFromSearch(cfg.Permissions.DeniesRead)
+		}
 	}
 	e.prompt = PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)}
 	e.memory.book = memory.Open(cfg.Project)

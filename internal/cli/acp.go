@@ -13,6 +13,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/buildinfo"
 	"github.com/clawdcode/clawdcode/internal/config"
+	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -149,6 +150,7 @@ func openACPEngine(ctx context.Context, f *Factory, opts *acpOptions, req acp.Op
 		Propose:  perms.Propose,
 		Close: func() error {
 			err := eng.Close()
+			sub.closeSandbox()
 			noteSuggestions(f.IO.ErrOut, eng.Memory())
 			return err
 		},
@@ -156,7 +158,9 @@ func openACPEngine(ctx context.Context, f *Factory, opts *acpOptions, req acp.Op
 }
 
 // commandsInTerminal decides whether Bash's commands run in the editor's
-// terminal (when it offers one): only when they would run unsandboxed
-// here anyway. This build runs every command as the user does (no
-// sandbox, CONTRACT.md section 13, is in it yet), so they always may.
-func commandsInTerminal(*config.Config) bool { return true }
+// terminal (when it offers one): only with the sandbox off (CONTRACT.md
+// section 13), when they would run as the user does here anyway. With it
+// on they run sandboxed here, their output streamed to the editor as the
+// call's content (Engine's WatchOutput), since the editor's terminal is
+// no sandbox.
+func commandsInTerminal(cfg *config.Config) bool { return cfg.Sandbox.Mode == sandbox.Off }

@@ -23,6 +23,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/logfile"
 	"github.com/clawdcode/clawdcode/internal/mcphost"
+	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -60,6 +61,7 @@ type Factory struct {
 	logger  lazy[*slog.Logger]
 	config  lazy[*config.Config]
 	perms   lazy[*tools.Permissions]
+	sandbox lazy[*sandbox.Sandbox]
 	// configFlags are the command line's settings, given to the
 	// configuration's first resolution (ResolveConfig).
 	configFlags config.Flags
@@ -242,11 +244,16 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 			return nil, err
 		}
 		projectFile := config.ProjectFile(p.Root)
-		return tools.NewPermissions(tools.PermissionsConfig{
-			Root:    p.Root,
-			Allow:   opts.Allow,
-			Deny:    opts.Deny,
-			SkipAll: opts.SkipPermissions,
+		// The policy and the sandbox ask each other: whether a command is
+		// contained, and whether plan mode is on and which hosts rules
+		// allow. sb is set before the policy is handed out.
+		var sb *sandbox.Sandbox
+		perms := tools.NewPermissions(tools.PermissionsConfig{
+			Contained: func() bool { return sb.Contained() },
+			Root:      p.Root,
+			Allow:     opts.Allow,
+			Deny:      opts.Deny,
+			SkipAll:   opts.SkipPermissions,
 			// resolveMode chose the starting mode: bypass for the skip
 			// flag alone, the named one when --permission-mode was given.
 			Mode:      opts.Mode,
@@ -263,7 +270,12 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 			// The project's settings grant permissions and run hooks: a
 			// model allowed to Write must not rewrite them.
 			Sensitive: []string{filepath.Dir(projectFile)},
-		}), nil
+		})
+		sb, err = f.Sandbox(perms)
+		if err != nil {
+			return nil, err
+		}
+		return perms, nil
 	})
 }
 
@@ -353,8 +365,9 @@ func (f *Factory) Logger() *slog.Logger {
 }
 
 // about is what /status and /config show of the run beyond the engine.
-func (f *Factory) about(cfg *config.Config, p *storage.Project) agent.About {
-	a := agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile(), Settings: cfg.Settings(), Rules: cfg.Rules, ProjectFile: config.ProjectFile(p.Root)}
+func (f *Factory) about(cfg *config.Config, p *storage.Project, sb *sandbox.Sandbox) agent.About {
+	a := agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile(), Settings: cfg.Settings(), Rules: cfg.Rules,
+		ProjectFile: config.ProjectFile(p.Root), Sandbox: sb.Describe}
 	if home, err := f.HomeDir(); err == nil {
 		a.UserFile = config.UserFile(home)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/config"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
@@ -219,6 +220,10 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 	if err != nil {
 		return nil, false, err
 	}
+	sb, err := f.Sandbox(perms)
+	if err != nil {
+		return nil, false, err
+	}
 	id, err := sessionToOpen(f, opts)
 	if err != nil {
 		return nil, false, err
@@ -238,16 +243,7 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 			opts.Window, opts.WindowSource, cachedWindow = n, source, cached
 		}
 	}
-	// MCP servers start (in the background) only for runs that may call
-	// their tools or list them; -p waits for them at its first request.
-	var host *mcphost.Host
-	if withMCP && len(cfg.MCPServers)+len(f.extraMCP) > 0 {
-		host = f.StartMCP(ctx, cfg, p.Root)
-	}
-	mcpWait := time.Duration(0)
-	if !f.IO.Interactive() || opts.Print {
-		mcpWait = printMCPWait
-	}
+	host, mcpWait := f.runMCP(ctx, cfg, p.Root, opts, withMCP)
 	engCfg := agent.Config{
 		MCP:            host,
 		MCPWait:        mcpWait,
@@ -266,8 +262,9 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		Prices:         tokens.NewPrices(cfg.Prices),
 		EnvPassthrough: cfg.EnvPassthrough,
 		SecretEnv:      []string{cfg.APIKeyEnv},
+		Sandbox:        sb,
 		Warn:           warnTo(f.IO.ErrOut),
-		About:          f.about(cfg, p),
+		About:          f.about(cfg, p, sb),
 	}
 	if f.engineExtras != nil {
 		f.engineExtras(&engCfg)
@@ -282,6 +279,21 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		return nil, cachedWindow, err
 	}
 	return eng, cachedWindow, nil
+}
+
+// runMCP starts the MCP servers (in the background) of a run that may
+// call their tools or list them, nil otherwise, and says how long its
+// first request waits for them: a run nobody watches (-p, an editor's)
+// waits, the REPL does not.
+func (f *Factory) runMCP(ctx context.Context, cfg *config.Config, root string, opts *RootOptions, withMCP bool) (*mcphost.Host, time.Duration) {
+	var host *mcphost.Host
+	if withMCP && len(cfg.MCPServers)+len(f.extraMCP) > 0 {
+		host = f.StartMCP(ctx, cfg, root)
+	}
+	if !f.IO.Interactive() || opts.Print {
+		return host, printMCPWait
+	}
+	return host, 0
 }
 
 // sessionOpener is what the start of a run needs of the engine's sessions

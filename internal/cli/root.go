@@ -138,6 +138,7 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	cmd.AddCommand(NewCmdSearch(f, nil))
 	cmd.AddCommand(NewCmdImport(f, nil))
 	cmd.AddCommand(NewCmdACP(f, nil))
+	cmd.AddCommand(NewCmdSandbox(f, nil))
 	return cmd
 }
 
@@ -149,6 +150,7 @@ type rootFlagValues struct {
 	allowed        string
 	disallowed     string
 	permissionMode string
+	sandbox        string
 }
 
 // register defines the root command's flags and their completions.
@@ -177,11 +179,14 @@ func (raw *rootFlagValues) registerEngine(cmd *cobra.Command, opts *RootOptions)
 	fl.StringVar(&raw.disallowed, "disallowed-tools", "", "comma-separated tools or `rules` that never run; a deny wins over every allow")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "every tool runs without asking")
 	fl.StringVar(&raw.permissionMode, "permission-mode", "", "`mode` to start in: default (ask), acceptEdits (Write/Edit inside the project run without asking) or plan (read-only tools until a plan is approved); Shift-Tab cycles them in the REPL")
+	fl.StringVar(&raw.sandbox, "sandbox", "", "the sandbox the agent's commands run in: read-only, workspace-write (the default) or off")
 	fl.BoolVar(&opts.TrustProject, "trust-project", false, "use the project's .clawdcode/config.toml in full (hooks, MCP servers, allow rules, base_url), as if its trust question had been answered yes")
 	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "bound on model calls in one -p run (0 = none)")
 
 	_ = cmd.RegisterFlagCompletionFunc("permission-mode", cobra.FixedCompletions(
 		[]string{"default", "acceptEdits", "plan"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("sandbox", cobra.FixedCompletions(
+		[]string{"read-only", "workspace-write", "off"}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"allowed-tools", "disallowed-tools"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(
 			contractTools, cobra.ShellCompDirectiveNoFileComp))
@@ -205,6 +210,9 @@ func (raw *rootFlagValues) rootFlags(flags *pflag.FlagSet, opts *RootOptions) ro
 	}
 	if flags.Changed("compact-threshold") {
 		in.config.CompactThreshold = &raw.threshold
+	}
+	if flags.Changed("sandbox") {
+		in.config.Sandbox = &raw.sandbox
 	}
 	return in
 }

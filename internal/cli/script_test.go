@@ -18,6 +18,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
+	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/sessionschema"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
@@ -30,6 +31,10 @@ import (
 // "exits N prog args…" runs prog and passes when its exit status is
 // exactly N.
 func TestMain(m *testing.M) {
+	// A run in this process starts its sandbox host from this binary.
+	if code, ok := sandbox.Helper(); ok {
+		os.Exit(code)
+	}
 	testscript.Main(m, map[string]func(){
 		"clawdcode": clawdcodeMain,
 		"exits":     exitsMain,

@@ -44,6 +44,8 @@ type Flags struct {
 	ContextWindow    *int
 	CompactThreshold *float64
 	Allow, Deny      []tools.Rule
+	// Sandbox is --sandbox.
+	Sandbox *string
 }
 
 // Sources of a value, for messages and /context.
@@ -93,6 +95,9 @@ type Config struct {
 	// Prices are every file's [prices."MODEL"] tables, the project's over
 	// the user's; tokens.NewPrices puts them over the built-in table.
 	Prices map[string]tokens.Price
+
+	// Sandbox is the [sandbox] table and --sandbox (CONTRACT.md §13).
+	Sandbox Sandbox
 
 	// Files are the configuration files that were read, user's first.
 	Files []string
@@ -151,6 +156,7 @@ func Resolve(src Sources) (*Config, error) {
 	// Files in rising precedence: the project's overrides the user's.
 	for _, f := range files {
 		c.apply(f)
+		c.applySandbox(f, f.Path == src.ProjectFile && !sameFile(f.Path, src.UserFile), src.Warn)
 	}
 
 	if err := c.applyEnv(getenv); err != nil {
@@ -208,7 +214,7 @@ func (c *Config) applyFlags(fl Flags) error {
 	c.Allow = append(c.Allow, fl.Allow...)
 	c.Deny = append(c.Deny, fl.Deny...)
 	c.addRules(fl.Allow, fl.Deny, SourceFlag)
-	return nil
+	return c.applySandboxFlag(fl.Sandbox)
 }
 
 // apply lays f's keys over c (a later file's over an earlier one's).

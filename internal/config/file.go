@@ -47,7 +47,9 @@ type File struct {
 	// for /cost and the compaction receipt (harmless keys: they apply in
 	// an untrusted project too).
 	Prices map[string]PriceEntry `toml:"prices"`
-	Tools  struct {
+	// Sandbox is the [sandbox] table (a project's may only narrow it).
+	Sandbox SandboxFile `toml:"sandbox"`
+	Tools   struct {
 		// EnvPassthrough names variables handed to tools' commands (and
 		// hooks and MCP servers) although their names look like
 		// credentials (secrets.ChildEnv).
@@ -222,6 +224,9 @@ func (f *File) check(lines map[string]int) error {
 		return err
 	}
 	if err := f.checkHooks(bad); err != nil {
+		return err
+	}
+	if err := f.checkSandbox(bad); err != nil {
 		return err
 	}
 	return f.checkMCPServers(bad)

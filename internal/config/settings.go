@@ -37,7 +37,7 @@ func (c *Config) Settings() []Setting {
 	if c.APIKey != "" {
 		key = "set"
 	}
-	return []Setting{
+	settings := []Setting{
 		{"model", c.Model, orDefault(c.ModelSource)},
 		{"base_url", orValue(c.BaseURL, "the client's default"), orDefault(c.BaseURLSource)},
 		{"api_key_env", fmt.Sprintf("%s (%s)", c.APIKeyEnv, key), files},
@@ -51,6 +51,7 @@ func (c *Config) Settings() []Setting {
 		{"tools.env_passthrough", orValue(strings.Join(c.EnvPassthrough, ", "), "none"), files},
 		{"prices", fmt.Sprintf("%d models", len(c.Prices)), files},
 	}
+	return append(settings, c.sandboxSettings(files)...)
 }
 
 func orDefault(source string) string { return orValue(source, SourceDefault) }

@@ -41,7 +41,9 @@ func TestBackgroundCommandEndsWithPrint(t *testing.T) {
 		}
 		return agent(r)
 	})
-	w.MustRun("-p", "--allowed-tools", "Bash", "bash-bg sleep 60 & echo $$ > bg.pid; wait")
+	// Outside the sandbox's PID namespace, where $$ is the pid this test
+	// can signal (TestSandboxCommandsEndWithClawdcode covers the inside).
+	w.MustRun("-p", "--sandbox", "off", "--allowed-tools", "Bash", "bash-bg sleep 60 & echo $$ > bg.pid; wait")
 	pgid, _ := strconv.Atoi(harness.WaitLine(pidFile, time.Second))
 	if pgid == 0 {
 		t.Fatal("the background command never ran")
@@ -75,7 +77,8 @@ func TestBackgroundCommandEndsOnSignal(t *testing.T) {
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), w.Timeout)
 			defer cancel()
-			cmd := w.Command(ctx, "-p", "--allowed-tools", "Bash", "bash-bg sleep 60 & echo $$ > bg.pid; wait")
+			// --sandbox off: $$ is then this test's pid to check.
+			cmd := w.Command(ctx, "-p", "--sandbox", "off", "--allowed-tools", "Bash", "bash-bg sleep 60 & echo $$ > bg.pid; wait")
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {

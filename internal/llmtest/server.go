@@ -284,6 +284,9 @@ func (s *Server) check(req *Request, opts Options) (status int, body, msg string
 	if v := validate(wire, opts.RejectConsecutiveUser); v != nil {
 		return http.StatusBadRequest, v.body(), v.message
 	}
+	if v := validateToolNames(wire.Tools); v != nil {
+		return http.StatusBadRequest, v.body(), v.message
+	}
 	if status, body, msg := checkImages(req, opts); status != 0 {
 		return status, body, msg
 	}

@@ -242,3 +242,27 @@ func validate(w *wireRequest, rejectConsecutiveUser bool) *violation {
 	}
 	return nil
 }
+
+// maxToolName is the longest function name the API takes.
+const maxToolName = 64
+
+// validateToolNames applies the API's rule for function names: 1 to 64
+// characters of [a-zA-Z0-9_-].
+func validateToolNames(tools []wireTool) *violation {
+	for i, t := range tools {
+		name, param := t.Function.Name, fmt.Sprintf("tools[%d].function.name", i)
+		if len(name) > maxToolName {
+			return &violation{
+				message: fmt.Sprintf("Invalid '%s': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", param, maxToolName, len(name)),
+				param:   param, code: "string_above_max_length",
+			}
+		}
+		if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+			return &violation{
+				message: fmt.Sprintf("Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", param),
+				param:   param, code: "invalid_value",
+			}
+		}
+	}
+	return nil
+}

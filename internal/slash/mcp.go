@@ -30,7 +30,13 @@ func mcpCommand() Command {
 				}
 				b.WriteByte('\n')
 				for _, t := range s.Tools {
-					fmt.Fprintf(&b, "  %s\n", termtext.Line(t))
+					fmt.Fprintf(&b, "  %s", termtext.Line(t))
+					if full := s.Full[t]; full != "" {
+						// The name the model is given is cut or changed:
+						// the server's own beside it.
+						fmt.Fprintf(&b, "  (%s)", termtext.Line(full))
+					}
+					b.WriteByte('\n')
 				}
 			}
 			_, err := fmt.Fprint(env.IO.Out, b.String())

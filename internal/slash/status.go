@@ -14,7 +14,7 @@ import (
 func statusCommand() Command {
 	return Command{
 		Name:    "status",
-		Summary: "version, model, server, session, project, permissions, MCP servers, memories and log file",
+		Summary: "version, model, server, session, project, permissions, sandbox, MCP servers, memories and log file",
 		Run: func(_ context.Context, env *Env, _ string) error {
 			writeStatus(env.IO.Out, env.Parts)
 			return nil
@@ -39,6 +39,9 @@ func writeStatus(w io.Writer, e Parts) {
 		line("Project", p.Root)
 	}
 	line("Permissions", permissionText(e.Permissions.Summary()))
+	if e.About.Sandbox != nil {
+		line("Sandbox", e.About.Sandbox())
+	}
 	line("MCP servers", mcpText(e.MCP))
 	line("Memories", memoriesText(e.Memory))
 	line("Log file", orNone(e.About.LogFile, "off (set CLAWDCODE_LOG=info to keep one)"))

@@ -85,6 +85,12 @@
 // a single message (a crash right after Create) is not listed, so -c never
 // continues it.
 //
+// A writer that must not leave that bad line unacknowledged (an import,
+// whose batches a kill can cut in the middle of a write) calls
+// MendTornTail first: a repair record names the torn line, as `sessions
+// check --repair` would. Between a compaction's boundary and its summary,
+// a damaged line or a repair record parts nothing: readers pass over them.
+//
 // A compact_boundary that is not followed by its summary record (a crash
 // between the two appends, or a torn batch) belongs to a compaction that
 // never finished: LoadLive ignores it, with a warning, as if it were not

@@ -259,8 +259,9 @@ func findCompleteBoundary(ctx context.Context, f *os.File, path string, size int
 	}
 }
 
-// summaryFollows reports whether the first non-blank line after the one at
-// off, within the first size bytes, decodes as a compaction summary.
+// summaryFollows reports whether the first record after the line at off,
+// within the first size bytes, is a compaction summary; lines that are no
+// part of the conversation are passed over (besideStory).
 func summaryFollows(f *os.File, off, size int64) (bool, error) {
 	line, complete, err := readLineAt(f, off)
 	if err != nil || !complete {
@@ -278,9 +279,24 @@ func summaryFollows(f *os.File, off, size int64) (bool, error) {
 			return false, nil // written after the size we read as of
 		}
 		r, err := decodeRecord(line)
+		if besideStory(r, err, complete) {
+			continue
+		}
 		return err == nil && r.IsSummary(), nil
 	}
 	return false, nil
+}
+
+// besideStory reports whether a whole line between a compaction's
+// boundary and its summary is no part of the conversation, which readers
+// pass over: damage (a write a kill cut short, closed by the next
+// append), or a repair record naming it. An import that resumes after
+// such a cut writes the summary after them.
+func besideStory(r *Record, err error, complete bool) bool {
+	if err != nil {
+		return complete
+	}
+	return r.Type == TypeSystem && r.Subtype == SubtypeRepair
 }
 
 // add places one decoded record, given the offset of the boundary in force

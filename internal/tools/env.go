@@ -24,6 +24,10 @@ type Env struct {
 	// secrets.ChildEnv.
 	PassEnv, SecretEnv []string
 
+	// Sandbox runs Bash's commands (CONTRACT §13); nil runs them as
+	// plain child processes.
+	Sandbox ShellSandbox
+
 	shell string // bash when installed, else sh
 
 	mu        sync.Mutex
@@ -51,6 +55,43 @@ type Env struct {
 
 	// background holds the commands Bash started with run_in_background.
 	background backgroundShells
+
+	// hidden, when set, says which files Grep and Glob pass over (see
+	// HideFromSearch); guarded by mu.
+	hidden func(real string) bool
+}
+
+// HideFromSearch makes Grep and Glob pass over the files hidden reports
+// (called with a file's real path, symlinks resolved): the files a deny
+// rule keeps from Read, so that a search cannot show what a Read may not
+// (Permissions.DeniesRead). nil shows every file.
+func (e *Env) HideFromSearch(hidden func(real string) bool) {
+	e.mu.Lock()
+	e.hidden = hidden
+	e.mu.Unlock()
+}
+
+// searchFilter returns the hidden predicate for a walk from base: the
+// walked path mapped onto base's real path (a walk follows no link below
+// it), a link resolved itself. nil when nothing is hidden.
+func (e *Env) searchFilter(base string) func(p string, link bool) bool {
+	e.mu.Lock()
+	hidden := e.hidden
+	e.mu.Unlock()
+	if hidden == nil {
+		return nil
+	}
+	realBase := realPath(base)
+	return func(p string, link bool) bool {
+		if link {
+			return hidden(realPath(p))
+		}
+		rel, err := filepath.Rel(base, p)
+		if err != nil {
+			return hidden(realPath(p))
+		}
+		return hidden(filepath.Join(realBase, rel))
+	}
 }
 
 // OnBeforeChange sets the function called with a file's real path just

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,6 +47,8 @@ type shellCmd struct {
 	// call and redirs are where it was parsed from, to print an exact rule.
 	call   *syntax.CallExpr
 	redirs []*syntax.Redirect
+	// run is what it runs, read through the program table (analyze).
+	run cmdRuns
 }
 
 // shellWord is one word of a simple command.
@@ -104,7 +107,11 @@ func (w *shellWalker) visit(n syntax.Node) bool {
 	case *syntax.Redirect:
 		w.heredoc(n)
 		w.closeDup(n)
-	case *syntax.File, *syntax.Assign, *syntax.CallExpr,
+	case *syntax.Assign:
+		if n.Name != nil && codeVariable(n.Name.Value) {
+			w.fail("the command sets %s, which names code a program runs", n.Name.Value)
+		}
+	case *syntax.File, *syntax.CallExpr,
 		*syntax.Subshell, *syntax.Block, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause,
 		*syntax.WordIter, *syntax.BinaryCmd, *syntax.FuncDecl, *syntax.Word, *syntax.Lit,
 		*syntax.SglQuoted, *syntax.DblQuoted, *syntax.CmdSubst, *syntax.CaseClause, *syntax.CaseItem,
@@ -153,8 +160,14 @@ func (w *shellWalker) stmt(s *syntax.Stmt) {
 				// declare -i / -n: integer variables evaluate what is
 				// assigned to them, references redirect; a word that is
 				// not a literal could be such an option.
-				if arg := classifyWord(a.Value); !arg.literal || strings.HasPrefix(arg.text, "-") {
+				arg := classifyWord(a.Value)
+				if !arg.literal || strings.HasPrefix(arg.text, "-") {
 					w.fail("%s with options is not modelled", c.Variant.Value)
+				}
+				// A quoted 'a[$(cmd)]=1' is an assignment to bash, its
+				// subscript evaluated.
+				if name, _, _ := strings.Cut(arg.text, "="); strings.Contains(name, "[") || codeVariable(name) {
+					w.fail("%s is given a variable it evaluates or that names code", c.Variant.Value)
 				}
 			}
 		}
@@ -179,6 +192,10 @@ func (w *shellWalker) call(c *syntax.CallExpr, redirs []*syntax.Redirect, writes
 	}
 	if len(cmd.words) > 0 && !cmd.words[0].literal {
 		w.fail("the command name %q is not a literal word", wordSource(c.Args[0]))
+	}
+	cmd.run = analyze(cmd.words)
+	if cmd.run.undecided != "" {
+		w.fail("%s", cmd.run.undecided)
 	}
 	w.line.cmds = append(w.line.cmds, cmd)
 }
@@ -387,7 +404,10 @@ func classifyWord(w *syntax.Word) shellWord {
 	}
 	braces := *w
 	braces.Parts = append([]syntax.WordPart(nil), w.Parts...)
-	if syntax.SplitBraces(&braces) {
+	if syntax.SplitBraces(&braces) && slices.ContainsFunc(braces.Parts, func(p syntax.WordPart) bool {
+		_, expands := p.(*syntax.BraceExp) // {a,b} and {1..3}; not {} or {a}, which bash keeps as text
+		return expands
+	}) {
 		return shellWord{}
 	}
 	// A fresh, empty configuration each time: the expander writes to the

@@ -243,7 +243,7 @@ func TestDenyRuleCatchesWhatBashRuns(t *testing.T) {
 		{"Bash(rm:*)", strings.Repeat("sudo ", 3000) + "ls", true},
 		{"Bash(rm:*)", strings.Repeat("sudo ", 3000) + "rm x", false},
 		{"Bash(rm:*)", strings.Repeat("eval ", 3000) + "ls", false},
-		{"Bash(rm:*)", "sudo " + strings.Repeat("bash -c ls ", 100), false},
+		{"Bash(rm:*)", strings.Repeat("sudo bash -c ls; ", 100), false},
 		{"Bash(rm:*)", `echo $HOME $((1+2))`, true},
 		{"Bash(git push:*)", `git $SUB origin`, false},
 		{"Bash(git push:*)", `git "push" origin`, false},
@@ -308,7 +308,8 @@ func TestAlwaysStaysWithinWhatWasAsked(t *testing.T) {
 		"$CMD x":                            "",
 		"FOO=1 make":                        "Bash(FOO=1 make)",
 		"x=1":                               "",
-		"LD_PRELOAD=/tmp/e.so ls > out.txt": "Bash(LD_PRELOAD=/tmp/e.so ls >out.txt)",
+		"LD_PRELOAD=/tmp/e.so ls > out.txt": "", // undecided: the loader runs the library
+		"CC=gcc ls > out.txt":               "Bash(CC=gcc ls >out.txt)",
 		`"/usr/bin/env" rm x`:               `Bash("/usr/bin/env" rm x)`,
 		"cat <<EOF\n$(id)\nEOF":             "Bash(cat:*) Bash(id:*)",
 	} {

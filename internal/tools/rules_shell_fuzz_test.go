@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -40,6 +41,13 @@ func FuzzBashAllowRule(f *testing.F) {
 		"echo <<'EOF'\nEOF \ntouch X\nEOF", "echo <<EOF\n\\\nEOF\ntouch X\nEOF", "echo <<-EOF\n\tEOF\ntouch X\nEOF",
 		"echo <<E\\OF\n$(touch X)\nEOF\nE\\OF", "echo $(echo <<'EOF'\n)\nEOF\n)", "echo <<EOF; echo a\nb\nEOF",
 		"echo `echo <<EOF\na\nEOF`\ntouch X", "echo <<EOF\n$(\ntouch X\n)\nEOF", "echo <<'EOF'\n\\\nEOF\ntouch X\nEOF",
+		// What makes bash run a string it holds as data (issue 32).
+		"trap 'touch X' EXIT; echo a", "shopt -s expand_aliases\nalias echo='touch X'\necho a", "source <(echo touch X)",
+		"echo a | bash", "bash <<EOF\ntouch X\nEOF", "bash <<< 'touch X'", "env -S 'touch X'", "mapfile -C 'touch X' -c 1 <<< a",
+		"BASH_ENV=<(echo touch X) bash -c echo", "printf -v 'a[$(touch X)]' %s 1; echo a", "declare 'a[$(touch X)]'=1",
+		"echo {}; echo -I{}", "xargs -I{} {} X", "command eval 'touch X'", "hash -p /bin/touch echo; echo X",
+		// Global options and command-line aliases.
+		"git -c alias.x='!touch X' x", "git --no-pager -c alias.e='!echo' e", "echo $(git -C . log)",
 	} {
 		f.Add(seed)
 	}
@@ -58,6 +66,18 @@ func FuzzBashAllowRuleTokens(f *testing.F) {
 	for _, seed := range []string{"\x00\x01\x02", "\x00\x01\x10\x05\x03\x04", "\x00\x13\x14\x05\x15\x03\x04\x05\x14"} {
 		f.Add([]byte(seed))
 	}
+	// Each piece of the run-a-string grammar and the global options, with
+	// what it runs: `trap 'touch X' EXIT`, `echo touch X | bash`,
+	// `git -c alias.x=push x`.
+	for _, line := range [][]string{
+		{"trap ", "'touch X'", " EXIT"}, {"echo", " ", "touch X", "|", "bash"}, {"env", " -S ", "'touch X'"},
+		{"git", " -c ", "alias.x=", "push", " x"}, {"git", " --no-pager", " push"}, {"git", " -C . ", "push"},
+		{"git", " -c ", "alias.x=", "'!touch X'", " x"}, {"bash", "<<<", "'touch X'"}, {"xargs", " -I{} ", "{}", " x"},
+		{"shopt -s expand_aliases\n", "alias ", "x=", "'touch X'", "\n", "x"}, {"source ", "<(", "echo", " ", "touch X", ")"},
+		{"mapfile -C ", "'touch X'", " -c 1", "<<<", "a"}, {"BASH_ENV=", "<(", "echo", " ", "touch X", ")", " ", "bash", " -c ", ":"},
+	} {
+		f.Add(piecesOf(f, line...))
+	}
 	check := echoRuleOracle(f)
 	f.Fuzz(func(t *testing.T, picks []byte) {
 		var b strings.Builder
@@ -74,27 +94,52 @@ var shellPieces = []string{
 	"<<", "<<-", "\t", "<<'EOF'", "&", "|", "{", "}", "(", "$", "=", "*", ">", "<", "!", "[[", "]]",
 	"case", "in", "esac", ";;", ";&", "if", "then", "fi", "for", "do", "done", "x", "-", "$((", "))",
 	"${", "<(", ">&", "2", "\\'", "\\\"", "function", "()", "eval", "/dev/null", ":", "`echo`",
+	// The run-a-string grammar and global options (issue 32): appended,
+	// so that the pieces above keep their numbers (and the corpus its
+	// meaning).
+	"trap ", "alias ", "source ", "bash", "sh", " -c ", " -s", "env", " -S ", "mapfile -C ", "BASH_ENV=", "<<<",
+	"git", "alias.x=", " --no-pager", " -C . ", " x", "xargs", " -I{} ", "{}", "find . -exec ", " \\;",
+	"shopt -s expand_aliases\n", "printf -v ", "a[", "]", "timeout 5 ", "nice ", "flock -n l ", "command ", "builtin ",
+	"exec ", "'touch X'", "\"touch X\"", " push", "set -k ", "PROMPT_COMMAND=", "hash -p ", "readarray ", " -c 1",
+	"x=", " EXIT", "-C", "--git-dir=.git ", "declare ", "coproc ", "env ", "stdbuf -oL ", "push", "'!touch X'",
+}
+
+// piecesOf is the input of FuzzBashAllowRuleTokens that builds a line of
+// the given pieces.
+func piecesOf(f *testing.F, pieces ...string) []byte {
+	var b []byte
+	for _, p := range pieces {
+		i := slices.Index(shellPieces, p)
+		if i < 0 || i > 255 {
+			f.Fatalf("%q is not a piece", p)
+		}
+		b = append(b, byte(i))
+	}
+	return b
 }
 
 // echoRuleOracle checks one command line: if Bash(echo:*) allows it, the
 // same rule as a deny rule must deny it, and bash must run nothing but
-// echo; with deny, if Bash(touch:*) does not deny it, bash must not run
-// touch.
+// echo; with deny, if Bash(touch:*) does not deny it, nothing may run
+// touch, and if Bash(git push:*) does not deny it, git must not push —
+// run with the programs that run others (bash, sh, env, xargs, git,
+// find, timeout, nice, stdbuf, flock) really there (newDenyRun).
 func echoRuleOracle(f *testing.F) func(t *testing.T, cmd string, deny bool) {
-	echo, err := ParseRules("Bash(echo:*)")
-	if err != nil {
-		f.Fatal(err)
-	}
-	touch, err := ParseRules("Bash(touch:*)")
-	if err != nil {
-		f.Fatal(err)
+	rules := func(s string) []Rule {
+		r, err := ParseRules(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return r
 	}
 	bashRule := []Rule{{tool: NameBash}}
-	allowEcho := NewPermissions(PermissionsConfig{Allow: echo})
-	denyEcho := NewPermissions(PermissionsConfig{Allow: bashRule, Deny: echo})
-	denyTouch := NewPermissions(PermissionsConfig{Allow: bashRule, Deny: touch})
+	allowEcho := NewPermissions(PermissionsConfig{Allow: rules("Bash(echo:*)")})
+	denyEcho := NewPermissions(PermissionsConfig{Allow: bashRule, Deny: rules("Bash(echo:*)")})
+	denyTouch := NewPermissions(PermissionsConfig{Allow: bashRule, Deny: rules("Bash(touch:*)")})
+	denyPush := NewPermissions(PermissionsConfig{Allow: bashRule, Deny: rules("Bash(git push:*)")})
 	bash, _ := Lookup(Set(NewEnv(f.TempDir())), NameBash)
 	run := newTracedBash(f)
+	runReal := newDenyRun(f)
 	allowed := func(p *Permissions, in json.RawMessage) bool {
 		denied, _ := p.Check(context.Background(), bash, in)
 		return denied == ""
@@ -115,13 +160,98 @@ func echoRuleOracle(f *testing.F) func(t *testing.T, cmd string, deny bool) {
 				t.Errorf("Bash(echo:*) allowed %q, and bash ran %q", cmd, ran)
 			}
 		}
-		if deny && run != nil && allowed(denyTouch, in) {
-			if ran := run(t, cmd); slices.Contains(ran, "touch") {
-				t.Errorf("Bash(touch:*) did not deny %q, and bash ran %q", cmd, ran)
-			}
+		if !deny || runReal == nil {
+			return
+		}
+		touchAllowed, pushAllowed := allowed(denyTouch, in), allowed(denyPush, in)
+		if !touchAllowed && !pushAllowed {
+			return
+		}
+		touched, pushed := runReal(t, cmd)
+		if touchAllowed && touched {
+			t.Errorf("Bash(touch:*) did not deny %q, and it ran touch", cmd)
+		}
+		if pushAllowed && pushed {
+			t.Errorf("Bash(git push:*) did not deny %q, and git pushed", cmd)
 		}
 	}
 }
+
+// denyRunners are the programs that run other programs, which newDenyRun
+// puts on PATH as they are.
+var denyRunners = []string{"bash", "sh", "env", "xargs", "git", "find", "timeout", "nice", "stdbuf", "flock"}
+
+// newDenyRun returns a function that runs a command line under bash as
+// it is (its builtins too), with the real runners of denyRunners on PATH
+// and touch a recorder: it reports whether anything ran touch and whether
+// git ran push (GIT_TRACE). nil without bash or git. It runs in a
+// temporary directory outside any repository, with a short time limit;
+// the pieces it is fed name no file outside it (the recorder is the only
+// touch, and nothing git can push to exists).
+func newDenyRun(f *testing.F) func(t *testing.T, cmd string) (touched, pushed bool) {
+	bin := filepath.Join(f.TempDir(), "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range denyRunners {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			if name == "bash" || name == "git" {
+				f.Logf("no %s: the deny oracle is off", name)
+				return nil
+			}
+			continue
+		}
+		if err := os.Symlink(p, filepath.Join(bin, name)); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(bin, "touch"), []byte("#!/bin/sh\nprintf touch >> \"$RECORD_LOG\"\n"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	bashPath := filepath.Join(bin, "bash")
+	run := func(t testing.TB, work, cmd string) (touched, pushed bool) {
+		record, trace := filepath.Join(work, ".record"), filepath.Join(work, ".trace")
+		env := []string{"PATH=" + bin, "HOME=" + work, "RECORD_LOG=" + record, "GIT_TRACE=" + trace,
+			"GIT_CEILING_DIRECTORIES=" + filepath.Dir(work), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0"}
+		if strings.Contains(cmd, "git") {
+			// A repository (with nothing to push to), so that git gets as
+			// far as running push, and the trace shows it.
+			init := exec.Command(filepath.Join(bin, "git"), "init", "-q", work)
+			init.Env = env[:3]
+			if out, err := init.CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v\n%s", err, out)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		c := exec.CommandContext(ctx, bashPath, "-c", cmd)
+		c.Dir = work
+		c.Env = env
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+		c.Stdout, c.Stderr = io.Discard, io.Discard
+		c.WaitDelay = time.Second
+		_ = c.Run()
+		_, err := os.Stat(record)
+		traced, _ := os.ReadFile(trace)
+		return err == nil, gitPushed(string(traced))
+	}
+	// The oracle must see what it is there to see.
+	work := f.TempDir()
+	if touched, pushed := run(f, work, "env -S 'touch X'; git --no-pager push"); !touched || !pushed {
+		f.Fatalf("the deny oracle saw touch %v, push %v; want both", touched, pushed)
+	}
+	return func(t *testing.T, cmd string) (bool, bool) { return run(t, t.TempDir(), cmd) }
+}
+
+// gitPushed reports whether a GIT_TRACE log shows git running push (not
+// a command of another name that starts so: git pusheval).
+func gitPushed(trace string) bool {
+	return gitPushTrace.MatchString(trace)
+}
+
+var gitPushTrace = regexp.MustCompile(`(?m)(git[ -]push|=> push)('|\s|$)`)
 
 // newTracedBash returns a function that runs a command line under bash
 // with every command traced, and returns the names bash looked up, in
