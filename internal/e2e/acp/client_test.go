@@ -3,6 +3,7 @@ package acp_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -39,6 +40,11 @@ type editor struct {
 	changed chan struct{} // closed and replaced at each update
 	asked   []acpsdk.RequestPermissionRequest
 	answer  func(acpsdk.RequestPermissionRequest) string // option id; "" = cancelled
+	// buffers are the editor's open files, by absolute path; terminals
+	// its terminals; calls the fs and terminal requests it was sent.
+	buffers   map[string]string
+	terminals map[string]*terminal
+	calls     []string
 }
 
 // startEditor starts `clawdcode acp args...` in the world's project as
@@ -56,7 +62,8 @@ func startEditor(t *testing.T, w *harness.World, args ...string) *editor {
 		t.Fatal(err)
 	}
 	e := &editor{t: t, w: w, cmd: cmd, in: in, err: &syncWriter{w: &bytes.Buffer{}}, done: make(chan struct{}), changed: make(chan struct{}),
-		answer: func(acpsdk.RequestPermissionRequest) string { return "allow-once" }}
+		answer:  func(acpsdk.RequestPermissionRequest) string { return "allow-once" },
+		buffers: map[string]string{}, terminals: map[string]*terminal{}}
 	cmd.Stderr = e.err
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -217,32 +224,125 @@ func (e *editor) questions() []acpsdk.RequestPermissionRequest {
 	return append([]acpsdk.RequestPermissionRequest(nil), e.asked...)
 }
 
-func (e *editor) ReadTextFile(context.Context, acpsdk.ReadTextFileRequest) (acpsdk.ReadTextFileResponse, error) {
-	return acpsdk.ReadTextFileResponse{}, acpsdk.NewMethodNotFound(acpsdk.ClientMethodFsReadTextFile)
+func (e *editor) ReadTextFile(_ context.Context, req acpsdk.ReadTextFileRequest) (acpsdk.ReadTextFileResponse, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.calls = append(e.calls, "read "+req.Path)
+	if text, ok := e.buffers[req.Path]; ok {
+		return acpsdk.ReadTextFileResponse{Content: text}, nil
+	}
+	data, err := os.ReadFile(req.Path)
+	if err != nil {
+		return acpsdk.ReadTextFileResponse{}, acpsdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	return acpsdk.ReadTextFileResponse{Content: string(data)}, nil
 }
 
-func (e *editor) WriteTextFile(context.Context, acpsdk.WriteTextFileRequest) (acpsdk.WriteTextFileResponse, error) {
-	return acpsdk.WriteTextFileResponse{}, acpsdk.NewMethodNotFound(acpsdk.ClientMethodFsWriteTextFile)
+func (e *editor) WriteTextFile(_ context.Context, req acpsdk.WriteTextFileRequest) (acpsdk.WriteTextFileResponse, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.calls = append(e.calls, "write "+req.Path)
+	e.buffers[req.Path] = req.Content
+	return acpsdk.WriteTextFileResponse{}, nil
 }
 
-func (e *editor) CreateTerminal(context.Context, acpsdk.CreateTerminalRequest) (acpsdk.CreateTerminalResponse, error) {
-	return acpsdk.CreateTerminalResponse{}, acpsdk.NewMethodNotFound(acpsdk.ClientMethodTerminalCreate)
+// A terminal of the test's editor runs the command here, as an editor's
+// own terminal would, and keeps its output.
+type terminal struct {
+	out  syncWriter
+	done chan struct{}
+	cmd  *exec.Cmd
 }
 
-func (e *editor) KillTerminal(context.Context, acpsdk.KillTerminalRequest) (acpsdk.KillTerminalResponse, error) {
-	return acpsdk.KillTerminalResponse{}, acpsdk.NewMethodNotFound(acpsdk.ClientMethodTerminalKill)
+func (e *editor) CreateTerminal(_ context.Context, req acpsdk.CreateTerminalRequest) (acpsdk.CreateTerminalResponse, error) {
+	cmd := exec.Command(req.Command, req.Args...)
+	if req.Cwd != nil {
+		cmd.Dir = *req.Cwd
+	}
+	cmd.Env = os.Environ()
+	for _, v := range req.Env {
+		cmd.Env = append(cmd.Env, v.Name+"="+v.Value)
+	}
+	term := &terminal{out: syncWriter{w: &bytes.Buffer{}}, done: make(chan struct{}), cmd: cmd}
+	cmd.Stdout, cmd.Stderr = &term.out, &term.out
+	if err := cmd.Start(); err != nil {
+		return acpsdk.CreateTerminalResponse{}, acpsdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(term.done)
+	}()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	id := fmt.Sprintf("term-%d", len(e.terminals)+1)
+	e.terminals[id] = term
+	e.calls = append(e.calls, "terminal "+req.Command+" "+strings.Join(req.Args, " "))
+	return acpsdk.CreateTerminalResponse{TerminalId: id}, nil
 }
 
-func (e *editor) TerminalOutput(context.Context, acpsdk.TerminalOutputRequest) (acpsdk.TerminalOutputResponse, error) {
-	return acpsdk.TerminalOutputResponse{}, acpsdk.NewMethodNotFound(acpsdk.ClientMethodTerminalOutput)
+func (e *editor) terminal(id string) (*terminal, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t, ok := e.terminals[id]
+	if !ok {
+		return nil, acpsdk.NewInvalidParams(map[string]any{"error": "no terminal " + id})
+	}
+	return t, nil
 }
 
-func (e *editor) ReleaseTerminal(context.Context, acpsdk.ReleaseTerminalRequest) (acpsdk.ReleaseTerminalResponse, error) {
-	return acpsdk.ReleaseTerminalResponse{}, acpsdk.NewMethodNotFound(acpsdk.ClientMethodTerminalRelease)
+func (e *editor) KillTerminal(_ context.Context, req acpsdk.KillTerminalRequest) (acpsdk.KillTerminalResponse, error) {
+	t, err := e.terminal(req.TerminalId)
+	if err == nil {
+		_ = t.cmd.Process.Kill()
+	}
+	return acpsdk.KillTerminalResponse{}, err
 }
 
-func (e *editor) WaitForTerminalExit(context.Context, acpsdk.WaitForTerminalExitRequest) (acpsdk.WaitForTerminalExitResponse, error) {
-	return acpsdk.WaitForTerminalExitResponse{}, acpsdk.NewMethodNotFound(acpsdk.ClientMethodTerminalWaitForExit)
+func (e *editor) TerminalOutput(_ context.Context, req acpsdk.TerminalOutputRequest) (acpsdk.TerminalOutputResponse, error) {
+	t, err := e.terminal(req.TerminalId)
+	if err != nil {
+		return acpsdk.TerminalOutputResponse{}, err
+	}
+	resp := acpsdk.TerminalOutputResponse{Output: t.out.String()}
+	select {
+	case <-t.done:
+		code := t.cmd.ProcessState.ExitCode()
+		resp.ExitStatus = &acpsdk.TerminalExitStatus{ExitCode: &code}
+	default:
+	}
+	return resp, nil
+}
+
+func (e *editor) ReleaseTerminal(_ context.Context, req acpsdk.ReleaseTerminalRequest) (acpsdk.ReleaseTerminalResponse, error) {
+	t, err := e.terminal(req.TerminalId)
+	if err == nil {
+		_ = t.cmd.Process.Kill()
+		e.mu.Lock()
+		e.calls = append(e.calls, "release "+req.TerminalId)
+		e.mu.Unlock()
+	}
+	return acpsdk.ReleaseTerminalResponse{}, err
+}
+
+func (e *editor) WaitForTerminalExit(ctx context.Context, req acpsdk.WaitForTerminalExitRequest) (acpsdk.WaitForTerminalExitResponse, error) {
+	t, err := e.terminal(req.TerminalId)
+	if err != nil {
+		return acpsdk.WaitForTerminalExitResponse{}, err
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return acpsdk.WaitForTerminalExitResponse{}, ctx.Err()
+	}
+	code := t.cmd.ProcessState.ExitCode()
+	return acpsdk.WaitForTerminalExitResponse{ExitCode: &code}, nil
+}
+
+// clientCalls are the fs and terminal requests the editor was sent.
+func (e *editor) clientCalls() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.calls...)
 }
 
 var _ acpsdk.Client = (*editor)(nil)
