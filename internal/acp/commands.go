@@ -38,8 +38,12 @@ func (s *session) availableCommands() []acpsdk.AvailableCommand {
 			continue
 		}
 		ac := acpsdk.AvailableCommand{Name: c.Name, Description: c.Summary}
-		if c.Args != "" {
-			ac.Input = &acpsdk.AvailableCommandInput{Unstructured: &acpsdk.UnstructuredCommandInput{Hint: strings.Trim(c.Args, "[]<>")}}
+		hint := strings.Trim(c.Args, "[]<>")
+		if hint == "" && c.Prompt != nil {
+			hint = "arguments" // a prompt command takes $ARGUMENTS
+		}
+		if hint != "" {
+			ac.Input = &acpsdk.AvailableCommandInput{Unstructured: &acpsdk.UnstructuredCommandInput{Hint: hint}}
 		}
 		out = append(out, ac)
 	}
