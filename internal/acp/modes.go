@@ -94,23 +94,32 @@ func (s *session) approvePlan(ctx context.Context, plan string, n int) {
 	}
 	id := fmt.Sprintf("plan-approval-%d", n)
 	title := "Approve this plan and leave plan mode?"
-	kind, status := acpsdk.ToolKindSwitchMode, acpsdk.ToolCallStatusPending
-	req := acpsdk.RequestPermissionRequest{
-		SessionId: acpsdk.SessionId(s.id),
-		ToolCall: acpsdk.ToolCallUpdate{ToolCallId: acpsdk.ToolCallId(id), Title: &title, Kind: &kind, Status: &status,
-			Content: []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(plan))}},
-	}
+	plan = clipText(plan)
+	// Shown as a call first, so that every client has it to attach the
+	// question to; answered, it is completed (approved) or failed.
+	s.notify(acpsdk.SessionUpdate{ToolCall: &acpsdk.SessionUpdateToolCall{ToolCallId: acpsdk.ToolCallId(id), Title: title,
+		Kind: acpsdk.ToolKindSwitchMode, Status: acpsdk.ToolCallStatusPending,
+		Content: []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(plan))}}})
+	kind := acpsdk.ToolKindSwitchMode
+	req := acpsdk.RequestPermissionRequest{SessionId: acpsdk.SessionId(s.id),
+		ToolCall: acpsdk.ToolCallUpdate{ToolCallId: acpsdk.ToolCallId(id), Title: &title, Kind: &kind}}
 	for _, c := range planChoices {
 		req.Options = append(req.Options, acpsdk.PermissionOption{OptionId: acpsdk.PermissionOptionId(c.id), Name: c.name, Kind: c.kind})
 	}
 	resp, err := s.srv.conn.RequestPermission(ctx, req)
-	if err != nil || resp.Outcome.Selected == nil {
-		return
-	}
-	for _, c := range planChoices {
-		if string(resp.Outcome.Selected.OptionId) == c.id && c.mode != tools.ModePlan {
-			s.eng.Modes.SetMode(c.mode)
-			s.reportMode()
+	next := tools.ModePlan
+	if err == nil && resp.Outcome.Selected != nil {
+		for _, c := range planChoices {
+			if string(resp.Outcome.Selected.OptionId) == c.id {
+				next = c.mode
+			}
 		}
 	}
+	status := acpsdk.ToolCallStatusFailed
+	if next != tools.ModePlan {
+		status = acpsdk.ToolCallStatusCompleted
+		s.eng.Modes.SetMode(next)
+	}
+	s.notify(acpsdk.SessionUpdate{ToolCallUpdate: &acpsdk.SessionToolCallUpdate{ToolCallId: acpsdk.ToolCallId(id), Status: &status}})
+	s.reportMode()
 }
