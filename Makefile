@@ -15,7 +15,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 E2E_PKGS  = ./internal/e2e/... ./internal/perf/... ./internal/ctxbench/...
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e /internal/e2e -e /internal/perf -e /internal/ctxbench)
 
-.PHONY: build cross install test test-short bench bench-context lint fuzz fuzz-short clean mcp-server acp-sdk
+.PHONY: build cross install test test-short bench bench-context lint fuzz fuzz-short clean mcp-server acp-sdk seaweedfs otelcol
 
 # Static and without cgo, as on every platform `make cross` builds: with a
 # C compiler on the machine, Go would otherwise link the system's C library
@@ -72,7 +72,7 @@ bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $$($(GO) list ./... | grep -v /internal/perf) || status=1; \
 	$(GO) test -run='^$$' -bench='Version|OneShot|ReadRoundTrip|SessionsList|Resume1GB|TurnLocal|CompactLocal|Recall1GB|Fork1GB' -benchtime=20x -benchmem -count=1 -timeout=30m ./internal/perf/ || status=1; \
 	$(GO) test -run='^$$' -bench='ContinuedTurn|Replay|HugeStdin|HugeRecord' -benchtime=3x -benchmem -count=1 -timeout=30m ./internal/perf/ || status=1; \
-	$(GO) test -run='^$$' -bench='Search1GB|Import1GB' -benchtime=5x -count=1 -timeout=60m ./internal/perf/ || status=1; \
+	$(GO) test -run='^$$' -bench='Search1GB|Import1GB|Usage1GB' -benchtime=5x -count=1 -timeout=60m ./internal/perf/ || status=1; \
 	exit $$status
 
 # The context bench (docs/context-bench.md): the built binary against
@@ -135,3 +135,17 @@ ACP_TS_SDK ?= 2.4.0
 ACP_TS_ZOD ?= 4.6.7
 acp-sdk:
 	npm install --no-audit --no-fund --loglevel=error --prefix .cache/acp @agentclientprotocol/sdk@$(ACP_TS_SDK) zod@$(ACP_TS_ZOD)
+
+# The S3 server the sync tests run against (SeaweedFS's weed, at the
+# version tools/seaweedfs/go.mod pins), built once into a cache directory;
+# the tests find it there (or at $CLAWDCODE_WEED) and skip without it,
+# except under CI, where .ci/run builds it first.
+seaweedfs:
+	@./scripts/seaweedfs.sh
+
+# The OpenTelemetry Collector the telemetry tests send to (they skip,
+# saying so, without it; under CI they fail): built from its Go modules in
+# tools/otelcol, a module of its own so that none of its dependencies
+# reach clawdcode's. .ci/run calls this. Minutes on a 2-core machine.
+otelcol:
+	cd tools/otelcol && CGO_ENABLED=0 $(GO) build -trimpath -o ../../.cache/otelcol/otelcol .

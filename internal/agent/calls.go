@@ -9,6 +9,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -69,6 +70,7 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 		return early(res)
 	}
 	denied, err := l.perms.Check(withCallID(ctx, p.id), tool, p.input)
+	telemetry.From(ctx).Decision(ctx, telemetry.Decision{Tool: p.name, Allowed: err == nil && denied == "", Source: decisionSource(tool, p.input)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return p, interruptedResult, interrupted(ctx)
@@ -80,6 +82,15 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 		return early(tools.Result{Error: denied})
 	}
 	return p, "", nil
+}
+
+// decisionSource says what decided a call for telemetry: nothing, for a
+// tool that needs no permission, else the permission policy.
+func decisionSource(tool tools.Tool, input json.RawMessage) string {
+	if !tools.NeedsPermission(tool, input) {
+		return telemetry.SourceFree
+	}
+	return telemetry.SourcePolicy
 }
 
 // taskRun is how many calls from the first of calls on are Task calls.

@@ -17,6 +17,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/recall"
 	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -117,6 +118,14 @@ type Config struct {
 	Warn func(msg string)
 	// About is what /status shows of the run beyond the engine.
 	About About
+	// AfterTurn, when set, is told the session's id at the end of each
+	// turn (Submit) that has a session, its records in the session file:
+	// sync's push of the turn ([sync] auto, internal/sessionsync.Auto).
+	// It must return at once — the turn's result waits for it.
+	AfterTurn func(sessionID string)
+	// Telemetry is told of turns, tool calls, permission decisions and
+	// compactions (nil = telemetry.Off).
+	Telemetry telemetry.Hooks
 }
 
 // Engine is the session engine the front ends (the REPL, -p, an editor)
@@ -305,9 +314,18 @@ func toolDefs(set []tools.Tool) []chat.ToolDef {
 	return defs
 }
 
+// telemetry is the hooks the engine reports to (telemetry.Off when none).
+func (e *Engine) telemetry() telemetry.Hooks {
+	if e.cfg.Telemetry == nil {
+		return telemetry.Off
+	}
+	return e.cfg.Telemetry
+}
+
 // newManager builds a context manager over log (whose session is nil for a
 // session not yet created; live nil = no records yet).
 func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.Live) (*contextmgr.Manager, error) {
+	log.tel = e.telemetry()
 	opt := e.managerOptions(e.model, e.system, e.tools)
 	opt.Notify, opt.Hooks = e.notify, compactHooks{e}
 	opt.Brief = &contextmgr.BriefForms{System: e.briefSystem, Tools: briefDefs(e.tools)}

@@ -15,6 +15,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -107,13 +108,18 @@ func (t *Turns) SubmitImages(ctx context.Context, text string, given []chat.Imag
 		}
 	}
 	before := e.tasks.spent()
+	ctx, endTurn := e.telemetry().Turn(ctx, telemetry.Turn{Session: e.sessions.ID(), Model: e.model, Prompt: text})
 	res, err := l.run(ctx, text)
+	endTurn(err)
 	// A turn's usage counts its subagents' tokens too: they were spent on it.
 	after := e.tasks.spent()
 	res.Usage.InputTokens += after.InputTokens - before.InputTokens
 	res.Usage.OutputTokens += after.OutputTokens - before.OutputTokens
 	if err == nil {
 		e.runHook(ctx, hooks.Stop, "", hooks.Payload{"stop_hook_active": false})
+	}
+	if id := e.sessions.ID(); e.cfg.AfterTurn != nil && id != "" {
+		e.cfg.AfterTurn(id)
 	}
 	return res, err
 }
@@ -360,6 +366,14 @@ const toolStopGrace = 5 * time.Second
 // is answered as interrupted and left behind; the process is about to
 // finish the turn (or exit) anyway.
 func runTool(ctx context.Context, tool tools.Tool, input json.RawMessage, grace time.Duration) tools.Result {
+	ctx, end := telemetry.From(ctx).Tool(ctx, telemetry.ToolCall{ID: callID(ctx), Name: tool.Name(), Input: input})
+	res := runToolBounded(ctx, tool, input, grace)
+	end(telemetry.ToolEnd{Error: res.Error})
+	return res
+}
+
+// runToolBounded is runTool's call, bounded by grace once ctx is done.
+func runToolBounded(ctx context.Context, tool tools.Tool, input json.RawMessage, grace time.Duration) tools.Result {
 	done := make(chan tools.Result, 1)
 	go func() { done <- tool.Run(ctx, input) }()
 	select {

@@ -12,6 +12,7 @@ import (
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/toolcall"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -135,7 +136,7 @@ func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		return tools.Result{Error: fmt.Sprintf("subagent: %v", err)}
 	}
 	sess.SetTitle(p.Description)
-	log := &sessionLog{sess: sess}
+	log := &sessionLog{sess: sess, tel: e.telemetry()}
 	defer func() {
 		log.closed = true
 		_ = sess.Close() // its index entry: a cache the file rebuilds
@@ -172,7 +173,9 @@ func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		hook:     e.runHook,
 	}
 	taskStarted(ts)
+	ctx, endTurn := e.telemetry().Turn(ctx, telemetry.Turn{Session: sess.ID(), Model: model, Prompt: p.Prompt, Agent: typ.Name})
 	res, err := l.run(ctx, p.Prompt)
+	endTurn(err)
 	t.addUsage(res)
 	taskEnded(ctx, ts, res, err)
 	return taskResult(ctx, res, err, log)

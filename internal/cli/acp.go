@@ -151,6 +151,7 @@ func openACPEngine(ctx context.Context, f *Factory, opts *acpOptions, req acp.Op
 		Close: func() error {
 			err := eng.Close()
 			sub.closeSandbox()
+			sub.finishAutoSync()
 			noteSuggestions(f.IO.ErrOut, eng.Memory())
 			return err
 		},

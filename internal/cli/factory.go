@@ -25,8 +25,10 @@ import (
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/secrets"
+	"github.com/clawdcode/clawdcode/internal/sessionsync"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -62,6 +64,9 @@ type Factory struct {
 	config  lazy[*config.Config]
 	perms   lazy[*tools.Permissions]
 	sandbox lazy[*sandbox.Sandbox]
+	// telemetry is OpenTelemetry export, started on first use when on
+	// (telemetry.go); nil when off.
+	telemetry lazy[*telemetry.Telemetry]
 	// configFlags are the command line's settings, given to the
 	// configuration's first resolution (ResolveConfig).
 	configFlags config.Flags
@@ -82,6 +87,10 @@ type Factory struct {
 	// replOwnsInterrupt is set once the REPL runs: it handles Ctrl-C
 	// itself, so SIGINT must no longer cancel the whole run.
 	replOwnsInterrupt atomic.Bool
+
+	// autoSync is the run's background push of each turn ([sync] auto),
+	// nil when it is off; Run gives it a bounded moment at exit.
+	autoSync atomic.Pointer[sessionsync.Auto]
 
 	// indexErr is why index.json could not be written, said after the
 	// run's own error (see Run).
@@ -106,6 +115,7 @@ func (f *Factory) forDir(dir string) *Factory {
 	_, _ = sub.store.get(f.Store)
 	_, _ = sub.logger.get(func() (*slog.Logger, error) { return f.Logger(), nil })
 	_, _ = sub.cache.get(func() (*storage.CacheStore, error) { return f.Cache(), nil })
+	_, _ = sub.telemetry.get(func() (*telemetry.Telemetry, error) { return f.Telemetry(), nil })
 	return sub
 }
 
@@ -116,15 +126,22 @@ func NewFactory(ios *iostreams.IOStreams) *Factory {
 
 // lazy is a value built once on first use.
 type lazy[T any] struct {
-	once sync.Once
-	v    T
-	err  error
+	once  sync.Once
+	v     T
+	err   error
+	built atomic.Bool
 }
 
 func (l *lazy[T]) get(build func() (T, error)) (T, error) {
-	l.once.Do(func() { l.v, l.err = build() })
+	l.once.Do(func() {
+		l.v, l.err = build()
+		l.built.Store(true)
+	})
 	return l.v, l.err
 }
+
+// done reports whether the value was built (without building it).
+func (l *lazy[T]) done() bool { return l.built.Load() }
 
 // HomeDir is CLAWDCODE_HOME (default ~/.clawdcode).
 func (f *Factory) HomeDir() (string, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -228,13 +229,9 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 	if err != nil {
 		return nil, false, err
 	}
-	var client agent.LLM = &lazyLLM{f: f}
-	if eagerLLM {
-		c, err := f.LLM()
-		if err != nil {
-			return nil, false, err
-		}
-		client = c
+	client, tel, err := f.runLLM(eagerLLM)
+	if err != nil {
+		return nil, false, err
 	}
 	// A model the table does not know, with no window set anywhere: the
 	// server is asked (CONTRACT §8), so the first request is sized right.
@@ -265,6 +262,8 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		Sandbox:        sb,
 		Warn:           warnTo(f.IO.ErrOut),
 		About:          f.about(cfg, p, sb),
+		AfterTurn:      f.afterTurn(p),
+		Telemetry:      hooksOf(tel),
 	}
 	if f.engineExtras != nil {
 		f.engineExtras(&engCfg)
@@ -274,11 +273,33 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		host.Close()
 		return nil, cachedWindow, err
 	}
+	if tel != nil {
+		tel.SessionFallback(eng.Sessions().ID)
+	}
 	if err := openSession(ctx, f, opts, eng.Sessions(), id); err != nil {
 		_ = eng.Close()
 		return nil, cachedWindow, err
 	}
 	return eng, cachedWindow, nil
+}
+
+// runLLM is a run's model client: built now when eager (a missing key
+// stops the run before anything is written), else on the first call; and
+// wrapped by the telemetry, when it is on.
+func (f *Factory) runLLM(eager bool) (agent.LLM, *telemetry.Telemetry, error) {
+	var client agent.LLM = &lazyLLM{f: f}
+	if eager {
+		c, err := f.LLM()
+		if err != nil {
+			return nil, nil, err
+		}
+		client = c
+	}
+	tel := f.Telemetry()
+	if tel != nil {
+		client = tel.WrapLLM(client)
+	}
+	return client, tel, nil
 }
 
 // runMCP starts the MCP servers (in the background) of a run that may

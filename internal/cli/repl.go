@@ -76,6 +76,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		SkipPermissions: opts.SkipPermissions,
 		Modes:           eng.Permissions(),
 		SearchSessions:  searchSessions(f),
+		Spend:           todaySpend(f, eng.Turns()),
 	})
 	if errors.Is(err, slash.ErrExit) {
 		err = nil

@@ -139,6 +139,8 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	cmd.AddCommand(NewCmdImport(f, nil))
 	cmd.AddCommand(NewCmdACP(f, nil))
 	cmd.AddCommand(NewCmdSandbox(f, nil))
+	cmd.AddCommand(NewCmdSync(f, nil))
+	cmd.AddCommand(NewCmdUsage(f, nil))
 	return cmd
 }
 

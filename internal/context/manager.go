@@ -485,12 +485,14 @@ type Spend struct {
 	// Priced says whether one is known.
 	Price  tokens.Price
 	Priced bool
+	// Prices is the price list in force.
+	Prices tokens.Prices
 }
 
 // Spend is the session's usage, its summary calls' and the model's price.
 func (m *Manager) Spend() Spend {
 	p, ok := m.opt.Prices.Of(m.opt.Model)
-	return Spend{Session: m.usage.total(), Summaries: m.usage.summaries, Subagents: m.usage.subagents, Price: p, Priced: ok}
+	return Spend{Session: m.usage.total(), Summaries: m.usage.summaries, Subagents: m.usage.subagents, Price: p, Priced: ok, Prices: m.opt.Prices}
 }
 
 // usageTally is a session's model usage: the last boundary's sessionUsage

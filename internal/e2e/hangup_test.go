@@ -39,7 +39,10 @@ func TestHangupEndsTheCommandAndExits(t *testing.T) {
 	w.Server.SetResponder(llmtest.Agent())
 	ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 	defer cancel()
-	cmd := w.Command(ctx, "-p", "--dangerously-skip-permissions",
+	// Outside the sandbox: $! must be a pid this test can see (inside, it
+	// is the sandbox's own PID namespace's; TestSandboxCommandsEndWithClawdcode
+	// covers that case).
+	cmd := w.Command(ctx, "-p", "--dangerously-skip-permissions", "--sandbox", "off",
 		"bash sleep 60 & echo $! > child.pid; wait")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

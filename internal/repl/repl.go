@@ -89,6 +89,17 @@ type Options struct {
 	// PickSession opens the /resume picker before the first prompt (a bare
 	// -r); without a terminal /resume lists the sessions instead.
 	PickSession bool
+	// Spend, when set, is today's cost for the status line: refreshed
+	// when the REPL starts and after each turn (nil: not shown).
+	Spend Spend
+}
+
+// Spend is a figure the status line shows (*usage.Today): Figure is read
+// on every draw and must not block; Refresh recomputes it in the
+// background.
+type Spend interface {
+	Figure() string
+	Refresh(done func())
 }
 
 const (
@@ -125,6 +136,9 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer s.input.Close()
+	if opts.Spend != nil {
+		opts.Spend.Refresh(s.redrawStatus)
+	}
 	if opts.WatchMCP != nil && s.kb != nil {
 		opts.WatchMCP(s.kb.redraw)
 		defer opts.WatchMCP(nil)
@@ -357,6 +371,14 @@ func (r *interruptRouter) route(cancel context.CancelFunc) {
 	r.mu.Unlock()
 }
 
+// redrawStatus draws the entry and its status line again (a figure in it
+// changed), when the input is a terminal.
+func (s *session) redrawStatus() {
+	if s.kb != nil {
+		s.kb.redraw()
+	}
+}
+
 // turn sends text to the model and renders the reply as it streams.
 func (s *session) turn(ctx context.Context, text string) error {
 	out := newTurnOutput(s.io, s.projectRoot(), ctx.Done(), s.con)
@@ -369,6 +391,9 @@ func (s *session) turn(ctx context.Context, text string) error {
 	out.waiting("thinking")
 	res, err := s.opts.Turns.Submit(ctx, text, out)
 	out.finish()
+	if s.opts.Spend != nil {
+		s.opts.Spend.Refresh(s.redrawStatus)
+	}
 	if err == nil && ctx.Err() == nil {
 		s.contextWarning()
 		if res != nil && strings.TrimSpace(res.Text) != "" {

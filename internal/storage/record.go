@@ -141,6 +141,13 @@ const (
 	// and sent as part of it (see contextmgr).
 	SubtypeReorientation = "reorientation"
 
+	// SubtypeModelUsage is what a model call used when the session's
+	// replies do not carry it (1.16): an imported Codex session, whose
+	// rollout reports each call's tokens in an event of its own after
+	// the reply. ModelUsage holds it. Nothing is sent to the model for
+	// it; `clawdcode usage` counts it as a reply's usage.
+	SubtypeModelUsage = "model_usage"
+
 	TriggerAuto   = "auto"
 	TriggerManual = "manual"
 )
@@ -203,6 +210,8 @@ type Record struct {
 	Import *ImportInfo `json:"import,omitempty"`
 	// Repair is what a SubtypeRepair record repaired.
 	Repair *RepairInfo `json:"repair,omitempty"`
+	// ModelUsage is the model call a SubtypeModelUsage record counts.
+	ModelUsage *ModelUsage `json:"modelUsage,omitempty"`
 
 	// Tokens is clawdcode's extension: the token count of this record's
 	// contribution to a request, when it was known at write time (0 = unknown).
@@ -252,6 +261,12 @@ func (u *Usage) Add(v Usage) {
 	u.InputTokens += v.InputTokens
 	u.OutputTokens += v.OutputTokens
 	u.CacheReadInputTokens += v.CacheReadInputTokens
+}
+
+// ModelUsage is one model call's usage, with the model that made it.
+type ModelUsage struct {
+	Model string `json:"model,omitempty"`
+	Usage Usage  `json:"usage"`
 }
 
 // ToolUse is one tool call of an assistant reply.
