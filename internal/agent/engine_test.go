@@ -760,3 +760,19 @@ func TestSubmitImagesSendsTheGivenImages(t *testing.T) {
 		t.Fatalf("notices %q, want one attached and one warning", sink.events)
 	}
 }
+
+// A turn says why its last reply ended, as the server said it: a front
+// end tells a reply cut at its max tokens, or stopped by a filter, from
+// one that ended.
+func TestTurnResultSaysWhyTheReplyEnded(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	w.srv.Enqueue(llmtest.Reply{Text: "cut sho", FinishReason: "length"}, llmtest.Text("whole"))
+	for _, want := range []string{"length", "stop"} {
+		res, err := e.Turns().Submit(t.Context(), "go", nil)
+		if err != nil || res.FinishReason != want {
+			t.Fatalf("finish reason %q (%v), want %q", res.FinishReason, err, want)
+		}
+	}
+}

@@ -24,6 +24,10 @@ import (
 type TurnResult struct {
 	Text     string // the final answer
 	NumTurns int    // model calls made
+	// FinishReason is why the last reply ended, as the server said it
+	// ("stop", "length" for a reply cut at its max tokens,
+	// "content_filter" for one the server's filter stopped).
+	FinishReason string
 	// Usage is the tokens of the turn's model calls, its subagents' included.
 	Usage storage.Usage
 }
@@ -178,7 +182,7 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 		res.NumTurns++
 		res.Usage.InputTokens += resp.Usage.PromptTokens
 		res.Usage.OutputTokens += resp.Usage.CompletionTokens
-		res.Text = resp.Content
+		res.Text, res.FinishReason = resp.Content, resp.FinishReason
 		if err := l.conv.AddAssistant(resp); err != nil {
 			return res, err
 		}
