@@ -49,7 +49,7 @@ func (s *session) runTurn(ctx context.Context, text string, images []chat.Image)
 	before := s.eng.Context.Spend()
 	sink := newTurnSink(ctx, s)
 	res, err := s.eng.Turns.SubmitImages(ctx, text, images, sink)
-	stop, err := stopReason(ctx, err)
+	stop, err := stopReason(ctx, res, err)
 	if err != nil {
 		return acpsdk.PromptResponse{}, err
 	}
@@ -61,12 +61,17 @@ func (s *session) runTurn(ctx context.Context, text string, images []chat.Image)
 	return acpsdk.PromptResponse{StopReason: stop, Meta: s.reportUsage(&cost)}, nil
 }
 
-// stopReason is how a turn that returned err ended, in the protocol's
-// words; an error that is no way a turn ends (the model server failed, a
-// record could not be written) is the request's error, its message the
-// engine's.
-func stopReason(ctx context.Context, err error) (acpsdk.StopReason, error) {
+// stopReason is how a turn that returned res and err ended, in the
+// protocol's words: a reply cut at its max tokens is max_tokens, one the
+// server's filter stopped a refusal. An error that is no way a turn ends
+// (the model server failed, a record could not be written) is the
+// request's error, its message the engine's.
+func stopReason(ctx context.Context, res *agent.TurnResult, err error) (acpsdk.StopReason, error) {
 	switch {
+	case err == nil && res != nil && res.FinishReason == "length":
+		return acpsdk.StopReasonMaxTokens, nil
+	case err == nil && res != nil && res.FinishReason == "content_filter":
+		return acpsdk.StopReasonRefusal, nil
 	case err == nil:
 		return acpsdk.StopReasonEndTurn, nil
 	case errors.Is(err, agent.ErrInterrupted), ctx.Err() != nil && errors.Is(err, context.Canceled):

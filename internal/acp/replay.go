@@ -25,12 +25,17 @@ func (s *session) replay(ctx context.Context) error {
 	if live == nil {
 		return nil // a new session: nothing to replay
 	}
+	// The summary stands for what came before every record kept word for
+	// word, though the file holds it after them: it is told first.
+	if sum := live.Summary; sum != nil && sum.Message != nil {
+		s.notify(acpsdk.UpdateAgentMessageText("_Summary of the conversation before it was compacted:_\n\n" + sum.Message.Content + "\n\n"))
+	}
 	calls := map[string]storage.ToolUse{}
 	for _, lr := range live.Records {
 		r := lr.Record
 		switch {
-		case r.Type == storage.TypeUser && r.IsCompactSummary && r.Message != nil:
-			s.notify(acpsdk.UpdateAgentMessageText("_Summary of the conversation before it was compacted:_\n\n" + r.Message.Content + "\n\n"))
+		case r.Type == storage.TypeUser && r.IsCompactSummary:
+			// Told first.
 		case r.Type == storage.TypeUser && r.Message != nil:
 			s.notify(acpsdk.UpdateUserMessageText(userText(r.Message)))
 		case r.Type == storage.TypeAssistant && r.Message != nil && strings.TrimSpace(r.Message.Content) != "":
