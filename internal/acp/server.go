@@ -190,8 +190,11 @@ func (s *server) ResumeSession(ctx context.Context, req acpsdk.ResumeSessionRequ
 // second load of a session replays it again, from the same engine).
 func (s *server) load(ctx context.Context, id, cwd string, servers []acpsdk.McpServer) (*session, error) {
 	if sess, ok := s.lookup(id); ok {
-		if sess.cwd != filepath.Clean(cwd) {
+		switch {
+		case sess.cwd != filepath.Clean(cwd):
 			return nil, invalidParams("session %s is open in %s, not %s", id, sess.cwd, cwd)
+		case sess.busy():
+			return nil, acpsdk.NewInvalidRequest(map[string]any{"error": ErrBusy.Error()})
 		}
 		return sess, nil
 	}
