@@ -314,7 +314,9 @@ func (s *server) openServers(ctx context.Context, cwd string, mcp []mcphost.Serv
 	}
 	defer func() { <-s.opening }()
 	sess := newSession(s, cwd, mcp)
-	eng, err := s.opts.Open(ctx, sess.openRequest(load))
+	// The engine outlives the request that opens it: its MCP servers
+	// connect in the background, on the connection's context.
+	eng, err := s.opts.Open(s.life, sess.openRequest(load))
 	if err != nil {
 		return nil, openError(err, load)
 	}
