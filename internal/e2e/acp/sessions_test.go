@@ -31,6 +31,10 @@ func TestLoadReplaysASessionMadeByPrint(t *testing.T) {
 	e := startEditor(t, w)
 	e.initialize(acpsdk.ClientCapabilities{})
 	sid := acpsdk.SessionId(res.SessionID)
+	listed, err := e.conn.ListSessions(e.ctx(), acpsdk.ListSessionsRequest{Cwd: &w.Project})
+	if err != nil || len(listed.Sessions) != 1 || listed.Sessions[0].SessionId != sid || listed.Sessions[0].Title == nil {
+		t.Fatalf("session/list answered %+v, %v", listed, err)
+	}
 	from := e.mark()
 	if _, err := e.conn.LoadSession(e.ctx(), acpsdk.LoadSessionRequest{SessionId: sid, Cwd: w.Project, McpServers: []acpsdk.McpServer{}}); err != nil {
 		t.Fatalf("session/load: %v\n%s", err, e.stderr())
