@@ -15,7 +15,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 E2E_PKGS  = ./internal/e2e/... ./internal/perf/... ./internal/ctxbench/...
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e /internal/e2e -e /internal/perf -e /internal/ctxbench)
 
-.PHONY: build cross install test test-short bench bench-context lint fuzz fuzz-short clean mcp-server seaweedfs otelcol
+.PHONY: build cross install test test-short bench bench-context lint fuzz fuzz-short clean mcp-server acp-sdk seaweedfs otelcol
 
 # Static and without cgo, as on every platform `make cross` builds: with a
 # C compiler on the machine, Go would otherwise link the system's C library
@@ -126,6 +126,15 @@ clean:
 MCP_EVERYTHING ?= 2026.8.31
 mcp-server:
 	npm install --no-audit --no-fund --loglevel=error --prefix .cache/mcp @modelcontextprotocol/server-everything@$(MCP_EVERYTHING)
+
+# The official TypeScript SDK of the Agent Client Protocol, the client
+# internal/e2e/acp's TypeScript test drives `clawdcode acp` with (it is
+# skipped, saying so, without it; under CI it fails). zod is the SDK's
+# peer dependency, pinned too. Needs node and npm; .ci/run calls this.
+ACP_TS_SDK ?= 2.4.0
+ACP_TS_ZOD ?= 4.6.7
+acp-sdk:
+	npm install --no-audit --no-fund --loglevel=error --prefix .cache/acp @agentclientprotocol/sdk@$(ACP_TS_SDK) zod@$(ACP_TS_ZOD)
 
 # The S3 server the sync tests run against (SeaweedFS's weed, at the
 # version tools/seaweedfs/go.mod pins), built once into a cache directory;

@@ -41,6 +41,7 @@ var _ LLM = (*llm.Client)(nil)
 // may decide what to show by it.
 type Sink interface {
 	Text(delta string)                                // assistant text as it streams
+	Thinking(delta string)                            // the model's reasoning as it streams (never recorded)
 	ToolStart(id, name string, input json.RawMessage) // before a tool runs (after permission)
 	ToolEnd(id, name string, res tools.Result)        // after it ran (ToolStart came before)
 	// ToolRefused: a call answered without running (an unknown tool, bad
@@ -99,6 +100,16 @@ type Config struct {
 	// commands: secret-looking variables handed over all the same, and
 	// more variables kept from them (see secrets.ChildEnv).
 	EnvPassthrough, SecretEnv []string
+	// TextReader and TextWriter hold the text files Read, Edit and Write
+	// read and write, Terminal runs Bash's foreground commands and
+	// WatchOutput sees a local command's output as it comes: an editor's
+	// buffers and terminals, and its view of a running call (see
+	// tools.Env's UseTextFiles, UseTerminal and WatchOutput). Each nil:
+	// this process's disk and shells.
+	TextReader  tools.TextReader
+	TextWriter  tools.TextWriter
+	Terminal    tools.Terminal
+	WatchOutput func(ctx context.Context, chunk []byte)
 	// Sandbox runs the Bash tool's commands (nil: plain child processes).
 	Sandbox tools.ShellSandbox
 	// Warn receives each warning about a session being resumed: the lines
@@ -146,7 +157,10 @@ type Engine struct {
 	// once New returned.
 	log          *sessionLog
 	pendingTitle string
-	mgr          *contextmgr.Manager
+	// nextID is the id a new session not created yet will have, once
+	// Sessions.NextID chose it ("" = a random one at creation).
+	nextID string
+	mgr    *contextmgr.Manager
 	// sink receives the manager's notices while a Submit runs.
 	sink Sink
 
@@ -190,6 +204,9 @@ func New(cfg Config) (*Engine, error) {
 		e.env = tools.NewEnv(cfg.Project.Root)
 		e.env.Protect(cfg.Project.Store().Home())
 		e.env.PassEnv, e.env.SecretEnv = cfg.EnvPassthrough, cfg.SecretEnv
+		e.env.UseTextFiles(cfg.TextReader, cfg.TextWriter)
+		e.env.UseTerminal(cfg.Terminal)
+		e.env.WatchOutput(cfg.WatchOutput)
 		e.env.Sandbox = cfg.Sandbox
 		e.tools = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
 			Store:   cfg.Project.Store(),
@@ -369,7 +386,7 @@ func (e *Engine) systemPrompt() string {
 func (e *Engine) enter(log *sessionLog, mgr *contextmgr.Manager, live *storage.Live) error {
 	closeErr := e.closeSession()
 	e.log, e.mgr = log, mgr
-	e.pendingTitle = ""
+	e.pendingTitle, e.nextID = "", ""
 	e.enterSession(live)
 	return closeErr
 }

@@ -24,6 +24,10 @@ import (
 type TurnResult struct {
 	Text     string // the final answer
 	NumTurns int    // model calls made
+	// FinishReason is why the last reply ended, as the server said it
+	// ("stop", "length" for a reply cut at its max tokens,
+	// "content_filter" for one the server's filter stopped).
+	FinishReason string
 	// Usage is the tokens of the turn's model calls, its subagents' included.
 	Usage storage.Usage
 }
@@ -60,6 +64,14 @@ type Turns struct{ e *Engine }
 // to interrupt a turn). Every record is persisted as it happens; sink
 // receives the turn's events as they happen (nil: none shown).
 func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult, error) {
+	return t.SubmitImages(ctx, text, nil, sink)
+}
+
+// SubmitImages is Submit of a message that comes with images of its own
+// (an editor's image blocks) besides those its text names with @path.
+// Each is stored as those are; one that is no image clawdcode sends, or
+// too big, is left out with a notice.
+func (t *Turns) SubmitImages(ctx context.Context, text string, given []chat.Image, sink Sink) (*TurnResult, error) {
 	e := t.e
 	if strings.TrimSpace(text) == "" {
 		return nil, ErrEmptyMessage
@@ -75,6 +87,9 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 	defer func() { e.sink = nil }()
 	images, err := t.attachImages(text, sink)
 	if err != nil {
+		return nil, err
+	}
+	if images, err = t.attachGiven(images, given, sink); err != nil {
 		return nil, err
 	}
 
@@ -167,7 +182,7 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 		res.NumTurns++
 		res.Usage.InputTokens += resp.Usage.PromptTokens
 		res.Usage.OutputTokens += resp.Usage.CompletionTokens
-		res.Text = resp.Content
+		res.Text, res.FinishReason = resp.Content, resp.FinishReason
 		if err := l.conv.AddAssistant(resp); err != nil {
 			return res, err
 		}
@@ -207,6 +222,9 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 	onDelta := func(d llm.Delta) {
 		if d.Retry != nil {
 			l.sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeRetry, Text: d.Retry.String()})
+		}
+		if d.Reasoning != "" {
+			l.sink.Thinking(d.Reasoning)
 		}
 		if d.Content != "" {
 			l.streamed.WriteString(d.Content)
@@ -442,6 +460,7 @@ func clip(s string, n int) string {
 type discardSink struct{}
 
 func (discardSink) Text(string)                                               {}
+func (discardSink) Thinking(string)                                           {}
 func (discardSink) ToolStart(string, string, json.RawMessage)                 {}
 func (discardSink) ToolEnd(string, string, tools.Result)                      {}
 func (discardSink) ToolRefused(string, string, json.RawMessage, tools.Result) {}

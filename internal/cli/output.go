@@ -145,6 +145,9 @@ func (s *printSink) flushText() {
 	s.text.Reset()
 }
 
+// Thinking is left out of -p's output, whose formats have no place for it.
+func (s *printSink) Thinking(string) {}
+
 func (s *printSink) Text(delta string) {
 	if s.format == FormatStreamJSON {
 		s.text.WriteString(delta)

@@ -194,6 +194,10 @@ func (d *responsesDecoder) event(ev sseEvent) (step, error) {
 	case "response.output_text.delta":
 		d.text.WriteString(e.Delta)
 		s.text = e.Delta
+	case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
+		// The reasoning itself (open models) or its summary (OpenAI's):
+		// shown as it comes, never part of the reply.
+		s.reasoning = e.Delta
 	case "response.output_item.added", "response.output_item.done":
 		d.item(&e)
 	case "response.function_call_arguments.delta":

@@ -119,6 +119,10 @@ func (t *turnOutput) resume() {
 	t.spin.Start(t.done, t.label)
 }
 
+// Thinking is not shown: the terminal shows the answer, and a model's
+// reasoning is not kept in the session either.
+func (t *turnOutput) Thinking(string) {}
+
 func (t *turnOutput) Text(delta string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -117,7 +117,7 @@ type tool struct {
 	// (permission is then the answer for calls whose input is unreadable).
 	needs func(a args) bool
 	// validate, when set, checks a call without running it (see Precheck).
-	validate func(a args) (Result, bool)
+	validate func(ctx context.Context, a args) (Result, bool)
 }
 
 var (
@@ -182,21 +182,21 @@ type Prechecker interface {
 	// Precheck returns the error result the call would end with, and
 	// false, when its arguments or preconditions are wrong (Edit of a file
 	// not read, Write under CLAWDCODE_HOME); true when it may run. It
-	// changes nothing.
-	Precheck(input json.RawMessage) (Result, bool)
+	// changes nothing; ctx bounds what it reads (an editor's buffer).
+	Precheck(ctx context.Context, input json.RawMessage) (Result, bool)
 }
 
 // Precheck checks a call before its permission: the loop answers a call
 // that cannot succeed with its error at once, so the user is never asked
 // to allow a call that then fails. Tools without checks pass.
-func Precheck(t Tool, input json.RawMessage) (Result, bool) {
+func Precheck(ctx context.Context, t Tool, input json.RawMessage) (Result, bool) {
 	if pc, ok := t.(Prechecker); ok {
-		return pc.Precheck(input)
+		return pc.Precheck(ctx, input)
 	}
 	return Result{}, true
 }
 
-func (t *tool) Precheck(input json.RawMessage) (res Result, ok bool) {
+func (t *tool) Precheck(ctx context.Context, input json.RawMessage) (res Result, ok bool) {
 	if t.validate == nil {
 		return Result{}, true
 	}
@@ -209,7 +209,7 @@ func (t *tool) Precheck(input json.RawMessage) (res Result, ok bool) {
 	if err != nil {
 		return invalid(err), false
 	}
-	return t.validate(a)
+	return t.validate(ctx, a)
 }
 
 // invalid is the result for arguments the tool cannot use.
