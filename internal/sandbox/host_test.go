@@ -33,3 +33,33 @@ func TestHostRestrictions(t *testing.T) {
 		}
 	}
 }
+
+// TestPrewarm: Prewarm starts the mode's host with no command asking for
+// it, and the next command runs in that host rather than a new one.
+func TestPrewarm(t *testing.T) {
+	root := t.TempDir()
+	sb := New(Config{Root: root})
+	defer sb.Close()
+	sb.Prewarm()
+	var h *hostConn
+	for deadline := time.Now().Add(time.Minute); h == nil && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		sb.mu.Lock()
+		h = sb.hosts[WorkspaceWrite]
+		sb.mu.Unlock()
+	}
+	if h == nil {
+		t.Fatal("Prewarm started no host")
+	}
+	p, err := sb.Start(Command{Argv: []string{"/bin/sh", "-c", "exit 0"}, Env: os.Environ(), Dir: root, Output: &bytes.Buffer{}, OutputGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws, err := p.Wait(); err != nil || ws.ExitStatus() != 0 {
+		t.Fatalf("the command: %v %v", ws, err)
+	}
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.hosts[WorkspaceWrite] != h {
+		t.Error("the command started a host of its own beside the prewarmed one")
+	}
+}

@@ -52,6 +52,7 @@ type Sandbox struct {
 	hosts  map[Mode]*hostConn
 	failed map[Mode]string // why a mode's host could not start
 	warned bool
+	closed bool // Close was called: Prewarm starts nothing
 }
 
 // New returns the sandbox of cfg; nothing starts until a command does.

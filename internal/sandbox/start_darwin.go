@@ -49,8 +49,17 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	return p, startPlain(run, p)
 }
 
+// Prewarm has nothing to start ahead of a command on macOS: each runs
+// under a sandbox-exec of its own.
+func (s *Sandbox) Prewarm() {}
+
 // Close stops the proxy.
-func (s *Sandbox) Close() { s.proxy.close() }
+func (s *Sandbox) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.proxy.close()
+}
 
 // Describe says which sandbox is in force, for /status.
 func (s *Sandbox) Describe() string {

@@ -9,9 +9,30 @@ import (
 // host returns the running host of mode m, starting one when there is
 // none or the one there no longer fits (stale).
 func (s *Sandbox) host(m Mode) (*hostConn, error) {
-	p := s.policy(m)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.hostLocked(m)
+}
+
+// Prewarm starts the host of the mode a command started now runs in, in
+// the background, when none runs: the model's reply has begun a Bash
+// call, and its command will find the host ready instead of waiting for
+// it to start. It never waits, and does nothing once the sandbox is
+// closed.
+func (s *Sandbox) Prewarm() {
+	m := s.Mode()
+	go func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.closed {
+			_, _ = s.hostLocked(m)
+		}
+	}()
+}
+
+// hostLocked is host with s.mu held.
+func (s *Sandbox) hostLocked(m Mode) (*hostConn, error) {
+	p := s.policy(m)
 	if h := s.hosts[m]; h != nil && !h.stale(p) {
 		return h, nil
 	}
@@ -79,6 +100,7 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 // process's exit does the same.
 func (s *Sandbox) Close() {
 	s.mu.Lock()
+	s.closed = true
 	hosts := s.hosts
 	s.hosts = map[Mode]*hostConn{}
 	s.mu.Unlock()
