@@ -40,6 +40,10 @@ func Helper() (code int, ok bool) {
 func runHost() int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE,
 		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGTSTP)
+	// The socket is the host's alone: a command that held it could read
+	// the requests meant for the host (other commands' output pipes among
+	// them) and answer clawdcode in its name.
+	unix.CloseOnExec(controlFD)
 	buf, oob := make([]byte, maxPacket), make([]byte, unix.CmsgSpace(4*4))
 	m, fds, err := recv(controlFD, buf, oob)
 	closeAll(fds)
