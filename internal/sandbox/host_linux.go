@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,7 +51,7 @@ func runHost() int {
 	if err != nil || m.Setup == nil {
 		return 2
 	}
-	h := &host{setup: *m.Setup, shells: map[int]int{}}
+	h := &host{setup: *m.Setup, shells: map[int]int{}, thread: newOnThread()}
 	ready, listener, err := h.build()
 	if err != nil {
 		_ = send(controlFD, message{Op: "fatal", Error: err.Error()})
@@ -70,8 +71,9 @@ func runHost() int {
 }
 
 type host struct {
-	setup setup
-	port  int
+	setup  setup
+	port   int
+	thread onThread // starts and, at the end, kills the commands
 
 	mu     sync.Mutex
 	shells map[int]int // pid → command id, while the command's shell runs
@@ -157,11 +159,15 @@ func (h *host) start(m message, stdout, stderr int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	pidfd := -1
-	pid, err := syscall.ForkExec(m.Argv[0], m.Argv, &syscall.ProcAttr{
-		Dir:   m.Dir,
-		Env:   m.Env,
-		Files: []uintptr{devNull(), uintptr(stdout), uintptr(stderr)},
-		Sys:   &syscall.SysProcAttr{Setsid: true, PidFD: &pidfd},
+	var pid int
+	var err error
+	h.thread.do(func() {
+		pid, err = syscall.ForkExec(m.Argv[0], m.Argv, &syscall.ProcAttr{
+			Dir:   m.Dir,
+			Env:   m.Env,
+			Files: []uintptr{devNull(), uintptr(stdout), uintptr(stderr)},
+			Sys:   &syscall.SysProcAttr{Setsid: true, PidFD: &pidfd},
+		})
 	})
 	if err != nil {
 		_ = send(controlFD, message{Op: "started", ID: m.ID, Error: fmt.Sprintf("start %s: %v", m.Argv[0], err)})
@@ -174,6 +180,34 @@ func (h *host) start(m message, stdout, stderr int) {
 	}
 	_ = send(controlFD, message{Op: "started", ID: m.ID, Pid: pid}, pidfd)
 	unix.Close(pidfd)
+}
+
+// onThread runs functions on one OS thread of its own, one at a time.
+// Landlock gives each thread of the host a domain of its own (go-landlock
+// restricts them one by one), and a process may signal only the processes
+// of its domain or of one nested in it: the host starts every command
+// from this one thread, whose domain they inherit, and kills them from it.
+type onThread chan func()
+
+func newOnThread() onThread {
+	t := make(onThread)
+	go func() {
+		runtime.LockOSThread() // for good: the thread is the commands' parent
+		for f := range t {
+			f()
+		}
+	}()
+	return t
+}
+
+// do runs f on the thread and returns once it has.
+func (t onThread) do(f func()) {
+	done := make(chan struct{})
+	t <- func() {
+		defer close(done)
+		f()
+	}
+	<-done
 }
 
 var devNullFD = sync.OnceValue(func() uintptr {
@@ -206,27 +240,88 @@ func (h *host) reap() {
 }
 
 // endAll kills every process the host started, with everything they
-// started. In a PID namespace the host's exit does it (the kernel kills a
-// namespace whose init is gone); otherwise the host, their subreaper,
-// kills its descendants until none is left.
+// started, and collects them: clawdcode hears the host end (its socket
+// closes as it exits) once they are gone. In a PID namespace the host is
+// its init: every other process in it is its to signal and, orphaned, its
+// child; otherwise the host, their subreaper, kills its descendants until
+// none is left.
 func (h *host) endAll() {
 	if h.setup.PidNS {
-		return
+		// From a namespace's init: all of the namespace but itself.
+		h.thread.do(func() { _ = unix.Kill(-1, unix.SIGKILL) })
+		for {
+			var ws unix.WaitStatus
+			_, err := unix.Wait4(-1, &ws, 0, nil)
+			if err != nil && err != unix.EINTR {
+				return // ECHILD: none left
+			}
+		}
 	}
 	for range 100 {
 		kids := descendants(os.Getpid())
 		if len(kids) == 0 {
 			return
 		}
-		for _, pid := range kids {
-			_ = unix.Kill(pid, unix.SIGKILL)
-		}
+		h.thread.do(func() {
+			for _, pid := range kids {
+				_ = unix.Kill(pid, unix.SIGKILL)
+			}
+		})
 		h.reap()
 	}
 }
 
-// descendants lists the processes under pid, read from /proc.
+// descendants lists the processes under root: its children and theirs,
+// from /proc/PID/task/TID/children (without reading every process of the
+// system), else from every process's parent.
 func descendants(root int) []int {
+	var out []int
+	seen := map[int]bool{root: true}
+	for queue := []int{root}; len(queue) > 0; queue = queue[1:] {
+		kids, ok := childrenOf(queue[0])
+		if !ok {
+			return descendantsByParent(root)
+		}
+		for _, k := range kids {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+				queue = append(queue, k)
+			}
+		}
+	}
+	return out
+}
+
+// childrenOf lists a process's children, those of every thread of it
+// (none once it is gone); ok is false when the system does not list them
+// (a kernel without CONFIG_PROC_CHILDREN).
+func childrenOf(pid int) (kids []int, ok bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, true
+	}
+	for _, t := range tasks {
+		data, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if errors.Is(err, os.ErrNotExist) {
+			if _, gone := os.Stat(dir + "/" + t.Name()); gone != nil {
+				continue // the thread ended
+			}
+			return nil, false
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, k)
+			}
+		}
+	}
+	return kids, true
+}
+
+// descendantsByParent lists the processes under root, from every
+// process's parent in /proc.
+func descendantsByParent(root int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil

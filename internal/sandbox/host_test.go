@@ -2,9 +2,13 @@ package sandbox
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"strconv"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestHostRestrictions: inside the sandbox the seccomp filter refuses a
@@ -63,4 +67,49 @@ func TestPrewarm(t *testing.T) {
 	if sb.hosts[WorkspaceWrite] != h {
 		t.Error("the command started a host of its own beside the prewarmed one")
 	}
+}
+
+// TestCloseEndsEverything: once Close returns, nothing the host started
+// is left, background processes of commands that exited included — in a
+// PID namespace, where the host kills them itself before it exits (from
+// the one thread whose Landlock domain they share), and without one.
+func TestCloseEndsEverything(t *testing.T) {
+	for _, mode := range []Mode{WorkspaceWrite, Off} {
+		root := t.TempDir()
+		sb := New(Config{Root: root, Mode: mode})
+		marker := fmt.Sprintf("300.%d%d", os.Getpid(), mode)
+		for range 6 {
+			p, err := sb.Start(Command{Argv: []string{"/bin/sh", "-c", "sleep " + marker + " >/dev/null 2>&1 &"}, Env: os.Environ(),
+				Dir: root, Output: &bytes.Buffer{}, OutputGrace: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Wait()
+		}
+		if n := len(sleeping(marker)); n != 6 {
+			t.Fatalf("%s: %d sleeps running, want 6", mode, n)
+		}
+		sb.Close()
+		if left := sleeping(marker); len(left) > 0 {
+			t.Errorf("%s: Close returned with %v still running", mode, left)
+			for _, pid := range left {
+				_ = unix.Kill(pid, unix.SIGKILL)
+			}
+		}
+	}
+}
+
+// sleeping are the processes that run sleep with the argument marker.
+func sleeping(marker string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Equal(cmdline, []byte("sleep\x00"+marker+"\x00")) {
+			if pid, err := strconv.Atoi(e.Name()); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
 }

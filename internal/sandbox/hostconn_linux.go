@@ -30,6 +30,9 @@ type hostConn struct {
 	pending map[int]chan startReply
 	running map[int]*Process
 	dead    error // why the host is gone
+	// ended is closed once the host's end of the socket has closed: it
+	// exited, after ending everything it started.
+	ended chan struct{}
 }
 
 type startReply struct {
@@ -41,6 +44,10 @@ type startReply struct {
 // readyTimeout bounds a host's setup, a last-resort net for a hang: it
 // takes milliseconds.
 const readyTimeout = 30 * time.Second
+
+// endTimeout bounds the wait for a host to end what it started (end), a
+// last-resort net: it takes milliseconds.
+const endTimeout = 10 * time.Second
 
 // attempt is one way to start a host: the namespaces it is cloned into.
 type attempt struct {
@@ -129,7 +136,8 @@ func launch(p Policy, a attempt) (*hostConn, error) {
 		unix.Close(pair[0])
 		return nil, err
 	}
-	h := &hostConn{fd: pair[0], cmd: cmd, listener: -1, pending: map[int]chan startReply{}, running: map[int]*Process{}, protected: p.Protected()}
+	h := &hostConn{fd: pair[0], cmd: cmd, listener: -1, pending: map[int]chan startReply{}, running: map[int]*Process{},
+		protected: p.Protected(), ended: make(chan struct{})}
 	if err := h.handshake(s); err != nil {
 		h.kill()
 		return nil, err
@@ -184,11 +192,31 @@ func orValue(s, none string) string {
 	return s
 }
 
-// kill ends the host (and so everything it started) and reaps it.
+// kill ends a host that never became ready and reaps it.
 func (h *hostConn) kill() {
 	unix.Close(h.fd)
 	_ = h.cmd.Process.Kill()
 	_ = h.cmd.Wait()
+}
+
+// end ends a running host: told so by the end of clawdcode's writing, it
+// ends every process it started and exits, and end returns once its end
+// of the socket has closed — after those processes are gone, before the
+// kernel has taken its namespaces down (a mount namespace's teardown
+// waits for an RCU grace period: tens of milliseconds on a busy machine,
+// which would be every -p run's exit). read reaps it; a process that
+// exits meanwhile leaves that to its own parent.
+func (h *hostConn) end() {
+	_ = unix.Shutdown(h.fd, unix.SHUT_WR)
+	t := time.NewTimer(endTimeout)
+	defer t.Stop()
+	select {
+	case <-h.ended:
+	case <-t.C:
+		_ = h.cmd.Process.Kill()
+		<-h.ended
+	}
+	unix.Close(h.fd)
 }
 
 // read dispatches the host's messages until it is gone.
@@ -221,6 +249,7 @@ func (h *hostConn) read(px *proxy) {
 	for _, p := range running {
 		p.finish(0, h.dead)
 	}
+	close(h.ended)
 	_ = h.cmd.Wait()
 }
 

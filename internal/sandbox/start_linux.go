@@ -105,7 +105,7 @@ func (s *Sandbox) Close() {
 	s.hosts = map[Mode]*hostConn{}
 	s.mu.Unlock()
 	for _, h := range hosts {
-		h.kill()
+		h.end()
 	}
 	s.proxy.close()
 }
