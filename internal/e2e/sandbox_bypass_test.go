@@ -384,7 +384,8 @@ func shellQuote(s string) string {
 // accept-edits mode, with the rules that let the issue's bypasses through
 // (Write(.git/config), Bash(git:*), Bash(go test:*)), the model writes a
 // core.fsmonitor command into .git/config — Write runs outside the
-// sandbox, under its rule — and runs `git status`, which runs it; then it
+// sandbox, under its rule, and its new file replaces the one the running
+// sandbox protects — and runs `git status`, which runs it; then it
 // runs each of the issue's bypasses, one of them in the background. Every
 // payload runs, inside the sandbox, and nothing outside the project
 // changes: .git/config holds what the Write put there, and nothing of what
@@ -403,8 +404,10 @@ func TestSandboxContainsTheAgentsBypasses(t *testing.T) {
 		return llmtest.Call("Bash", string(in))
 	}
 	write, _ := json.Marshal(map[string]string{"file_path": config, "content": written})
-	calls := []llmtest.ToolCall{llmtest.Call("Read", fmt.Sprintf(`{"file_path": %q}`, config)), llmtest.Call("Write", string(write)),
-		bash("git status", false)}
+	// A command first, so that the Write's new file replaces the one the
+	// running host protects (the host must protect the new one).
+	calls := []llmtest.ToolCall{bash("true", false), llmtest.Call("Read", fmt.Sprintf(`{"file_path": %q}`, config)),
+		llmtest.Call("Write", string(write)), bash("git status", false)}
 	var payloads []string
 	for i, l := range issueBypasses {
 		if w.gocache == "" && strings.Contains(l, "go test") {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -112,4 +113,51 @@ func sleeping(marker string) []int {
 		}
 	}
 	return out
+}
+
+// TestProtectionOutlivesAReplacement: a file renamed over .git/config
+// from outside (git config, git push -u, a Write: each writes a new file
+// and renames it) takes the host's read-only mount off the old file; the
+// next command runs in a new host, which protects the new one, and the
+// commands of the old host, which could write it, are ended.
+func TestProtectionOutlivesAReplacement(t *testing.T) {
+	root := t.TempDir()
+	config := filepath.Join(root, ".git", "config")
+	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sb := New(Config{Root: root})
+	defer sb.Close()
+	run := func(script string) *Process {
+		t.Helper()
+		p, err := sb.Start(Command{Argv: []string{"/bin/sh", "-c", script}, Env: os.Environ(), Dir: root,
+			Output: &bytes.Buffer{}, OutputGrace: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	marker := fmt.Sprintf("300.%d5", os.Getpid())
+	run("setsid sleep " + marker + " >/dev/null 2>&1 &").Wait()
+	run("echo '[core] fsmonitor = one' >> .git/config").Wait()
+	replaced := filepath.Join(root, ".git", "config.lock")
+	if err := os.WriteFile(replaced, []byte("[core]\n\tbare = false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(replaced, config); err != nil {
+		t.Fatal(err)
+	}
+	run("echo '[core] fsmonitor = two' >> .git/config").Wait()
+	if got, _ := os.ReadFile(config); string(got) != "[core]\n\tbare = false\n" {
+		t.Errorf("a command wrote .git/config:\n%s", got)
+	}
+	if left := sleeping(marker); len(left) > 0 {
+		t.Errorf("a process of the host that no longer protected .git/config is still running: %v", left)
+		for _, pid := range left {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+	}
 }

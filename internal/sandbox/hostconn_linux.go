@@ -24,12 +24,14 @@ type hostConn struct {
 	port      int
 	listener  int      // the proxy's listener until read serves it, else -1
 	protected []string // Policy.Protected when the host was built
+	ids       []fileID // the files they were then, in the same order
 
 	mu      sync.Mutex
 	next    int
 	pending map[int]chan startReply
 	running map[int]*Process
 	dead    error // why the host is gone
+	why     error // why it was ended, when it was for a reason
 	// ended is closed once the host's end of the socket has closed: it
 	// exited, after ending everything it started.
 	ended chan struct{}
@@ -137,7 +139,9 @@ func launch(p Policy, a attempt) (*hostConn, error) {
 		return nil, err
 	}
 	h := &hostConn{fd: pair[0], cmd: cmd, listener: -1, pending: map[int]chan startReply{}, running: map[int]*Process{},
-		protected: p.Protected(), ended: make(chan struct{})}
+		ended: make(chan struct{})}
+	h.protected = p.Protected()
+	h.ids = identities(h.protected)
 	if err := h.handshake(s); err != nil {
 		h.kill()
 		return nil, err
@@ -207,6 +211,15 @@ func (h *hostConn) kill() {
 // which would be every -p run's exit). read reaps it; a process that
 // exits meanwhile leaves that to its own parent.
 func (h *hostConn) end() {
+	h.endBecause(nil)
+}
+
+// endBecause is end, why (when not nil) the error its commands still
+// running get.
+func (h *hostConn) endBecause(why error) {
+	h.mu.Lock()
+	h.why = why
+	h.mu.Unlock()
 	_ = unix.Shutdown(h.fd, unix.SHUT_WR)
 	t := time.NewTimer(endTimeout)
 	defer t.Stop()
@@ -240,6 +253,9 @@ func (h *hostConn) read(px *proxy) {
 	}
 	h.mu.Lock()
 	h.dead = fmt.Errorf("the sandbox host ended: %w", err)
+	if h.why != nil {
+		h.dead = h.why
+	}
 	pending, running := h.pending, h.running
 	h.pending, h.running = map[int]chan startReply{}, map[int]*Process{}
 	h.mu.Unlock()
@@ -345,12 +361,38 @@ func pidOfPidfd(fd int) int {
 	return 0
 }
 
-// stale reports whether the host no longer fits p: it is gone, or a
-// protected path appeared or went since it was built (its mounts are
-// fixed).
-func (h *hostConn) stale(p Policy) bool {
+// fits reports whether the host still fits p. It does not when it is
+// gone or a protected path appeared since it was built (its mounts are
+// fixed), nor when a protected path was replaced or removed: lost names
+// it. A read-only mount is on the file it was made over, and a rename
+// over the path from outside — git config, git push -u, a Write, an
+// editor's save — takes it off that file in the host too: the host's
+// commands could then write the new one.
+func (h *hostConn) fits(p Policy) (fits bool, lost string) {
 	h.mu.Lock()
 	dead := h.dead != nil
 	h.mu.Unlock()
-	return dead || !slices.Equal(h.protected, p.Protected())
+	now := identities(h.protected)
+	for i, path := range h.protected {
+		if now[i] != h.ids[i] {
+			return false, path
+		}
+	}
+	return !dead && slices.Equal(h.protected, p.Protected()), ""
+}
+
+// fileID is a file's identity (zero: none there).
+type fileID struct{ dev, ino uint64 }
+
+// identities are the files at paths now.
+func identities(paths []string) []fileID {
+	out := make([]fileID, len(paths))
+	for i, path := range paths {
+		if info, err := os.Lstat(path); err == nil {
+			if st, ok := info.Sys().(*syscall.Stat_t); ok {
+				out[i] = fileID{uint64(st.Dev), st.Ino}
+			}
+		}
+	}
+	return out
 }

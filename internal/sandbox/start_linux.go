@@ -33,8 +33,17 @@ func (s *Sandbox) Prewarm() {
 // hostLocked is host with s.mu held.
 func (s *Sandbox) hostLocked(m Mode) (*hostConn, error) {
 	p := s.policy(m)
-	if h := s.hosts[m]; h != nil && !h.stale(p) {
-		return h, nil
+	if h := s.hosts[m]; h != nil {
+		fits, lost := h.fits(p)
+		if fits {
+			return h, nil
+		}
+		if lost != "" {
+			// Its commands could write what it no longer protects: they
+			// end, and the next ones run in a new host.
+			delete(s.hosts, m)
+			h.endBecause(fmt.Errorf("ended: %s changed outside the sandbox, which then no longer kept it read-only; run the command again", lost))
+		}
 	}
 	if why, ok := s.failed[m]; ok {
 		return nil, fmt.Errorf("no sandbox host: %s", why)
