@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 	"kernel.org/pub/linux/libs/security/libcap/psx"
@@ -241,33 +242,41 @@ func (h *host) reap() {
 
 // endAll kills every process the host started, with everything they
 // started, and collects them: clawdcode hears the host end (its socket
-// closes as it exits) once they are gone. In a PID namespace the host is
-// its init: every other process in it is its to signal and, orphaned, its
-// child; otherwise the host, their subreaper, kills its descendants until
-// none is left.
+// closes as it exits) once they are gone. The host has no child left then
+// (wait4 says ECHILD), and a process it started is always under one of
+// its children: in a PID namespace, whose init it is, every process in it
+// is its to signal and, orphaned, its child; without one it is their
+// subreaper, and kills its descendants round after round (the kernel's
+// lists of children may miss one that moves while they are read).
 func (h *host) endAll() {
 	if h.setup.PidNS {
 		// From a namespace's init: all of the namespace but itself.
 		h.thread.do(func() { _ = unix.Kill(-1, unix.SIGKILL) })
 		for {
 			var ws unix.WaitStatus
-			_, err := unix.Wait4(-1, &ws, 0, nil)
-			if err != nil && err != unix.EINTR {
+			if _, err := unix.Wait4(-1, &ws, 0, nil); err != nil && err != unix.EINTR {
 				return // ECHILD: none left
 			}
 		}
 	}
-	for range 100 {
+	for range 1000 { // a net: a round or two ends everything
 		kids := descendants(os.Getpid())
-		if len(kids) == 0 {
-			return
-		}
 		h.thread.do(func() {
 			for _, pid := range kids {
 				_ = unix.Kill(pid, unix.SIGKILL)
 			}
 		})
-		h.reap()
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if errors.Is(err, unix.ECHILD) {
+				return
+			}
+			if pid <= 0 {
+				break
+			}
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
