@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -53,6 +54,9 @@ type Sandbox struct {
 	failed map[Mode]string // why a mode's host could not start
 	warned bool
 	closed bool // Close was called: Prewarm starts nothing
+	// madeGit is the empty .git the sandbox made in a project without
+	// one (Policy.prepare), removed again at Close if it is still empty.
+	madeGit string
 }
 
 // New returns the sandbox of cfg; nothing starts until a command does.
@@ -63,6 +67,18 @@ func New(cfg Config) *Sandbox {
 	s := &Sandbox{cfg: cfg, hosts: map[Mode]*hostConn{}, failed: map[Mode]string{}}
 	s.proxy = newProxy(s.allowed)
 	return s
+}
+
+// removeMadeGit removes the .git the sandbox made, unless something — the
+// user's git init — filled it since.
+func (s *Sandbox) removeMadeGit() {
+	s.mu.Lock()
+	made := s.madeGit
+	s.madeGit = ""
+	s.mu.Unlock()
+	if made != "" {
+		_ = os.Remove(made)
+	}
 }
 
 // Mode is the mode a command started now runs in: the configured one, or

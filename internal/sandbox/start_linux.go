@@ -49,7 +49,9 @@ func (s *Sandbox) hostLocked(m Mode) (*hostConn, error) {
 		return nil, fmt.Errorf("no sandbox host: %s", why)
 	}
 	// A stale host keeps running what it started; clawdcode's exit ends it.
-	p.prepare()
+	if made := p.prepare(); made != "" {
+		s.madeGit = made
+	}
 	p = s.policy(m)
 	h, err := startHost(p, s.proxy)
 	if err != nil {
@@ -116,6 +118,7 @@ func (s *Sandbox) Close() {
 	for _, h := range hosts {
 		h.end()
 	}
+	s.removeMadeGit()
 	s.proxy.close()
 }
 
