@@ -119,10 +119,7 @@ func (h *host) build() (Support, int, error) {
 	if err != nil {
 		return sup, -1, err
 	}
-	sup.Landlock = abi
-	if abi == 0 {
-		sup.Problems = append(sup.Problems, "the kernel has no Landlock")
-	}
+	sup.Landlock = abi // 0: none, which Support.missing says
 	if err := restrictSyscalls(!s.NetNS && !s.Policy.Network); err != nil {
 		sup.Problems = append(sup.Problems, "seccomp: "+err.Error())
 	} else {
