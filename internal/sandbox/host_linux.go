@@ -40,6 +40,12 @@ func Helper() (code int, ok bool) {
 // process it started and exits. In a PID namespace it is the namespace's
 // init, and its exit ends every process in it.
 func runHost() int {
+	// Landlock gives each thread of the host a domain of its own
+	// (go-landlock restricts them one by one), and a process may signal
+	// only the processes of its domain or of one nested in it: the host
+	// starts every command, and kills them at the end, from this one
+	// thread (serve runs on it), whose domain they inherit.
+	runtime.LockOSThread()
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE,
 		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGTSTP)
 	// The socket is the host's alone: a command that held it could read
@@ -52,7 +58,7 @@ func runHost() int {
 	if err != nil || m.Setup == nil {
 		return 2
 	}
-	h := &host{setup: *m.Setup, shells: map[int]int{}, thread: newOnThread()}
+	h := &host{setup: *m.Setup, shells: map[int]int{}}
 	ready, listener, err := h.build()
 	if err != nil {
 		_ = send(controlFD, message{Op: "fatal", Error: err.Error()})
@@ -72,9 +78,8 @@ func runHost() int {
 }
 
 type host struct {
-	setup  setup
-	port   int
-	thread onThread // starts and, at the end, kills the commands
+	setup setup
+	port  int
 
 	mu     sync.Mutex
 	shells map[int]int // pid → command id, while the command's shell runs
@@ -157,15 +162,11 @@ func (h *host) start(m message, stdout, stderr int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	pidfd := -1
-	var pid int
-	var err error
-	h.thread.do(func() {
-		pid, err = syscall.ForkExec(m.Argv[0], m.Argv, &syscall.ProcAttr{
-			Dir:   m.Dir,
-			Env:   m.Env,
-			Files: []uintptr{devNull(), uintptr(stdout), uintptr(stderr)},
-			Sys:   &syscall.SysProcAttr{Setsid: true, PidFD: &pidfd},
-		})
+	pid, err := syscall.ForkExec(m.Argv[0], m.Argv, &syscall.ProcAttr{
+		Dir:   m.Dir,
+		Env:   m.Env,
+		Files: []uintptr{devNull(), uintptr(stdout), uintptr(stderr)},
+		Sys:   &syscall.SysProcAttr{Setsid: true, PidFD: &pidfd},
 	})
 	if err != nil {
 		_ = send(controlFD, message{Op: "started", ID: m.ID, Error: fmt.Sprintf("start %s: %v", m.Argv[0], err)})
@@ -178,34 +179,6 @@ func (h *host) start(m message, stdout, stderr int) {
 	}
 	_ = send(controlFD, message{Op: "started", ID: m.ID, Pid: pid}, pidfd)
 	unix.Close(pidfd)
-}
-
-// onThread runs functions on one OS thread of its own, one at a time.
-// Landlock gives each thread of the host a domain of its own (go-landlock
-// restricts them one by one), and a process may signal only the processes
-// of its domain or of one nested in it: the host starts every command
-// from this one thread, whose domain they inherit, and kills them from it.
-type onThread chan func()
-
-func newOnThread() onThread {
-	t := make(onThread)
-	go func() {
-		runtime.LockOSThread() // for good: the thread is the commands' parent
-		for f := range t {
-			f()
-		}
-	}()
-	return t
-}
-
-// do runs f on the thread and returns once it has.
-func (t onThread) do(f func()) {
-	done := make(chan struct{})
-	t <- func() {
-		defer close(done)
-		f()
-	}
-	<-done
 }
 
 var devNullFD = sync.OnceValue(func() uintptr {
@@ -248,7 +221,7 @@ func (h *host) reap() {
 func (h *host) endAll() {
 	if h.setup.PidNS {
 		// From a namespace's init: all of the namespace but itself.
-		h.thread.do(func() { _ = unix.Kill(-1, unix.SIGKILL) })
+		_ = unix.Kill(-1, unix.SIGKILL)
 		for {
 			var ws unix.WaitStatus
 			if _, err := unix.Wait4(-1, &ws, 0, nil); err != nil && err != unix.EINTR {
@@ -258,11 +231,9 @@ func (h *host) endAll() {
 	}
 	for range 1000 { // a net: a round or two ends everything
 		kids := descendants(os.Getpid())
-		h.thread.do(func() {
-			for _, pid := range kids {
-				_ = unix.Kill(pid, unix.SIGKILL)
-			}
-		})
+		for _, pid := range kids {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
 		for {
 			var ws unix.WaitStatus
 			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
