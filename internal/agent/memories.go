@@ -112,7 +112,7 @@ func (m *Memory) recordUse(ctx context.Context) {
 // (those this engine appended) and keeps the new ones as pending: never
 // given to the model before the user accepts.
 func (m *Memory) derive(ctx context.Context, sess *storage.Session, from int64) {
-	cands, err := memory.Derive(ctx, sess.Path(), from, m.e.cfg.Project.Root)
+	cands, err := memory.Derive(ctx, sess.Path(), from, m.book.Root())
 	if err == nil {
 		cands, err = m.book.Suggest(ctx, cands)
 	}

@@ -353,6 +353,14 @@ func sessionToOpen(f *Factory, opts *RootOptions) (string, error) {
 	switch {
 	case opts.Resume != "":
 		_, id, err := resolveSession(f, opts.Resume)
+		var usage *UsageError
+		if errors.As(err, &usage) && errors.Is(err, storage.ErrNotFound) {
+			if p, perr := f.Project(); perr == nil {
+				if hints := enclosingHints(p, strings.TrimSpace(opts.Resume)); hints != nil {
+					usage.Hints = hints
+				}
+			}
+		}
 		return id, err
 	case opts.Continue:
 		p, err := f.Project()
@@ -362,6 +370,9 @@ func sessionToOpen(f *Factory, opts *RootOptions) (string, error) {
 		id, err := p.Latest()
 		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
+				if hints := enclosingHints(p, ""); hints != nil {
+					return "", withHint(errNothingToContinue, hints...)
+				}
 				return "", withHint(errNothingToContinue, "start one with `clawdcode` or `clawdcode -p`")
 			}
 			return "", err

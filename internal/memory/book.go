@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,29 +19,46 @@ const MaxText = 1000
 
 // Book is a project's memories and the user's.
 type Book struct {
-	root     string
-	project  journal
+	root    string
+	project journal
+	// below are the project journals of the working directory when it is
+	// a subdirectory of the repository (Open): read with the root's.
+	below    []journal
 	user     journal
 	now      func() time.Time
 	onChange func()
 }
 
 // Open is the book of project p (whose store holds the user's memories
-// too). Nothing is read or created until a method needs it.
+// too). A project's memories are its repository's (storage.RepoRoot):
+// in a subdirectory they are the root's, kept in the root's project
+// directory and checked against the root; the subdirectory's own, if an
+// earlier run kept some there, are read with them. Nothing is read or
+// created until a method needs it.
 func Open(p *storage.Project) *Book {
 	home := p.Store().Home()
 	userDir := filepath.Join(home, "memory")
-	return &Book{
-		root: p.Root,
-		project: journal{
-			readDir: filepath.Join(p.Dir, "memory"),
-			dir: func() (string, error) {
-				d, err := p.EnsureDir()
-				return filepath.Join(d, "memory"), err
-			},
+	b := &Book{
+		root:    p.Root,
+		project: projectJournal(p),
+		user:    journal{readDir: userDir, dir: func() (string, error) { return userDir, nil }},
+		now:     time.Now,
+	}
+	if root := storage.RepoRoot(p.Root); root != "" && root != p.Root {
+		if q, err := p.Store().Project(root); err == nil {
+			b.root, b.project, b.below = q.Root, projectJournal(q), []journal{b.project}
+		}
+	}
+	return b
+}
+
+func projectJournal(p *storage.Project) journal {
+	return journal{
+		readDir: filepath.Join(p.Dir, "memory"),
+		dir: func() (string, error) {
+			d, err := p.EnsureDir()
+			return filepath.Join(d, "memory"), err
 		},
-		user: journal{readDir: userDir, dir: func() (string, error) { return userDir, nil }},
-		now:  time.Now,
 	}
 }
 
@@ -81,6 +99,18 @@ func (b *Book) load() (state, error) {
 	pe, err := b.project.read()
 	if err != nil {
 		return state{}, fmt.Errorf("project memories: %w", err)
+	}
+	if len(b.below) > 0 {
+		for _, j := range b.below {
+			evs, err := j.read()
+			if err != nil {
+				return state{}, fmt.Errorf("project memories: %w", err)
+			}
+			pe = append(pe, evs...)
+		}
+		// One history: an event of the root's log may answer one of the
+		// subdirectory's (a remove, an accept).
+		slices.SortStableFunc(pe, func(a, b Event) int { return a.Time.Compare(b.Time) })
 	}
 	ue, err := b.user.read()
 	if err != nil {

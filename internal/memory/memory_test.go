@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -278,5 +279,62 @@ func TestApplyEdit(t *testing.T) {
 	}
 	if _, err := b.ApplyEdit(ctx, "[project]\n9. nine\n"); err == nil {
 		t.Fatal("an unknown number was accepted")
+	}
+}
+
+// In a subdirectory of a repository the book is the root's: its memories,
+// checked against the root, with those an earlier run kept for the
+// subdirectory itself; what is added goes to the root's.
+func TestBookOfASubdirectoryIsTheRepositorys(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	root := t.TempDir()
+	write(t, root, ".git/HEAD", "ref: refs/heads/main\n")
+	write(t, root, "Makefile", "test:\n")
+	store := storage.NewStore(t.TempDir())
+	rp, err := store.Project(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(root, "pkg", "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := store.Project(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An earlier run kept one in the subdirectory's own log.
+	below := &Book{root: sub, project: projectJournal(sp), now: time.Now}
+	if _, err := below.Add(ctx, Project, "kept below"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(rp).Add(ctx, Project, "Run the tests with `make test`"); err != nil {
+		t.Fatal(err)
+	}
+	b := Open(sp)
+	if b.Root() != root {
+		t.Fatalf("the subdirectory's book is checked against %s, not the root", b.Root())
+	}
+	if _, err := b.Add(ctx, Project, "added below"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.View()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range v.Memories {
+		if m.Stale != "" {
+			t.Errorf("%q is stale in a subdirectory: %s", m.Text, m.Stale)
+		}
+		texts = append(texts, m.Text)
+	}
+	if got := strings.Join(texts, " | "); got != "kept below | Run the tests with `make test` | added below" {
+		t.Fatalf("the subdirectory's memories: %s", got)
+	}
+	v, err = Open(rp).View()
+	if err != nil || len(v.Memories) != 2 || v.Memories[1].Text != "added below" {
+		t.Fatalf("the root's memories after an add below: %+v, %v", v.Memories, err)
 	}
 }
