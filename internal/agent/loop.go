@@ -143,6 +143,9 @@ type loop struct {
 	// not sent); toolImages are those of the round under way.
 	storeImage func(data []byte, mediaType string) (storage.ImageRef, error)
 	toolImages []toolImage
+	// final is the answer of a call that ends the turn (tools.Result.Final)
+	// among those answered so far; "" = none.
+	final string
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -170,6 +173,10 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 		}
 		if err := l.runCalls(ctx, resp); err != nil {
 			return res, err
+		}
+		if l.final != "" {
+			res.Text = l.final // a call ended the turn (ExitPlanMode)
+			return res, nil
 		}
 		if l.maxTurns > 0 && res.NumTurns >= l.maxTurns {
 			return res, fmt.Errorf("%w %d", ErrMaxTurns, l.maxTurns)
@@ -374,6 +381,9 @@ func (l *loop) answer(id, name string, res tools.Result) error {
 	}
 	if res.Image != nil {
 		l.toolImages = append(l.toolImages, toolImage{name: res.ImageName, img: *res.Image})
+	}
+	if res.Final != "" {
+		l.final = res.Final
 	}
 	l.sink.ToolEnd(id, name, res)
 	return nil
