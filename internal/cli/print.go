@@ -105,6 +105,10 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		res.Usage = ResultUsage{InputTokens: turn.Usage.InputTokens, OutputTokens: turn.Usage.OutputTokens}
 	}
 	sink.finish(res, started)
+	if sink.planned && !res.IsError {
+		fmt.Fprintln(f.IO.ErrOut, "clawdcode: plan mode: the answer is the model's plan, not carried out; to carry it out, continue in another mode:")
+		fmt.Fprintf(f.IO.ErrOut, "  clawdcode -r %s -p \"Carry out the plan\" --permission-mode acceptEdits\n", sessionID)
+	}
 	return err
 }
 
