@@ -22,8 +22,8 @@
 //   - A suggestion is never part of Prompt: only accepted memories are.
 //   - Prompt leaves out every memory Check finds stale (it names a path, a
 //     Makefile target or a package.json script the project no longer has)
-//     and every retired one (replaced by a newer accepted suggestion of
-//     the same kind: the test command, the build command), and stays
+//     and every retired one (replaced by a newer memory of the same kind,
+//     typed or accepted: the test command, the build command), and stays
 //     within the token budget it is given, saying what it left out.
 //   - Export changes only clawdcode's own marked section of AGENTS.md and
 //     replaces the file atomically.

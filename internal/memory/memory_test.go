@@ -119,13 +119,13 @@ func TestAddRemoveAcceptRetire(t *testing.T) {
 	b := newBook(t)
 	changes := 0
 	b.OnChange(func() { changes++ })
-	if _, err := b.Add(ctx, Project, "  one\n two "); err != nil {
+	if _, _, err := b.Add(ctx, Project, "  one\n two "); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Add(ctx, User, "mine"); err != nil {
+	if _, _, err := b.Add(ctx, User, "mine"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Add(ctx, Project, " "); err == nil {
+	if _, _, err := b.Add(ctx, Project, " "); err == nil {
 		t.Fatal("an empty memory was kept")
 	}
 	src := Source{Kind: SourceSuggested, Session: "s", Refs: []string{"r1", "r2"}}
@@ -193,7 +193,7 @@ func TestPromptBudgetOrderAndStale(t *testing.T) {
 	ctx := t.Context()
 	b := newBook(t)
 	for _, text := range []string{"old but used", "stale one names gone.go", "newest"} {
-		if _, err := b.Add(ctx, Project, text); err != nil {
+		if _, _, err := b.Add(ctx, Project, text); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -202,7 +202,7 @@ func TestPromptBudgetOrderAndStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Suggest(ctx, []Suggestion{{Text: "a pending suggestion", Kind: KindCorrection}})
-	g, err := b.Prompt(countWords{}, 1000)
+	g, err := b.Prompt(countWords{}, 1000, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestPromptBudgetOrderAndStale(t *testing.T) {
 		t.Fatalf("prompt (ids %v):\n%s", g.IDs, g.Text)
 	}
 	head := countWords{}.Text(promptHead) + 40
-	g, _ = b.Prompt(countWords{}, head+10)
+	g, _ = b.Prompt(countWords{}, head+10, "")
 	if len(g.IDs) != 1 || !strings.Contains(g.Text, "(1 more memory was left out to stay within") {
 		t.Fatalf("a tight budget gave %v:\n%s", g.IDs, g.Text)
 	}
@@ -306,17 +306,17 @@ func TestBookOfASubdirectoryIsTheRepositorys(t *testing.T) {
 	}
 	// An earlier run kept one in the subdirectory's own log.
 	below := &Book{root: sub, project: projectJournal(sp), now: time.Now}
-	if _, err := below.Add(ctx, Project, "kept below"); err != nil {
+	if _, _, err := below.Add(ctx, Project, "kept below"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(rp).Add(ctx, Project, "Run the tests with `make test`"); err != nil {
+	if _, _, err := Open(rp).Add(ctx, Project, "Run the tests with `make test`"); err != nil {
 		t.Fatal(err)
 	}
 	b := Open(sp)
 	if b.Root() != root {
 		t.Fatalf("the subdirectory's book is checked against %s, not the root", b.Root())
 	}
-	if _, err := b.Add(ctx, Project, "added below"); err != nil {
+	if _, _, err := b.Add(ctx, Project, "added below"); err != nil {
 		t.Fatal(err)
 	}
 	v, err := b.View()
