@@ -88,6 +88,7 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 		hook:     e.runHook,
 		images:   images,
 		textOnly: &e.textOnly,
+		notes:    []string{e.memory.note},
 	}
 	if e.cfg.Project != nil {
 		home := e.cfg.Project.Store().Home()
@@ -146,6 +147,10 @@ type loop struct {
 	// final is the answer of a call that ends the turn (tools.Result.Final)
 	// among those answered so far; "" = none.
 	final string
+	// notes go after the conversation of every request of the turn, as
+	// system messages ("" = none): the memories changed since the session
+	// started.
+	notes []string
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -230,7 +235,7 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if l.textOnly != nil && *l.textOnly {
 			req.Messages = withoutImages(req.Messages)
 		}
-		req.Messages = withModeNote(req.Messages, l.perms)
+		req.Messages = withNotes(req.Messages, l.notes, l.perms)
 		resp, err := l.llm.Stream(ctx, req, onDelta)
 		if err == nil {
 			return resp, nil
@@ -270,15 +275,22 @@ type moder interface {
 	Mode() tools.Mode
 }
 
-// withModeNote adds, in plan mode, the note that tells the model so
-// (tools.PlanNote) as a trailing system message of this request only: it
-// is never recorded, and at the end it leaves the prefix a server caches
-// (the system prompt and the conversation so far) the same as without it.
-func withModeNote(msgs []chat.Message, perms permissionChecker) []chat.Message {
-	if m, ok := perms.(moder); !ok || m.Mode() != tools.ModePlan {
-		return msgs
+// withNotes adds notes (those not empty) and, in plan mode, the note that
+// tells the model so (tools.PlanNote, last) as trailing system messages
+// of this request only: they are never recorded, and at the end they
+// leave the prefix a server caches (the system prompt and the
+// conversation so far) the same as without them.
+func withNotes(msgs []chat.Message, notes []string, perms permissionChecker) []chat.Message {
+	msgs = slices.Clip(msgs)
+	for _, n := range notes {
+		if n != "" {
+			msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: n})
+		}
 	}
-	return append(slices.Clip(msgs), chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
+	if m, ok := perms.(moder); ok && m.Mode() == tools.ModePlan {
+		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
+	}
+	return msgs
 }
 
 // delegator is a tool that runs another tool (mcphost's MCPCall).
