@@ -280,6 +280,8 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	var err error
 	if cmdline, ok := strings.CutPrefix(text, "!"); ok && s.kb != nil && strings.TrimSpace(cmdline) != "" {
 		err = s.shellCommand(ctx, strings.TrimSpace(cmdline))
+	} else if note, ok := memoryLine(entry); ok {
+		err = s.remember(ctx, note)
 	} else if prompt, ok := s.expand(text); ok {
 		err = s.turn(ctx, prompt)
 	} else if slash.IsCommand(text) {
