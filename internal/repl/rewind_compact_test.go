@@ -79,6 +79,8 @@ func TestScreenRewindPastACompactionPutsThePromptBack(t *testing.T) {
 	s.waitFor("Rewind to just before which message?")
 	s.keys("bravo") // the picker filters as one types
 	s.sendKeys("Enter")
+	s.waitFor("Rewind to before:")
+	s.keys("y")
 	s.waitFor("Rewound to before")
 	scr := s.waitPrompt()
 	rows := strings.Split(strings.TrimRight(s.visible(), "\n"), "\n")
