@@ -37,7 +37,7 @@ func TestBackgroundCommandEndsWithPrint(t *testing.T) {
 	agent := llmtest.Agent()
 	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
 		if last := r.Messages[len(r.Messages)-1]; last.Role == chat.RoleTool {
-			harness.WaitLine(pidFile, 30*time.Second) // the command runs before -p may end
+			harness.WaitLine(pidFile, time.Minute) // the command runs before -p may end
 		}
 		return agent(r)
 	})
@@ -50,7 +50,7 @@ func TestBackgroundCommandEndsWithPrint(t *testing.T) {
 	if got := toolResults(w); len(got) != 1 || !strings.Contains(got[0], "id bash_1") {
 		t.Fatalf("the Bash call did not return at once with an id: %q", got)
 	}
-	if !harness.GroupGone(pgid, 30*time.Second) {
+	if !harness.GroupGone(pgid, time.Minute) {
 		t.Fatalf("the background command's group %d outlived clawdcode -p", pgid)
 	}
 }
@@ -86,7 +86,7 @@ func TestBackgroundCommandEndsOnSignal(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("the background command's id never reached the model")
 			}
-			pgid, _ := strconv.Atoi(harness.WaitLine(pidFile, 30*time.Second))
+			pgid, _ := strconv.Atoi(harness.WaitLine(pidFile, time.Minute))
 			if pgid == 0 {
 				t.Fatal("the background command never ran")
 			}
@@ -96,7 +96,7 @@ func TestBackgroundCommandEndsOnSignal(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != 130 {
 				t.Errorf("exit %d (%v) after %s, want 130:\n%s", code, err, sig, out.String())
 			}
-			if !harness.GroupGone(pgid, 30*time.Second) {
+			if !harness.GroupGone(pgid, time.Minute) {
 				t.Fatalf("the background command's group %d outlived clawdcode after %s", pgid, sig)
 			}
 		})
@@ -118,7 +118,7 @@ func TestBackgroundOutputIsBounded(t *testing.T) {
 		case len(msgs) == 0:
 			return llmtest.Agent()(r) // the bash-bg line
 		case len(msgs) == 1:
-			harness.WaitLine(done, 30*time.Second) // the 3 MB are written
+			harness.WaitLine(done, time.Minute) // the 3 MB are written
 		case strings.Contains(msgs[len(msgs)-1].Content, ": ended ("):
 			return llmtest.Text("read")
 		}
