@@ -24,7 +24,7 @@ while read -r pkg dir; do
   go test -c -fuzz=. -o "$bin" "$pkg"
   for target in $targets; do
     echo "fuzz $pkg $target ($fuzztime)"
-    (cd "$dir" && "$bin" -test.run='^$' -test.fuzz="^${target}\$" -test.fuzztime="$fuzztime" -test.fuzzcachedir="$cache/$pkg")
+    (cd "$dir" && "$bin" -test.run='^$' -test.fuzz="^${target}\$" -test.fuzztime="$fuzztime" -test.timeout=30m -test.fuzzcachedir="$cache/$pkg")
   done
 done < <(go list -f '{{.ImportPath}} {{.Dir}}' ./...)
 [ "$found" = 1 ] || echo "no fuzz targets"
