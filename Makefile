@@ -47,15 +47,22 @@ install:
 	   echo "  echo 'export PATH=\"\$$PATH:$$dir\"' >> ~/.profile && export PATH=\"\$$PATH:$$dir\"";; \
 	esac
 
+# The sweeps that import one scenario again at every place a file can be
+# cut or split (hundreds of sequential imports) skip under -race, which
+# would quadruple their CPU for nothing the other tests under the detector
+# miss: they run in the step without it.
+NORACE_SWEEPS = -run '^(TestImportResumesAfterACutAtAnyPlace|TestCodexImportedInTwoPassesAsInOne)$$' ./internal/importer/
+
 # The whole suite: vet, format check, staticcheck, every test (race-enabled
-# but for the binary-driving packages above), and a short pass of every
-# fuzz target (their seed corpora already ran as unit tests).
+# but for the binary-driving packages above and the sweeps), and a short
+# pass of every fuzz target (their seed corpora already ran as unit tests).
 # Every go test has a -timeout far above what a loaded 2-core machine
 # needs (a package's binary, not the step, is bounded): a hang fails its
 # package instead of running on.
 test: lint
 	$(GO) test -race -count=1 -timeout=20m $(UNIT_PKGS)
 	$(GO) test -count=1 -timeout=30m $(E2E_PKGS)
+	$(GO) test -count=1 -timeout=10m $(NORACE_SWEEPS)
 	$(MAKE) fuzz-short
 
 # The fast loop: the unit and in-process tests, without the end-to-end
