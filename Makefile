@@ -15,7 +15,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 E2E_PKGS  = ./internal/e2e/... ./internal/perf/... ./internal/ctxbench/...
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e /internal/e2e -e /internal/perf -e /internal/ctxbench)
 
-.PHONY: build cross install test test-short bench bench-context lint fuzz fuzz-short clean mcp-server
+.PHONY: build cross install test test-short bench bench-context bench-context-floors lint fuzz fuzz-short clean mcp-server
 
 # Static and without cgo, as on every platform `make cross` builds: with a
 # C compiler on the machine, Go would otherwise link the system's C library
@@ -106,6 +106,14 @@ bench-context:
 	$(GO) test -c -o bin/ctxbench.test ./internal/ctxbench
 	bin/ctxbench.test -test.run '^TestContextBench$$' -test.parallel $(CTXBENCH_PARALLEL) -test.timeout 30m -ctxbench.full \
 		-ctxbench.suite=$(CTXBENCH_SUITE) $(if $(CTXBENCH_BASELINE),-ctxbench.baseline=$(CTXBENCH_BASELINE)) $(CTXBENCH_FLAGS)
+
+# The bench's short form and its floors (three sessions at 8k, three
+# memory projects): a change that makes what reaches the model worse fails
+# it. Hundreds of clawdcode runs, so not in make test, which runs
+# TestContextBenchSmoke (the bench's machinery, one session) instead.
+bench-context-floors:
+	$(GO) test -c -o bin/ctxbench.test ./internal/ctxbench
+	bin/ctxbench.test -test.run '^(TestContextBenchShort|TestMemoryBenchShort)$$' -test.parallel $(CTXBENCH_PARALLEL) -test.timeout 30m -ctxbench.floors
 
 lint:
 	$(GO) vet ./...
