@@ -111,14 +111,18 @@ func TestBackgroundOutputIsBounded(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	done := filepath.Join(w.Project, "wrote")
 	const size = 3_000_000
-	script := fmt.Sprintf("head -c %d /dev/zero | tr '\\0' a; echo > wrote; echo last", size)
+	// The marker file comes after the last line: the first read waits for
+	// all of the output, not for a moment between its last two writes
+	// (where a loaded machine once put it, and the last line came in a
+	// read of its own).
+	script := fmt.Sprintf("head -c %d /dev/zero | tr '\\0' a; echo last; echo > wrote", size)
 	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
 		msgs := toolMessages(r)
 		switch {
 		case len(msgs) == 0:
 			return llmtest.Agent()(r) // the bash-bg line
 		case len(msgs) == 1:
-			harness.WaitLine(done, time.Minute) // the 3 MB are written
+			harness.WaitLine(done, time.Minute) // the 3 MB and the last line are written
 		case strings.Contains(msgs[len(msgs)-1].Content, ": ended ("):
 			return llmtest.Text("read")
 		}
