@@ -227,7 +227,7 @@ func TestTasksOfOneAnswerOverlap(t *testing.T) {
 			first = prompt
 			// Held until the other asks; the Pause only bounds a run
 			// where it never does.
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{glob}, Text: "looking", PauseAfter: 1, Resume: secondArrived, Pause: 20 * time.Second}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{glob}, Text: "looking", PauseAfter: 1, Resume: secondArrived, Pause: 2 * time.Minute}
 		}
 		overlapped = requests[first] == 1
 		close(secondArrived)

@@ -54,6 +54,12 @@ func commandEntry(cmd, ref string, res *storage.ToolResult) storage.LedgerComman
 func matchingLines(out string, re *regexp.Regexp, n int) []string {
 	var found []string
 	for line := range strings.SplitSeq(out, "\n") {
+		// A named number holds a digit, and so does a line number: a line
+		// without one is passed over without running either regexp over
+		// it (a megabyte-long line of a minified file, say).
+		if re == numberLine && !strings.ContainsAny(line, "0123456789") {
+			continue
+		}
 		line = strings.TrimSpace(lineNumber.ReplaceAllString(line, ""))
 		if line == "" || !re.MatchString(line) || (re == numberLine && !namesANumber(line)) {
 			continue
