@@ -70,7 +70,7 @@ type plan struct {
 }
 
 func rowName(cfg config) string {
-	name := fmt.Sprintf("%s/%dk-%s", cfg.build.name, cfg.window/1000, cfg.mode)
+	name := fmt.Sprintf("%s/%s-%s", cfg.build.name, windowName(cfg), cfg.mode)
 	if cfg.delegate {
 		name += "-Task"
 	}
@@ -200,6 +200,15 @@ func ladderSuite(t *testing.T, p *plan, bs []build) []*row {
 	for _, w := range windowList(t, "4000,8000,16000,32000") {
 		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w)
 		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy}, c)...)
+	}
+	// The small windows again as a local server reports them (vLLM's
+	// /models), with a model the models table does not know.
+	for _, w := range windowList(t, "4000,8000") {
+		if w > 8000 {
+			continue
+		}
+		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w)
+		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy, served: true}, c)...)
 	}
 	return rows
 }

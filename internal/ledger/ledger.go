@@ -37,7 +37,7 @@ const (
 	// maxNumbers bounds the numbers as the files: most are what a
 	// file's read showed, and go on its line.
 	maxNumbers = maxFiles
-	// linesPerCall is how many test or number lines one call adds.
+	// linesPerCall is how many number lines one call adds.
 	linesPerCall = 3
 	lineBytes    = 160
 	commandBytes = 300
@@ -92,11 +92,12 @@ func note(l *storage.Ledger, root string, c pendingCall, res *storage.ToolResult
 		if cmd == "" {
 			return
 		}
-		addCommand(l, commandEntry(cmd, c.ref, res))
-		for _, t := range matchingLines(res.Output, testLine, linesPerCall) {
-			addLine(&l.Tests, storage.LedgerLine{Text: t, Source: termtext.Flatten(cmd, 60), Ref: c.ref})
-		}
 		source = termtext.Flatten(cmd, 60)
+		verdict := Verdict(cmd, res.Output)
+		addCommand(l, commandEntry(cmd, c.ref, res, verdict))
+		if verdict != "" {
+			addTest(l, storage.LedgerLine{Text: verdict, Source: source, Ref: c.ref})
+		}
 	default:
 		if res.Error != "" {
 			addLine(&l.Errors, storage.LedgerLine{Text: termtext.Flatten(res.Error, lineBytes), Source: source, Ref: c.ref})
@@ -197,6 +198,12 @@ func addCommand(l *storage.Ledger, c storage.LedgerCommand) {
 	l.Commands = replaceLast(l.Commands, c, func(d storage.LedgerCommand) bool { return d.Command == c.Command }, maxCommands)
 }
 
+// addTest adds a test run's verdict: a later run of the same command
+// replaces the earlier one's (what matters is whether the tests pass now).
+func addTest(l *storage.Ledger, x storage.LedgerLine) {
+	l.Tests = replaceLast(l.Tests, x, func(y storage.LedgerLine) bool { return y.Source == x.Source || y.Text == x.Text }, maxLines)
+}
+
 func addLine(list *[]storage.LedgerLine, x storage.LedgerLine) {
 	*list = replaceLast(*list, x, func(y storage.LedgerLine) bool { return y.Text == x.Text }, maxLines)
 }
@@ -240,7 +247,7 @@ func Merge(prev, next *storage.Ledger) *storage.Ledger {
 		addCommand(l, c)
 	}
 	for _, t := range next.Tests {
-		addLine(&l.Tests, t)
+		addTest(l, t)
 	}
 	for _, n := range next.Numbers {
 		addNumber(l, n)
