@@ -63,7 +63,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		fallback bool
 	)
 	if useLLM {
-		text, files, _, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.acct.messages)
+		text, files, _, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.recordedMessages)
 		if err := ctx.Err(); err != nil {
 			m.usage.summaries.Add(m.sum.takeUsage())
 			return nil, err
@@ -197,6 +197,20 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 	m.lastReceipt = rcpt
 	m.work.ledger, m.work.rules = carried.ledger, carried.rules
 	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error, Receipt: rcpt, Ledger: carried.ledger}, nil
+}
+
+// recordedMessages are the live context's messages as recorded, cleared
+// and folded results whole: which files the conversation touched, for the
+// summary's file contents, does not change when the ladder clears what
+// their calls returned.
+func (m *Manager) recordedMessages() []chat.Message {
+	held := m.live.entries()
+	recs := make([]*storage.Record, 0, len(held))
+	for _, e := range held {
+		recs = append(recs, e.rec)
+	}
+	msgs, _ := buildMessages(recs)
+	return msgs
 }
 
 // appendCompaction writes the boundary and the summary, with one write

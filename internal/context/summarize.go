@@ -530,65 +530,6 @@ func privateAnalysisRemoved(text string) string {
 	return strings.TrimSpace(text)
 }
 
-// userMessagesHeading opens the section of the user's own words that
-// clawdcode adds to every summary, after the model's part.
-const userMessagesHeading = "## The user's messages, word for word"
-
-// userMessageMax bounds one message in that section.
-const userMessageMax = 2000
-
-// userMessages is the section of the summary that keeps the user's own
-// messages word for word — those of the previous summary's section, then
-// those of the dropped part — within a budget of about half the summary's
-// own (the user's words are the cheapest and most important thing to
-// keep). When they do not fit, the oldest are left out, and the section
-// says how many (Recall still finds them).
-func (s *summarizer) userMessages(prev string, dropped []*entry) string {
-	var msgs []string
-	if i := strings.Index(prev, userMessagesHeading); i >= 0 {
-		for _, block := range strings.Split(prev[i+len(userMessagesHeading):], "\n\n> ") {
-			if m := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(block), ">")); m != "" && !(strings.HasPrefix(m, "(") && strings.Contains(m, "earlier messages left out")) {
-				msgs = append(msgs, strings.ReplaceAll(m, "\n> ", "\n"))
-			}
-		}
-	}
-	for _, e := range dropped {
-		if e.rec.Type == storage.TypeUser && !e.rec.IsCompactSummary {
-			if m := strings.TrimSpace(messageContent(e.rec)); m != "" {
-				msgs = append(msgs, m)
-			}
-		}
-	}
-	if len(msgs) == 0 {
-		return ""
-	}
-	budget := 2 * s.guard.summaryMax() // bytes: about half the summary budget in tokens
-	var kept []string
-	used := 0
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		if len(m) > userMessageMax {
-			m = cutUTF8(m, userMessageMax) + " […]"
-		}
-		if used+len(m) > budget && len(kept) > 0 {
-			break
-		}
-		kept = append(kept, m)
-		used += len(m)
-	}
-	var b strings.Builder
-	b.WriteString("\n\n" + userMessagesHeading + "\n")
-	if n := len(msgs) - len(kept); n > 0 {
-		fmt.Fprintf(&b, "\n(%d earlier messages left out for room; Recall finds them)\n", n)
-	}
-	for i := len(kept) - 1; i >= 0; i-- {
-		b.WriteString("\n> ")
-		b.WriteString(strings.ReplaceAll(kept[i], "\n", "\n> "))
-		b.WriteString("\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
 // piecesLen is the bytes of pieces' texts.
 func piecesLen(pieces []piece) int {
 	n := 0
