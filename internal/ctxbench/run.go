@@ -35,7 +35,6 @@ type config struct {
 // table does not know, so clawdcode asks the server for its window.
 const servedModel = "qwen2.5-coder-local"
 
-
 // threshold is the auto-compaction trigger the bench passes (clawdcode's
 // default, stated so that a change of the default is not a change of the
 // bench).
