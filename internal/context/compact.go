@@ -63,7 +63,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		fallback bool
 	)
 	if useLLM {
-		text, files, _, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.recordedMessages)
+		text, files, _, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, func() []chat.Message { return recordedMessages(m) })
 		if err := ctx.Err(); err != nil {
 			m.usage.summaries.Add(m.sum.takeUsage())
 			return nil, err
@@ -140,7 +140,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 	}
 
 	rcpt.Ladder = append(m.ladder.take(), storage.LadderStep{Step: storage.LadderStepSummary, Freed: max(pre-post, 0)})
-	brokenCache(rcpt, post-fixed, m.opt.Prices, m.opt.Model)
+	brokenCache(rcpt, post-fixed+uncached(rcpt.SummaryUsage), m.opt.Prices, m.opt.Model)
 	usage := m.usage.total()
 	boundary := &storage.Record{
 		UUID:    carried.boundary,
@@ -203,7 +203,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 // and folded results whole: which files the conversation touched, for the
 // summary's file contents, does not change when the ladder clears what
 // their calls returned.
-func (m *Manager) recordedMessages() []chat.Message {
+func recordedMessages(m *Manager) []chat.Message {
 	held := m.live.entries()
 	recs := make([]*storage.Record, 0, len(held))
 	for _, e := range held {

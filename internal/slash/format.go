@@ -154,7 +154,7 @@ func writeReceipt(b *strings.Builder, r *storage.Receipt) {
 		b.WriteString("\n")
 	}
 	if r.CacheBroken > 0 {
-		fmt.Fprintf(b, "  the next request sends %s tokens the prompt cache cannot have (after the system prompt and tools)", thousands(r.CacheBroken))
+		fmt.Fprintf(b, "  it sends %s tokens the prompt cache cannot have (the summary calls' uncached input, the next request after the system prompt and tools)", thousands(r.CacheBroken))
 		if r.CacheBrokenCost != nil {
 			fmt.Fprintf(b, ": %s above the cached price", dollars(*r.CacheBrokenCost))
 		}
