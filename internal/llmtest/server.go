@@ -73,7 +73,7 @@ type Request struct {
 	MaxTokens           int
 	// ToolChoice is tool_choice when sent as a string ("none", "auto").
 	ToolChoice string
-	Body                []byte // the raw request body
+	Body       []byte // the raw request body
 	// Responses is set for a POST /v1/responses; its input is decoded
 	// into Messages and Tools like a chat request's.
 	Responses bool
