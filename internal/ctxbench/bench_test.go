@@ -197,8 +197,9 @@ const ladderTasks = 2
 // long tool-heavy tasks sized for that window, with the lossy summariser.
 func ladderSuite(t *testing.T, p *plan, bs []build) []*row {
 	var rows []*row
+	runs := runnerRuns(t)
 	for _, w := range windowList(t, "4000,8000,16000,32000") {
-		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w)
+		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w, runs)
 		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy}, c)...)
 	}
 	// The small windows again as a local server reports them (vLLM's
@@ -207,7 +208,7 @@ func ladderSuite(t *testing.T, p *plan, bs []build) []*row {
 		if w > 8000 {
 			continue
 		}
-		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w)
+		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w, runs)
 		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy, served: true}, c)...)
 	}
 	return rows
