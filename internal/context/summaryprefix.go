@@ -57,7 +57,7 @@ func (s *summarizer) summarizePrefixed(ctx context.Context, update bool, instruc
 		tail += "\n\nThe user gave instructions for this summary; they take precedence over everything above:\n" + instructions
 	}
 	ask := b.String()
-	room := s.guard.effective - s.guard.summaryMax() - s.guard.effective/20 - n - s.acct.counter.Text(ask+tail) - replyPriming
+	room := s.guard.effective - s.guard.summaryMax() - prefixMargin(s.acct, s.guard) - n - s.acct.counter.Text(ask+tail) - replyPriming
 	if room < 0 {
 		return "", nil, false, nil
 	}
@@ -72,7 +72,26 @@ func (s *summarizer) summarizePrefixed(ctx context.Context, update bool, instruc
 	req.Messages = withInstruction(req.Messages, b.String())
 	req.MaxCompletionTokens, req.ToolChoice = s.guard.summaryMax(), llm.ToolChoiceNone
 	text, err = s.call(ctx, req)
+	if llm.IsOverflow(err) {
+		// The server counts the request larger than clawdcode did: the
+		// summary is asked apart, within its own budget.
+		return "", nil, false, nil
+	}
 	return text, included, true, err
+}
+
+// prefixMargin is what the prefix's fit keeps for the server counting
+// the request larger than clawdcode: a twentieth of the window, and, when
+// no server count covers the request (a step of the ladder changed it
+// since), the tool definitions' count again — servers render the tools
+// into the prompt their own way, and a step that changes the request
+// leaves clawdcode's own count of them alone.
+func prefixMargin(a *accountant, g *windowGuard) int {
+	m := g.effective / 20
+	if !a.calib.ok {
+		m += a.partSize(&a.tools, exact)
+	}
+	return m
 }
 
 // minFileRoom is the least room (tokens) a file's first lines are worth

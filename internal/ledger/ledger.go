@@ -93,7 +93,12 @@ func note(l *storage.Ledger, root string, c pendingCall, res *storage.ToolResult
 			return
 		}
 		source = termtext.Flatten(cmd, 60)
-		verdict := Verdict(cmd, res.Output)
+		// A failed run in no known format keeps its last line with the
+		// command (its outcome): only a passing one needs a test line.
+		verdict, known := Verdict(cmd, res.Output)
+		if !known && res.Error != "" {
+			verdict = ""
+		}
 		addCommand(l, commandEntry(cmd, c.ref, res, verdict))
 		if verdict != "" {
 			addTest(l, storage.LedgerLine{Text: verdict, Source: source, Ref: c.ref})

@@ -91,7 +91,7 @@ var failing = regexp.MustCompile(`(?i)\bFAIL(?:ED|URE)?\b|\b[1-9]\d* (?:failed|f
 // Test-looking commands and outputs, for a run no runner's summary was
 // recognised in.
 var (
-	testCommand = regexp.MustCompile(`(?i)(?:^|[\s/._:-])(?:tests?|specs?|checks?|pytest|jest|vitest|mocha|rspec|phpunit|ctest|prove|nextest|tox|nox)(?:$|[\s/._:-])`)
+	testCommand = regexp.MustCompile(`(?i)(?:^|[\s/._:-])(?:tests?|specs?|pytest|jest|vitest|mocha|rspec|phpunit|ctest|prove|nextest|tox|nox)(?:$|[\s/._:-])`)
 	testOutput  = regexp.MustCompile(`(?i)\b\d+\s+(?:tests?|specs?|examples?|assertions?|passed|failed|failures?|passing|failing)\b|\b(?:tests?|specs?)\s+(?:passed|failed)\b|\ball tests passed\b`)
 	// ansi is a terminal colour or cursor sequence.
 	ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
@@ -106,9 +106,9 @@ const (
 
 // Verdict is the outcome of a test run that cmd printed out: the first
 // line naming a failing test and the run's summary lines (" | "-joined),
-// when a known runner printed them; else, when cmd or what it printed
-// looks like a test run, its last non-empty line; else "".
-func Verdict(cmd, out string) string {
+// when a known runner printed them (known); else, when cmd or what it
+// printed looks like a test run, its last non-empty line; else "".
+func Verdict(cmd, out string) (verdict string, known bool) {
 	lines := outputLines(out)
 	var summaries []string
 	first := ""
@@ -128,12 +128,12 @@ func Verdict(cmd, out string) string {
 		if first != "" {
 			parts = append([]string{first}, parts...)
 		}
-		return termtext.Flatten(strings.Join(parts, " | "), verdictBytes)
+		return termtext.Flatten(strings.Join(parts, " | "), verdictBytes), true
 	}
 	if len(lines) == 0 || !(testCommand.MatchString(cmd) || testOutput.MatchString(out)) {
-		return ""
+		return "", false
 	}
-	return termtext.Flatten(lines[len(lines)-1], lineBytes)
+	return termtext.Flatten(lines[len(lines)-1], lineBytes), false
 }
 
 // keepSummaries is at most verdictSummaries of a run's summary lines, in

@@ -16,7 +16,10 @@ func TestVerdictOfEveryRunner(t *testing.T) {
 	for _, r := range fixtures.Runners {
 		for _, run := range []struct{ file, want string }{{r.Name + "-pass.txt", r.Pass}, {r.Name + "-fail.txt", r.Fail}} {
 			out := string(fixtures.Read(t, "runners", run.file))
-			got := Verdict("make test", out)
+			got, known := Verdict("make test", out)
+			if !known {
+				t.Errorf("%s: no runner's format recognised", run.file)
+			}
 			if !strings.Contains(got, run.want) {
 				t.Errorf("%s: verdict %q, want it to hold %q", run.file, got, run.want)
 			}
@@ -37,7 +40,7 @@ func TestVerdictOfAnUnknownRun(t *testing.T) {
 		{"ls -la", "total 12\nfile.txt\n", ""},
 		{"make build", "cc -o app main.c\n", ""},
 	} {
-		if got := Verdict(c.cmd, c.out); got != c.want {
+		if got, _ := Verdict(c.cmd, c.out); got != c.want {
 			t.Errorf("Verdict(%q) = %q, want %q", c.cmd, got, c.want)
 		}
 	}
@@ -55,7 +58,7 @@ func TestVerdictKeepsTheFailureOfALongRun(t *testing.T) {
 		}
 		b.WriteString("ok  \texample.com/p" + string(rune('a'+i%26)) + "\t0.010s\n")
 	}
-	got := Verdict("go test ./...", b.String())
+	got, _ := Verdict("go test ./...", b.String())
 	for _, want := range []string{"--- FAIL: TestX", "FAIL example.com/p40 0.010s"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("verdict %q lacks %q", got, want)
