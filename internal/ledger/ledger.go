@@ -1,8 +1,9 @@
 // Package ledger is the evidence ledger: what a summary most often drops
-// — paths, commands, exit statuses, the error a command ended with, test
-// results, the numbers the tools printed — read from the tool records a
-// compaction takes out, without asking any model (every call read by
-// toolcall.Classify).
+// — paths, commands, exit statuses, the error a command ended with, every
+// test run's verdict (verdict.go: the summary lines of the common
+// runners, passed or failed), the numbers the tools printed — read from
+// the tool records a compaction takes out, without asking any model
+// (every call read by toolcall.Classify).
 //
 // The context manager stores it on a compaction's boundary
 // (compactMetadata.ledger, the storage.Ledger type), merges it into the
