@@ -166,7 +166,12 @@ func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 	if typ.Model != "" {
 		model = typ.Model
 	}
-	mgr, err := contextmgr.New(ctx, log, nil, e.managerOptions(model, system, set))
+	opt := e.managerOptions(model, system, set)
+	// A small window gets the brief forms, as the parent does: the
+	// manager decides, by the same rule.
+	info.Brief = true
+	opt.Brief = &contextmgr.BriefForms{System: SystemPrompt(info) + "\n" + subagentPreamble(typ), Tools: briefDefs(set)}
+	mgr, err := contextmgr.New(ctx, log, nil, opt)
 	if err != nil {
 		return tools.Result{Error: fmt.Sprintf("subagent: build context manager: %v", err)}
 	}

@@ -17,7 +17,7 @@ import (
 
 var (
 	full     = flag.Bool("ctxbench.full", false, "run the whole context bench (make bench-context) and print its table")
-	suite    = flag.String("ctxbench.suite", "main", "with -ctxbench.full: the rows: main (the corpus at each window, the other summarisers, memory) or ladder (long tool-heavy tasks whose tool outputs are 5-35 % of the window) or delegate (exploration read by the parent, or delegated through Task)")
+	suite    = flag.String("ctxbench.suite", "main", "with -ctxbench.full: the rows: main (the corpus at each window, the other summarisers, memory) or ladder (long tool-heavy tasks whose tool outputs are 5-35 % of the window) or delegate (exploration read by the parent, or delegated through Task) or cost (tool-heavy sessions of 30 turns at 16k)")
 	windows  = flag.String("ctxbench.windows", "", "with -ctxbench.full: the windows, comma-separated (main: 8000,32000,128000; ladder: 4000,8000,16000,32000; delegate: 32000)")
 	sessions = flag.Int("ctxbench.sessions", 0, "with -ctxbench.full: how many sessions of the corpus (main: 20; ladder, delegate: 3 a row)")
 	maxTurns = flag.Int("ctxbench.turns", 0, "with -ctxbench.full: main: the longest session's model requests (200); ladder: each task's (40)")
@@ -71,7 +71,7 @@ type plan struct {
 }
 
 func rowName(cfg config) string {
-	name := fmt.Sprintf("%s/%dk-%s", cfg.build.name, cfg.window/1000, cfg.mode)
+	name := fmt.Sprintf("%s/%s-%s", cfg.build.name, windowName(cfg), cfg.mode)
 	if cfg.delegate {
 		name += "-Task"
 	}
@@ -154,8 +154,10 @@ func TestContextBench(t *testing.T) {
 		rows = ladderSuite(t, &p, bs)
 	case "delegate":
 		rows = delegateSuite(t, &p, bs)
+	case "cost":
+		rows = costSuite(t, &p, bs)
 	default:
-		t.Fatalf("-ctxbench.suite: %q is not main, ladder or delegate", *suite)
+		t.Fatalf("-ctxbench.suite: %q is not main, ladder, delegate or cost", *suite)
 	}
 	t.Cleanup(func() {
 		if *suite == "delegate" {
@@ -198,8 +200,38 @@ const ladderTasks = 2
 // long tool-heavy tasks sized for that window, with the lossy summariser.
 func ladderSuite(t *testing.T, p *plan, bs []build) []*row {
 	var rows []*row
+	runs := runnerRuns(t)
 	for _, w := range windowList(t, "4000,8000,16000,32000") {
-		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w)
+		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w, runs)
+		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy}, c)...)
+	}
+	// The small windows again as a local server reports them (vLLM's
+	// /models), with a model the models table does not know.
+	for _, w := range windowList(t, "4000,8000") {
+		if w > 8000 {
+			continue
+		}
+		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w, runs)
+		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy, served: true}, c)...)
+	}
+	return rows
+}
+
+// costTasks is how many tasks (user turns) a session of the cost suite
+// has: each a tool-heavy task of the main corpus, six requests.
+const costTasks = 30
+
+// costSuite is issue 35's cost target: tool-heavy sessions of the main
+// corpus, costTasks turns long, at each window (16k by default), with the
+// lossy summariser — what every request costs, the summary calls' too,
+// with cached input at a tenth.
+func costSuite(t *testing.T, p *plan, bs []build) []*row {
+	var c []*session
+	for i := range orDefault(*sessions, 3) {
+		c = append(c, newSession(seed, 300+i, "tool", 6*costTasks))
+	}
+	var rows []*row
+	for _, w := range windowList(t, "16000") {
 		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy}, c)...)
 	}
 	return rows

@@ -15,7 +15,7 @@ import (
 func summarisingAgent() func(llmtest.Request) llmtest.Reply {
 	agent := llmtest.Agent()
 	return func(r llmtest.Request) llmtest.Reply {
-		if len(r.Tools) == 0 {
+		if llmtest.IsSummaryRequest(r) {
 			return llmtest.Text("SUMMARY-OF-EARLIER-WORK: the user said four things.")
 		}
 		return agent(r)
