@@ -382,7 +382,8 @@ func TestMemoryBenchShort(t *testing.T) {
 
 // TestContextBenchSmoke is make test's part of the bench: the machinery
 // works end to end, not how well clawdcode does. One tool-heavy session of
-// 50 requests at 8k with the lossy summariser finishes every task, reaches
+// 120 turns at 8k (at 50 the ledger's verdicts keep it under the
+// trigger) with the lossy summariser finishes every task, reaches
 // a compaction (so the probes ran), has no request refused and does
 // nothing the user forbade; two projects of the multi-session corpus meet
 // the memory guarantees of CONTRACT §11 (checkMemFloor), which are not
@@ -392,7 +393,7 @@ func TestContextBenchSmoke(t *testing.T) {
 		t.Skip("drives dozens of clawdcode runs")
 	}
 	var p plan
-	rw := p.row(config{build: treeBuild, window: 8000, mode: llmtest.SummaryLossy}, corpus(1, 50, 50))
+	rw := p.row(config{build: treeBuild, window: 8000, mode: llmtest.SummaryLossy}, corpus(1, 120, 120))
 	mr := p.memory(config{build: treeBuild, window: 8000, mode: llmtest.SummaryLossy}, memCorpus(seed, 2))
 	t.Cleanup(func() {
 		var b strings.Builder

@@ -142,9 +142,12 @@ func TestBackgroundOutputIsBounded(t *testing.T) {
 		}
 	}
 	// The first read: everything written by then but the last MiB was
-	// dropped unread, and the marker says exactly how much.
+	// dropped unread, and the marker says exactly how much. "By then" is
+	// after the marker file, but the last few hundred KB may still be in
+	// the pipes between the command and clawdcode (the sandbox host
+	// relays them), so the count is bounded below, not exact.
 	var total int
-	if _, err := fmt.Sscanf(got[1][strings.Index(got[1], ", ")+2:], "%d bytes of output in all", &total); err != nil || total < size {
+	if _, err := fmt.Sscanf(got[1][strings.Index(got[1], ", ")+2:], "%d bytes of output in all", &total); err != nil || total < size-(1<<20) {
 		t.Fatalf("first read (%v): %.200s", err, got[1])
 	}
 	if want := fmt.Sprintf("[... %d bytes (0 lines) omitted ...]", total-(1<<20)); !strings.Contains(got[1], want) {
