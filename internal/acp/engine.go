@@ -47,10 +47,12 @@ type Turns interface {
 }
 
 // Modes: the permission mode, which the editor's mode menu shows and
-// sets (*agent.Permissions).
+// sets, and who answers the plans the model hands over in plan mode
+// (*agent.Permissions).
 type Modes interface {
 	Mode() tools.Mode
 	SetMode(m tools.Mode) bool
+	SetPlanApprover(a agent.PlanApprover)
 }
 
 // Context: the context window's use and what the session spent, for the

@@ -3,10 +3,10 @@ package acp
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -84,22 +84,23 @@ var planChoices = []struct {
 	{"keep-planning", "No, keep planning", acpsdk.PermissionOptionKindRejectOnce, tools.ModePlan},
 }
 
-// approvePlan follows an answer given in plan mode, as the REPL does: the
-// answer is the model's plan, and the user approves it — which leaves plan
-// mode, told to the client as the agent's own change of mode — or keeps
-// planning. A cancelled question keeps planning.
-func (s *session) approvePlan(ctx context.Context, plan string, n int) {
-	if s.eng.Modes.Mode() != tools.ModePlan || strings.TrimSpace(plan) == "" {
-		return
-	}
-	id := fmt.Sprintf("plan-approval-%d", n)
+var _ agent.PlanApprover = (*session)(nil)
+
+// ApprovePlan puts the plan the model handed over (ExitPlanMode) to the
+// editor as a permission question of the switch-mode kind, as the REPL
+// puts it in its dialog: approved, plan mode is left — told to the
+// client as the agent's own change of mode — and the model carries the
+// plan out in the same turn; declined or cancelled, planning goes on and
+// the turn ends. It runs on the turn's goroutine, which waits for it.
+func (s *session) ApprovePlan(ctx context.Context, plan string) (agent.PlanAnswer, error) {
+	s.plans++
+	id := fmt.Sprintf("plan-approval-%d", s.plans)
 	title := "Approve this plan and leave plan mode?"
-	plan = clipText(plan)
 	// Shown as a call first, so that every client has it to attach the
 	// question to; answered, it is completed (approved) or failed.
 	s.notify(acpsdk.SessionUpdate{ToolCall: &acpsdk.SessionUpdateToolCall{ToolCallId: acpsdk.ToolCallId(id), Title: title,
 		Kind: acpsdk.ToolKindSwitchMode, Status: acpsdk.ToolCallStatusPending,
-		Content: []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(plan))}}})
+		Content: []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(clipText(plan)))}}})
 	kind := acpsdk.ToolKindSwitchMode
 	req := acpsdk.RequestPermissionRequest{SessionId: acpsdk.SessionId(s.id),
 		ToolCall: acpsdk.ToolCallUpdate{ToolCallId: acpsdk.ToolCallId(id), Title: &title, Kind: &kind}}
@@ -118,8 +119,16 @@ func (s *session) approvePlan(ctx context.Context, plan string, n int) {
 	status := acpsdk.ToolCallStatusFailed
 	if next != tools.ModePlan {
 		status = acpsdk.ToolCallStatusCompleted
-		s.eng.Modes.SetMode(next)
+		// The engine leaves plan mode when this returns; the editor is
+		// told now, once (reportMode then finds nothing changed).
+		s.mu.Lock()
+		s.mode = next
+		s.mu.Unlock()
+		s.notify(acpsdk.SessionUpdate{CurrentModeUpdate: &acpsdk.SessionCurrentModeUpdate{CurrentModeId: acpsdk.SessionModeId(next.String())}})
 	}
 	s.notify(acpsdk.SessionUpdate{ToolCallUpdate: &acpsdk.SessionToolCallUpdate{ToolCallId: acpsdk.ToolCallId(id), Status: &status}})
-	s.reportMode()
+	if ctx.Err() != nil {
+		return agent.PlanAnswer{Mode: tools.ModePlan}, ctx.Err()
+	}
+	return agent.PlanAnswer{Mode: next}, nil
 }

@@ -54,9 +54,6 @@ func (s *session) runTurn(ctx context.Context, text string, images []chat.Image)
 		return acpsdk.PromptResponse{}, err
 	}
 	s.turns++
-	if stop == acpsdk.StopReasonEndTurn {
-		s.approvePlan(ctx, sink.answer.String(), s.turns)
-	}
 	cost := turnSpend(before, s.eng.Context.Spend(), res)
 	return acpsdk.PromptResponse{StopReason: stop, Meta: s.reportUsage(&cost)}, nil
 }

@@ -322,6 +322,7 @@ func (s *server) openServers(ctx context.Context, cwd string, mcp []mcphost.Serv
 	}
 	sess.eng = eng
 	sess.id = eng.Sessions.NextID()
+	eng.Modes.SetPlanApprover(sess)
 	if err := s.add(sess); err != nil {
 		_ = eng.Close()
 		return nil, err

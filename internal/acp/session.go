@@ -40,8 +40,10 @@ type session struct {
 	calls map[string]*callView
 	// mode is the mode the client was last told of.
 	mode tools.Mode
-	// turns counts the turns run (the prompting goroutine's).
+	// turns counts the turns run (the prompting goroutine's); plans the
+	// plans put to the editor (the same goroutine's), naming each.
 	turns int
+	plans int
 }
 
 func newSession(s *server, cwd string, mcp []mcphost.ServerConfig) *session {

@@ -25,9 +25,6 @@ const outputEvery = 200 * time.Millisecond
 type turnSink struct {
 	s   *session
 	ctx context.Context
-	// answer is the turn's text since its last tool call: in plan mode,
-	// the plan to approve.
-	answer strings.Builder
 	// tasks are the subagents' activity, by Task call (TaskEvent comes
 	// from their goroutines).
 	mu    sync.Mutex
@@ -41,7 +38,6 @@ func newTurnSink(ctx context.Context, s *session) *turnSink {
 }
 
 func (t *turnSink) Text(delta string) {
-	t.answer.WriteString(delta)
 	t.s.notify(acpsdk.UpdateAgentMessageText(delta))
 }
 
@@ -50,7 +46,6 @@ func (t *turnSink) Thinking(delta string) {
 }
 
 func (t *turnSink) ToolStart(id, name string, input json.RawMessage) {
-	t.answer.Reset()
 	t.s.startCall(t.ctx, id, name, input)
 }
 
@@ -59,7 +54,6 @@ func (t *turnSink) ToolEnd(id, name string, res tools.Result) {
 }
 
 func (t *turnSink) ToolRefused(id, name string, input json.RawMessage, res tools.Result) {
-	t.answer.Reset()
 	t.s.endCall(t.ctx, id, name, input, res)
 }
 

@@ -138,12 +138,14 @@ type Engine struct {
 	cfg   Config
 	model string
 	tools []tools.Tool
-	// builtin is the head of tools that never changes; the MCP servers'
-	// offer follows it.
-	builtin []tools.Tool
-	env     *tools.Env // nil when Config.Tools replaced the contract tools
-	perms   permissionChecker
-	system  string
+	// builtin is the head of tools that never changes; ExitPlanMode
+	// (planTool) follows it in a turn that starts in plan mode, then the
+	// MCP servers' offer (offer).
+	builtin  []tools.Tool
+	planTool tools.Tool
+	env      *tools.Env // nil when Config.Tools replaced the contract tools
+	perms    permissionChecker
+	system   string
 	// briefSystem is system's brief form, for a session whose window is
 	// small (the context manager chooses: contextmgr.BriefForms).
 	briefSystem string
@@ -220,6 +222,7 @@ func New(cfg Config) (*Engine, error) {
 		e.tools = append(e.tools, tools.NewTask(&e.tasks, e.tasks.offered()))
 	}
 	e.builtin = slices.Clip(e.tools)
+	e.planTool = tools.NewExitPlanMode(planHandler{&e.permissions})
 	if cfg.Permissions != nil {
 		e.perms = cfg.Permissions
 	} else {
@@ -328,7 +331,7 @@ func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.
 	log.tel = e.telemetry()
 	opt := e.managerOptions(e.model, e.system, e.tools)
 	opt.Notify, opt.Hooks = e.notify, compactHooks{e}
-	opt.Brief = &contextmgr.BriefForms{System: e.briefSystem, Tools: briefDefs(e.tools)}
+	opt.Brief = &contextmgr.BriefForms{System: e.briefSystem, Tools: briefDefs(append(slices.Clip(e.tools), e.planTool))}
 	m, err := contextmgr.New(ctx, log, live, opt)
 	if err != nil {
 		return nil, fmt.Errorf("build context manager: %w", err)
@@ -355,6 +358,33 @@ func (e *Engine) managerOptions(model, system string, set []tools.Tool) contextm
 		Cache:          e.cfg.Cache,
 		Prices:         e.cfg.Prices,
 		Logger:         e.cfg.Logger,
+	}
+}
+
+// offer makes the tools of the next requests: the built-in ones,
+// ExitPlanMode when plan mode is on, then extra (the MCP servers' tools
+// ready now). It is called when a turn starts (and by a command about
+// the MCP servers), never during one, so every request of a turn carries
+// the same tools. The tool definitions lead each request: a change starts
+// the model server's prompt cache over once, which is why ExitPlanMode is
+// not offered outside plan mode (nor listed in the system prompt).
+func (e *Engine) offer(extra []tools.Tool) {
+	base := e.builtin
+	if e.permissions.Mode() == tools.ModePlan {
+		base = append(slices.Clip(base), e.planTool)
+	}
+	// One name, one tool: an MCP tool that a built-in's name takes is
+	// refused with a warning, once (MCP's among themselves were refused
+	// by mcphost).
+	next := tools.UniqueNames(append(slices.Clip(base), extra...), e.mcp.warnOnce)
+	before, _ := json.Marshal(toolDefs(e.tools))
+	after, _ := json.Marshal(toolDefs(next))
+	e.tools = next
+	if string(before) != string(after) {
+		e.mgr.SetTools(toolDefs(next))
+		if e.cfg.Logger != nil {
+			e.cfg.Logger.Info("tools offered", "tools", len(next), "mcp", len(extra))
+		}
 	}
 }
 

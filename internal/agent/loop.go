@@ -105,6 +105,7 @@ func (t *Turns) SubmitImages(ctx context.Context, text string, given []chat.Imag
 		ready:    e.env.Prepare,
 		images:   images,
 		textOnly: &e.textOnly,
+		notes:    []string{e.memory.note},
 	}
 	if e.cfg.Project != nil {
 		home := e.cfg.Project.Store().Home()
@@ -168,6 +169,13 @@ type loop struct {
 	// not sent); toolImages are those of the round under way.
 	storeImage func(data []byte, mediaType string) (storage.ImageRef, error)
 	toolImages []toolImage
+	// final is the answer of a call that ends the turn (tools.Result.Final)
+	// among those answered so far; "" = none.
+	final string
+	// notes go after the conversation of every request of the turn, as
+	// system messages ("" = none): the memories changed since the session
+	// started.
+	notes []string
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -195,6 +203,10 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 		}
 		if err := l.runCalls(ctx, resp); err != nil {
 			return res, err
+		}
+		if l.final != "" {
+			res.Text = l.final // a call ended the turn (ExitPlanMode)
+			return res, nil
 		}
 		if l.maxTurns > 0 && res.NumTurns >= l.maxTurns {
 			return res, fmt.Errorf("%w %d", ErrMaxTurns, l.maxTurns)
@@ -254,7 +266,7 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if l.textOnly != nil && *l.textOnly {
 			req.Messages = withoutImages(req.Messages)
 		}
-		req.Messages = withModeNote(req.Messages, l.perms)
+		req.Messages = withNotes(req.Messages, l.notes, l.perms)
 		resp, err := l.llm.Stream(ctx, req, onDelta)
 		if err == nil {
 			return resp, nil
@@ -294,15 +306,22 @@ type moder interface {
 	Mode() tools.Mode
 }
 
-// withModeNote adds, in plan mode, the note that tells the model so
-// (tools.PlanNote) as a trailing system message of this request only: it
-// is never recorded, and at the end it leaves the prefix a server caches
-// (the system prompt and the conversation so far) the same as without it.
-func withModeNote(msgs []chat.Message, perms permissionChecker) []chat.Message {
-	if m, ok := perms.(moder); !ok || m.Mode() != tools.ModePlan {
-		return msgs
+// withNotes adds notes (those not empty) and, in plan mode, the note that
+// tells the model so (tools.PlanNote, last) as trailing system messages
+// of this request only: they are never recorded, and at the end they
+// leave the prefix a server caches (the system prompt and the
+// conversation so far) the same as without them.
+func withNotes(msgs []chat.Message, notes []string, perms permissionChecker) []chat.Message {
+	msgs = slices.Clip(msgs)
+	for _, n := range notes {
+		if n != "" {
+			msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: n})
+		}
 	}
-	return append(slices.Clip(msgs), chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
+	if m, ok := perms.(moder); ok && m.Mode() == tools.ModePlan {
+		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
+	}
+	return msgs
 }
 
 // delegator is a tool that runs another tool (mcphost's MCPCall).
@@ -413,6 +432,9 @@ func (l *loop) answer(id, name string, res tools.Result) error {
 	}
 	if res.Image != nil {
 		l.toolImages = append(l.toolImages, toolImage{name: res.ImageName, img: *res.Image})
+	}
+	if res.Final != "" {
+		l.final = res.Final
 	}
 	l.sink.ToolEnd(id, name, res)
 	return nil

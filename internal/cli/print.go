@@ -107,6 +107,10 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		res.Usage = ResultUsage{InputTokens: turn.Usage.InputTokens, OutputTokens: turn.Usage.OutputTokens}
 	}
 	sink.finish(res, started)
+	if sink.planned && !res.IsError {
+		fmt.Fprintln(f.IO.ErrOut, "clawdcode: plan mode: the answer is the model's plan, not carried out; to carry it out, continue in another mode:")
+		fmt.Fprintf(f.IO.ErrOut, "  clawdcode -r %s -p \"Carry out the plan\" --permission-mode acceptEdits\n", sessionID)
+	}
 	return err
 }
 
@@ -385,6 +389,14 @@ func sessionToOpen(f *Factory, opts *RootOptions) (string, error) {
 	switch {
 	case opts.Resume != "":
 		_, id, err := resolveSession(f, opts.Resume)
+		var usage *UsageError
+		if errors.As(err, &usage) && errors.Is(err, storage.ErrNotFound) {
+			if p, perr := f.Project(); perr == nil {
+				if hints := enclosingHints(p, strings.TrimSpace(opts.Resume)); hints != nil {
+					usage.Hints = hints
+				}
+			}
+		}
 		return id, err
 	case opts.Continue:
 		p, err := f.Project()
@@ -394,6 +406,9 @@ func sessionToOpen(f *Factory, opts *RootOptions) (string, error) {
 		id, err := p.Latest()
 		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
+				if hints := enclosingHints(p, ""); hints != nil {
+					return "", withHint(errNothingToContinue, hints...)
+				}
 				return "", withHint(errNothingToContinue, "start one with `clawdcode` or `clawdcode -p`")
 			}
 			return "", err

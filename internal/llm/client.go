@@ -66,7 +66,15 @@ type Request struct {
 	Messages            []chat.Message
 	Tools               []chat.ToolDef
 	MaxCompletionTokens int // 0 = not sent
+	// ToolChoice is ToolChoiceNone to offer Tools without letting the
+	// model call one ("" = not sent: the model may call any): a request
+	// that shares the agent's prefix (its tools included, so a prompt
+	// cache serves it) but wants text only.
+	ToolChoice string
 }
+
+// ToolChoiceNone is Request.ToolChoice's "no tool calls".
+const ToolChoiceNone = "none"
 
 // Response is a complete, fully-received reply. A stream that ends without
 // a finish (cut) never yields a Response: it yields an *Error of KindStreamCut.
@@ -508,6 +516,9 @@ func toOpenAIRequest(req Request) openai.ChatCompletionRequest {
 			Type:     openai.ToolTypeFunction,
 			Function: &openai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params},
 		})
+	}
+	if req.ToolChoice != "" && len(req.Tools) > 0 {
+		out.ToolChoice = req.ToolChoice
 	}
 	return out
 }

@@ -23,6 +23,7 @@ type responsesRequest struct {
 	Instructions    string          `json:"instructions,omitempty"`
 	Input           []responsesItem `json:"input"`
 	Tools           []responsesTool `json:"tools,omitempty"`
+	ToolChoice      string          `json:"tool_choice,omitempty"`
 	Stream          bool            `json:"stream"`
 	Store           bool            `json:"store"`
 	MaxOutputTokens int             `json:"max_output_tokens,omitempty"`
@@ -104,6 +105,9 @@ func toResponsesRequest(req Request) responsesRequest {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
 		out.Tools = append(out.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params})
+	}
+	if len(out.Tools) > 0 {
+		out.ToolChoice = req.ToolChoice
 	}
 	return out
 }

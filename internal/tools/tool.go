@@ -25,6 +25,10 @@ type Result struct {
 	// Spent is what the call's own model calls used (a Task's subagent),
 	// recorded with the result; nil for a tool that calls no model.
 	Spent *storage.Usage
+	// Final, when set, ends the turn once the calls of this answer are
+	// answered — no further model call is made — and is the turn's
+	// answer: ExitPlanMode's plan, when it waits for the user.
+	Final string
 }
 
 // Tool is one tool offered to the model.
@@ -118,6 +122,8 @@ type tool struct {
 	needs func(a args) bool
 	// validate, when set, checks a call without running it (see Precheck).
 	validate func(ctx context.Context, a args) (Result, bool)
+	// readOnly, when set, says whether a call only reads (ReadOnlyFor).
+	readOnly func(a args) bool
 }
 
 var (
@@ -138,6 +144,16 @@ func (t *tool) NeedsPermissionFor(input json.RawMessage) bool {
 		return t.permission
 	}
 	return t.needs(a)
+}
+
+// ReadOnlyFor reports whether this call only reads (a Task whose
+// subagent can only read): plan mode lets it run (planAllows).
+func (t *tool) ReadOnlyFor(input json.RawMessage) bool {
+	if t.readOnly == nil {
+		return false
+	}
+	a, err := parseArgs(input)
+	return err == nil && t.readOnly(a)
 }
 
 func (t *tool) Definition() chat.ToolDef {

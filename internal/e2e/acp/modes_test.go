@@ -12,9 +12,10 @@ import (
 )
 
 // set_mode plan: a Write is refused without a question, the model is told
-// to present its plan; the plan answered, the editor is asked to approve
-// it, and approving it leaves plan mode — told to the editor as the
-// agent's own change of mode.
+// to present its plan; the plan it hands over (ExitPlanMode) is put to the
+// editor, and approving it leaves plan mode — told to the editor as the
+// agent's own change of mode — and the model carries the plan out in the
+// same turn, its Write now run without a question.
 func TestPlanModeRefusesWriteAndApprovalLeavesIt(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -35,20 +36,22 @@ func TestPlanModeRefusesWriteAndApprovalLeavesIt(t *testing.T) {
 		return "approve-accept-edits"
 	})
 	w.Server.Enqueue(llmtest.ToolCalls(llmtest.ToolCall{ID: "call_w", Name: "Write", Arguments: `{"file_path":"plan.txt","content":"x"}`}),
-		llmtest.Text("Plan: 1. write plan.txt"))
+		llmtest.ToolCalls(llmtest.Call("ExitPlanMode", `{"plan":"1. Write plan.txt."}`)),
+		llmtest.ToolCalls(llmtest.Call("Write", `{"file_path":"plan.txt","content":"x"}`)), llmtest.Text("done"))
 	from := e.mark()
 	e.prompt(sid, "make plan.txt")
-	if _, err := os.Stat(filepath.Join(w.Project, "plan.txt")); err == nil {
-		t.Fatal("a Write ran in plan mode")
+	reqs := w.Server.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests", len(reqs))
 	}
 	told := ""
-	for _, m := range w.Server.LastRequest().Messages {
+	for _, m := range reqs[1].Messages {
 		if m.Role == "tool" {
 			told = m.Content
 		}
 	}
 	if !strings.Contains(told, "plan mode is on") {
-		t.Fatalf("the model was told %q of its Write", told)
+		t.Fatalf("the model was told %q of its Write in plan mode", told)
 	}
 	if q := e.questions(); len(q) != 1 {
 		t.Fatalf("%d questions, want the plan's approval only", len(q))
@@ -57,9 +60,8 @@ func TestPlanModeRefusesWriteAndApprovalLeavesIt(t *testing.T) {
 	if mode.CurrentModeUpdate.CurrentModeId != "acceptEdits" {
 		t.Fatalf("mode now %q", mode.CurrentModeUpdate.CurrentModeId)
 	}
-	// Accept edits: the Write runs without a question.
-	w.Server.Enqueue(llmtest.ToolCalls(llmtest.Call("Write", `{"file_path":"plan.txt","content":"x"}`)), llmtest.Text("done"))
-	e.prompt(sid, "go")
+	// Approved with accept edits: the plan's Write ran in the same turn,
+	// without a question.
 	if data, _ := os.ReadFile(filepath.Join(w.Project, "plan.txt")); string(data) != "x" || len(e.questions()) != 1 {
 		t.Fatalf("plan.txt = %q after %d questions", data, len(e.questions()))
 	}

@@ -60,7 +60,8 @@ func TestTypeScriptClient(t *testing.T) {
 		llmtest.ToolCalls(llmtest.Call("Write", `{"file_path":"rejected.txt","content":"no\n"}`)), llmtest.Text("Understood, not writing it."),
 		llmtest.Reply{Text: "Once upon a time, in a repository far away, there lived a very long story.", PauseAfter: 4, Resume: hold},
 		llmtest.Text("Still here."),
-		llmtest.ToolCalls(llmtest.Call("Write", `{"file_path":"planned.txt","content":"x"}`)), llmtest.Text("Plan: write planned.txt once approved."),
+		llmtest.ToolCalls(llmtest.Call("Write", `{"file_path":"planned.txt","content":"x"}`)),
+		llmtest.ToolCalls(llmtest.Call("ExitPlanMode", `{"plan":"1. Write planned.txt."}`)),
 	)
 	transcript := filepath.Join(w.Root, "transcript.txt")
 	cmd := exec.Command(node, filepath.Join("testdata", "client.mjs"))

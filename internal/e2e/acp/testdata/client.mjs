@@ -172,7 +172,8 @@ await client.connectWith(acp.ndJsonStream(output, source), async (ctx) => {
   seen.replayedUser = textOf(psid, from, "user_message_chunk");
   seen.replayedAgent = textOf(psid, from, "agent_message_chunk");
 
-  // 6. set_mode plan refuses a Write; the plan's approval is declined.
+  // 6. set_mode plan refuses a Write; the plan the model hands over
+  // (ExitPlanMode) is put to the editor, and declined.
   await ctx.request(acp.methods.agent.session.setMode, { sessionId: sid, modeId: "plan" });
   answers = ["keep-planning"];
   from = updates.length;
