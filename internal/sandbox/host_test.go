@@ -161,3 +161,62 @@ func TestProtectionOutlivesAReplacement(t *testing.T) {
 		}
 	}
 }
+
+// TestReplaceEndsTheHostsThatGuardIt: clawdcode's own replacement of a
+// protected file (its Write or Edit tool) ends the host that kept the
+// old one read-only before the new one is renamed over it, so that no
+// command of that host, a background one included, ever holds a writable
+// .git/config; a file no host guards leaves the host alone.
+func TestReplaceEndsTheHostsThatGuardIt(t *testing.T) {
+	root := t.TempDir()
+	config := filepath.Join(root, ".git", "config")
+	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sb := New(Config{Root: root})
+	defer sb.Close()
+	marker := fmt.Sprintf("300.%d6", os.Getpid())
+	p, err := sb.Start(Command{Argv: []string{"/bin/sh", "-c", "setsid sleep " + marker + " >/dev/null 2>&1 & " +
+		"until [ \"$(tr '\\0' ' ' </proc/$!/cmdline)\" = 'sleep " + marker + " ' ]; do :; done"},
+		Env: os.Environ(), Dir: root, Output: &bytes.Buffer{}, OutputGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Wait()
+	replace := func(path, content string) {
+		t.Helper()
+		err := sb.Replace(path, func() error {
+			tmp := path + ".new"
+			if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+				return err
+			}
+			return os.Rename(tmp, path)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace(filepath.Join(root, "README"), "hello\n")
+	if left := sleeping(marker); len(left) != 1 {
+		t.Fatalf("after a write of a file no host guards, %d background sleeps, want 1 still running", len(left))
+	}
+	replace(config, "[core]\n\tbare = false\n")
+	if left := sleeping(marker); len(left) > 0 {
+		t.Errorf("a process of the host that kept the old .git/config read-only outlived its replacement: %v", left)
+		for _, pid := range left {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+	}
+	q, err := sb.Start(Command{Argv: []string{"/bin/sh", "-c", "echo '[core] fsmonitor = x' >> .git/config"},
+		Env: os.Environ(), Dir: root, Output: &bytes.Buffer{}, OutputGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Wait()
+	if got, _ := os.ReadFile(config); string(got) != "[core]\n\tbare = false\n" {
+		t.Errorf("the next command wrote the new .git/config:\n%s", got)
+	}
+}

@@ -381,6 +381,16 @@ func (h *hostConn) fits(p Policy) (fits bool, lost string) {
 	return !dead && slices.Equal(h.protected, p.Protected()), ""
 }
 
+// guards reports whether path is one the host keeps read-only by a mount
+// over it: by name, or as the same file.
+func (h *hostConn) guards(path string) bool {
+	if slices.Contains(h.protected, path) {
+		return true
+	}
+	id := identities([]string{path})[0]
+	return id != fileID{} && slices.Contains(h.ids, id)
+}
+
 // fileID is a file's identity (zero: none there).
 type fileID struct{ dev, ino uint64 }
 

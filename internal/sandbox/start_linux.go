@@ -62,6 +62,34 @@ func (s *Sandbox) hostLocked(m Mode) (*hostConn, error) {
 	return h, nil
 }
 
+// Replace runs write, which replaces path in place of clawdcode (its
+// Write or Edit tool): a host that keeps path read-only would stop doing
+// so once a new file is renamed over it (the rename takes the read-only
+// mount off the old file, in the host too), and a command still running
+// there, in the background, could write the new one. Such a host is ended
+// first, with what it runs, and no other starts until write has returned:
+// the next command runs in a new host that protects the new file.
+func (s *Sandbox) Replace(path string, write func() error) error {
+	s.mu.Lock()
+	var guarding []Mode
+	for m, h := range s.hosts {
+		if h.guards(path) {
+			guarding = append(guarding, m)
+		}
+	}
+	if len(guarding) == 0 {
+		s.mu.Unlock()
+		return write()
+	}
+	defer s.mu.Unlock()
+	for _, m := range guarding {
+		h := s.hosts[m]
+		delete(s.hosts, m)
+		h.endBecause(fmt.Errorf("ended: clawdcode replaced %s, which the sandbox kept read-only and could no longer keep so for the commands already running; run the command again", path))
+	}
+	return write()
+}
+
 // support is what the host of mode m has in force, or why there is none.
 func (s *Sandbox) support(m Mode) (Support, string) {
 	h, err := s.host(m)

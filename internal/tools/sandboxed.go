@@ -34,6 +34,22 @@ func (e *Env) Prepare(name string) {
 	}
 }
 
+// replacer is a sandbox that must hear of a file clawdcode replaces
+// (internal/sandbox's Sandbox: a read-only mount of its is on the old
+// file, which a rename takes off).
+type replacer interface {
+	Replace(path string, write func() error) error
+}
+
+// replacing runs write, which replaces path, through the sandbox when it
+// has to hear of it.
+func (e *Env) replacing(path string, write func() error) error {
+	if r, ok := e.Sandbox.(replacer); ok {
+		return r.Replace(path, write)
+	}
+	return write()
+}
+
 // notes are the lines the sandbox adds to a command's result for what it
 // refused (none outside a sandbox).
 func (p *process) notes(output string) []string {
