@@ -220,3 +220,52 @@ func TestReplaceEndsTheHostsThatGuardIt(t *testing.T) {
 		t.Errorf("the next command wrote the new .git/config:\n%s", got)
 	}
 }
+
+// TestReplacementFromOutsideEndsTheHost: another program's rename over
+// .git/config (git config, an editor's save) ends the host that kept the
+// old file read-only as soon as clawdcode hears of it, with what it runs
+// in the background, not when the next command starts.
+func TestReplacementFromOutsideEndsTheHost(t *testing.T) {
+	root := t.TempDir()
+	config := filepath.Join(root, ".git", "config")
+	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sb := New(Config{Root: root})
+	defer sb.Close()
+	marker := fmt.Sprintf("300.%d7", os.Getpid())
+	p, err := sb.Start(Command{Argv: []string{"/bin/sh", "-c", "setsid sleep " + marker + " >/dev/null 2>&1 & " +
+		"until [ \"$(tr '\\0' ' ' </proc/$!/cmdline)\" = 'sleep " + marker + " ' ]; do :; done"},
+		Env: os.Environ(), Dir: root, Output: &bytes.Buffer{}, OutputGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Wait()
+	if err := os.WriteFile(filepath.Join(root, ".git", "other"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if left := sleeping(marker); len(left) != 1 {
+		t.Fatalf("after a file beside .git/config was made, %d background sleeps, want 1 still running", len(left))
+	}
+	if err := os.WriteFile(config+".lock", []byte("[core]\n\tbare = false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(config+".lock", config); err != nil {
+		t.Fatal(err)
+	}
+	// Polled: the end comes from the watcher's goroutine. The limit is a
+	// net for a host that is never ended.
+	for deadline := time.Now().Add(30 * time.Second); len(sleeping(marker)) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			left := sleeping(marker)
+			t.Errorf("the host that no longer kept .git/config read-only still runs its commands: %v", left)
+			for _, pid := range left {
+				_ = unix.Kill(pid, unix.SIGKILL)
+			}
+			break
+		}
+	}
+}

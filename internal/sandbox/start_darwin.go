@@ -10,8 +10,12 @@ import (
 // that no PATH entry can stand in for it.
 const sandboxExec = "/usr/bin/sandbox-exec"
 
-// hostConn has no use on macOS: each command runs under sandbox-exec.
-type hostConn struct{}
+// hostConn and watcher have no use on macOS: each command runs under
+// sandbox-exec, whose profile names paths, whichever file is there.
+type (
+	hostConn struct{}
+	watcher  struct{}
+)
 
 // support: sandbox-exec is there or not. This path is built for macOS
 // by make cross but not run in CI, which is Linux.
