@@ -97,3 +97,31 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		}
 	}
 }
+
+// TestSandboxEndsWhatCouldWriteAConfigReplacedOutside: the user's own
+// git config, run outside clawdcode while the model is thinking, renames
+// a new .git/config over the one the sandbox kept read-only. The command
+// still running in the background in that sandbox, which could now write
+// the new file, is ended at once — not when the next command starts.
+func TestSandboxEndsWhatCouldWriteAConfigReplacedOutside(t *testing.T) {
+	t.Parallel()
+	requireTool(t, "bash")
+	w := sandboxWorld(t)
+	token := fmt.Sprintf("waiter-%d-%d", os.Getpid(), time.Now().UnixNano())
+	ready := filepath.Join(w.Project, "ready")
+	bg, _ := json.Marshal(map[string]any{"command": ": " + token + "; touch ready; sleep 600; :", "run_in_background": true})
+	var turn atomic.Int32
+	w.Server.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		if turn.Add(1) == 1 {
+			return llmtest.ToolCalls(llmtest.Call("Bash", string(bg)))
+		}
+		waitFor(t, func() bool { return exists(ready) }, "the background command to start")
+		if !runningWith(token) {
+			t.Error("the background command ended before .git/config was replaced")
+		}
+		gitC(t, w.Project, "config", "user.name", "someone")
+		waitFor(t, func() bool { return !runningWith(token) }, "the background command to be ended")
+		return llmtest.Text("done")
+	})
+	w.MustRun("-p", "--permission-mode", "acceptEdits", "go")
+}
