@@ -35,9 +35,9 @@
 // A host starts on a command's first need, or ahead of it (Prewarm: the
 // model's reply has named a Bash call). One whose protected paths were
 // replaced from outside (a rename over .git/config takes the read-only
-// mount off the old file) is ended as soon as clawdcode hears of it
-// (watcher: inotify on their directories), and at the latest before the
-// next command, which runs in a new one; when clawdcode itself replaces
+// mount off the old file) ends as soon as it hears of it (it polls its
+// own mount table, which says when a mount went), and is ended at the
+// latest before the next command, which runs in a new one; when clawdcode itself replaces
 // one (Replace: its Write or Edit tool), before the new file is in place.
 //
 // Contained says whether a command would be contained now (the

@@ -80,6 +80,12 @@ func runHost() int {
 type host struct {
 	setup setup
 	port  int
+	// mounts is the host's mount table (/proc/self/mountinfo), -1 when
+	// it has no mount namespace; guarded are the protected paths bound
+	// read-only over themselves, mountIDs the ids of those mounts.
+	mounts   int
+	guarded  []string
+	mountIDs []uint64
 
 	mu     sync.Mutex
 	shells map[int]int // pid → command id, while the command's shell runs
@@ -95,10 +101,12 @@ func (h *host) build() (Support, int, error) {
 			return sup, -1, fmt.Errorf("map the user into its namespace: %w", err)
 		}
 	}
+	h.mounts = -1
 	if s.MountNS {
 		if err := buildMounts(s.Policy, s.PidNS); err != nil {
 			return sup, -1, err
 		}
+		h.watchMounts(s.Policy)
 	}
 	if !s.PidNS {
 		// Orphans come to the host, which can then end them.
@@ -143,6 +151,10 @@ func (h *host) serve(buf, oob []byte) {
 		}
 	}()
 	for {
+		if lost := h.wait(); lost != "" {
+			_ = send(controlFD, message{Op: "lost", Error: lost})
+			break
+		}
 		m, fds, err := recv(controlFD, buf, oob)
 		if err != nil {
 			break // io.EOF: clawdcode is gone, however it ended
@@ -153,6 +165,65 @@ func (h *host) serve(buf, oob []byte) {
 		closeAll(fds)
 	}
 	h.endAll()
+}
+
+// watchMounts opens the host's mount table, whose poll tells of a mount
+// that went, and notes the files the protected paths are: a rename over
+// one from outside (git config, an editor's save) takes its read-only
+// mount off the old file, here too, and the host's commands could then
+// write the new one.
+func (h *host) watchMounts(p Policy) {
+	guarded := p.Protected()
+	ids := make([]uint64, len(guarded))
+	for i, path := range guarded {
+		id, ok := mountID(path)
+		if !ok {
+			return // left to clawdcode's check before each command
+		}
+		ids[i] = id
+	}
+	fd, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	h.mounts, h.guarded, h.mountIDs = fd, guarded, ids
+}
+
+// mountID is the id of the mount path is on (statx).
+func mountID(path string) (uint64, bool) {
+	var st unix.Statx_t
+	err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_MNT_ID, &st)
+	return st.Mnt_id, err == nil && st.Mask&unix.STATX_MNT_ID != 0
+}
+
+// wait blocks until clawdcode has sent something or gone, or until a
+// protected path is no longer on the read-only mount the host made over
+// it: it returns that path then. (The mount goes before the new file
+// takes the name: the path may still name the old file, unmounted.)
+// Mounts made outside come in too (the host's mounts are the parent's
+// slaves): they change nothing here.
+func (h *host) wait() (lost string) {
+	if h.mounts < 0 {
+		return ""
+	}
+	fds := []unix.PollFd{{Fd: int32(controlFD), Events: unix.POLLIN}, {Fd: int32(h.mounts), Events: unix.POLLPRI}}
+	for {
+		if _, err := unix.Poll(fds, -1); err == unix.EINTR {
+			continue
+		} else if err != nil {
+			return ""
+		}
+		if fds[1].Revents&(unix.POLLPRI|unix.POLLERR) != 0 {
+			for i, path := range h.guarded {
+				if id, _ := mountID(path); id != h.mountIDs[i] {
+					return path
+				}
+			}
+		}
+		if fds[0].Revents != 0 {
+			return ""
+		}
+	}
 }
 
 // start runs one command in a session of its own (its process group is

@@ -290,6 +290,10 @@ func (h *hostConn) dispatch(m message, fds []int) {
 			closeAll(fds)
 		}
 		ch <- r
+	case "lost":
+		// The host ends what it started and exits: its commands get why.
+		closeAll(fds)
+		h.why = lostError(m.Error)
 	case "exited":
 		closeAll(fds)
 		if p, ok := h.running[m.ID]; ok {

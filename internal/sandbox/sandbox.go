@@ -57,8 +57,6 @@ type Sandbox struct {
 	// madeGit is the empty .git the sandbox made in a project without
 	// one (Policy.prepare), removed again at Close if it is still empty.
 	madeGit string
-	// watch hears of the hosts' protected paths replaced (Linux).
-	watch *watcher
 }
 
 // New returns the sandbox of cfg; nothing starts until a command does.

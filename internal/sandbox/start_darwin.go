@@ -10,12 +10,8 @@ import (
 // that no PATH entry can stand in for it.
 const sandboxExec = "/usr/bin/sandbox-exec"
 
-// hostConn and watcher have no use on macOS: each command runs under
-// sandbox-exec, whose profile names paths, whichever file is there.
-type (
-	hostConn struct{}
-	watcher  struct{}
-)
+// hostConn has no use on macOS: each command runs under sandbox-exec.
+type hostConn struct{}
 
 // support: sandbox-exec is there or not. This path is built for macOS
 // by make cross but not run in CI, which is Linux.

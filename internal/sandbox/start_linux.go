@@ -59,7 +59,6 @@ func (s *Sandbox) hostLocked(m Mode) (*hostConn, error) {
 		return nil, fmt.Errorf("no sandbox host: %w", err)
 	}
 	s.hosts[m] = h
-	s.watchLocked(h)
 	return h, nil
 }
 
@@ -67,35 +66,6 @@ func (s *Sandbox) hostLocked(m Mode) (*hostConn, error) {
 // protected path replaced from outside.
 func lostError(path string) error {
 	return fmt.Errorf("ended: %s changed outside the sandbox, which then no longer kept it read-only; run the command again", path)
-}
-
-// watchLocked has the watcher watch h's protected paths (s.mu held). Where
-// inotify fails, the check before each command is left.
-func (s *Sandbox) watchLocked(h *hostConn) {
-	if s.watch == nil {
-		w, err := newWatcher(s.protectedChanged)
-		if err != nil {
-			return
-		}
-		s.watch = w
-	}
-	s.watch.add(h.protected)
-}
-
-// protectedChanged ends, at once, every host that no longer keeps path
-// read-only: the file was replaced or removed since it was built.
-func (s *Sandbox) protectedChanged(path string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for m, h := range s.hosts {
-		if !h.guards(path) {
-			continue
-		}
-		if _, lost := h.fits(s.policy(m)); lost != "" {
-			delete(s.hosts, m)
-			h.endBecause(lostError(lost))
-		}
-	}
 }
 
 // Replace runs write, which replaces path in place of clawdcode (its
@@ -178,12 +148,7 @@ func (s *Sandbox) Close() {
 	s.closed = true
 	hosts := s.hosts
 	s.hosts = map[Mode]*hostConn{}
-	watch := s.watch
-	s.watch = nil
 	s.mu.Unlock()
-	if watch != nil {
-		watch.close()
-	}
 	for _, h := range hosts {
 		h.end()
 	}
