@@ -37,9 +37,6 @@ func (b *body) reader() io.ReadCloser {
 	return io.NopCloser(&bufs)
 }
 
-// bytes joins the body (for tests and logs, never for a request).
-func (b *body) bytes() []byte { return bytes.Join(b.pieces, nil) }
-
 // The JSON that stands between go-openai's pieces of a chat request.
 var (
 	nilMessages  = []byte(`"messages":null`)
