@@ -11,6 +11,7 @@ require (
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/creack/pty v1.1.24
 	github.com/dlclark/regexp2 v1.11.0
+	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/fzipp/gocyclo v0.6.0
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/go-json-experiment/json v1.27.2
