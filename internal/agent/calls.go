@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
@@ -67,10 +66,10 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 	}
 	// A call that cannot succeed fails before anyone is asked to
 	// allow it (Edit of a file never read, Write under CLAWDCODE_HOME).
-	if res, ok := tools.Precheck(tool, p.input); !ok {
+	if res, ok := tools.Precheck(ctx, tool, p.input); !ok {
 		return early(res)
 	}
-	denied, err := l.perms.Check(ctx, tool, p.input)
+	denied, err := l.perms.Check(withCallID(ctx, p.id), tool, p.input)
 	telemetry.From(ctx).Decision(ctx, telemetry.Decision{Tool: p.name, Allowed: err == nil && denied == "", Source: decisionSource(tool, p.input)})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -156,16 +155,7 @@ func (l *loop) runParallel(ctx context.Context, resp *llm.Response, from, n int)
 	return nil
 }
 
-// callIDKey carries the id of the tool call a Task runs for, so that the
-// subagent's session and events can name it.
-type callIDKey struct{}
-
-func withCallID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, callIDKey{}, id)
-}
-
-// callID is the id withCallID gave ctx ("" = none).
-func callID(ctx context.Context) string {
-	id, _ := ctx.Value(callIDKey{}).(string)
-	return strings.TrimSpace(id)
-}
+// withCallID and callID carry the id of the tool call a context is for:
+// a Task's subagent names its session and events by it, an Asker the call
+// it asks about.
+var withCallID, callID = tools.WithCallID, tools.CallID

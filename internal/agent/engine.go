@@ -41,6 +41,7 @@ var _ LLM = (*llm.Client)(nil)
 // may decide what to show by it.
 type Sink interface {
 	Text(delta string)                                // assistant text as it streams
+	Thinking(delta string)                            // the model's reasoning as it streams (never recorded)
 	ToolStart(id, name string, input json.RawMessage) // before a tool runs (after permission)
 	ToolEnd(id, name string, res tools.Result)        // after it ran (ToolStart came before)
 	// ToolRefused: a call answered without running (an unknown tool, bad
@@ -99,6 +100,16 @@ type Config struct {
 	// commands: secret-looking variables handed over all the same, and
 	// more variables kept from them (see secrets.ChildEnv).
 	EnvPassthrough, SecretEnv []string
+	// TextReader and TextWriter hold the text files Read, Edit and Write
+	// read and write, Terminal runs Bash's foreground commands and
+	// WatchOutput sees a local command's output as it comes: an editor's
+	// buffers and terminals, and its view of a running call (see
+	// tools.Env's UseTextFiles, UseTerminal and WatchOutput). Each nil:
+	// this process's disk and shells.
+	TextReader  tools.TextReader
+	TextWriter  tools.TextWriter
+	Terminal    tools.Terminal
+	WatchOutput func(ctx context.Context, chunk []byte)
 	// Sandbox runs the Bash tool's commands (nil: plain child processes).
 	Sandbox tools.ShellSandbox
 	// Warn receives each warning about a session being resumed: the lines
@@ -127,12 +138,14 @@ type Engine struct {
 	cfg   Config
 	model string
 	tools []tools.Tool
-	// builtin is the head of tools that never changes; the MCP servers'
-	// offer follows it.
-	builtin []tools.Tool
-	env     *tools.Env // nil when Config.Tools replaced the contract tools
-	perms   permissionChecker
-	system  string
+	// builtin is the head of tools that never changes; ExitPlanMode
+	// (planTool) follows it in a turn that starts in plan mode, then the
+	// MCP servers' offer (offer).
+	builtin  []tools.Tool
+	planTool tools.Tool
+	env      *tools.Env // nil when Config.Tools replaced the contract tools
+	perms    permissionChecker
+	system   string
 	// briefSystem is system's brief form, for a session whose window is
 	// small (the context manager chooses: contextmgr.BriefForms).
 	briefSystem string
@@ -146,7 +159,10 @@ type Engine struct {
 	// once New returned.
 	log          *sessionLog
 	pendingTitle string
-	mgr          *contextmgr.Manager
+	// nextID is the id a new session not created yet will have, once
+	// Sessions.NextID chose it ("" = a random one at creation).
+	nextID string
+	mgr    *contextmgr.Manager
 	// sink receives the manager's notices while a Submit runs.
 	sink Sink
 
@@ -190,6 +206,9 @@ func New(cfg Config) (*Engine, error) {
 		e.env = tools.NewEnv(cfg.Project.Root)
 		e.env.Protect(cfg.Project.Store().Home())
 		e.env.PassEnv, e.env.SecretEnv = cfg.EnvPassthrough, cfg.SecretEnv
+		e.env.UseTextFiles(cfg.TextReader, cfg.TextWriter)
+		e.env.UseTerminal(cfg.Terminal)
+		e.env.WatchOutput(cfg.WatchOutput)
 		e.env.Sandbox = cfg.Sandbox
 		e.tools = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
 			Store:   cfg.Project.Store(),
@@ -203,6 +222,7 @@ func New(cfg Config) (*Engine, error) {
 		e.tools = append(e.tools, tools.NewTask(&e.tasks, e.tasks.offered()))
 	}
 	e.builtin = slices.Clip(e.tools)
+	e.planTool = tools.NewExitPlanMode(planHandler{&e.permissions})
 	if cfg.Permissions != nil {
 		e.perms = cfg.Permissions
 	} else {
@@ -311,7 +331,7 @@ func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.
 	log.tel = e.telemetry()
 	opt := e.managerOptions(e.model, e.system, e.tools)
 	opt.Notify, opt.Hooks = e.notify, compactHooks{e}
-	opt.Brief = &contextmgr.BriefForms{System: e.briefSystem, Tools: briefDefs(e.tools)}
+	opt.Brief = &contextmgr.BriefForms{System: e.briefSystem, Tools: briefDefs(append(slices.Clip(e.tools), e.planTool))}
 	m, err := contextmgr.New(ctx, log, live, opt)
 	if err != nil {
 		return nil, fmt.Errorf("build context manager: %w", err)
@@ -338,6 +358,33 @@ func (e *Engine) managerOptions(model, system string, set []tools.Tool) contextm
 		Cache:          e.cfg.Cache,
 		Prices:         e.cfg.Prices,
 		Logger:         e.cfg.Logger,
+	}
+}
+
+// offer makes the tools of the next requests: the built-in ones,
+// ExitPlanMode when plan mode is on, then extra (the MCP servers' tools
+// ready now). It is called when a turn starts (and by a command about
+// the MCP servers), never during one, so every request of a turn carries
+// the same tools. The tool definitions lead each request: a change starts
+// the model server's prompt cache over once, which is why ExitPlanMode is
+// not offered outside plan mode (nor listed in the system prompt).
+func (e *Engine) offer(extra []tools.Tool) {
+	base := e.builtin
+	if e.permissions.Mode() == tools.ModePlan {
+		base = append(slices.Clip(base), e.planTool)
+	}
+	// One name, one tool: an MCP tool that a built-in's name takes is
+	// refused with a warning, once (MCP's among themselves were refused
+	// by mcphost).
+	next := tools.UniqueNames(append(slices.Clip(base), extra...), e.mcp.warnOnce)
+	before, _ := json.Marshal(toolDefs(e.tools))
+	after, _ := json.Marshal(toolDefs(next))
+	e.tools = next
+	if string(before) != string(after) {
+		e.mgr.SetTools(toolDefs(next))
+		if e.cfg.Logger != nil {
+			e.cfg.Logger.Info("tools offered", "tools", len(next), "mcp", len(extra))
+		}
 	}
 }
 
@@ -369,7 +416,7 @@ func (e *Engine) systemPrompt() string {
 func (e *Engine) enter(log *sessionLog, mgr *contextmgr.Manager, live *storage.Live) error {
 	closeErr := e.closeSession()
 	e.log, e.mgr = log, mgr
-	e.pendingTitle = ""
+	e.pendingTitle, e.nextID = "", ""
 	e.enterSession(live)
 	return closeErr
 }

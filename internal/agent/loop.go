@@ -24,6 +24,10 @@ import (
 type TurnResult struct {
 	Text     string // the final answer
 	NumTurns int    // model calls made
+	// FinishReason is why the last reply ended, as the server said it
+	// ("stop", "length" for a reply cut at its max tokens,
+	// "content_filter" for one the server's filter stopped).
+	FinishReason string
 	// Usage is the tokens of the turn's model calls, its subagents' included.
 	Usage storage.Usage
 }
@@ -60,6 +64,14 @@ type Turns struct{ e *Engine }
 // to interrupt a turn). Every record is persisted as it happens; sink
 // receives the turn's events as they happen (nil: none shown).
 func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult, error) {
+	return t.SubmitImages(ctx, text, nil, sink)
+}
+
+// SubmitImages is Submit of a message that comes with images of its own
+// (an editor's image blocks) besides those its text names with @path.
+// Each is stored as those are; one that is no image clawdcode sends, or
+// too big, is left out with a notice.
+func (t *Turns) SubmitImages(ctx context.Context, text string, given []chat.Image, sink Sink) (*TurnResult, error) {
 	e := t.e
 	if strings.TrimSpace(text) == "" {
 		return nil, ErrEmptyMessage
@@ -77,6 +89,9 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 	if err != nil {
 		return nil, err
 	}
+	if images, err = t.attachGiven(images, given, sink); err != nil {
+		return nil, err
+	}
 
 	l := &loop{
 		conv:     e.mgr,
@@ -89,6 +104,7 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 		hook:     e.runHook,
 		images:   images,
 		textOnly: &e.textOnly,
+		notes:    []string{e.memory.note},
 	}
 	if e.cfg.Project != nil {
 		home := e.cfg.Project.Store().Home()
@@ -149,6 +165,13 @@ type loop struct {
 	// not sent); toolImages are those of the round under way.
 	storeImage func(data []byte, mediaType string) (storage.ImageRef, error)
 	toolImages []toolImage
+	// final is the answer of a call that ends the turn (tools.Result.Final)
+	// among those answered so far; "" = none.
+	final string
+	// notes go after the conversation of every request of the turn, as
+	// system messages ("" = none): the memories changed since the session
+	// started.
+	notes []string
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -167,7 +190,7 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 		res.NumTurns++
 		res.Usage.InputTokens += resp.Usage.PromptTokens
 		res.Usage.OutputTokens += resp.Usage.CompletionTokens
-		res.Text = resp.Content
+		res.Text, res.FinishReason = resp.Content, resp.FinishReason
 		if err := l.conv.AddAssistant(resp); err != nil {
 			return res, err
 		}
@@ -176,6 +199,10 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 		}
 		if err := l.runCalls(ctx, resp); err != nil {
 			return res, err
+		}
+		if l.final != "" {
+			res.Text = l.final // a call ended the turn (ExitPlanMode)
+			return res, nil
 		}
 		if l.maxTurns > 0 && res.NumTurns >= l.maxTurns {
 			return res, fmt.Errorf("%w %d", ErrMaxTurns, l.maxTurns)
@@ -208,6 +235,9 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if d.Retry != nil {
 			l.sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeRetry, Text: d.Retry.String()})
 		}
+		if d.Reasoning != "" {
+			l.sink.Thinking(d.Reasoning)
+		}
 		if d.Content != "" {
 			l.streamed.WriteString(d.Content)
 			l.sink.Text(d.Content)
@@ -229,7 +259,7 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if l.textOnly != nil && *l.textOnly {
 			req.Messages = withoutImages(req.Messages)
 		}
-		req.Messages = withModeNote(req.Messages, l.perms)
+		req.Messages = withNotes(req.Messages, l.notes, l.perms)
 		resp, err := l.llm.Stream(ctx, req, onDelta)
 		if err == nil {
 			return resp, nil
@@ -269,15 +299,22 @@ type moder interface {
 	Mode() tools.Mode
 }
 
-// withModeNote adds, in plan mode, the note that tells the model so
-// (tools.PlanNote) as a trailing system message of this request only: it
-// is never recorded, and at the end it leaves the prefix a server caches
-// (the system prompt and the conversation so far) the same as without it.
-func withModeNote(msgs []chat.Message, perms permissionChecker) []chat.Message {
-	if m, ok := perms.(moder); !ok || m.Mode() != tools.ModePlan {
-		return msgs
+// withNotes adds notes (those not empty) and, in plan mode, the note that
+// tells the model so (tools.PlanNote, last) as trailing system messages
+// of this request only: they are never recorded, and at the end they
+// leave the prefix a server caches (the system prompt and the
+// conversation so far) the same as without them.
+func withNotes(msgs []chat.Message, notes []string, perms permissionChecker) []chat.Message {
+	msgs = slices.Clip(msgs)
+	for _, n := range notes {
+		if n != "" {
+			msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: n})
+		}
 	}
-	return append(slices.Clip(msgs), chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
+	if m, ok := perms.(moder); ok && m.Mode() == tools.ModePlan {
+		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
+	}
+	return msgs
 }
 
 // delegator is a tool that runs another tool (mcphost's MCPCall).
@@ -389,6 +426,9 @@ func (l *loop) answer(id, name string, res tools.Result) error {
 	if res.Image != nil {
 		l.toolImages = append(l.toolImages, toolImage{name: res.ImageName, img: *res.Image})
 	}
+	if res.Final != "" {
+		l.final = res.Final
+	}
 	l.sink.ToolEnd(id, name, res)
 	return nil
 }
@@ -442,6 +482,7 @@ func clip(s string, n int) string {
 type discardSink struct{}
 
 func (discardSink) Text(string)                                               {}
+func (discardSink) Thinking(string)                                           {}
 func (discardSink) ToolStart(string, string, json.RawMessage)                 {}
 func (discardSink) ToolEnd(string, string, tools.Result)                      {}
 func (discardSink) ToolRefused(string, string, json.RawMessage, tools.Result) {}

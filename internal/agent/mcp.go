@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"slices"
 
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -29,37 +27,31 @@ func (m *MCP) Servers() []mcphost.Status { return m.e.cfg.MCP.Status() }
 func (m *MCP) Watch(fn func()) { m.e.cfg.MCP.Watch(fn) }
 
 // Join offers the tools of the MCP servers ready now (after waiting as
-// Config.MCPWait says), from the next request on. Submit calls it when a
-// turn starts, never during one, so every request of a turn carries the
-// same tools; a command about the servers (/mcp, /context in -p) calls it
-// to see them settled. The tool definitions lead each request, so a
-// server's tools joining also starts the model server's prompt cache over
-// once — the price of not waiting for them at start-up.
+// Config.MCPWait says), from the next request on, after the built-in ones
+// (Engine.offer). Submit calls it when a turn starts, never during one, so
+// every request of a turn carries the same tools; a command about the
+// servers (/mcp, /context in -p) calls it to see them settled. The tool
+// definitions lead each request, so a server's tools joining also starts
+// the model server's prompt cache over once — the price of not waiting for
+// them at start-up.
 func (m *MCP) Join(ctx context.Context) {
+	m.e.offer(m.ready(ctx))
+}
+
+// ready is the MCP servers' tools to offer now: in full, or the on-demand
+// pair, as the context manager's rule decides (/context reports that same
+// decision); none without servers.
+func (m *MCP) ready(ctx context.Context) []tools.Tool {
 	e := m.e
 	if e.cfg.MCP == nil {
-		return
+		return nil
 	}
 	m.wait(ctx)
-	// The context manager's rule decides whether the tools go out in full
-	// or on demand; /context reports that same decision.
 	offer := e.cfg.MCP.Tools()
 	if e.mgr.OfferMCP(toolDefs(offer)).OnDemand {
 		offer = e.cfg.MCP.OnDemand()
 	}
-	// One name, one tool: an MCP tool that a built-in's name takes is
-	// refused with a warning, once (MCP's among themselves were refused
-	// by mcphost).
-	next := tools.UniqueNames(append(slices.Clip(e.builtin), offer...), m.warnOnce)
-	before, _ := json.Marshal(toolDefs(e.tools))
-	after, _ := json.Marshal(toolDefs(next))
-	e.tools = next
-	if string(before) != string(after) {
-		e.mgr.SetTools(toolDefs(next))
-		if e.cfg.Logger != nil {
-			e.cfg.Logger.Info("mcp tools joined", "tools", len(offer))
-		}
-	}
+	return offer
 }
 
 // wait waits once for the MCP servers still connecting, bounded by

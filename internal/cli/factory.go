@@ -96,6 +96,27 @@ type Factory struct {
 	// run's own error (see Run).
 	indexMu  sync.Mutex
 	indexErr error
+
+	// extraMCP are MCP servers a front end adds to the configured ones,
+	// and engineExtras what it adds to the engine's Config (an editor's
+	// servers, buffers and terminal: `clawdcode acp`, per session).
+	extraMCP     []mcphost.ServerConfig
+	engineExtras func(*agent.Config)
+}
+
+// forDir is a factory for the project at dir (an editor's session's
+// directory): the same environment, store, log and cache, and its own
+// configuration, permissions and commands, those of dir's project.
+func (f *Factory) forDir(dir string) *Factory {
+	sub := &Factory{IO: f.IO, Getenv: f.Getenv, Home: f.Home, HTTPClient: f.HTTPClient,
+		Getwd: func() (string, error) { return dir, nil }, configFlags: f.configFlags}
+	sub.redactor.Store(f.redactor.Load())
+	_, _ = sub.home.get(f.HomeDir)
+	_, _ = sub.store.get(f.Store)
+	_, _ = sub.logger.get(func() (*slog.Logger, error) { return f.Logger(), nil })
+	_, _ = sub.cache.get(func() (*storage.CacheStore, error) { return f.Cache(), nil })
+	_, _ = sub.telemetry.get(func() (*telemetry.Telemetry, error) { return f.Telemetry(), nil })
+	return sub
 }
 
 // NewFactory returns a factory over the process's environment.
@@ -461,9 +482,16 @@ func childEnv(cfg *config.Config) []string {
 // one that dies, or that Settle gives up on, is reported once on stderr
 // and the run goes on without it.
 func (f *Factory) StartMCP(ctx context.Context, cfg *config.Config, root string) *mcphost.Host {
-	servers := make([]mcphost.ServerConfig, 0, len(cfg.MCPServers))
+	servers := make([]mcphost.ServerConfig, 0, len(cfg.MCPServers)+len(f.extraMCP))
 	for name, s := range cfg.MCPServers {
 		servers = append(servers, mcphost.ServerConfig{Name: name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers})
+	}
+	// A front end's servers join the configured ones; a name the
+	// configuration has already stays the configuration's.
+	for _, s := range f.extraMCP {
+		if _, dup := cfg.MCPServers[s.Name]; !dup {
+			servers = append(servers, s)
+		}
 	}
 	return mcphost.Start(ctx, servers, mcphost.Options{
 		Dir:    root,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/config"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
@@ -15,6 +16,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -105,6 +107,10 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		res.Usage = ResultUsage{InputTokens: turn.Usage.InputTokens, OutputTokens: turn.Usage.OutputTokens}
 	}
 	sink.finish(res, started)
+	if sink.planned && !res.IsError {
+		fmt.Fprintln(f.IO.ErrOut, "clawdcode: plan mode: the answer is the model's plan, not carried out; to carry it out, continue in another mode:")
+		fmt.Fprintf(f.IO.ErrOut, "  clawdcode -r %s -p \"Carry out the plan\" --permission-mode acceptEdits\n", sessionID)
+	}
 	return err
 }
 
@@ -227,17 +233,9 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 	if err != nil {
 		return nil, false, err
 	}
-	var client agent.LLM = &lazyLLM{f: f}
-	if eagerLLM {
-		c, err := f.LLM()
-		if err != nil {
-			return nil, false, err
-		}
-		client = c
-	}
-	tel := f.Telemetry()
-	if tel != nil {
-		client = tel.WrapLLM(client)
+	client, tel, err := f.runLLM(eagerLLM)
+	if err != nil {
+		return nil, false, err
 	}
 	// A model the table does not know, with no window set anywhere: the
 	// server is asked (CONTRACT §8), so the first request is sized right.
@@ -246,17 +244,8 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 			opts.Window, opts.WindowSource, cachedWindow = n, source, cached
 		}
 	}
-	// MCP servers start (in the background) only for runs that may call
-	// their tools or list them; -p waits for them at its first request.
-	var host *mcphost.Host
-	if withMCP && len(cfg.MCPServers) > 0 {
-		host = f.StartMCP(ctx, cfg, p.Root)
-	}
-	mcpWait := time.Duration(0)
-	if !f.IO.Interactive() || opts.Print {
-		mcpWait = printMCPWait
-	}
-	eng, err = agent.New(agent.Config{
+	host, mcpWait := f.runMCP(ctx, cfg, p.Root, opts, withMCP)
+	engCfg := agent.Config{
 		MCP:            host,
 		MCPWait:        mcpWait,
 		Hooks:          f.Hooks(cfg, p.Root),
@@ -279,7 +268,11 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		About:          f.about(cfg, p, sb),
 		AfterTurn:      f.afterTurn(p),
 		Telemetry:      hooksOf(tel),
-	})
+	}
+	if f.engineExtras != nil {
+		f.engineExtras(&engCfg)
+	}
+	eng, err = agent.New(engCfg)
 	if err != nil {
 		host.Close()
 		return nil, cachedWindow, err
@@ -292,6 +285,40 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		return nil, cachedWindow, err
 	}
 	return eng, cachedWindow, nil
+}
+
+// runLLM is a run's model client: built now when eager (a missing key
+// stops the run before anything is written), else on the first call; and
+// wrapped by the telemetry, when it is on.
+func (f *Factory) runLLM(eager bool) (agent.LLM, *telemetry.Telemetry, error) {
+	var client agent.LLM = &lazyLLM{f: f}
+	if eager {
+		c, err := f.LLM()
+		if err != nil {
+			return nil, nil, err
+		}
+		client = c
+	}
+	tel := f.Telemetry()
+	if tel != nil {
+		client = tel.WrapLLM(client)
+	}
+	return client, tel, nil
+}
+
+// runMCP starts the MCP servers (in the background) of a run that may
+// call their tools or list them, nil otherwise, and says how long its
+// first request waits for them: a run nobody watches (-p, an editor's)
+// waits, the REPL does not.
+func (f *Factory) runMCP(ctx context.Context, cfg *config.Config, root string, opts *RootOptions, withMCP bool) (*mcphost.Host, time.Duration) {
+	var host *mcphost.Host
+	if withMCP && len(cfg.MCPServers)+len(f.extraMCP) > 0 {
+		host = f.StartMCP(ctx, cfg, root)
+	}
+	if !f.IO.Interactive() || opts.Print {
+		return host, printMCPWait
+	}
+	return host, 0
 }
 
 // sessionOpener is what the start of a run needs of the engine's sessions
@@ -362,6 +389,14 @@ func sessionToOpen(f *Factory, opts *RootOptions) (string, error) {
 	switch {
 	case opts.Resume != "":
 		_, id, err := resolveSession(f, opts.Resume)
+		var usage *UsageError
+		if errors.As(err, &usage) && errors.Is(err, storage.ErrNotFound) {
+			if p, perr := f.Project(); perr == nil {
+				if hints := enclosingHints(p, strings.TrimSpace(opts.Resume)); hints != nil {
+					usage.Hints = hints
+				}
+			}
+		}
 		return id, err
 	case opts.Continue:
 		p, err := f.Project()
@@ -371,6 +406,9 @@ func sessionToOpen(f *Factory, opts *RootOptions) (string, error) {
 		id, err := p.Latest()
 		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
+				if hints := enclosingHints(p, ""); hints != nil {
+					return "", withHint(errNothingToContinue, hints...)
+				}
 				return "", withHint(errNothingToContinue, "start one with `clawdcode` or `clawdcode -p`")
 			}
 			return "", err

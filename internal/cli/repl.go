@@ -53,6 +53,11 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	if err != nil {
 		return err
 	}
+	if asker != nil {
+		// A plan the model hands over (ExitPlanMode) is put to the user
+		// by the same dialog; without a terminal it ends the turn.
+		eng.Permissions().SetPlanApprover(asker)
+	}
 	home, err := f.HomeDir()
 	if err != nil {
 		_ = eng.Close()

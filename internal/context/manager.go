@@ -73,7 +73,8 @@ func New(ctx context.Context, log PersistentStore, live *storage.Live, opt Optio
 	m.live = newLiveContext(m.opt.MaxLiveBytes)
 	m.acct = newAccountant(&m.opt, m.live)
 	m.keep = retention{acct: m.acct, guard: &m.guard}
-	m.sum = &summarizer{opt: &m.opt, acct: m.acct, guard: &m.guard, notify: m.notify}
+	m.sum = &summarizer{opt: &m.opt, acct: m.acct, guard: &m.guard, notify: m.notify,
+		current: func() (llm.Request, int) { return requestInForce(m) }}
 	if min, small := m.acct.windowTooSmall(&m.guard, m.opt.Window); small {
 		return nil, &WindowTooSmallError{Window: m.opt.Window, Min: min, Fixed: m.acct.fixed()}
 	}
@@ -437,6 +438,13 @@ func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 	m.acct.sent = calibration{ok: true, upto: len(m.live.entries())}
 	recordTokens(m.log, n)
 	return llm.Request{Model: m.opt.Model, Messages: msgs, Tools: m.opt.Tools}, nil
+}
+
+// requestInForce is the request in force, as Request would send it without
+// climbing the ladder, and its exact size: the prefix a summary shares.
+func requestInForce(m *Manager) (llm.Request, int) {
+	msgs := m.acct.messages()
+	return llm.Request{Model: m.opt.Model, Messages: msgs, Tools: m.opt.Tools}, m.acct.requestTokens(exact)
 }
 
 // SetModel switches the model: the token counter, and the window when it

@@ -69,8 +69,9 @@ type Options struct {
 	// says so in red for as long as it holds (when Modes is nil).
 	SkipPermissions bool
 	// Modes is the permission mode the engine's tools are checked in:
-	// Shift-Tab cycles it, the status line shows it, and a plan-mode
-	// answer is followed by the plan's approval (nil: no modes).
+	// Shift-Tab cycles it and the status line shows it (nil: no modes).
+	// A plan the model hands over in plan mode is put to the user by the
+	// Asker (agent.PlanApprover), which the caller gives the engine.
 	Modes Modes
 	// Hints are the lines of advice shown under an error (the same as
 	// -p gives: the front end's one mapping); nil = none.
@@ -293,6 +294,8 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	var err error
 	if cmdline, ok := strings.CutPrefix(text, "!"); ok && s.kb != nil && strings.TrimSpace(cmdline) != "" {
 		err = s.shellCommand(ctx, strings.TrimSpace(cmdline))
+	} else if note, ok := memoryLine(entry); ok {
+		err = s.remember(ctx, note)
 	} else if prompt, ok := s.expand(text); ok {
 		err = s.turn(ctx, prompt)
 	} else if slash.IsCommand(text) {
@@ -389,16 +392,13 @@ func (s *session) turn(ctx context.Context, text string) error {
 		text = s.withContext(text)
 	}
 	out.waiting("thinking")
-	res, err := s.opts.Turns.Submit(ctx, text, out)
+	_, err := s.opts.Turns.Submit(ctx, text, out)
 	out.finish()
 	if s.opts.Spend != nil {
 		s.opts.Spend.Refresh(s.redrawStatus)
 	}
 	if err == nil && ctx.Err() == nil {
 		s.contextWarning()
-		if res != nil && strings.TrimSpace(res.Text) != "" {
-			return s.approvePlan(ctx)
-		}
 	}
 	return err
 }

@@ -523,10 +523,11 @@ type Receipt struct {
 	// force then (absent when the model's price was not known).
 	SummaryUsage *Usage   `json:"summaryUsage,omitempty"`
 	SummaryCost  *float64 `json:"summaryCost,omitempty"`
-	// CacheBroken is clawdcode's extension (1.13): the tokens the first
-	// request after the compaction sends that the server's prompt cache
-	// cannot have (the summary and the retained records; the system
-	// prompt and tools before them stay cached), and CacheBrokenCost what
+	// CacheBroken is clawdcode's extension (1.13): the tokens the
+	// compaction sends that the server's prompt cache cannot have — its
+	// summary calls' input the server did not serve from its cache, and
+	// the first request after it past the system prompt and tools (the
+	// summary and the retained records) — and CacheBrokenCost what
 	// sending them uncached costs above the cached price, in US dollars
 	// (absent when the model's price is not known).
 	CacheBroken     int      `json:"cacheBroken,omitempty"`

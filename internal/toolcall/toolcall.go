@@ -36,6 +36,9 @@ const (
 	Recall     = "Recall"
 	Task       = "Task"
 	TodoWrite  = "TodoWrite"
+	// ExitPlanMode hands the plan made in plan mode to the user for
+	// approval (Claude Code's name, offered in plan mode only).
+	ExitPlanMode = "ExitPlanMode"
 	// MultiEdit is not offered by clawdcode; it is Claude Code's, and its
 	// calls come with the sessions clawdcode imports. It changes the file
 	// it names like Edit.

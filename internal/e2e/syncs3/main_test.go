@@ -81,7 +81,7 @@ func (m *machine) configure(endpoint, url string, auto bool) {
 // replies answers every request: the summariser (no tools offered) with
 // summaryText, the model by echoing the last user message.
 func replies(r llmtest.Request) llmtest.Reply {
-	if len(r.Tools) == 0 {
+	if llmtest.IsSummaryRequest(r) {
 		return llmtest.Text(summaryText)
 	}
 	last := ""
