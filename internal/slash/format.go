@@ -229,6 +229,10 @@ func writeMCPOffer(b *strings.Builder, o contextmgr.MCPOffer) {
 			o.Tools, o.Tokens, share, o.Budget, mcphost.SearchToolName, mcphost.CallToolName)
 		return
 	}
-	fmt.Fprintf(b, "  MCP: all %d tools of the servers sent with every request (%d tokens, within %d%% of the window: %d)\n",
-		o.Tools, o.Tokens, share, o.Budget)
+	about := ""
+	if o.Estimated {
+		about = "~" // their byte bound is within the share: not counted
+	}
+	fmt.Fprintf(b, "  MCP: all %d tools of the servers sent with every request (%s%d tokens, within %d%% of the window: %d)\n",
+		o.Tools, about, o.Tokens, share, o.Budget)
 }
