@@ -135,6 +135,9 @@ func (l *loop) runParallel(ctx context.Context, resp *llm.Response, from, n int)
 	// A task cut short says so itself (RunTask, runTool); one that ended
 	// before the interrupt keeps its answer.
 	for i, p := range ready {
+		if p.early == nil {
+			results[i] = l.afterTool(ctx, p, results[i])
+		}
 		if err := l.answer(p.id, p.name, results[i]); err != nil {
 			return err
 		}

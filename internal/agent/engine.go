@@ -408,6 +408,9 @@ func (e *Engine) runHook(ctx context.Context, event, tool string, payload hooks.
 		return hooks.Outcome{}
 	}
 	common := hooks.Common{Cwd: e.cfg.Project.Root}
+	if m, ok := e.perms.(moder); ok {
+		common.PermissionMode = m.Mode().String()
+	}
 	if e.log.sess != nil {
 		common.SessionID, common.TranscriptPath = e.log.sess.ID(), e.log.sess.Path()
 	}

@@ -66,6 +66,10 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 	if sink == nil {
 		sink = discardSink{}
 	}
+	text, err := e.promptHook(ctx, text)
+	if err != nil {
+		return nil, err
+	}
 	if err := e.sessions.ensure(ctx, text); err != nil {
 		return nil, err
 	}
@@ -318,7 +322,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			continue
 		}
 		l.sink.ToolStart(p.id, p.name, p.input)
-		result := runTool(withCallID(ctx, p.id), p.tool, p.input, toolStopGrace)
+		result := l.afterTool(ctx, p, runTool(withCallID(ctx, p.id), p.tool, p.input, toolStopGrace))
 		if ctx.Err() != nil {
 			result.Error = interruptedResult
 			if err := l.answer(p.id, p.name, result); err != nil {

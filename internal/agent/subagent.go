@@ -172,7 +172,7 @@ func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		hook:     e.runHook,
 	}
 	taskStarted(ts)
-	res, err := l.run(ctx, p.Prompt)
+	res, err := t.runToStop(ctx, l, p.Prompt, sess)
 	t.addUsage(res)
 	taskEnded(ctx, ts, res, err)
 	return taskResult(ctx, res, err, log)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 
+	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/repl"
 	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/slash"
@@ -57,6 +58,11 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	if err != nil {
 		_ = eng.Close()
 		return err
+	}
+	if asker != nil {
+		asker.Notify = func(ctx context.Context, tool string) {
+			eng.Turns().Notify(ctx, agent.NotifyPermission, agent.PermissionMessage(tool))
+		}
 	}
 	// From here Ctrl-C cancels a turn, not the program: the REPL decides.
 	f.handOverInterrupt()

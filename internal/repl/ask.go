@@ -40,6 +40,9 @@ type Asker struct {
 	Propose func(tool tools.Tool, input json.RawMessage) []string
 	// Root is the project root; a Write or Edit outside it is flagged.
 	Root string
+	// Notify, when set, is called as a question is put, with the tool's
+	// name (the Notification hooks: the user is needed).
+	Notify func(ctx context.Context, tool string)
 
 	mu  sync.Mutex
 	con *console // the running Run's turns, nil outside Run
@@ -92,6 +95,9 @@ func (a *Asker) Ask(ctx context.Context, tool tools.Tool, input json.RawMessage)
 func (a *Asker) AskNote(ctx context.Context, tool tools.Tool, input json.RawMessage) (tools.Decision, string, error) {
 	a.pauseTurn()
 	defer a.resumeTurn()
+	if a.Notify != nil {
+		a.Notify(ctx, tool.Name())
+	}
 	if c := a.linked(); c != nil && c.kb != nil {
 		return a.askKey(ctx, c, tool, input)
 	}
