@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -30,6 +33,51 @@ func agentDirs(p *storage.Project) []string {
 		filepath.Join(p.Root, ".clawdcode", "agents"),
 		filepath.Join(p.Store().Home(), "agents"),
 	}
+}
+
+// refresh reads the subagent types again when a file of their folders
+// changed since the last read (a new agent file needs no restart) and
+// reports whether they changed. Each problem is warned about once.
+func (t *Tasks) refresh(warn func(string)) bool {
+	stamp := dirStamp(t.dirs, ".md")
+	if stamp == t.stamp && t.types != nil {
+		return false
+	}
+	t.stamp = stamp
+	if t.warned == nil {
+		t.warned = map[string]bool{}
+	}
+	next := loadAgentTypes(t.dirs, func(msg string) {
+		if !t.warned[msg] && warn != nil {
+			warn(msg)
+		}
+		t.warned[msg] = true
+	})
+	changed := fmt.Sprint(next) != fmt.Sprint(t.types)
+	t.types = next
+	return changed
+}
+
+// dirStamp sums the names, sizes and times of the files of dirs that end
+// in suffix: what a change to one of them changes.
+func dirStamp(dirs []string, suffix string) string {
+	h := sha256.New()
+	for _, dir := range dirs {
+		fmt.Fprintln(h, dir)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), suffix) {
+				continue
+			}
+			if fi, err := e.Info(); err == nil {
+				fmt.Fprintf(h, "%s %d %d\n", e.Name(), fi.Size(), fi.ModTime().UnixNano())
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // loadAgentTypes returns the built-in types and the custom ones of dirs

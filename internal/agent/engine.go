@@ -16,6 +16,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/recall"
 	"github.com/clawdcode/clawdcode/internal/search"
+	"github.com/clawdcode/clawdcode/internal/skills"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -94,6 +95,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Hooks runs the user's hook commands (nil = none).
 	Hooks *hooks.Runner
+	// Skills are the Agent Skills offered through the Skill tool (nil =
+	// none); the front end chose their folders (a project's only when it
+	// is trusted).
+	Skills *skills.Set
 	// EnvPassthrough and SecretEnv shape the environment of tools'
 	// commands: secret-looking variables handed over all the same, and
 	// more variables kept from them (see secrets.ChildEnv).
@@ -118,9 +123,11 @@ type Engine struct {
 	cfg   Config
 	model string
 	tools []tools.Tool
-	// builtin is the head of tools that never changes; the MCP servers'
-	// offer follows it.
+	// builtin is the head of tools that changes only with the definition
+	// files (skills, subagent types: refreshDefinitions); the MCP servers'
+	// offer follows it. base is its fixed part, the contract's tools.
 	builtin []tools.Tool
+	base    []tools.Tool
 	env     *tools.Env // nil when Config.Tools replaced the contract tools
 	perms   permissionChecker
 	system  string
@@ -150,6 +157,7 @@ type Engine struct {
 	memory      Memory
 	checkpoints Checkpoints
 	mcp         MCP
+	skills      Skills
 }
 
 // permissionChecker is what the loop needs of *tools.Permissions.
@@ -175,23 +183,23 @@ var _ permissionChecker = (*tools.Permissions)(nil)
 func New(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, model: cfg.Model}
 	e.sessions.e, e.turns.e, e.context.e, e.permissions.p = e, e, e, cfg.Permissions
-	e.tasks.e, e.shells.e, e.memory.e, e.checkpoints.e, e.mcp.e = e, e, e, e, e
+	e.tasks.e, e.shells.e, e.memory.e, e.checkpoints.e, e.mcp.e, e.skills.e = e, e, e, e, e, e
 	e.tools = cfg.Tools
 	if e.tools == nil {
 		e.env = tools.NewEnv(cfg.Project.Root)
 		e.env.Protect(cfg.Project.Store().Home())
 		e.env.PassEnv, e.env.SecretEnv = cfg.EnvPassthrough, cfg.SecretEnv
 		e.env.Sandbox = cfg.Sandbox
-		e.tools = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
+		e.base = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
 			Store:   cfg.Project.Store(),
 			Project: cfg.Project,
 			Session: e.sessions.ID,
 			Index:   search.New(cfg.Project.Store(), cfg.Warn),
 		}), tools.NewTodoWrite())
-		// Task comes last and needs the rest: a subagent gets the tools
-		// before it (general) or fewer, never Task itself.
-		e.tasks.types = loadAgentTypes(agentDirs(cfg.Project), cfg.Warn)
-		e.tools = append(e.tools, tools.NewTask(&e.tasks, e.tasks.offered()))
+		e.tasks.dirs = agentDirs(cfg.Project)
+		e.tasks.refresh(cfg.Warn)
+		e.skills.tool = skills.NewTool(cfg.Skills, e.skills.grant)
+		e.tools = e.builtinTools()
 	}
 	e.builtin = slices.Clip(e.tools)
 	if cfg.Permissions != nil {
@@ -254,6 +262,9 @@ func (e *Engine) Checkpoints() *Checkpoints { return &e.checkpoints }
 
 // MCP is the part that shows the MCP servers and joins their tools.
 func (e *Engine) MCP() *MCP { return &e.mcp }
+
+// Skills is the part that lists the Agent Skills offered.
+func (e *Engine) Skills() *Skills { return &e.skills }
 
 // About is the run's About, as the front end gave it (/status, /config).
 func (e *Engine) About() About { return e.cfg.About }

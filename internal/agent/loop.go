@@ -73,6 +73,8 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 	if err := e.sessions.ensure(ctx, text); err != nil {
 		return nil, err
 	}
+	e.refreshDefinitions()
+	defer e.skills.endTurn()
 	e.mcp.Join(ctx)
 	e.sink = sink
 	defer func() { e.sink = nil }()

@@ -72,8 +72,12 @@ var (
 // questions and their links in the parent session take turns.
 type Tasks struct {
 	e *Engine
-	// types are the subagent types Task offers.
-	types []SubagentType
+	// types are the subagent types Task offers, read from dirs (refresh);
+	// stamp tells when to read them again, warned what was said.
+	types  []SubagentType
+	dirs   []string
+	stamp  string
+	warned map[string]bool
 	// ask lets one subagent at a time ask for a permission; link one at a
 	// time append its link to the current session.
 	ask, link sync.Mutex

@@ -25,6 +25,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/secrets"
+	"github.com/clawdcode/clawdcode/internal/skills"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -73,6 +74,11 @@ type Factory struct {
 	// record: declined, never answered, or trusted by --trust-project for
 	// this run only.
 	projectDistrusted atomic.Bool
+	// trustFlag is --trust-project and trustCanAsk whether a trust
+	// question can be put (the REPL on a terminal), for the project's
+	// skills (Skills).
+	trustFlag, trustCanAsk bool
+	skills                 lazy[*skills.Set]
 
 	// redactor is the run's secrets.Redactor, set once the store is built
 	// and again once the configuration names the key's variable: the log

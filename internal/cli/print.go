@@ -256,6 +256,7 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		MCP:            host,
 		MCPWait:        mcpWait,
 		Hooks:          f.Hooks(cfg, p.Root),
+		Skills:         f.Skills(ctx),
 		Logger:         f.Logger(),
 		Model:          opts.Model,
 		Window:         opts.Window,

@@ -108,7 +108,8 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 			// credentials and endpoint need trust: the REPL asks when a
 			// terminal on stdin can answer, whatever stdout is; -p and a
 			// piped stdin go by what was answered before, or the flag.
-			f.trustProject = f.projectTrust(cmd.Context(), opts.TrustProject, !opts.Print && f.IO.IsStdinTTY())
+			f.trustFlag, f.trustCanAsk = opts.TrustProject, !opts.Print && f.IO.IsStdinTTY()
+			f.trustProject = f.projectTrust(cmd.Context(), f.trustFlag, f.trustCanAsk)
 			if err := opts.resolve(f, in); err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/memory"
+	"github.com/clawdcode/clawdcode/internal/skills"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -28,6 +29,7 @@ type Parts struct {
 	Memory      Memory
 	Checkpoints Checkpoints
 	MCP         MCP
+	Skills      Skills
 	// About is what /status and /config show of the run beyond the engine.
 	About agent.About
 }
@@ -44,6 +46,7 @@ func PartsOf(e *agent.Engine) Parts {
 		Memory:      e.Memory(),
 		Checkpoints: e.Checkpoints(),
 		MCP:         e.MCP(),
+		Skills:      e.Skills(),
 		About:       e.About(),
 	}
 }
@@ -132,7 +135,15 @@ type MCP interface {
 	Join(ctx context.Context)
 }
 
+// Skills: the Agent Skills offered, and the project's not offered
+// (/skills).
+type Skills interface {
+	List() []skills.Skill
+	Ignored() []skills.Skill
+}
+
 var (
+	_ Skills      = (*agent.Skills)(nil)
 	_ Sessions    = (*agent.Sessions)(nil)
 	_ Context     = (*agent.Context)(nil)
 	_ Model       = (*agent.Turns)(nil)

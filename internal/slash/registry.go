@@ -87,6 +87,7 @@ func Default() *Registry {
 	r.Register(mcpCommand())
 	r.Register(bashesCommand())
 	r.Register(agentsCommand())
+	r.Register(skillsCommand())
 	r.Register(exitCommand())
 	r.Register(pinCommand())
 	r.Register(pinsCommand())

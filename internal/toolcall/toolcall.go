@@ -36,6 +36,7 @@ const (
 	Recall     = "Recall"
 	Task       = "Task"
 	TodoWrite  = "TodoWrite"
+	Skill      = "Skill"
 	// MultiEdit is not offered by clawdcode; it is Claude Code's, and its
 	// calls come with the sessions clawdcode imports. It changes the file
 	// it names like Edit.
@@ -65,7 +66,7 @@ var known = []struct {
 	{Read, Reads}, {Write, Changes}, {Edit, Changes}, {MultiEdit, Changes},
 	{Glob, Searches}, {Grep, Searches},
 	{Bash, None}, {BashOutput, None}, {KillShell, None}, {WebFetch, None},
-	{Recall, None}, {Task, None}, {TodoWrite, None},
+	{Recall, None}, {Task, None}, {TodoWrite, None}, {Skill, None},
 }
 
 // Name is the built-in tool that a call's name stands for ("edit" is

@@ -34,10 +34,11 @@ var modeNames = []string{ModeDefault: "default", ModeAcceptEdits: "acceptEdits",
 // PlanTools are the tools that run in plan mode: those that read and do
 // not change anything in the project. TodoWrite changes only the
 // session's task list, which is how a plan is laid out; BashOutput reads
-// a background command started before the mode was entered. Every other
+// a background command started before the mode was entered; Skill reads a
+// skill's instructions. Every other
 // tool (Write, Edit, Bash, KillShell, WebFetch, Task, any MCP tool) is
 // refused there.
-var PlanTools = []string{NameRead, NameGlob, NameGrep, NameRecall, NameTodoWrite, NameBashOutput}
+var PlanTools = []string{NameRead, NameGlob, NameGrep, NameRecall, NameTodoWrite, NameBashOutput, NameSkill}
 
 // ParseMode reads a --permission-mode value.
 func ParseMode(s string) (Mode, error) {
