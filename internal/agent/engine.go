@@ -111,6 +111,15 @@ type Config struct {
 	Warn func(msg string)
 	// About is what /status shows of the run beyond the engine.
 	About About
+	// AppendSystem is added at the end of the system prompt
+	// (--append-system-prompt).
+	AppendSystem string
+	// Dirs are more directories the tools may read and write, as the
+	// project (--add-dir); the permissions and the sandbox have them
+	// already. AddWritable, when set, lets the sandbox's commands write
+	// under a directory added while running (/add-dir).
+	Dirs        []string
+	AddWritable func(dir string)
 }
 
 // Engine is the session engine the front ends (the REPL, -p, an editor)
@@ -138,6 +147,9 @@ type Engine struct {
 	prompt PromptInfo
 	// textOnly is set once the server refused a request with images.
 	textOnly bool
+	// notes go to the model after the user's next message (a directory
+	// /add-dir added), then are dropped.
+	notes []string
 
 	// log.sess is the current session: nil until the first message of a
 	// new session is submitted. mgr writes through log; it is never nil
@@ -182,7 +194,7 @@ var _ permissionChecker = (*tools.Permissions)(nil)
 // (*contextmgr.WindowTooSmallError).
 func New(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, model: cfg.Model}
-	e.sessions.e, e.turns.e, e.context.e, e.permissions.p = e, e, e, cfg.Permissions
+	e.sessions.e, e.turns.e, e.context.e, e.permissions.p, e.permissions.e = e, e, e, cfg.Permissions, e
 	e.tasks.e, e.shells.e, e.memory.e, e.checkpoints.e, e.mcp.e, e.skills.e = e, e, e, e, e, e
 	e.tools = cfg.Tools
 	if e.tools == nil {
@@ -219,7 +231,7 @@ func New(cfg Config) (*Engine, error) {
 			e.env.HideFromSearch(cfg.Permissions.DeniesRead)
 		}
 	}
-	e.prompt = PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)}
+	e.prompt = PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools), Dirs: cfg.Dirs, Append: cfg.AppendSystem}
 	e.memory.book = memory.Open(cfg.Project)
 	e.system = e.systemPrompt()
 	// A manager for a new session does no I/O and cannot block, so a

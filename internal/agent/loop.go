@@ -70,6 +70,10 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 	if err != nil {
 		return nil, err
 	}
+	for _, n := range e.notes {
+		text += "\n\n" + n
+	}
+	e.notes = nil
 	if err := e.sessions.ensure(ctx, text); err != nil {
 		return nil, err
 	}

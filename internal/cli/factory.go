@@ -79,6 +79,9 @@ type Factory struct {
 	// skills (Skills).
 	trustFlag, trustCanAsk bool
 	skills                 lazy[*skills.Set]
+	// addDirs are --add-dir's directories, absolute: the permissions and
+	// the sandbox take them.
+	addDirs []string
 
 	// redactor is the run's secrets.Redactor, set once the store is built
 	// and again once the configuration names the key's variable: the log
@@ -256,6 +259,7 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 			// The project's settings grant permissions and run hooks: a
 			// model allowed to Write must not rewrite them.
 			Sensitive: []string{filepath.Dir(projectFile)},
+			Dirs:      f.addDirs,
 		})
 		sb, err = f.Sandbox(perms)
 		if err != nil {

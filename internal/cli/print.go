@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/config"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
@@ -227,20 +228,9 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 	if err != nil {
 		return nil, false, err
 	}
-	var client agent.LLM = &lazyLLM{f: f}
-	if eagerLLM {
-		c, err := f.LLM()
-		if err != nil {
-			return nil, false, err
-		}
-		client = c
-	}
-	// A model the table does not know, with no window set anywhere: the
-	// server is asked (CONTRACT §8), so the first request is sized right.
-	if !opts.WindowExplicit && !tokens.Lookup(opts.Model).Known {
-		if n, source, cached, ok := f.ServerWindow(ctx, cfg, opts.Model); ok {
-			opts.Window, opts.WindowSource, cachedWindow = n, source, cached
-		}
+	client, cachedWindow, err := engineModel(ctx, f, cfg, opts, eagerLLM)
+	if err != nil {
+		return nil, false, err
 	}
 	// MCP servers start (in the background) only for runs that may call
 	// their tools or list them; -p waits for them at its first request.
@@ -257,6 +247,9 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		MCPWait:        mcpWait,
 		Hooks:          f.Hooks(cfg, p.Root),
 		Skills:         f.Skills(ctx),
+		AppendSystem:   opts.AppendSystemPrompt,
+		Dirs:           opts.AddDirs,
+		AddWritable:    sb.AddWritable,
 		Logger:         f.Logger(),
 		Model:          opts.Model,
 		Window:         opts.Window,
@@ -284,6 +277,29 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		return nil, cachedWindow, err
 	}
 	return eng, cachedWindow, nil
+}
+
+// engineModel is the run's client — built now when eagerLLM, so that a
+// missing key stops the run before anything is written, else on the
+// first model call — and, for a model the table does not know with no
+// window set anywhere, the window the server states (CONTRACT §8), so
+// that the first request is sized right; cachedWindow says it came from
+// servers.json.
+func engineModel(ctx context.Context, f *Factory, cfg *config.Config, opts *RootOptions, eagerLLM bool) (client agent.LLM, cachedWindow bool, err error) {
+	client = &lazyLLM{f: f}
+	if eagerLLM {
+		c, err := f.LLM()
+		if err != nil {
+			return nil, false, err
+		}
+		client = c
+	}
+	if !opts.WindowExplicit && !tokens.Lookup(opts.Model).Known {
+		if n, source, cached, ok := f.ServerWindow(ctx, cfg, opts.Model); ok {
+			opts.Window, opts.WindowSource, cachedWindow = n, source, cached
+		}
+	}
+	return client, cachedWindow, nil
 }
 
 // sessionOpener is what the start of a run needs of the engine's sessions

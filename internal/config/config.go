@@ -46,6 +46,9 @@ type Flags struct {
 	Allow, Deny      []tools.Rule
 	// Sandbox is --sandbox.
 	Sandbox *string
+	// MCPServers are --mcp-config's servers, beside (and over, by name)
+	// the files'.
+	MCPServers map[string]MCPServer
 }
 
 // Sources of a value, for messages and /context.
@@ -214,6 +217,7 @@ func (c *Config) applyFlags(fl Flags) error {
 	c.Allow = append(c.Allow, fl.Allow...)
 	c.Deny = append(c.Deny, fl.Deny...)
 	c.addRules(fl.Allow, fl.Deny, SourceFlag)
+	maps.Copy(c.MCPServers, fl.MCPServers)
 	return c.applySandboxFlag(fl.Sandbox)
 }
 

@@ -89,13 +89,16 @@ type Model interface {
 }
 
 // Permissions: the policy in force, and the rules of this session and the
-// project's file (/permissions, /status).
+// project's file (/permissions, /status); the directories added to the
+// project's (/add-dir).
 type Permissions interface {
 	Summary() tools.PermissionSummary
 	SessionRules() []tools.Rule
 	AddSessionRule(r tools.Rule)
 	RemoveSessionRule(r tools.Rule) bool
 	SaveProjectRule(r tools.Rule) error
+	AddDir(dir string) (string, error)
+	Dirs() []string
 }
 
 // Tasks: the kinds of subagent Task offers (/agents).

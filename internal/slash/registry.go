@@ -103,6 +103,7 @@ func Default() *Registry {
 	r.Register(diffCommand())
 	r.Register(configCommand())
 	r.Register(permissionsCommand())
+	r.Register(addDirCommand())
 	return r
 }
 

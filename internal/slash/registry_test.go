@@ -120,7 +120,9 @@ func (e *fakeEngine) AddSessionRule(tools.Rule)                   {}
 func (e *fakeEngine) RemoveSessionRule(tools.Rule) bool {
 	return false
 }
-func (e *fakeEngine) SaveProjectRule(tools.Rule) error { return nil }
+func (e *fakeEngine) SaveProjectRule(tools.Rule) error  { return nil }
+func (e *fakeEngine) AddDir(dir string) (string, error) { return dir, nil }
+func (e *fakeEngine) Dirs() []string                    { return nil }
 func (e *fakeEngine) Diff(context.Context) ([]checkpoint.FileDiff, error) {
 	return nil, nil
 }

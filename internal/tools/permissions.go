@@ -70,6 +70,9 @@ type PermissionsConfig struct {
 	// place (its config and hooks name programs git runs), except that
 	// bypass mode covers it.
 	Sensitive []string
+	// Dirs are more directories Write and Edit treat as the project's
+	// (--add-dir): a whole-tool allowance and accept-edits cover them.
+	Dirs []string
 }
 
 // Permissions is the one place that decides whether a call may run.
@@ -120,6 +123,7 @@ type Permissions struct {
 	warn      func(string)
 	deny      []Rule
 	contained func() bool
+	dirs      *addedDirs
 
 	mu      sync.Mutex
 	mode    Mode
@@ -158,6 +162,7 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 		deny:      slices.Clone(cfg.Deny),
 		allow:     slices.Clone(cfg.Allow),
 		contained: cfg.Contained,
+		dirs:      newAddedDirs(cfg.Dirs),
 	}
 }
 
@@ -310,7 +315,7 @@ func (p *Permissions) needsOwnRule(c callInfo) bool {
 	if c.target == "" || (c.tool != NameWrite && c.tool != NameEdit) {
 		return false
 	}
-	if p.root != "" && c.outside {
+	if p.root != "" && c.outside && !p.dirs.holds(c.target) {
 		return true
 	}
 	_, sensitive := isProtected(p.sensitive, c.target)
