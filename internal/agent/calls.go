@@ -42,6 +42,12 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 		return p, "", nil
 	}
 	tool, name, ok := l.lookup(call.Name)
+	if !ok {
+		tool, ok = l.resolve(ctx, call.Name)
+		if ok {
+			name = tool.Name()
+		}
+	}
 	p.name = name
 	switch {
 	case !ok:
@@ -52,7 +58,7 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 	// A tool that stands for another (MCPCall for an MCP tool found on
 	// demand) is checked, shown and run as the tool it names.
 	if d, ok := tool.(delegator); ok {
-		inner, innerInput, err := d.Delegate(p.input)
+		inner, innerInput, err := d.Delegate(ctx, p.input)
 		if err != nil {
 			return early(tools.Result{Error: err.Error()})
 		}
@@ -81,6 +87,25 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 		return early(tools.Result{Error: denied})
 	}
 	return p, "", nil
+}
+
+// resolver is a tool that can find a tool offered through it by the
+// tool's own name (mcphost's MCPCall, for a server not connected when the
+// request went out).
+type resolver interface {
+	Resolve(ctx context.Context, name string) (tools.Tool, bool)
+}
+
+// resolve finds a tool no request offered by name through a resolver.
+func (l *loop) resolve(ctx context.Context, name string) (tools.Tool, bool) {
+	for _, t := range l.tools {
+		if r, ok := t.(resolver); ok {
+			if inner, found := r.Resolve(ctx, name); found {
+				return inner, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // taskRun is how many calls from the first of calls on are Task calls.

@@ -41,9 +41,14 @@
 //     session this engine wrote to ends, and after each compaction.
 //   - The tools offered change only when a turn starts (Submit): the MCP
 //     servers, which connect in the background, add their tools at the
-//     first turn after they are ready; with Config.MCPWait the first turn
-//     waits for them, bounded. The system prompt names the built-in tools
-//     only, so it stays the same whenever a server answers.
+//     first turn after they are ready; with Config.MCPWait (-p) no turn
+//     waits: the servers' tools are offered through MCPSearch and MCPCall,
+//     which name the servers only and wait for them, bounded, when first
+//     used. Either way a request's tools do not depend on how fast a
+//     server answered. The system prompt names the built-in tools only,
+//     so it stays the same whenever a server answers. Skills and subagent
+//     types are read again at the start of a turn when their files
+//     changed.
 //
 // A subagent (the Task tool, subagent.go) never has more than its parent:
 // the parent's tools or fewer (never Task), every call checked by the

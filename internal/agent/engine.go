@@ -86,10 +86,13 @@ type Config struct {
 	// turn starts are offered after the built-in tools from that turn on
 	// (see MCP.Join); /mcp shows their state. Close closes it.
 	MCP *mcphost.Host
-	// MCPWait, when positive, makes the first turn wait for the servers
-	// still connecting, at most this long, and report those that did not
-	// answer (-p, whose one turn would otherwise never see their tools).
-	// 0: a turn never waits (the REPL).
+	// MCPWait, when positive, is for a run whose one turn would otherwise
+	// never see the tools of servers still connecting (-p): its turns offer
+	// them through MCPSearch and MCPCall, whose first use waits for the
+	// servers, at most this long, and reports those that did not answer
+	// (see MCP.joinTurn); a command about the servers (/mcp) waits as
+	// long. 0: nothing waits, the servers' tools join when ready (the
+	// REPL).
 	MCPWait time.Duration
 	// Logger is the diagnostic log (nil = none).
 	Logger *slog.Logger

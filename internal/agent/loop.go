@@ -79,7 +79,7 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 	}
 	e.refreshDefinitions()
 	defer e.skills.endTurn()
-	e.mcp.Join(ctx)
+	e.mcp.joinTurn(ctx)
 	e.sink = sink
 	defer func() { e.sink = nil }()
 	images, err := t.attachImages(text, sink)
@@ -286,7 +286,7 @@ func withModeNote(msgs []chat.Message, perms permissionChecker) []chat.Message {
 
 // delegator is a tool that runs another tool (mcphost's MCPCall).
 type delegator interface {
-	Delegate(input json.RawMessage) (tools.Tool, json.RawMessage, error)
+	Delegate(ctx context.Context, input json.RawMessage) (tools.Tool, json.RawMessage, error)
 }
 
 // lookup finds the tool a call names. Past the lookup the call goes by the

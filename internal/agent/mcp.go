@@ -35,17 +35,36 @@ func (m *MCP) Watch(fn func()) { m.e.cfg.MCP.Watch(fn) }
 // to see them settled. The tool definitions lead each request, so a
 // server's tools joining also starts the model server's prompt cache over
 // once — the price of not waiting for them at start-up.
-func (m *MCP) Join(ctx context.Context) {
+func (m *MCP) Join(ctx context.Context) { m.join(ctx, false) }
+
+// joinTurn is Join at the start of a turn. A run that would wait for the
+// servers (Config.MCPWait: -p) does not: its turns offer what
+// mcphost.Host.Offer gives — the tools of the servers connected or seen in
+// an earlier run, whose calls wait for their server, and MCPSearch and
+// MCPCall for one never seen, which wait when first used — so that a run
+// that calls no MCP tool never waits for a slow or hung server, and a
+// request's tools do not depend on how fast a server answers.
+func (m *MCP) joinTurn(ctx context.Context) { m.join(ctx, m.e.cfg.MCPWait > 0) }
+
+func (m *MCP) join(ctx context.Context, lazy bool) {
 	e := m.e
 	if e.cfg.MCP == nil {
 		return
 	}
-	m.wait(ctx)
-	// The context manager's rule decides whether the tools go out in full
-	// or on demand; /context reports that same decision.
-	offer := e.cfg.MCP.Tools()
-	if e.mgr.OfferMCP(toolDefs(offer)).OnDemand {
-		offer = e.cfg.MCP.OnDemand()
+	var offer []tools.Tool
+	switch {
+	case lazy:
+		offer = e.cfg.MCP.Offer(e.cfg.MCPWait, func(known []tools.Tool) bool {
+			return e.mgr.OfferMCP(toolDefs(known)).OnDemand
+		})
+	default:
+		m.wait(ctx)
+		// The context manager's rule decides whether the tools go out in
+		// full or on demand; /context reports that same decision.
+		offer = e.cfg.MCP.Tools()
+		if e.mgr.OfferMCP(toolDefs(offer)).OnDemand {
+			offer = e.cfg.MCP.OnDemand()
+		}
 	}
 	// One name, one tool: an MCP tool that a built-in's name takes is
 	// refused with a warning, once (MCP's among themselves were refused

@@ -459,11 +459,16 @@ func (f *Factory) StartMCP(ctx context.Context, cfg *config.Config, root string)
 	for name, s := range cfg.MCPServers {
 		servers = append(servers, mcphost.ServerConfig{Name: name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers})
 	}
+	cache := ""
+	if home, err := f.HomeDir(); err == nil {
+		cache = filepath.Join(home, "mcp-tools.json")
+	}
 	return mcphost.Start(ctx, servers, mcphost.Options{
 		Dir:    root,
 		Env:    childEnv(cfg),
 		Warn:   warnTo(f.IO.ErrOut),
 		Logger: f.Logger(),
+		Cache:  cache,
 	})
 }
 
