@@ -357,7 +357,11 @@ func (f *Factory) Logger() *slog.Logger {
 // about is what /status and /config show of the run beyond the engine.
 func (f *Factory) about(cfg *config.Config, p *storage.Project, sb *sandbox.Sandbox) agent.About {
 	a := agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile(), Settings: cfg.Settings(), Rules: cfg.Rules,
-		ProjectFile: config.ProjectFile(p.Root), Sandbox: sb.Describe}
+		ProjectFile: config.ProjectFile(p.Root), Sandbox: sb.Describe, Contained: sb.Contained,
+		Trust: f.trustCheck(cfg, p.Root),
+		CheckServer: func(ctx context.Context, model string) llm.ServerCheck {
+			return llm.CheckServer(ctx, llm.ProbeConfig{BaseURL: serverBase(cfg), APIKey: cfg.APIKey, HTTPClient: f.HTTPClient}, model)
+		}}
 	if home, err := f.HomeDir(); err == nil {
 		a.UserFile = config.UserFile(home)
 	}

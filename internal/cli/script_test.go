@@ -288,7 +288,8 @@ func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	switch args[0] {
 	case "start":
-		opts := llmtest.Options{}
+		// It lists one model, the default one, as GET /v1/models.
+		opts := llmtest.Options{FamilyModel: DefaultModel}
 		if len(args) > 1 {
 			opts.APIKey = args[1]
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/config"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
@@ -231,4 +232,21 @@ func readLine(r io.Reader) string {
 func yes(answer string) bool {
 	a := strings.ToLower(strings.TrimSpace(answer))
 	return a == "y" || a == "yes"
+}
+
+// trustCheck is /doctor's line about the project's trust: whether the
+// project file's keys that need trust are in force, and how to trust it
+// when they are not.
+func (f *Factory) trustCheck(cfg *config.Config, root string) agent.Check {
+	file := config.ProjectFile(root)
+	switch {
+	case len(cfg.Distrusted) > 0:
+		return agent.Check{Text: fmt.Sprintf("%s is not trusted: its %s are ignored", file, strings.Join(cfg.Distrusted, ", ")),
+			Hint: "--trust-project trusts it for a run; the REPL asks at its start"}
+	case cfg.ProjectAsks && f.projectDistrusted.Load():
+		return agent.Check{OK: true, Text: fmt.Sprintf("%s is trusted for this run (--trust-project)", file)}
+	case cfg.ProjectAsks:
+		return agent.Check{OK: true, Text: fmt.Sprintf("%s is trusted (its hooks, servers and rules apply)", file)}
+	}
+	return agent.Check{OK: true, Text: "the project's settings need no trust"}
 }

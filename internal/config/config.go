@@ -104,6 +104,11 @@ type Config struct {
 
 	// Files are the configuration files that were read, user's first.
 	Files []string
+	// Distrusted are the keys of the project file that were ignored
+	// because it is not trusted (TrustProject said no); ProjectAsks says
+	// whether it sets any key that needs trust at all.
+	Distrusted  []string
+	ProjectAsks bool
 }
 
 // Sources is everything Resolve reads: the two files' paths (either may
@@ -131,6 +136,8 @@ func Resolve(src Sources) (*Config, error) {
 		getenv = func(string) string { return "" }
 	}
 	var files []*File
+	var distrusted []string
+	asks := false
 	for _, path := range []string{src.UserFile, src.ProjectFile} {
 		if path == "" {
 			continue
@@ -142,10 +149,13 @@ func Resolve(src Sources) (*Config, error) {
 		if f == nil {
 			continue
 		}
-		if path == src.ProjectFile && src.TrustProject != nil && !sameFile(path, src.UserFile) &&
-			len(f.Asks()) > 0 && !src.TrustProject(f) {
-			if keys := f.distrust(); src.Warn != nil {
-				src.Warn(fmt.Sprintf("%s is not trusted: its %s are ignored (%s uses them)", path, strings.Join(keys, ", "), FlagTrustProject))
+		if path == src.ProjectFile && !sameFile(path, src.UserFile) && len(f.Asks()) > 0 {
+			asks = true
+			if src.TrustProject != nil && !src.TrustProject(f) {
+				distrusted = f.distrust()
+				if src.Warn != nil {
+					src.Warn(fmt.Sprintf("%s is not trusted: its %s are ignored (%s uses them)", path, strings.Join(distrusted, ", "), FlagTrustProject))
+				}
 			}
 		}
 		files = append(files, f)
@@ -155,6 +165,7 @@ func Resolve(src Sources) (*Config, error) {
 		Model: DefaultModel, ModelSource: SourceDefault, BaseURLSource: SourceDefault,
 		APIKeyEnv: DefaultAPIKeyEnv, WireAPI: DefaultWireAPI,
 		MCPServers: map[string]MCPServer{}, Prices: map[string]tokens.Price{},
+		Distrusted: distrusted, ProjectAsks: asks,
 	}
 	// Files in rising precedence: the project's overrides the user's.
 	for _, f := range files {

@@ -100,6 +100,7 @@ func Default() *Registry {
 	r.Register(memoryCommand())
 	r.Register(initCommand())
 	r.Register(statusCommand())
+	r.Register(doctorCommand())
 	r.Register(diffCommand())
 	r.Register(configCommand())
 	r.Register(permissionsCommand())
