@@ -43,7 +43,11 @@ type editor struct {
 	// backTab is Shift-Tab: the next permission mode, which the status
 	// line shows when the entry is redrawn; nil: the key does nothing.
 	backTab func()
-	cs      colorScheme
+	// clipImage is Ctrl-V: the entry text that attaches the clipboard's
+	// image, or why there is none (shown under the entry); nil: the key
+	// does nothing.
+	clipImage func() (string, error)
+	cs        colorScheme
 
 	hist []string // oldest first
 
@@ -175,7 +179,9 @@ var editKeys = map[binding]editAction{
 	{keyCtrl, 'u'}:       (*editor).killToLineStart,
 	{keyCtrl, 'l'}:       (*editor).clearScreen,
 	{keyCtrl, 'r'}:       (*editor).startSearch,
+	{keyCtrl, 'v'}:       (*editor).pasteClipImage,
 }
+
 
 // apply runs the action bound to k.
 func (e *editor) apply(k key) *readEnd {

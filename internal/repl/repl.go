@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -216,6 +217,12 @@ func (s *session) openInput() error {
 	src.ed.status = s.statusLine
 	if opts.Modes != nil {
 		src.ed.backTab = func() { opts.Modes.CycleMode() }
+	}
+	if p := opts.Parts.Sessions.Project(); p != nil && p.Store() != nil {
+		dir := filepath.Join(p.Store().Home(), "tmp")
+		src.ed.clipImage = func() (string, error) {
+			return pasteImage(context.Background(), dir, os.Getenv, exec.LookPath)
+		}
 	}
 	src.ed.onKey = map[rune]func(){
 		'o': func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) },
