@@ -182,7 +182,6 @@ var editKeys = map[binding]editAction{
 	{keyCtrl, 'v'}:       (*editor).pasteClipImage,
 }
 
-
 // apply runs the action bound to k.
 func (e *editor) apply(k key) *readEnd {
 	if k.kind == keyCtrl {
