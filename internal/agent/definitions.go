@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,13 +35,18 @@ func (e *Engine) refreshDefinitions() {
 	if e.env == nil {
 		return
 	}
-	skillsChanged := e.cfg.Skills.Refresh()
-	agentsChanged := e.tasks.refresh(e.cfg.Warn)
-	if !skillsChanged && !agentsChanged {
+	e.cfg.Skills.Refresh()
+	e.tasks.refresh(e.cfg.Warn)
+	next := e.builtinTools()
+	// Compared by what the model is sent: /agents may have read the
+	// files already.
+	before, _ := json.Marshal(toolDefs(e.builtin))
+	after, _ := json.Marshal(toolDefs(next))
+	if string(before) == string(after) {
 		return
 	}
 	extra := e.tools[len(e.builtin):] // the MCP servers'
-	e.builtin = e.builtinTools()
+	e.builtin = next
 	e.tools = append(slices.Clip(e.builtin), extra...)
 	e.mgr.SetTools(toolDefs(e.tools))
 }

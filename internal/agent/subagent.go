@@ -86,8 +86,14 @@ type Tasks struct {
 }
 
 // Types are the types Task offers, built-in first, then the custom ones
-// (agents.go), for /agents.
-func (t *Tasks) Types() []SubagentType { return t.types }
+// (agents.go), read again when their files changed, for /agents; Task
+// offers a change from the next turn on.
+func (t *Tasks) Types() []SubagentType {
+	if t.dirs != nil {
+		t.refresh(t.e.cfg.Warn)
+	}
+	return t.types
+}
 
 // offered are the types as Task's description offers them.
 func (t *Tasks) offered() []tools.SubagentType {

@@ -101,3 +101,122 @@ func TestScreenClipboardImage(t *testing.T) {
 	n.waitFor("no clipboard tool for images: install wl-clipboard or xclip (macOS: pngpaste)")
 	logScreen(t, "Ctrl-V without a clipboard tool", n)
 }
+
+// taskDescription is the Task tool's description in the last request.
+func taskDescription(t *testing.T, srv *llmtest.Server) string {
+	t.Helper()
+	for _, d := range srv.LastRequest().Tools {
+		if d.Name == "Task" {
+			return d.Description
+		}
+	}
+	t.Fatal("the last request offers no Task tool")
+	return ""
+}
+
+// TestScreenNewAgentFileWithoutRestart: issue 36 item 6. An agent file
+// written while the REPL runs is listed by /agents, its description whole
+// (not cut), and offered by Task from the next message on.
+func TestScreenNewAgentFileWithoutRestart(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	var project string
+	s := startScreenWith(t, srv, 100, 30, nil, func(p, _ string) { project = p })
+	s.waitPrompt()
+	s.keys("hello")
+	s.sendKeys("Enter")
+	s.waitFor("You said: hello")
+	if strings.Contains(taskDescription(t, srv), "reviewer") {
+		t.Fatal("a reviewer before there is one")
+	}
+	dir := filepath.Join(project, ".clawdcode", "agents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	desc := "Reviews a change for security problems, missing tests and unclear names, then reports them by severity"
+	if err := os.WriteFile(filepath.Join(dir, "reviewer.md"), []byte("---\ndescription: "+desc+"\ntools: Read, Grep\n---\nYou review changes.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.waitPrompt()
+	s.keys("/agents")
+	s.sendKeys("Enter")
+	s.waitFor("reviewer — Reviews a change")
+	s.waitFor("them by severity") // whole, broken at a word: not cut
+	s.waitPrompt()
+	s.keys("again")
+	s.sendKeys("Enter")
+	s.waitFor("You said: again")
+	if d := taskDescription(t, srv); !strings.Contains(d, "- reviewer: "+desc) {
+		t.Fatalf("Task does not offer the new type:\n%s", d)
+	}
+	logScreen(t, "an agent file added while the REPL runs", s)
+}
+
+// TestScreenAgentsNew: issue 36 item 6. /agents new asks for the name,
+// description, tools, place and prompt, writes the file, and Task offers
+// the type from the next message.
+func TestScreenAgentsNew(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	var project string
+	s := startScreenWith(t, srv, 100, 40, nil, func(p, _ string) { project = p })
+	s.waitPrompt()
+	s.keys("/agents new")
+	s.sendKeys("Enter")
+	s.waitFor("Name of the new subagent type")
+	s.keys("test-runner")
+	s.sendKeys("Enter")
+	s.waitFor("When should the model use it?")
+	s.keys("Runs the tests and reports the failures")
+	s.sendKeys("Enter")
+	s.waitFor("Which tools may it use?")
+	s.keys("bash, read")
+	s.sendKeys("Enter")
+	s.waitFor("Where should it live?")
+	s.keys("1")
+	s.waitFor("Its system prompt")
+	s.keys("Run go test ./... and report each failure with its file and line.")
+	s.sendKeys("Enter")
+	s.waitFor("offers \"test-runner\" from your next message")
+	s.waitPrompt()
+	data, err := os.ReadFile(filepath.Join(project, ".clawdcode", "agents", "test-runner.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "---\ndescription: \"Runs the tests and reports the failures\"\ntools: Bash, Read\n---\nRun go test ./... and report each failure with its file and line.\n"
+	if string(data) != want {
+		t.Fatalf("the file:\n%s\nwant:\n%s", data, want)
+	}
+	s.keys("hi")
+	s.sendKeys("Enter")
+	s.waitFor("You said: hi")
+	if d := taskDescription(t, srv); !strings.Contains(d, "- test-runner: Runs the tests and reports the failures") {
+		t.Fatalf("Task does not offer the new type:\n%s", d)
+	}
+	logScreen(t, "/agents new", s)
+}
+
+// TestScreenSubagentMarkedInPicker: issue 36 item 6. A subagent's
+// transcript is a row of the /resume picker marked as the subagent of its
+// parent.
+func TestScreenSubagentMarkedInPicker(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	s := startScreenWith(t, srv, 120, 30, nil, nil)
+	s.waitPrompt()
+	s.keys("task explore look around")
+	s.sendKeys("Enter")
+	s.waitFor("Tool results:")
+	s.waitPrompt()
+	s.keys("/resume")
+	s.sendKeys("Enter")
+	scr := s.waitFor("↳ subagent of ")
+	if !strings.Contains(scr, "· explore task") {
+		t.Fatalf("the subagent's row:\n%s", scr)
+	}
+	logScreen(t, "the /resume picker with a subagent's transcript", s)
+	s.sendKeys("Escape")
+}

@@ -15,13 +15,20 @@ import (
 // model with the denial. Enter sends it; Esc (or an empty line) is a plain
 // no, and so is the end of input.
 func readNote(ctx context.Context, c *console, w io.Writer, cs colorScheme) (string, error) {
+	return readOneLine(ctx, c, w, cs, "What should the model do instead? (Enter: send · Esc: just no)")
+}
+
+// readOneLine shows question (dim, broken at words) and reads one line of
+// input under it: Enter gives the line, Esc or the end of input an empty
+// one, Ctrl-C context.Canceled.
+func readOneLine(ctx context.Context, c *console, w io.Writer, cs colorScheme, question string) (string, error) {
 	width := func() int {
 		if c.width != nil {
 			return c.width()
 		}
 		return 80
 	}
-	for _, l := range wrapWidth("What should the model do instead? (Enter: send · Esc: just no)", width()-5) {
+	for _, l := range wrapWidth(question, width()-5) {
 		fmt.Fprintln(w, "    "+cs.dim(l))
 	}
 	var buf []rune

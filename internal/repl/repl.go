@@ -407,6 +407,11 @@ func (s *session) command(ctx context.Context, line string) error {
 		}
 		env.Choose = s.chooseKey
 		env.Confirm = s.confirmKey
+		env.Ask = func(ctx context.Context, question string) (string, error) {
+			s.con.kb.beginDialog()
+			defer s.con.kb.endDialog()
+			return readOneLine(ctx, s.con, s.io.ErrOut, s.cs, question)
+		}
 		if ts, ok := s.input.(*termSource); ok {
 			env.Edit = s.editor(ts.handOver)
 			env.Draft = func(text string) { ts.ed.draftNext = text }

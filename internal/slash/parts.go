@@ -101,9 +101,10 @@ type Permissions interface {
 	Dirs() []string
 }
 
-// Tasks: the kinds of subagent Task offers (/agents).
+// Tasks: the kinds of subagent Task offers, and a new one (/agents).
 type Tasks interface {
 	Types() []agent.SubagentType
+	Create(a agent.NewAgent) (string, error)
 }
 
 // Shells: the commands the model started in the background (/bashes).

@@ -36,6 +36,9 @@ type Env struct {
 	Choose func(ctx context.Context, question string, items []string) (int, error)
 	// Confirm asks a yes/no question; nil when not interactive.
 	Confirm func(ctx context.Context, question string) (bool, error)
+	// Ask asks for one line of text ("" when the user gave none); nil when
+	// not interactive.
+	Ask func(ctx context.Context, question string) (string, error)
 	// Edit lets the user edit text in their editor ($VISUAL, $EDITOR) and
 	// returns the result; nil when not interactive.
 	Edit func(ctx context.Context, text string) (string, error)

@@ -268,11 +268,14 @@ func TestIsCommand(t *testing.T) {
 
 // The rest of the engine's contract: this fake has no history to go back
 // to, no server to list models from and no MCP servers.
-func (e *fakeEngine) Title() string                                       { return "" }
-func (e *fakeEngine) Rename(string) error                                 { return errFakeEngine }
-func (e *fakeEngine) Servers() []mcphost.Status                           { return nil }
-func (e *fakeEngine) Join(context.Context)                                {}
-func (e *fakeEngine) Types() []agent.SubagentType                         { return nil }
+func (e *fakeEngine) Title() string               { return "" }
+func (e *fakeEngine) Rename(string) error         { return errFakeEngine }
+func (e *fakeEngine) Servers() []mcphost.Status   { return nil }
+func (e *fakeEngine) Join(context.Context)        {}
+func (e *fakeEngine) Types() []agent.SubagentType { return nil }
+func (e *fakeEngine) Create(agent.NewAgent) (string, error) {
+	return "", errors.New("not in the fake")
+}
 func (e *fakeEngine) List() []tools.ShellInfo                             { return nil }
 func (e *fakeEngine) ListModels(context.Context) ([]string, error)        { return nil, errFakeEngine }
 func (e *fakeEngine) Undo(context.Context) ([]checkpoint.Restored, error) { return nil, errFakeEngine }
