@@ -87,7 +87,7 @@ func previewOutput(out string) string {
 	first, rest, more := strings.Cut(out, "\n")
 	p := termtext.Flatten(first, toolResultPreview)
 	if more {
-		p += fmt.Sprintf(" … (+%d lines)", strings.Count(rest, "\n")+1)
+		p += fmt.Sprintf(" … (+%d %s)", strings.Count(rest, "\n")+1, plural(strings.Count(rest, "\n")+1, "line", "lines"))
 	}
 	return p
 }

@@ -147,6 +147,8 @@ func writePreview(w io.Writer, cs colorScheme, name, headline string, input json
 		OldString string `json:"old_string"`
 		NewString string `json:"new_string"`
 		Command   string `json:"command"`
+		// Background is Bash's run_in_background.
+		Background bool `json:"run_in_background"`
 	}
 	if json.Unmarshal(input, &args) != nil {
 		return
@@ -162,6 +164,9 @@ func writePreview(w io.Writer, cs colorScheme, name, headline string, input json
 		// one it cut (long, several lines, a CR) or had to make safe does.
 		if cmd := strings.TrimSpace(args.Command); headline != name+"("+cmd+")" || termtext.Safe(cmd) != cmd {
 			commandBlock(w, args.Command, cs.dim)
+		}
+		if args.Background {
+			fmt.Fprintln(w, cs.warn("  ⏵ runs in the background: it keeps running (/bashes shows it and can stop it)"))
 		}
 	}
 }
@@ -206,7 +211,12 @@ func previewBlock(w io.Writer, gutter, text string, style func(string) string) {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		if i == previewLines {
-			fmt.Fprintln(w, style(fmt.Sprintf("%s… %d more lines", gutter, len(lines)-previewLines)))
+			more := len(lines) - previewLines
+			word := "lines"
+			if more == 1 {
+				word = "line"
+			}
+			fmt.Fprintln(w, style(fmt.Sprintf("%s… %d more %s", gutter, more, word)))
 			return
 		}
 		fmt.Fprintln(w, style(gutter+clip(l, 120)))

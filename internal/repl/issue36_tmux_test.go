@@ -220,3 +220,51 @@ func TestScreenSubagentMarkedInPicker(t *testing.T) {
 	logScreen(t, "the /resume picker with a subagent's transcript", s)
 	s.sendKeys("Escape")
 }
+
+// TestScreenBackgroundShells: issue 36 item 7. The permission dialog says
+// a command runs in the background; the status line counts those
+// running; /bashes shows one's output and stops it; leaving the REPL says
+// which still run, and ends them.
+func TestScreenBackgroundShells(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	s := startScreenWith(t, srv, 110, 40, nil, nil)
+	s.waitPrompt()
+	s.keys("bash-bg echo server up on 8080; sleep 300")
+	s.sendKeys("Enter")
+	s.waitFor("runs in the background: it keeps running (/bashes shows it and can stop it)")
+	logScreen(t, "the permission dialog of a background command", s)
+	s.keys("1")
+	s.waitFor("Tool results:")
+	scr := s.waitPrompt()
+	if !strings.Contains(scr, "1 shell running (/bashes)") {
+		t.Fatalf("the status line does not count the running shell:\n%s", scr)
+	}
+	logScreen(t, "the status line with a shell running", s)
+
+	s.keys("/bashes")
+	s.sendKeys("Enter")
+	s.waitFor("pick one to see its output")
+	s.sendKeys("Enter")
+	s.waitFor("  server up on 8080")
+	s.waitFor("Stop bash_1 and everything it started?")
+	s.keys("y")
+	s.waitFor("bash_1 stopped after")
+	scr = s.waitPrompt()
+	if strings.Contains(scr[strings.LastIndex(scr, "bash_1 stopped"):], "shell running") {
+		t.Fatalf("the status line still counts a stopped shell:\n%s", scr)
+	}
+	logScreen(t, "/bashes: output, then stopped", s)
+
+	s.keys("bash-bg sleep 301")
+	s.sendKeys("Enter")
+	s.waitFor("runs in the background")
+	s.keys("1")
+	s.waitFor("bash_2")
+	s.waitPrompt()
+	s.sendKeys("C-d")
+	s.waitFor("Stopping 1 background command still running, with everything it started: bash_2 (sleep 301)")
+	s.waitFor("[exited 0]")
+	logScreen(t, "leaving with a shell running", s)
+}

@@ -510,8 +510,20 @@ func (s *session) welcome() {
 	s.say(line)
 }
 
-// goodbye tells the user how to come back to the session they leave.
+// goodbye tells the user how to come back to the session they leave, and
+// which background commands end with the REPL (the engine's Close stops
+// them, as Claude Code does on exit).
 func (s *session) goodbye() {
+	if n := runningShells(s.opts.Parts); n > 0 {
+		var names []string
+		for _, sh := range s.opts.Parts.Shells.List() {
+			if sh.Running {
+				names = append(names, sh.ID+" ("+termtext.FirstLine(sh.Command, 40, termtext.Ellipsis)+")")
+			}
+		}
+		s.say(styleWords(s.cs.warn, fmt.Sprintf("Stopping %s still running, with everything it started: %s",
+			plural(n, "background command"), strings.Join(names, ", "))))
+	}
 	if id := s.opts.Parts.Sessions.ID(); id != "" {
 		s.say(styleWords(s.cs.dim, "Resume this session with: clawdcode -r "+id))
 	}

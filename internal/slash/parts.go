@@ -107,9 +107,13 @@ type Tasks interface {
 	Create(a agent.NewAgent) (string, error)
 }
 
-// Shells: the commands the model started in the background (/bashes).
+// Shells: the commands the model started in the background (/bashes,
+// the status line): their list, one's output, stopping one.
 type Shells interface {
 	List() []tools.ShellInfo
+	Output(id string) (tools.ShellInfo, string, error)
+	Stop(id string) (tools.ShellInfo, error)
+	Running() int
 }
 
 // Memory: the project's and the user's memories, and a suggestion asked of

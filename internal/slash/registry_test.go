@@ -276,7 +276,14 @@ func (e *fakeEngine) Types() []agent.SubagentType { return nil }
 func (e *fakeEngine) Create(agent.NewAgent) (string, error) {
 	return "", errors.New("not in the fake")
 }
-func (e *fakeEngine) List() []tools.ShellInfo                             { return nil }
+func (e *fakeEngine) List() []tools.ShellInfo { return nil }
+func (e *fakeEngine) Output(string) (tools.ShellInfo, string, error) {
+	return tools.ShellInfo{}, "", errors.New("not in the fake")
+}
+func (e *fakeEngine) Stop(string) (tools.ShellInfo, error) {
+	return tools.ShellInfo{}, errors.New("not in the fake")
+}
+func (e *fakeEngine) Running() int                                        { return 0 }
 func (e *fakeEngine) ListModels(context.Context) ([]string, error)        { return nil, errFakeEngine }
 func (e *fakeEngine) Undo(context.Context) ([]checkpoint.Restored, error) { return nil, errFakeEngine }
 func (e *fakeEngine) UndoDrift(context.Context) ([]checkpoint.Drift, error) {

@@ -147,7 +147,7 @@ func (e *Env) runEdit(ctx context.Context, a editParams) Result {
 		return res
 	}
 	if plan.count == 0 {
-		return Result{Output: fmt.Sprintf("Wrote %s (%d lines).", plan.shown, countLines(plan.updated))}
+		return Result{Output: fmt.Sprintf("Wrote %s (%s).", plan.shown, lineCount(plan.updated))}
 	}
 	noun := "occurrence"
 	if plan.count != 1 {
@@ -164,7 +164,7 @@ func (e *Env) createByEdit(path, shown, content string) Result {
 	if res, ok := e.replaceFile(path, shown, []byte(content), newFileMode); !ok {
 		return res
 	}
-	return Result{Output: fmt.Sprintf("Created %s (%d lines).", shown, countLines(content))}
+	return Result{Output: fmt.Sprintf("Created %s (%s).", shown, lineCount(content))}
 }
 
 // snippet numbers the lines of s covering [at, at+n) plus a little context,
