@@ -53,7 +53,7 @@ func (s *session) shellCommand(ctx context.Context, command string) error {
 			res.Error, status = "interrupted", "interrupted"
 		}
 	}
-	head, body := resultLines(tools.NameBash, res, s.cs, nil, "")
+	head, body := resultLines(tools.NameBash, res, s.cs, nil, "", 0)
 	writeToolResult(s.io.ErrOut, s.cs, head, body, toolPreviewLines-1, s.width())
 	s.con.setLast(&toolShown{call: "!" + command, lines: append([]string{head}, body...)})
 

@@ -268,3 +268,37 @@ func TestScreenBackgroundShells(t *testing.T) {
 	s.waitFor("[exited 0]")
 	logScreen(t, "leaving with a shell running", s)
 }
+
+// TestScreenAcceptEditsDiffWraps: issue 36 item 8. In accept-edits mode
+// the diff of an applied Edit wraps a long line at words to the
+// terminal's width, never cutting it at the edge.
+func TestScreenAcceptEditsDiffWraps(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	long := "The configuration loader reads every file in order and the later ones win over the earlier ones, key by key, ENDOFLINE"
+	s := startScreenWith(t, srv, 80, 30, nil, func(project, _ string) {
+		if err := os.WriteFile(filepath.Join(project, "notes.txt"), []byte("first\n"+long+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, "--permission-mode", "acceptEdits")
+	s.waitPrompt()
+	s.keys("read notes.txt")
+	s.sendKeys("Enter")
+	s.waitFor("Tool results:")
+	s.waitPrompt()
+	s.keys("edit notes.txt ENDOFLINE WRAPPED-END")
+	s.sendKeys("Enter")
+	s.waitFor("Added 1 line, removed 1")
+	s.waitPrompt()
+	vis := s.tmux("capture-pane", "-p", "-S", "-60", "-t", s.target) // rows as drawn, not joined
+	if !strings.Contains(vis, "WRAPPED-END") || !strings.Contains(vis, "↪") {
+		t.Fatalf("the applied diff's long line is not wrapped whole:\n%s", vis)
+	}
+	for _, row := range strings.Split(vis, "\n") {
+		if strings.HasSuffix(strings.TrimRight(row, " "), "…") && strings.Contains(row, "key by") {
+			t.Fatalf("a diff row cut at the edge: %q", row)
+		}
+	}
+	logScreen(t, "the applied diff of an Edit in accept-edits mode, 80 columns", s)
+}

@@ -208,7 +208,7 @@ func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
 			}
 		}
 	}
-	head, body := resultLines(name, res, t.cs, before, after)
+	head, body := resultLines(name, res, t.cs, before, after, t.width())
 	limit := toolPreviewLines - 1 // the head is the first line
 	switch {
 	case before != nil:

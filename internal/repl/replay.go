@@ -100,7 +100,7 @@ func conversationLines(recs []storage.LiveRecord, cs colorScheme, root string, w
 				continue
 			}
 			name := names[r.ToolResult.ID]
-			head, body := resultLines(name, tools.Result{Output: r.ToolResult.Output, Error: r.ToolResult.Error}, cs, nil, "")
+			head, body := resultLines(name, tools.Result{Output: r.ToolResult.Output, Error: r.ToolResult.Error}, cs, nil, "", 0)
 			line := head
 			if len(body) > 0 {
 				line += cs.dim(fmt.Sprintf(" (+%s)", plural(len(body), "line")))
