@@ -153,6 +153,16 @@ type loop struct {
 	// not sent); toolImages are those of the round under way.
 	storeImage func(data []byte, mediaType string) (storage.ImageRef, error)
 	toolImages []toolImage
+	// userDenied is the call of the answer under way the user said no
+	// to ("" = none): the answer's later calls are not run.
+	userDenied string
+}
+
+// afterDenial is the result of a call not run because the user denied an
+// earlier call of the same answer.
+func (l *loop) afterDenial() string {
+	return "Not run: the user denied " + l.userDenied + " earlier in this answer, so none of its later calls ran. " +
+		"Ask the user how to proceed before trying again."
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -305,6 +315,7 @@ func (l *loop) lookup(name string) (tools.Tool, string, bool) {
 // answered so that the session replays into a valid request. Task calls
 // next to each other run at the same time (calls.go).
 func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
+	l.userDenied = ""
 	for i := 0; i < len(resp.ToolCalls); {
 		if ctx.Err() != nil {
 			return l.abandon(resp, i, interruptedResult, interrupted(ctx))
@@ -316,11 +327,22 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			i += n
 			continue
 		}
+		if l.userDenied != "" {
+			// The user said no to a call of this answer: nothing more of
+			// it runs or asks (Claude Code's way).
+			if err := l.abandon(resp, i, l.afterDenial(), nil); err != nil {
+				return err
+			}
+			break
+		}
 		p, reason, err := l.prepare(ctx, resp.ToolCalls[i])
 		if err != nil {
 			return l.abandon(resp, i, reason, err)
 		}
 		if p.early != nil {
+			if tools.IsUserDenial(p.early.Error) {
+				l.userDenied = p.tool.Describe(p.input)
+			}
 			if err := l.refuse(p.id, p.name, p.input, *p.early); err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/mattn/go-runewidth"
@@ -71,6 +72,9 @@ type editor struct {
 	found     int // index in hist of the current search match, -1 none
 
 	cursorRow int // the cursor's row below the first row of the last draw
+
+	// escAt is when Esc was last pressed alone at the entry (escape).
+	escAt time.Time
 }
 
 func newEditor(w io.Writer, kb *keyboard, width func() int, cs colorScheme) *editor {
@@ -96,6 +100,7 @@ func (e *editor) read(ctx context.Context, prompt string) (string, error) {
 	clear(e.pastes)
 	e.searching = false
 	e.histAt, e.draft = len(e.hist), ""
+	e.escAt = time.Time{}
 	if e.draftNext != "" {
 		e.set(e.draftNext)
 		e.draftNext = ""
@@ -180,6 +185,7 @@ var editKeys = map[binding]editAction{
 	{keyCtrl, 'l'}:       (*editor).clearScreen,
 	{keyCtrl, 'r'}:       (*editor).startSearch,
 	{keyCtrl, 'v'}:       (*editor).pasteClipImage,
+	{kind: keyEsc}:       (*editor).escape,
 }
 
 // apply runs the action bound to k.
@@ -551,7 +557,12 @@ func (e *editor) draw(final bool) {
 	b.WriteString(strings.Join(rows, "\r\n"))
 	last := len(rows) - 1
 	if final {
-		b.WriteString("\r\n")
+		// What was sent stays broken at words.
+		b.Reset()
+		if e.cursorRow > 0 {
+			fmt.Fprintf(&b, "\x1b[%dA", e.cursorRow)
+		}
+		b.WriteString("\r\x1b[J" + strings.Join(echoRows(e.prompt, e.shown(), width, e.cs), "\r\n") + "\r\n")
 		e.cursorRow = 0
 		io.WriteString(e.w, b.String())
 		return

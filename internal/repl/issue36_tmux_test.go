@@ -302,3 +302,43 @@ func TestScreenAcceptEditsDiffWraps(t *testing.T) {
 	}
 	logScreen(t, "the applied diff of an Edit in accept-edits mode, 80 columns", s)
 }
+
+// TestScreenLongPromptEcho: issue 36 item 10. A long prompt stays on the
+// screen broken at words, as typed (and as a first prompt given on the
+// command line), never cut mid-word.
+func TestScreenLongPromptEcho(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	long := "please look through the configuration loader and explain why environment variables override the project file"
+	s := startScreenWith(t, srv, 50, 30, nil, nil, long)
+	s.waitFor("You said: please")
+	s.waitPrompt()
+	s.keys(long + " again")
+	s.sendKeys("Enter")
+	s.waitFor("file again")
+	s.waitPrompt()
+	rows := s.tmux("capture-pane", "-p", "-S", "-60", "-t", s.target) // as drawn, not joined
+	words := map[string]bool{}
+	for _, w := range strings.Fields(long + " again") {
+		words[w] = true
+	}
+	echo := false
+	for _, row := range strings.Split(rows, "\n") {
+		switch {
+		case strings.HasPrefix(row, "> please"):
+			echo = true
+		case strings.HasPrefix(row, "You said"):
+			echo = false
+		}
+		if !echo {
+			continue
+		}
+		for _, w := range strings.Fields(strings.TrimPrefix(row, "> ")) {
+			if !words[w] {
+				t.Fatalf("a word cut at the edge: %q in row %q\n%s", w, row, rows)
+			}
+		}
+	}
+	logScreen(t, "a long prompt, 50 columns", s)
+}

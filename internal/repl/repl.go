@@ -149,12 +149,17 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.FirstPrompt != "" {
 		if s.kb != nil { // shown as if typed, so the answer has its question
-			fmt.Fprintln(s.io.Out, s.cs.bold(promptMain)+safe(opts.FirstPrompt))
+			fmt.Fprintln(s.io.Out, strings.Join(echoRows(promptMain, safe(opts.FirstPrompt), s.width(), s.cs), "\n"))
 		}
 		if err := s.dispatch(ctx, opts.FirstPrompt); err != nil {
 			return s.leave(err)
 		}
 	}
+	return s.loop(ctx)
+}
+
+// loop reads and runs entries until the user leaves (nil), or ctx ends.
+func (s *session) loop(ctx context.Context) error {
 	interrupts := 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -175,6 +180,12 @@ func Run(ctx context.Context, opts Options) error {
 			continue
 		case errors.Is(err, io.EOF): // Ctrl-D at an empty prompt, or the input ended
 			return nil
+		case errors.Is(err, errRewind): // Esc Esc at an empty prompt
+			interrupts = 0
+			if err := s.dispatch(ctx, "/rewind"); err != nil {
+				return s.leave(err)
+			}
+			continue
 		case err != nil:
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"io"
 	"strings"
 
@@ -75,7 +76,13 @@ func conversationLines(recs []storage.LiveRecord, cs colorScheme, root string, w
 			if r.IsCompactSummary || r.Message == nil {
 				continue
 			}
-			lines := clipLines(safe(r.Message.Content), replayLines, width-3)
+			text := r.Message.Content
+			if said, ok := chat.CommandText(text); ok { // an imported slash command
+				if text = said; text == "" {
+					continue
+				}
+			}
+			lines := clipLines(safe(text), replayLines, width-3)
 			for i, l := range lines {
 				lead := "  "
 				if i == 0 {

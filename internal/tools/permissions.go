@@ -232,12 +232,20 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 		return "", nil
 	default:
 		if note != "" {
-			return fmt.Sprintf("The user denied permission for %s and said: %s", tool.Describe(input), note), nil
+			return fmt.Sprintf(userDenial+"%s and said: %s", tool.Describe(input), note), nil
 		}
-		return fmt.Sprintf("The user denied permission for %s. Do not retry the same call; "+
+		return fmt.Sprintf(userDenial+"%s. Do not retry the same call; "+
 			"ask the user how to proceed or take a different approach.", tool.Describe(input)), nil
 	}
 }
+
+// userDenial begins every denial the user gave (asked, they said no).
+const userDenial = "The user denied permission for "
+
+// IsUserDenial reports whether denied, a Check's denial, is the user's
+// answer to a question rather than a rule's or a mode's: the loop then
+// runs nothing more of that answer.
+func IsUserDenial(denied string) bool { return strings.HasPrefix(denied, userDenial) }
 
 // ask puts the question to the user, with their note on a denial when the
 // asker can take one.
