@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
@@ -341,4 +342,202 @@ func TestScreenLongPromptEcho(t *testing.T) {
 		}
 	}
 	logScreen(t, "a long prompt, 50 columns", s)
+}
+
+// TestScreenDenyOneOfTwoCalls: issue 36 item 10. Denying the first of two
+// calls of one answer does not ask about the second: it is not run, and
+// the model is told why.
+func TestScreenDenyOneOfTwoCalls(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	s := startScreenWith(t, srv, 100, 30, nil, nil)
+	s.waitPrompt()
+	s.paste("bash echo first > first.txt\nbash echo second > second.txt")
+	s.sendKeys("Enter")
+	s.waitFor("? Bash(echo first > first.txt)")
+	s.keys("n")
+	s.waitFor("Esc: just no")
+	s.sendKeys("Escape")
+	s.waitFor("Tool results:")
+	scr := s.waitPrompt()
+	if strings.Contains(scr, "? Bash(echo second") {
+		t.Fatalf("the second call was asked about:\n%s", scr)
+	}
+	var second string
+	for _, m := range srv.LastRequest().Messages {
+		if m.Role == "tool" {
+			second = m.Content
+		}
+	}
+	if !strings.Contains(second, "Not run: the user denied Bash(echo first > first.txt) earlier in this answer") {
+		t.Fatalf("the second call's answer: %q", second)
+	}
+	logScreen(t, "one of two calls denied", s)
+}
+
+// TestScreenEscEscRewinds: issue 36 item 10. Esc Esc at an empty prompt
+// opens /rewind, as in Claude Code.
+func TestScreenEscEscRewinds(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	s := startScreenWith(t, srv, 100, 30, nil, nil)
+	s.waitPrompt()
+	s.keys("the first message")
+	s.sendKeys("Enter")
+	s.waitFor("You said: the first message")
+	s.waitPrompt()
+	before := strings.Count(s.screen(), "ewind")
+	s.sendKeys("Escape", "Escape")
+	for deadline := time.Now().Add(waitLimit); strings.Count(s.screen(), "ewind") == before; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Esc Esc did not open /rewind:\n%s", s.screen())
+		}
+	}
+	logScreen(t, "Esc Esc at the prompt", s)
+	s.sendKeys("Escape")
+}
+
+// TestScreenBangCommand: issue 36 item 10. A !command shows a spinner
+// while it runs, and its output, which goes to the model with the next
+// message, does not title the session: the user's words do.
+func TestScreenBangCommand(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	s := startScreenWith(t, srv, 100, 30, nil, nil)
+	s.waitPrompt()
+	s.keys("!sleep 3; echo built ok")
+	s.sendKeys("Enter")
+	s.waitFor("running !sleep 3; echo built ok")
+	s.waitFor("(the output goes to the model with your next message)")
+	s.waitPrompt()
+	s.keys("did the build pass?")
+	s.sendKeys("Enter")
+	s.waitFor("You said: did the build pass?")
+	scr := s.waitPrompt()
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	if status := lines[len(lines)-1]; !strings.HasSuffix(status, "did the build pass?") {
+		t.Fatalf("the session's title is not the user's words: %q", status)
+	}
+	if last := srv.LastRequest().Messages; !strings.Contains(last[len(last)-1].Content, "built ok") {
+		t.Fatalf("the command's output did not reach the model: %q", last[len(last)-1].Content)
+	}
+	logScreen(t, "a !command, then a message", s)
+}
+
+// TestScreenTodoWriteHeader: issue 36 item 10. A TodoWrite call's header
+// is its progress and the item in progress, not its JSON.
+func TestScreenTodoWriteHeader(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.Enqueue(llmtest.ToolCalls(llmtest.Call("TodoWrite", `{"todos":[{"content":"write the parser","status":"in_progress"},{"content":"test it","status":"pending"}]}`)),
+		llmtest.Text("Planned."))
+	s := startScreenWith(t, srv, 100, 30, nil, nil)
+	s.waitPrompt()
+	s.keys("plan it")
+	s.sendKeys("Enter")
+	scr := s.waitFor("Planned.")
+	if !strings.Contains(scr, "TodoWrite(0/2 done · now: write the parser)") || strings.Contains(scr, `{"todos"`) {
+		t.Fatalf("the TodoWrite header:\n%s", scr)
+	}
+	logScreen(t, "a TodoWrite call", s)
+}
+
+// TestScreenContextFigureAgrees: issue 36 item 10. The status line's ctx
+// figure is /context's percentage.
+func TestScreenContextFigureAgrees(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	s := startScreenWith(t, srv, 120, 30, nil, nil, "--context-window", "7100")
+	s.waitPrompt()
+	s.keys("hello")
+	s.sendKeys("Enter")
+	s.waitFor("You said: hello")
+	s.waitPrompt()
+	s.keys("/context")
+	s.sendKeys("Enter")
+	scr := s.waitFor("Context usage:")
+	scr = s.waitPrompt()
+	var fromContext, fromStatus string
+	for _, l := range strings.Split(scr, "\n") {
+		if i := strings.Index(l, "tokens ("); strings.HasPrefix(l, "Context usage:") && i > 0 {
+			fromContext = strings.TrimSuffix(l[i+len("tokens ("):], ")")
+		}
+		if i := strings.Index(l, "ctx "); i >= 0 && strings.Contains(l, "to compact") {
+			fromStatus = strings.Fields(l[i+4:])[0]
+		}
+	}
+	if fromContext == "" || fromContext != fromStatus {
+		t.Fatalf("/context says %q, the status line %q:\n%s", fromContext, fromStatus, scr)
+	}
+	logScreen(t, "/context and the status line", s)
+}
+
+// TestScreenTrustQuestionsTakeOneKey: issue 36 items 5 and 10. The trust
+// question about the project's file is answered by one key, without
+// Enter; so is the one about its skills, which are then offered.
+func TestScreenTrustQuestionsTakeOneKey(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	s := startScreenWith(t, srv, 100, 30, nil, func(project, _ string) {
+		for path, text := range map[string]string{
+			".clawdcode/config.toml":         "[[hooks.Stop]]\ncommand = \"true\"\n",
+			".clawdcode/skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Fill PDF forms.\nallowed-tools: Read\n---\nUse pdftk.\n",
+		} {
+			full := filepath.Join(project, path)
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	s.waitFor("Trust this file? (y = use it, N = ignore these settings this time) [y/N]")
+	s.keys("y")
+	s.waitFor(`offer the skill "pdf" to the model`)
+	s.waitFor("Offer these skills? (y = offer them, N = not this time) [y/N]")
+	s.keys("y")
+	s.waitPrompt()
+	s.keys("/skills")
+	s.sendKeys("Enter")
+	s.waitFor("pdf — Fill PDF forms.")
+	logScreen(t, "the trust questions, one key each", s)
+}
+
+// TestScreenAddDir: issue 36 item 5. /add-dir lets Write work in another
+// directory as in the project: accept-edits covers it.
+func TestScreenAddDir(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	var other string
+	s := startScreenWith(t, srv, 110, 30, nil, func(project, _ string) {
+		other = filepath.Join(filepath.Dir(project), "other")
+		if err := os.MkdirAll(other, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}, "--permission-mode", "acceptEdits")
+	s.waitPrompt()
+	s.keys("/add-dir ../other")
+	s.sendKeys("Enter")
+	s.waitFor("Added " + other)
+	s.waitPrompt()
+	s.keys("write " + filepath.Join(other, "notes.txt") + " kept")
+	s.sendKeys("Enter")
+	s.waitFor("Tool results:")
+	if data, err := os.ReadFile(filepath.Join(other, "notes.txt")); err != nil || strings.TrimSpace(string(data)) != "kept" {
+		t.Fatalf("the write in the added directory did not run (%v):\n%s", err, s.screen())
+	}
+	if strings.Contains(s.screen(), "? Write(") {
+		t.Fatalf("accept-edits asked about the added directory:\n%s", s.screen())
+	}
+	if last := srv.LastRequest().Messages; !strings.Contains(last[len(last)-3].Content, "[The user added the directory "+other) {
+		t.Fatalf("the model was not told of the directory: %q", last[len(last)-3].Content)
+	}
+	logScreen(t, "/add-dir, then a write there in accept-edits mode", s)
 }
