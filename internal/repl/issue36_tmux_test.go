@@ -459,8 +459,8 @@ func TestScreenContextFigureAgrees(t *testing.T) {
 	s.waitPrompt()
 	s.keys("/context")
 	s.sendKeys("Enter")
-	scr := s.waitFor("Context usage:")
-	scr = s.waitPrompt()
+	s.waitFor("Context usage:")
+	scr := s.waitPrompt()
 	var fromContext, fromStatus string
 	for _, l := range strings.Split(scr, "\n") {
 		if i := strings.Index(l, "tokens ("); strings.HasPrefix(l, "Context usage:") && i > 0 {
