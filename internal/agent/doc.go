@@ -14,12 +14,15 @@
 //   - Context (context.go): the current session's context window, as the
 //     context manager shows and steers it (usage, compaction, pins, the
 //     task list);
-//   - Permissions (permissions.go): the permission mode and rules;
+//   - Permissions (permissions.go): the permission mode and rules, and
+//     the directories added to the project's (/add-dir);
 //   - Tasks (subagent.go): the subagent types and their runs;
 //   - Shells (shells.go): the commands running in the background;
 //   - Memory (memories.go): the memories and the suggestions made;
 //   - Checkpoints (undo.go, rewind.go): /undo, /rewind and /diff;
-//   - MCP (mcp.go): the MCP servers and their tools.
+//   - MCP (mcp.go): the MCP servers and their tools;
+//   - Skills (definitions.go): the Agent Skills offered through the Skill
+//     tool (internal/skills).
 //
 // New returns an error when no session can be built (a window too small
 // for the system prompt and the tools); Close ends the run.
