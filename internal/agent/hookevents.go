@@ -41,17 +41,16 @@ func hookContext(event, text string) string {
 	return "<" + event + " hook>\n" + text + "\n</" + event + " hook>"
 }
 
-// afterTool runs the PostToolUse hooks of a call that ran and adds what
-// they said to its result: a block's reason (the call has run: the model
-// reads why the hook objects) and their additional context.
+// afterTool runs the PostToolUse hooks of a call that ran successfully
+// (as Claude Code does: a failed call's result already says what went
+// wrong) and adds what they said to its result: a block's reason (the
+// call has run: the model reads why the hook objects) and their
+// additional context.
 func (l *loop) afterTool(ctx context.Context, p prepared, res tools.Result) tools.Result {
-	if l.hook == nil || ctx.Err() != nil {
+	if l.hook == nil || ctx.Err() != nil || res.Error != "" {
 		return res
 	}
 	response := map[string]any{"output": res.Output}
-	if res.Error != "" {
-		response["error"] = res.Error
-	}
 	out := l.hook(ctx, hooks.PostToolUse, p.tool.Name(), hooks.Payload{
 		"tool_name": p.tool.Name(), "tool_input": p.input, "tool_response": response, "tool_use_id": p.id,
 	})
@@ -65,12 +64,7 @@ func (l *loop) afterTool(ctx context.Context, p prepared, res tools.Result) tool
 	if len(notes) == 0 {
 		return res
 	}
-	add := strings.Join(notes, "\n")
-	if res.Error != "" {
-		res.Error += "\n\n" + add
-	} else {
-		res.Output = strings.TrimRight(res.Output, "\n") + "\n\n" + add
-	}
+	res.Output = strings.TrimRight(res.Output, "\n") + "\n\n" + strings.Join(notes, "\n")
 	return res
 }
 
