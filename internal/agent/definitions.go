@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,25 +29,15 @@ func (e *Engine) builtinTools() []tools.Tool {
 }
 
 // refreshDefinitions reads the skills and the subagent types again when
-// their files changed, and offers the tools they make from now on.
+// their files changed; the tools they make are offered from the next
+// offer on (Engine.offer, when the turn's MCP join follows).
 func (e *Engine) refreshDefinitions() {
 	if e.env == nil {
 		return
 	}
 	e.cfg.Skills.Refresh()
 	e.tasks.refresh(e.cfg.Warn)
-	next := e.builtinTools()
-	// Compared by what the model is sent: /agents may have read the
-	// files already.
-	before, _ := json.Marshal(toolDefs(e.builtin))
-	after, _ := json.Marshal(toolDefs(next))
-	if string(before) == string(after) {
-		return
-	}
-	extra := e.tools[len(e.builtin):] // the MCP servers'
-	e.builtin = next
-	e.tools = append(slices.Clip(e.builtin), extra...)
-	e.mgr.SetTools(toolDefs(e.tools))
+	e.builtin = e.builtinTools()
 }
 
 // Skills is the engine's part over the Agent Skills offered (/skills),

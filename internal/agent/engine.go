@@ -18,6 +18,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/skills"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -41,6 +42,7 @@ var _ LLM = (*llm.Client)(nil)
 // may decide what to show by it.
 type Sink interface {
 	Text(delta string)                                // assistant text as it streams
+	Thinking(delta string)                            // the model's reasoning as it streams (never recorded)
 	ToolStart(id, name string, input json.RawMessage) // before a tool runs (after permission)
 	ToolEnd(id, name string, res tools.Result)        // after it ran (ToolStart came before)
 	// ToolRefused: a call answered without running (an unknown tool, bad
@@ -106,6 +108,16 @@ type Config struct {
 	// commands: secret-looking variables handed over all the same, and
 	// more variables kept from them (see secrets.ChildEnv).
 	EnvPassthrough, SecretEnv []string
+	// TextReader and TextWriter hold the text files Read, Edit and Write
+	// read and write, Terminal runs Bash's foreground commands and
+	// WatchOutput sees a local command's output as it comes: an editor's
+	// buffers and terminals, and its view of a running call (see
+	// tools.Env's UseTextFiles, UseTerminal and WatchOutput). Each nil:
+	// this process's disk and shells.
+	TextReader  tools.TextReader
+	TextWriter  tools.TextWriter
+	Terminal    tools.Terminal
+	WatchOutput func(ctx context.Context, chunk []byte)
 	// Sandbox runs the Bash tool's commands (nil: plain child processes).
 	Sandbox tools.ShellSandbox
 	// Warn receives each warning about a session being resumed: the lines
@@ -123,6 +135,14 @@ type Config struct {
 	// under a directory added while running (/add-dir).
 	Dirs        []string
 	AddWritable func(dir string)
+	// AfterTurn, when set, is told the session's id at the end of each
+	// turn (Submit) that has a session, its records in the session file:
+	// sync's push of the turn ([sync] auto, internal/sessionsync.Auto).
+	// It must return at once — the turn's result waits for it.
+	AfterTurn func(sessionID string)
+	// Telemetry is told of turns, tool calls, permission decisions and
+	// compactions (nil = telemetry.Off).
+	Telemetry telemetry.Hooks
 }
 
 // Engine is the session engine the front ends (the REPL, -p, an editor)
@@ -136,13 +156,16 @@ type Engine struct {
 	model string
 	tools []tools.Tool
 	// builtin is the head of tools that changes only with the definition
-	// files (skills, subagent types: refreshDefinitions); the MCP servers'
-	// offer follows it. base is its fixed part, the contract's tools.
-	builtin []tools.Tool
-	base    []tools.Tool
-	env     *tools.Env // nil when Config.Tools replaced the contract tools
-	perms   permissionChecker
-	system  string
+	// files (skills, subagent types: refreshDefinitions); base is its
+	// fixed part, the contract's tools. ExitPlanMode (planTool) follows
+	// builtin in a turn that starts in plan mode, then the MCP servers'
+	// offer (offer).
+	builtin  []tools.Tool
+	base     []tools.Tool
+	planTool tools.Tool
+	env      *tools.Env // nil when Config.Tools replaced the contract tools
+	perms    permissionChecker
+	system   string
 	// briefSystem is system's brief form, for a session whose window is
 	// small (the context manager chooses: contextmgr.BriefForms).
 	briefSystem string
@@ -159,7 +182,10 @@ type Engine struct {
 	// once New returned.
 	log          *sessionLog
 	pendingTitle string
-	mgr          *contextmgr.Manager
+	// nextID is the id a new session not created yet will have, once
+	// Sessions.NextID chose it ("" = a random one at creation).
+	nextID string
+	mgr    *contextmgr.Manager
 	// sink receives the manager's notices while a Submit runs.
 	sink Sink
 
@@ -204,6 +230,9 @@ func New(cfg Config) (*Engine, error) {
 		e.env = tools.NewEnv(cfg.Project.Root)
 		e.env.Protect(cfg.Project.Store().Home())
 		e.env.PassEnv, e.env.SecretEnv = cfg.EnvPassthrough, cfg.SecretEnv
+		e.env.UseTextFiles(cfg.TextReader, cfg.TextWriter)
+		e.env.UseTerminal(cfg.Terminal)
+		e.env.WatchOutput(cfg.WatchOutput)
 		e.env.Sandbox = cfg.Sandbox
 		e.base = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
 			Store:   cfg.Project.Store(),
@@ -217,6 +246,7 @@ func New(cfg Config) (*Engine, error) {
 		e.tools = e.builtinTools()
 	}
 	e.builtin = slices.Clip(e.tools)
+	e.planTool = tools.NewExitPlanMode(planHandler{&e.permissions})
 	if cfg.Permissions != nil {
 		e.perms = cfg.Permissions
 	} else {
@@ -314,12 +344,21 @@ func toolDefs(set []tools.Tool) []chat.ToolDef {
 	return defs
 }
 
+// telemetry is the hooks the engine reports to (telemetry.Off when none).
+func (e *Engine) telemetry() telemetry.Hooks {
+	if e.cfg.Telemetry == nil {
+		return telemetry.Off
+	}
+	return e.cfg.Telemetry
+}
+
 // newManager builds a context manager over log (whose session is nil for a
 // session not yet created; live nil = no records yet).
 func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.Live) (*contextmgr.Manager, error) {
+	log.tel = e.telemetry()
 	opt := e.managerOptions(e.model, e.system, e.tools)
 	opt.Notify, opt.Hooks = e.notify, compactHooks{e}
-	opt.Brief = &contextmgr.BriefForms{System: e.briefSystem, Tools: briefDefs(e.tools)}
+	opt.Brief = &contextmgr.BriefForms{System: e.briefSystem, Tools: briefDefs(append(slices.Clip(e.tools), e.planTool))}
 	m, err := contextmgr.New(ctx, log, live, opt)
 	if err != nil {
 		return nil, fmt.Errorf("build context manager: %w", err)
@@ -346,6 +385,33 @@ func (e *Engine) managerOptions(model, system string, set []tools.Tool) contextm
 		Cache:          e.cfg.Cache,
 		Prices:         e.cfg.Prices,
 		Logger:         e.cfg.Logger,
+	}
+}
+
+// offer makes the tools of the next requests: the built-in ones,
+// ExitPlanMode when plan mode is on, then extra (the MCP servers' tools
+// ready now). It is called when a turn starts (and by a command about
+// the MCP servers), never during one, so every request of a turn carries
+// the same tools. The tool definitions lead each request: a change starts
+// the model server's prompt cache over once, which is why ExitPlanMode is
+// not offered outside plan mode (nor listed in the system prompt).
+func (e *Engine) offer(extra []tools.Tool) {
+	base := e.builtin
+	if e.permissions.Mode() == tools.ModePlan {
+		base = append(slices.Clip(base), e.planTool)
+	}
+	// One name, one tool: an MCP tool that a built-in's name takes is
+	// refused with a warning, once (MCP's among themselves were refused
+	// by mcphost).
+	next := tools.UniqueNames(append(slices.Clip(base), extra...), e.mcp.warnOnce)
+	before, _ := json.Marshal(toolDefs(e.tools))
+	after, _ := json.Marshal(toolDefs(next))
+	e.tools = next
+	if string(before) != string(after) {
+		e.mgr.SetTools(toolDefs(next))
+		if e.cfg.Logger != nil {
+			e.cfg.Logger.Info("tools offered", "tools", len(next), "mcp", len(extra))
+		}
 	}
 }
 
@@ -377,7 +443,7 @@ func (e *Engine) systemPrompt() string {
 func (e *Engine) enter(log *sessionLog, mgr *contextmgr.Manager, live *storage.Live) error {
 	closeErr := e.closeSession()
 	e.log, e.mgr = log, mgr
-	e.pendingTitle = ""
+	e.pendingTitle, e.nextID = "", ""
 	e.enterSession(live)
 	return closeErr
 }

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -341,7 +343,7 @@ func TestEngineCtrlCDuringATool(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	e := w.engine(t, tools.NewPermissions(tools.PermissionsConfig{SkipAll: true}), 0)
-	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", `{"command":"sleep 30"}`), llmtest.Call("Glob", `{"pattern":"*"}`)))
+	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", `{"command":"sleep 300"}`), llmtest.Call("Glob", `{"pattern":"*"}`)))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	start := time.Now()
@@ -349,7 +351,8 @@ func TestEngineCtrlCDuringATool(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("err = %v", err)
 	}
-	if d := time.Since(start); d > 20*time.Second {
+	// A safety net, not a measure: the command alone lasts 300 s.
+	if d := time.Since(start); d > time.Minute {
 		t.Fatalf("the tool was not killed: Submit took %v", d)
 	}
 	recs := w.records(t, e.Sessions().ID())
@@ -490,6 +493,34 @@ func TestEngineResumeBusyAndMissing(t *testing.T) {
 	}
 	if err := a.Sessions().Resume(t.Context(), a.Sessions().ID()); err != nil {
 		t.Fatalf("resuming the current session: %v", err)
+	}
+}
+
+// A new session's id is known before anything is written, and its first
+// message creates the session under that id; nothing exists before it.
+func TestNextIDNamesTheSessionBeforeItExists(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	id := e.Sessions().NextID()
+	if id == "" || e.Sessions().NextID() != id || e.Sessions().ID() != "" {
+		t.Fatalf("NextID %q, again %q, ID %q", id, e.Sessions().NextID(), e.Sessions().ID())
+	}
+	if list, _ := w.proj.List(); len(list) != 0 {
+		t.Fatalf("NextID created a session: %+v", list)
+	}
+	w.srv.Enqueue(llmtest.Text("one"), llmtest.Text("two"))
+	if _, err := e.Turns().Submit(t.Context(), "first", nil); err != nil {
+		t.Fatal(err)
+	}
+	if e.Sessions().ID() != id || e.Sessions().NextID() != id {
+		t.Fatalf("the session was created as %q, not the id named before, %q", e.Sessions().ID(), id)
+	}
+	if err := e.Sessions().StartNew(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if next := e.Sessions().NextID(); next == id || next == "" {
+		t.Fatalf("the next new session is named %q after %q", next, id)
 	}
 }
 
@@ -706,4 +737,43 @@ func mustRules(t *testing.T, list string) []tools.Rule {
 // resume: text, then the re-orientation packet.
 func resumedTurn(content, text string) bool {
 	return strings.HasPrefix(content, text+"\n\nRe-orientation")
+}
+
+// An image a front end gives with a message (an editor's image block) is
+// sent with it; something that is no image is left out, said in a notice.
+func TestSubmitImagesSendsTheGivenImages(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+	w.srv.Enqueue(llmtest.Text("a pixel"))
+	sink := &recSink{}
+	given := []chat.Image{{MediaType: "image/png", Data: png}, {MediaType: "image/png", Data: []byte("not an image")}}
+	if _, err := e.Turns().SubmitImages(t.Context(), "what is this?", given, sink); err != nil {
+		t.Fatal(err)
+	}
+	msgs := w.srv.LastRequest().Messages
+	user := msgs[len(msgs)-1]
+	if user.Content != "what is this?" || len(user.Images) != 1 || user.Images[0].MediaType != "image/png" || string(user.Images[0].Data) != string(png) {
+		t.Fatalf("the request's user message: %q with %d images", user.Content, len(user.Images))
+	}
+	if !slices.Contains(sink.events, "notice warning") || !slices.Contains(sink.events, "notice attached") {
+		t.Fatalf("notices %q, want one attached and one warning", sink.events)
+	}
+}
+
+// A turn says why its last reply ended, as the server said it: a front
+// end tells a reply cut at its max tokens, or stopped by a filter, from
+// one that ended.
+func TestTurnResultSaysWhyTheReplyEnded(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	w.srv.Enqueue(llmtest.Reply{Text: "cut sho", FinishReason: "length"}, llmtest.Text("whole"))
+	for _, want := range []string{"length", "stop"} {
+		res, err := e.Turns().Submit(t.Context(), "go", nil)
+		if err != nil || res.FinishReason != want {
+			t.Fatalf("finish reason %q (%v), want %q", res.FinishReason, err, want)
+		}
+	}
 }

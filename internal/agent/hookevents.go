@@ -24,8 +24,8 @@ const maxStopBlocks = 5
 // with their reason. For the first prompt of a new session it runs before
 // the session exists (session_id is empty): a refused prompt leaves
 // nothing behind, no file and no title.
-func (e *Engine) promptHook(ctx context.Context, text string) (string, error) {
-	out := e.runHook(ctx, hooks.UserPromptSubmit, "", hooks.Payload{"prompt": text})
+func (t *Turns) promptHook(ctx context.Context, text string) (string, error) {
+	out := t.e.runHook(ctx, hooks.UserPromptSubmit, "", hooks.Payload{"prompt": text})
 	if out.Block {
 		return "", fmt.Errorf("%w: %s", ErrPromptBlocked, out.Reason)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -23,6 +24,10 @@ import (
 type TurnResult struct {
 	Text     string // the final answer
 	NumTurns int    // model calls made
+	// FinishReason is why the last reply ended, as the server said it
+	// ("stop", "length" for a reply cut at its max tokens,
+	// "content_filter" for one the server's filter stopped).
+	FinishReason string
 	// Usage is the tokens of the turn's model calls, its subagents' included.
 	Usage storage.Usage
 }
@@ -59,6 +64,14 @@ type Turns struct{ e *Engine }
 // to interrupt a turn). Every record is persisted as it happens; sink
 // receives the turn's events as they happen (nil: none shown).
 func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult, error) {
+	return t.SubmitImages(ctx, text, nil, sink)
+}
+
+// SubmitImages is Submit of a message that comes with images of its own
+// (an editor's image blocks) besides those its text names with @path.
+// Each is stored as those are; one that is no image clawdcode sends, or
+// too big, is left out with a notice.
+func (t *Turns) SubmitImages(ctx context.Context, text string, given []chat.Image, sink Sink) (*TurnResult, error) {
 	e := t.e
 	if strings.TrimSpace(text) == "" {
 		return nil, ErrEmptyMessage
@@ -66,7 +79,7 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 	if sink == nil {
 		sink = discardSink{}
 	}
-	text, err := e.promptHook(ctx, text)
+	text, err := t.promptHook(ctx, text)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +99,9 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 	if err != nil {
 		return nil, err
 	}
+	if images, err = t.attachGiven(images, given, sink); err != nil {
+		return nil, err
+	}
 
 	l := &loop{
 		conv:     e.mgr,
@@ -98,6 +114,7 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 		hook:     e.runHook,
 		images:   images,
 		textOnly: &e.textOnly,
+		notes:    []string{e.memory.note},
 	}
 	if e.cfg.Project != nil {
 		home := e.cfg.Project.Store().Home()
@@ -106,13 +123,18 @@ func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult
 		}
 	}
 	before := e.tasks.spent()
+	ctx, endTurn := e.telemetry().Turn(ctx, telemetry.Turn{Session: e.sessions.ID(), Model: e.model, Prompt: text})
 	res, err := l.run(ctx, text)
+	endTurn(err)
 	// A turn's usage counts its subagents' tokens too: they were spent on it.
 	after := e.tasks.spent()
 	res.Usage.InputTokens += after.InputTokens - before.InputTokens
 	res.Usage.OutputTokens += after.OutputTokens - before.OutputTokens
 	if err == nil {
 		e.runHook(ctx, hooks.Stop, "", hooks.Payload{"stop_hook_active": false})
+	}
+	if id := e.sessions.ID(); e.cfg.AfterTurn != nil && id != "" {
+		e.cfg.AfterTurn(id)
 	}
 	return res, err
 }
@@ -156,6 +178,13 @@ type loop struct {
 	// userDenied is the call of the answer under way the user said no
 	// to ("" = none): the answer's later calls are not run.
 	userDenied string
+	// final is the answer of a call that ends the turn (tools.Result.Final)
+	// among those answered so far; "" = none.
+	final string
+	// notes go after the conversation of every request of the turn, as
+	// system messages ("" = none): the memories changed since the session
+	// started.
+	notes []string
 }
 
 // afterDenial is the result of a call not run because the user denied an
@@ -181,7 +210,7 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 		res.NumTurns++
 		res.Usage.InputTokens += resp.Usage.PromptTokens
 		res.Usage.OutputTokens += resp.Usage.CompletionTokens
-		res.Text = resp.Content
+		res.Text, res.FinishReason = resp.Content, resp.FinishReason
 		if err := l.conv.AddAssistant(resp); err != nil {
 			return res, err
 		}
@@ -190,6 +219,10 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 		}
 		if err := l.runCalls(ctx, resp); err != nil {
 			return res, err
+		}
+		if l.final != "" {
+			res.Text = l.final // a call ended the turn (ExitPlanMode)
+			return res, nil
 		}
 		if l.maxTurns > 0 && res.NumTurns >= l.maxTurns {
 			return res, fmt.Errorf("%w %d", ErrMaxTurns, l.maxTurns)
@@ -222,6 +255,9 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if d.Retry != nil {
 			l.sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeRetry, Text: d.Retry.String()})
 		}
+		if d.Reasoning != "" {
+			l.sink.Thinking(d.Reasoning)
+		}
 		if d.Content != "" {
 			l.streamed.WriteString(d.Content)
 			l.sink.Text(d.Content)
@@ -243,7 +279,7 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if l.textOnly != nil && *l.textOnly {
 			req.Messages = withoutImages(req.Messages)
 		}
-		req.Messages = withModeNote(req.Messages, l.perms)
+		req.Messages = withNotes(req.Messages, l.notes, l.perms)
 		resp, err := l.llm.Stream(ctx, req, onDelta)
 		if err == nil {
 			return resp, nil
@@ -283,15 +319,22 @@ type moder interface {
 	Mode() tools.Mode
 }
 
-// withModeNote adds, in plan mode, the note that tells the model so
-// (tools.PlanNote) as a trailing system message of this request only: it
-// is never recorded, and at the end it leaves the prefix a server caches
-// (the system prompt and the conversation so far) the same as without it.
-func withModeNote(msgs []chat.Message, perms permissionChecker) []chat.Message {
-	if m, ok := perms.(moder); !ok || m.Mode() != tools.ModePlan {
-		return msgs
+// withNotes adds notes (those not empty) and, in plan mode, the note that
+// tells the model so (tools.PlanNote, last) as trailing system messages
+// of this request only: they are never recorded, and at the end they
+// leave the prefix a server caches (the system prompt and the
+// conversation so far) the same as without them.
+func withNotes(msgs []chat.Message, notes []string, perms permissionChecker) []chat.Message {
+	msgs = slices.Clip(msgs)
+	for _, n := range notes {
+		if n != "" {
+			msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: n})
+		}
 	}
-	return append(slices.Clip(msgs), chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
+	if m, ok := perms.(moder); ok && m.Mode() == tools.ModePlan {
+		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
+	}
+	return msgs
 }
 
 // delegator is a tool that runs another tool (mcphost's MCPCall).
@@ -378,6 +421,14 @@ const toolStopGrace = 5 * time.Second
 // is answered as interrupted and left behind; the process is about to
 // finish the turn (or exit) anyway.
 func runTool(ctx context.Context, tool tools.Tool, input json.RawMessage, grace time.Duration) tools.Result {
+	ctx, end := telemetry.From(ctx).Tool(ctx, telemetry.ToolCall{ID: callID(ctx), Name: tool.Name(), Input: input})
+	res := runToolBounded(ctx, tool, input, grace)
+	end(telemetry.ToolEnd{Error: res.Error})
+	return res
+}
+
+// runToolBounded is runTool's call, bounded by grace once ctx is done.
+func runToolBounded(ctx context.Context, tool tools.Tool, input json.RawMessage, grace time.Duration) tools.Result {
 	done := make(chan tools.Result, 1)
 	go func() { done <- tool.Run(ctx, input) }()
 	select {
@@ -406,6 +457,9 @@ func (l *loop) answer(id, name string, res tools.Result) error {
 	}
 	if res.Image != nil {
 		l.toolImages = append(l.toolImages, toolImage{name: res.ImageName, img: *res.Image})
+	}
+	if res.Final != "" {
+		l.final = res.Final
 	}
 	l.sink.ToolEnd(id, name, res)
 	return nil
@@ -460,6 +514,7 @@ func clip(s string, n int) string {
 type discardSink struct{}
 
 func (discardSink) Text(string)                                               {}
+func (discardSink) Thinking(string)                                           {}
 func (discardSink) ToolStart(string, string, json.RawMessage)                 {}
 func (discardSink) ToolEnd(string, string, tools.Result)                      {}
 func (discardSink) ToolRefused(string, string, json.RawMessage, tools.Result) {}

@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"slices"
 
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -29,13 +27,14 @@ func (m *MCP) Servers() []mcphost.Status { return m.e.cfg.MCP.Status() }
 func (m *MCP) Watch(fn func()) { m.e.cfg.MCP.Watch(fn) }
 
 // Join offers the tools of the MCP servers ready now (after waiting as
-// Config.MCPWait says), from the next request on. Submit calls it when a
-// turn starts, never during one, so every request of a turn carries the
-// same tools; a command about the servers (/mcp, /context in -p) calls it
-// to see them settled. The tool definitions lead each request, so a
-// server's tools joining also starts the model server's prompt cache over
-// once — the price of not waiting for them at start-up.
-func (m *MCP) Join(ctx context.Context) { m.join(ctx, false) }
+// Config.MCPWait says), from the next request on, after the built-in ones
+// (Engine.offer). Submit calls it when a turn starts, never during one, so
+// every request of a turn carries the same tools; a command about the
+// servers (/mcp, /context in -p) calls it to see them settled. The tool
+// definitions lead each request, so a server's tools joining also starts
+// the model server's prompt cache over once — the price of not waiting for
+// them at start-up.
+func (m *MCP) Join(ctx context.Context) { m.e.offer(m.ready(ctx, false)) }
 
 // joinTurn is Join at the start of a turn. A run that would wait for the
 // servers (Config.MCPWait: -p) does not: its turns offer what
@@ -44,41 +43,28 @@ func (m *MCP) Join(ctx context.Context) { m.join(ctx, false) }
 // MCPCall for one never seen, which wait when first used — so that a run
 // that calls no MCP tool never waits for a slow or hung server, and a
 // request's tools do not depend on how fast a server answers.
-func (m *MCP) joinTurn(ctx context.Context) { m.join(ctx, m.e.cfg.MCPWait > 0) }
+func (m *MCP) joinTurn(ctx context.Context) { m.e.offer(m.ready(ctx, m.e.cfg.MCPWait > 0)) }
 
-func (m *MCP) join(ctx context.Context, lazy bool) {
+// ready is the MCP servers' tools to offer now: in full, or the on-demand
+// pair, as the context manager's rule decides (/context reports that same
+// decision); lazy, what mcphost.Host.Offer gives without waiting; none
+// without servers.
+func (m *MCP) ready(ctx context.Context, lazy bool) []tools.Tool {
 	e := m.e
 	if e.cfg.MCP == nil {
-		return
+		return nil
 	}
-	var offer []tools.Tool
-	switch {
-	case lazy:
-		offer = e.cfg.MCP.Offer(e.cfg.MCPWait, func(known []tools.Tool) bool {
+	if lazy {
+		return e.cfg.MCP.Offer(e.cfg.MCPWait, func(known []tools.Tool) bool {
 			return e.mgr.OfferMCP(toolDefs(known)).OnDemand
 		})
-	default:
-		m.wait(ctx)
-		// The context manager's rule decides whether the tools go out in
-		// full or on demand; /context reports that same decision.
-		offer = e.cfg.MCP.Tools()
-		if e.mgr.OfferMCP(toolDefs(offer)).OnDemand {
-			offer = e.cfg.MCP.OnDemand()
-		}
 	}
-	// One name, one tool: an MCP tool that a built-in's name takes is
-	// refused with a warning, once (MCP's among themselves were refused
-	// by mcphost).
-	next := tools.UniqueNames(append(slices.Clip(e.builtin), offer...), m.warnOnce)
-	before, _ := json.Marshal(toolDefs(e.tools))
-	after, _ := json.Marshal(toolDefs(next))
-	e.tools = next
-	if string(before) != string(after) {
-		e.mgr.SetTools(toolDefs(next))
-		if e.cfg.Logger != nil {
-			e.cfg.Logger.Info("mcp tools joined", "tools", len(offer))
-		}
+	m.wait(ctx)
+	offer := e.cfg.MCP.Tools()
+	if e.mgr.OfferMCP(toolDefs(offer)).OnDemand {
+		offer = e.cfg.MCP.OnDemand()
 	}
+	return offer
 }
 
 // wait waits once for the MCP servers still connecting, bounded by

@@ -15,14 +15,20 @@ import (
 // (internal/memory): the project's and the user's book (/memory), and the
 // suggestions this engine made. A session's system prompt carries the
 // memories checked when it starts — rebuilt if they change before its
-// first message — and never a suggestion; suggestions are derived when a
-// session this engine wrote to ends, and after each compaction.
+// first message — and never a suggestion; a change made while it is under
+// way (/memory add, an accepted suggestion, the REPL's # line) reaches its
+// model from the next request on as a note after the conversation
+// (memory.Book.Update), which leaves the prompt the server caches as it
+// was. Suggestions are derived when a session this engine wrote to ends,
+// and after each compaction.
 type Memory struct {
 	e    *Engine
 	book *memory.Book
-	// given are the memories in the current system prompt; suggested what
-	// was derived from this engine's sessions.
-	given     []string
+	// given are the memories in the current system prompt; note is how
+	// they changed since ("" = not at all); suggested what was derived
+	// from this engine's sessions.
+	given     memory.Given
+	note      string
 	suggested []memory.Suggestion
 }
 
@@ -72,23 +78,32 @@ func (m *Memory) Suggest(ctx context.Context) ([]memory.Suggestion, error) {
 // checked against the project now ("" = none); the ones given are
 // remembered for recordUse.
 func (m *Memory) forPrompt(model string) string {
-	m.given = nil
-	g, err := m.book.Prompt(tokens.NewCounter(model), memory.PromptBudget)
+	m.given, m.note = memory.Given{}, ""
+	// The instruction files the same prompt gives: a memory exported into
+	// AGENTS.md reaches the model there, and is not given twice.
+	g, err := m.book.Prompt(tokens.NewCounter(model), memory.PromptBudget, ProjectInstructions(m.e.cfg.Project.Root))
 	if err != nil {
 		m.e.warn(fmt.Sprintf("memories are left out of this session: %v", err))
 		return ""
 	}
-	m.given = g.IDs
+	m.given = g
 	return g.Text
 }
 
 // changed follows a change of the memories: before the first message of
 // a new session the session has not started, so its prompt (and the
 // manager built on it) is rebuilt with them; a session already under way
-// keeps what it started with.
+// keeps its prompt, and its model is told of the change by the note sent
+// after the conversation (Note).
 func (m *Memory) changed() {
 	e := m.e
 	if e.log.sess != nil {
+		note, err := m.book.Update(m.given)
+		if err != nil {
+			e.warn(fmt.Sprintf("memories: %v", err))
+			return
+		}
+		m.note = note
 		return
 	}
 	e.system = e.systemPrompt()
@@ -103,7 +118,7 @@ func (m *Memory) changed() {
 // recordUse notes that the session now starting was given the memories
 // of its prompt.
 func (m *Memory) recordUse(ctx context.Context) {
-	if err := m.book.RecordUse(ctx, m.given); err != nil {
+	if err := m.book.RecordUse(ctx, m.given.IDs); err != nil {
 		m.e.warn(fmt.Sprintf("memories: %v", err))
 	}
 }
@@ -112,7 +127,7 @@ func (m *Memory) recordUse(ctx context.Context) {
 // (those this engine appended) and keeps the new ones as pending: never
 // given to the model before the user accepts.
 func (m *Memory) derive(ctx context.Context, sess *storage.Session, from int64) {
-	cands, err := memory.Derive(ctx, sess.Path(), from, m.e.cfg.Project.Root)
+	cands, err := memory.Derive(ctx, sess.Path(), from, m.book.Root())
 	if err == nil {
 		cands, err = m.book.Suggest(ctx, cands)
 	}

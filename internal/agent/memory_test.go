@@ -18,7 +18,7 @@ func TestFiftyCompactionsGrowTheFileByWhatWasAdded(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	agent := llmtest.Agent()
 	w.srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
-		if len(r.Tools) == 0 {
+		if llmtest.IsSummaryRequest(r) {
 			return llmtest.Text("The user said several things. Nothing else to report.")
 		}
 		return agent(r)

@@ -17,10 +17,12 @@ import (
 // session, a rule saved to the project. What a mode or a rule allows is
 // the policy's (tools.Permissions) alone. Without a policy (nil) nothing
 // that needs permission may run, the mode stays default and no rule can
-// be added.
+// be added. A plan the model hands over in plan mode is put to the user
+// by the front end's PlanApprover (plan.go).
 type Permissions struct {
-	p *tools.Permissions
-	e *Engine
+	p     *tools.Permissions
+	e     *Engine
+	plans PlanApprover
 }
 
 // Summary is the policy in force, counted (/status).

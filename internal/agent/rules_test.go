@@ -24,6 +24,30 @@ func (a *countingAsker) Ask(context.Context, tools.Tool, json.RawMessage) (tools
 	return a.answer, nil
 }
 
+// idAsker allows every call and keeps the call id each question came with.
+type idAsker struct{ ids []string }
+
+func (a *idAsker) Ask(ctx context.Context, _ tools.Tool, _ json.RawMessage) (tools.Decision, error) {
+	a.ids = append(a.ids, tools.CallID(ctx))
+	return tools.AllowOnce, nil
+}
+
+// The asker is told which call it is asked about: an editor's permission
+// request names the tool call it shows.
+func TestAskerKnowsTheCall(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	asker := &idAsker{}
+	e := w.engine(t, tools.NewPermissions(tools.PermissionsConfig{Root: w.proj.Root, Asker: asker}), 0)
+	w.srv.Enqueue(llmtest.ToolCalls(llmtest.ToolCall{ID: "call_w1", Name: "Write", Arguments: `{"file_path":"n.txt","content":"x"}`}), llmtest.Text("done"))
+	if _, err := e.Turns().Submit(t.Context(), "write it", nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(asker.ids) != 1 || asker.ids[0] != "call_w1" {
+		t.Fatalf("the asker was asked with call ids %q, want [call_w1]", asker.ids)
+	}
+}
+
 // A model that names a tool in another case ("read") gets the tool, not
 // "unknown tool" (CONTRACT.md §3).
 func TestToolNamesMatchWithoutCase(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/checkpoint"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 )
 
 // sessionLog is a manager's Log. Each manager has its own, bound to one
@@ -29,6 +30,8 @@ type sessionLog struct {
 	reply string
 	// cp is the session's checkpoint store, built on first use.
 	cp *checkpoint.Store
+	// tel is told of the records appended (compactions); nil = nobody.
+	tel telemetry.Hooks
 }
 
 func (l *sessionLog) Append(r *storage.Record) (int64, error) {
@@ -54,6 +57,9 @@ func (l *sessionLog) wrote(off int64) {
 }
 
 func (l *sessionLog) observe(recs ...*storage.Record) {
+	if l.tel != nil {
+		l.tel.Records(l.sess.ID(), recs)
+	}
 	for _, r := range recs {
 		switch {
 		case r.Type == storage.TypeUser && !r.IsCompactSummary:

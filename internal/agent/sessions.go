@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -22,6 +24,20 @@ func (s *Sessions) ID() string {
 		return ""
 	}
 	return s.e.log.sess.ID()
+}
+
+// NextID is the current session's id, or, for a new session its first
+// message has not created yet, the id that message will create it with
+// (chosen on the first call, kept until then): an editor names a session
+// to its client before anything is written.
+func (s *Sessions) NextID() string {
+	if id := s.ID(); id != "" {
+		return id
+	}
+	if s.e.nextID == "" {
+		s.e.nextID = uuid.NewString()
+	}
+	return s.e.nextID
 }
 
 // Title is the current session's title ("" when it has none yet).
@@ -130,7 +146,13 @@ func (s *Sessions) ensure(ctx context.Context, firstMessage string) error {
 	if e.log.sess != nil {
 		return nil
 	}
-	sess, err := e.cfg.Project.Create(ctx)
+	var sess *storage.Session
+	var err error
+	if e.nextID != "" {
+		sess, err = e.cfg.Project.CreateID(ctx, e.nextID)
+	} else {
+		sess, err = e.cfg.Project.Create(ctx)
+	}
 	if err != nil {
 		return err // the store's errors begin "create session"
 	}
@@ -146,7 +168,7 @@ func (s *Sessions) ensure(ctx context.Context, firstMessage string) error {
 		// Whole, so that the store redacts a secret before cutting it.
 		sess.SetTitle(firstMessage)
 	}
-	e.log.sess, e.pendingTitle = sess, ""
+	e.log.sess, e.pendingTitle, e.nextID = sess, "", ""
 	e.memory.recordUse(ctx)
 	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "startup"})
 	return nil

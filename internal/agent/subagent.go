@@ -12,6 +12,7 @@ import (
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/toolcall"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -99,9 +100,24 @@ func (t *Tasks) Types() []SubagentType {
 func (t *Tasks) offered() []tools.SubagentType {
 	var out []tools.SubagentType
 	for _, typ := range t.types {
-		out = append(out, tools.SubagentType{Name: typ.Name, Description: typ.Description})
+		out = append(out, tools.SubagentType{Name: typ.Name, Description: typ.Description, ReadOnly: typ.readOnly()})
 	}
 	return out
+}
+
+// readOnly reports whether the type's subagent can only read: it names
+// its tools, and each is one plan mode runs (tools.PlanTools), so a Task
+// of this type runs in plan mode and a plan can be researched with it.
+func (t SubagentType) readOnly() bool {
+	if t.Tools == nil {
+		return false
+	}
+	for _, n := range t.Tools {
+		if !slices.ContainsFunc(tools.PlanTools, func(p string) bool { return strings.EqualFold(p, n) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // lookup finds a type by name ("" = general).
@@ -118,13 +134,14 @@ func (t *Tasks) lookup(name string) (SubagentType, bool) {
 	return SubagentType{}, false
 }
 
-// toolsFor are the parent's tools that typ may use, Task never among them:
-// a subagent does not start subagents.
+// toolsFor are the parent's tools that typ may use, Task never among them
+// (a subagent does not start subagents), nor ExitPlanMode (the plan is
+// the parent's to hand over).
 func (t *Tasks) toolsFor(typ SubagentType) []tools.Tool {
 	var out []tools.Tool
 	for _, tool := range t.e.tools {
 		name := tool.Name()
-		if name == tools.NameTask || (typ.Tools != nil && !slices.ContainsFunc(typ.Tools, func(n string) bool { return strings.EqualFold(n, name) })) {
+		if name == tools.NameTask || name == tools.NameExitPlanMode || (typ.Tools != nil && !slices.ContainsFunc(typ.Tools, func(n string) bool { return strings.EqualFold(n, name) })) {
 			continue
 		}
 		out = append(out, tool)
@@ -145,7 +162,7 @@ func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		return tools.Result{Error: fmt.Sprintf("subagent: %v", err)}
 	}
 	sess.SetTitle(p.Description)
-	log := &sessionLog{sess: sess}
+	log := &sessionLog{sess: sess, tel: e.telemetry()}
 	defer func() {
 		log.closed = true
 		_ = sess.Close() // its index entry: a cache the file rebuilds
@@ -159,7 +176,12 @@ func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 	if typ.Model != "" {
 		model = typ.Model
 	}
-	mgr, err := contextmgr.New(ctx, log, nil, e.managerOptions(model, system, set))
+	opt := e.managerOptions(model, system, set)
+	// A small window gets the brief forms, as the parent does: the
+	// manager decides, by the same rule.
+	info.Brief = true
+	opt.Brief = &contextmgr.BriefForms{System: SystemPrompt(info) + "\n" + subagentPreamble(typ), Tools: briefDefs(set)}
+	mgr, err := contextmgr.New(ctx, log, nil, opt)
 	if err != nil {
 		return tools.Result{Error: fmt.Sprintf("subagent: build context manager: %v", err)}
 	}
@@ -182,7 +204,9 @@ func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		hook:     e.runHook,
 	}
 	taskStarted(ts)
+	ctx, endTurn := e.telemetry().Turn(ctx, telemetry.Turn{Session: sess.ID(), Model: model, Prompt: p.Prompt, Agent: typ.Name})
 	res, err := t.runToStop(ctx, l, p.Prompt, sess)
+	endTurn(err)
 	t.addUsage(res)
 	taskEnded(ctx, ts, res, err)
 	return taskResult(ctx, res, err, log)

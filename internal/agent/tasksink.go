@@ -106,6 +106,9 @@ func taskEnded(ctx context.Context, s *taskSink, res *TurnResult, err error) {
 
 func (s *taskSink) Text(delta string) { s.text.WriteString(delta) }
 
+// Thinking is not passed on: a subagent's reasoning is its own.
+func (s *taskSink) Thinking(string) {}
+
 func (s *taskSink) ToolStart(id, name string, input json.RawMessage) {
 	s.flush()
 	s.send(TaskEvent{Kind: TaskToolUse, ID: id, Name: name, Input: input})

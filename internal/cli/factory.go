@@ -25,9 +25,11 @@ import (
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/secrets"
+	"github.com/clawdcode/clawdcode/internal/sessionsync"
 	"github.com/clawdcode/clawdcode/internal/skills"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -63,6 +65,9 @@ type Factory struct {
 	config  lazy[*config.Config]
 	perms   lazy[*tools.Permissions]
 	sandbox lazy[*sandbox.Sandbox]
+	// telemetry is OpenTelemetry export, started on first use when on
+	// (telemetry.go); nil when off.
+	telemetry lazy[*telemetry.Telemetry]
 	// configFlags are the command line's settings, given to the
 	// configuration's first resolution (ResolveConfig).
 	configFlags config.Flags
@@ -92,10 +97,35 @@ type Factory struct {
 	// itself, so SIGINT must no longer cancel the whole run.
 	replOwnsInterrupt atomic.Bool
 
+	// autoSync is the run's background push of each turn ([sync] auto),
+	// nil when it is off; Run gives it a bounded moment at exit.
+	autoSync atomic.Pointer[sessionsync.Auto]
+
 	// indexErr is why index.json could not be written, said after the
 	// run's own error (see Run).
 	indexMu  sync.Mutex
 	indexErr error
+
+	// extraMCP are MCP servers a front end adds to the configured ones,
+	// and engineExtras what it adds to the engine's Config (an editor's
+	// servers, buffers and terminal: `clawdcode acp`, per session).
+	extraMCP     []mcphost.ServerConfig
+	engineExtras func(*agent.Config)
+}
+
+// forDir is a factory for the project at dir (an editor's session's
+// directory): the same environment, store, log and cache, and its own
+// configuration, permissions and commands, those of dir's project.
+func (f *Factory) forDir(dir string) *Factory {
+	sub := &Factory{IO: f.IO, Getenv: f.Getenv, Home: f.Home, HTTPClient: f.HTTPClient,
+		Getwd: func() (string, error) { return dir, nil }, configFlags: f.configFlags}
+	sub.redactor.Store(f.redactor.Load())
+	_, _ = sub.home.get(f.HomeDir)
+	_, _ = sub.store.get(f.Store)
+	_, _ = sub.logger.get(func() (*slog.Logger, error) { return f.Logger(), nil })
+	_, _ = sub.cache.get(func() (*storage.CacheStore, error) { return f.Cache(), nil })
+	_, _ = sub.telemetry.get(func() (*telemetry.Telemetry, error) { return f.Telemetry(), nil })
+	return sub
 }
 
 // NewFactory returns a factory over the process's environment.
@@ -105,15 +135,22 @@ func NewFactory(ios *iostreams.IOStreams) *Factory {
 
 // lazy is a value built once on first use.
 type lazy[T any] struct {
-	once sync.Once
-	v    T
-	err  error
+	once  sync.Once
+	v     T
+	err   error
+	built atomic.Bool
 }
 
 func (l *lazy[T]) get(build func() (T, error)) (T, error) {
-	l.once.Do(func() { l.v, l.err = build() })
+	l.once.Do(func() {
+		l.v, l.err = build()
+		l.built.Store(true)
+	})
 	return l.v, l.err
 }
+
+// done reports whether the value was built (without building it).
+func (l *lazy[T]) done() bool { return l.built.Load() }
 
 // HomeDir is CLAWDCODE_HOME (default ~/.clawdcode).
 func (f *Factory) HomeDir() (string, error) {
@@ -459,9 +496,16 @@ func childEnv(cfg *config.Config) []string {
 // one that dies, or that Settle gives up on, is reported once on stderr
 // and the run goes on without it.
 func (f *Factory) StartMCP(ctx context.Context, cfg *config.Config, root string) *mcphost.Host {
-	servers := make([]mcphost.ServerConfig, 0, len(cfg.MCPServers))
+	servers := make([]mcphost.ServerConfig, 0, len(cfg.MCPServers)+len(f.extraMCP))
 	for name, s := range cfg.MCPServers {
 		servers = append(servers, mcphost.ServerConfig{Name: name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers})
+	}
+	// A front end's servers join the configured ones; a name the
+	// configuration has already stays the configuration's.
+	for _, s := range f.extraMCP {
+		if _, dup := cfg.MCPServers[s.Name]; !dup {
+			servers = append(servers, s)
+		}
 	}
 	cache := ""
 	if home, err := f.HomeDir(); err == nil {

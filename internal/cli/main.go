@@ -52,6 +52,8 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	// The commands' sandbox hosts end with the run (the process's exit
 	// would end them too; a test's in-process run does not exit).
 	f.closeSandbox()
+	f.finishAutoSync()
+	f.stopTelemetry()
 	failure := Describe(f.endpointHint(err), context.Cause(ctx))
 	// A server's error may quote the key (a careless proxy's 401): the
 	// line may end up in a CI log, so it goes out redacted too.

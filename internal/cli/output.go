@@ -108,6 +108,9 @@ type printSink struct {
 	init     func() initEvent
 	initDone bool
 	text     strings.Builder // assistant text not yet written as an event
+	// planned is set when the turn ended at a plan no one could approve
+	// (ExitPlanMode in plan mode): the answer is the plan.
+	planned bool
 	// mu keeps lines whole: subagents' events come from their goroutines.
 	mu sync.Mutex
 }
@@ -145,6 +148,9 @@ func (s *printSink) flushText() {
 	s.text.Reset()
 }
 
+// Thinking is left out of -p's output, whose formats have no place for it.
+func (s *printSink) Thinking(string) {}
+
 func (s *printSink) Text(delta string) {
 	if s.format == FormatStreamJSON {
 		s.text.WriteString(delta)
@@ -173,6 +179,9 @@ func (s *printSink) ToolRefused(id, name string, _ json.RawMessage, res tools.Re
 }
 
 func (s *printSink) ToolEnd(id, name string, res tools.Result) {
+	if name == tools.NameExitPlanMode && res.Final != "" {
+		s.planned = true
+	}
 	switch s.format {
 	case FormatStreamJSON:
 		s.emit(toolResultEvent{Type: "tool_result", ID: id, Name: name, Output: res.Output, Error: res.Error, IsError: res.Error != ""})

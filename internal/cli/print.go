@@ -16,6 +16,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -106,6 +107,10 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		res.Usage = ResultUsage{InputTokens: turn.Usage.InputTokens, OutputTokens: turn.Usage.OutputTokens}
 	}
 	sink.finish(res, started)
+	if sink.planned && !res.IsError {
+		fmt.Fprintln(f.IO.ErrOut, "clawdcode: plan mode: the answer is the model's plan, not carried out; to carry it out, continue in another mode:")
+		fmt.Fprintf(f.IO.ErrOut, "  clawdcode -r %s -p \"Carry out the plan\" --permission-mode acceptEdits\n", sessionID)
+	}
 	return err
 }
 
@@ -228,21 +233,19 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 	if err != nil {
 		return nil, false, err
 	}
-	client, cachedWindow, err := engineModel(ctx, f, cfg, opts, eagerLLM)
+	client, tel, err := f.runLLM(eagerLLM)
 	if err != nil {
 		return nil, false, err
 	}
-	// MCP servers start (in the background) only for runs that may call
-	// their tools or list them; -p waits for them at its first request.
-	var host *mcphost.Host
-	if withMCP && len(cfg.MCPServers) > 0 {
-		host = f.StartMCP(ctx, cfg, p.Root)
+	// A model the table does not know, with no window set anywhere: the
+	// server is asked (CONTRACT §8), so the first request is sized right.
+	if !opts.WindowExplicit && !tokens.Lookup(opts.Model).Known {
+		if n, source, cached, ok := f.ServerWindow(ctx, cfg, opts.Model); ok {
+			opts.Window, opts.WindowSource, cachedWindow = n, source, cached
+		}
 	}
-	mcpWait := time.Duration(0)
-	if !f.IO.Interactive() || opts.Print {
-		mcpWait = printMCPWait
-	}
-	eng, err = agent.New(agent.Config{
+	host, mcpWait := f.runMCP(ctx, cfg, p.Root, opts, withMCP)
+	engCfg := agent.Config{
 		MCP:            host,
 		MCPWait:        mcpWait,
 		Hooks:          f.Hooks(cfg, p.Root),
@@ -267,10 +270,19 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		Sandbox:        sb,
 		Warn:           warnTo(f.IO.ErrOut),
 		About:          f.about(cfg, p, sb),
-	})
+		AfterTurn:      f.afterTurn(p),
+		Telemetry:      hooksOf(tel),
+	}
+	if f.engineExtras != nil {
+		f.engineExtras(&engCfg)
+	}
+	eng, err = agent.New(engCfg)
 	if err != nil {
 		host.Close()
 		return nil, cachedWindow, err
+	}
+	if tel != nil {
+		tel.SessionFallback(eng.Sessions().ID)
 	}
 	if err := openSession(ctx, f, opts, eng.Sessions(), id); err != nil {
 		_ = eng.Close()
@@ -279,27 +291,38 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 	return eng, cachedWindow, nil
 }
 
-// engineModel is the run's client — built now when eagerLLM, so that a
-// missing key stops the run before anything is written, else on the
-// first model call — and, for a model the table does not know with no
-// window set anywhere, the window the server states (CONTRACT §8), so
-// that the first request is sized right; cachedWindow says it came from
-// servers.json.
-func engineModel(ctx context.Context, f *Factory, cfg *config.Config, opts *RootOptions, eagerLLM bool) (client agent.LLM, cachedWindow bool, err error) {
-	client = &lazyLLM{f: f}
-	if eagerLLM {
+// runLLM is a run's model client: built now when eager (a missing key
+// stops the run before anything is written), else on the first call; and
+// wrapped by the telemetry, when it is on.
+func (f *Factory) runLLM(eager bool) (agent.LLM, *telemetry.Telemetry, error) {
+	var client agent.LLM = &lazyLLM{f: f}
+	if eager {
 		c, err := f.LLM()
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		client = c
 	}
-	if !opts.WindowExplicit && !tokens.Lookup(opts.Model).Known {
-		if n, source, cached, ok := f.ServerWindow(ctx, cfg, opts.Model); ok {
-			opts.Window, opts.WindowSource, cachedWindow = n, source, cached
-		}
+	tel := f.Telemetry()
+	if tel != nil {
+		client = tel.WrapLLM(client)
 	}
-	return client, cachedWindow, nil
+	return client, tel, nil
+}
+
+// runMCP starts the MCP servers (in the background) of a run that may
+// call their tools or list them, nil otherwise, and says how long its
+// first request waits for them: a run nobody watches (-p, an editor's)
+// waits, the REPL does not.
+func (f *Factory) runMCP(ctx context.Context, cfg *config.Config, root string, opts *RootOptions, withMCP bool) (*mcphost.Host, time.Duration) {
+	var host *mcphost.Host
+	if withMCP && len(cfg.MCPServers)+len(f.extraMCP) > 0 {
+		host = f.StartMCP(ctx, cfg, root)
+	}
+	if !f.IO.Interactive() || opts.Print {
+		return host, printMCPWait
+	}
+	return host, 0
 }
 
 // sessionOpener is what the start of a run needs of the engine's sessions
@@ -370,6 +393,14 @@ func sessionToOpen(f *Factory, opts *RootOptions) (string, error) {
 	switch {
 	case opts.Resume != "":
 		_, id, err := resolveSession(f, opts.Resume)
+		var usage *UsageError
+		if errors.As(err, &usage) && errors.Is(err, storage.ErrNotFound) {
+			if p, perr := f.Project(); perr == nil {
+				if hints := enclosingHints(p, strings.TrimSpace(opts.Resume)); hints != nil {
+					usage.Hints = hints
+				}
+			}
+		}
 		return id, err
 	case opts.Continue:
 		p, err := f.Project()
@@ -379,6 +410,9 @@ func sessionToOpen(f *Factory, opts *RootOptions) (string, error) {
 		id, err := p.Latest()
 		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
+				if hints := enclosingHints(p, ""); hints != nil {
+					return "", withHint(errNothingToContinue, hints...)
+				}
 				return "", withHint(errNothingToContinue, "start one with `clawdcode` or `clawdcode -p`")
 			}
 			return "", err

@@ -54,15 +54,11 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	if err != nil {
 		return err
 	}
+	linkAsker(asker, eng)
 	home, err := f.HomeDir()
 	if err != nil {
 		_ = eng.Close()
 		return err
-	}
-	if asker != nil {
-		asker.Notify = func(ctx context.Context, tool string) {
-			eng.Turns().Notify(ctx, agent.NotifyPermission, agent.PermissionMessage(tool))
-		}
 	}
 	// From here Ctrl-C cancels a turn, not the program: the REPL decides.
 	f.handOverInterrupt()
@@ -82,6 +78,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		SkipPermissions: opts.SkipPermissions,
 		Modes:           eng.Permissions(),
 		SearchSessions:  searchSessions(f),
+		Spend:           todaySpend(f, eng.Turns()),
 	})
 	if errors.Is(err, slash.ErrExit) {
 		err = nil
@@ -91,6 +88,20 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	}
 	noteSuggestions(f.IO.ErrOut, eng.Memory())
 	return err
+}
+
+// linkAsker links the REPL's dialog to the engine (none without a
+// terminal): a plan the model hands over (ExitPlanMode) is put to the
+// user by it, and a question it puts runs the Notification hooks.
+// Without a terminal a plan ends the turn.
+func linkAsker(asker *repl.Asker, eng *agent.Engine) {
+	if asker == nil {
+		return
+	}
+	eng.Permissions().SetPlanApprover(asker)
+	asker.Notify = func(ctx context.Context, tool string) {
+		eng.Turns().Notify(ctx, agent.NotifyPermission, agent.PermissionMessage(tool))
+	}
 }
 
 // searchSessions is the /resume picker's search over the sessions'

@@ -146,7 +146,10 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	cmd.AddCommand(NewCmdSessions(f))
 	cmd.AddCommand(NewCmdSearch(f, nil))
 	cmd.AddCommand(NewCmdImport(f, nil))
+	cmd.AddCommand(NewCmdACP(f, nil))
 	cmd.AddCommand(NewCmdSandbox(f, nil))
+	cmd.AddCommand(NewCmdSync(f, nil))
+	cmd.AddCommand(NewCmdUsage(f, nil))
 	return cmd
 }
 
@@ -171,6 +174,15 @@ func (raw *rootFlagValues) register(cmd *cobra.Command, opts *RootOptions) {
 	fl.StringVarP(&opts.Resume, "resume", "r", "", "resume a session of this project by `id` or unique prefix; without one, pick it from a list")
 	fl.Lookup("resume").NoOptDefVal = resumePick
 	fl.BoolVar(&opts.ForkSession, "fork-session", false, "with -c or -r: continue in a new session that starts with that session's context")
+	raw.registerEngine(cmd, opts)
+	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(
+		[]string{FormatText, FormatJSON, FormatStreamJSON}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// registerEngine defines the flags of the engine's configuration, which
+// the root command and `clawdcode acp` share, and their completions.
+func (raw *rootFlagValues) registerEngine(cmd *cobra.Command, opts *RootOptions) {
+	fl := cmd.Flags()
 	fl.StringVarP(&opts.Model, "model", "m", "", "model `name` sent to the server (env CLAWDCODE_MODEL; default gpt-4o)")
 	fl.IntVar(&raw.window, "context-window", 0, "context window in `tokens` (env CLAWDCODE_CONTEXT_WINDOW; default from the model)")
 	fl.Float64Var(&raw.threshold, "compact-threshold", DefaultThreshold, "auto-compaction trigger as a `fraction` of the window")
@@ -190,8 +202,6 @@ func (raw *rootFlagValues) register(cmd *cobra.Command, opts *RootOptions) {
 	_ = cmd.MarkFlagDirname("add-dir")
 	_ = cmd.RegisterFlagCompletionFunc("sandbox", cobra.FixedCompletions(
 		[]string{"read-only", "workspace-write", "off"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(
-		[]string{FormatText, FormatJSON, FormatStreamJSON}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"allowed-tools", "disallowed-tools"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(
 			contractTools, cobra.ShellCompDirectiveNoFileComp))

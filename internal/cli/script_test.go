@@ -363,9 +363,11 @@ func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
 		if err != nil {
 			ts.Fatalf("usage: llm wait <n>")
 		}
-		for deadline := time.Now().Add(10 * time.Second); len(srv.Requests()) < n; {
+		// A minute is a safety net against a run that never asks, far
+		// beyond what a loaded machine needs for one that does.
+		for deadline := time.Now().Add(time.Minute); len(srv.Requests()) < n; {
 			if time.Now().After(deadline) {
-				ts.Fatalf("llm wait: %d requests after 10 s, want %d", len(srv.Requests()), n)
+				ts.Fatalf("llm wait: %d requests after a minute, want %d", len(srv.Requests()), n)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

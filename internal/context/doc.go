@@ -31,13 +31,17 @@
 // ladder.go (the ladder's whole policy: clearing old results, superseded
 // reads, collapsing rounds, the summary, giving up) with clear.go,
 // collapse.go and truncate.go, brief.go (the brief forms for a small
-// window), summarize.go and backoff.go (the summariser and its back-off),
+// window), summarize.go, summaryprefix.go (the summary asked at the end
+// of the agent's own request, so that a prompt cache serves it),
+// usermessages.go (the user's words a summary keeps) and backoff.go (the
+// summariser and its back-off),
 // compact.go and receipt.go (what a compaction keeps, and its receipt),
 // carry.go (what a compaction carries beside the summary: the ledger,
 // todos.go's task list, packet.go's re-orientation packet, standing.go's
 // standing instructions), pins.go, draft.go (/compact --preview),
-// handoff.go, resume.go, usage.go (what /context shows) and mcp.go (the
-// MCP tools in full or on demand).
+// handoff.go, resume.go, usage.go (what /context shows), images.go (what
+// an image costs in a request) and mcp.go (the MCP tools in full or on
+// demand).
 //
 // # Guarantees
 //

@@ -268,10 +268,13 @@ func importAndKill(t *testing.T, w *world, k killAt, args ...string) bool {
 	switch {
 	case k.midPass:
 		dir := filepath.Join(w.Home, "projects", escapeForTest(w.Project))
+		// Polled every half millisecond, not in a spin: a spinning test
+		// took a core from the import it waits for (and most of the
+		// test's CPU), on a 2-core machine half of it.
 		for !seenMidPass(dir) {
 			select {
 			case <-exited:
-			default:
+			case <-time.After(500 * time.Microsecond):
 				continue
 			}
 			break

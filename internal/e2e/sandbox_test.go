@@ -26,17 +26,17 @@ func sandboxWorld(t *testing.T) *world {
 	t.Helper()
 	requireTool(t, "git")
 	w := newWorld(t, llmtest.Options{})
-	git(t, w.Project, "init", "-q")
+	gitC(t, w.Project, "init", "-q")
 	if err := os.WriteFile(filepath.Join(w.Project, "README"), []byte("hi\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, w.Project, "add", "README")
-	git(t, w.Project, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "first")
+	gitC(t, w.Project, "add", "README")
+	gitC(t, w.Project, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "first")
 	w.Server.SetResponder(llmtest.Agent())
 	return w
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func gitC(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
 	if err != nil {
@@ -112,7 +112,7 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 			t.Errorf("call %d (%s): no line naming the refused write to %s:\n%s", i, c.command, c.refused, got)
 		}
 	}
-	if !strings.Contains(results[0], "made") || !strings.Contains(git(t, w.Project, "log", "--format=%s", "-1"), "made") {
+	if !strings.Contains(results[0], "made") || !strings.Contains(gitC(t, w.Project, "log", "--format=%s", "-1"), "made") {
 		t.Errorf("git add and commit inside the sandbox did not commit: %s", results[0])
 	}
 	for _, path := range []string{filepath.Join(w.UserHome, "escaped"), outside, filepath.Join(w.Project, ".git", "hooks", "pre-commit"),

@@ -42,7 +42,7 @@ func TestSandboxAsUser(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	// The user needs to reach the binary and own its directories.
 	bin := filepath.Join(w.Root, "bin", "clawdcode")
-	copyFile(t, w.Binary, bin)
+	copyExecutable(t, w.Binary, bin)
 	for dir := w.Root; dir != "/"; dir = filepath.Dir(dir) {
 		if info, err := os.Stat(dir); err == nil && info.Mode().Perm()&0o005 != 0o005 {
 			if err := os.Chmod(dir, info.Mode().Perm()|0o005); err != nil {
@@ -132,7 +132,7 @@ func systemUser(t *testing.T) *user.User {
 	return u
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyExecutable(t *testing.T, from, to string) {
 	t.Helper()
 	data, err := os.ReadFile(from)
 	if err != nil {

@@ -1,8 +1,9 @@
 // Package ledger is the evidence ledger: what a summary most often drops
-// — paths, commands, exit statuses, the error a command ended with, test
-// results, the numbers the tools printed — read from the tool records a
-// compaction takes out, without asking any model (every call read by
-// toolcall.Classify).
+// — paths, commands, exit statuses, the error a command ended with, every
+// test run's verdict (verdict.go: the summary lines of the common
+// runners, passed or failed), the numbers the tools printed — read from
+// the tool records a compaction takes out, without asking any model
+// (every call read by toolcall.Classify).
 //
 // The context manager stores it on a compaction's boundary
 // (compactMetadata.ledger, the storage.Ledger type), merges it into the
@@ -37,7 +38,7 @@ const (
 	// maxNumbers bounds the numbers as the files: most are what a
 	// file's read showed, and go on its line.
 	maxNumbers = maxFiles
-	// linesPerCall is how many test or number lines one call adds.
+	// linesPerCall is how many number lines one call adds.
 	linesPerCall = 3
 	lineBytes    = 160
 	commandBytes = 300
@@ -92,11 +93,17 @@ func note(l *storage.Ledger, root string, c pendingCall, res *storage.ToolResult
 		if cmd == "" {
 			return
 		}
-		addCommand(l, commandEntry(cmd, c.ref, res))
-		for _, t := range matchingLines(res.Output, testLine, linesPerCall) {
-			addLine(&l.Tests, storage.LedgerLine{Text: t, Source: termtext.Flatten(cmd, 60), Ref: c.ref})
-		}
 		source = termtext.Flatten(cmd, 60)
+		// A failed run in no known format keeps its last line with the
+		// command (its outcome): only a passing one needs a test line.
+		verdict, known := Verdict(cmd, res.Output)
+		if !known && res.Error != "" {
+			verdict = ""
+		}
+		addCommand(l, commandEntry(cmd, c.ref, res, verdict))
+		if verdict != "" {
+			addTest(l, storage.LedgerLine{Text: verdict, Source: source, Ref: c.ref})
+		}
 	default:
 		if res.Error != "" {
 			addLine(&l.Errors, storage.LedgerLine{Text: termtext.Flatten(res.Error, lineBytes), Source: source, Ref: c.ref})
@@ -197,6 +204,12 @@ func addCommand(l *storage.Ledger, c storage.LedgerCommand) {
 	l.Commands = replaceLast(l.Commands, c, func(d storage.LedgerCommand) bool { return d.Command == c.Command }, maxCommands)
 }
 
+// addTest adds a test run's verdict: a later run of the same command
+// replaces the earlier one's (what matters is whether the tests pass now).
+func addTest(l *storage.Ledger, x storage.LedgerLine) {
+	l.Tests = replaceLast(l.Tests, x, func(y storage.LedgerLine) bool { return y.Source == x.Source || y.Text == x.Text }, maxLines)
+}
+
 func addLine(list *[]storage.LedgerLine, x storage.LedgerLine) {
 	*list = replaceLast(*list, x, func(y storage.LedgerLine) bool { return y.Text == x.Text }, maxLines)
 }
@@ -240,7 +253,7 @@ func Merge(prev, next *storage.Ledger) *storage.Ledger {
 		addCommand(l, c)
 	}
 	for _, t := range next.Tests {
-		addLine(&l.Tests, t)
+		addTest(l, t)
 	}
 	for _, n := range next.Numbers {
 		addNumber(l, n)

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,9 +14,6 @@ import (
 var (
 	// numberLine finds a named number: "limit = 4096", "p99: 35ms".
 	numberLine = regexp.MustCompile(`[A-Za-z_][\w.\-]*\s*(?:=|:)\s*-?\d[\d_,]*(?:\.\d+)?`)
-	// testLine finds a line reporting test results (go test, pytest,
-	// cargo, jest and the like).
-	testLine = regexp.MustCompile(`^(?:ok\s|FAIL\b|PASS\b|--- (?:FAIL|PASS)|test result:|Tests?:)|\b\d+ (?:passed|failed)\b`)
 	// lineNumber is the prefix Read puts on each line, or Grep (a path and
 	// a line number).
 	lineNumber = regexp.MustCompile(`^(?:\s*\d+\t|[^\s:]+:\d+:)`)
@@ -23,8 +21,11 @@ var (
 
 // commandEntry is a Bash call's entry: its exit status from the tool's
 // error ("exit status N"; anything else did not exit), and, when it
-// failed, the last two lines of its output.
-func commandEntry(cmd, ref string, res *storage.ToolResult) storage.LedgerCommand {
+// failed, its outcome: the first diagnostic its output holds (a
+// compiler's or a linter's "file:line: message", an "error: …") and its
+// last line, each unless the run's verdict (in the test results) holds
+// it already.
+func commandEntry(cmd, ref string, res *storage.ToolResult, verdict string) storage.LedgerCommand {
 	c := storage.LedgerCommand{Command: cmd, Ref: ref}
 	if res.Error == "" {
 		return c
@@ -36,10 +37,9 @@ func commandEntry(cmd, ref string, res *storage.ToolResult) storage.LedgerComman
 		}
 	}
 	var tail []string
-	lines := strings.Split(strings.TrimRight(res.Output, "\n"), "\n")
-	for i := len(lines) - 1; i >= 0 && len(tail) < 2; i-- {
-		if s := strings.TrimSpace(lines[i]); s != "" {
-			tail = append([]string{termtext.Flatten(s, lineBytes)}, tail...)
+	for _, line := range outcome(res.Output) {
+		if !strings.Contains(verdict, line) {
+			tail = append(tail, line)
 		}
 	}
 	if c.Exit < 0 {
@@ -49,11 +49,37 @@ func commandEntry(cmd, ref string, res *storage.ToolResult) storage.LedgerComman
 	return c
 }
 
+// diagnostic is a line that reports an error: a compiler's or a linter's
+// "path:line[:col]: message" or "path(line,col): error", an eslint
+// "line:col  error", or one that begins "error" or "fatal".
+var diagnostic = regexp.MustCompile(`(?i)^(?:[^\s:]+:\d+(?::\d+)?:\s|\S+\(\d+,\d+\): error\b|\d+:\d+\s+error\b|(?:error|fatal)\b)`)
+
+// outcome is what a failed command's output ended with: its first
+// diagnostic line, when there is one, and its last line.
+func outcome(out string) []string {
+	lines := outputLines(out)
+	if len(lines) == 0 {
+		return nil
+	}
+	last := lines[len(lines)-1]
+	var kept []string
+	if i := slices.IndexFunc(lines, diagnostic.MatchString); i >= 0 && i < len(lines)-1 {
+		kept = append(kept, termtext.Flatten(lines[i], lineBytes))
+	}
+	return append(kept, termtext.Flatten(last, lineBytes))
+}
+
 // matchingLines are the first n lines of out that re matches, trimmed
 // and cut (Read's line numbers taken off).
 func matchingLines(out string, re *regexp.Regexp, n int) []string {
 	var found []string
 	for line := range strings.SplitSeq(out, "\n") {
+		// A named number holds a digit, and so does a line number: a line
+		// without one is passed over without running either regexp over
+		// it (a megabyte-long line of a minified file, say).
+		if re == numberLine && !strings.ContainsAny(line, "0123456789") {
+			continue
+		}
 		line = strings.TrimSpace(lineNumber.ReplaceAllString(line, ""))
 		if line == "" || !re.MatchString(line) || (re == numberLine && !namesANumber(line)) {
 			continue

@@ -31,6 +31,7 @@ import (
 //	bash-output <id>       → BashOutput {"bash_id": "<id>"}
 //	kill-shell <id>        → KillShell {"shell_id": "<id>"}
 //	webfetch <url> [prompt] → WebFetch {"url": "<url>", "prompt": "<prompt>"}
+//	exit-plan <plan>       → ExitPlanMode {"plan": "<plan>"}, each `\n` in it a line break
 //	task <type> <prompt>   → Task  {"description": "<type> task", "prompt": "<prompt>", "subagent_type": "<type>"}
 //	skill <name> [file]    → Skill {"name": "<name>", "file": "<file>"}
 //
@@ -112,6 +113,8 @@ func agentCalls(content string) []ToolCall {
 			name, args = "BashOutput", map[string]any{"bash_id": rest}
 		case "kill-shell":
 			name, args = "KillShell", map[string]any{"shell_id": rest}
+		case "exit-plan":
+			name, args = "ExitPlanMode", map[string]any{"plan": strings.ReplaceAll(rest, `\n`, "\n")}
 		case "task":
 			typ, prompt, _ := strings.Cut(rest, " ")
 			name, args = "Task", map[string]any{"description": typ + " task", "prompt": strings.TrimSpace(prompt), "subagent_type": typ}

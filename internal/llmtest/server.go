@@ -71,7 +71,9 @@ type Request struct {
 	// MaxCompletionTokens and MaxTokens are 0 when not sent.
 	MaxCompletionTokens int
 	MaxTokens           int
-	Body                []byte // the raw request body
+	// ToolChoice is tool_choice when sent as a string ("none", "auto").
+	ToolChoice string
+	Body       []byte // the raw request body
 	// Responses is set for a POST /v1/responses; its input is decoded
 	// into Messages and Tools like a chat request's.
 	Responses bool

@@ -22,6 +22,7 @@ type wireRequest struct {
 	} `json:"stream_options"`
 	MaxCompletionTokens *int `json:"max_completion_tokens"`
 	MaxTokens           *int `json:"max_tokens"`
+	ToolChoice          any  `json:"tool_choice"`
 
 	messages []wireMessage
 }
@@ -92,6 +93,9 @@ func decodeRequest(req *Request, body []byte) (*wireRequest, error) {
 	}
 	if w.MaxTokens != nil {
 		req.MaxTokens = *w.MaxTokens
+	}
+	if c, ok := w.ToolChoice.(string); ok {
+		req.ToolChoice = c
 	}
 	for _, m := range w.messages {
 		cm := chat.Message{Role: m.Role, Content: m.Content.text, Name: m.Name, ToolCallID: m.ToolCallID}

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -98,7 +99,13 @@ func (d *deriver) succeeded(call, result *storage.Record) {
 		if c.Path == "" {
 			return
 		}
-		p := toolcall.Rel(d.root, c.Path)
+		// A path the call gave relative to its working directory (a
+		// subdirectory of the repository) is named from the root.
+		path := c.Path
+		if !filepath.IsAbs(path) && call.CWD != "" {
+			path = filepath.Join(call.CWD, path)
+		}
+		p := toolcall.Rel(d.root, path)
 		if _, ok := d.edits[p]; !ok {
 			d.order = append(d.order, p)
 		}

@@ -120,6 +120,10 @@ func (t *turnOutput) resume() {
 	t.spin.Start(t.done, t.label)
 }
 
+// Thinking is not shown: the terminal shows the answer, and a model's
+// reasoning is not kept in the session either.
+func (t *turnOutput) Thinking(string) {}
+
 func (t *turnOutput) Text(delta string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -349,6 +353,8 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 		return clip(termtext.FirstLine(str("description"), 0, " …"), 80)
 	case tools.NameTodoWrite:
 		return todoArgument(input)
+	case tools.NameExitPlanMode:
+		return "plan, " + plural(strings.Count(strings.TrimRight(str("plan"), "\n"), "\n")+1, "line")
 	case tools.NameGlob, tools.NameGrep:
 		s := str("pattern")
 		if p := str("path"); p != "" {

@@ -70,8 +70,9 @@ type Options struct {
 	// says so in red for as long as it holds (when Modes is nil).
 	SkipPermissions bool
 	// Modes is the permission mode the engine's tools are checked in:
-	// Shift-Tab cycles it, the status line shows it, and a plan-mode
-	// answer is followed by the plan's approval (nil: no modes).
+	// Shift-Tab cycles it and the status line shows it (nil: no modes).
+	// A plan the model hands over in plan mode is put to the user by the
+	// Asker (agent.PlanApprover), which the caller gives the engine.
 	Modes Modes
 	// Hints are the lines of advice shown under an error (the same as
 	// -p gives: the front end's one mapping); nil = none.
@@ -90,6 +91,17 @@ type Options struct {
 	// PickSession opens the /resume picker before the first prompt (a bare
 	// -r); without a terminal /resume lists the sessions instead.
 	PickSession bool
+	// Spend, when set, is today's cost for the status line: refreshed
+	// when the REPL starts and after each turn (nil: not shown).
+	Spend Spend
+}
+
+// Spend is a figure the status line shows (*usage.Today): Figure is read
+// on every draw and must not block; Refresh recomputes it in the
+// background.
+type Spend interface {
+	Figure() string
+	Refresh(done func())
 }
 
 const (
@@ -126,6 +138,9 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer s.input.Close()
+	if opts.Spend != nil {
+		opts.Spend.Refresh(s.redrawStatus)
+	}
 	if opts.WatchMCP != nil && s.kb != nil {
 		opts.WatchMCP(s.kb.redraw)
 		defer opts.WatchMCP(nil)
@@ -297,6 +312,8 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	var err error
 	if cmdline, ok := strings.CutPrefix(text, "!"); ok && s.kb != nil && strings.TrimSpace(cmdline) != "" {
 		err = s.shellCommand(ctx, strings.TrimSpace(cmdline))
+	} else if note, ok := memoryLine(entry); ok {
+		err = s.remember(ctx, note)
 	} else if prompt, ok := s.expand(text); ok {
 		err = s.turn(ctx, prompt)
 	} else if slash.IsCommand(text) {
@@ -375,6 +392,14 @@ func (r *interruptRouter) route(cancel context.CancelFunc) {
 	r.mu.Unlock()
 }
 
+// redrawStatus draws the entry and its status line again (a figure in it
+// changed), when the input is a terminal.
+func (s *session) redrawStatus() {
+	if s.kb != nil {
+		s.kb.redraw()
+	}
+}
+
 // turn sends text to the model and renders the reply as it streams.
 func (s *session) turn(ctx context.Context, text string) error {
 	out := newTurnOutput(s.io, s.projectRoot(), ctx.Done(), s.con)
@@ -385,13 +410,13 @@ func (s *session) turn(ctx context.Context, text string) error {
 		text = s.withContext(text)
 	}
 	out.waiting("thinking")
-	res, err := s.opts.Turns.Submit(ctx, text, out)
+	_, err := s.opts.Turns.Submit(ctx, text, out)
 	out.finish()
+	if s.opts.Spend != nil {
+		s.opts.Spend.Refresh(s.redrawStatus)
+	}
 	if err == nil && ctx.Err() == nil {
 		s.contextWarning()
-		if res != nil && strings.TrimSpace(res.Text) != "" {
-			return s.approvePlan(ctx)
-		}
 	}
 	return err
 }

@@ -31,7 +31,7 @@ func runPiped(t *testing.T, input string, opts Options) runResult {
 	in.WriteString(input)
 	eng, cmds := &fakeEngine{}, &fakeCommands{}
 	opts.IO, opts.Turns, opts.Parts, opts.Commands = ios, eng, fakeParts(), cmds
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit) // a safety net
 	defer cancel()
 	err := Run(ctx, opts)
 	return runResult{err: err, out: out.String(), errOut: errOut.String(), engine: eng, commands: cmds}

@@ -13,8 +13,9 @@ import (
 // statusLine is the line under the entry while the user types: the model,
 // the context used and what is left before auto-compaction, the
 // permission mode (none shown in default; Shift-Tab switches it), the
-// MCP servers not ready, the background commands running and the
-// session's title. It is drawn by the editor as
+// MCP servers not ready, the background commands running, what today's
+// sessions cost (when a price is known) and the session's title. It is
+// drawn by the editor as
 // part of the entry and erased when the entry is sent, so it never mixes
 // with a turn's output. It fits width columns.
 func (s *session) statusLine(width int) string {
@@ -34,6 +35,11 @@ func (s *session) statusLine(width int) string {
 	}
 	if n := runningShells(e); n > 0 {
 		parts = append(parts, plural(n, "shell")+" running (/bashes)")
+	}
+	if s.opts.Spend != nil {
+		if f := s.opts.Spend.Figure(); f != "" {
+			parts = append(parts, f)
+		}
 	}
 	if title := e.Sessions.Title(); title != "" {
 		parts = append(parts, title)

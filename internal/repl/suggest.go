@@ -99,6 +99,7 @@ func (s *session) acceptSuggestion(ctx context.Context, book *memory.Book, n int
 	for _, r := range retired {
 		s.say(styleWords(s.cs.dim, "Retired, replaced by it:") + " " + safe(r.Text))
 	}
+	s.say(styleWords(s.cs.dim, "The model follows this from your next message on."))
 	return nil
 }
 

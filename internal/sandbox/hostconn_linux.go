@@ -26,11 +26,21 @@ type hostConn struct {
 	protected []string // Policy.Protected when the host was built
 	writable  []string // Policy.Writable when the host was built
 
+	// reapOnce: the host is waited for once, by whichever of read and
+	// kill gets there first (exec.Cmd.Wait is not safe to call twice at
+	// once). readDone is closed when read has returned (nil before read
+	// starts).
+	reapOnce sync.Once
+	readDone chan struct{}
+
 	mu      sync.Mutex
 	next    int
 	pending map[int]chan startReply
 	running map[int]*Process
 	dead    error // why the host is gone
+	// fdClosed: fd was closed (under mu), so its number may be another
+	// file's by now and is never used again.
+	fdClosed bool
 }
 
 type startReply struct {
@@ -80,6 +90,7 @@ func startHost(p Policy, px *proxy) (*hostConn, error) {
 		if len(problems) > 0 && p.Mode != Off {
 			h.sup.Problems = problems[:len(problems):len(problems)]
 		}
+		h.readDone = make(chan struct{})
 		go h.read(px)
 		return h, nil
 	}
@@ -185,11 +196,40 @@ func orValue(s, none string) string {
 	return s
 }
 
-// kill ends the host (and so everything it started) and reaps it.
+// kill ends the host (and so everything it started) and reaps it. The
+// socket is shut down first, so that the host sees its end close (as it
+// would if clawdcode died) and read sees the end of it; the descriptor is
+// closed only once read is done with it, so that no other file can take
+// its number while read or start may still use it.
 func (h *hostConn) kill() {
-	unix.Close(h.fd)
+	h.mu.Lock()
+	if !h.fdClosed {
+		_ = unix.Shutdown(h.fd, unix.SHUT_RDWR)
+	}
+	h.mu.Unlock()
 	_ = h.cmd.Process.Kill()
-	_ = h.cmd.Wait()
+	h.reap()
+	if h.readDone != nil {
+		<-h.readDone
+	}
+	h.closeFD(errors.New("the sandbox host was ended"))
+}
+
+// reap waits for the host's process, once.
+func (h *hostConn) reap() { h.reapOnce.Do(func() { _ = h.cmd.Wait() }) }
+
+// closeFD closes the socket once, recording why the host is gone if
+// nothing did before.
+func (h *hostConn) closeFD(why error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.dead == nil {
+		h.dead = why
+	}
+	if !h.fdClosed {
+		h.fdClosed = true
+		unix.Close(h.fd)
+	}
 }
 
 // read dispatches the host's messages until it is gone.
@@ -212,17 +252,22 @@ func (h *hostConn) read(px *proxy) {
 		h.dispatch(m, fds)
 	}
 	h.mu.Lock()
-	h.dead = fmt.Errorf("the sandbox host ended: %w", err)
+	if h.dead == nil {
+		h.dead = fmt.Errorf("the sandbox host ended: %w", err)
+	}
+	dead := h.dead
 	pending, running := h.pending, h.running
 	h.pending, h.running = map[int]chan startReply{}, map[int]*Process{}
 	h.mu.Unlock()
 	for _, ch := range pending {
-		ch <- startReply{err: h.dead, pidfd: -1}
+		ch <- startReply{err: dead, pidfd: -1}
 	}
 	for _, p := range running {
-		p.finish(0, h.dead)
+		p.finish(0, dead)
 	}
-	_ = h.cmd.Wait()
+	h.reap()
+	h.closeFD(dead)
+	close(h.readDone)
 }
 
 func (h *hostConn) dispatch(m message, fds []int) {

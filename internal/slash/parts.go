@@ -123,9 +123,10 @@ type Memory interface {
 	Suggest(ctx context.Context) ([]memory.Suggestion, error)
 }
 
-// Checkpoints: going back. The Drift methods say which files the user
-// changed after the agent's edit, which a restore would lose; Diff is
-// every file Write and Edit changed in this session (/diff).
+// Checkpoints: going back, and returning from a rewind. The Drift methods
+// say which files the user changed after the agent's edit, which a
+// restore would lose; Diff is every file Write and Edit changed in this
+// session (/diff).
 type Checkpoints interface {
 	Diff(ctx context.Context) ([]checkpoint.FileDiff, error)
 	UndoDrift(ctx context.Context) ([]checkpoint.Drift, error)
@@ -133,6 +134,9 @@ type Checkpoints interface {
 	RewindPoints(ctx context.Context) ([]agent.RewindPoint, error)
 	RewindDrift(ctx context.Context, pt agent.RewindPoint) ([]checkpoint.Drift, error)
 	Rewind(ctx context.Context, pt agent.RewindPoint, restoreFiles bool) ([]checkpoint.Restored, error)
+	ReturnPoint(ctx context.Context) (*agent.ReturnPoint, error)
+	ReturnDrift(ctx context.Context, rp agent.ReturnPoint) ([]checkpoint.Drift, error)
+	Return(ctx context.Context, rp agent.ReturnPoint, restoreFiles bool) ([]checkpoint.Restored, error)
 }
 
 // MCP: the configured MCP servers (/mcp, /status); Join offers the tools

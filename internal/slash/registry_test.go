@@ -298,6 +298,15 @@ func (e *fakeEngine) RewindPoints(context.Context) ([]agent.RewindPoint, error) 
 func (e *fakeEngine) Rewind(context.Context, agent.RewindPoint, bool) ([]checkpoint.Restored, error) {
 	return nil, errFakeEngine
 }
+func (e *fakeEngine) ReturnPoint(context.Context) (*agent.ReturnPoint, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) ReturnDrift(context.Context, agent.ReturnPoint) ([]checkpoint.Drift, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) Return(context.Context, agent.ReturnPoint, bool) ([]checkpoint.Restored, error) {
+	return nil, errFakeEngine
+}
 func (e *fakeEngine) Fork(context.Context, string, string) (string, error) { return "", errFakeEngine }
 func (e *fakeEngine) Handoff(context.Context, string) (*agent.HandoffResult, error) {
 	return nil, errFakeEngine

@@ -128,6 +128,16 @@
 // cold Open reads the last line's first bytes for its uuid the same way
 // (the whole line when it is in another program's spelling).
 //
+// # Usage cost
+//
+// Each index entry also carries the session's usage summary (usage.go):
+// its model calls' tokens by hour, model and kind, over a byte prefix of
+// the file. Append keeps it in step while it covers the whole file;
+// Project.Usage reads it from index.json and counts only the bytes a
+// summary has not (another program's appends, a lost index), then writes
+// the caught-up summaries back. So `clawdcode usage` over a store that
+// clawdcode wrote reads index.json and no session file.
+//
 // # Resume cost
 //
 // LoadLive finds the last compact_boundary by reading the file backwards

@@ -44,6 +44,9 @@ func quickEntry(f *os.File, fi fs.FileInfo, id, root string, old *indexEntry) (*
 	e := &indexEntry{SessionInfo: SessionInfo{ID: id, Project: root}}
 	e.Messages, e.Tokens, e.Updated, e.Scanned = lst.Messages, lst.Tokens, updated, end
 	e.Parent = lst.Parent
+	if old != nil && old.Usage != nil && old.Usage.Scanned <= end {
+		e.Usage = old.Usage // the file only grew: Project.Usage goes on from there
+	}
 	switch {
 	case lst.Title != "":
 		e.Title, e.TitleSet, e.FileTitle = lst.Title, true, lst.Title

@@ -21,6 +21,10 @@ type Live struct {
 	Records  []LiveRecord
 	Boundary *Record // last complete compact_boundary, nil if none
 	Summary  *Record // the summary record after it, nil if none
+	// Rewound is the last rewind record honoured among Records' range (it
+	// is not among Records), nil if none: the conversation can return to
+	// where it was just before it (a rewind to that record).
+	Rewound  *LiveRecord
 	Warnings []string
 }
 
@@ -63,7 +67,9 @@ func LoadLive(ctx context.Context, path string) (*Live, error) {
 
 // applyRewinds honours the rewind records of the live context: each drops
 // the records from its target user record up to itself, so the
-// conversation continues from just before that message. A compaction's
+// conversation continues from just before that message. A rewind whose
+// target is an earlier rewind record returns to where the conversation
+// was when that one was made (the context just before it, as below). A compaction's
 // boundary and summary among them stay (they stand for the history before
 // the retained records, which the rewind does not touch). A rewind whose
 // target a compaction replaced since (it is not in the live context)
@@ -84,6 +90,7 @@ func (l *Live) applyRewinds(earlier func(*RewindInfo, int64) (*Live, error)) err
 		}
 		if j >= 0 {
 			out = dropFrom(out, j)
+			l.Rewound = &LiveRecord{Offset: lr.Offset, Record: r}
 			continue
 		}
 		before, err := earlier(r.Rewind, lr.Offset)
@@ -94,6 +101,7 @@ func (l *Live) applyRewinds(earlier func(*RewindInfo, int64) (*Live, error)) err
 			out = append(out[:0:0], before.Records...)
 			l.Boundary, l.Summary = before.Boundary, before.Summary
 			l.Warnings = append(l.Warnings, before.Warnings...)
+			l.Rewound = &LiveRecord{Offset: lr.Offset, Record: r}
 		}
 	}
 	l.Records = out
@@ -125,11 +133,11 @@ func loadLive(ctx context.Context, f *os.File, path string, size int64) (*Live, 
 	return live, nil
 }
 
-// liveBefore is the live context as it was just before the user record ri
-// names, for a rewind record at offset at: the context a load of the
-// file's bytes before that record finds (its own rewinds honoured). Nil
-// when ri's offset, which must lie before the rewind, does not start the
-// line of that record.
+// liveBefore is the live context as it was just before the record ri
+// names (a user record, or an earlier rewind record), for a rewind record
+// at offset at: the context a load of the file's bytes before that record
+// finds (its own rewinds honoured). Nil when ri's offset, which must lie
+// before the rewind, does not start the line of such a record.
 func liveBefore(ctx context.Context, f *os.File, path string, ri *RewindInfo, at int64) (*Live, error) {
 	if ri.Offset < 0 || ri.Offset >= at {
 		return nil, nil
@@ -147,7 +155,8 @@ func liveBefore(ctx context.Context, f *os.File, path string, ri *RewindInfo, at
 	if err != nil || !complete {
 		return nil, err
 	}
-	if rec, err := decodeRecord(line); err != nil || rec.UUID != ri.UUID || rec.Type != TypeUser {
+	rec, err := decodeRecord(line)
+	if err != nil || rec.UUID != ri.UUID || (rec.Type != TypeUser && !(rec.Type == TypeSystem && rec.Subtype == SubtypeRewind)) {
 		return nil, nil
 	}
 	return loadLive(ctx, f, path, ri.Offset)

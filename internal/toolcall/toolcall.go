@@ -37,6 +37,9 @@ const (
 	Task       = "Task"
 	TodoWrite  = "TodoWrite"
 	Skill      = "Skill"
+	// ExitPlanMode hands the plan made in plan mode to the user for
+	// approval (Claude Code's name, offered in plan mode only).
+	ExitPlanMode = "ExitPlanMode"
 	// MultiEdit is not offered by clawdcode; it is Claude Code's, and its
 	// calls come with the sessions clawdcode imports. It changes the file
 	// it names like Edit.

@@ -72,6 +72,9 @@ func (e *Env) runBash(ctx context.Context, p bashParams) Result {
 	if err != nil {
 		return fail("invalid arguments: %v", err)
 	}
+	if t := e.terminal(); t != nil {
+		return e.runInTerminal(ctx, t, p.Command, timeout)
+	}
 	return e.execShell(ctx, p.Command, p.outside(), timeout, OutputCap)
 }
 
@@ -93,7 +96,7 @@ func bashTimeout(ms int, given bool) (time.Duration, error) {
 // cancellation, even if a stray descendant keeps the output pipe open.
 func (e *Env) execShell(ctx context.Context, command string, outside bool, timeout time.Duration, limit int) Result {
 	out := NewCappedBuffer(limit)
-	proc, err := e.startShell(command, out, outside)
+	proc, err := e.startShell(command, e.watched(ctx, out), outside)
 	if err != nil {
 		return fail("%v", err)
 	}

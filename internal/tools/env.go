@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"crypto/sha256"
 	"io/fs"
 	"os"
@@ -32,6 +33,14 @@ type Env struct {
 	mu        sync.Mutex
 	files     map[string]fileState // by real path
 	protected []string             // resolved directories no tool writes under
+	// textReader and textWriter, when set, hold the text files' content
+	// in place of the disk (UseTextFiles).
+	textReader TextReader
+	textWriter TextWriter
+	// term runs Bash's foreground commands (UseTerminal); watch sees
+	// their output here (WatchOutput).
+	term  Terminal
+	watch func(ctx context.Context, chunk []byte)
 
 	// writeMu serialises Write and Edit, so two calls on one file in
 	// parallel cannot lose an update between Edit's read and its write.
@@ -213,7 +222,8 @@ func (e *Env) display(abs string) string {
 func (e *Env) remember(path string, info fs.FileInfo, content []byte) {
 	st := fileState{modTime: info.ModTime(), size: info.Size()}
 	if content != nil {
-		st.hashed, st.sum = true, sha256.Sum256(content)
+		// The content seen: the disk's, or an editor's buffer.
+		st.size, st.hashed, st.sum = int64(len(content)), true, sha256.Sum256(content)
 	}
 	e.rememberState(path, st)
 }
@@ -225,7 +235,9 @@ func (e *Env) rememberState(path string, st fileState) {
 }
 
 // freshness says whether a file may be edited: never seen through this Env,
-// changed since, or current. content is the file's present content.
+// changed since, or current. content is the file's present content (nil
+// when it was too large to read whole): when both it and what was seen are
+// whole contents, they alone decide (an editor's buffer has no mtime).
 type freshness int
 
 const (
@@ -241,6 +253,11 @@ func (e *Env) freshness(path string, info fs.FileInfo, content []byte) freshness
 	switch {
 	case !ok:
 		return fileUnread
+	case st.hashed && content != nil:
+		if int64(len(content)) != st.size || sha256.Sum256(content) != st.sum {
+			return fileChanged
+		}
+		return fileCurrent
 	case st.size != info.Size():
 		return fileChanged
 	case st.hashed:

@@ -83,8 +83,9 @@ type PermissionsConfig struct {
 //     or a line the parse cannot decide)
 //     denies it, whatever else allows it — every mode included, bypass
 //     too, and for every tool, Read, Glob and Grep too.
-//  2. In plan mode a tool that is not one of PlanTools is refused, with a
-//     result telling the model to present its plan.
+//  2. In plan mode a call that does not only read (planAllows: PlanTools,
+//     or a Task of a read-only subagent type) is refused, with a result
+//     telling the model to hand over its plan (ExitPlanMode).
 //  3. Tools that need no permission (Read, Glob, Grep) run.
 //  4. Write and Edit of a path outside the project root (symlinks
 //     resolved), or in a Sensitive place, need a path rule of their own
@@ -186,7 +187,7 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 		}
 	}
 	mode := p.Mode()
-	if mode == ModePlan && !slices.Contains(PlanTools, name) {
+	if mode == ModePlan && !planAllows(tool, input) {
 		return planDenial(tool, input), nil
 	}
 	if !NeedsPermission(tool, input) {

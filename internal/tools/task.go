@@ -27,6 +27,9 @@ type TaskRunner interface {
 // SubagentType is one kind of subagent offered in Task's description.
 type SubagentType struct {
 	Name, Description string
+	// ReadOnly says its subagent can only read (its tools are all
+	// PlanTools): a Task of this type runs in plan mode.
+	ReadOnly bool
 }
 
 // NewTask returns the Task tool over r, offering types. It runs without
@@ -45,7 +48,7 @@ func NewTask(r TaskRunner, types []SubagentType) Tool {
 	}
 	brief := "Delegate a self-contained task to a subagent with a fresh context: prompt must hold everything it needs; " +
 		"only its final answer comes back. subagent_type: " + strings.Join(names, ", ") + "."
-	return typed(&tool{name: NameTask, description: b.String(), brief: brief},
+	t := typed(&tool{name: NameTask, description: b.String(), brief: brief},
 		r.RunTask,
 		func(p TaskParams) string {
 			if p.Type != "" {
@@ -53,4 +56,17 @@ func NewTask(r TaskRunner, types []SubagentType) Tool {
 			}
 			return p.Description
 		})
+	t.readOnly = func(a args) bool {
+		p, err := decodeParams[TaskParams](a, true)
+		if err != nil {
+			return false
+		}
+		for _, typ := range types {
+			if strings.EqualFold(strings.TrimSpace(p.Type), typ.Name) {
+				return typ.ReadOnly
+			}
+		}
+		return false // general, or no such type
+	}
+	return t
 }

@@ -64,7 +64,7 @@ func newWebFetchTool(_ *Env) *tool {
 			"call WebFetch again with the URL the answer names.",
 		permission: true,
 	}, f.run, func(p webFetchParams) string { return strings.TrimSpace(p.URL) })
-	t.validate = checked(func(p webFetchParams) (Result, bool) {
+	t.validate = checked(func(_ context.Context, p webFetchParams) (Result, bool) {
 		if _, err := parseWebURL(p.URL); err != nil {
 			return invalid(err), false
 		}
