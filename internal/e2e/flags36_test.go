@@ -96,16 +96,20 @@ func TestMCPConfigFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, value := range []string{file, string(doc)} {
-		w.Server.Enqueue(llmtest.Text("ok"))
-		r := w.MustRun("-p", "--mcp-config", value, "hi")
-		reqs := w.Server.Requests()
-		var names []string
-		for _, d := range reqs[len(reqs)-1].Tools {
-			names = append(names, d.Name)
+		// However far the server got when the request went out, a call
+		// of its tool by name reaches it (waiting for it when needed).
+		w.Server.Enqueue(llmtest.ToolCalls(llmtest.Call("mcp__slow__greet", `{"name":"ada"}`)), llmtest.Text("ok"))
+		r := w.MustRun("-p", "--mcp-config", value, "--allowed-tools", "mcp__slow__greet", "hi")
+		if got := lastToolAnswer(t, w); got != "hello ada" {
+			t.Fatalf("--mcp-config %.40s: the server's tool answered %q: %s", value, got, r)
 		}
-		if !slices.Contains(names, "mcp__slow__greet") {
-			t.Fatalf("--mcp-config %.40s: tools %v lack the server's: %s", value, names, r)
-		}
+	}
+	// Seen once, its tools are offered by name from the next run on.
+	w.Server.Enqueue(llmtest.Text("ok"))
+	w.MustRun("-p", "--mcp-config", file, "again")
+	reqs := w.Server.Requests()
+	if names := toolNames(reqs[len(reqs)-1]); !slices.Contains(names, "mcp__slow__greet") {
+		t.Fatalf("--mcp-config: tools %v lack the server's, seen before", names)
 	}
 	r := w.Run("-p", "--mcp-config", `{"mcpServers":{"x":{"type":"sse","url":"http://127.0.0.1:1/sse"}}}`, "hi")
 	if r.Code != 2 || !strings.Contains(r.Stderr, `clawdcode: --mcp-config JSON text: server "x": the sse transport is not supported`) {
