@@ -260,7 +260,8 @@ func TestScreenBackgroundShells(t *testing.T) {
 
 	s.keys("bash-bg sleep 301")
 	s.sendKeys("Enter")
-	s.waitFor("runs in the background")
+	// The first dialog's lines are still on the screen: wait for this one's.
+	s.waitFor("allow Bash(sleep 301:*) for this session")
 	s.keys("1")
 	s.waitFor("bash_2")
 	s.waitPrompt()
