@@ -351,9 +351,6 @@ func TestTaskTranscriptIsLinkedToItsParent(t *testing.T) {
 	if len(lines) != 3 || !strings.HasPrefix(lines[1], parent[:8]) || !strings.Contains(lines[2], "↳ subagent of "+parent[:8]+" · read big file") {
 		t.Errorf("sessions list does not show the subagent under its parent:\n%s", list)
 	}
-	if show := w.MustRun("sessions", "show", child).Stdout; !strings.Contains(show, "\nsubagent of session "+parent+" (clawdcode sessions show "+parent[:8]+")\n") {
-		t.Errorf("sessions show of the subagent does not name its parent:\n%s", show)
-	}
 	var rows []struct{ ID, Parent string }
 	if err := json.Unmarshal([]byte(w.MustRun("sessions", "list", "--json").Stdout), &rows); err != nil {
 		t.Fatal(err)
