@@ -35,6 +35,17 @@ func (t *Turns) promptHook(ctx context.Context, text string) (string, error) {
 	return text, nil
 }
 
+// started runs the SessionStart hooks of a session that starts (source
+// "startup") or is resumed ("resume"). What they print is context, as in
+// Claude Code: it goes to the model with the next message, marked as the
+// hooks'.
+func (s *Sessions) started(ctx context.Context, source string) {
+	out := s.e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": source})
+	if c := strings.TrimSpace(out.Context); c != "" {
+		s.e.notes = append(s.e.notes, hookContext(hooks.SessionStart, c))
+	}
+}
+
 // hookContext frames what a hook added, so that the model (and a reader of
 // the transcript) can tell it from the user's words or the tool's output.
 func hookContext(event, text string) string {

@@ -83,13 +83,14 @@ func (t *Turns) SubmitImages(ctx context.Context, text string, given []chat.Imag
 	if err != nil {
 		return nil, err
 	}
+	if err := e.sessions.ensure(ctx, text); err != nil {
+		return nil, err
+	}
+	// After ensure: a new session's SessionStart hooks add theirs.
 	for _, n := range e.notes {
 		text += "\n\n" + n
 	}
 	e.notes = nil
-	if err := e.sessions.ensure(ctx, text); err != nil {
-		return nil, err
-	}
 	e.refreshDefinitions()
 	defer e.skills.endTurn()
 	e.mcp.joinTurn(ctx)
