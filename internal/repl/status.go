@@ -15,9 +15,8 @@ import (
 // permission mode (none shown in default; Shift-Tab switches it), the
 // MCP servers not ready, the background commands running, what today's
 // sessions cost (when a price is known) and the session's title. It is
-// drawn by the editor as
-// part of the entry and erased when the entry is sent, so it never mixes
-// with a turn's output. It fits width columns.
+// drawn by the editor as part of the entry and erased when the entry is
+// sent, so it never mixes with a turn's output. It fits width columns.
 func (s *session) statusLine(width int) string {
 	e := s.opts.Parts
 	var parts []string
