@@ -520,9 +520,11 @@ func (f *Factory) StartMCP(ctx context.Context, cfg *config.Config, root string)
 	})
 }
 
-// Commands is the slash-command registry: the built-in commands and the
+// Commands is the slash-command registry: the built-in commands, the
 // custom ones of the project and of CLAWDCODE_HOME (CONTRACT §9), whose
-// problems are reported once on stderr.
+// problems are reported once on stderr, and the skills offered (Skills:
+// the REPL's trust question about them is put before, when the engine
+// is built).
 func (f *Factory) Commands() *slash.Registry {
 	r, _ := f.cmds.get(func() (*slash.Registry, error) {
 		reg := slash.Default()
@@ -535,6 +537,8 @@ func (f *Factory) Commands() *slash.Registry {
 		for _, w := range reg.LoadCustom(slash.CustomDirs(wd, home)) {
 			warn(w)
 		}
+		// The skills offered are commands too (/name), after the rest.
+		reg.AddSkills(f.Skills(context.Background()).List())
 		return reg, nil
 	})
 	return r

@@ -46,3 +46,32 @@ func formatSkills(offered, ignored []skills.Skill) string {
 	b.WriteString("A skill is a folder with a SKILL.md (front matter name, description, allowed-tools): .clawdcode/skills/<name>/ or .claude/skills/<name>/ in the project, $CLAWDCODE_HOME/skills/<name>/.\n")
 	return b.String()
 }
+
+// AddSkills makes each skill a command, as Claude Code does: "/pdf fill
+// form.pdf" asks the model to use the skill pdf (through the Skill tool,
+// so that its allowed-tools hold while it is in use) for what follows. A
+// name a command has already stays the command's; a skill added later
+// is offered to the model, and is a command from the next start.
+func (r *Registry) AddSkills(list []skills.Skill) {
+	for _, sk := range list {
+		if _, taken := r.Lookup(sk.Name); taken {
+			continue
+		}
+		name := sk.Name
+		r.Register(Command{
+			Name:    name,
+			Args:    "[what for]",
+			Summary: termtext.Flatten(sk.Description, 0) + " (skill)",
+			Prompt:  func(args string) string { return skillPrompt(name, args) },
+		})
+	}
+}
+
+// skillPrompt is the message "/name args" sends for a skill.
+func skillPrompt(name, args string) string {
+	ask := fmt.Sprintf("Use the %q skill: call Skill with name %q first, then follow its instructions", name, name)
+	if args = strings.TrimSpace(args); args == "" {
+		return ask + "."
+	}
+	return ask + " for this:\n\n" + args
+}

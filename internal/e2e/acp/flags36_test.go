@@ -38,3 +38,36 @@ func TestACPAppendSystemPromptAndAddDir(t *testing.T) {
 		t.Fatalf("the system prompt does not end with the appended text:\n%s", msgs[0].Content)
 	}
 }
+
+// The editor is offered each skill as a command (issue 36 item 5, as
+// Claude Code does): /name sends the model the request to use it.
+func TestACPSkillsAreCommands(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	dir := filepath.Join(w.Home, "skills", "commit")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: commit\ndescription: Write a commit message in the house style.\n---\nSubject line at most 50 characters.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := startEditor(t, w)
+	e.initialize(acpsdk.ClientCapabilities{})
+	sid := e.newSession().SessionId
+	cmds := e.waitFor(sid, 0, "available_commands_update", func(u acpsdk.SessionUpdate) bool { return u.AvailableCommandsUpdate != nil })
+	var commit *acpsdk.AvailableCommand
+	for _, c := range cmds.AvailableCommandsUpdate.AvailableCommands {
+		if c.Name == "commit" {
+			commit = &c
+		}
+	}
+	if commit == nil || commit.Description != "Write a commit message in the house style. (skill)" {
+		t.Fatalf("the skill is offered as %+v", commit)
+	}
+	w.Server.Enqueue(llmtest.Text("on it"))
+	e.prompt(sid, "/commit the parser fix")
+	msgs := w.Server.LastRequest().Messages
+	if got := msgs[len(msgs)-1].Content; !strings.HasPrefix(got, `Use the "commit" skill: call Skill with name "commit" first`) || !strings.Contains(got, "the parser fix") {
+		t.Fatalf("the model got %q for /commit the parser fix", got)
+	}
+}
