@@ -62,3 +62,32 @@ command = "cat > \"$CLAWDCODE_HOME/notified.tmp\"; echo >> \"$CLAWDCODE_HOME/not
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// TestClawdcodeSkillAsCommand: issue 36 item 5. A skill is a command in
+// the REPL, as in Claude Code: /help lists it, and /name asks the model to
+// use it for what follows.
+func TestClawdcodeSkillAsCommand(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Options{})
+	srv.SetResponder(llmtest.Agent())
+	project, env, home := issue36Project(t, srv, "")
+	dir := filepath.Join(home, "skills", "commit")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: commit\ndescription: Write a commit message in the house style.\n---\nSubject line at most 50 characters.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	term := startClawdcodeIn(t, srv, project, env)
+	term.expectPrompt()
+	term.send("/help\r")
+	term.expect("Write a commit message in the house style. (skill)")
+	term.expectPrompt()
+	term.send("/commit the parser fix\r")
+	term.expect(`You said: Use the "commit" skill`)
+	term.expectPrompt()
+	term.send("\x04")
+	if code := term.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
