@@ -437,6 +437,9 @@ func notEventStream(st *attemptState) *Error {
 	if len(head) == 0 || looksLikeSSE(head) {
 		return nil
 	}
+	if page, ok := webPage(st.header.Get("Content-Type"), st.head); ok {
+		return webPageError(st.status, KindNotAPI, page)
+	}
 	mt, _, _ := mime.ParseMediaType(st.header.Get("Content-Type"))
 	var msg string
 	switch mt {

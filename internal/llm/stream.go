@@ -135,11 +135,16 @@ func (c *Client) post(ctx context.Context, path string, body *body) (*http.Respo
 // httpError is the *Error of a failure response, whichever envelope its
 // body uses.
 func httpError(resp *http.Response) *Error {
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	raw := readHead(resp.Body, 1<<20)
 	se := parseErrorBody(raw)
 	se.status = resp.StatusCode
 	if se.message == "" {
 		se.message = http.StatusText(resp.StatusCode)
+	}
+	if page, ok := webPage(resp.Header.Get("Content-Type"), raw); ok {
+		e := webPageError(resp.StatusCode, kindOf(se), page)
+		e.RetryAfter = retryAfter(resp.Header, time.Now())
+		return e
 	}
 	return &Error{Kind: kindOf(se), StatusCode: se.status, Message: se.message, Code: se.code,
 		RetryAfter: retryAfter(resp.Header, time.Now())}

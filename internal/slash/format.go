@@ -18,7 +18,7 @@ const barCells = 30
 // server measured and figures clawdcode estimated are labelled.
 func formatContext(u contextmgr.Usage) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Context usage: ~%d / %d tokens (%d%%)\n", u.Tokens, u.Window, percent(u.Tokens, u.Window))
+	fmt.Fprintf(&b, "Context usage: ~%d / %d tokens (%d%%)\n", u.Tokens, u.Window, u.Used())
 	filled := min(barCells, u.Tokens*barCells/max(u.Window, 1))
 	mark := min(barCells-1, u.Trigger*barCells/max(u.Window, 1))
 	b.WriteString("[")
