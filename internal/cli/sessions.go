@@ -124,9 +124,7 @@ func sessionsList(ctx context.Context, f *Factory, opts *SessionsListOptions) er
 		if title == "" {
 			title = "(untitled)"
 		}
-		if s.Parent != "" {
-			title = "↳ " + title
-		}
+		title = storage.SubagentTitle(s, title)
 		line := fmt.Sprintf("%s\t%s\t%d\t%s", termtext.ShortID(s.ID), formatWhen(s.Updated, now, f.IO.IsStdoutTTY()), s.Messages, title)
 		if opts.All {
 			line += "\t" + termtext.Line(s.Project)
@@ -209,16 +207,21 @@ func sessionIDError(idOrPrefix string, err error) error {
 // sessionTitle looks a session's title up in the project index ("" when
 // unknown); a failing index only costs the title.
 func sessionTitle(p *storage.Project, id string) string {
+	return sessionInfo(p, id).Title
+}
+
+// sessionInfo is the listing of session id of p (zero when it has none).
+func sessionInfo(p *storage.Project, id string) storage.SessionInfo {
 	list, err := p.List()
 	if err != nil {
-		return ""
+		return storage.SessionInfo{}
 	}
 	for _, s := range list {
 		if s.ID == id {
-			return s.Title
+			return s
 		}
 	}
-	return ""
+	return storage.SessionInfo{}
 }
 
 // formatWhen renders a time relative to now on a terminal, and as RFC 3339

@@ -25,6 +25,7 @@ type hostConn struct {
 	listener  int      // the proxy's listener until read serves it, else -1
 	protected []string // Policy.Protected when the host was built
 	ids       []fileID // the files they were then, in the same order
+	writable  []string // Policy.Writable when the host was built
 
 	mu      sync.Mutex
 	next    int
@@ -142,6 +143,7 @@ func launch(p Policy, a attempt) (*hostConn, error) {
 		ended: make(chan struct{})}
 	h.protected = p.Protected()
 	h.ids = identities(h.protected)
+	h.writable = slices.Clone(p.Writable)
 	if err := h.handshake(s); err != nil {
 		h.kill()
 		return nil, err
@@ -366,8 +368,9 @@ func pidOfPidfd(fd int) int {
 }
 
 // fits reports whether the host still fits p. It does not when it is
-// gone or a protected path appeared since it was built (its mounts are
-// fixed), nor when a protected path was replaced or removed: lost names
+// gone, a protected path appeared or a writable place was added
+// (/add-dir) since it was built (its mounts and rules are fixed), nor
+// when a protected path was replaced or removed: lost names
 // it. A read-only mount is on the file it was made over, and a rename
 // over the path from outside — git config, git push -u, a Write, an
 // editor's save — takes it off that file in the host too: the host's
@@ -382,7 +385,7 @@ func (h *hostConn) fits(p Policy) (fits bool, lost string) {
 			return false, path
 		}
 	}
-	return !dead && slices.Equal(h.protected, p.Protected()), ""
+	return !dead && slices.Equal(h.protected, p.Protected()) && slices.Equal(h.writable, p.Writable), ""
 }
 
 // guards reports whether path is one the host keeps read-only by a mount
