@@ -186,9 +186,11 @@ func TestReplaceEndsTheHostsThatGuardIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Wait()
+	var aliveAtWrite []int
 	replace := func(path, content string) {
 		t.Helper()
 		err := sb.Replace(path, func() error {
+			aliveAtWrite = sleeping(marker)
 			tmp := path + ".new"
 			if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
 				return err
@@ -204,6 +206,9 @@ func TestReplaceEndsTheHostsThatGuardIt(t *testing.T) {
 		t.Fatalf("after a write of a file no host guards, %d background sleeps, want 1 still running", len(left))
 	}
 	replace(config, "[core]\n\tbare = false\n")
+	if len(aliveAtWrite) > 0 {
+		t.Errorf("the new .git/config was written while a process of the host that kept the old one read-only ran: %v", aliveAtWrite)
+	}
 	if left := sleeping(marker); len(left) > 0 {
 		t.Errorf("a process of the host that kept the old .git/config read-only outlived its replacement: %v", left)
 		for _, pid := range left {
