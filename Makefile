@@ -80,7 +80,7 @@ test-short:
 bench:
 	status=0; \
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 -timeout=30m $$($(GO) list ./... | grep -v /internal/perf) || status=1; \
-	$(GO) test -run='^$$' -bench='Version|OneShot|ReadRoundTrip|SessionsList|Resume1GB|TurnLocal|CompactLocal|Recall1GB|Fork1GB' -benchtime=20x -benchmem -count=1 -timeout=30m ./internal/perf/ || status=1; \
+	$(GO) test -run='^$$' -bench='Version|OneShot|FirstCommand|ReadRoundTrip|SessionsList|Resume1GB|TurnLocal|CompactLocal|Recall1GB|Fork1GB' -benchtime=20x -benchmem -count=1 -timeout=30m ./internal/perf/ || status=1; \
 	$(GO) test -run='^$$' -bench='ContinuedTurn|Replay|HugeStdin|HugeRecord' -benchtime=3x -benchmem -count=1 -timeout=30m ./internal/perf/ || status=1; \
 	$(GO) test -run='^$$' -bench='Search1GB|Import1GB|Usage1GB' -benchtime=5x -count=1 -timeout=60m ./internal/perf/ || status=1; \
 	exit $$status

@@ -113,6 +113,7 @@ func (t *Turns) SubmitImages(ctx context.Context, text string, given []chat.Imag
 		maxTurns: e.cfg.MaxTurns,
 		sink:     sink,
 		hook:     e.runHook,
+		ready:    e.env.Prepare,
 		images:   images,
 		textOnly: &e.textOnly,
 		notes:    []string{e.memory.note},
@@ -166,6 +167,9 @@ type loop struct {
 	sink     Sink
 	// hook runs the user's hooks of an event (nil = none).
 	hook func(ctx context.Context, event, tool string, payload hooks.Payload) hooks.Outcome
+	// ready is told the name of each tool call the model's reply begins,
+	// before its arguments stream (nil = nothing to prepare).
+	ready func(tool string)
 
 	streamed strings.Builder    // the text of the model call under way, as shown
 	images   []storage.ImageRef // the images the user message carries
@@ -262,6 +266,9 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if d.Content != "" {
 			l.streamed.WriteString(d.Content)
 			l.sink.Text(d.Content)
+		}
+		if d.ToolCall != "" && l.ready != nil {
+			l.ready(d.ToolCall)
 		}
 	}
 	for attempt := 0; ; {

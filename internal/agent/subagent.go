@@ -202,6 +202,7 @@ func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 		maxTurns: taskMaxTurns,
 		sink:     sink,
 		hook:     e.runHook,
+		ready:    e.env.Prepare,
 	}
 	taskStarted(ts)
 	ctx, endTurn := e.telemetry().Turn(ctx, telemetry.Turn{Session: sess.ID(), Model: model, Prompt: p.Prompt, Agent: typ.Name})

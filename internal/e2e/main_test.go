@@ -15,6 +15,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == noLandlockArg {
+		os.Exit(execWithoutLandlock(os.Args[2:]))
+	}
 	os.Exit(harness.Main(m, os.Stderr, "e2e"))
 }
 

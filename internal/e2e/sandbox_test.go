@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -365,4 +366,29 @@ func pidsWith(marker string) []int {
 		}
 	}
 	return pids
+}
+
+// TestSandboxCommandsEndWhenClawdcodeExits: a process a command left
+// behind in a session of its own ends when clawdcode exits normally, in
+// every mode (CONTRACT §13): with --sandbox off too, where the host is
+// its subreaper and no PID namespace takes it down.
+func TestSandboxCommandsEndWhenClawdcodeExits(t *testing.T) {
+	t.Parallel()
+	for i, mode := range []string{"workspace-write", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, llmtest.Options{})
+			marker := fmt.Sprintf("300.%d%d4", os.Getpid(), i)
+			r := w.Run("sandbox", "--mode", mode, "--", "sh", "-c", "setsid sleep "+marker+" >/dev/null 2>&1 & echo left")
+			if r.Code != 0 || strings.TrimSpace(r.Stdout) != "left" {
+				t.Fatalf("the command: %s", r)
+			}
+			if left := processesWith(marker, time.Minute, false); len(left) > 0 {
+				t.Errorf("sleep %s outlived clawdcode's exit: pids %v", marker, left)
+				for _, pid := range left {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
 }

@@ -67,8 +67,8 @@ func TestSandboxAsUser(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), w.Timeout)
 	defer cancel()
-	// The repository exists before the sandbox starts: a folder without
-	// one has no .git to protect (docs/cli.md, The sandbox).
+	// The repository is the user's, made before: inside the sandbox, a
+	// project without one cannot get one (docs/cli.md, The sandbox).
 	gitInit := exec.Command("git", "init", "-q", w.Project)
 	gitInit.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	if out, err := gitInit.CombinedOutput(); err != nil {

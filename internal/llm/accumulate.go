@@ -34,6 +34,8 @@ type accumulator struct {
 
 	calls   []*partialCall
 	byIndex map[int]int // provider index → position in calls
+	// named are the names of the calls whose name grew since takeNamed.
+	named []string
 }
 
 type partialCall struct {
@@ -110,8 +112,17 @@ func (a *accumulator) addToolCall(tc *openai.ToolCall) {
 	// fragment of a name streamed in pieces.
 	if tc.Function.Name != "" && tc.Function.Name != call.name {
 		call.name += tc.Function.Name
+		a.named = append(a.named, call.name)
 	}
 	call.args.WriteString(tc.Function.Arguments)
+}
+
+// takeNamed returns the names of the calls begun or whose name grew since
+// it was last called (a call's name as far as it has come).
+func (a *accumulator) takeNamed() []string {
+	named := a.named
+	a.named = nil
+	return named
 }
 
 // finished reports whether the server said the reply is complete.

@@ -108,6 +108,10 @@ type Delta struct {
 	// after a wait: a delta carrying no text, so a front end can tell the
 	// user instead of falling silent.
 	Retry *Retry
+	// ToolCall is the name of a tool call the reply has begun, as far as
+	// it has streamed (a name may come in pieces), before its arguments:
+	// what the call needs can be made ready while they stream.
+	ToolCall string
 }
 
 // Retry describes a retry about to happen.
@@ -387,7 +391,7 @@ func (d *chatDecoder) event(ev sseEvent) (step, error) {
 	// of the tokens a max tokens allows.
 	reasoning := reasoningDelta(&chunk, ev.data)
 	d.acc.size += len(reasoning)
-	return step{text: text, reasoning: reasoning, content: true}, nil
+	return step{text: text, reasoning: reasoning, tools: d.acc.takeNamed(), content: true}, nil
 }
 
 // reasoningDelta is the reasoning a chunk's first choice carries: DeepSeek's

@@ -203,7 +203,9 @@ func (d *responsesDecoder) event(ev sseEvent) (step, error) {
 		// shown as it comes, never part of the reply.
 		s.reasoning = e.Delta
 	case "response.output_item.added", "response.output_item.done":
-		d.item(&e)
+		if d.item(&e) {
+			s.tools = []string{e.Item.Name}
+		}
 	case "response.function_call_arguments.delta":
 		if rc := d.byItem(e.ItemID, e.OutputIndex); rc != nil && !rc.done {
 			rc.args.WriteString(e.Delta)
@@ -234,22 +236,25 @@ func (d *responsesDecoder) byItem(id string, index int) *responsesCall {
 }
 
 // item notes a function call output item as it is added, and takes its
-// whole arguments when it is done.
-func (d *responsesDecoder) item(e *responsesEvent) {
+// whole arguments when it is done. It reports whether the event named a
+// call that had no name before.
+func (d *responsesDecoder) item(e *responsesEvent) (named bool) {
 	if e.Item == nil || e.Item.Type != "function_call" {
-		return
+		return false
 	}
 	rc := d.byItem(e.Item.ID, e.OutputIndex)
 	if rc == nil {
 		rc = &responsesCall{itemID: e.Item.ID, index: e.OutputIndex}
 		d.calls = append(d.calls, rc)
 	}
+	named = rc.call.Name == "" && e.Item.Name != ""
 	rc.call.ID, rc.call.Name = e.Item.CallID, e.Item.Name
 	if e.Type == "response.output_item.done" {
 		rc.done = true
 		rc.args.Reset()
 		rc.args.WriteString(e.Item.Arguments)
 	}
+	return named
 }
 
 // complete takes the model, the usage and why an incomplete reply stopped.

@@ -35,8 +35,11 @@ type step struct {
 	// reasoning is the model's reasoning the event carried, shown as it
 	// comes and never part of the reply.
 	reasoning string
-	content   bool // the event carried the reply (a keep-alive does not)
-	end       bool // nothing more is to be read ([DONE], response.completed)
+	// tools are the names of tool calls begun (or whose name grew) in
+	// the event, before their arguments.
+	tools   []string
+	content bool // the event carried the reply (a keep-alive does not)
+	end     bool // nothing more is to be read ([DONE], response.completed)
 }
 
 // keepAliveEvents are the event names servers and proxies send to keep a
@@ -87,6 +90,11 @@ func (c *Client) streamAttempt(ctx context.Context, path string, body *body, dec
 		}
 		if s.reasoning != "" && onDelta != nil {
 			onDelta(Delta{Reasoning: s.reasoning})
+		}
+		for _, name := range s.tools {
+			if onDelta != nil {
+				onDelta(Delta{ToolCall: name})
+			}
 		}
 		if s.text != "" {
 			emitted = true

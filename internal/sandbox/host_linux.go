@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 	"kernel.org/pub/linux/libs/security/libcap/psx"
@@ -38,8 +40,18 @@ func Helper() (code int, ok bool) {
 // process it started and exits. In a PID namespace it is the namespace's
 // init, and its exit ends every process in it.
 func runHost() int {
+	// Landlock gives each thread of the host a domain of its own
+	// (go-landlock restricts them one by one), and a process may signal
+	// only the processes of its domain or of one nested in it: the host
+	// starts every command, and kills them at the end, from this one
+	// thread (serve runs on it), whose domain they inherit.
+	runtime.LockOSThread()
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE,
 		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGTSTP)
+	// The socket is the host's alone: a command that held it could read
+	// the requests meant for the host (other commands' output pipes among
+	// them) and answer clawdcode in its name.
+	unix.CloseOnExec(controlFD)
 	buf, oob := make([]byte, maxPacket), make([]byte, unix.CmsgSpace(4*4))
 	m, fds, err := recv(controlFD, buf, oob)
 	closeAll(fds)
@@ -68,6 +80,12 @@ func runHost() int {
 type host struct {
 	setup setup
 	port  int
+	// mounts is the host's mount table (/proc/self/mountinfo), -1 when
+	// it has no mount namespace; guarded are the protected paths bound
+	// read-only over themselves, mountIDs the ids of those mounts.
+	mounts   int
+	guarded  []string
+	mountIDs []uint64
 
 	mu     sync.Mutex
 	shells map[int]int // pid → command id, while the command's shell runs
@@ -83,10 +101,12 @@ func (h *host) build() (Support, int, error) {
 			return sup, -1, fmt.Errorf("map the user into its namespace: %w", err)
 		}
 	}
+	h.mounts = -1
 	if s.MountNS {
 		if err := buildMounts(s.Policy, s.PidNS); err != nil {
 			return sup, -1, err
 		}
+		h.watchMounts(s.Policy)
 	}
 	if !s.PidNS {
 		// Orphans come to the host, which can then end them.
@@ -112,10 +132,7 @@ func (h *host) build() (Support, int, error) {
 	if err != nil {
 		return sup, -1, err
 	}
-	sup.Landlock = abi
-	if abi == 0 {
-		sup.Problems = append(sup.Problems, "the kernel has no Landlock")
-	}
+	sup.Landlock = abi // 0: none, which Support.missing says
 	if err := restrictSyscalls(!s.NetNS && !s.Policy.Network); err != nil {
 		sup.Problems = append(sup.Problems, "seccomp: "+err.Error())
 	} else {
@@ -134,6 +151,10 @@ func (h *host) serve(buf, oob []byte) {
 		}
 	}()
 	for {
+		if lost := h.wait(); lost != "" {
+			_ = send(controlFD, message{Op: "lost", Error: lost})
+			break
+		}
 		m, fds, err := recv(controlFD, buf, oob)
 		if err != nil {
 			break // io.EOF: clawdcode is gone, however it ended
@@ -144,6 +165,65 @@ func (h *host) serve(buf, oob []byte) {
 		closeAll(fds)
 	}
 	h.endAll()
+}
+
+// watchMounts opens the host's mount table, whose poll tells of a mount
+// that went, and notes the files the protected paths are: a rename over
+// one from outside (git config, an editor's save) takes its read-only
+// mount off the old file, here too, and the host's commands could then
+// write the new one.
+func (h *host) watchMounts(p Policy) {
+	guarded := p.Protected()
+	ids := make([]uint64, len(guarded))
+	for i, path := range guarded {
+		id, ok := mountID(path)
+		if !ok {
+			return // left to clawdcode's check before each command
+		}
+		ids[i] = id
+	}
+	fd, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	h.mounts, h.guarded, h.mountIDs = fd, guarded, ids
+}
+
+// mountID is the id of the mount path is on (statx).
+func mountID(path string) (uint64, bool) {
+	var st unix.Statx_t
+	err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_MNT_ID, &st)
+	return st.Mnt_id, err == nil && st.Mask&unix.STATX_MNT_ID != 0
+}
+
+// wait blocks until clawdcode has sent something or gone, or until a
+// protected path is no longer on the read-only mount the host made over
+// it: it returns that path then. (The mount goes before the new file
+// takes the name: the path may still name the old file, unmounted.)
+// Mounts made outside come in too (the host's mounts are the parent's
+// slaves): they change nothing here.
+func (h *host) wait() (lost string) {
+	if h.mounts < 0 {
+		return ""
+	}
+	fds := []unix.PollFd{{Fd: int32(controlFD), Events: unix.POLLIN}, {Fd: int32(h.mounts), Events: unix.POLLPRI}}
+	for {
+		if _, err := unix.Poll(fds, -1); err == unix.EINTR {
+			continue
+		} else if err != nil {
+			return ""
+		}
+		if fds[1].Revents&(unix.POLLPRI|unix.POLLERR) != 0 {
+			for i, path := range h.guarded {
+				if id, _ := mountID(path); id != h.mountIDs[i] {
+					return path
+				}
+			}
+		}
+		if fds[0].Revents != 0 {
+			return ""
+		}
+	}
 }
 
 // start runs one command in a session of its own (its process group is
@@ -202,27 +282,94 @@ func (h *host) reap() {
 }
 
 // endAll kills every process the host started, with everything they
-// started. In a PID namespace the host's exit does it (the kernel kills a
-// namespace whose init is gone); otherwise the host, their subreaper,
-// kills its descendants until none is left.
+// started, and collects them: clawdcode hears the host end (its socket
+// closes as it exits) once they are gone. The host has no child left then
+// (wait4 says ECHILD), and a process it started is always under one of
+// its children: in a PID namespace, whose init it is, every process in it
+// is its to signal and, orphaned, its child; without one it is their
+// subreaper, and kills its descendants round after round (the kernel's
+// lists of children may miss one that moves while they are read).
 func (h *host) endAll() {
 	if h.setup.PidNS {
-		return
-	}
-	for range 100 {
-		kids := descendants(os.Getpid())
-		if len(kids) == 0 {
-			return
+		// From a namespace's init: all of the namespace but itself.
+		_ = unix.Kill(-1, unix.SIGKILL)
+		for {
+			var ws unix.WaitStatus
+			if _, err := unix.Wait4(-1, &ws, 0, nil); err != nil && err != unix.EINTR {
+				return // ECHILD: none left
+			}
 		}
+	}
+	for range 1000 { // a net: a round or two ends everything
+		kids := descendants(os.Getpid())
 		for _, pid := range kids {
 			_ = unix.Kill(pid, unix.SIGKILL)
 		}
-		h.reap()
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if errors.Is(err, unix.ECHILD) {
+				return
+			}
+			if pid <= 0 {
+				break
+			}
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
-// descendants lists the processes under pid, read from /proc.
+// descendants lists the processes under root: its children and theirs,
+// from /proc/PID/task/TID/children (without reading every process of the
+// system), else from every process's parent.
 func descendants(root int) []int {
+	var out []int
+	seen := map[int]bool{root: true}
+	for queue := []int{root}; len(queue) > 0; queue = queue[1:] {
+		kids, ok := childrenOf(queue[0])
+		if !ok {
+			return descendantsByParent(root)
+		}
+		for _, k := range kids {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+				queue = append(queue, k)
+			}
+		}
+	}
+	return out
+}
+
+// childrenOf lists a process's children, those of every thread of it
+// (none once it is gone); ok is false when the system does not list them
+// (a kernel without CONFIG_PROC_CHILDREN).
+func childrenOf(pid int) (kids []int, ok bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, true
+	}
+	for _, t := range tasks {
+		data, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if errors.Is(err, os.ErrNotExist) {
+			if _, gone := os.Stat(dir + "/" + t.Name()); gone != nil {
+				continue // the thread ended
+			}
+			return nil, false
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, k)
+			}
+		}
+	}
+	return kids, true
+}
+
+// descendantsByParent lists the processes under root, from every
+// process's parent in /proc.
+func descendantsByParent(root int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil

@@ -24,23 +24,18 @@ type hostConn struct {
 	port      int
 	listener  int      // the proxy's listener until read serves it, else -1
 	protected []string // Policy.Protected when the host was built
+	ids       []fileID // the files they were then, in the same order
 	writable  []string // Policy.Writable when the host was built
-
-	// reapOnce: the host is waited for once, by whichever of read and
-	// kill gets there first (exec.Cmd.Wait is not safe to call twice at
-	// once). readDone is closed when read has returned (nil before read
-	// starts).
-	reapOnce sync.Once
-	readDone chan struct{}
 
 	mu      sync.Mutex
 	next    int
 	pending map[int]chan startReply
 	running map[int]*Process
 	dead    error // why the host is gone
-	// fdClosed: fd was closed (under mu), so its number may be another
-	// file's by now and is never used again.
-	fdClosed bool
+	why     error // why it was ended, when it was for a reason
+	// ended is closed once the host's end of the socket has closed: it
+	// exited, after ending everything it started.
+	ended chan struct{}
 }
 
 type startReply struct {
@@ -52,6 +47,10 @@ type startReply struct {
 // readyTimeout bounds a host's setup, a last-resort net for a hang: it
 // takes milliseconds.
 const readyTimeout = 30 * time.Second
+
+// endTimeout bounds the wait for a host to end what it started (end), a
+// last-resort net: it takes milliseconds.
+const endTimeout = 10 * time.Second
 
 // attempt is one way to start a host: the namespaces it is cloned into.
 type attempt struct {
@@ -90,7 +89,6 @@ func startHost(p Policy, px *proxy) (*hostConn, error) {
 		if len(problems) > 0 && p.Mode != Off {
 			h.sup.Problems = problems[:len(problems):len(problems)]
 		}
-		h.readDone = make(chan struct{})
 		go h.read(px)
 		return h, nil
 	}
@@ -141,7 +139,11 @@ func launch(p Policy, a attempt) (*hostConn, error) {
 		unix.Close(pair[0])
 		return nil, err
 	}
-	h := &hostConn{fd: pair[0], cmd: cmd, listener: -1, pending: map[int]chan startReply{}, running: map[int]*Process{}, protected: p.Protected(), writable: slices.Clone(p.Writable)}
+	h := &hostConn{fd: pair[0], cmd: cmd, listener: -1, pending: map[int]chan startReply{}, running: map[int]*Process{},
+		ended: make(chan struct{})}
+	h.protected = p.Protected()
+	h.ids = identities(h.protected)
+	h.writable = slices.Clone(p.Writable)
 	if err := h.handshake(s); err != nil {
 		h.kill()
 		return nil, err
@@ -196,40 +198,40 @@ func orValue(s, none string) string {
 	return s
 }
 
-// kill ends the host (and so everything it started) and reaps it. The
-// socket is shut down first, so that the host sees its end close (as it
-// would if clawdcode died) and read sees the end of it; the descriptor is
-// closed only once read is done with it, so that no other file can take
-// its number while read or start may still use it.
+// kill ends a host that never became ready and reaps it.
 func (h *hostConn) kill() {
-	h.mu.Lock()
-	if !h.fdClosed {
-		_ = unix.Shutdown(h.fd, unix.SHUT_RDWR)
-	}
-	h.mu.Unlock()
+	unix.Close(h.fd)
 	_ = h.cmd.Process.Kill()
-	h.reap()
-	if h.readDone != nil {
-		<-h.readDone
-	}
-	h.closeFD(errors.New("the sandbox host was ended"))
+	_ = h.cmd.Wait()
 }
 
-// reap waits for the host's process, once.
-func (h *hostConn) reap() { h.reapOnce.Do(func() { _ = h.cmd.Wait() }) }
+// end ends a running host: told so by the end of clawdcode's writing, it
+// ends every process it started and exits, and end returns once its end
+// of the socket has closed — after those processes are gone, before the
+// kernel has taken its namespaces down (a mount namespace's teardown
+// waits for an RCU grace period: tens of milliseconds on a busy machine,
+// which would be every -p run's exit). read reaps it; a process that
+// exits meanwhile leaves that to its own parent.
+func (h *hostConn) end() {
+	h.endBecause(nil)
+}
 
-// closeFD closes the socket once, recording why the host is gone if
-// nothing did before.
-func (h *hostConn) closeFD(why error) {
+// endBecause is end, why (when not nil) the error its commands still
+// running get.
+func (h *hostConn) endBecause(why error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.dead == nil {
-		h.dead = why
+	h.why = why
+	h.mu.Unlock()
+	_ = unix.Shutdown(h.fd, unix.SHUT_WR)
+	t := time.NewTimer(endTimeout)
+	defer t.Stop()
+	select {
+	case <-h.ended:
+	case <-t.C:
+		_ = h.cmd.Process.Kill()
+		<-h.ended
 	}
-	if !h.fdClosed {
-		h.fdClosed = true
-		unix.Close(h.fd)
-	}
+	unix.Close(h.fd)
 }
 
 // read dispatches the host's messages until it is gone.
@@ -252,22 +254,21 @@ func (h *hostConn) read(px *proxy) {
 		h.dispatch(m, fds)
 	}
 	h.mu.Lock()
-	if h.dead == nil {
-		h.dead = fmt.Errorf("the sandbox host ended: %w", err)
+	h.dead = fmt.Errorf("the sandbox host ended: %w", err)
+	if h.why != nil {
+		h.dead = h.why
 	}
-	dead := h.dead
 	pending, running := h.pending, h.running
 	h.pending, h.running = map[int]chan startReply{}, map[int]*Process{}
 	h.mu.Unlock()
 	for _, ch := range pending {
-		ch <- startReply{err: dead, pidfd: -1}
+		ch <- startReply{err: h.dead, pidfd: -1}
 	}
 	for _, p := range running {
-		p.finish(0, dead)
+		p.finish(0, h.dead)
 	}
-	h.reap()
-	h.closeFD(dead)
-	close(h.readDone)
+	close(h.ended)
+	_ = h.cmd.Wait()
 }
 
 func (h *hostConn) dispatch(m message, fds []int) {
@@ -291,6 +292,10 @@ func (h *hostConn) dispatch(m message, fds []int) {
 			closeAll(fds)
 		}
 		ch <- r
+	case "lost":
+		// The host ends what it started and exits: its commands get why.
+		closeAll(fds)
+		h.why = lostError(m.Error)
 	case "exited":
 		closeAll(fds)
 		if p, ok := h.running[m.ID]; ok {
@@ -362,13 +367,49 @@ func pidOfPidfd(fd int) int {
 	return 0
 }
 
-// stale reports whether the host no longer fits p: it is gone, or a
-// protected path appeared or went, or a writable place was added
-// (/add-dir), since it was built (its mounts and rules are
-// fixed).
-func (h *hostConn) stale(p Policy) bool {
+// fits reports whether the host still fits p. It does not when it is
+// gone, a protected path appeared or a writable place was added
+// (/add-dir) since it was built (its mounts and rules are fixed), nor
+// when a protected path was replaced or removed: lost names
+// it. A read-only mount is on the file it was made over, and a rename
+// over the path from outside — git config, git push -u, a Write, an
+// editor's save — takes it off that file in the host too: the host's
+// commands could then write the new one.
+func (h *hostConn) fits(p Policy) (fits bool, lost string) {
 	h.mu.Lock()
 	dead := h.dead != nil
 	h.mu.Unlock()
-	return dead || !slices.Equal(h.protected, p.Protected()) || !slices.Equal(h.writable, p.Writable)
+	now := identities(h.protected)
+	for i, path := range h.protected {
+		if now[i] != h.ids[i] {
+			return false, path
+		}
+	}
+	return !dead && slices.Equal(h.protected, p.Protected()) && slices.Equal(h.writable, p.Writable), ""
+}
+
+// guards reports whether path is one the host keeps read-only by a mount
+// over it: by name, or as the same file.
+func (h *hostConn) guards(path string) bool {
+	if slices.Contains(h.protected, path) {
+		return true
+	}
+	id := identities([]string{path})[0]
+	return id != fileID{} && slices.Contains(h.ids, id)
+}
+
+// fileID is a file's identity (zero: none there).
+type fileID struct{ dev, ino uint64 }
+
+// identities are the files at paths now.
+func identities(paths []string) []fileID {
+	out := make([]fileID, len(paths))
+	for i, path := range paths {
+		if info, err := os.Lstat(path); err == nil {
+			if st, ok := info.Sys().(*syscall.Stat_t); ok {
+				out[i] = fileID{uint64(st.Dev), st.Ino}
+			}
+		}
+	}
+	return out
 }

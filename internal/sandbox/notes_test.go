@@ -64,8 +64,10 @@ func TestProtected(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(root, ".git", "config"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"config", "HEAD"} {
+		if err := os.WriteFile(filepath.Join(root, ".git", f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	pol := Policy{Mode: WorkspaceWrite, Root: root, Home: filepath.Join(root, "home")}
 	want := []string{filepath.Join(root, ".clawdcode"), filepath.Join(root, ".git", "config"), filepath.Join(root, ".git", "hooks"), filepath.Join(root, "home")}

@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,6 +106,13 @@ func (p Policy) Protected() []string {
 	}
 	if p.Mode == WorkspaceWrite {
 		add(filepath.Join(p.Root, ".clawdcode"))
+		// A .git directory that holds no repository (the one prepare
+		// makes where there is none) is read-only whole: no command can
+		// make a repository there, whose config would run a program.
+		dotgit := filepath.Join(p.Root, ".git")
+		if info, err := os.Lstat(dotgit); err == nil && info.IsDir() && !isRepository(dotgit) {
+			add(dotgit)
+		}
 		for _, dir := range gitDirs(p.Root) {
 			for _, name := range []string{"config", "config.worktree", "hooks", "modules"} {
 				add(filepath.Join(dir, name))
@@ -122,19 +131,34 @@ func (p Policy) Protected() []string {
 
 // prepare makes the protected places that are missing and can be made
 // without changing what git sees — an empty .clawdcode/ in the project,
-// an empty hooks/ in its .git directory — so that they too are bound
-// read-only: a command could otherwise create them with settings or
-// hooks that run outside the sandbox later.
-func (p Policy) prepare() {
+// an empty hooks/ in its repository's .git directory, an empty .git/ where
+// there is none (git takes a .git with no repository in it for none) —
+// so that they too are bound read-only: a command could otherwise create
+// them with settings or hooks that run outside the sandbox later. It
+// returns the .git it made, "" when none: it is removed again, if it is
+// still empty, when the sandbox closes.
+func (p Policy) prepare() (madeGit string) {
 	if p.Mode != WorkspaceWrite {
-		return
+		return ""
 	}
 	_ = os.Mkdir(filepath.Join(p.Root, ".clawdcode"), 0o755)
+	dotgit := filepath.Join(p.Root, ".git")
+	if _, err := os.Lstat(dotgit); errors.Is(err, fs.ErrNotExist) && os.Mkdir(dotgit, 0o755) == nil {
+		madeGit = dotgit
+	}
 	for _, dir := range gitDirs(p.Root) {
-		if info, err := os.Stat(dir); err == nil && info.IsDir() {
+		if info, err := os.Stat(dir); err == nil && info.IsDir() && isRepository(dir) {
 			_ = os.Mkdir(filepath.Join(dir, "hooks"), 0o755)
 		}
 	}
+	return madeGit
+}
+
+// isRepository reports whether the git directory dir holds a repository
+// (git looks for HEAD, among others, before it takes one for it).
+func isRepository(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, "HEAD"))
+	return err == nil
 }
 
 // under reports whether path lies under a writable root.

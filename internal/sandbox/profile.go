@@ -2,6 +2,9 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -24,7 +27,17 @@ func seatbeltProfile(pol Policy, proxyPort int) string {
 		fmt.Fprintf(&b, "  (literal %s)\n", sbString(dev))
 	}
 	b.WriteString("  (regex #\"^/dev/ttys[0-9]+$\") (subpath \"/dev/fd\"))\n")
-	if prot := pol.Protected(); len(prot) > 0 {
+	prot := pol.Protected()
+	if pol.Mode == WorkspaceWrite {
+		// No command makes a repository where there is none (macOS
+		// denies a path whether it is there or not).
+		if dotgit := filepath.Join(pol.Root, ".git"); !isRepository(dotgit) && !slices.Contains(prot, dotgit) {
+			if _, err := os.Lstat(dotgit); err != nil {
+				prot = append(prot, dotgit)
+			}
+		}
+	}
+	if len(prot) > 0 {
 		b.WriteString("(deny file-write*")
 		for _, p := range prot {
 			fmt.Fprintf(&b, " (subpath %s)", sbString(p))

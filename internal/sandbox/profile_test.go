@@ -9,10 +9,14 @@ import (
 
 // TestSeatbeltProfile: the macOS profile (which CI, on Linux, cannot run)
 // allows writing only the writable roots, denies the protected and the
-// denied paths, and the network but the proxy.
+// denied paths — a .git where there is no repository —, and the network
+// but the proxy.
 func TestSeatbeltProfile(t *testing.T) {
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	pol := Policy{Mode: WorkspaceWrite, Root: root, TempDirs: []string{"/private/tmp"}, DenyRead: []string{`/Users/me/.ssh "x"`}}
@@ -28,6 +32,11 @@ func TestSeatbeltProfile(t *testing.T) {
 		if !strings.Contains(prof, want) {
 			t.Errorf("profile lacks %q:\n%s", want, prof)
 		}
+	}
+	// Where there is no repository, no command makes one.
+	bare := t.TempDir()
+	if prof := seatbeltProfile(Policy{Mode: WorkspaceWrite, Root: bare}, 0); !strings.Contains(prof, `(deny file-write* (subpath "`+filepath.Join(bare, ".git")+`"))`) {
+		t.Errorf("a project without .git: the profile lets a command make one:\n%s", prof)
 	}
 	if off := seatbeltProfile(Policy{Mode: Off}, 0); strings.Contains(off, "deny") {
 		t.Errorf("mode off denies something:\n%s", off)

@@ -15,7 +15,8 @@ import (
 // started.
 //
 //	parent → host: setup (first), then start
-//	host → parent: ready (or fatal), then started and exited per command
+//	host → parent: ready (or fatal), then started and exited per command,
+//	and lost (a protected path replaced from outside) before it ends
 type message struct {
 	Op string `json:"op"`
 	ID int    `json:"id,omitempty"`
@@ -35,7 +36,7 @@ type message struct {
 	Status int `json:"status,omitempty"`
 
 	// ready: what is in force (a listener beside it when Port is set);
-	// fatal, or a start that failed: Error.
+	// fatal, or a start that failed: Error; lost: the path.
 	Ready *Support `json:"ready,omitempty"`
 	Port  int      `json:"port,omitempty"`
 	Error string   `json:"error,omitempty"`

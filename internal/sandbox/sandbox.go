@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,6 +54,10 @@ type Sandbox struct {
 	hosts  map[Mode]*hostConn
 	failed map[Mode]string // why a mode's host could not start
 	warned bool
+	closed bool // Close was called: Prewarm starts nothing
+	// madeGit is the empty .git the sandbox made in a project without
+	// one (Policy.prepare), removed again at Close if it is still empty.
+	madeGit string
 
 	// added are the places commands may write beside cfg.Writable,
 	// given while running (AddWritable).
@@ -77,6 +82,18 @@ func New(cfg Config) *Sandbox {
 	s := &Sandbox{cfg: cfg, hosts: map[Mode]*hostConn{}, failed: map[Mode]string{}}
 	s.proxy = newProxy(s.allowed)
 	return s
+}
+
+// removeMadeGit removes the .git the sandbox made, unless something — the
+// user's git init — filled it since.
+func (s *Sandbox) removeMadeGit() {
+	s.mu.Lock()
+	made := s.madeGit
+	s.madeGit = ""
+	s.mu.Unlock()
+	if made != "" {
+		_ = os.Remove(made)
+	}
 }
 
 // Mode is the mode a command started now runs in: the configured one, or

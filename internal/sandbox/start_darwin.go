@@ -49,8 +49,21 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 	return p, startPlain(run, p)
 }
 
+// Prewarm has nothing to start ahead of a command on macOS: each runs
+// under a sandbox-exec of its own.
+func (s *Sandbox) Prewarm() {}
+
+// Replace runs write: on macOS each command's profile names the paths it
+// may not write, whichever file is there.
+func (s *Sandbox) Replace(path string, write func() error) error { return write() }
+
 // Close stops the proxy.
-func (s *Sandbox) Close() { s.proxy.close() }
+func (s *Sandbox) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.proxy.close()
+}
 
 // Describe says which sandbox is in force, for /status.
 func (s *Sandbox) Describe() string {

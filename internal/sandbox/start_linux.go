@@ -9,17 +9,49 @@ import (
 // host returns the running host of mode m, starting one when there is
 // none or the one there no longer fits (stale).
 func (s *Sandbox) host(m Mode) (*hostConn, error) {
-	p := s.policy(m)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if h := s.hosts[m]; h != nil && !h.stale(p) {
-		return h, nil
+	return s.hostLocked(m)
+}
+
+// Prewarm starts the host of the mode a command started now runs in, in
+// the background, when none runs: the model's reply has begun a Bash
+// call, and its command will find the host ready instead of waiting for
+// it to start. It never waits, and does nothing once the sandbox is
+// closed.
+func (s *Sandbox) Prewarm() {
+	m := s.Mode()
+	go func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.closed {
+			_, _ = s.hostLocked(m)
+		}
+	}()
+}
+
+// hostLocked is host with s.mu held.
+func (s *Sandbox) hostLocked(m Mode) (*hostConn, error) {
+	p := s.policy(m)
+	if h := s.hosts[m]; h != nil {
+		fits, lost := h.fits(p)
+		if fits {
+			return h, nil
+		}
+		if lost != "" {
+			// Its commands could write what it no longer protects: they
+			// end, and the next ones run in a new host.
+			delete(s.hosts, m)
+			h.endBecause(lostError(lost))
+		}
 	}
 	if why, ok := s.failed[m]; ok {
 		return nil, fmt.Errorf("no sandbox host: %s", why)
 	}
 	// A stale host keeps running what it started; clawdcode's exit ends it.
-	p.prepare()
+	if made := p.prepare(); made != "" {
+		s.madeGit = made
+	}
 	p = s.policy(m)
 	h, err := startHost(p, s.proxy)
 	if err != nil {
@@ -28,6 +60,40 @@ func (s *Sandbox) host(m Mode) (*hostConn, error) {
 	}
 	s.hosts[m] = h
 	return h, nil
+}
+
+// lostError is what the commands of a host get when it is ended for a
+// protected path replaced from outside.
+func lostError(path string) error {
+	return fmt.Errorf("ended: %s changed outside the sandbox, which then no longer kept it read-only; run the command again", path)
+}
+
+// Replace runs write, which replaces path in place of clawdcode (its
+// Write or Edit tool): a host that keeps path read-only would stop doing
+// so once a new file is renamed over it (the rename takes the read-only
+// mount off the old file, in the host too), and a command still running
+// there, in the background, could write the new one. Such a host is ended
+// first, with what it runs, and no other starts until write has returned:
+// the next command runs in a new host that protects the new file.
+func (s *Sandbox) Replace(path string, write func() error) error {
+	s.mu.Lock()
+	var guarding []Mode
+	for m, h := range s.hosts {
+		if h.guards(path) {
+			guarding = append(guarding, m)
+		}
+	}
+	if len(guarding) == 0 {
+		s.mu.Unlock()
+		return write()
+	}
+	defer s.mu.Unlock()
+	for _, m := range guarding {
+		h := s.hosts[m]
+		delete(s.hosts, m)
+		h.endBecause(fmt.Errorf("ended: clawdcode replaced %s, which the sandbox kept read-only and could no longer keep so for the commands already running; run the command again", path))
+	}
+	return write()
 }
 
 // support is what the host of mode m has in force, or why there is none.
@@ -79,12 +145,14 @@ func (s *Sandbox) Start(c Command) (*Process, error) {
 // process's exit does the same.
 func (s *Sandbox) Close() {
 	s.mu.Lock()
+	s.closed = true
 	hosts := s.hosts
 	s.hosts = map[Mode]*hostConn{}
 	s.mu.Unlock()
 	for _, h := range hosts {
-		h.kill()
+		h.end()
 	}
+	s.removeMadeGit()
 	s.proxy.close()
 }
 

@@ -16,6 +16,28 @@ import (
 	"time"
 )
 
+// bashAllowSeeds are FuzzBashAllowRule's seeds.
+var bashAllowSeeds = []string{
+	`echo $'it\'s'; touch X`, "git status # note \\\ntouch X", `echo "a; b"`, "echo a\\\n; touch X",
+	"echo $(touch X)", "echo `touch X`", "echo <(touch X)", "cat <<EOF\n$(touch X)\nEOF",
+	"(echo a; touch X)", "{ echo a; } > out", "case a in a) echo a ;& b) touch X ;; esac",
+	"echo() { touch X; }; echo a", "echo a |& touch X", `eval "touch X"`, "echo ${x:-$(touch X)}",
+	"echo $((1+2))", "echo 'a' \"b\" c\\ d", "echo a && echo b || echo c &", "e\\\ncho a",
+	"for i in 1 2; do echo $i; done", "echo $'\\x41'", "echo {a,b}", "{echo,touch} X",
+	// Here-documents, where a parser and bash could disagree on where
+	// the body ends.
+	"echo <<'EOF'\nEOF \ntouch X\nEOF", "echo <<EOF\n\\\nEOF\ntouch X\nEOF", "echo <<-EOF\n\tEOF\ntouch X\nEOF",
+	"echo <<E\\OF\n$(touch X)\nEOF\nE\\OF", "echo $(echo <<'EOF'\n)\nEOF\n)", "echo <<EOF; echo a\nb\nEOF",
+	"echo `echo <<EOF\na\nEOF`\ntouch X", "echo <<EOF\n$(\ntouch X\n)\nEOF", "echo <<'EOF'\n\\\nEOF\ntouch X\nEOF",
+	// What makes bash run a string it holds as data (issue 32).
+	"trap 'touch X' EXIT; echo a", "shopt -s expand_aliases\nalias echo='touch X'\necho a", "source <(echo touch X)",
+	"echo a | bash", "bash <<EOF\ntouch X\nEOF", "bash <<< 'touch X'", "env -S 'touch X'", "mapfile -C 'touch X' -c 1 <<< a",
+	"BASH_ENV=<(echo touch X) bash -c echo", "printf -v 'a[$(touch X)]' %s 1; echo a", "declare 'a[$(touch X)]'=1",
+	"echo {}; echo -I{}", "xargs -I{} {} X", "command eval 'touch X'", "hash -p /bin/touch echo; echo X",
+	// Global options and command-line aliases.
+	"git -c alias.x='!touch X' x", "git --no-pager -c alias.e='!echo' e", "echo $(git -C . log)",
+}
+
 // FuzzBashAllowRule compares the matcher's verdict with what bash runs:
 // whenever Bash(echo:*) allows a command line, the line is run by the real
 // bash and every command bash looks up is recorded; anything but echo means
@@ -29,30 +51,26 @@ import (
 // the matcher wrongly allowed a redirection. It runs in a temporary
 // directory with a short time limit.
 func FuzzBashAllowRule(f *testing.F) {
-	for _, seed := range []string{
-		`echo $'it\'s'; touch X`, "git status # note \\\ntouch X", `echo "a; b"`, "echo a\\\n; touch X",
-		"echo $(touch X)", "echo `touch X`", "echo <(touch X)", "cat <<EOF\n$(touch X)\nEOF",
-		"(echo a; touch X)", "{ echo a; } > out", "case a in a) echo a ;& b) touch X ;; esac",
-		"echo() { touch X; }; echo a", "echo a |& touch X", `eval "touch X"`, "echo ${x:-$(touch X)}",
-		"echo $((1+2))", "echo 'a' \"b\" c\\ d", "echo a && echo b || echo c &", "e\\\ncho a",
-		"for i in 1 2; do echo $i; done", "echo $'\\x41'", "echo {a,b}", "{echo,touch} X",
-		// Here-documents, where a parser and bash could disagree on where
-		// the body ends.
-		"echo <<'EOF'\nEOF \ntouch X\nEOF", "echo <<EOF\n\\\nEOF\ntouch X\nEOF", "echo <<-EOF\n\tEOF\ntouch X\nEOF",
-		"echo <<E\\OF\n$(touch X)\nEOF\nE\\OF", "echo $(echo <<'EOF'\n)\nEOF\n)", "echo <<EOF; echo a\nb\nEOF",
-		"echo `echo <<EOF\na\nEOF`\ntouch X", "echo <<EOF\n$(\ntouch X\n)\nEOF", "echo <<'EOF'\n\\\nEOF\ntouch X\nEOF",
-		// What makes bash run a string it holds as data (issue 32).
-		"trap 'touch X' EXIT; echo a", "shopt -s expand_aliases\nalias echo='touch X'\necho a", "source <(echo touch X)",
-		"echo a | bash", "bash <<EOF\ntouch X\nEOF", "bash <<< 'touch X'", "env -S 'touch X'", "mapfile -C 'touch X' -c 1 <<< a",
-		"BASH_ENV=<(echo touch X) bash -c echo", "printf -v 'a[$(touch X)]' %s 1; echo a", "declare 'a[$(touch X)]'=1",
-		"echo {}; echo -I{}", "xargs -I{} {} X", "command eval 'touch X'", "hash -p /bin/touch echo; echo X",
-		// Global options and command-line aliases.
-		"git -c alias.x='!touch X' x", "git --no-pager -c alias.e='!echo' e", "echo $(git -C . log)",
-	} {
+	for _, seed := range bashAllowSeeds {
 		f.Add(seed)
 	}
 	check := echoRuleOracle(f)
 	f.Fuzz(func(t *testing.T, cmd string) { check(t, cmd, false) })
+}
+
+// tokenSeeds are inputs of FuzzBashAllowRuleTokens: each byte picks a
+// piece (shellPieces).
+var tokenSeeds = []string{"\x00\x01\x02", "\x00\x01\x10\x05\x03\x04", "\x00\x13\x14\x05\x15\x03\x04\x05\x14"}
+
+// tokenSeedLines are the lines FuzzBashAllowRuleTokens is seeded with, as
+// its pieces: each piece of the run-a-string grammar and the global
+// options, with what it runs.
+var tokenSeedLines = [][]string{
+	{"trap ", "'touch X'", " EXIT"}, {"echo", " ", "touch X", "|", "bash"}, {"env", " -S ", "'touch X'"},
+	{"git", " -c ", "alias.x=", "push", " x"}, {"git", " --no-pager", " push"}, {"git", " -C . ", "push"},
+	{"git", " -c ", "alias.x=", "'!touch X'", " x"}, {"bash", "<<<", "'touch X'"}, {"xargs", " -I{} ", "{}", " x"},
+	{"shopt -s expand_aliases\n", "alias ", "x=", "'touch X'", "\n", "x"}, {"source ", "<(", "echo", " ", "touch X", ")"},
+	{"mapfile -C ", "'touch X'", " -c 1", "<<<", "a"}, {"BASH_ENV=", "<(", "echo", " ", "touch X", ")", " ", "bash", " -c ", ":"},
 }
 
 // FuzzBashAllowRuleTokens is FuzzBashAllowRule over command lines made of
@@ -63,19 +81,13 @@ func FuzzBashAllowRule(f *testing.F) {
 // the pieces name no file outside the temporary directory, so a line run
 // because it was not denied cannot write anywhere else.)
 func FuzzBashAllowRuleTokens(f *testing.F) {
-	for _, seed := range []string{"\x00\x01\x02", "\x00\x01\x10\x05\x03\x04", "\x00\x13\x14\x05\x15\x03\x04\x05\x14"} {
+	for _, seed := range tokenSeeds {
 		f.Add([]byte(seed))
 	}
 	// Each piece of the run-a-string grammar and the global options, with
 	// what it runs: `trap 'touch X' EXIT`, `echo touch X | bash`,
 	// `git -c alias.x=push x`.
-	for _, line := range [][]string{
-		{"trap ", "'touch X'", " EXIT"}, {"echo", " ", "touch X", "|", "bash"}, {"env", " -S ", "'touch X'"},
-		{"git", " -c ", "alias.x=", "push", " x"}, {"git", " --no-pager", " push"}, {"git", " -C . ", "push"},
-		{"git", " -c ", "alias.x=", "'!touch X'", " x"}, {"bash", "<<<", "'touch X'"}, {"xargs", " -I{} ", "{}", " x"},
-		{"shopt -s expand_aliases\n", "alias ", "x=", "'touch X'", "\n", "x"}, {"source ", "<(", "echo", " ", "touch X", ")"},
-		{"mapfile -C ", "'touch X'", " -c 1", "<<<", "a"}, {"BASH_ENV=", "<(", "echo", " ", "touch X", ")", " ", "bash", " -c ", ":"},
-	} {
+	for _, line := range tokenSeedLines {
 		f.Add(piecesOf(f, line...))
 	}
 	check := echoRuleOracle(f)

@@ -16,6 +16,40 @@ type ShellSandbox interface {
 
 var _ ShellSandbox = (*sandbox.Sandbox)(nil)
 
+// warmer is a sandbox that can start ahead what a command will need
+// (internal/sandbox's Sandbox: its host).
+type warmer interface{ Prewarm() }
+
+// Prepare is told that the model's reply has begun a call of the named
+// tool, before its arguments have streamed. For Bash, the sandbox starts
+// its host then, so that the command does not wait for it: a Bash call is
+// sure to run a command or to ask first, and a run that never calls Bash
+// starts no host.
+func (e *Env) Prepare(name string) {
+	if e == nil || e.Sandbox == nil || !strings.EqualFold(name, NameBash) || e.terminal() != nil {
+		return
+	}
+	if w, ok := e.Sandbox.(warmer); ok {
+		w.Prewarm()
+	}
+}
+
+// replacer is a sandbox that must hear of a file clawdcode replaces
+// (internal/sandbox's Sandbox: a read-only mount of its is on the old
+// file, which a rename takes off).
+type replacer interface {
+	Replace(path string, write func() error) error
+}
+
+// replacing runs write, which replaces path, through the sandbox when it
+// has to hear of it.
+func (e *Env) replacing(path string, write func() error) error {
+	if r, ok := e.Sandbox.(replacer); ok {
+		return r.Replace(path, write)
+	}
+	return write()
+}
+
 // notes are the lines the sandbox adds to a command's result for what it
 // refused (none outside a sandbox).
 func (p *process) notes(output string) []string {

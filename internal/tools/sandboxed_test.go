@@ -3,7 +3,10 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
+
+	"github.com/clawdcode/clawdcode/internal/sandbox"
 )
 
 // TestSandboxAllows: CONTRACT §13's part of the policy. In accept-edits
@@ -66,4 +69,30 @@ func TestAllowsHost(t *testing.T) {
 	if !p.DeniesHost("evil.example.com") || p.DeniesHost("docs.example.com") {
 		t.Errorf("DeniesHost disagrees with the deny rule")
 	}
+}
+
+// warmingSandbox counts the Prewarm calls it gets.
+type warmingSandbox struct{ warmed int }
+
+func (s *warmingSandbox) Start(sandbox.Command) (*sandbox.Process, error) {
+	return nil, errors.New("not here")
+}
+func (s *warmingSandbox) Prewarm() { s.warmed++ }
+
+// TestPrepareWarmsTheSandboxForBash: a Bash call the model's reply begins
+// has the sandbox start its host (the name matched as tools are, without
+// case); another tool's call starts nothing.
+func TestPrepareWarmsTheSandboxForBash(t *testing.T) {
+	t.Parallel()
+	sb := &warmingSandbox{}
+	env := NewEnv(t.TempDir())
+	env.Sandbox = sb
+	for _, name := range []string{"Read", "BashOutput", "Bas", "Bash", "bash"} {
+		env.Prepare(name)
+	}
+	if sb.warmed != 2 {
+		t.Errorf("warmed %d times, want 2 (Bash and bash)", sb.warmed)
+	}
+	var none *Env
+	none.Prepare(NameBash) // an engine with tools of its own has no Env
 }

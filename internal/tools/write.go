@@ -147,10 +147,14 @@ func (e *Env) replaceFile(ctx context.Context, path, shown string, data []byte, 
 	if e.beforeChange != nil {
 		e.beforeChange(path)
 	}
-	edited, err := e.writeText(ctx, path, data)
-	if err == nil && !edited {
-		err = WriteFileAtomic(path, data, mode)
-	}
+	var edited bool
+	err := e.replacing(path, func() (err error) {
+		edited, err = e.writeText(ctx, path, data)
+		if err == nil && !edited {
+			err = WriteFileAtomic(path, data, mode)
+		}
+		return err
+	})
 	if err != nil {
 		return fail("write %s: %v", shown, err), false
 	}
