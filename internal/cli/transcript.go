@@ -119,6 +119,14 @@ func describeCall(name string, input json.RawMessage) string {
 		if p := str("path"); p != "" {
 			arg += " in " + p
 		}
+	default:
+		// The one argument that says what the call does: a URL, a
+		// search, a subagent's task, a skill, a background shell.
+		for _, k := range []string{"url", "query", "description", "name", "bash_id", "shell_id"} {
+			if arg = str(k); arg != "" {
+				break
+			}
+		}
 	}
 	return fmt.Sprintf("%s(%s)", name, termtext.Flatten(arg, 80))
 }

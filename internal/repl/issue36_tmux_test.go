@@ -20,6 +20,14 @@ import (
 // project and CLAWDCODE_HOME; nil: nothing).
 func startScreenWith(t *testing.T, srv *llmtest.Server, width, height int, env []string, prepare func(project, home string), args ...string) *tmuxScreen {
 	t.Helper()
+	s := newScreen(t, srv, env, prepare)
+	s.start(width, height, args...)
+	return s
+}
+
+// newScreen is startScreenWith's screen before it starts.
+func newScreen(t *testing.T, srv *llmtest.Server, env []string, prepare func(project, home string)) *tmuxScreen {
+	t.Helper()
 	needTmux(t)
 	tmp := t.TempDir()
 	project := filepath.Join(tmp, "project")
@@ -32,13 +40,11 @@ func startScreenWith(t *testing.T, srv *llmtest.Server, width, height int, env [
 	if prepare != nil {
 		prepare(project, home)
 	}
-	s := &tmuxScreen{t: t, dir: project, env: append([]string{
+	return &tmuxScreen{t: t, dir: project, env: append([]string{
 		"HOME=" + tmp,
 		"CLAWDCODE_HOME=" + home,
 		"OPENAI_BASE_URL=" + srv.URL(),
 	}, env...)}
-	s.start(width, height, args...)
-	return s
 }
 
 // logScreen logs what the screen shows, for the lead's record of the

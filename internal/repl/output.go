@@ -353,6 +353,11 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 		return clip(termtext.FirstLine(str("description"), 0, " …"), 80)
 	case tools.NameTodoWrite:
 		return todoArgument(input)
+	case tools.NameSkill:
+		if f := str("file"); f != "" {
+			return str("name") + ", " + f
+		}
+		return str("name")
 	case tools.NameExitPlanMode:
 		return "plan, " + plural(strings.Count(strings.TrimRight(str("plan"), "\n"), "\n")+1, "line")
 	case tools.NameGlob, tools.NameGrep:

@@ -218,6 +218,8 @@ func TestToolSummaries(t *testing.T) {
 		{"BashOutput", `{"bash_id":"bash_2"}`, "bash_2"},
 		{"KillShell", `{"shell_id":"bash_2"}`, "bash_2"},
 		{"WebFetch", `{"url":"https://go.dev/doc","prompt":"x"}`, "https://go.dev/doc"},
+		{"Skill", `{"name":"pdf"}`, "pdf"},
+		{"Skill", `{"name":"pdf","file":"forms.md"}`, "pdf, forms.md"},
 		{"Other", `{"b":1,"a":"x"}`, `{"a":"x","b":1}`},
 		{"Read", `not json`, "not json"},
 	}

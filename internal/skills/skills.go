@@ -361,7 +361,7 @@ func Asks(list []Skill) []string {
 	for _, sk := range list {
 		line := fmt.Sprintf("offer the skill %q to the model (%s)", sk.Name, sk.Path)
 		if len(sk.AllowedTools) > 0 {
-			line += ", which lets run without asking: " + strings.Join(sk.AllowedTools, ", ")
+			line += ", which lets " + strings.Join(sk.AllowedTools, ", ") + " run without asking"
 		}
 		out = append(out, line)
 	}

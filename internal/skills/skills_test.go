@@ -126,3 +126,18 @@ func TestRefresh(t *testing.T) {
 		t.Fatalf("the new skill was not seen: %+v", set.List())
 	}
 }
+
+// TestAsksNamesTheTools: the trust question's line of a skill with
+// allowed-tools says which tools it lets run without asking, in a
+// sentence.
+func TestAsksNamesTheTools(t *testing.T) {
+	t.Parallel()
+	got := Asks([]Skill{{Name: "pdf", Path: "/p/SKILL.md", AllowedTools: []string{"Read", "Bash"}}, {Name: "plain", Path: "/q/SKILL.md"}})
+	want := []string{
+		`offer the skill "pdf" to the model (/p/SKILL.md), which lets Read, Bash run without asking`,
+		`offer the skill "plain" to the model (/q/SKILL.md)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("Asks:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

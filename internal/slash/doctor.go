@@ -26,7 +26,10 @@ func doctorCommand() Command {
 					bad++
 				}
 			}
-			if bad > 0 {
+			switch {
+			case bad == 1:
+				fmt.Fprintln(env.IO.Out, "1 of the checks above needs a look.")
+			case bad > 1:
 				fmt.Fprintf(env.IO.Out, "%d of the checks above need a look.\n", bad)
 			}
 			return nil
