@@ -218,6 +218,49 @@ func (p *Project) scanIndex(idx map[string]*indexEntry, refresh bool) (entries [
 	return entries, ok, nil
 }
 
+// Infos returns what List says of the sessions ids of the project (those
+// with a file and a message; others are left out), from the index and,
+// for an entry missing or stale, from the session's file (its head and
+// tail). Unlike List it stats only these sessions' files and writes no
+// index: a search names the sessions of its few hits.
+func (p *Project) Infos(ids []string) (map[string]SessionInfo, error) {
+	out := make(map[string]SessionInfo, len(ids))
+	dir := p.dir()
+	d, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer d.Close()
+	idx := p.readIndex(dir)
+	for _, id := range ids {
+		if _, done := out[id]; done || checkID(id) != nil {
+			continue
+		}
+		fi, err := statAt(d, id+".jsonl")
+		if err != nil || !fi.Mode().IsRegular() {
+			continue // gone, or no session
+		}
+		e := idx[id]
+		if e == nil || !e.fresh(fi) {
+			if e, err = p.refreshEntry(d, filepath.Join(dir, id+".jsonl"), id, e, fi); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				return nil, err
+			}
+		}
+		if e.Messages > 0 || e.Tokens > 0 {
+			info := e.SessionInfo
+			info.Project = p.Root
+			out[id] = info
+		}
+	}
+	return out, nil
+}
+
 // currentEntry returns the index entry of one session, refreshed from its
 // file if stale, without writing the index.
 func (p *Project) currentEntry(dir, id string, fi fs.FileInfo) (*indexEntry, error) {

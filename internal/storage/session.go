@@ -344,6 +344,7 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 	s.last = b.last
 	s.entry = b.entry
 	s.entry.Scanned = s.size
+	touchProject(s.dir)
 	return b.offs, nil
 }
 
