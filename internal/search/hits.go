@@ -67,24 +67,24 @@ func (r *hitReader) read(fe *fileEntry, d doc, fn func(h *hitLine, text []byte))
 		}
 		data = r.buf[:n]
 		if _, err := f.ReadAt(data, int64(d.off)); err != nil {
-			return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+			return mismatch(f, fe, d.file)
 		}
 	} else {
 		big, put, err := readLine(f, int64(d.off), n)
 		if err != nil {
-			return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+			return mismatch(f, fe, d.file)
 		}
 		defer put()
 		data = big
 	}
 	if data[n-1] != '\n' || bytes.IndexByte(data[:n-1], '\n') >= 0 {
-		return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+		return mismatch(f, fe, d.file)
 	}
 	line := data[:n-1]
 	// The header first: a huge line is then decoded over itself.
 	var h hitLine
 	if err := json.Unmarshal(line, &h); err != nil {
-		return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+		return mismatch(f, fe, d.file)
 	}
 	text, ok, err := recordText(&r.sc, line, true)
 	defer r.sc.release()
@@ -92,27 +92,44 @@ func (r *hitReader) read(fe *fileEntry, d doc, fn func(h *hitLine, text []byte))
 		r.sc.release()
 		fresh := make([]byte, n-1)
 		if _, err := f.ReadAt(fresh, int64(d.off)); err != nil {
-			return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+			return mismatch(f, fe, d.file)
 		}
 		text, ok, err = recordText(&r.sc, fresh, false)
 	}
 	if err != nil || !ok {
-		return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+		return mismatch(f, fe, d.file)
 	}
 	fn(&h, text)
 	return nil
 }
 
+// staleFileError is a hit's line that is not where the index says, in a
+// session file that another program changed since its files were last
+// compared with the index (its inode or mtime moved): the file is indexed
+// anew and the search asked again (see freshness.go).
+type staleFileError struct{ file uint32 }
+
+func (e *staleFileError) Error() string { return "a session file changed behind the index" }
+
+// mismatch is the error for a hit's line that is not what the index
+// says: a stale file when the file is not the one compared with the
+// index, damage when it is.
+func mismatch(f *os.File, fe *fileEntry, file uint32) error {
+	if fi, err := f.Stat(); err == nil && (storage.Inode(fi) != fe.ID || fi.ModTime().UnixNano() != fe.MTime) {
+		return &staleFileError{file: file}
+	}
+	return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+}
+
 // hits reads the best candidates' records from the session files,
 // verifies their phrases and cuts their snippets, until limit hits.
-func (ix *Index) hits(st *state, cands []candidate, clauses []clause, q Query) ([]Hit, error) {
-	limit := q.Limit
+func (ix *Index) hits(st *state, cands []candidate, clauses []clause, q Query, limit int) ([]Hit, error) {
 	r := &hitReader{home: ix.store.Home(), files: map[uint32]*os.File{}}
 	defer r.close()
 	var out []Hit
 	seen := map[string]int{} // uuid: its hit in out
-	for i, c := range cands {
-		if len(out) >= limit || i >= maxChecks {
+	for _, c := range cands {
+		if len(out) >= limit {
 			break
 		}
 		d, err := st.segs[c.seg].doc(int(c.doc))

@@ -36,10 +36,3 @@ func mapFile(path string) ([]byte, func() error, error) {
 	return data, func() error { return unix.Munmap(data) }, nil
 }
 
-// fileID tells a file from another that took its name (its inode).
-func fileID(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*unix.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
-}
