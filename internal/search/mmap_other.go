@@ -8,7 +8,6 @@ import (
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
-
 // mapFile reads a segment file into memory where mmap is not available.
 func mapFile(path string) ([]byte, func() error, error) {
 	data, err := storage.ReadRegular(path)

@@ -35,4 +35,3 @@ func mapFile(path string) ([]byte, func() error, error) {
 	}
 	return data, func() error { return unix.Munmap(data) }, nil
 }
-
