@@ -128,7 +128,7 @@ func (ix *Index) sweep(m *manifest, pi int, p *storage.Project) ([]*work, error)
 		if ok && m.Files[i].ID == id && id != 0 && fi.Size() < m.Files[i].Offset {
 			// Session files only grow past what was indexed (a torn
 			// tail is never indexed): the manifest is wrong.
-			return nil, fmt.Errorf("%s: offset %d past the end of %s: %w", manifestName, m.Files[i].Offset, m.Files[i].Path, errDamaged)
+			return nil, fmt.Errorf("%s: offset %d past the end of %s: %w", manifestName, m.Files[i].Offset, m.path(i), errDamaged)
 		}
 		if ok && (m.Files[i].ID != id || fi.Size() < m.Files[i].Offset) {
 			m.Files[i].Dead = true // replaced: index it anew

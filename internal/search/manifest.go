@@ -66,10 +66,15 @@ type fileEntry struct {
 	// another program (a stale file, indexed anew), in one whose did not,
 	// damage
 	Dead bool
-	// Derived from Proj and Session when the manifest is decoded or an
+	// The project's root, from Proj when the manifest is decoded or the
 	// entry added, never stored.
-	Path    string // relative to CLAWDCODE_HOME
-	Project string // the project's root
+	Project string
+}
+
+// path is file i's path, relative to CLAWDCODE_HOME.
+func (m *manifest) path(i int) string {
+	f := &m.Files[i]
+	return filepath.Join(m.Projects[f.Proj].Dir, f.Session+".jsonl")
 }
 
 type segEntry struct {
@@ -80,9 +85,7 @@ type segEntry struct {
 }
 
 func (m *manifest) addFile(proj int, session string, id uint64) int {
-	p := &m.Projects[proj]
-	m.Files = append(m.Files, fileEntry{Proj: proj, Session: session, ID: id,
-		Path: filepath.Join(p.Dir, session+".jsonl"), Project: p.Root})
+	m.Files = append(m.Files, fileEntry{Proj: proj, Session: session, ID: id, Project: m.Projects[proj].Root})
 	return len(m.Files) - 1
 }
 
@@ -220,8 +223,7 @@ func decodeManifest(b []byte) (*manifest, error) {
 		if r.bad || f.Proj >= len(m.Projects) || f.Offset < 0 {
 			return nil, fmt.Errorf("%s: bad file entry %d: %w", manifestName, i, errDamaged)
 		}
-		p := &m.Projects[f.Proj]
-		f.Path, f.Project = filepath.Join(p.Dir, f.Session+".jsonl"), p.Root
+		f.Project = m.Projects[f.Proj].Root
 	}
 	m.Segments = make([]segEntry, r.count(4))
 	for i := range m.Segments {

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
@@ -234,7 +236,7 @@ func (p *Project) Infos(ids []string) (map[string]SessionInfo, error) {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	defer d.Close()
-	idx := p.readIndex(dir)
+	idx := p.readIndexOf(dir, ids)
 	for _, id := range ids {
 		if _, done := out[id]; done || checkID(id) != nil {
 			continue
@@ -422,6 +424,98 @@ func (p *Project) writeIndex(dir string, m map[string]*indexEntry) error {
 // of its time in encoding/json's decoding of the index, which v2 does in
 // about a third of the time.
 var indexOptions = jsonv1.DefaultOptionsV1()
+
+// readIndexOf is readIndex for the entries of ids alone: the others are
+// stepped over without being decoded (a search names the few sessions of
+// its hits, of thousands).
+func (p *Project) readIndexOf(dir string, ids []string) map[string]*indexEntry {
+	b, err := ReadRegular(filepath.Join(dir, indexName))
+	if err != nil {
+		return nil
+	}
+	if red := p.store.currentRedactor(); red != nil {
+		b = red.Redact(b)
+	}
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	m, err := decodeIndexOf(b, want)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// decodeIndexOf decodes the entries of index.json whose id is wanted. An
+// entry is judged by its first bytes when they are what writeIndex
+// writes ({"id":"…", unescaped); any other is decoded to tell.
+func decodeIndexOf(b []byte, want map[string]bool) (map[string]*indexEntry, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(b), validOptions)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, errors.New("index: not an object")
+	}
+	out := map[string]*indexEntry{}
+	version := -1
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return nil, err
+		}
+		switch name.String() {
+		case "version":
+			v, err := dec.ReadToken()
+			if err != nil || v.Kind() != '0' {
+				return nil, errors.New("index: bad version")
+			}
+			n, err := v.Int()
+			if err != nil {
+				return nil, errors.New("index: bad version")
+			}
+			version = int(n)
+		case "sessions":
+			if version != indexVersion {
+				return nil, errors.New("index: another version")
+			}
+			if err := decodeEntriesOf(dec, want, out); err != nil {
+				return nil, err
+			}
+		default:
+			if err := dec.SkipValue(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if version != indexVersion {
+		return nil, errors.New("index: another version")
+	}
+	return out, nil
+}
+
+var idPrefix = []byte(`{"id":"`)
+
+func decodeEntriesOf(dec *jsontext.Decoder, want map[string]bool, out map[string]*indexEntry) error {
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
+		return errors.New("index: sessions not an array")
+	}
+	for dec.PeekKind() != ']' {
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if rest, ok := bytes.CutPrefix(v, idPrefix); ok {
+			if end := bytes.IndexAny(rest, `"\`); end >= 0 && rest[end] == '"' && !want[string(rest[:end])] {
+				continue
+			}
+		}
+		var e indexEntry
+		if jsonv2.Unmarshal(v, &e, indexOptions) == nil && want[e.ID] && checkID(e.ID) == nil {
+			out[e.ID] = &e
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
 
 func readIndexRedacted(dir string, red Redactor) map[string]*indexEntry {
 	b, err := ReadRegular(filepath.Join(dir, indexName))
