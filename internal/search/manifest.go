@@ -124,7 +124,7 @@ func encodeManifest(m *manifest) []byte {
 		b = binary.AppendUvarint(b, s.TotalDL)
 		b = binary.AppendUvarint(b, uint64(s.Size))
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 }
 
 // manifestReader reads the fields of a manifest, noting the first thing
@@ -192,7 +192,7 @@ func decodeManifest(b []byte) (*manifest, error) {
 		return nil, fmt.Errorf("%s: not a manifest: %w", manifestName, errDamaged)
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	if crc32.Checksum(body, castagnoli()) != sum {
 		return nil, fmt.Errorf("%s: checksum mismatch: %w", manifestName, errDamaged)
 	}
 	if v := int(body[len(manifestMagic)]); v != manifestVersion {
