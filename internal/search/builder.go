@@ -38,6 +38,10 @@ type builder struct {
 	totalDL uint64
 	scratch []uint32
 	tok     tokenizer
+	// the document being added (see add)
+	docTerms []byte
+	docToks  []docTok
+	sink     uint64 // keeps add's first pass from being optimised away
 }
 
 // termEntry is what the builder knows of a term: where its bytes are,
@@ -112,9 +116,8 @@ func (b *builder) reset() {
 	b.totalDL = 0
 }
 
-// termID returns the id of term, adding it when new.
-func (b *builder) termID(term []byte) uint32 {
-	h := maphash.Bytes(b.seed, term)
+// termID returns the id of term, whose hash is h, adding it when new.
+func (b *builder) termID(term []byte, h uint64) uint32 {
 	tag := h >> 32 << 32
 	mask := uint64(len(b.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -137,7 +140,7 @@ func (b *builder) addTerm(slot, tag uint64, term []byte) uint32 {
 		// Only a document larger than the budget gets here (full turns
 		// every other away first): the table grows for it.
 		b.growSlots()
-		return b.termID(term)
+		return b.termID(term, maphash.Bytes(b.seed, term))
 	}
 	id := uint32(len(b.ents))
 	b.slots[slot] = tag | uint64(id+1)
@@ -226,19 +229,36 @@ func (b *builder) postings(id uint32, fn func([]byte)) {
 // full first). A term's postings are appended in document order, so they
 // need no sorting; within the document, the first occurrence of a term
 // notes it and later ones count.
+//
+// The terms are looked up in two passes: the first hashes each term and
+// loads its first slot, the second looks it up. Most of a long tail's
+// lookups miss the processor's caches (the table is megabytes); loads
+// that depend on nothing before them are overlapped by the processor,
+// where the lookups one after another each waited for the last: this
+// took the index build from 50 to 60 MB per CPU-second.
 func (b *builder) add(d doc, text []byte) {
 	id := uint32(len(b.docs))
 	mark := id + 1 // lastDoc value meaning "seen in this document"
 	seen := b.scratch[:0]
-	n := 0
+	b.docTerms, b.docToks = b.docTerms[:0], b.docToks[:0]
+	mask := uint64(len(b.slots) - 1)
+	var sink uint64
 	b.tok.reset(text)
 	for {
 		tok, ok := b.tok.next()
 		if !ok {
 			break
 		}
-		n++
-		tid := b.termID(tok.term)
+		h := maphash.Bytes(b.seed, tok.term)
+		sink ^= b.slots[h&mask]
+		b.docToks = append(b.docToks, docTok{hash: h, end: uint32(len(b.docTerms) + len(tok.term))})
+		b.docTerms = append(b.docTerms, tok.term...)
+	}
+	b.sink = sink
+	start := uint32(0)
+	for _, t := range b.docToks {
+		tid := b.termID(b.docTerms[start:t.end], t.hash)
+		start = t.end
 		st := &b.ents[tid]
 		if st.lastDoc == mark {
 			st.tf++
@@ -254,6 +274,7 @@ func (b *builder) add(d doc, text []byte) {
 		st.df++
 		seen = append(seen, tid, delta)
 	}
+	n := len(b.docToks)
 	d.terms = uint32(n)
 	b.totalDL += uint64(n)
 	b.docs = append(b.docs, d)
@@ -262,6 +283,16 @@ func (b *builder) add(d doc, text []byte) {
 		b.appendPosting(tid, seen[i+1], b.ents[tid].tf)
 	}
 	b.scratch = seen
+	if cap(b.docTerms) > bigLine {
+		b.docTerms, b.docToks = nil, nil // a huge record's: not kept
+	}
+}
+
+// docTok is a term of the document being added: its hash and where its
+// bytes end in docTerms.
+type docTok struct {
+	hash uint64
+	end  uint32
 }
 
 // term returns the bytes of term id.
