@@ -215,3 +215,40 @@ func TestFilesReplacedOrAddedBehindTheStore(t *testing.T) {
 		t.Errorf("warnings: %q", f.warns)
 	}
 }
+
+// A build reports its progress: at its end, every file and byte it had
+// to read, and Done; a search that reads nothing new tells nothing.
+func TestABuildReportsItsProgress(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	p := f.project()
+	var size int64
+	for i := range 3 {
+		s := f.session(p, user(fmt.Sprintf("puffin %d", i)), assistant("a puffin reply"))
+		fi, err := os.Stat(s.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	var got []Progress
+	ix := f.index()
+	ix.OnProgress(func(p Progress) { got = append(got, p) })
+	if _, err := ix.Find(context.Background(), Query{Text: "puffin"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 {
+		t.Fatal("no progress reported")
+	}
+	last := got[len(got)-1]
+	if !last.Done || last.Files != 3 || last.TotalFiles != 3 || last.Bytes != size || last.TotalBytes != size {
+		t.Errorf("last report %+v, want 3 of 3 files, %d of %d bytes, done", last, size, size)
+	}
+	got = nil
+	if _, err := ix.Find(context.Background(), Query{Text: "puffin"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Errorf("a search with nothing to read reported %+v", got)
+	}
+}
