@@ -25,7 +25,7 @@ const (
 	// buildLimit is the heap the build asks the collector to stay under:
 	// the builders, the reading buffers, a segment's dictionary as it is
 	// written, and room for the collector to work.
-	buildLimit = indexBudget + 128<<20
+	buildLimit = indexBudget + 64<<20
 	pieceBytes = 32 << 20
 	// progressEvery is how often a build reports its progress.
 	progressEvery = 200 * time.Millisecond
@@ -93,6 +93,9 @@ func (ix *Index) index(ctx context.Context, jobs []*work) ([]segEntry, error) {
 	budget := min(int64(indexBudget/workers), max(4<<20, 2*total/int64(workers)))
 	if total > 64<<20 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(buildLimit))
+		// The builders' memory goes back to the system before the
+		// search that follows maps its segments.
+		defer debug.FreeOSMemory()
 	}
 	b := &build{ix: ix, pieces: pieces, budget: budget, totalFiles: len(jobs), totalBytes: total}
 	stop := b.report(ctx)

@@ -35,3 +35,14 @@ func mapFile(path string) ([]byte, func() error, error) {
 	}
 	return data, func() error { return unix.Munmap(data) }, nil
 }
+
+// release gives back the pages of a mapped segment that a search has
+// read: they stay in the page cache, and fault in again if read again,
+// but no longer count in the process's memory. A search whose words are
+// in most records reads every segment's document table (20 bytes a
+// record: 200 MB over 10 GB of sessions), one segment at a time.
+func release(data []byte) {
+	if len(data) >= releaseMin {
+		_ = unix.Madvise(data, unix.MADV_DONTNEED)
+	}
+}

@@ -235,6 +235,7 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 			if err != nil {
 				return res, fmt.Errorf("%s: %w", st.segs[si].name, err)
 			}
+			release(st.segs[si].data)
 			res.Matched += n
 		}
 		hits, err := ix.hits(st, top.sorted(), clauses, q, want)

@@ -42,6 +42,11 @@ func openSegment(path string) (*segment, error) {
 	return s, nil
 }
 
+// releaseMin is the smallest segment whose pages a search gives back
+// once it has scored it (release): smaller ones cost little, and would
+// only be read again.
+const releaseMin = 8 << 20
+
 func (s *segment) close() error {
 	if s.unmap == nil {
 		return nil
