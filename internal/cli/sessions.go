@@ -213,18 +213,14 @@ func sessionIDError(idOrPrefix string, err error) error {
 }
 
 // sessionTitle looks a session's title up in the project index ("" when
-// unknown); a failing index only costs the title.
+// unknown), for that session alone (not a listing of the project's
+// thousands); a failing index only costs the title.
 func sessionTitle(p *storage.Project, id string) string {
-	list, err := p.List()
+	infos, err := p.Infos([]string{id})
 	if err != nil {
 		return ""
 	}
-	for _, s := range list {
-		if s.ID == id {
-			return s.Title
-		}
-	}
-	return ""
+	return infos[id].Title
 }
 
 // formatWhen renders a time relative to now on a terminal, and as RFC 3339
