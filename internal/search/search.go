@@ -183,26 +183,9 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 		return res, nil
 	}
 	avgDL := totalDL / nDocs
-	entries := make([][]dictEntry, len(st.segs))
-	df := make([]float64, len(ts))
-	for si, s := range st.segs {
-		es := make([]dictEntry, len(ts))
-		all := true
-		for ti, t := range ts {
-			e, found, err := s.lookup([]byte(t))
-			if err != nil {
-				return res, fmt.Errorf("%s: %w", s.name, err)
-			}
-			if found {
-				df[ti] += float64(e.df)
-				es[ti] = e
-			} else {
-				all = false
-			}
-		}
-		if all {
-			entries[si] = es
-		}
+	entries, df, err := lookupTerms(st.segs, ts)
+	if err != nil {
+		return res, err
 	}
 	idf := make([]float64, len(ts))
 	for i := range ts {
@@ -249,6 +232,34 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 		}
 		k = most
 	}
+}
+
+// lookupTerms looks the terms up in every segment: entries[si] holds
+// segment si's entry of each term when it has them all (nil otherwise),
+// df each term's documents in all segments.
+func lookupTerms(segs []*segment, ts []string) (entries [][]dictEntry, df []float64, err error) {
+	entries = make([][]dictEntry, len(segs))
+	df = make([]float64, len(ts))
+	for si, s := range segs {
+		es := make([]dictEntry, len(ts))
+		all := true
+		for ti, t := range ts {
+			e, found, err := s.lookup([]byte(t))
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", s.name, err)
+			}
+			if found {
+				df[ti] += float64(e.df)
+				es[ti] = e
+			} else {
+				all = false
+			}
+		}
+		if all {
+			entries[si] = es
+		}
+	}
+	return entries, df, nil
 }
 
 // better orders candidates: higher score, then newer (a later segment,

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
@@ -220,49 +218,6 @@ func (p *Project) scanIndex(idx map[string]*indexEntry, refresh bool) (entries [
 	return entries, ok, nil
 }
 
-// Infos returns what List says of the sessions ids of the project (those
-// with a file and a message; others are left out), from the index and,
-// for an entry missing or stale, from the session's file (its head and
-// tail). Unlike List it stats only these sessions' files and writes no
-// index: a search names the sessions of its few hits.
-func (p *Project) Infos(ids []string) (map[string]SessionInfo, error) {
-	out := make(map[string]SessionInfo, len(ids))
-	dir := p.dir()
-	d, err := os.Open(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	defer d.Close()
-	idx := p.readIndexOf(dir, ids)
-	for _, id := range ids {
-		if _, done := out[id]; done || checkID(id) != nil {
-			continue
-		}
-		fi, err := statAt(d, id+".jsonl")
-		if err != nil || !fi.Mode().IsRegular() {
-			continue // gone, or no session
-		}
-		e := idx[id]
-		if e == nil || !e.fresh(fi) {
-			if e, err = p.refreshEntry(d, filepath.Join(dir, id+".jsonl"), id, e, fi); err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					continue
-				}
-				return nil, err
-			}
-		}
-		if e.Messages > 0 || e.Tokens > 0 {
-			info := e.SessionInfo
-			info.Project = p.Root
-			out[id] = info
-		}
-	}
-	return out, nil
-}
-
 // currentEntry returns the index entry of one session, refreshed from its
 // file if stale, without writing the index.
 func (p *Project) currentEntry(dir, id string, fi fs.FileInfo) (*indexEntry, error) {
@@ -330,31 +285,7 @@ func (p *Project) refreshEntry(dir *os.File, path, id string, old *indexEntry, f
 			e.observe("", h.Timestamp, false, "", nil, 0)
 			continue
 		}
-		var pr probe
-		if DecodeLine(line, &pr) != nil {
-			continue
-		}
-		var content string
-		var usage *Usage
-		if pr.Message != nil {
-			usage = pr.Message.Usage
-		}
-		switch {
-		case pr.Type == TypeTitle:
-			content = pr.Title
-		case pr.Type == TypeUser && !pr.IsCompactSummary && e.Title == "" && !e.TitleSet:
-			// Only the first user message's text is ever read (the
-			// title): the others are skipped without a copy.
-			var m headProbe
-			if DecodeLine(line, &m) == nil && m.Message != nil {
-				content = m.Message.Content
-			}
-		}
-		post := 0
-		if pr.CompactMetadata != nil {
-			post = pr.CompactMetadata.PostTokens
-		}
-		e.observe(pr.Type, pr.Timestamp, pr.IsCompactSummary, content, usage, post)
+		e.observeLine(line)
 	}
 	mt := fi.ModTime()
 	e.Size, e.ModTime = fi.Size(), mt.UnixNano()
@@ -365,6 +296,37 @@ func (p *Project) refreshEntry(dir *os.File, path, id string, old *indexEntry, f
 		e.Updated = mt.UTC()
 	}
 	return e, nil
+}
+
+// observeLine folds one line that may change the listing (a user or
+// assistant message, a title, or one in another program's spelling) into
+// the entry; a line that does not decode is passed over.
+func (e *indexEntry) observeLine(line []byte) {
+	var pr probe
+	if DecodeLine(line, &pr) != nil {
+		return
+	}
+	var content string
+	var usage *Usage
+	if pr.Message != nil {
+		usage = pr.Message.Usage
+	}
+	switch {
+	case pr.Type == TypeTitle:
+		content = pr.Title
+	case pr.Type == TypeUser && !pr.IsCompactSummary && e.Title == "" && !e.TitleSet:
+		// Only the first user message's text is ever read (the title):
+		// the others are skipped without a copy.
+		var m headProbe
+		if DecodeLine(line, &m) == nil && m.Message != nil {
+			content = m.Message.Content
+		}
+	}
+	post := 0
+	if pr.CompactMetadata != nil {
+		post = pr.CompactMetadata.PostTokens
+	}
+	e.observe(pr.Type, pr.Timestamp, pr.IsCompactSummary, content, usage, post)
 }
 
 // countsInListing reports whether records of a type change a listing
@@ -424,98 +386,6 @@ func (p *Project) writeIndex(dir string, m map[string]*indexEntry) error {
 // of its time in encoding/json's decoding of the index, which v2 does in
 // about a third of the time.
 var indexOptions = jsonv1.DefaultOptionsV1()
-
-// readIndexOf is readIndex for the entries of ids alone: the others are
-// stepped over without being decoded (a search names the few sessions of
-// its hits, of thousands).
-func (p *Project) readIndexOf(dir string, ids []string) map[string]*indexEntry {
-	b, err := ReadRegular(filepath.Join(dir, indexName))
-	if err != nil {
-		return nil
-	}
-	if red := p.store.currentRedactor(); red != nil {
-		b = red.Redact(b)
-	}
-	want := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		want[id] = true
-	}
-	m, err := decodeIndexOf(b, want)
-	if err != nil {
-		return nil
-	}
-	return m
-}
-
-// decodeIndexOf decodes the entries of index.json whose id is wanted. An
-// entry is judged by its first bytes when they are what writeIndex
-// writes ({"id":"…", unescaped); any other is decoded to tell.
-func decodeIndexOf(b []byte, want map[string]bool) (map[string]*indexEntry, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(b), validOptions)
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return nil, errors.New("index: not an object")
-	}
-	out := map[string]*indexEntry{}
-	version := -1
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadToken()
-		if err != nil {
-			return nil, err
-		}
-		switch name.String() {
-		case "version":
-			v, err := dec.ReadToken()
-			if err != nil || v.Kind() != '0' {
-				return nil, errors.New("index: bad version")
-			}
-			n, err := v.Int()
-			if err != nil {
-				return nil, errors.New("index: bad version")
-			}
-			version = int(n)
-		case "sessions":
-			if version != indexVersion {
-				return nil, errors.New("index: another version")
-			}
-			if err := decodeEntriesOf(dec, want, out); err != nil {
-				return nil, err
-			}
-		default:
-			if err := dec.SkipValue(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if version != indexVersion {
-		return nil, errors.New("index: another version")
-	}
-	return out, nil
-}
-
-var idPrefix = []byte(`{"id":"`)
-
-func decodeEntriesOf(dec *jsontext.Decoder, want map[string]bool, out map[string]*indexEntry) error {
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
-		return errors.New("index: sessions not an array")
-	}
-	for dec.PeekKind() != ']' {
-		v, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		if rest, ok := bytes.CutPrefix(v, idPrefix); ok {
-			if end := bytes.IndexAny(rest, `"\`); end >= 0 && rest[end] == '"' && !want[string(rest[:end])] {
-				continue
-			}
-		}
-		var e indexEntry
-		if jsonv2.Unmarshal(v, &e, indexOptions) == nil && want[e.ID] && checkID(e.ID) == nil {
-			out[e.ID] = &e
-		}
-	}
-	_, err := dec.ReadToken()
-	return err
-}
 
 func readIndexRedacted(dir string, red Redactor) map[string]*indexEntry {
 	b, err := ReadRegular(filepath.Join(dir, indexName))
