@@ -40,7 +40,7 @@ func (p *Project) IndexDrift() ([]string, error) {
 		if !e.fresh(sf.Info) {
 			continue
 		}
-		now, err := p.refreshEntry(nil, sf.Path, sf.ID, titleOnly(e, sf.Info), sf.Info)
+		now, err := p.refreshEntry(sf.Path, sf.ID, titleOnly(e, sf.Info), sf.Info)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func (p *Project) RebuildIndex() error {
 	old := p.readIndex(dir)
 	m := make(map[string]*indexEntry, len(files))
 	for _, sf := range files {
-		e, err := p.refreshEntry(nil, sf.Path, sf.ID, titleOnly(old[sf.ID], sf.Info), sf.Info)
+		e, err := p.refreshEntry(sf.Path, sf.ID, titleOnly(old[sf.ID], sf.Info), sf.Info)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed meanwhile
 		}

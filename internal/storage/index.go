@@ -206,7 +206,7 @@ func (p *Project) scanIndex(idx map[string]*indexEntry, refresh bool) (entries [
 		if !refresh {
 			return nil, false, nil
 		}
-		e, err := p.refreshEntry(d, sf.Path, id, old, fi)
+		e, err := p.refreshEntryIn(d, sf.Path, id, old, fi)
 		if err != nil {
 			return nil, false, err
 		}
@@ -225,7 +225,7 @@ func (p *Project) currentEntry(dir, id string, fi fs.FileInfo) (*indexEntry, err
 	if old != nil && old.fresh(fi) {
 		return old, nil
 	}
-	return p.refreshEntry(nil, filepath.Join(dir, id+".jsonl"), id, old, fi)
+	return p.refreshEntry(filepath.Join(dir, id+".jsonl"), id, old, fi)
 }
 
 // refreshEntry brings old (nil if none) up to date with the file described
@@ -233,9 +233,15 @@ func (p *Project) currentEntry(dir, id string, fi fs.FileInfo) (*indexEntry, err
 // Listing (see quickEntry), else by counting only the new bytes when the
 // file just grew, else recounting from the start. A title set by SetTitle survives both; one
 // saved with SaveTitle is also read back from its record, so it survives
-// the loss of the index too. With dir (the project directory, open), the
-// file is opened in it (openAt).
-func (p *Project) refreshEntry(dir *os.File, path, id string, old *indexEntry, fi fs.FileInfo) (*indexEntry, error) {
+// the loss of the index too.
+func (p *Project) refreshEntry(path, id string, old *indexEntry, fi fs.FileInfo) (*indexEntry, error) {
+	return p.refreshEntryIn(nil, path, id, old, fi)
+}
+
+// refreshEntryIn is refreshEntry with the project directory open (dir,
+// nil if not): the file is opened in it (openAt), without walking its
+// path again.
+func (p *Project) refreshEntryIn(dir *os.File, path, id string, old *indexEntry, fi fs.FileInfo) (*indexEntry, error) {
 	e := &indexEntry{SessionInfo: SessionInfo{ID: id}}
 	from := int64(0)
 	switch {

@@ -39,7 +39,7 @@ func (p *Project) Infos(ids []string) (map[string]SessionInfo, error) {
 		}
 		e := idx[id]
 		if e == nil || !e.fresh(fi) {
-			if e, err = p.refreshEntry(d, filepath.Join(dir, id+".jsonl"), id, e, fi); err != nil {
+			if e, err = p.refreshEntryIn(d, filepath.Join(dir, id+".jsonl"), id, e, fi); err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					continue
 				}

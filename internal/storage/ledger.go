@@ -2,11 +2,9 @@ package storage
 
 import (
 	"fmt"
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"regexp"
 	"strings"
-	"sync"
-
-	"github.com/clawdcode/clawdcode/internal/termtext"
 )
 
 // The ledger's lines are written in one place, here, because two readers
@@ -45,14 +43,10 @@ type LedgerEntry struct {
 
 // namedNumber is a number with its name ("limit = 4096", "p99: 35ms"),
 // its unit kept; spacedNumber one written with blanks around its = or :
-// (not "main.go:3"). They are compiled on first use: compiling them at
-// start-up cost every run of clawdcode, compacting or not, half a
-// millisecond and 16 KiB.
+// (not "main.go:3").
 var (
-	namedNumber  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Za-z_][\w.\-]*)\s*[=:]\s*(` + numberValue + `)`) })
-	spacedNumber = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`([A-Za-z_][\w.\-]*)(?:\s+[=:]\s*|[=:]\s+)(` + numberValue + `)`)
-	})
+	namedNumber  = regexp.MustCompile(`([A-Za-z_][\w.\-]*)\s*[=:]\s*(` + numberValue + `)`)
+	spacedNumber = regexp.MustCompile(`([A-Za-z_][\w.\-]*)(?:\s+[=:]\s*|[=:]\s+)(` + numberValue + `)`)
 )
 
 // numberValue is a number's value: digits, maybe grouped ("1,024"), a
@@ -64,7 +58,7 @@ const numberValue = `-?\d(?:[\d_,]*\d)?(?:\.\d+)?[A-Za-z%µ]*`
 // itself when it names none.
 func BareNumbers(line string) string {
 	var out []string
-	for _, m := range namedNumber().FindAllStringSubmatch(line, -1) {
+	for _, m := range namedNumber.FindAllStringSubmatch(line, -1) {
 		out = append(out, m[1]+"="+m[2])
 	}
 	if len(out) == 0 {
@@ -131,7 +125,7 @@ func (c LedgerCommand) Line() string {
 // squeezeNumbers writes a line's named numbers without the blanks around
 // their = or : ("retry budget = 48" → "retry budget=48").
 func squeezeNumbers(line string) string {
-	return spacedNumber().ReplaceAllString(line, "$1=$2")
+	return spacedNumber.ReplaceAllString(line, "$1=$2")
 }
 
 // Listing is the whole ledger as Recall shows a boundary: every entry
