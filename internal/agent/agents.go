@@ -12,13 +12,14 @@ import (
 )
 
 // Custom subagent types (CONTRACT.md §12) are Markdown files: front matter
-// description:, tools: (a comma-separated subset of the parent's tools)
-// and model:, the body being the subagent's system prompt. A project's
-// files come with the repository, like its custom commands: they are read
-// only through deffile (a regular file directly in its directory, never a
-// link), and they cannot widen anything — tools only ever narrows the
-// parent's set, and every call still goes through the parent's
-// permissions.
+// description:, tools: (a subset of the parent's tools, a YAML list or
+// comma-separated) and model:, the body being the subagent's system
+// prompt. A project's files come with the repository, like its custom
+// commands: they are read only through deffile (a regular file directly
+// in its directory, never a link), and they cannot widen anything — tools
+// only ever narrows the parent's set, a file whose front matter does not
+// parse is skipped (a tools: it meant to set is never lost), and every
+// call still goes through the parent's permissions.
 
 // agentFileLimit bounds an agent file: a system prompt, not a document.
 const agentFileLimit = 64 << 10
@@ -74,17 +75,24 @@ func readAgentFile(dir, file, name string) (SubagentType, error) {
 	if err != nil {
 		return SubagentType{}, err
 	}
-	t := SubagentType{Name: name, Description: meta["description"], Model: meta["model"], prompt: body}
+	t := SubagentType{Name: name, prompt: body}
+	if t.Description, err = meta.Text("description"); err != nil {
+		return SubagentType{}, err
+	}
+	if t.Model, err = meta.Text("model"); err != nil {
+		return SubagentType{}, err
+	}
 	if t.Description == "" {
 		t.Description, _, _ = strings.Cut(body, "\n")
 	}
-	if list := strings.TrimSpace(meta["tools"]); list != "" {
-		t.Tools = []string{}
-		for _, n := range strings.Split(list, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				t.Tools = append(t.Tools, n)
-			}
-		}
+	// A tools: that is set but cannot be read is an error, never the
+	// parent's tools (nil).
+	tools, set, err := meta.Names("tools")
+	if err != nil {
+		return SubagentType{}, err
+	}
+	if set {
+		t.Tools = tools
 	}
 	return t, nil
 }

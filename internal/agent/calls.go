@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -66,10 +66,11 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 	}
 	// A call that cannot succeed fails before anyone is asked to
 	// allow it (Edit of a file never read, Write under CLAWDCODE_HOME).
-	if res, ok := tools.Precheck(tool, p.input); !ok {
+	if res, ok := tools.Precheck(ctx, tool, p.input); !ok {
 		return early(res)
 	}
-	denied, err := l.perms.Check(ctx, tool, p.input)
+	denied, err := l.perms.Check(withCallID(ctx, p.id), tool, p.input)
+	telemetry.From(ctx).Decision(ctx, telemetry.Decision{Tool: p.name, Allowed: err == nil && denied == "", Source: decisionSource(tool, p.input)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return p, interruptedResult, interrupted(ctx)
@@ -81,6 +82,15 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 		return early(tools.Result{Error: denied})
 	}
 	return p, "", nil
+}
+
+// decisionSource says what decided a call for telemetry: nothing, for a
+// tool that needs no permission, else the permission policy.
+func decisionSource(tool tools.Tool, input json.RawMessage) string {
+	if !tools.NeedsPermission(tool, input) {
+		return telemetry.SourceFree
+	}
+	return telemetry.SourcePolicy
 }
 
 // taskRun is how many calls from the first of calls on are Task calls.
@@ -145,16 +155,7 @@ func (l *loop) runParallel(ctx context.Context, resp *llm.Response, from, n int)
 	return nil
 }
 
-// callIDKey carries the id of the tool call a Task runs for, so that the
-// subagent's session and events can name it.
-type callIDKey struct{}
-
-func withCallID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, callIDKey{}, id)
-}
-
-// callID is the id withCallID gave ctx ("" = none).
-func callID(ctx context.Context) string {
-	id, _ := ctx.Value(callIDKey{}).(string)
-	return strings.TrimSpace(id)
-}
+// withCallID and callID carry the id of the tool call a context is for:
+// a Task's subagent names its session and events by it, an Asker the call
+// it asks about.
+var withCallID, callID = tools.WithCallID, tools.CallID

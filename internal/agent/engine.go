@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
-	"github.com/clawdcode/clawdcode/internal/checkpoint"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
@@ -19,6 +17,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/recall"
 	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -35,12 +34,14 @@ type LLM interface {
 var _ LLM = (*llm.Client)(nil)
 
 // Sink receives a turn's events as they happen; the REPL renders them live,
-// -p collects them (text / json / stream-json). Calls come from the goroutine
+// -p collects them (text / json / stream-json), an editor's front end
+// sends them as protocol updates. Calls come from the goroutine
 // that called Submit. A tool's name is the tool's own (tools.NameEdit, an MCP
 // tool's full name), never the model's spelling of it ("edit"): a front end
 // may decide what to show by it.
 type Sink interface {
 	Text(delta string)                                // assistant text as it streams
+	Thinking(delta string)                            // the model's reasoning as it streams (never recorded)
 	ToolStart(id, name string, input json.RawMessage) // before a tool runs (after permission)
 	ToolEnd(id, name string, res tools.Result)        // after it ran (ToolStart came before)
 	// ToolRefused: a call answered without running (an unknown tool, bad
@@ -48,6 +49,12 @@ type Sink interface {
 	// precheck, abandoned by an interrupt); no ToolStart came before it.
 	ToolRefused(id, name string, input json.RawMessage, res tools.Result)
 	Notice(n contextmgr.Notice) // compaction and retry notices
+	// TaskEvent is one thing a subagent (a Task call) did, tagged with the
+	// call's id. It is called from the subagents' goroutines, several at
+	// once and while Submit's goroutine calls the other methods, so it
+	// must be safe for that; a front end that does not show subagents
+	// ignores it.
+	TaskEvent(taskID string, ev TaskEvent)
 }
 
 // Config is everything an Engine is built from (flags + env resolved by the
@@ -78,7 +85,7 @@ type Config struct {
 	// MCP is the connection to the configured MCP servers (nil = none),
 	// connecting in the background: the tools of the servers ready when a
 	// turn starts are offered after the built-in tools from that turn on
-	// (see JoinMCPTools); /mcp shows their state. Close closes it.
+	// (see MCP.Join); /mcp shows their state. Close closes it.
 	MCP *mcphost.Host
 	// MCPWait, when positive, makes the first turn wait for the servers
 	// still connecting, at most this long, and report those that did not
@@ -93,59 +100,81 @@ type Config struct {
 	// commands: secret-looking variables handed over all the same, and
 	// more variables kept from them (see secrets.ChildEnv).
 	EnvPassthrough, SecretEnv []string
+	// TextReader and TextWriter hold the text files Read, Edit and Write
+	// read and write, Terminal runs Bash's foreground commands and
+	// WatchOutput sees a local command's output as it comes: an editor's
+	// buffers and terminals, and its view of a running call (see
+	// tools.Env's UseTextFiles, UseTerminal and WatchOutput). Each nil:
+	// this process's disk and shells.
+	TextReader  tools.TextReader
+	TextWriter  tools.TextWriter
+	Terminal    tools.Terminal
+	WatchOutput func(ctx context.Context, chunk []byte)
+	// Sandbox runs the Bash tool's commands (nil: plain child processes).
+	Sandbox tools.ShellSandbox
 	// Warn receives each warning about a session being resumed: the lines
 	// of its live context that could not be parsed and are left out
 	// (CONTRACT.md section 4 wants the user told). nil drops them.
 	Warn func(msg string)
 	// About is what /status shows of the run beyond the engine.
 	About About
+	// AfterTurn, when set, is told the session's id at the end of each
+	// turn (Submit) that has a session, its records in the session file:
+	// sync's push of the turn ([sync] auto, internal/sessionsync.Auto).
+	// It must return at once — the turn's result waits for it.
+	AfterTurn func(sessionID string)
+	// Telemetry is told of turns, tool calls, permission decisions and
+	// compactions (nil = telemetry.Off).
+	Telemetry telemetry.Hooks
 }
 
-// Engine is the session engine both front ends (REPL and -p) drive: one
-// current session, its context manager, the tools and the loop.
+// Engine is the session engine the front ends (the REPL, -p, an editor)
+// drive: one current session, its context manager, the tools and the
+// loop. A front end never uses the Engine whole: it takes the parts it
+// drives — Sessions, Turns, Context, Permissions, Tasks, Shells, Memory,
+// Checkpoints, MCP — each a small type with the methods of one concern,
+// and declares, where it uses one, the interface of what it calls.
 type Engine struct {
 	cfg   Config
 	model string
 	tools []tools.Tool
-	// builtin is the head of tools that never changes; the MCP servers'
-	// offer follows it. mcpSettled says MCPWait was waited.
-	builtin    []tools.Tool
-	mcpSettled bool
-	warned     map[string]bool // warnings given once (warnOnce)
-	env        *tools.Env      // nil when Config.Tools replaced the contract tools
-	perms      permissionChecker
-	system     string
+	// builtin is the head of tools that never changes; ExitPlanMode
+	// (planTool) follows it in a turn that starts in plan mode, then the
+	// MCP servers' offer (offer).
+	builtin  []tools.Tool
+	planTool tools.Tool
+	env      *tools.Env // nil when Config.Tools replaced the contract tools
+	perms    permissionChecker
+	system   string
 	// briefSystem is system's brief form, for a session whose window is
 	// small (the context manager chooses: contextmgr.BriefForms).
 	briefSystem string
 	// prompt is what system is built from, memories apart.
 	prompt PromptInfo
-
-	// mem is the project's and the user's memories; memGiven the ones in
-	// system; suggested what was derived from this engine's sessions.
-	mem       *memory.Book
-	memGiven  []string
-	suggested []memory.Suggestion
-
-	// log.sess is the current session: nil until the first message of a
-	// new session is submitted. mgr writes through log.
-	log          *sessionLog
-	pendingTitle string
-	mgr          *contextmgr.Manager
-	// mgrErr is why mgr could not be built (New has no error to return it).
-	mgrErr error
-
-	// sink receives the manager's notices while a Submit runs.
-	sink Sink
 	// textOnly is set once the server refused a request with images.
 	textOnly bool
-	// agentTypes are the subagent types Task offers (built-in, custom).
-	agentTypes []SubagentType
-	// taskAsk lets one subagent at a time ask for a permission; taskLink
-	// one at a time append its link to the current session.
-	taskAsk, taskLink sync.Mutex
-	// taskUsage is what the subagents spent (under taskLink).
-	taskUsage storage.Usage
+
+	// log.sess is the current session: nil until the first message of a
+	// new session is submitted. mgr writes through log; it is never nil
+	// once New returned.
+	log          *sessionLog
+	pendingTitle string
+	// nextID is the id a new session not created yet will have, once
+	// Sessions.NextID chose it ("" = a random one at creation).
+	nextID string
+	mgr    *contextmgr.Manager
+	// sink receives the manager's notices while a Submit runs.
+	sink Sink
+
+	sessions    Sessions
+	turns       Turns
+	context     Context
+	permissions Permissions
+	tasks       Tasks
+	shells      Shells
+	memory      Memory
+	checkpoints Checkpoints
+	mcp         MCP
 }
 
 // permissionChecker is what the loop needs of *tools.Permissions.
@@ -163,26 +192,37 @@ var _ sessionScoped = (*tools.Permissions)(nil)
 
 var _ permissionChecker = (*tools.Permissions)(nil)
 
-// New builds an engine with no session open yet.
-func New(cfg Config) *Engine {
+// New builds an engine with no session open yet; the first message
+// submitted creates one (Sessions.StartNew and Resume choose another). It
+// fails when no context manager can be built for a session, e.g. a window
+// too small for the system prompt and the tools
+// (*contextmgr.WindowTooSmallError).
+func New(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, model: cfg.Model}
+	e.sessions.e, e.turns.e, e.context.e, e.permissions.p = e, e, e, cfg.Permissions
+	e.tasks.e, e.shells.e, e.memory.e, e.checkpoints.e, e.mcp.e = e, e, e, e, e
 	e.tools = cfg.Tools
 	if e.tools == nil {
 		e.env = tools.NewEnv(cfg.Project.Root)
 		e.env.Protect(cfg.Project.Store().Home())
 		e.env.PassEnv, e.env.SecretEnv = cfg.EnvPassthrough, cfg.SecretEnv
+		e.env.UseTextFiles(cfg.TextReader, cfg.TextWriter)
+		e.env.UseTerminal(cfg.Terminal)
+		e.env.WatchOutput(cfg.WatchOutput)
+		e.env.Sandbox = cfg.Sandbox
 		e.tools = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
 			Store:   cfg.Project.Store(),
 			Project: cfg.Project,
-			Session: e.SessionID,
+			Session: e.sessions.ID,
 			Index:   search.New(cfg.Project.Store(), cfg.Warn),
 		}), tools.NewTodoWrite())
 		// Task comes last and needs the rest: a subagent gets the tools
 		// before it (general) or fewer, never Task itself.
-		e.agentTypes = loadAgentTypes(agentDirs(cfg.Project), cfg.Warn)
-		e.tools = append(e.tools, tools.NewTask(e, e.taskTypes()))
+		e.tasks.types = loadAgentTypes(agentDirs(cfg.Project), cfg.Warn)
+		e.tools = append(e.tools, tools.NewTask(&e.tasks, e.tasks.offered()))
 	}
 	e.builtin = slices.Clip(e.tools)
+	e.planTool = tools.NewExitPlanMode(planHandler{&e.permissions})
 	if cfg.Permissions != nil {
 		e.perms = cfg.Permissions
 	} else {
@@ -193,19 +233,71 @@ func New(cfg Config) *Engine {
 		now = cfg.Now
 	}
 	if e.env != nil {
-		e.env.OnBeforeChange(e.checkpoint)
-		e.env.OnAfterChange(e.checkpointWritten)
+		e.env.OnBeforeChange(e.checkpoints.save)
+		e.env.OnAfterChange(e.checkpoints.wrote)
+		if cfg.Permissions != nil {
+			// What a deny rule keeps from Read, Grep and Glob pass over.
+			e.env.HideFromSearch(cfg.Permissions.DeniesRead)
+		}
 	}
 	e.prompt = PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)}
-	e.mem = memory.Open(cfg.Project)
+	e.memory.book = memory.Open(cfg.Project)
 	e.system = e.systemPrompt()
 	// A manager for a new session does no I/O and cannot block, so a
 	// background context is enough here.
 	e.log = &sessionLog{}
-	e.mgr, e.mgrErr = e.newManager(context.Background(), e.log, nil)
+	mgr, err := e.newManager(context.Background(), e.log, nil)
+	if err != nil {
+		return nil, err
+	}
+	e.mgr = mgr
 	// Registered once the engine is whole: a change rebuilds the manager.
-	e.mem.OnChange(e.memoriesChanged)
-	return e
+	e.memory.book.OnChange(e.memory.changed)
+	return e, nil
+}
+
+// Sessions is the part that opens, names and branches sessions.
+func (e *Engine) Sessions() *Sessions { return &e.sessions }
+
+// Turns is the part that runs the user's messages through the model.
+func (e *Engine) Turns() *Turns { return &e.turns }
+
+// Context is the part that shows and steers the current session's context.
+func (e *Engine) Context() *Context { return &e.context }
+
+// Permissions is the part that reads and changes the permission policy.
+func (e *Engine) Permissions() *Permissions { return &e.permissions }
+
+// Tasks is the part that knows the subagent types and runs them.
+func (e *Engine) Tasks() *Tasks { return &e.tasks }
+
+// Shells is the part that lists the commands running in the background.
+func (e *Engine) Shells() *Shells { return &e.shells }
+
+// Memory is the part that holds the memories and their suggestions.
+func (e *Engine) Memory() *Memory { return &e.memory }
+
+// Checkpoints is the part that undoes, rewinds and diffs the files the
+// session's tools changed.
+func (e *Engine) Checkpoints() *Checkpoints { return &e.checkpoints }
+
+// MCP is the part that shows the MCP servers and joins their tools.
+func (e *Engine) MCP() *MCP { return &e.mcp }
+
+// About is the run's About, as the front end gave it (/status, /config).
+func (e *Engine) About() About { return e.cfg.About }
+
+// Close ends the run: the background commands are killed (their whole
+// process groups, whatever ends the run — /exit, the end of -p, a signal,
+// a terminal hang-up), then the current session is closed (index written,
+// lock released), then the MCP servers.
+func (e *Engine) Close() error {
+	e.shells.stop()
+	err := e.closeSession()
+	if merr := e.cfg.MCP.Close(); err == nil {
+		err = merr
+	}
+	return err
 }
 
 // briefDefs are the brief forms of set's definitions (for small windows).
@@ -225,12 +317,21 @@ func toolDefs(set []tools.Tool) []chat.ToolDef {
 	return defs
 }
 
+// telemetry is the hooks the engine reports to (telemetry.Off when none).
+func (e *Engine) telemetry() telemetry.Hooks {
+	if e.cfg.Telemetry == nil {
+		return telemetry.Off
+	}
+	return e.cfg.Telemetry
+}
+
 // newManager builds a context manager over log (whose session is nil for a
 // session not yet created; live nil = no records yet).
 func (e *Engine) newManager(ctx context.Context, log *sessionLog, live *storage.Live) (*contextmgr.Manager, error) {
+	log.tel = e.telemetry()
 	opt := e.managerOptions(e.model, e.system, e.tools)
 	opt.Notify, opt.Hooks = e.notify, compactHooks{e}
-	opt.Brief = &contextmgr.BriefForms{System: e.briefSystem, Tools: briefDefs(e.tools)}
+	opt.Brief = &contextmgr.BriefForms{System: e.briefSystem, Tools: briefDefs(append(slices.Clip(e.tools), e.planTool))}
 	m, err := contextmgr.New(ctx, log, live, opt)
 	if err != nil {
 		return nil, fmt.Errorf("build context manager: %w", err)
@@ -260,6 +361,33 @@ func (e *Engine) managerOptions(model, system string, set []tools.Tool) contextm
 	}
 }
 
+// offer makes the tools of the next requests: the built-in ones,
+// ExitPlanMode when plan mode is on, then extra (the MCP servers' tools
+// ready now). It is called when a turn starts (and by a command about
+// the MCP servers), never during one, so every request of a turn carries
+// the same tools. The tool definitions lead each request: a change starts
+// the model server's prompt cache over once, which is why ExitPlanMode is
+// not offered outside plan mode (nor listed in the system prompt).
+func (e *Engine) offer(extra []tools.Tool) {
+	base := e.builtin
+	if e.permissions.Mode() == tools.ModePlan {
+		base = append(slices.Clip(base), e.planTool)
+	}
+	// One name, one tool: an MCP tool that a built-in's name takes is
+	// refused with a warning, once (MCP's among themselves were refused
+	// by mcphost).
+	next := tools.UniqueNames(append(slices.Clip(base), extra...), e.mcp.warnOnce)
+	before, _ := json.Marshal(toolDefs(e.tools))
+	after, _ := json.Marshal(toolDefs(next))
+	e.tools = next
+	if string(before) != string(after) {
+		e.mgr.SetTools(toolDefs(next))
+		if e.cfg.Logger != nil {
+			e.cfg.Logger.Info("tools offered", "tools", len(next), "mcp", len(extra))
+		}
+	}
+}
+
 // notify forwards the manager's notices to the sink of the running Submit;
 // outside a Submit (a slash command) the command reports the outcome itself.
 func (e *Engine) notify(n contextmgr.Notice) {
@@ -268,118 +396,29 @@ func (e *Engine) notify(n contextmgr.Notice) {
 	}
 }
 
-// sessionLog is a manager's Log. Each manager has its own, bound to one
-// session for good: a manager someone kept after /new or /switch can only
-// ever write to its own (closed) session, never into the current one. The
-// session is nil until the first message of a new session creates it.
-type sessionLog struct {
-	sess   *storage.Session
-	closed bool
-	// written says a record was appended through this log: only then can
-	// the session suggest memories it did not suggest before; from is the
-	// offset of the first, where the suggestions start reading (a resumed
-	// session's earlier records were read when it ended before).
-	written bool
-	from    int64
-
-	// turn is the uuid of the last user record written: the turn that
-	// Write and Edit checkpoints belong to.
-	turn string
-	// reply is the uuid of the last assistant record written: a
-	// subagent's answer, which the parent can open with Recall.
-	reply string
-	// cp is the session's checkpoint store, built on first use.
-	cp *checkpoint.Store
+// systemPrompt builds the system prompt of a session that starts now: the
+// base prompt and the memories checked against the project at this moment
+// (the ones given are remembered for recordUse). Its brief form, for a
+// small window, is kept in e.briefSystem.
+func (e *Engine) systemPrompt() string {
+	info := e.prompt
+	info.Memories = e.memory.forPrompt(e.model)
+	brief := info
+	brief.Brief = true
+	e.briefSystem = SystemPrompt(brief)
+	return SystemPrompt(info)
 }
 
-func (l *sessionLog) Append(r *storage.Record) (int64, error) {
-	switch {
-	case l.sess == nil:
-		return 0, ErrNoSession
-	case l.closed:
-		return 0, fmt.Errorf("session %s: %w", l.sess.ID(), ErrClosed)
-	}
-	off, err := l.sess.Append(r)
-	if err == nil {
-		l.wrote(off)
-		l.observe(r)
-	}
-	return off, err
-}
-
-// wrote notes a record appended at off.
-func (l *sessionLog) wrote(off int64) {
-	if !l.written {
-		l.written, l.from = true, off
-	}
-}
-
-func (l *sessionLog) observe(recs ...*storage.Record) {
-	for _, r := range recs {
-		switch {
-		case r.Type == storage.TypeUser && !r.IsCompactSummary:
-			l.turn = r.UUID
-		case r.Type == storage.TypeAssistant:
-			l.reply = r.UUID
-		}
-	}
-}
-
-// checkpoints is the session's checkpoint store (nil before the session
-// exists).
-func (l *sessionLog) checkpoints(p *storage.Project) *checkpoint.Store {
-	if l.sess == nil {
-		return nil
-	}
-	if l.cp == nil {
-		l.cp = checkpoint.New(checkpoint.Dir(p.Store().Home(), p.Dir, l.sess.ID()), p.Root)
-	}
-	return l.cp
-}
-
-// AppendBatch writes records that belong together (a compaction's boundary
-// and summary) with one write, as storage.Session.AppendBatch does, so that
-// the context manager can ask for it through this log as well.
-func (l *sessionLog) AppendBatch(recs ...*storage.Record) ([]int64, error) {
-	switch {
-	case l.sess == nil:
-		return nil, ErrNoSession
-	case l.closed:
-		return nil, fmt.Errorf("session %s: %w", l.sess.ID(), ErrClosed)
-	}
-	offs, err := l.sess.AppendBatch(recs...)
-	if err == nil && len(offs) > 0 {
-		l.wrote(offs[0])
-		l.observe(recs...)
-	}
-	return offs, err
-}
-
-// SetTokens passes the context manager's latest request size on to the
-// session's index entry.
-func (l *sessionLog) SetTokens(n int) {
-	if l.sess != nil && !l.closed {
-		l.sess.SetTokens(n)
-	}
-}
-
-// StartNew makes the next submitted message start a new session titled
-// title (empty = from that message); the current one is closed and stays
-// resumable.
-func (e *Engine) StartNew(ctx context.Context, title string) error {
-	log := &sessionLog{}
-	e.system = e.systemPrompt()
-	mgr, err := e.newManager(ctx, log, nil)
-	if err != nil {
-		return err
-	}
-	if err := e.closeSession(); err != nil {
-		return err
-	}
-	e.log, e.mgr, e.mgrErr = log, mgr, nil
-	e.pendingTitle = title
-	e.enterSession(nil)
-	return nil
+// enter makes log and mgr, just built for another session, the current
+// session, closing the one before; live is that session's live context
+// (nil for a session not created yet). It returns closing's error: the
+// new session is current all the same.
+func (e *Engine) enter(log *sessionLog, mgr *contextmgr.Manager, live *storage.Live) error {
+	closeErr := e.closeSession()
+	e.log, e.mgr = log, mgr
+	e.pendingTitle, e.nextID = "", ""
+	e.enterSession(live)
+	return closeErr
 }
 
 // enterSession gives the tools and the permissions the state of the
@@ -395,78 +434,23 @@ func (e *Engine) enterSession(live *storage.Live) {
 	}
 	e.env.Forget()
 	if live != nil {
-		restoreSeen(e.env, e.tools, live)
+		restoreSeen(e.env, live)
 	}
 }
 
-// Resume opens an existing session (full id) and restores its live context.
-// The previous session is closed only once the new one is open, so a failed
-// resume (ErrSessionBusy, ErrNotFound...) leaves the engine as it was. Lines
-// of the live context that cannot be parsed are skipped and each reported
-// to Config.Warn once the session is loaded.
-func (e *Engine) Resume(ctx context.Context, id string) error {
-	if e.log.sess != nil && !e.log.closed && e.log.sess.ID() == id {
+func (e *Engine) closeSession() error {
+	sess := e.log.sess
+	if sess == nil || e.log.closed {
 		return nil
 	}
-	sess, err := e.cfg.Project.Open(ctx, id)
-	if err != nil {
-		// The store's errors already name the session.
-		return fmt.Errorf("resume: %w", err)
+	// The id stays readable (the -p result names it after Close); the
+	// manager can no longer write. StartNew and Resume replace both.
+	e.log.closed = true
+	if e.log.written {
+		// The end of a session: what it did may be worth remembering.
+		e.memory.derive(context.Background(), sess, e.log.from)
 	}
-	live, err := sess.LoadLive(ctx)
-	if err != nil {
-		sess.Close()
-		return fmt.Errorf("resume: %w", err) // "load session <id>: …"
-	}
-	if e.cfg.Warn != nil {
-		for _, w := range live.Warnings {
-			e.cfg.Warn(w)
-		}
-	}
-	// The manager may append repair records (answers to calls a crash left
-	// unanswered) while it is built: its log is the new session already.
-	log := &sessionLog{sess: sess}
-	e.system = e.systemPrompt()
-	mgr, err := e.newManager(ctx, log, live)
-	if err != nil {
-		sess.Close()
-		return fmt.Errorf("restore session %s: %w", id, err)
-	}
-	closeErr := e.closeSession()
-	e.log, e.mgr, e.mgrErr = log, mgr, nil
-	e.pendingTitle = ""
-	e.recordMemoryUse(ctx)
-	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "resume"})
-	e.enterSession(live)
-	return closeErr
-}
-
-// ensureSession creates the session on disk for the first message of a new
-// session; title is used when no /new title was given.
-func (e *Engine) ensureSession(ctx context.Context, firstMessage string) error {
-	if e.log.sess != nil {
-		return nil
-	}
-	sess, err := e.cfg.Project.Create(ctx)
-	if err != nil {
-		return err // the store's errors begin "create session"
-	}
-	if e.pendingTitle != "" {
-		// A title the user chose goes into the file, so that it survives
-		// a rebuild of the index; one derived from the message does not
-		// need to (a rebuild derives it again).
-		if err := sess.SaveTitle(e.pendingTitle); err != nil {
-			_ = sess.Close()
-			return fmt.Errorf("save the title of new session %s: %w", sess.ID(), err)
-		}
-	} else if storage.Title(firstMessage) != "" {
-		// Whole, so that the store redacts a secret before cutting it.
-		sess.SetTitle(firstMessage)
-	}
-	e.log.sess, e.pendingTitle = sess, ""
-	e.recordMemoryUse(ctx)
-	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "startup"})
-	return nil
+	return sess.Close() // its errors name the session
 }
 
 // compactHooks runs the PreCompact and PostCompact hooks for the manager.
@@ -478,7 +462,7 @@ func (h compactHooks) PreCompact(ctx context.Context, trigger, instructions stri
 
 func (h compactHooks) PostCompact(ctx context.Context, trigger string, receipt *storage.Receipt) {
 	if h.e.log.sess != nil && h.e.log.written {
-		h.e.suggestMemories(ctx, h.e.log.sess, h.e.log.from)
+		h.e.memory.derive(ctx, h.e.log.sess, h.e.log.from)
 	}
 	h.e.runHook(ctx, hooks.PostCompact, "", hooks.Payload{"trigger": trigger, "receipt": receipt})
 }
@@ -495,103 +479,12 @@ func (e *Engine) runHook(ctx context.Context, event, tool string, payload hooks.
 	return e.cfg.Hooks.Run(ctx, event, tool, common, payload)
 }
 
-// ListModels returns the models the server offers.
-func (e *Engine) ListModels(ctx context.Context) ([]string, error) {
-	return e.cfg.LLM.ListModels(ctx)
-}
-
-// Title is the current session's title ("" when it has none yet).
-func (e *Engine) Title() string {
-	if e.log.sess == nil {
-		return e.pendingTitle
+// warn reports a problem that does not stop the session.
+func (e *Engine) warn(msg string) {
+	if e.cfg.Warn != nil {
+		e.cfg.Warn(msg)
 	}
-	return e.log.sess.Info().Title
-}
-
-// Rename sets the current session's title; it is kept in the session file
-// (so a rebuilt index keeps it). Before the first message of a new session
-// it becomes the title the session is created with.
-func (e *Engine) Rename(title string) error {
-	title = storage.Title(title)
-	if title == "" {
-		return fmt.Errorf("rename: %w", ErrEmptyMessage)
+	if e.cfg.Logger != nil {
+		e.cfg.Logger.Warn(msg)
 	}
-	if e.log.sess == nil {
-		e.pendingTitle = title
-		return nil
-	}
-	if err := e.log.sess.SaveTitle(title); err != nil {
-		return fmt.Errorf("rename session %s: %w", e.log.sess.ID(), err)
-	}
-	return nil
-}
-
-// SessionID is the current session's id ("" before the first message of a
-// new session is stored). It stays readable after Close.
-func (e *Engine) SessionID() string {
-	if e.log.sess == nil {
-		return ""
-	}
-	return e.log.sess.ID()
-}
-
-// Context exposes the current session's context manager (for /context,
-// /compact, /cost and the JSON result). It is nil only when the manager
-// could not be built; Submit then returns why.
-func (e *Engine) Context() *contextmgr.Manager { return e.mgr }
-
-// Model shows the model requests are sent to.
-func (e *Engine) Model() string { return e.model }
-
-// SetModel switches the model for the next requests and the token counts.
-func (e *Engine) SetModel(name string) {
-	e.model = name
-	if e.mgr != nil {
-		e.mgr.SetModel(name)
-	}
-}
-
-// MCPServers is the state of the configured MCP servers, for /mcp.
-func (e *Engine) MCPServers() []mcphost.Status { return e.cfg.MCP.Status() }
-
-// Project is the current project (for /sessions, /switch).
-func (e *Engine) Project() *storage.Project { return e.cfg.Project }
-
-// Shells describes the commands the model started in the background
-// (Bash with run_in_background), for /bashes.
-func (e *Engine) Shells() []tools.ShellInfo {
-	if e.env == nil {
-		return nil
-	}
-	return e.env.Shells()
-}
-
-// Close ends the run: the background commands are killed (their whole
-// process groups, whatever ends the run — /exit, the end of -p, a signal,
-// a terminal hang-up), then the current session is closed (index written,
-// lock released).
-func (e *Engine) Close() error {
-	if e.env != nil {
-		e.env.StopBackground()
-	}
-	err := e.closeSession()
-	if merr := e.cfg.MCP.Close(); err == nil {
-		err = merr
-	}
-	return err
-}
-
-func (e *Engine) closeSession() error {
-	sess := e.log.sess
-	if sess == nil || e.log.closed {
-		return nil
-	}
-	// The id stays readable (the -p result names it after Close); the
-	// manager can no longer write. StartNew and Resume replace both.
-	e.log.closed = true
-	if e.log.written {
-		// The end of a session: what it did may be worth remembering.
-		e.suggestMemories(context.Background(), sess, e.log.from)
-	}
-	return sess.Close() // its errors name the session
 }

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -47,9 +49,19 @@ func newWorld(t *testing.T, opts llmtest.Options) *world {
 	return &world{srv: srv, store: store, proj: proj, root: proj.Root, llm: client}
 }
 
+// mustNew is New, failing t on an error.
+func mustNew(t *testing.T, cfg Config) *Engine {
+	t.Helper()
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 func (w *world) engine(t *testing.T, perms *tools.Permissions, maxTurns int) *Engine {
 	t.Helper()
-	e := New(Config{
+	e := mustNew(t, Config{
 		Model:       "gpt-4o",
 		Window:      128000,
 		Threshold:   0.8,
@@ -116,12 +128,12 @@ func TestEngineOneShotAnswer(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	e := w.engine(t, nil, 0)
-	if id := e.SessionID(); id != "" {
+	if id := e.Sessions().ID(); id != "" {
 		t.Fatalf("a session %s exists before any message", id)
 	}
 	w.srv.Enqueue(llmtest.Text("Hello from the model."))
 	sink := &recSink{}
-	res, err := e.Submit(t.Context(), "Say hello\nplease", sink)
+	res, err := e.Turns().Submit(t.Context(), "Say hello\nplease", sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +154,7 @@ func TestEngineOneShotAnswer(t *testing.T) {
 	if got := strings.Join(names, ","); got != "Read,Write,Edit,Bash,Glob,Grep,BashOutput,KillShell,WebFetch,Recall,TodoWrite,Task" {
 		t.Fatalf("offered tools %s, want the contract tools", got)
 	}
-	id := e.SessionID()
+	id := e.Sessions().ID()
 	if got := types(w.records(t, id)); got != "user,assistant" {
 		t.Fatalf("records = %s", got)
 	}
@@ -159,7 +171,7 @@ func TestEngineStartAndQuitLeavesNoSession(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	e := w.engine(t, nil, 0)
-	if err := e.StartNew(t.Context(), "unused"); err != nil {
+	if err := e.Sessions().StartNew(t.Context(), "unused"); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {
@@ -179,7 +191,7 @@ func TestEngineReadRoundTrip(t *testing.T) {
 	e := w.engine(t, nil, 0)
 	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Read", `{"file_path":"notes.txt"}`)), llmtest.Text("It is 42."))
 	sink := &recSink{}
-	res, err := e.Submit(t.Context(), "what is the secret?", sink)
+	res, err := e.Turns().Submit(t.Context(), "what is the secret?", sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +202,7 @@ func TestEngineReadRoundTrip(t *testing.T) {
 	if !strings.Contains(w.lastTool(t), "the secret is 42") {
 		t.Fatalf("model was sent %q", w.lastTool(t))
 	}
-	if got := types(w.records(t, e.SessionID())); got != "user,assistant,tool_use,tool_result,assistant" {
+	if got := types(w.records(t, e.Sessions().ID())); got != "user,assistant,tool_use,tool_result,assistant" {
 		t.Fatalf("records = %s", got)
 	}
 	if len(sink.events) != 2 || !strings.HasPrefix(sink.events[0], "start ") || !strings.HasPrefix(sink.events[1], "end ") {
@@ -215,7 +227,7 @@ func TestEngineWritePermission(t *testing.T) {
 			w := newWorld(t, llmtest.Options{})
 			e := w.engine(t, tt.perms, 0)
 			w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Write", `{"file_path":"out.txt","content":"hi\n"}`)), llmtest.Text("done"))
-			if _, err := e.Submit(t.Context(), "write out.txt", nil); err != nil {
+			if _, err := e.Turns().Submit(t.Context(), "write out.txt", nil); err != nil {
 				t.Fatal(err)
 			}
 			w.checkAccepted(t)
@@ -239,7 +251,7 @@ func TestEngineBadCallsAreAnsweredAndTheRunGoesOn(t *testing.T) {
 		llmtest.ToolCalls(llmtest.Call("Teleport", `{}`), llmtest.Call("Read", `{"file_path": "x`), llmtest.Call("Read", `{"file_path":"missing.txt"}`)),
 		llmtest.Text("I will stop guessing."),
 	)
-	res, err := e.Submit(t.Context(), "go", nil)
+	res, err := e.Turns().Submit(t.Context(), "go", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +278,7 @@ func TestEngineMaxTurns(t *testing.T) {
 	e := w.engine(t, nil, 2)
 	read := llmtest.ToolCalls(llmtest.Call("Glob", `{"pattern":"*"}`), llmtest.Call("Glob", `{"pattern":"*.go"}`))
 	w.srv.Enqueue(read, read, llmtest.Text("never reached"))
-	res, err := e.Submit(t.Context(), "look around", nil)
+	res, err := e.Turns().Submit(t.Context(), "look around", nil)
 	if !errors.Is(err, ErrMaxTurns) || err.Error() != "reached --max-turns 2" {
 		t.Fatalf("err = %v", err)
 	}
@@ -275,7 +287,7 @@ func TestEngineMaxTurns(t *testing.T) {
 	}
 	// Every call was answered: the next message makes a valid request.
 	w.srv.Enqueue(llmtest.Text("ok"))
-	if _, err := e.Submit(t.Context(), "stop", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "stop", nil); err != nil {
 		t.Fatal(err)
 	}
 	w.checkAccepted(t)
@@ -287,7 +299,7 @@ func TestEngineOverflowGivesUpClearly(t *testing.T) {
 	w := newWorld(t, llmtest.Options{Window: 200})
 	e := w.engine(t, nil, 0)
 	sink := &recSink{}
-	_, err := e.Submit(t.Context(), "hello", sink)
+	_, err := e.Turns().Submit(t.Context(), "hello", sink)
 	if !errors.Is(err, ErrContextOverflow) {
 		t.Fatalf("err = %v", err)
 	}
@@ -300,7 +312,7 @@ func TestEngineOverflowGivesUpClearly(t *testing.T) {
 		!strings.Contains(err.Error(), "maximum context length") {
 		t.Fatalf("err = %q", err)
 	}
-	recs := w.records(t, e.SessionID())
+	recs := w.records(t, e.Sessions().ID())
 	if got := types(recs); !strings.HasPrefix(got, "user") || !strings.HasSuffix(got, ",assistant") ||
 		recs[len(recs)-1].Incomplete != storage.IncompleteFailed {
 		t.Fatalf("records = %s: want the user message closed by a failed answer", got)
@@ -331,18 +343,19 @@ func TestEngineCtrlCDuringATool(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	e := w.engine(t, tools.NewPermissions(tools.PermissionsConfig{SkipAll: true}), 0)
-	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", `{"command":"sleep 30"}`), llmtest.Call("Glob", `{"pattern":"*"}`)))
+	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", `{"command":"sleep 300"}`), llmtest.Call("Glob", `{"pattern":"*"}`)))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	start := time.Now()
-	_, err := e.Submit(ctx, "sleep", &cancelOnToolStart{cancel: cancel})
+	_, err := e.Turns().Submit(ctx, "sleep", &cancelOnToolStart{cancel: cancel})
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("err = %v", err)
 	}
-	if d := time.Since(start); d > 20*time.Second {
+	// A safety net, not a measure: the command alone lasts 300 s.
+	if d := time.Since(start); d > time.Minute {
 		t.Fatalf("the tool was not killed: Submit took %v", d)
 	}
-	recs := w.records(t, e.SessionID())
+	recs := w.records(t, e.Sessions().ID())
 	if got := types(recs); got != "user,assistant,tool_use,tool_use,tool_result,tool_result" {
 		t.Fatalf("records = %s", got)
 	}
@@ -353,7 +366,7 @@ func TestEngineCtrlCDuringATool(t *testing.T) {
 	}
 	// The session goes on with a valid request.
 	w.srv.Enqueue(llmtest.Text("ok"))
-	if _, err := e.Submit(t.Context(), "never mind", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "never mind", nil); err != nil {
 		t.Fatal(err)
 	}
 	w.checkAccepted(t)
@@ -378,10 +391,10 @@ func TestEngineCtrlCWhileStreamingRecordsTheInterruption(t *testing.T) {
 		}
 		cancel()
 	}()
-	if _, err := e.Submit(ctx, "hello", nil); !errors.Is(err, context.Canceled) {
+	if _, err := e.Turns().Submit(ctx, "hello", nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	recs := w.records(t, e.SessionID())
+	recs := w.records(t, e.Sessions().ID())
 	if got := types(recs); got != "user,assistant" {
 		t.Fatalf("records = %s", got)
 	}
@@ -389,7 +402,7 @@ func TestEngineCtrlCWhileStreamingRecordsTheInterruption(t *testing.T) {
 		t.Fatalf("the interrupted answer is not marked: %+v %+v", r, r.Message)
 	}
 	w.srv.Enqueue(llmtest.Text("fresh"))
-	if _, err := e.Submit(t.Context(), "something else", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "something else", nil); err != nil {
 		t.Fatal(err)
 	}
 	msgs := w.srv.LastRequest().Messages
@@ -406,11 +419,11 @@ func TestEngineFailedTurnDoesNotMergeIntoTheNext(t *testing.T) {
 	w := newWorld(t, llmtest.Options{RejectConsecutiveUser: true})
 	e := w.engine(t, nil, 0)
 	w.srv.Enqueue(llmtest.Unauthorized())
-	if _, err := e.Submit(t.Context(), "first", nil); err == nil {
+	if _, err := e.Turns().Submit(t.Context(), "first", nil); err == nil {
 		t.Fatal("the failed turn reported no error")
 	}
 	w.srv.Enqueue(llmtest.Text("ok"))
-	if _, err := e.Submit(t.Context(), "second", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "second", nil); err != nil {
 		t.Fatal(err)
 	}
 	msgs := w.srv.LastRequest().Messages
@@ -443,14 +456,14 @@ func TestEngineResumeAfterACrashSendsAValidRequest(t *testing.T) {
 	}
 
 	e := w.engine(t, nil, 0)
-	if err := e.Resume(t.Context(), id); err != nil {
+	if err := e.Sessions().Resume(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
-	if e.SessionID() != id {
-		t.Fatalf("current session = %q, want %q", e.SessionID(), id)
+	if e.Sessions().ID() != id {
+		t.Fatalf("current session = %q, want %q", e.Sessions().ID(), id)
 	}
 	w.srv.Enqueue(llmtest.Text("Resumed."))
-	if _, err := e.Submit(t.Context(), "go on", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "go on", nil); err != nil {
 		t.Fatal(err)
 	}
 	w.checkAccepted(t)
@@ -465,21 +478,49 @@ func TestEngineResumeBusyAndMissing(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	a := w.engine(t, nil, 0)
 	w.srv.Enqueue(llmtest.Text("first"))
-	if _, err := a.Submit(t.Context(), "hi", nil); err != nil {
+	if _, err := a.Turns().Submit(t.Context(), "hi", nil); err != nil {
 		t.Fatal(err)
 	}
 	b := w.engine(t, nil, 0)
-	if err := b.Resume(t.Context(), a.SessionID()); !errors.Is(err, storage.ErrSessionBusy) {
+	if err := b.Sessions().Resume(t.Context(), a.Sessions().ID()); !errors.Is(err, storage.ErrSessionBusy) {
 		t.Fatalf("resume of a session open elsewhere: err = %v", err)
 	}
-	if err := b.Resume(t.Context(), "00000000-0000-4000-8000-000000000000"); !errors.Is(err, storage.ErrNotFound) {
+	if err := b.Sessions().Resume(t.Context(), "00000000-0000-4000-8000-000000000000"); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("resume of a missing session: err = %v", err)
 	}
-	if b.SessionID() != "" {
+	if b.Sessions().ID() != "" {
 		t.Fatal("a failed resume changed the current session")
 	}
-	if err := a.Resume(t.Context(), a.SessionID()); err != nil {
+	if err := a.Sessions().Resume(t.Context(), a.Sessions().ID()); err != nil {
 		t.Fatalf("resuming the current session: %v", err)
+	}
+}
+
+// A new session's id is known before anything is written, and its first
+// message creates the session under that id; nothing exists before it.
+func TestNextIDNamesTheSessionBeforeItExists(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	id := e.Sessions().NextID()
+	if id == "" || e.Sessions().NextID() != id || e.Sessions().ID() != "" {
+		t.Fatalf("NextID %q, again %q, ID %q", id, e.Sessions().NextID(), e.Sessions().ID())
+	}
+	if list, _ := w.proj.List(); len(list) != 0 {
+		t.Fatalf("NextID created a session: %+v", list)
+	}
+	w.srv.Enqueue(llmtest.Text("one"), llmtest.Text("two"))
+	if _, err := e.Turns().Submit(t.Context(), "first", nil); err != nil {
+		t.Fatal(err)
+	}
+	if e.Sessions().ID() != id || e.Sessions().NextID() != id {
+		t.Fatalf("the session was created as %q, not the id named before, %q", e.Sessions().ID(), id)
+	}
+	if err := e.Sessions().StartNew(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if next := e.Sessions().NextID(); next == id || next == "" {
+		t.Fatalf("the next new session is named %q after %q", next, id)
 	}
 }
 
@@ -488,30 +529,30 @@ func TestEngineNewSessionAndSwitchBack(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	e := w.engine(t, nil, 0)
 	w.srv.Enqueue(llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("three"))
-	if _, err := e.Submit(t.Context(), "first session", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "first session", nil); err != nil {
 		t.Fatal(err)
 	}
-	first := e.SessionID()
-	if err := e.StartNew(t.Context(), "Second, titled"); err != nil {
+	first := e.Sessions().ID()
+	if err := e.Sessions().StartNew(t.Context(), "Second, titled"); err != nil {
 		t.Fatal(err)
 	}
-	if e.SessionID() != "" {
+	if e.Sessions().ID() != "" {
 		t.Fatal("StartNew kept the old session current")
 	}
-	if _, err := e.Submit(t.Context(), "second session", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "second session", nil); err != nil {
 		t.Fatal(err)
 	}
-	second := e.SessionID()
+	second := e.Sessions().ID()
 	if second == "" || second == first {
 		t.Fatalf("second session id %q (first %q)", second, first)
 	}
 	if msgs := w.srv.LastRequest().Messages; len(msgs) != 2 {
 		t.Fatalf("the new session's request carries old history: %+v", msgs)
 	}
-	if err := e.Resume(t.Context(), first); err != nil {
+	if err := e.Sessions().Resume(t.Context(), first); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Submit(t.Context(), "back again", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "back again", nil); err != nil {
 		t.Fatal(err)
 	}
 	if msgs := w.srv.LastRequest().Messages; len(msgs) != 4 || msgs[1].Content != "first session" {
@@ -534,13 +575,13 @@ func TestEngineSetModel(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	e := w.engine(t, nil, 0)
-	e.SetModel("gpt-4.1-mini")
+	e.Turns().SetModel("gpt-4.1-mini")
 	w.srv.Enqueue(llmtest.Text("ok"))
-	if _, err := e.Submit(t.Context(), "hi", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "hi", nil); err != nil {
 		t.Fatal(err)
 	}
-	if e.Model() != "gpt-4.1-mini" || w.srv.LastRequest().Model != "gpt-4.1-mini" {
-		t.Fatalf("model = %q, sent %q", e.Model(), w.srv.LastRequest().Model)
+	if e.Turns().Model() != "gpt-4.1-mini" || w.srv.LastRequest().Model != "gpt-4.1-mini" {
+		t.Fatalf("model = %q, sent %q", e.Turns().Model(), w.srv.LastRequest().Model)
 	}
 }
 
@@ -548,10 +589,10 @@ func TestEngineRefusesAnEmptyMessage(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	e := w.engine(t, nil, 0)
-	if _, err := e.Submit(t.Context(), " \n\t", nil); !errors.Is(err, ErrEmptyMessage) {
+	if _, err := e.Turns().Submit(t.Context(), " \n\t", nil); !errors.Is(err, ErrEmptyMessage) {
 		t.Fatalf("err = %v", err)
 	}
-	if e.SessionID() != "" || len(w.srv.Requests()) != 0 {
+	if e.Sessions().ID() != "" || len(w.srv.Requests()) != 0 {
 		t.Fatal("an empty message started a session or reached the model")
 	}
 }
@@ -561,34 +602,34 @@ func TestEngineOldManagerCannotWriteIntoTheNewSession(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	e := w.engine(t, nil, 0)
 	w.srv.Enqueue(llmtest.Text("one"), llmtest.Text("two"))
-	if _, err := e.Submit(t.Context(), "first", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "first", nil); err != nil {
 		t.Fatal(err)
 	}
-	first, kept := e.SessionID(), e.Context()
-	if err := e.StartNew(t.Context(), ""); err != nil {
+	first, kept := e.Sessions().ID(), e.mgr
+	if err := e.Sessions().StartNew(t.Context(), ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Submit(t.Context(), "second", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "second", nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := kept.AddUser("stray"); !errors.Is(err, ErrClosed) {
 		t.Fatalf("a kept manager wrote after /new: err = %v", err)
 	}
-	for _, id := range []string{first, e.SessionID()} {
+	for _, id := range []string{first, e.Sessions().ID()} {
 		for _, r := range w.records(t, id) {
 			if r.Message != nil && r.Message.Content == "stray" {
 				t.Fatalf("session %s got a record from a stale manager", id)
 			}
 		}
 	}
-	second := e.SessionID()
+	second := e.Sessions().ID()
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if e.SessionID() != second {
+	if e.Sessions().ID() != second {
 		t.Fatal("the session id is gone after Close")
 	}
-	if _, err := e.Submit(t.Context(), "after close", nil); !errors.Is(err, ErrClosed) {
+	if _, err := e.Turns().Submit(t.Context(), "after close", nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Submit after Close: err = %v", err)
 	}
 }
@@ -599,14 +640,14 @@ func TestEngineNewTitleSurvivesIndexRebuild(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{RejectConsecutiveUser: true})
 	e := w.engine(t, nil, 0)
-	if err := e.StartNew(t.Context(), "Release notes"); err != nil {
+	if err := e.Sessions().StartNew(t.Context(), "Release notes"); err != nil {
 		t.Fatal(err)
 	}
 	w.srv.Enqueue(llmtest.Text("Drafted."), llmtest.Text("Shortened."))
-	if _, err := e.Submit(t.Context(), "write the notes for v2", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "write the notes for v2", nil); err != nil {
 		t.Fatal(err)
 	}
-	id := e.SessionID()
+	id := e.Sessions().ID()
 	if got := types(w.records(t, id)); got != "title,user,assistant" {
 		t.Fatalf("records = %s", got)
 	}
@@ -622,10 +663,10 @@ func TestEngineNewTitleSurvivesIndexRebuild(t *testing.T) {
 	}
 
 	r := w.engine(t, nil, 0)
-	if err := r.Resume(t.Context(), id); err != nil {
+	if err := r.Sessions().Resume(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Submit(t.Context(), "shorter", nil); err != nil {
+	if _, err := r.Turns().Submit(t.Context(), "shorter", nil); err != nil {
 		t.Fatal(err)
 	}
 	w.checkAccepted(t)
@@ -664,17 +705,17 @@ func TestEngineResumeReportsSkippedLines(t *testing.T) {
 	f.Close()
 
 	var warnings []string
-	e := New(Config{Model: "gpt-4o", Window: 128000, Threshold: 0.8, Project: w.proj, LLM: w.llm,
+	e := mustNew(t, Config{Model: "gpt-4o", Window: 128000, Threshold: 0.8, Project: w.proj, LLM: w.llm,
 		Warn: func(msg string) { warnings = append(warnings, msg) }})
 	t.Cleanup(func() { e.Close() })
-	if err := e.Resume(t.Context(), id); err != nil {
+	if err := e.Sessions().Resume(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "line 3") {
 		t.Fatalf("warnings = %q, want one about line 3", warnings)
 	}
 	w.srv.Enqueue(llmtest.Text("still here"))
-	if _, err := e.Submit(t.Context(), "again", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "again", nil); err != nil {
 		t.Fatal(err)
 	}
 	w.checkAccepted(t)
@@ -696,4 +737,43 @@ func mustRules(t *testing.T, list string) []tools.Rule {
 // resume: text, then the re-orientation packet.
 func resumedTurn(content, text string) bool {
 	return strings.HasPrefix(content, text+"\n\nRe-orientation")
+}
+
+// An image a front end gives with a message (an editor's image block) is
+// sent with it; something that is no image is left out, said in a notice.
+func TestSubmitImagesSendsTheGivenImages(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+	w.srv.Enqueue(llmtest.Text("a pixel"))
+	sink := &recSink{}
+	given := []chat.Image{{MediaType: "image/png", Data: png}, {MediaType: "image/png", Data: []byte("not an image")}}
+	if _, err := e.Turns().SubmitImages(t.Context(), "what is this?", given, sink); err != nil {
+		t.Fatal(err)
+	}
+	msgs := w.srv.LastRequest().Messages
+	user := msgs[len(msgs)-1]
+	if user.Content != "what is this?" || len(user.Images) != 1 || user.Images[0].MediaType != "image/png" || string(user.Images[0].Data) != string(png) {
+		t.Fatalf("the request's user message: %q with %d images", user.Content, len(user.Images))
+	}
+	if !slices.Contains(sink.events, "notice warning") || !slices.Contains(sink.events, "notice attached") {
+		t.Fatalf("notices %q, want one attached and one warning", sink.events)
+	}
+}
+
+// A turn says why its last reply ended, as the server said it: a front
+// end tells a reply cut at its max tokens, or stopped by a filter, from
+// one that ended.
+func TestTurnResultSaysWhyTheReplyEnded(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	e := w.engine(t, nil, 0)
+	w.srv.Enqueue(llmtest.Reply{Text: "cut sho", FinishReason: "length"}, llmtest.Text("whole"))
+	for _, want := range []string{"length", "stop"} {
+		res, err := e.Turns().Submit(t.Context(), "go", nil)
+		if err != nil || res.FinishReason != want {
+			t.Fatalf("finish reason %q (%v), want %q", res.FinishReason, err, want)
+		}
+	}
 }

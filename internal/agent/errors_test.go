@@ -64,7 +64,7 @@ func TestCreateErrorSaysItOnce(t *testing.T) {
 	}
 	w.proj = proj
 	e := w.engine(t, nil, 0)
-	_, err = e.Submit(t.Context(), "hello", &recSink{})
+	_, err = e.Turns().Submit(t.Context(), "hello", &recSink{})
 	if err == nil {
 		t.Fatal("Submit with an unusable home: no error")
 	}

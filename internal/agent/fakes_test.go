@@ -191,11 +191,12 @@ func (p fakePerms) Check(_ context.Context, tool tools.Tool, _ json.RawMessage) 
 
 // recSink records the events of a turn as readable lines.
 type recSink struct {
-	text   strings.Builder
-	events []string
+	text, thought strings.Builder
+	events        []string
 }
 
-func (s *recSink) Text(d string) { s.text.WriteString(d) }
+func (s *recSink) Text(d string)     { s.text.WriteString(d) }
+func (s *recSink) Thinking(d string) { s.thought.WriteString(d) }
 func (s *recSink) ToolStart(id, name string, input json.RawMessage) {
 	s.events = append(s.events, "start "+id+" "+name)
 }
@@ -210,4 +211,5 @@ func (s *recSink) ToolEnd(id, name string, res tools.Result) {
 	}
 	s.events = append(s.events, ev)
 }
-func (s *recSink) Notice(n contextmgr.Notice) { s.events = append(s.events, "notice "+string(n.Kind)) }
+func (s *recSink) Notice(n contextmgr.Notice)  { s.events = append(s.events, "notice "+string(n.Kind)) }
+func (s *recSink) TaskEvent(string, TaskEvent) {}

@@ -25,7 +25,8 @@ var imageMention = regexp.MustCompile(`(?:^|\s)@((?:\\.|[^\s@\\])+)`)
 // WebP image) and returns the references the user record keeps. An image
 // too big to send is left out with a warning; other @paths are left to
 // the front end (text files) or are plain text.
-func (e *Engine) attachImages(text string, sink Sink) ([]storage.ImageRef, error) {
+func (t *Turns) attachImages(text string, sink Sink) ([]storage.ImageRef, error) {
+	e := t.e
 	if !strings.Contains(text, "@") || e.cfg.Project == nil {
 		return nil, nil
 	}
@@ -52,6 +53,36 @@ func (e *Engine) attachImages(text string, sink Sink) ([]storage.ImageRef, error
 		refs = append(refs, ref)
 		sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeAttached,
 			Text: fmt.Sprintf("attached image %s (%s, %d KB)", name, mediaType, (len(data)+1023)/1024)})
+	}
+	return refs, nil
+}
+
+// attachGiven stores the images a front end gave with a message, after
+// refs (those its text named), up to imagesPerMessage in all.
+func (t *Turns) attachGiven(refs []storage.ImageRef, given []chat.Image, sink Sink) ([]storage.ImageRef, error) {
+	for i, img := range given {
+		mediaType, ok := chat.ImageType(img.Data)
+		switch {
+		case len(refs) == imagesPerMessage:
+			sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeWarning,
+				Text: fmt.Sprintf("only %d images go with a message: %d not attached", imagesPerMessage, len(given)-i)})
+			return refs, nil
+		case !ok:
+			sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeWarning,
+				Text: fmt.Sprintf("image %d (%s) is not a PNG, JPEG, GIF or WebP image: not attached", i+1, img.MediaType)})
+			continue
+		case len(img.Data) > chat.MaxImageBytes:
+			sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeWarning,
+				Text: fmt.Sprintf("image %d is %d MB, over the %d MB an image may have: not attached", i+1, len(img.Data)>>20, chat.MaxImageBytes>>20)})
+			continue
+		}
+		ref, err := storage.StoreImage(t.e.cfg.Project.Store().Home(), img.Data, mediaType)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, ref)
+		sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeAttached,
+			Text: fmt.Sprintf("attached image %d (%s, %d KB)", i+1, mediaType, (len(img.Data)+1023)/1024)})
 	}
 	return refs, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -23,6 +24,10 @@ import (
 type TurnResult struct {
 	Text     string // the final answer
 	NumTurns int    // model calls made
+	// FinishReason is why the last reply ended, as the server said it
+	// ("stop", "length" for a reply cut at its max tokens,
+	// "content_filter" for one the server's filter stopped).
+	FinishReason string
 	// Usage is the tokens of the turn's model calls, its subagents' included.
 	Usage storage.Usage
 }
@@ -49,27 +54,42 @@ type conversation interface {
 
 var _ conversation = (*contextmgr.Manager)(nil)
 
+// Turns is the engine's part that runs the user's messages through the
+// model: Submit runs one to its answer; the model the requests go to is
+// shown and set here (/model).
+type Turns struct{ e *Engine }
+
 // Submit runs one user message through the loop: model → tools → model …
-// until a final answer, MaxTurns, or ctx is cancelled. Every record is
-// persisted as it happens.
-func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResult, error) {
-	if e.mgr == nil {
-		return nil, e.mgrErr
-	}
+// until a final answer, MaxTurns, or ctx is cancelled (the front end's way
+// to interrupt a turn). Every record is persisted as it happens; sink
+// receives the turn's events as they happen (nil: none shown).
+func (t *Turns) Submit(ctx context.Context, text string, sink Sink) (*TurnResult, error) {
+	return t.SubmitImages(ctx, text, nil, sink)
+}
+
+// SubmitImages is Submit of a message that comes with images of its own
+// (an editor's image blocks) besides those its text names with @path.
+// Each is stored as those are; one that is no image clawdcode sends, or
+// too big, is left out with a notice.
+func (t *Turns) SubmitImages(ctx context.Context, text string, given []chat.Image, sink Sink) (*TurnResult, error) {
+	e := t.e
 	if strings.TrimSpace(text) == "" {
 		return nil, ErrEmptyMessage
 	}
 	if sink == nil {
 		sink = discardSink{}
 	}
-	if err := e.ensureSession(ctx, text); err != nil {
+	if err := e.sessions.ensure(ctx, text); err != nil {
 		return nil, err
 	}
-	e.JoinMCPTools(ctx)
+	e.mcp.Join(ctx)
 	e.sink = sink
 	defer func() { e.sink = nil }()
-	images, err := e.attachImages(text, sink)
+	images, err := t.attachImages(text, sink)
 	if err != nil {
+		return nil, err
+	}
+	if images, err = t.attachGiven(images, given, sink); err != nil {
 		return nil, err
 	}
 
@@ -84,6 +104,7 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 		hook:     e.runHook,
 		images:   images,
 		textOnly: &e.textOnly,
+		notes:    []string{e.memory.note},
 	}
 	if e.cfg.Project != nil {
 		home := e.cfg.Project.Store().Home()
@@ -91,16 +112,35 @@ func (e *Engine) Submit(ctx context.Context, text string, sink Sink) (*TurnResul
 			return storage.StoreImage(home, data, mediaType)
 		}
 	}
-	before := e.spentByTasks()
+	before := e.tasks.spent()
+	ctx, endTurn := e.telemetry().Turn(ctx, telemetry.Turn{Session: e.sessions.ID(), Model: e.model, Prompt: text})
 	res, err := l.run(ctx, text)
+	endTurn(err)
 	// A turn's usage counts its subagents' tokens too: they were spent on it.
-	after := e.spentByTasks()
+	after := e.tasks.spent()
 	res.Usage.InputTokens += after.InputTokens - before.InputTokens
 	res.Usage.OutputTokens += after.OutputTokens - before.OutputTokens
 	if err == nil {
 		e.runHook(ctx, hooks.Stop, "", hooks.Payload{"stop_hook_active": false})
 	}
+	if id := e.sessions.ID(); e.cfg.AfterTurn != nil && id != "" {
+		e.cfg.AfterTurn(id)
+	}
 	return res, err
+}
+
+// Model is the model requests are sent to.
+func (t *Turns) Model() string { return t.e.model }
+
+// SetModel switches the model for the next requests and the token counts.
+func (t *Turns) SetModel(name string) {
+	t.e.model = name
+	t.e.mgr.SetModel(name)
+}
+
+// ListModels returns the models the server offers.
+func (t *Turns) ListModels(ctx context.Context) ([]string, error) {
+	return t.e.cfg.LLM.ListModels(ctx)
 }
 
 // loop is one Submit's worth of state over the interfaces it needs, so the
@@ -125,6 +165,13 @@ type loop struct {
 	// not sent); toolImages are those of the round under way.
 	storeImage func(data []byte, mediaType string) (storage.ImageRef, error)
 	toolImages []toolImage
+	// final is the answer of a call that ends the turn (tools.Result.Final)
+	// among those answered so far; "" = none.
+	final string
+	// notes go after the conversation of every request of the turn, as
+	// system messages ("" = none): the memories changed since the session
+	// started.
+	notes []string
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -143,7 +190,7 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 		res.NumTurns++
 		res.Usage.InputTokens += resp.Usage.PromptTokens
 		res.Usage.OutputTokens += resp.Usage.CompletionTokens
-		res.Text = resp.Content
+		res.Text, res.FinishReason = resp.Content, resp.FinishReason
 		if err := l.conv.AddAssistant(resp); err != nil {
 			return res, err
 		}
@@ -152,6 +199,10 @@ func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
 		}
 		if err := l.runCalls(ctx, resp); err != nil {
 			return res, err
+		}
+		if l.final != "" {
+			res.Text = l.final // a call ended the turn (ExitPlanMode)
+			return res, nil
 		}
 		if l.maxTurns > 0 && res.NumTurns >= l.maxTurns {
 			return res, fmt.Errorf("%w %d", ErrMaxTurns, l.maxTurns)
@@ -184,6 +235,9 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if d.Retry != nil {
 			l.sink.Notice(contextmgr.Notice{Kind: contextmgr.NoticeRetry, Text: d.Retry.String()})
 		}
+		if d.Reasoning != "" {
+			l.sink.Thinking(d.Reasoning)
+		}
 		if d.Content != "" {
 			l.streamed.WriteString(d.Content)
 			l.sink.Text(d.Content)
@@ -205,7 +259,7 @@ func (l *loop) call(ctx context.Context) (*llm.Response, error) {
 		if l.textOnly != nil && *l.textOnly {
 			req.Messages = withoutImages(req.Messages)
 		}
-		req.Messages = withModeNote(req.Messages, l.perms)
+		req.Messages = withNotes(req.Messages, l.notes, l.perms)
 		resp, err := l.llm.Stream(ctx, req, onDelta)
 		if err == nil {
 			return resp, nil
@@ -245,15 +299,22 @@ type moder interface {
 	Mode() tools.Mode
 }
 
-// withModeNote adds, in plan mode, the note that tells the model so
-// (tools.PlanNote) as a trailing system message of this request only: it
-// is never recorded, and at the end it leaves the prefix a server caches
-// (the system prompt and the conversation so far) the same as without it.
-func withModeNote(msgs []chat.Message, perms permissionChecker) []chat.Message {
-	if m, ok := perms.(moder); !ok || m.Mode() != tools.ModePlan {
-		return msgs
+// withNotes adds notes (those not empty) and, in plan mode, the note that
+// tells the model so (tools.PlanNote, last) as trailing system messages
+// of this request only: they are never recorded, and at the end they
+// leave the prefix a server caches (the system prompt and the
+// conversation so far) the same as without them.
+func withNotes(msgs []chat.Message, notes []string, perms permissionChecker) []chat.Message {
+	msgs = slices.Clip(msgs)
+	for _, n := range notes {
+		if n != "" {
+			msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: n})
+		}
 	}
-	return append(slices.Clip(msgs), chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
+	if m, ok := perms.(moder); ok && m.Mode() == tools.ModePlan {
+		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: tools.PlanNote})
+	}
+	return msgs
 }
 
 // delegator is a tool that runs another tool (mcphost's MCPCall).
@@ -328,6 +389,14 @@ const toolStopGrace = 5 * time.Second
 // is answered as interrupted and left behind; the process is about to
 // finish the turn (or exit) anyway.
 func runTool(ctx context.Context, tool tools.Tool, input json.RawMessage, grace time.Duration) tools.Result {
+	ctx, end := telemetry.From(ctx).Tool(ctx, telemetry.ToolCall{ID: callID(ctx), Name: tool.Name(), Input: input})
+	res := runToolBounded(ctx, tool, input, grace)
+	end(telemetry.ToolEnd{Error: res.Error})
+	return res
+}
+
+// runToolBounded is runTool's call, bounded by grace once ctx is done.
+func runToolBounded(ctx context.Context, tool tools.Tool, input json.RawMessage, grace time.Duration) tools.Result {
 	done := make(chan tools.Result, 1)
 	go func() { done <- tool.Run(ctx, input) }()
 	select {
@@ -356,6 +425,9 @@ func (l *loop) answer(id, name string, res tools.Result) error {
 	}
 	if res.Image != nil {
 		l.toolImages = append(l.toolImages, toolImage{name: res.ImageName, img: *res.Image})
+	}
+	if res.Final != "" {
+		l.final = res.Final
 	}
 	l.sink.ToolEnd(id, name, res)
 	return nil
@@ -410,7 +482,9 @@ func clip(s string, n int) string {
 type discardSink struct{}
 
 func (discardSink) Text(string)                                               {}
+func (discardSink) Thinking(string)                                           {}
 func (discardSink) ToolStart(string, string, json.RawMessage)                 {}
 func (discardSink) ToolEnd(string, string, tools.Result)                      {}
 func (discardSink) ToolRefused(string, string, json.RawMessage, tools.Result) {}
 func (discardSink) Notice(contextmgr.Notice)                                  {}
+func (discardSink) TaskEvent(string, TaskEvent)                               {}

@@ -57,6 +57,30 @@ func TestLoopOneShotAnswer(t *testing.T) {
 	}
 }
 
+// The model's reasoning reaches the sink as it streams, apart from the
+// answer, and is neither recorded nor part of the partial text kept.
+func TestLoopPassesReasoningToTheSink(t *testing.T) {
+	t.Parallel()
+	think := func(_ context.Context, _ llm.Request, on func(llm.Delta)) (*llm.Response, error) {
+		on(llm.Delta{Reasoning: "the user greets; "})
+		on(llm.Delta{Reasoning: "greet back"})
+		on(llm.Delta{Content: "hello"})
+		return &llm.Response{Content: "hello", FinishReason: "stop"}, nil
+	}
+	l, conv, _, sink, _ := newTestLoop(think)
+	if _, err := l.run(t.Context(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if sink.thought.String() != "the user greets; greet back" || sink.text.String() != "hello" {
+		t.Fatalf("thought %q, text %q", sink.thought.String(), sink.text.String())
+	}
+	for _, m := range conv.msgs {
+		if strings.Contains(m.Content, "greet back") {
+			t.Fatalf("the reasoning was recorded: %+v", m)
+		}
+	}
+}
+
 func TestLoopToolRoundTrip(t *testing.T) {
 	t.Parallel()
 	l, conv, model, sink, _ := newTestLoop(

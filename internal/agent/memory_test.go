@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/llmtest"
-	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
 // TestFiftyCompactionsGrowTheFileByWhatWasAdded: a session compacted 50
@@ -19,17 +18,17 @@ func TestFiftyCompactionsGrowTheFileByWhatWasAdded(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	agent := llmtest.Agent()
 	w.srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
-		if len(r.Tools) == 0 {
+		if llmtest.IsSummaryRequest(r) {
 			return llmtest.Text("The user said several things. Nothing else to report.")
 		}
 		return agent(r)
 	})
 	e := w.engine(t, nil, 0)
 	ctx := t.Context()
-	if _, err := e.Submit(ctx, "the first turn", nil); err != nil {
+	if _, err := e.Turns().Submit(ctx, "the first turn", nil); err != nil {
 		t.Fatal(err)
 	}
-	path := w.proj.Path(e.SessionID())
+	path := w.proj.Path(e.Sessions().ID())
 	size := func() int64 {
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -41,15 +40,15 @@ func TestFiftyCompactionsGrowTheFileByWhatWasAdded(t *testing.T) {
 	var growth []int64
 	for i := range 50 {
 		before := size()
-		if _, err := e.Submit(ctx, fmt.Sprintf("turn %d with some words to keep", i), nil); err != nil {
+		if _, err := e.Turns().Submit(ctx, fmt.Sprintf("turn %d with some words to keep", i), nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Context().Compact(ctx, storage.TriggerManual, ""); err != nil {
+		if _, err := e.Context().Compact(ctx, ""); err != nil {
 			t.Fatalf("compaction %d: %v", i+1, err)
 		}
 		growth = append(growth, size()-before)
 	}
-	recs := w.records(t, e.SessionID())
+	recs := w.records(t, e.Sessions().ID())
 	seen := map[string]bool{}
 	said := map[string]bool{}
 	boundaries := 0

@@ -2,28 +2,17 @@ package agent
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/storage"
 )
-
-// MemoryFiles are the project instruction files read from the project root
-// into the system prompt, in this order.
-var MemoryFiles = []string{"AGENTS.md", "CLAUDE.md"}
-
-// maxMemoryBytes caps each memory file: the instructions must not crowd
-// out the conversation in a small context window.
-const maxMemoryBytes = 16 << 10
 
 // PromptInfo is what the system prompt is built from.
 type PromptInfo struct {
-	Root  string    // the project root, the tools' working directory
+	Root  string    // the working directory, the tools' (the project)
 	Now   time.Time // today's date is taken from it
 	Tools []chat.ToolDef
 	// Platform is "GOOS/GOARCH"; empty = the running one.
@@ -61,7 +50,7 @@ const howToWorkBrief = `You are clawdcode, a coding agent in the user's project.
 
 // SystemPrompt is the system message of every request of a session: who the
 // agent is, how to use its tools, where it works, and the project's own
-// instructions (AGENTS.md, CLAUDE.md in the root) when present.
+// instructions (ProjectInstructions) when present.
 func SystemPrompt(p PromptInfo) string {
 	platform := p.Platform
 	if platform == "" {
@@ -83,7 +72,11 @@ func SystemPrompt(p PromptInfo) string {
 		}
 		b.WriteString(". Paths may be absolute or relative to the working directory.\n")
 	}
-	fmt.Fprintf(&b, "\nEnvironment:\n- Working directory (project root): %s\n- Platform: %s\n", p.Root, platform)
+	if repo := storage.RepoRoot(p.Root); repo != "" && repo != p.Root {
+		fmt.Fprintf(&b, "\nEnvironment:\n- Working directory: %s (inside the repository %s)\n- Platform: %s\n", p.Root, repo, platform)
+	} else {
+		fmt.Fprintf(&b, "\nEnvironment:\n- Working directory (project root): %s\n- Platform: %s\n", p.Root, platform)
+	}
 	if !p.Now.IsZero() {
 		fmt.Fprintf(&b, "- Today's date: %s\n", p.Now.Format("2006-01-02"))
 	}
@@ -92,52 +85,4 @@ func SystemPrompt(p PromptInfo) string {
 		b.WriteString("\n" + p.Memories)
 	}
 	return b.String()
-}
-
-// ProjectInstructions is the project's instruction files (AGENTS.md,
-// CLAUDE.md in root) as the system prompt holds them ("" = none): the
-// context manager restates them after a compaction's summary.
-func ProjectInstructions(root string) string {
-	var b strings.Builder
-	for _, name := range MemoryFiles {
-		text, truncated, ok := readMemoryFile(filepath.Join(root, name))
-		if !ok {
-			continue
-		}
-		fmt.Fprintf(&b, "\nThe project's instructions from %s (follow them):\n<%s>\n%s\n", name, name, strings.TrimRight(text, "\n"))
-		if truncated {
-			fmt.Fprintf(&b, "[%s is longer; the rest was left out. Read it if you need it.]\n", name)
-		}
-		fmt.Fprintf(&b, "</%s>\n", name)
-	}
-	return b.String()
-}
-
-// readMemoryFile reads at most maxMemoryBytes of path (ok=false when it is
-// missing, unreadable, not a regular file, or empty).
-func readMemoryFile(path string) (text string, truncated, ok bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", false, false
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return "", false, false
-	}
-	buf, err := io.ReadAll(io.LimitReader(f, maxMemoryBytes+1))
-	if err != nil || len(strings.TrimSpace(string(buf))) == 0 {
-		return "", false, false
-	}
-	if len(buf) > maxMemoryBytes {
-		buf = buf[:maxMemoryBytes]
-		// Cut at the last line end so no half line (or half rune) is shown.
-		if i := strings.LastIndexByte(string(buf), '\n'); i > 0 {
-			buf = buf[:i+1]
-		}
-		for len(buf) > 0 && !utf8.Valid(buf) {
-			buf = buf[:len(buf)-1]
-		}
-		truncated = true
-	}
-	return string(buf), truncated, true
 }

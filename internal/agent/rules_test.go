@@ -24,6 +24,30 @@ func (a *countingAsker) Ask(context.Context, tools.Tool, json.RawMessage) (tools
 	return a.answer, nil
 }
 
+// idAsker allows every call and keeps the call id each question came with.
+type idAsker struct{ ids []string }
+
+func (a *idAsker) Ask(ctx context.Context, _ tools.Tool, _ json.RawMessage) (tools.Decision, error) {
+	a.ids = append(a.ids, tools.CallID(ctx))
+	return tools.AllowOnce, nil
+}
+
+// The asker is told which call it is asked about: an editor's permission
+// request names the tool call it shows.
+func TestAskerKnowsTheCall(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	asker := &idAsker{}
+	e := w.engine(t, tools.NewPermissions(tools.PermissionsConfig{Root: w.proj.Root, Asker: asker}), 0)
+	w.srv.Enqueue(llmtest.ToolCalls(llmtest.ToolCall{ID: "call_w1", Name: "Write", Arguments: `{"file_path":"n.txt","content":"x"}`}), llmtest.Text("done"))
+	if _, err := e.Turns().Submit(t.Context(), "write it", nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(asker.ids) != 1 || asker.ids[0] != "call_w1" {
+		t.Fatalf("the asker was asked with call ids %q, want [call_w1]", asker.ids)
+	}
+}
+
 // A model that names a tool in another case ("read") gets the tool, not
 // "unknown tool" (CONTRACT.md §3).
 func TestToolNamesMatchWithoutCase(t *testing.T) {
@@ -34,7 +58,7 @@ func TestToolNamesMatchWithoutCase(t *testing.T) {
 	}
 	e := w.engine(t, nil, 0)
 	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("read", `{"file_path":"notes.txt"}`)), llmtest.Text("done"))
-	if _, err := e.Submit(t.Context(), "read it", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "read it", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.lastTool(t); !strings.Contains(got, "remember the milk") {
@@ -54,7 +78,7 @@ func TestEditOfUnreadFileFailsBeforeAsking(t *testing.T) {
 	asker := &countingAsker{answer: tools.AllowOnce}
 	e := w.engine(t, tools.NewPermissions(tools.PermissionsConfig{Root: w.proj.Root, Asker: asker}), 0)
 	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Edit", `{"file_path":"main.go","old_string":"main","new_string":"app"}`)), llmtest.Text("done"))
-	if _, err := e.Submit(t.Context(), "rename the package", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "rename the package", nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := asker.asked.Load(); n != 0 {
@@ -84,10 +108,10 @@ func TestEditAfterReadSurvivesResume(t *testing.T) {
 		llmtest.Call("Read", `{"file_path":"a.txt"}`),
 		llmtest.Call("Read", `{"file_path":"b.txt"}`),
 	), llmtest.Text("read both"))
-	if _, err := e.Submit(t.Context(), "read a and b", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "read a and b", nil); err != nil {
 		t.Fatal(err)
 	}
-	id := e.SessionID()
+	id := e.Sessions().ID()
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -100,18 +124,18 @@ func TestEditAfterReadSurvivesResume(t *testing.T) {
 	os.Chtimes(later, info.ModTime(), info.ModTime().Add(2e9))
 
 	e2 := w.engine(t, allow, 0)
-	if err := e2.Resume(t.Context(), id); err != nil {
+	if err := e2.Sessions().Resume(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
 	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Edit", `{"file_path":"a.txt","old_string":"alpha","new_string":"omega"}`)), llmtest.Text("edited"))
-	if _, err := e2.Submit(t.Context(), "edit a", nil); err != nil {
+	if _, err := e2.Turns().Submit(t.Context(), "edit a", nil); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(w.proj.Root, "a.txt")); string(data) != "omega\n" {
 		t.Fatalf("a.txt = %q; the model was told %q", data, w.lastTool(t))
 	}
 	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Edit", `{"file_path":"b.txt","old_string":"beta","new_string":"gamma"}`)), llmtest.Text("refused"))
-	if _, err := e2.Submit(t.Context(), "edit b", nil); err != nil {
+	if _, err := e2.Turns().Submit(t.Context(), "edit b", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.lastTool(t); !strings.Contains(got, "modified since it was last read") && !strings.Contains(got, "has not been read") {
@@ -119,11 +143,11 @@ func TestEditAfterReadSurvivesResume(t *testing.T) {
 	}
 
 	// A new session has read nothing.
-	if err := e2.StartNew(t.Context(), ""); err != nil {
+	if err := e2.Sessions().StartNew(t.Context(), ""); err != nil {
 		t.Fatal(err)
 	}
 	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Edit", `{"file_path":"a.txt","old_string":"omega","new_string":"x"}`)), llmtest.Text("refused"))
-	if _, err := e2.Submit(t.Context(), "edit a again", nil); err != nil {
+	if _, err := e2.Turns().Submit(t.Context(), "edit a again", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.lastTool(t); !strings.Contains(got, "has not been read") {
@@ -146,20 +170,20 @@ func TestForkStartsWithoutTheSessionsAlways(t *testing.T) {
 		llmtest.Call("Bash", `{"command":"true"}`),
 		llmtest.Call("Bash", `{"command":"true"}`),
 	), llmtest.Text("done"))
-	if _, err := e.Submit(t.Context(), "go", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "go", nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := asker.asked.Load(); n != 1 {
 		t.Fatalf("asked %d times, want 1", n)
 	}
-	if _, err := e.Fork(t.Context(), "", ""); err != nil {
+	if _, err := e.Sessions().Fork(t.Context(), "", ""); err != nil {
 		t.Fatal(err)
 	}
 	w.srv.Enqueue(llmtest.ToolCalls(
 		llmtest.Call("Bash", `{"command":"true"}`),
 		llmtest.Call("Edit", `{"file_path":"a.txt","old_string":"alpha","new_string":"omega"}`),
 	), llmtest.Text("done"))
-	if _, err := e.Submit(t.Context(), "again", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "again", nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := asker.asked.Load(); n != 3 {

@@ -28,7 +28,8 @@ func TestRunToolHonoursTheFirstInterrupt(t *testing.T) {
 	if res.Error != interruptedResult {
 		t.Errorf("result %+v, want the interrupted answer", res)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	// A safety net: the stuck tool never returns by itself.
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("took %v", d)
 	}
 

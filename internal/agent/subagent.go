@@ -12,6 +12,8 @@ import (
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -64,40 +66,72 @@ var (
 	}
 )
 
-// SubagentTypes are the types Task offers, built-in first, then the
-// custom ones (agents.go), for /agents.
-func (e *Engine) SubagentTypes() []SubagentType { return e.agentTypes }
+// Tasks is the engine's part that runs subagents: the types the Task tool
+// offers (built-in, then custom: agents.go) and the runs themselves
+// (RunTask, the Task tool's tools.TaskRunner). A run only reads the
+// engine's configuration, so several run at once; their permission
+// questions and their links in the parent session take turns.
+type Tasks struct {
+	e *Engine
+	// types are the subagent types Task offers.
+	types []SubagentType
+	// ask lets one subagent at a time ask for a permission; link one at a
+	// time append its link to the current session.
+	ask, link sync.Mutex
+	// usage is what the subagents spent (under link).
+	usage storage.Usage
+}
 
-// taskTypes are the types as Task's description offers them.
-func (e *Engine) taskTypes() []tools.SubagentType {
+// Types are the types Task offers, built-in first, then the custom ones
+// (agents.go), for /agents.
+func (t *Tasks) Types() []SubagentType { return t.types }
+
+// offered are the types as Task's description offers them.
+func (t *Tasks) offered() []tools.SubagentType {
 	var out []tools.SubagentType
-	for _, t := range e.agentTypes {
-		out = append(out, tools.SubagentType{Name: t.Name, Description: t.Description})
+	for _, typ := range t.types {
+		out = append(out, tools.SubagentType{Name: typ.Name, Description: typ.Description, ReadOnly: typ.readOnly()})
 	}
 	return out
 }
 
-// lookupSubagent finds a type by name ("" = general).
-func (e *Engine) lookupSubagent(name string) (SubagentType, bool) {
+// readOnly reports whether the type's subagent can only read: it names
+// its tools, and each is one plan mode runs (tools.PlanTools), so a Task
+// of this type runs in plan mode and a plan can be researched with it.
+func (t SubagentType) readOnly() bool {
+	if t.Tools == nil {
+		return false
+	}
+	for _, n := range t.Tools {
+		if !slices.ContainsFunc(tools.PlanTools, func(p string) bool { return strings.EqualFold(p, n) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup finds a type by name ("" = general).
+func (t *Tasks) lookup(name string) (SubagentType, bool) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return generalAgent, true
 	}
-	for _, t := range e.agentTypes {
-		if strings.EqualFold(name, t.Name) {
-			return t, true
+	for _, typ := range t.types {
+		if strings.EqualFold(name, typ.Name) {
+			return typ, true
 		}
 	}
 	return SubagentType{}, false
 }
 
-// toolsFor are the parent's tools that t may use, Task never among them:
-// a subagent does not start subagents.
-func (e *Engine) toolsFor(t SubagentType) []tools.Tool {
+// toolsFor are the parent's tools that typ may use, Task never among them
+// (a subagent does not start subagents), nor ExitPlanMode (the plan is
+// the parent's to hand over).
+func (t *Tasks) toolsFor(typ SubagentType) []tools.Tool {
 	var out []tools.Tool
-	for _, tool := range e.tools {
+	for _, tool := range t.e.tools {
 		name := tool.Name()
-		if name == tools.NameTask || (t.Tools != nil && !slices.ContainsFunc(t.Tools, func(n string) bool { return strings.EqualFold(n, name) })) {
+		if name == tools.NameTask || name == tools.NameExitPlanMode || (typ.Tools != nil && !slices.ContainsFunc(typ.Tools, func(n string) bool { return strings.EqualFold(n, name) })) {
 			continue
 		}
 		out = append(out, tool)
@@ -105,25 +139,25 @@ func (e *Engine) toolsFor(t SubagentType) []tools.Tool {
 	return out
 }
 
-// RunTask runs one subagent to its final message (tools.TaskRunner). It
-// only reads the engine's configuration, so several run at once.
-func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
-	typ, ok := e.lookupSubagent(p.Type)
+// RunTask runs one subagent to its final message (tools.TaskRunner).
+func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
+	e := t.e
+	typ, ok := t.lookup(p.Type)
 	if !ok {
-		return tools.Result{Error: fmt.Sprintf("unknown subagent_type %q; use one of: %s", p.Type, e.subagentNames())}
+		return tools.Result{Error: fmt.Sprintf("unknown subagent_type %q; use one of: %s", p.Type, t.names())}
 	}
-	set := e.toolsFor(typ)
+	set := t.toolsFor(typ)
 	sess, err := e.cfg.Project.Create(ctx)
 	if err != nil {
 		return tools.Result{Error: fmt.Sprintf("subagent: %v", err)}
 	}
 	sess.SetTitle(p.Description)
-	log := &sessionLog{sess: sess}
+	log := &sessionLog{sess: sess, tel: e.telemetry()}
 	defer func() {
 		log.closed = true
 		_ = sess.Close() // its index entry: a cache the file rebuilds
 	}()
-	if err := e.linkSubagent(ctx, log); err != nil {
+	if err := t.linkTo(ctx, log); err != nil {
 		return tools.Result{Error: fmt.Sprintf("subagent: %v", err)}
 	}
 	info := PromptInfo{Root: e.cfg.Project.Root, Now: e.prompt.Now, Tools: toolDefs(set)}
@@ -132,37 +166,48 @@ func (e *Engine) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 	if typ.Model != "" {
 		model = typ.Model
 	}
-	mgr, err := contextmgr.New(ctx, log, nil, e.managerOptions(model, system, set))
+	opt := e.managerOptions(model, system, set)
+	// A small window gets the brief forms, as the parent does: the
+	// manager decides, by the same rule.
+	info.Brief = true
+	opt.Brief = &contextmgr.BriefForms{System: SystemPrompt(info) + "\n" + subagentPreamble(typ), Tools: briefDefs(set)}
+	mgr, err := contextmgr.New(ctx, log, nil, opt)
 	if err != nil {
 		return tools.Result{Error: fmt.Sprintf("subagent: build context manager: %v", err)}
 	}
 	label := "[" + typ.Name + ": " + p.Description + "]"
 	// e.sink is Submit's, set before any tool runs and not changed while
 	// they do.
-	sink := newTaskSink(e.sink, callID(ctx), label)
+	ts := newTaskSink(e.sink, callID(ctx), label)
+	var sink Sink = discardSink{}
+	if ts != nil {
+		sink = ts
+	}
 	l := &loop{
 		conv:     mgr,
 		llm:      &budgetLLM{LLM: e.cfg.LLM, limit: taskMaxTokens},
 		tools:    set,
-		perms:    labeledChecker{inner: e.perms, label: label, asking: &e.taskAsk},
+		perms:    labeledChecker{inner: e.perms, label: label, asking: &t.ask},
 		model:    model,
 		maxTurns: taskMaxTurns,
 		sink:     sink,
 		hook:     e.runHook,
 	}
-	taskStarted(sink)
+	taskStarted(ts)
+	ctx, endTurn := e.telemetry().Turn(ctx, telemetry.Turn{Session: sess.ID(), Model: model, Prompt: p.Prompt, Agent: typ.Name})
 	res, err := l.run(ctx, p.Prompt)
-	e.addTaskUsage(res)
-	taskEnded(ctx, sink, res, err)
+	endTurn(err)
+	t.addUsage(res)
+	taskEnded(ctx, ts, res, err)
 	return taskResult(ctx, res, err, log)
 }
 
-// linkSubagent links the subagent's session and the current one both
-// ways: its first record names the parent and the call, and the parent
-// gets a record naming it (parent appends from tasks running at once take
+// linkTo links the subagent's session and the current one both ways: its
+// first record names the parent and the call, and the parent gets a
+// record naming it (parent appends from tasks running at once take
 // turns).
-func (e *Engine) linkSubagent(ctx context.Context, child *sessionLog) error {
-	parent, call := e.SessionID(), callID(ctx)
+func (t *Tasks) linkTo(ctx context.Context, child *sessionLog) error {
+	parent, call := t.e.sessions.ID(), callID(ctx)
 	if parent == "" || call == "" {
 		return fmt.Errorf("%w: a subagent runs for a Task call of a session", ErrNoSession)
 	}
@@ -170,37 +215,37 @@ func (e *Engine) linkSubagent(ctx context.Context, child *sessionLog) error {
 		Subagent: &storage.SubagentInfo{SessionID: parent, ToolUseID: call}}); err != nil {
 		return err // the store's errors name the session
 	}
-	e.taskLink.Lock()
-	defer e.taskLink.Unlock()
-	if _, err := e.log.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeSubagent,
+	t.link.Lock()
+	defer t.link.Unlock()
+	if _, err := t.e.log.Append(&storage.Record{Type: storage.TypeSystem, Subtype: storage.SubtypeSubagent,
 		Subagent: &storage.SubagentInfo{SessionID: child.sess.ID(), ToolUseID: call}}); err != nil {
 		return fmt.Errorf("link subagent session %s: %w", child.sess.ID(), err)
 	}
 	return nil
 }
 
-// addTaskUsage counts a subagent's tokens into the run's (see Submit).
-func (e *Engine) addTaskUsage(res *TurnResult) {
+// addUsage counts a subagent's tokens into the run's (see Submit).
+func (t *Tasks) addUsage(res *TurnResult) {
 	if res == nil {
 		return
 	}
-	e.taskLink.Lock()
-	defer e.taskLink.Unlock()
-	e.taskUsage.InputTokens += res.Usage.InputTokens
-	e.taskUsage.OutputTokens += res.Usage.OutputTokens
+	t.link.Lock()
+	defer t.link.Unlock()
+	t.usage.InputTokens += res.Usage.InputTokens
+	t.usage.OutputTokens += res.Usage.OutputTokens
 }
 
-// spentByTasks is what the subagents of this engine spent so far.
-func (e *Engine) spentByTasks() storage.Usage {
-	e.taskLink.Lock()
-	defer e.taskLink.Unlock()
-	return e.taskUsage
+// spent is what the subagents of this engine spent so far.
+func (t *Tasks) spent() storage.Usage {
+	t.link.Lock()
+	defer t.link.Unlock()
+	return t.usage
 }
 
-func (e *Engine) subagentNames() string {
+func (t *Tasks) names() string {
 	var names []string
-	for _, t := range e.agentTypes {
-		names = append(names, t.Name)
+	for _, typ := range t.types {
+		names = append(names, typ.Name)
 	}
 	return strings.Join(names, ", ")
 }
@@ -225,7 +270,7 @@ func taskResult(ctx context.Context, res *TurnResult, err error, log *sessionLog
 		out.Output, out.Spent = res.Text, &spent
 	}
 	if len(out.Output) > taskAnswerCap {
-		out.Output = tools.CapText(out.Output, taskAnswerCap) + "\n" + tools.RecallWhole(log.reply, tools.ScopeProject)
+		out.Output = tools.CapText(out.Output, taskAnswerCap) + "\n" + toolcall.RecallWhole(log.reply, tools.ScopeProject)
 	}
 	switch {
 	case err == nil:

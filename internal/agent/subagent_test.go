@@ -78,7 +78,7 @@ func TestSubagentTokenBudget(t *testing.T) {
 	}
 }
 
-// taskEvents records what a TaskSink is given.
+// taskEvents records the TaskEvents a Sink is given.
 type taskEvents struct {
 	discardSink
 	got []TaskEvent

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -16,7 +17,7 @@ func TestTaskResultCutNamesTheRecallThatReadsItWhole(t *testing.T) {
 	log := &sessionLog{reply: "5ab1e000-0000-4000-8000-000000000001"}
 	long := strings.Repeat("finding\n", taskAnswerCap/4)
 	out := taskResult(context.Background(), &TurnResult{Text: long}, nil, log)
-	want := tools.RecallWhole(log.reply, tools.ScopeProject)
+	want := toolcall.RecallWhole(log.reply, tools.ScopeProject)
 	if !strings.HasSuffix(out.Output, "\n"+want) || !strings.Contains(want, "Recall ref="+log.reply+" scope=project") {
 		t.Fatalf("cut answer ends %q", out.Output[max(0, len(out.Output)-200):])
 	}

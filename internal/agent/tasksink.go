@@ -10,14 +10,6 @@ import (
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
-// TaskSink is a Sink that also shows what subagents do. Submit's sink may
-// implement it; its TaskEvent is called from the subagents' goroutines,
-// several at once and while Submit's goroutine calls the Sink methods, so
-// it must be safe for that.
-type TaskSink interface {
-	TaskEvent(taskID string, ev TaskEvent)
-}
-
 // TaskEvent is one thing a subagent did, in the terms of Sink: its start,
 // its text (one event per model message), a tool call starting or ending,
 // a notice, its end.
@@ -55,22 +47,21 @@ const (
 )
 
 // taskSink is a subagent's Sink: it hands the events to the parent's
-// TaskSink tagged with the Task call's id. One subagent's loop calls it
-// from one goroutine.
+// Sink (TaskEvent) tagged with the Task call's id. One subagent's loop
+// calls it from one goroutine.
 type taskSink struct {
-	to          TaskSink
+	to          Sink
 	task, label string
 	text        strings.Builder
 }
 
-// newTaskSink is the sink for the subagent of call id (discarding when the
-// parent's sink does not show subagents).
-func newTaskSink(parent Sink, id, label string) Sink {
-	ts, ok := parent.(TaskSink)
-	if !ok || id == "" {
-		return discardSink{}
+// newTaskSink is the sink for the subagent of call id (nil without one:
+// the events then go nowhere).
+func newTaskSink(parent Sink, id, label string) *taskSink {
+	if id == "" {
+		return nil
 	}
-	return &taskSink{to: ts, task: id, label: label}
+	return &taskSink{to: parent, task: id, label: label}
 }
 
 func (s *taskSink) send(ev TaskEvent) {
@@ -85,18 +76,17 @@ func (s *taskSink) flush() {
 	}
 }
 
-// taskStarted tells sink's parent that its subagent started.
-func taskStarted(sink Sink) {
-	if s, ok := sink.(*taskSink); ok {
+// taskStarted tells s's parent that its subagent started.
+func taskStarted(s *taskSink) {
+	if s != nil {
 		s.send(TaskEvent{Kind: TaskStart})
 	}
 }
 
 // taskEnded tells sink's parent how its subagent ended: its last text,
 // then the outcome (as taskResult judges it) and what it spent.
-func taskEnded(ctx context.Context, sink Sink, res *TurnResult, err error) {
-	s, ok := sink.(*taskSink)
-	if !ok {
+func taskEnded(ctx context.Context, s *taskSink, res *TurnResult, err error) {
+	if s == nil {
 		return
 	}
 	s.flush()
@@ -116,6 +106,9 @@ func taskEnded(ctx context.Context, sink Sink, res *TurnResult, err error) {
 
 func (s *taskSink) Text(delta string) { s.text.WriteString(delta) }
 
+// Thinking is not passed on: a subagent's reasoning is its own.
+func (s *taskSink) Thinking(string) {}
+
 func (s *taskSink) ToolStart(id, name string, input json.RawMessage) {
 	s.flush()
 	s.send(TaskEvent{Kind: TaskToolUse, ID: id, Name: name, Input: input})
@@ -129,6 +122,10 @@ func (s *taskSink) Notice(n contextmgr.Notice) {
 	s.flush()
 	s.send(TaskEvent{Kind: TaskNotice, Text: n.Text, Notice: n.Kind})
 }
+
+// TaskEvent is never called: a subagent starts no subagent (it has no
+// Task tool).
+func (s *taskSink) TaskEvent(string, TaskEvent) {}
 
 // ToolRefused shows a subagent's refused call as a call and its result.
 func (s *taskSink) ToolRefused(id, name string, input json.RawMessage, res tools.Result) {

@@ -38,14 +38,14 @@ func TestRequestSizeReachesTheIndex(t *testing.T) {
 	w := newWorld(t, llmtest.Options{})
 	e := w.engine(t, nil, 0)
 	w.srv.Enqueue(llmtest.Text("hi"))
-	if _, err := e.Submit(t.Context(), "hello", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "hello", nil); err != nil {
 		t.Fatal(err)
 	}
 	before := e.log.sess.Info().Tokens
-	if err := e.Context().AddUser(strings.Repeat("a long message ", 2000)); err != nil {
+	if err := e.mgr.AddUser(strings.Repeat("a long message ", 2000)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Context().Request(t.Context()); err != nil {
+	if _, err := e.mgr.Request(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if after := e.log.sess.Info().Tokens; after <= before+2000 {
@@ -58,9 +58,9 @@ func TestRequestSizeReachesTheIndex(t *testing.T) {
 func TestModelSwitchUpdatesWindowAndTokenizer(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
-	e := New(Config{Model: "gpt-4o", Project: w.proj, LLM: w.llm})
+	e := mustNew(t, Config{Model: "gpt-4o", Project: w.proj, LLM: w.llm})
 	t.Cleanup(func() { _ = e.Close() })
-	e.SetModel("gpt-4")
+	e.Turns().SetModel("gpt-4")
 	if w := e.Context().Usage().Window; w != 8192 {
 		t.Errorf("after /model gpt-4: window %d, want gpt-4's 8192", w)
 	}

@@ -24,7 +24,7 @@ func TestWriteOfUnreadFileFailsBeforeAsking(t *testing.T) {
 	asker := &countingAsker{answer: tools.AllowOnce}
 	e := w.engine(t, tools.NewPermissions(tools.PermissionsConfig{Root: w.proj.Root, Asker: asker}), 0)
 	w.srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Write", `{"file_path":"notes.txt","content":"replaced\n"}`)), llmtest.Text("done"))
-	if _, err := e.Submit(t.Context(), "replace the notes", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "replace the notes", nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := asker.asked.Load(); n != 0 {

@@ -61,8 +61,15 @@ type entry struct {
 	Undone  []string    `json:"undone,omitempty"`  // turns whose changes were restored
 	// State is the hash of what clawdcode last left at Path (stateNone:
 	// it removed the file), on a line of its own without Turn.
-	State string    `json:"state,omitempty"`
-	Time  time.Time `json:"time"`
+	State string `json:"state,omitempty"`
+	// BeforeRestore marks a file saved by a rewind before its restore
+	// (Turn is then the rewind: rewind.go), which no /undo takes for a
+	// turn's; By names the rewind a restore was made for, Redone the
+	// turns a return from one made done again.
+	BeforeRestore bool      `json:"beforeRestore,omitempty"`
+	By            string    `json:"by,omitempty"`
+	Redone        []string  `json:"redone,omitempty"`
+	Time          time.Time `json:"time"`
 }
 
 // Store is one session's checkpoints.
@@ -102,13 +109,15 @@ func (s *Store) inProject(path string) bool {
 // turn. Files outside the project are ignored, and so is a change outside
 // any turn (turn "").
 func (s *Store) Save(turn, path string) error {
-	path = resolve(path)
-	if !s.inProject(path) {
-		return nil
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if turn == "" {
+	return s.save(turn, path, false)
+}
+
+// save is Save with s.mu held; beforeRestore marks the entry a rewind's.
+func (s *Store) save(turn, path string, beforeRestore bool) error {
+	path = resolve(path)
+	if !s.inProject(path) || turn == "" {
 		return nil
 	}
 	key := turn + "\x00" + path
@@ -118,7 +127,7 @@ func (s *Store) Save(turn, path string) error {
 	if err := s.load(); err != nil {
 		return err
 	}
-	e := entry{Turn: turn, Path: path, Time: time.Now().UTC()}
+	e := entry{Turn: turn, Path: path, BeforeRestore: beforeRestore, Time: time.Now().UTC()}
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -40,9 +40,12 @@ func (s *Store) LastTurn() (string, error) {
 		for _, t := range e.Undone {
 			undone[t] = true
 		}
+		for _, t := range e.Redone {
+			delete(undone, t)
+		}
 	}
 	for i := len(ents) - 1; i >= 0; i-- {
-		if t := ents[i].Turn; t != "" && ents[i].Path != "" && !undone[t] {
+		if t := ents[i].Turn; t != "" && ents[i].Path != "" && !ents[i].BeforeRestore && !undone[t] {
 			return t, nil
 		}
 	}
@@ -83,6 +86,12 @@ func (s *Store) changes(turns []string) ([]Change, error) {
 func (s *Store) Restore(turns []string) ([]Restored, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.restoreTurns(turns, "")
+}
+
+// restoreTurns is Restore with s.mu held; by names the rewind the restore
+// is made for ("" = none).
+func (s *Store) restoreTurns(turns []string, by string) ([]Restored, error) {
 	changes, err := s.changes(turns)
 	if err != nil {
 		return nil, err
@@ -105,7 +114,7 @@ func (s *Store) Restore(turns []string) ([]Restored, error) {
 			}
 		}
 	}
-	if err := s.appendEntry(entry{Undone: turns, Time: time.Now().UTC()}); err != nil {
+	if err := s.appendEntry(entry{Undone: turns, By: by, Time: time.Now().UTC()}); err != nil {
 		return out, fmt.Errorf("record the restore: %w", err)
 	}
 	// The turns may change the files again (a rewind continues from

@@ -129,7 +129,15 @@ type Failure struct {
 	Code    int
 	Message string
 	Hints   []string
+	// Silent: nothing is printed (a command's own status passed on).
+	Silent bool
 }
+
+// exitStatus is a status to exit with and nothing to say: `clawdcode
+// sandbox` passes its command's status on.
+type exitStatus struct{ code int }
+
+func (e *exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 // Describe is the one place that maps an error to an exit status and the
 // text printed for it. cause is the run context's cancellation cause (nil
@@ -144,7 +152,11 @@ func Describe(err error, cause error) Failure {
 		amb   *storage.AmbiguousIDError
 		hint  *hintError
 		lerr  *llm.Error
+		exit  *exitStatus
 	)
+	if errors.As(err, &exit) && cause == nil {
+		return Failure{Code: exit.code, Message: err.Error(), Silent: true}
+	}
 	f := Failure{Code: ExitError, Message: err.Error()}
 	if errors.As(err, &hint) {
 		f.Hints = append(f.Hints, hint.hints...)
@@ -227,7 +239,7 @@ func (f *Factory) endpointHint(err error) error {
 // Print writes the failure to w: one "clawdcode: " line, then the hints
 // indented.
 func (f Failure) Print(w io.Writer) {
-	if f.Code == ExitOK {
+	if f.Code == ExitOK || f.Silent {
 		return
 	}
 	// The contract promises one error line: a multi-line message (a

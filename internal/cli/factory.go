@@ -23,9 +23,12 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/logfile"
 	"github.com/clawdcode/clawdcode/internal/mcphost"
+	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/secrets"
+	"github.com/clawdcode/clawdcode/internal/sessionsync"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -60,6 +63,10 @@ type Factory struct {
 	logger  lazy[*slog.Logger]
 	config  lazy[*config.Config]
 	perms   lazy[*tools.Permissions]
+	sandbox lazy[*sandbox.Sandbox]
+	// telemetry is OpenTelemetry export, started on first use when on
+	// (telemetry.go); nil when off.
+	telemetry lazy[*telemetry.Telemetry]
 	// configFlags are the command line's settings, given to the
 	// configuration's first resolution (ResolveConfig).
 	configFlags config.Flags
@@ -81,10 +88,35 @@ type Factory struct {
 	// itself, so SIGINT must no longer cancel the whole run.
 	replOwnsInterrupt atomic.Bool
 
+	// autoSync is the run's background push of each turn ([sync] auto),
+	// nil when it is off; Run gives it a bounded moment at exit.
+	autoSync atomic.Pointer[sessionsync.Auto]
+
 	// indexErr is why index.json could not be written, said after the
 	// run's own error (see Run).
 	indexMu  sync.Mutex
 	indexErr error
+
+	// extraMCP are MCP servers a front end adds to the configured ones,
+	// and engineExtras what it adds to the engine's Config (an editor's
+	// servers, buffers and terminal: `clawdcode acp`, per session).
+	extraMCP     []mcphost.ServerConfig
+	engineExtras func(*agent.Config)
+}
+
+// forDir is a factory for the project at dir (an editor's session's
+// directory): the same environment, store, log and cache, and its own
+// configuration, permissions and commands, those of dir's project.
+func (f *Factory) forDir(dir string) *Factory {
+	sub := &Factory{IO: f.IO, Getenv: f.Getenv, Home: f.Home, HTTPClient: f.HTTPClient,
+		Getwd: func() (string, error) { return dir, nil }, configFlags: f.configFlags}
+	sub.redactor.Store(f.redactor.Load())
+	_, _ = sub.home.get(f.HomeDir)
+	_, _ = sub.store.get(f.Store)
+	_, _ = sub.logger.get(func() (*slog.Logger, error) { return f.Logger(), nil })
+	_, _ = sub.cache.get(func() (*storage.CacheStore, error) { return f.Cache(), nil })
+	_, _ = sub.telemetry.get(func() (*telemetry.Telemetry, error) { return f.Telemetry(), nil })
+	return sub
 }
 
 // NewFactory returns a factory over the process's environment.
@@ -94,15 +126,22 @@ func NewFactory(ios *iostreams.IOStreams) *Factory {
 
 // lazy is a value built once on first use.
 type lazy[T any] struct {
-	once sync.Once
-	v    T
-	err  error
+	once  sync.Once
+	v     T
+	err   error
+	built atomic.Bool
 }
 
 func (l *lazy[T]) get(build func() (T, error)) (T, error) {
-	l.once.Do(func() { l.v, l.err = build() })
+	l.once.Do(func() {
+		l.v, l.err = build()
+		l.built.Store(true)
+	})
 	return l.v, l.err
 }
+
+// done reports whether the value was built (without building it).
+func (l *lazy[T]) done() bool { return l.built.Load() }
 
 // HomeDir is CLAWDCODE_HOME (default ~/.clawdcode).
 func (f *Factory) HomeDir() (string, error) {
@@ -222,11 +261,16 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 			return nil, err
 		}
 		projectFile := config.ProjectFile(p.Root)
-		return tools.NewPermissions(tools.PermissionsConfig{
-			Root:    p.Root,
-			Allow:   opts.Allow,
-			Deny:    opts.Deny,
-			SkipAll: opts.SkipPermissions,
+		// The policy and the sandbox ask each other: whether a command is
+		// contained, and whether plan mode is on and which hosts rules
+		// allow. sb is set before the policy is handed out.
+		var sb *sandbox.Sandbox
+		perms := tools.NewPermissions(tools.PermissionsConfig{
+			Contained: func() bool { return sb.Contained() },
+			Root:      p.Root,
+			Allow:     opts.Allow,
+			Deny:      opts.Deny,
+			SkipAll:   opts.SkipPermissions,
 			// resolveMode chose the starting mode: bypass for the skip
 			// flag alone, the named one when --permission-mode was given.
 			Mode:      opts.Mode,
@@ -243,7 +287,12 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 			// The project's settings grant permissions and run hooks: a
 			// model allowed to Write must not rewrite them.
 			Sensitive: []string{filepath.Dir(projectFile)},
-		}), nil
+		})
+		sb, err = f.Sandbox(perms)
+		if err != nil {
+			return nil, err
+		}
+		return perms, nil
 	})
 }
 
@@ -333,8 +382,9 @@ func (f *Factory) Logger() *slog.Logger {
 }
 
 // about is what /status and /config show of the run beyond the engine.
-func (f *Factory) about(cfg *config.Config, p *storage.Project) agent.About {
-	a := agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile(), Settings: cfg.Settings(), Rules: cfg.Rules, ProjectFile: config.ProjectFile(p.Root)}
+func (f *Factory) about(cfg *config.Config, p *storage.Project, sb *sandbox.Sandbox) agent.About {
+	a := agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile(), Settings: cfg.Settings(), Rules: cfg.Rules,
+		ProjectFile: config.ProjectFile(p.Root), Sandbox: sb.Describe}
 	if home, err := f.HomeDir(); err == nil {
 		a.UserFile = config.UserFile(home)
 	}
@@ -432,9 +482,16 @@ func childEnv(cfg *config.Config) []string {
 // one that dies, or that Settle gives up on, is reported once on stderr
 // and the run goes on without it.
 func (f *Factory) StartMCP(ctx context.Context, cfg *config.Config, root string) *mcphost.Host {
-	servers := make([]mcphost.ServerConfig, 0, len(cfg.MCPServers))
+	servers := make([]mcphost.ServerConfig, 0, len(cfg.MCPServers)+len(f.extraMCP))
 	for name, s := range cfg.MCPServers {
 		servers = append(servers, mcphost.ServerConfig{Name: name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers})
+	}
+	// A front end's servers join the configured ones; a name the
+	// configuration has already stays the configuration's.
+	for _, s := range f.extraMCP {
+		if _, dup := cfg.MCPServers[s.Name]; !dup {
+			servers = append(servers, s)
+		}
 	}
 	return mcphost.Start(ctx, servers, mcphost.Options{
 		Dir:    root,

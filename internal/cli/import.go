@@ -122,6 +122,9 @@ func importRun(ctx context.Context, f *Factory, opts *ImportOptions) error {
 	if err != nil {
 		return err
 	}
+	if res.Found == 0 && res.Failed == 0 {
+		return noSessions(opts, res.Files)
+	}
 	recs := 0
 	for _, s := range res.Sessions {
 		recs += s.Records
@@ -143,4 +146,24 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// noSessions is the error of an import from a directory that holds no
+// session of the tool: none of its files is one, or it has none where the
+// tool keeps them. Nothing was imported, and the user named the wrong
+// place (or the wrong tool).
+func noSessions(opts *ImportOptions, files int) error {
+	layout := map[string]string{
+		importer.ClaudeCode: "Claude Code keeps them as <dir>/<project>/<session id>.jsonl (default ~/.claude/projects)",
+		importer.Codex:      "Codex keeps them as rollout-*.jsonl under <dir> (default ~/.codex/sessions)",
+	}[opts.Tool]
+	what := "no file where " + opts.Tool + " keeps its sessions"
+	if files > 0 {
+		what = fmt.Sprintf("%d %s where %s keeps its sessions, none of them one", files, plural(files, "file", "files"), opts.Tool)
+	}
+	return &UsageError{
+		Err:     fmt.Errorf("import %s: %s: %s", opts.Tool, opts.Dir, what),
+		Message: fmt.Sprintf("no %s sessions in %s (%s)", opts.Tool, opts.Dir, what),
+		Hints:   []string{layout},
+	}
 }

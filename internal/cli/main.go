@@ -17,12 +17,18 @@ import (
 	"syscall"
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
+	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/secrets"
 )
 
 // Main runs clawdcode with the process's arguments and streams and returns
 // the exit status.
 func Main() int {
+	// A sandbox host is clawdcode run by itself (internal/sandbox): one
+	// comparison of an argument decides, before anything else runs.
+	if code, ok := sandbox.Helper(); ok {
+		return code
+	}
 	// First of all, before any goroutine of ours exists: Protect may
 	// re-execute the process to take the credentials out of its /proc
 	// environment, where every tool's child could read them.
@@ -43,6 +49,11 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root := NewCmdRoot(f)
 	root.SetArgs(resumeArgs(args))
 	_, err := root.ExecuteContextC(ctx)
+	// The commands' sandbox hosts end with the run (the process's exit
+	// would end them too; a test's in-process run does not exit).
+	f.closeSandbox()
+	f.finishAutoSync()
+	f.stopTelemetry()
 	failure := Describe(f.endpointHint(err), context.Cause(ctx))
 	// A server's error may quote the key (a careless proxy's 401): the
 	// line may end up in a CI log, so it goes out redacted too.

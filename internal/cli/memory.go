@@ -5,17 +5,26 @@ import (
 	"io"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/memory"
 )
+
+// suggestions is what the end of a run reads of the engine's memories.
+type suggestions interface {
+	Suggested() []memory.Suggestion
+	Book() *memory.Book
+}
+
+var _ suggestions = (*agent.Memory)(nil)
 
 // noteSuggestions tells the user, once the run is over, about the memory
 // suggestions it made that still wait for an answer: suggestions are
 // never silent, and never given to the model before they are accepted.
-func noteSuggestions(w io.Writer, eng *agent.Engine) {
-	made := eng.Suggested()
+func noteSuggestions(w io.Writer, mem suggestions) {
+	made := mem.Suggested()
 	if len(made) == 0 {
 		return
 	}
-	v, err := eng.Memories().View()
+	v, err := mem.Book().View()
 	if err != nil {
 		return
 	}

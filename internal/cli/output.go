@@ -108,14 +108,14 @@ type printSink struct {
 	init     func() initEvent
 	initDone bool
 	text     strings.Builder // assistant text not yet written as an event
+	// planned is set when the turn ended at a plan no one could approve
+	// (ExitPlanMode in plan mode): the answer is the plan.
+	planned bool
 	// mu keeps lines whole: subagents' events come from their goroutines.
 	mu sync.Mutex
 }
 
-var (
-	_ agent.Sink     = (*printSink)(nil)
-	_ agent.TaskSink = (*printSink)(nil)
-)
+var _ agent.Sink = (*printSink)(nil)
 
 func newPrintSink(ios *iostreams.IOStreams, format string, init func() initEvent) *printSink {
 	s := &printSink{format: format, io: ios, init: init}
@@ -148,6 +148,9 @@ func (s *printSink) flushText() {
 	s.text.Reset()
 }
 
+// Thinking is left out of -p's output, whose formats have no place for it.
+func (s *printSink) Thinking(string) {}
+
 func (s *printSink) Text(delta string) {
 	if s.format == FormatStreamJSON {
 		s.text.WriteString(delta)
@@ -176,6 +179,9 @@ func (s *printSink) ToolRefused(id, name string, _ json.RawMessage, res tools.Re
 }
 
 func (s *printSink) ToolEnd(id, name string, res tools.Result) {
+	if name == tools.NameExitPlanMode && res.Final != "" {
+		s.planned = true
+	}
 	switch s.format {
 	case FormatStreamJSON:
 		s.emit(toolResultEvent{Type: "tool_result", ID: id, Name: name, Output: res.Output, Error: res.Error, IsError: res.Error != ""})

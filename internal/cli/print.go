@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/config"
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
@@ -15,9 +16,19 @@ import (
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
+
+// contextFigures is what -p's result object reports of the context
+// (*agent.Context).
+type contextFigures interface {
+	Usage() contextmgr.Usage
+	Compactions() int
+}
+
+var _ contextFigures = (*agent.Context)(nil)
 
 // printRun is -p: one prompt (or one slash command) through the engine,
 // then the answer or the result object. Every failure after flag parsing
@@ -31,7 +42,7 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 			e.CWD = p.Root
 		}
 		if eng != nil {
-			e.SessionID = eng.SessionID()
+			e.SessionID = eng.Sessions().ID()
 		}
 		return e
 	})
@@ -61,11 +72,11 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 			return "", nil, err
 		}
 		if isSlash {
-			eng.JoinMCPTools(ctx)
-			out, err := runSlash(ctx, f.IO, opts.OutputFormat, registry, eng, prompt, f.redactor.Load())
+			eng.MCP().Join(ctx)
+			out, err := runSlash(ctx, f.IO, opts.OutputFormat, registry, slash.PartsOf(eng), prompt, f.redactor.Load())
 			return out, nil, err
 		}
-		turn, err = eng.Submit(ctx, prompt, sink)
+		turn, err = eng.Turns().Submit(ctx, prompt, sink)
 		if turn != nil {
 			answer = turn.Text
 		}
@@ -79,16 +90,12 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		compactions int
 	)
 	if eng != nil {
-		sessionID = eng.SessionID()
-		if m := eng.Context(); m != nil {
-			u := m.Usage()
-			contextUse = ResultContext{Tokens: u.Tokens, Window: u.Window}
-			compactions = m.Compactions()
-		}
+		sessionID = eng.Sessions().ID()
+		contextUse, compactions = resultFigures(eng.Context())
 		if cerr := eng.Close(); err == nil {
 			err = cerr
 		}
-		noteSuggestions(f.IO.ErrOut, eng)
+		noteSuggestions(f.IO.ErrOut, eng.Memory())
 	}
 	res := newResult(answer, err, context.Cause(ctx))
 	if res.IsError {
@@ -100,7 +107,17 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		res.Usage = ResultUsage{InputTokens: turn.Usage.InputTokens, OutputTokens: turn.Usage.OutputTokens}
 	}
 	sink.finish(res, started)
+	if sink.planned && !res.IsError {
+		fmt.Fprintln(f.IO.ErrOut, "clawdcode: plan mode: the answer is the model's plan, not carried out; to carry it out, continue in another mode:")
+		fmt.Fprintf(f.IO.ErrOut, "  clawdcode -r %s -p \"Carry out the plan\" --permission-mode acceptEdits\n", sessionID)
+	}
 	return err
+}
+
+// resultFigures are the context's figures of the result object.
+func resultFigures(c contextFigures) (ResultContext, int) {
+	u := c.Usage()
+	return ResultContext{Tokens: u.Tokens, Window: u.Window}, c.Compactions()
 }
 
 // readPrompt joins the positional prompt and, when stdin is not a terminal,
@@ -137,8 +154,8 @@ func readPrompt(ctx context.Context, ios *iostreams.IOStreams, positional string
 // output becomes the result text instead of going to stdout. What it prints
 // passes through red first: a command may quote a server's error (a failed
 // compaction's summary call) that quotes the key.
-func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg *slash.Registry, eng *agent.Engine, line string, red *secrets.Redactor) (string, error) {
-	env := &slash.Env{Engine: eng, IO: ios}
+func runSlash(ctx context.Context, ios *iostreams.IOStreams, format string, reg *slash.Registry, parts slash.Parts, line string, red *secrets.Redactor) (string, error) {
+	env := &slash.Env{Parts: parts, IO: ios}
 	var captured *strings.Builder
 	if format == FormatText {
 		// The same rule as the answer: shown, not obeyed, on a terminal;
@@ -208,17 +225,17 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 	if err != nil {
 		return nil, false, err
 	}
+	sb, err := f.Sandbox(perms)
+	if err != nil {
+		return nil, false, err
+	}
 	id, err := sessionToOpen(f, opts)
 	if err != nil {
 		return nil, false, err
 	}
-	var client agent.LLM = &lazyLLM{f: f}
-	if eagerLLM {
-		c, err := f.LLM()
-		if err != nil {
-			return nil, false, err
-		}
-		client = c
+	client, tel, err := f.runLLM(eagerLLM)
+	if err != nil {
+		return nil, false, err
 	}
 	// A model the table does not know, with no window set anywhere: the
 	// server is asked (CONTRACT §8), so the first request is sized right.
@@ -227,17 +244,8 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 			opts.Window, opts.WindowSource, cachedWindow = n, source, cached
 		}
 	}
-	// MCP servers start (in the background) only for runs that may call
-	// their tools or list them; -p waits for them at its first request.
-	var host *mcphost.Host
-	if withMCP && len(cfg.MCPServers) > 0 {
-		host = f.StartMCP(ctx, cfg, p.Root)
-	}
-	mcpWait := time.Duration(0)
-	if !f.IO.Interactive() || opts.Print {
-		mcpWait = printMCPWait
-	}
-	eng = agent.New(agent.Config{
+	host, mcpWait := f.runMCP(ctx, cfg, p.Root, opts, withMCP)
+	engCfg := agent.Config{
 		MCP:            host,
 		MCPWait:        mcpWait,
 		Hooks:          f.Hooks(cfg, p.Root),
@@ -255,32 +263,90 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		Prices:         tokens.NewPrices(cfg.Prices),
 		EnvPassthrough: cfg.EnvPassthrough,
 		SecretEnv:      []string{cfg.APIKeyEnv},
+		Sandbox:        sb,
 		Warn:           warnTo(f.IO.ErrOut),
-		About:          f.about(cfg, p),
-	})
-	if err := openSession(ctx, f, opts, eng, id); err != nil {
+		About:          f.about(cfg, p, sb),
+		AfterTurn:      f.afterTurn(p),
+		Telemetry:      hooksOf(tel),
+	}
+	if f.engineExtras != nil {
+		f.engineExtras(&engCfg)
+	}
+	eng, err = agent.New(engCfg)
+	if err != nil {
+		host.Close()
+		return nil, cachedWindow, err
+	}
+	if tel != nil {
+		tel.SessionFallback(eng.Sessions().ID)
+	}
+	if err := openSession(ctx, f, opts, eng.Sessions(), id); err != nil {
 		_ = eng.Close()
 		return nil, cachedWindow, err
 	}
 	return eng, cachedWindow, nil
 }
 
-// openSession puts eng in the session the flags chose: a fork of id, id
-// itself, or a new one.
-func openSession(ctx context.Context, f *Factory, opts *RootOptions, eng *agent.Engine, id string) error {
+// runLLM is a run's model client: built now when eager (a missing key
+// stops the run before anything is written), else on the first call; and
+// wrapped by the telemetry, when it is on.
+func (f *Factory) runLLM(eager bool) (agent.LLM, *telemetry.Telemetry, error) {
+	var client agent.LLM = &lazyLLM{f: f}
+	if eager {
+		c, err := f.LLM()
+		if err != nil {
+			return nil, nil, err
+		}
+		client = c
+	}
+	tel := f.Telemetry()
+	if tel != nil {
+		client = tel.WrapLLM(client)
+	}
+	return client, tel, nil
+}
+
+// runMCP starts the MCP servers (in the background) of a run that may
+// call their tools or list them, nil otherwise, and says how long its
+// first request waits for them: a run nobody watches (-p, an editor's)
+// waits, the REPL does not.
+func (f *Factory) runMCP(ctx context.Context, cfg *config.Config, root string, opts *RootOptions, withMCP bool) (*mcphost.Host, time.Duration) {
+	var host *mcphost.Host
+	if withMCP && len(cfg.MCPServers)+len(f.extraMCP) > 0 {
+		host = f.StartMCP(ctx, cfg, root)
+	}
+	if !f.IO.Interactive() || opts.Print {
+		return host, printMCPWait
+	}
+	return host, 0
+}
+
+// sessionOpener is what the start of a run needs of the engine's sessions
+// (*agent.Sessions).
+type sessionOpener interface {
+	StartNew(ctx context.Context, title string) error
+	Resume(ctx context.Context, id string) error
+	Fork(ctx context.Context, id, title string) (string, error)
+}
+
+var _ sessionOpener = (*agent.Sessions)(nil)
+
+// openSession puts the engine in the session the flags chose: a fork of
+// id, id itself, or a new one.
+func openSession(ctx context.Context, f *Factory, opts *RootOptions, sessions sessionOpener, id string) error {
 	switch {
 	case id != "" && opts.ForkSession:
 		// The original is only read: it may even be open in another process.
-		_, err := eng.Fork(ctx, id, "")
+		_, err := sessions.Fork(ctx, id, "")
 		return err
 	case id != "":
-		err := resumeChosen(f, opts, id, func(id string) error { return eng.Resume(ctx, id) })
+		err := resumeChosen(f, opts, id, func(id string) error { return sessions.Resume(ctx, id) })
 		if errors.Is(err, storage.ErrSessionBusy) {
 			err = withHint(err, busyHintResume)
 		}
 		return err
 	}
-	return eng.StartNew(ctx, "")
+	return sessions.StartNew(ctx, "")
 }
 
 // printMCPWait bounds how long a run nobody watches (-p, or input that is
@@ -323,6 +389,14 @@ func sessionToOpen(f *Factory, opts *RootOptions) (string, error) {
 	switch {
 	case opts.Resume != "":
 		_, id, err := resolveSession(f, opts.Resume)
+		var usage *UsageError
+		if errors.As(err, &usage) && errors.Is(err, storage.ErrNotFound) {
+			if p, perr := f.Project(); perr == nil {
+				if hints := enclosingHints(p, strings.TrimSpace(opts.Resume)); hints != nil {
+					usage.Hints = hints
+				}
+			}
+		}
 		return id, err
 	case opts.Continue:
 		p, err := f.Project()
@@ -332,6 +406,9 @@ func sessionToOpen(f *Factory, opts *RootOptions) (string, error) {
 		id, err := p.Latest()
 		if err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
+				if hints := enclosingHints(p, ""); hints != nil {
+					return "", withHint(errNothingToContinue, hints...)
+				}
 				return "", withHint(errNothingToContinue, "start one with `clawdcode` or `clawdcode -p`")
 			}
 			return "", err

@@ -53,6 +53,11 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	if err != nil {
 		return err
 	}
+	if asker != nil {
+		// A plan the model hands over (ExitPlanMode) is put to the user
+		// by the same dialog; without a terminal it ends the turn.
+		eng.Permissions().SetPlanApprover(asker)
+	}
 	home, err := f.HomeDir()
 	if err != nil {
 		_ = eng.Close()
@@ -62,19 +67,21 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	f.handOverInterrupt()
 	err = repl.Run(ctx, repl.Options{
 		IO:          f.IO,
-		Engine:      eng,
+		Turns:       eng.Turns(),
+		Parts:       slash.PartsOf(eng),
 		Commands:    f.Commands(),
 		Redactor:    f.redactor.Load(),
 		Hints:       f.replHints,
 		HistoryPath: filepath.Join(home, "history"),
 		FirstPrompt: opts.Prompt,
 		Asker:       asker,
-		WatchMCP:    eng.WatchMCP,
+		WatchMCP:    eng.MCP().Watch,
 		PickSession: pick,
 
 		SkipPermissions: opts.SkipPermissions,
-		Modes:           perms,
+		Modes:           eng.Permissions(),
 		SearchSessions:  searchSessions(f),
+		Spend:           todaySpend(f, eng.Turns()),
 	})
 	if errors.Is(err, slash.ErrExit) {
 		err = nil
@@ -82,7 +89,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	if cerr := eng.Close(); err == nil {
 		err = cerr
 	}
-	noteSuggestions(f.IO.ErrOut, eng)
+	noteSuggestions(f.IO.ErrOut, eng.Memory())
 	return err
 }
 

@@ -137,6 +137,10 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 	cmd.AddCommand(NewCmdSessions(f))
 	cmd.AddCommand(NewCmdSearch(f, nil))
 	cmd.AddCommand(NewCmdImport(f, nil))
+	cmd.AddCommand(NewCmdACP(f, nil))
+	cmd.AddCommand(NewCmdSandbox(f, nil))
+	cmd.AddCommand(NewCmdSync(f, nil))
+	cmd.AddCommand(NewCmdUsage(f, nil))
 	return cmd
 }
 
@@ -148,6 +152,7 @@ type rootFlagValues struct {
 	allowed        string
 	disallowed     string
 	permissionMode string
+	sandbox        string
 }
 
 // register defines the root command's flags and their completions.
@@ -160,6 +165,15 @@ func (raw *rootFlagValues) register(cmd *cobra.Command, opts *RootOptions) {
 	fl.StringVarP(&opts.Resume, "resume", "r", "", "resume a session of this project by `id` or unique prefix; without one, pick it from a list")
 	fl.Lookup("resume").NoOptDefVal = resumePick
 	fl.BoolVar(&opts.ForkSession, "fork-session", false, "with -c or -r: continue in a new session that starts with that session's context")
+	raw.registerEngine(cmd, opts)
+	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(
+		[]string{FormatText, FormatJSON, FormatStreamJSON}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// registerEngine defines the flags of the engine's configuration, which
+// the root command and `clawdcode acp` share, and their completions.
+func (raw *rootFlagValues) registerEngine(cmd *cobra.Command, opts *RootOptions) {
+	fl := cmd.Flags()
 	fl.StringVarP(&opts.Model, "model", "m", "", "model `name` sent to the server (env CLAWDCODE_MODEL; default gpt-4o)")
 	fl.IntVar(&raw.window, "context-window", 0, "context window in `tokens` (env CLAWDCODE_CONTEXT_WINDOW; default from the model)")
 	fl.Float64Var(&raw.threshold, "compact-threshold", DefaultThreshold, "auto-compaction trigger as a `fraction` of the window")
@@ -167,13 +181,14 @@ func (raw *rootFlagValues) register(cmd *cobra.Command, opts *RootOptions) {
 	fl.StringVar(&raw.disallowed, "disallowed-tools", "", "comma-separated tools or `rules` that never run; a deny wins over every allow")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "every tool runs without asking")
 	fl.StringVar(&raw.permissionMode, "permission-mode", "", "`mode` to start in: default (ask), acceptEdits (Write/Edit inside the project run without asking) or plan (read-only tools until a plan is approved); Shift-Tab cycles them in the REPL")
+	fl.StringVar(&raw.sandbox, "sandbox", "", "the sandbox the agent's commands run in: read-only, workspace-write (the default) or off")
 	fl.BoolVar(&opts.TrustProject, "trust-project", false, "use the project's .clawdcode/config.toml in full (hooks, MCP servers, allow rules, base_url), as if its trust question had been answered yes")
 	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "bound on model calls in one -p run (0 = none)")
 
 	_ = cmd.RegisterFlagCompletionFunc("permission-mode", cobra.FixedCompletions(
 		[]string{"default", "acceptEdits", "plan"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("output-format", cobra.FixedCompletions(
-		[]string{FormatText, FormatJSON, FormatStreamJSON}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("sandbox", cobra.FixedCompletions(
+		[]string{"read-only", "workspace-write", "off"}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"allowed-tools", "disallowed-tools"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(
 			contractTools, cobra.ShellCompDirectiveNoFileComp))
@@ -197,6 +212,9 @@ func (raw *rootFlagValues) rootFlags(flags *pflag.FlagSet, opts *RootOptions) ro
 	}
 	if flags.Changed("compact-threshold") {
 		in.config.CompactThreshold = &raw.threshold
+	}
+	if flags.Changed("sandbox") {
+		in.config.Sandbox = &raw.sandbox
 	}
 	return in
 }

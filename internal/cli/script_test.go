@@ -18,6 +18,7 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/e2e/harness"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
+	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/sessionschema"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
@@ -30,6 +31,10 @@ import (
 // "exits N prog args…" runs prog and passes when its exit status is
 // exactly N.
 func TestMain(m *testing.M) {
+	// A run in this process starts its sandbox host from this binary.
+	if code, ok := sandbox.Helper(); ok {
+		os.Exit(code)
+	}
 	testscript.Main(m, map[string]func(){
 		"clawdcode": clawdcodeMain,
 		"exits":     exitsMain,
@@ -346,9 +351,11 @@ func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
 		if err != nil {
 			ts.Fatalf("usage: llm wait <n>")
 		}
-		for deadline := time.Now().Add(10 * time.Second); len(srv.Requests()) < n; {
+		// A minute is a safety net against a run that never asks, far
+		// beyond what a loaded machine needs for one that does.
+		for deadline := time.Now().Add(time.Minute); len(srv.Requests()) < n; {
 			if time.Now().After(deadline) {
-				ts.Fatalf("llm wait: %d requests after 10 s, want %d", len(srv.Requests()), n)
+				ts.Fatalf("llm wait: %d requests after a minute, want %d", len(srv.Requests()), n)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

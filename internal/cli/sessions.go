@@ -47,11 +47,14 @@ Every command takes a full session id or a unique prefix of one.`,
 type SessionsListOptions struct {
 	All  bool
 	JSON bool
+	// Remote lists the sessions of the [sync] store instead.
+	Remote bool
 }
 
 func addListFlags(cmd *cobra.Command, opts *SessionsListOptions) {
 	cmd.Flags().BoolVar(&opts.All, "all", false, "list the sessions of every project")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array")
+	cmd.Flags().BoolVar(&opts.Remote, "remote", false, "list the sessions of the [sync] store")
 }
 
 // NewCmdSessionsList builds `sessions list`; runF replaces the behaviour in tests.
@@ -89,7 +92,10 @@ type sessionRow struct {
 	Parent   string    `json:"parent,omitempty"`
 }
 
-func sessionsList(_ context.Context, f *Factory, opts *SessionsListOptions) error {
+func sessionsList(ctx context.Context, f *Factory, opts *SessionsListOptions) error {
+	if opts.Remote {
+		return sessionsListRemote(ctx, f, opts)
+	}
 	infos, err := listSessions(f, opts.All)
 	if err != nil {
 		return err

@@ -21,6 +21,10 @@ import (
 //     model;
 //   - and nothing was put after `--`, which is how to send such a word as
 //     a prompt anyway.
+//
+// A word shorter than five letters is held to one edit (or a prefix): at
+// two edits nearly every three-letter word ("add", "fix", "run") is some
+// command's misspelling.
 func misspeltCommand(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 || cmd.ArgsLenAtDash() == 0 {
 		return nil
@@ -30,6 +34,11 @@ func misspeltCommand(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	suggestions := cmd.SuggestionsFor(word)
+	if len(word) < 5 {
+		suggestions = slices.DeleteFunc(suggestions, func(name string) bool {
+			return !strings.HasPrefix(name, word) && editDistance(word, name) > 1
+		})
+	}
 	// A command the word begins is the likelier one ("session" →
 	// sessions before version).
 	slices.SortStableFunc(suggestions, func(a, b string) int {
@@ -76,4 +85,26 @@ func hasSubcommand(root *cobra.Command, name, sub string) bool {
 		}
 	}
 	return false
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes: both are
+// lowercase ASCII here).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -44,6 +44,8 @@ type Flags struct {
 	ContextWindow    *int
 	CompactThreshold *float64
 	Allow, Deny      []tools.Rule
+	// Sandbox is --sandbox.
+	Sandbox *string
 }
 
 // Sources of a value, for messages and /context.
@@ -90,9 +92,24 @@ type Config struct {
 	// secret-looking variables the user hands to tools' children.
 	EnvPassthrough []string
 
+	// StatusCost shows what today's sessions cost in the REPL's status
+	// line (status_cost; default true).
+	StatusCost bool
+	// TelemetryEnabled is the user's file's [telemetry] enabled (a
+	// project's file has no say; CLAWDCODE_ENABLE_TELEMETRY overrides it,
+	// see telemetry.Read).
+	TelemetryEnabled bool
 	// Prices are every file's [prices."MODEL"] tables, the project's over
 	// the user's; tokens.NewPrices puts them over the built-in table.
 	Prices map[string]tokens.Price
+
+	// Sandbox is the [sandbox] table and --sandbox (CONTRACT.md §13).
+	Sandbox Sandbox
+
+	// Sync is the user's [sync] table (nil: none); a project's file never
+	// sets it (SyncSource is the file it came from).
+	Sync       *SyncTable
+	SyncSource string
 
 	// Files are the configuration files that were read, user's first.
 	Files []string
@@ -134,6 +151,23 @@ func Resolve(src Sources) (*Config, error) {
 		if f == nil {
 			continue
 		}
+		if path == src.ProjectFile && f.Sync != nil && !sameFile(path, src.UserFile) {
+			// Where sessions are sent is the user's choice alone: a
+			// repository must not send its users' sessions anywhere,
+			// trusted or not.
+			f.Sync = nil
+			if src.Warn != nil {
+				src.Warn(fmt.Sprintf("%s: [sync] is read from the user's config.toml only; ignored here", path))
+			}
+		}
+		if path == src.ProjectFile && !sameFile(path, src.UserFile) && f.Telemetry.Enabled != nil {
+			// Telemetry sends what the user does to a collector: a
+			// repository can neither turn it on nor off.
+			f.Telemetry.Enabled = nil
+			if src.Warn != nil {
+				src.Warn(fmt.Sprintf("%s: [telemetry] is ignored in a project's file (only your %s turns telemetry on)", path, "config.toml"))
+			}
+		}
 		if path == src.ProjectFile && src.TrustProject != nil && !sameFile(path, src.UserFile) &&
 			len(f.Asks()) > 0 && !src.TrustProject(f) {
 			if keys := f.distrust(); src.Warn != nil {
@@ -147,10 +181,12 @@ func Resolve(src Sources) (*Config, error) {
 		Model: DefaultModel, ModelSource: SourceDefault, BaseURLSource: SourceDefault,
 		APIKeyEnv: DefaultAPIKeyEnv, WireAPI: DefaultWireAPI,
 		MCPServers: map[string]MCPServer{}, Prices: map[string]tokens.Price{},
+		StatusCost: true,
 	}
 	// Files in rising precedence: the project's overrides the user's.
 	for _, f := range files {
 		c.apply(f)
+		c.applySandbox(f, f.Path == src.ProjectFile && !sameFile(f.Path, src.UserFile), src.Warn)
 	}
 
 	if err := c.applyEnv(getenv); err != nil {
@@ -208,7 +244,7 @@ func (c *Config) applyFlags(fl Flags) error {
 	c.Allow = append(c.Allow, fl.Allow...)
 	c.Deny = append(c.Deny, fl.Deny...)
 	c.addRules(fl.Allow, fl.Deny, SourceFlag)
-	return nil
+	return c.applySandboxFlag(fl.Sandbox)
 }
 
 // apply lays f's keys over c (a later file's over an earlier one's).
@@ -242,8 +278,17 @@ func (c *Config) apply(f *File) {
 		}
 	}
 	c.EnvPassthrough = append(c.EnvPassthrough, f.Tools.EnvPassthrough...)
+	if f.Telemetry.Enabled != nil {
+		c.TelemetryEnabled = *f.Telemetry.Enabled
+	}
+	if f.StatusCost != nil {
+		c.StatusCost = *f.StatusCost
+	}
 	for name, e := range f.Prices {
 		c.Prices[strings.TrimSpace(name)] = e.Price()
+	}
+	if f.Sync != nil {
+		c.Sync, c.SyncSource = f.Sync, f.Path
 	}
 }
 

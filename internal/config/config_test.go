@@ -160,7 +160,7 @@ func TestMalformedFileNamesFileAndLine(t *testing.T) {
 func TestUnknownKeysWarn(t *testing.T) {
 	t.Parallel()
 	path := writeFile(t, filepath.Join(t.TempDir(), "config.toml"),
-		"model = \"m\"\nmodle = \"typo\"\n[permissions]\nallow = [\"Edit\"]\nalow = []\n[telemetry]\nx = 1\n")
+		"model = \"m\"\nmodle = \"typo\"\n[permissions]\nallow = [\"Edit\"]\nalow = []\n[statusline]\nx = 1\n")
 	var warnings []string
 	c, err := Resolve(Sources{UserFile: path, Warn: func(s string) { warnings = append(warnings, s) }})
 	if err != nil {
@@ -169,7 +169,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 	if c.Model != "m" || rulesString(c.Allow) != "Edit" {
 		t.Errorf("known keys lost: %+v", c)
 	}
-	want := []string{path + ":2: unknown key modle (ignored)", path + ":5: unknown key permissions.alow (ignored)", path + ":6: unknown key telemetry (ignored)"}
+	want := []string{path + ":2: unknown key modle (ignored)", path + ":5: unknown key permissions.alow (ignored)", path + ":6: unknown key statusline (ignored)"}
 	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
 	}
@@ -271,5 +271,35 @@ output = 4
 	}
 	if c.BaseURL != "" {
 		t.Errorf("the untrusted project's base_url applied: %q", c.BaseURL)
+	}
+}
+
+// [telemetry] enabled turns telemetry on from the user's file only: a
+// project's file can neither turn it on nor off, and is told so.
+func TestTelemetryOnlyFromTheUsersFile(t *testing.T) {
+	t.Parallel()
+	on := "[telemetry]\nenabled = true\n"
+	off := "[telemetry]\nenabled = false\n"
+	for _, c := range []struct {
+		user, project string
+		want          bool
+	}{{on, "", true}, {"", on, false}, {on, off, true}} {
+		dir := t.TempDir()
+		src := Sources{UserFile: writeFile(t, filepath.Join(dir, "user.toml"), c.user)}
+		if c.project != "" {
+			src.ProjectFile = writeFile(t, filepath.Join(dir, "project.toml"), c.project)
+		}
+		var warned []string
+		src.Warn = func(s string) { warned = append(warned, s) }
+		cfg, err := Resolve(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.TelemetryEnabled != c.want {
+			t.Errorf("user %q, project %q: enabled %v", c.user, c.project, cfg.TelemetryEnabled)
+		}
+		if c.project != "" && (len(warned) != 1 || !strings.Contains(warned[0], "[telemetry] is ignored")) {
+			t.Errorf("project %q: warnings %q", c.project, warned)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/hooks"
+	"github.com/clawdcode/clawdcode/internal/objstore"
 	"github.com/clawdcode/clawdcode/internal/tokens"
 	"github.com/clawdcode/clawdcode/internal/tools"
 	"github.com/pelletier/go-toml/v2"
@@ -36,7 +37,10 @@ type File struct {
 	WireAPI          *string  `toml:"wire_api"`
 	ContextWindow    *int     `toml:"context_window"`
 	CompactThreshold *float64 `toml:"compact_threshold"`
-	Permissions      struct {
+	// StatusCost shows today's cost in the REPL's status line (default
+	// true).
+	StatusCost  *bool `toml:"status_cost"`
+	Permissions struct {
 		Allow []tools.Rule `toml:"allow"`
 		Deny  []tools.Rule `toml:"deny"`
 	} `toml:"permissions"`
@@ -47,12 +51,23 @@ type File struct {
 	// for /cost and the compaction receipt (harmless keys: they apply in
 	// an untrusted project too).
 	Prices map[string]PriceEntry `toml:"prices"`
-	Tools  struct {
+	// Sandbox is the [sandbox] table (a project's may only narrow it).
+	Sandbox SandboxFile `toml:"sandbox"`
+	// Sync is the [sync] table: the object store sessions sync through
+	// (CONTRACT.md §15). Resolve reads it from the user's file only.
+	Sync  *SyncTable `toml:"sync"`
+	Tools struct {
 		// EnvPassthrough names variables handed to tools' commands (and
 		// hooks and MCP servers) although their names look like
 		// credentials (secrets.ChildEnv).
 		EnvPassthrough []string `toml:"env_passthrough"`
 	} `toml:"tools"`
+	// Telemetry is [telemetry]: enabled turns OpenTelemetry export on
+	// (CONTRACT.md section 16). Only the user's file may: a project's
+	// is ignored with a warning.
+	Telemetry struct {
+		Enabled *bool `toml:"enabled"`
+	} `toml:"telemetry"`
 }
 
 // HookEntry is one [[hooks.EVENT]] table: the command to run, for
@@ -80,6 +95,16 @@ func (e PriceEntry) Price() tokens.Price {
 		p.CachedInput = *e.CachedInput
 	}
 	return p
+}
+
+// SyncTable is the [sync] table: url (s3://bucket/prefix), endpoint (the
+// server's URL; omitted: the provider's default), region and auto (push
+// each session's new records at the end of each turn).
+type SyncTable struct {
+	URL      string `toml:"url"`
+	Endpoint string `toml:"endpoint"`
+	Region   string `toml:"region"`
+	Auto     bool   `toml:"auto"`
 }
 
 // MCPServer is one [mcp_servers.NAME] table: a server started as a child
@@ -221,10 +246,38 @@ func (f *File) check(lines map[string]int) error {
 	if err := f.checkPrices(bad); err != nil {
 		return err
 	}
+	if err := f.checkSync(bad); err != nil {
+		return err
+	}
 	if err := f.checkHooks(bad); err != nil {
 		return err
 	}
+	if err := f.checkSandbox(bad); err != nil {
+		return err
+	}
 	return f.checkMCPServers(bad)
+}
+
+// checkSync holds [sync] to an s3:// url and an http(s) endpoint.
+func (f *File) checkSync(bad func(key, format string, args ...any) error) error {
+	if f.Sync == nil {
+		return nil
+	}
+	if strings.TrimSpace(f.Sync.URL) == "" {
+		return bad("sync", "needs url = \"s3://bucket/prefix\"")
+	}
+	if _, err := objstore.ParseURL(f.Sync.URL); err != nil {
+		return bad("sync.url", "%v", err)
+	}
+	if f.Sync.Endpoint != "" {
+		if err := checkURL(f.Sync.Endpoint); err != nil {
+			return bad("sync.endpoint", "%v", err)
+		}
+	}
+	if f.Sync.Region != "" && strings.TrimSpace(f.Sync.Region) != f.Sync.Region || strings.ContainsAny(f.Sync.Region, "/ ") {
+		return bad("sync.region", "%q is not a region name", f.Sync.Region)
+	}
+	return nil
 }
 
 // checkHooks holds every [[hooks.EVENT]] entry to a timeout that is not

@@ -37,7 +37,7 @@ func (c *Config) Settings() []Setting {
 	if c.APIKey != "" {
 		key = "set"
 	}
-	return []Setting{
+	settings := []Setting{
 		{"model", c.Model, orDefault(c.ModelSource)},
 		{"base_url", orValue(c.BaseURL, "the client's default"), orDefault(c.BaseURLSource)},
 		{"api_key_env", fmt.Sprintf("%s (%s)", c.APIKeyEnv, key), files},
@@ -50,7 +50,24 @@ func (c *Config) Settings() []Setting {
 		{"hooks", fmt.Sprintf("%d", len(c.Hooks)), files},
 		{"tools.env_passthrough", orValue(strings.Join(c.EnvPassthrough, ", "), "none"), files},
 		{"prices", fmt.Sprintf("%d models", len(c.Prices)), files},
+		c.syncSetting(),
 	}
+	return append(settings, c.sandboxSettings(files)...)
+}
+
+// syncSetting shows where sessions sync to, and whether each turn pushes.
+func (c *Config) syncSetting() Setting {
+	if c.Sync == nil {
+		return Setting{"sync", "off", SourceDefault}
+	}
+	v := c.Sync.URL
+	if c.Sync.Endpoint != "" {
+		v += " at " + c.Sync.Endpoint
+	}
+	if c.Sync.Auto {
+		v += ", auto"
+	}
+	return Setting{"sync", v, c.SyncSource}
 }
 
 func orDefault(source string) string { return orValue(source, SourceDefault) }

@@ -142,7 +142,7 @@ func (a *accountant) setModel() {
 // newEntry wraps a record of the live context with its cheap bound.
 func (a *accountant) newEntry(r *storage.Record, offset int64) *entry {
 	e := &entry{rec: r, offset: offset, exact: -1, est: -1}
-	e.ub = a.opt.UpperBound(recordMessage(r))
+	e.ub = a.opt.UpperBound(recordMessage(r)) + imageTokens(r)
 	if r.Tokens > 0 {
 		e.exact = r.Tokens
 	}
@@ -152,7 +152,7 @@ func (a *accountant) newEntry(r *storage.Record, offset int64) *entry {
 // resized notes that what e sends changed (cut down): its sizes no
 // longer hold, nor does any request-level measurement.
 func (a *accountant) resized(e *entry) {
-	e.ub = a.opt.UpperBound(recordMessage(e.sent()))
+	e.ub = a.opt.UpperBound(recordMessage(e.sent())) + imageTokens(e.sent())
 	e.exact, e.est = -1, -1
 	a.invalidate()
 }
@@ -242,7 +242,7 @@ func (a *accountant) size(e *entry, mode countMode) int {
 		return a.countEntry(e)
 	case mode == estimate && e.exact < 0:
 		if e.est < 0 {
-			e.est = estimateMessage(a.opt.Estimate, recordMessage(e.sent()))
+			e.est = estimateMessage(a.opt.Estimate, recordMessage(e.sent())) + imageTokens(e.sent())
 		}
 		return e.est
 	}
@@ -318,7 +318,7 @@ func (a *accountant) countEntry(e *entry) int {
 		}
 	}
 	a.tokenized = true
-	e.exact = a.counter.Message(recordMessage(e.sent()))
+	e.exact = a.counter.Message(recordMessage(e.sent())) + imageTokens(e.sent())
 	if key != "" {
 		a.opt.Cache.Add(key, e.exact)
 	}

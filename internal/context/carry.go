@@ -4,10 +4,10 @@ import (
 	"math"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/ledger"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/google/uuid"
 )
 
 // What a compaction carries forward beside the summary is read from the
@@ -82,7 +82,7 @@ func compactionInput(m *Manager, cut int, content string) carryInput {
 // request after the compaction), the task list, the re-orientation packet
 // of all and, last, the standing instructions.
 func (c *carry) carryOver(in carryInput) compaction {
-	ledger := mergeLedger(c.ledger, readLedger(in.root, in.all[:in.cut]))
+	merged := ledger.Merge(c.ledger, ledger.Read(in.root, records(in.all[:in.cut])))
 	rules := userRules(c.rules, in.all)
 	// Beside the ledger the afterword takes an eighth of the window at
 	// most, if it can: the packet gives way to the task list and the
@@ -107,11 +107,15 @@ func (c *carry) carryOver(in carryInput) compaction {
 	parts := rest
 	boundary := uuid.NewString()
 	budget := int(ledgerShare / (1 - ledgerShare) * float64(others))
-	if t := fitLedger(ledger, budget, roomShare(ledgerRoomShare, in.room), in.size, in.count, boundary); t != "" {
+	if t := ledger.Fit(merged, budget, roomShare(ledgerRoomShare, in.room), in.size, in.count, boundary); t != "" {
 		parts = append([]string{t}, rest...)
 	}
-	return compaction{ledger: ledger, rules: rules, afterword: carriedStart + "\n\n" + strings.Join(parts, "\n\n"), boundary: boundary}
+	return compaction{ledger: merged, rules: rules, afterword: carriedStart + "\n\n" + strings.Join(parts, "\n\n"), boundary: boundary}
 }
+
+// ledgerShare is the most of the request after a compaction the ledger
+// may take.
+const ledgerShare = 0.15
 
 // ledgerRoomShare and packetRoomShare are the most of the room (see room)
 // that the ledger and the re-orientation packet may take: at a large

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/uuid"
-
+	"github.com/clawdcode/clawdcode/internal/ledger"
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
+	"github.com/google/uuid"
 )
 
 // protectedFrom is the index of the first entry of es the clearing step
@@ -57,8 +58,40 @@ func planClear(a *accountant, es []*entry, want, r int) []*entry {
 }
 
 // planSuperseded picks the Read results that a later Read, Edit or Write
-// of the same file superseded, before the last reply.
+// of the same file superseded, before the last reply, and the resume
+// packets a later one superseded (supersededPackets).
 func planSuperseded(a *accountant, es []*entry) []*entry {
+	return append(supersededReads(a, es), supersededPackets(es)...)
+}
+
+// supersededPackets are the re-orientation packets of earlier resumes:
+// each resume adds one, and only the latest says where the work stands —
+// a session resumed every turn (-c -p) would otherwise carry one packet a
+// turn until a summary, at 4k most of the room. What they told is in the
+// records they were read from.
+func supersededPackets(es []*entry) []*entry {
+	var plan []*entry
+	last := -1
+	for i, e := range es {
+		if isPacket(e.rec) {
+			last = i
+		}
+	}
+	for i, e := range es[:max(last, 0)] {
+		if isPacket(e.rec) && e.cleared == "" && messageContent(e.rec) != "" {
+			plan = append(plan, es[i])
+		}
+	}
+	return plan
+}
+
+// isPacket reports whether r is a resume's re-orientation packet.
+func isPacket(r *storage.Record) bool {
+	return r.Type == storage.TypeSystem && r.Subtype == storage.SubtypeReorientation
+}
+
+// supersededReads are the Read results of planSuperseded.
+func supersededReads(a *accountant, es []*entry) []*entry {
 	last := len(es)
 	for i := len(es) - 1; i >= 0; i-- {
 		if es[i].rec.Type == storage.TypeAssistant {
@@ -73,29 +106,28 @@ func planSuperseded(a *accountant, es []*entry) []*entry {
 		if r.Type != storage.TypeToolUse || r.Tool == nil {
 			continue
 		}
-		name, path := callTarget(r.Tool)
-		if path == "" {
+		c := toolcall.Classify(r.Tool.Name, r.Tool.Input)
+		if !c.ReadsOrChanges() {
 			continue
 		}
-		if name == "read" && later[path] && i < last {
+		if c.Effect == toolcall.Reads && later[c.Path] && i < last {
 			if res := resultOf(es, i, r.Tool.ID); res != nil && clearable(a, res) {
 				plan = append(plan, res)
 			}
 		}
-		if name == "read" || name == "edit" || name == "write" || name == "multiedit" {
-			later[path] = true
-		}
+		later[c.Path] = true
 	}
 	return plan
 }
 
-// callTarget is a call's tool name (lower case) and the file it names.
-func callTarget(t *storage.ToolUse) (name, path string) {
+// callFilePath is the file_path a call names, whatever its tool (an MCP
+// tool's too): a stub describes the call it stands for.
+func callFilePath(t *storage.ToolUse) string {
 	var in struct {
 		Path string `json:"file_path"`
 	}
 	_ = json.Unmarshal(t.Input, &in)
-	return strings.ToLower(t.Name), in.Path
+	return in.Path
 }
 
 // resultOf is the result of call id among es after index i (nil = none).
@@ -122,13 +154,25 @@ func callOf(es []*entry, e *entry) *storage.ToolUse {
 func planFreed(a *accountant, es, plan []*entry, step string) int {
 	n := 0
 	for _, e := range plan {
-		n += a.approx(e) - a.approxText(stubText(a.opt.Root, es, e, step))
+		n += a.approx(e)
+		if !isPacket(e.rec) {
+			n -= a.approxText(stubText(a.opt.Root, es, e, step))
+		}
 	}
 	return n
 }
 
-// clearEntry makes e, a tool result among es, send its stub.
+// clearEntry makes e, a tool result among es, send its stub, or e, a
+// superseded packet, send nothing.
 func clearEntry(a *accountant, es []*entry, e *entry, step string) {
+	if isPacket(e.rec) {
+		t, msg := *e.rec, *e.rec.Message
+		msg.Content = ""
+		t.Message = &msg
+		e.trunc, e.truncLimit, e.cleared = &t, 0, step
+		a.resized(e)
+		return
+	}
 	t := *e.rec
 	tr := *e.rec.ToolResult
 	tr.Output, tr.Error = stubText(a.opt.Root, es, e, step), ""
@@ -156,7 +200,7 @@ func stubText(root string, es []*entry, e *entry, step string) string {
 	// The named numbers it showed stay, as the ledger keeps them: a limit
 	// or a count is what the work most often turns on.
 	facts := ""
-	for _, n := range matchingLines(res.Output, numberLine, stubNumbers) {
+	for _, n := range ledger.Numbers(res.Output, stubNumbers) {
 		facts += "; " + n
 	}
 	return fmt.Sprintf("[%s: %s, %d bytes, %d lines, %s%s; Recall ref=%s shows it]",
@@ -164,12 +208,12 @@ func stubText(root string, es []*entry, e *entry, step string) string {
 }
 
 // stubFacts are the named numbers an index line keeps of a result: of its
-// output, then of its error (as matchingLines of the two joined finds
+// output, then of its error (as ledger.Numbers of the two joined finds
 // them, without the copy of a long output that joining makes).
 func stubFacts(res *storage.ToolResult) []string {
-	facts := matchingLines(res.Output, numberLine, stubNumbers)
+	facts := ledger.Numbers(res.Output, stubNumbers)
 	if len(facts) < stubNumbers && res.Error != "" {
-		facts = append(facts, matchingLines(res.Error, numberLine, stubNumbers-len(facts))...)
+		facts = append(facts, ledger.Numbers(res.Error, stubNumbers-len(facts))...)
 	}
 	return facts
 }
@@ -182,8 +226,8 @@ func resultWhat(root string, es []*entry, e *entry) string {
 		return "tool result"
 	}
 	what := c.Name
-	if _, path := callTarget(c); path != "" {
-		what += " " + cutUTF8(relPath(root, path), 120)
+	if path := callFilePath(c); path != "" {
+		what += " " + cutUTF8(toolcall.Rel(root, path), 120)
 	}
 	return what
 }
@@ -191,10 +235,13 @@ func resultWhat(root string, es []*entry, e *entry) string {
 // stubNumbers is how many lines naming a number a stub keeps.
 const stubNumbers = 2
 
-// stubRef is the ref a stub gives: the uuid's first two groups.
+// stubRef is the ref a stub or an index line gives: the uuid's first
+// eight hex digits, the shortest prefix Recall takes (and the ledger's):
+// an index lists every call a collapse folded, and at 4k each character
+// of it is room the next turn does not have.
 func stubRef(id string) string {
-	if len(id) >= 13 {
-		return id[:13]
+	if len(id) >= 8 {
+		return id[:8]
 	}
 	return id
 }
@@ -263,7 +310,7 @@ func applyCleared(a *accountant, es []*entry, cleared map[string]string) {
 			if e.rec.ToolResult != nil && e.cleared != storage.ClearStepCollapse {
 				e.cleared, indexed = storage.ClearStepIndex, true
 			}
-		case e.rec.ToolResult != nil && e.cleared == "":
+		case (e.rec.ToolResult != nil || isPacket(e.rec) && e.rec.Message != nil) && e.cleared == "":
 			clearEntry(a, es, e, step)
 		}
 	}

@@ -63,7 +63,7 @@ func (m *Manager) Compact(ctx context.Context, trigger, instructions string) (*C
 		fallback bool
 	)
 	if useLLM {
-		text, files, _, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, m.acct.messages)
+		text, files, _, failure = m.sum.summarize(ctx, m.live.summary(), m.live.entries()[:cut], instructions, func() []chat.Message { return recordedMessages(m) })
 		if err := ctx.Err(); err != nil {
 			m.usage.summaries.Add(m.sum.takeUsage())
 			return nil, err
@@ -140,7 +140,7 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 	}
 
 	rcpt.Ladder = append(m.ladder.take(), storage.LadderStep{Step: storage.LadderStepSummary, Freed: max(pre-post, 0)})
-	brokenCache(rcpt, post-fixed, m.opt.Prices, m.opt.Model)
+	brokenCache(rcpt, post-fixed+uncached(rcpt.SummaryUsage), m.opt.Prices, m.opt.Model)
 	usage := m.usage.total()
 	boundary := &storage.Record{
 		UUID:    carried.boundary,
@@ -197,6 +197,20 @@ func (m *Manager) commit(trigger string, pre, cut int, content string, files []s
 	m.lastReceipt = rcpt
 	m.work.ledger, m.work.rules = carried.ledger, carried.rules
 	return &CompactResult{PreTokens: pre, PostTokens: post, Files: files, Fallback: failure != nil, Err: meta.Error, Receipt: rcpt, Ledger: carried.ledger}, nil
+}
+
+// recordedMessages are the live context's messages as recorded, cleared
+// and folded results whole: which files the conversation touched, for the
+// summary's file contents, does not change when the ladder clears what
+// their calls returned.
+func recordedMessages(m *Manager) []chat.Message {
+	held := m.live.entries()
+	recs := make([]*storage.Record, 0, len(held))
+	for _, e := range held {
+		recs = append(recs, e.rec)
+	}
+	msgs, _ := buildMessages(recs)
+	return msgs
 }
 
 // appendCompaction writes the boundary and the summary, with one write

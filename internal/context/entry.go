@@ -2,6 +2,7 @@ package contextmgr
 
 import (
 	"encoding/json"
+	"iter"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -31,6 +32,18 @@ type entry struct {
 	ub    int // cheap upper bound of the tokens it adds (of sent())
 	exact int // exact count of sent(), -1 until counted
 	est   int // fast estimate of sent(), -1 until made
+}
+
+// records are the records of es, in order (for the ledger, which reads
+// records, not entries).
+func records(es []*entry) iter.Seq[*storage.Record] {
+	return func(yield func(*storage.Record) bool) {
+		for _, e := range es {
+			if !yield(e.rec) {
+				return
+			}
+		}
+	}
 }
 
 // Live is what the MemoryStore weighs and hands back: the record held

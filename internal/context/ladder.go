@@ -186,7 +186,9 @@ func clearStep(m *Manager, step string, n, fixed, r int) (int, error) {
 	es := m.live.entries()
 	var plan []*entry
 	if step == storage.ClearStepOld {
-		plan = planClear(m.acct, es, n-fixed-ladder.share(ladder.clearTo, r), r)
+		// The prefix changes at the first result cleared anyway: earlier
+		// resumes' packets go with the batch.
+		plan = append(planClear(m.acct, es, n-fixed-ladder.share(ladder.clearTo, r), r), supersededPackets(es)...)
 	} else {
 		plan = planSuperseded(m.acct, es)
 	}
@@ -203,7 +205,7 @@ func clearStep(m *Manager, step string, n, fixed, r int) (int, error) {
 	m.ladder.note(step, len(plan), n-after)
 	what := "cleared %d old tool results"
 	if step == storage.ClearStepSuperseded {
-		what = "dropped %d reads a later read or edit of the same file superseded"
+		what = "dropped %d reads and resume packets that later ones superseded"
 	}
 	m.notify(NoticeCleared, what+" (their content is one Recall away): %d → %d tokens", len(plan), n, after)
 	m.diag.Info("context ladder", "step", step, "results", len(plan), "pre_tokens", n, "post_tokens", after)

@@ -133,7 +133,7 @@ func TestLadderDropsSupersededReads(t *testing.T) {
 	}
 	clearEntry(m.acct, es, plan[0], storage.ClearStepSuperseded)
 	msg := recordMessage(plan[0].sent())
-	if !strings.HasPrefix(msg.Content, "[superseded by a later read or edit: Read main.go, ") || !strings.Contains(msg.Content, "Recall ref="+plan[0].rec.UUID[:13]) {
+	if !strings.HasPrefix(msg.Content, "[superseded by a later read or edit: Read main.go, ") || !strings.Contains(msg.Content, "Recall ref="+plan[0].rec.UUID[:8]) {
 		t.Errorf("stub = %q", msg.Content)
 	}
 }

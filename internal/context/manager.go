@@ -73,7 +73,8 @@ func New(ctx context.Context, log PersistentStore, live *storage.Live, opt Optio
 	m.live = newLiveContext(m.opt.MaxLiveBytes)
 	m.acct = newAccountant(&m.opt, m.live)
 	m.keep = retention{acct: m.acct, guard: &m.guard}
-	m.sum = &summarizer{opt: &m.opt, acct: m.acct, guard: &m.guard, notify: m.notify}
+	m.sum = &summarizer{opt: &m.opt, acct: m.acct, guard: &m.guard, notify: m.notify,
+		current: func() (llm.Request, int) { return requestInForce(m) }}
 	if min, small := m.acct.windowTooSmall(&m.guard, m.opt.Window); small {
 		return nil, &WindowTooSmallError{Window: m.opt.Window, Min: min, Fixed: m.acct.fixed()}
 	}
@@ -439,6 +440,13 @@ func (m *Manager) Request(ctx context.Context) (llm.Request, error) {
 	return llm.Request{Model: m.opt.Model, Messages: msgs, Tools: m.opt.Tools}, nil
 }
 
+// requestInForce is the request in force, as Request would send it without
+// climbing the ladder, and its exact size: the prefix a summary shares.
+func requestInForce(m *Manager) (llm.Request, int) {
+	msgs := m.acct.messages()
+	return llm.Request{Model: m.opt.Model, Messages: msgs, Tools: m.opt.Tools}, m.acct.requestTokens(exact)
+}
+
 // SetModel switches the model: the token counter, and the window when it
 // came from the model table (an explicit window stays). Counts made for
 // the old model's encoding, and the server's calibration, no longer hold.
@@ -485,12 +493,14 @@ type Spend struct {
 	// Priced says whether one is known.
 	Price  tokens.Price
 	Priced bool
+	// Prices is the price list in force.
+	Prices tokens.Prices
 }
 
 // Spend is the session's usage, its summary calls' and the model's price.
 func (m *Manager) Spend() Spend {
 	p, ok := m.opt.Prices.Of(m.opt.Model)
-	return Spend{Session: m.usage.total(), Summaries: m.usage.summaries, Subagents: m.usage.subagents, Price: p, Priced: ok}
+	return Spend{Session: m.usage.total(), Summaries: m.usage.summaries, Subagents: m.usage.subagents, Price: p, Priced: ok, Prices: m.opt.Prices}
 }
 
 // usageTally is a session's model usage: the last boundary's sessionUsage

@@ -361,7 +361,7 @@ func TestCompactInstructionsAndFilesReachTheSummarizer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := f.llm.last().Messages[1].Content
+	body := requestText(f.llm.last())
 	for _, want := range []string{"focus on the parser API", "### parser.go", "func Parse() {}", "### notes.md", "remember the edge case", "fix the parser"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("summary request lacks %q", want)

@@ -19,7 +19,7 @@ func TestServerWindowSmallerThanBelieved(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{Window: 6000, RejectConsecutiveUser: true})
 	srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
-		if len(r.Tools) == 0 {
+		if llmtest.IsSummaryRequest(r) {
 			return llmtest.Reply{Text: "Summary: the user asked for reads of big files."}
 		}
 		return llmtest.Reply{Text: "noted"}

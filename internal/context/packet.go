@@ -9,6 +9,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // The re-orientation packet tells a model that has just lost the detail
@@ -161,7 +162,8 @@ func packetCalls(es []*entry, root string) (calls, files []string) {
 			if _, seen := lastOp[path]; !seen {
 				order = append(order, path)
 			}
-			lastOp[path] = strings.ToLower(r.Tool.Name)
+			name, _ := toolcall.Name(r.Tool.Name)
+			lastOp[path] = strings.ToLower(name)
 		}
 	}
 	for i := len(order) - 1; i >= 0 && len(files) < packetMaxFiles; i-- {
@@ -173,20 +175,22 @@ func packetCalls(es []*entry, root string) (calls, files []string) {
 // callSubject is what a call was about, for its line, and the file it
 // touched ("" = none).
 func callSubject(name string, input json.RawMessage, root string) (what, path string) {
+	c := toolcall.Classify(name, input)
+	if c.ReadsOrChanges() {
+		path = toolcall.Rel(root, c.Path)
+		return " " + path, path
+	}
 	var in map[string]any
 	_ = json.Unmarshal(input, &in)
 	str := func(k string) string { s, _ := in[k].(string); return s }
-	switch strings.ToLower(name) {
-	case "read", "write", "edit":
-		path = relPath(root, str("file_path"))
-		return " " + path, path
-	case "bash":
-		return " `" + termtext.Flatten(str("command"), 160) + "`", ""
-	case "glob", "grep":
+	switch c.Tool {
+	case toolcall.Bash:
+		return " `" + termtext.Flatten(c.Command, 160) + "`", ""
+	case toolcall.Glob, toolcall.Grep:
 		return " " + termtext.Flatten(str("pattern"), 80), ""
-	case "recall":
+	case toolcall.Recall:
 		return " " + termtext.Flatten(str("query")+str("ref"), 80), ""
-	case "todowrite":
+	case toolcall.TodoWrite:
 		if list, err := chat.ParseTodos(input); err == nil {
 			done := 0
 			for _, t := range list {

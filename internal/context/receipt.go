@@ -82,16 +82,26 @@ func (t *usageTally) charge(r *storage.Receipt, u storage.Usage, prices tokens.P
 	}
 }
 
-// brokenCache notes on r the tokens a compaction makes new to the
-// server's prompt cache — everything after the system prompt and tools,
-// which stay a cached prefix — and what sending them uncached costs
-// above the cached price, at the prices in force.
+// brokenCache notes on r the tokens a compaction sends that the server's
+// prompt cache cannot have — n: its summary calls' input the server did
+// not serve from its cache (uncached), and the next request's after the
+// system prompt and tools, which stay a cached prefix — and what sending
+// them uncached costs above the cached price, at the prices in force.
 func brokenCache(r *storage.Receipt, n int, prices tokens.Prices, model string) {
 	r.CacheBroken = max(n, 0)
 	if p, ok := prices.Of(model); ok && r.CacheBroken > 0 {
 		c := p.Cost(r.CacheBroken, 0, 0) - p.Cost(r.CacheBroken, r.CacheBroken, 0)
 		r.CacheBrokenCost = &c
 	}
+}
+
+// uncached is the input of the calls u sums up that the server did not
+// serve from its prompt cache, as it reported (nil: no call).
+func uncached(u *storage.Usage) int {
+	if u == nil {
+		return 0
+	}
+	return max(u.InputTokens-u.CacheReadInputTokens, 0)
 }
 
 // summaryRecord is the session's summary usage for a boundary (nil when

@@ -2,6 +2,19 @@ package contextmgr
 
 import "github.com/clawdcode/clawdcode/internal/storage"
 
+// A resume sizes the request as the last reply's recorded usage
+// (prompt_tokens, after the summary) plus what came after, as the live
+// process does — no tokenizer for a steady -c turn — because it sends
+// what that request held: the retained records the boundary names are cut
+// as they were (compactMetadata.truncated). Texts cut down in memory
+// outside a compaction (the overflow guard, a context with nothing to
+// compact) are not cut again on resume; such a cut appends a context_cut
+// record, and a reply after it, or after a context_window record, is only
+// a floor under the local count. So is a reply from a model of another
+// tokenizer encoding than this run's (names are not compared: servers
+// answer with dated snapshots, provider prefixes or file names). The
+// system prompt and tool definitions are taken to be this run's.
+
 // resumeMarks finds, in a loaded live context, where the records after the
 // summary begin (post) and the first of them after the live context was
 // cut down in memory outside a compaction (cutFrom, -1 = none), both

@@ -10,7 +10,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/storage"
-	"github.com/clawdcode/clawdcode/internal/tools"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // The tests of this file hold each rule the manager owns to its one
@@ -422,7 +422,7 @@ func TestNoticeKinds(t *testing.T) {
 
 // TestCutTextNamesTheRecallThatReadsItWhole: a stored text cut to fit the
 // window says, after the marker, the Recall call that reads it whole (the
-// wording is the Recall tool's, tools.RecallWhole), within the limit.
+// wording is the Recall tool's, toolcall.RecallWhole), within the limit.
 func TestCutTextNamesTheRecallThatReadsItWhole(t *testing.T) {
 	t.Parallel()
 	r := &storage.Record{UUID: "6f1c2d3e-0000-4000-8000-00000000abcd", Type: storage.TypeToolResult,
@@ -433,7 +433,7 @@ func TestCutTextNamesTheRecallThatReadsItWhole(t *testing.T) {
 			t.Fatalf("limit %d: not cut", limit)
 		}
 		got := cut.ToolResult.Output
-		if len(got) > limit || !strings.Contains(got, "omitted ...] "+tools.RecallWhole(r.UUID, "")+"\n") {
+		if len(got) > limit || !strings.Contains(got, "omitted ...] "+toolcall.RecallWhole(r.UUID, "")+"\n") {
 			t.Errorf("limit %d: %d bytes: %q", limit, len(got), got)
 		}
 	}

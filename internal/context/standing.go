@@ -3,6 +3,7 @@ package contextmgr
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -56,7 +57,8 @@ func userRules(prev []string, es []*entry) []string {
 				continue
 			}
 			s = cutUTF8(s, standingRuleBytes)
-			rules = replaceLast(rules, s, func(t string) bool { return t == s }, standingMaxRules)
+			rules = append(slices.DeleteFunc(rules, func(t string) bool { return t == s }), s)
+			rules = rules[max(0, len(rules)-standingMaxRules):]
 		}
 	}
 	return rules

@@ -26,11 +26,11 @@ const (
 		"Continue the work from where it stopped, and ask the user if something essential is missing."
 )
 
-const summarizerInstructions = `Answer with text only. Do not call any tool: none is available, and a tool call would lose the summary.
-
-You write the working memory of a coding assistant. The conversation you are given, between a user and an AI coding assistant with tools, is being removed from the assistant's context; the assistant will continue with only your summary and the few most recent messages. What you leave out is gone from its mind, so prefer exact facts to descriptions of them: copy file paths, shell commands, error messages, identifiers (functions, types, flags, variables), numbers and versions exactly as they appear.
-
-First think in an <analysis> block: go through the conversation in order and note each user request, each decision and its reason, each file read or changed, each command run and what it showed, each error and what became of it. The analysis is private: it is thrown away.
+// summaryRules is what a summary must hold and how it is written, said
+// the same way whether the summariser reads the conversation apart
+// (summarizerInstructions) or at the end of the agent's own request
+// (prefixInstructions).
+const summaryRules = `First think in an <analysis> block: go through the conversation in order and note each user request, each decision and its reason, each file read or changed, each command run and what it showed, each error and what became of it. The analysis is private: it is thrown away.
 
 Then write the summary in a <summary> block, in markdown, under exactly these headings:
 
@@ -49,7 +49,13 @@ What was being done immediately before this point, in detail.
 ## Next step
 The next action, consistent with the user's most recent request.
 
-Write "none" under a heading with nothing to say. Do not invent facts and do not address the user.
+Write "none" under a heading with nothing to say. Do not invent facts and do not address the user.`
+
+const summarizerInstructions = `Answer with text only. Do not call any tool: none is available, and a tool call would lose the summary.
+
+You write the working memory of a coding assistant. The conversation you are given, between a user and an AI coding assistant with tools, is being removed from the assistant's context; the assistant will continue with only your summary and the few most recent messages. What you leave out is gone from its mind, so prefer exact facts to descriptions of them: copy file paths, shell commands, error messages, identifiers (functions, types, flags, variables), numbers and versions exactly as they appear.
+
+` + summaryRules + `
 
 Again: text only — an <analysis> block, then a <summary> block. No tool calls.`
 
@@ -75,6 +81,10 @@ type summarizer struct {
 	acct   *accountant
 	guard  *windowGuard
 	notify func(kind NoticeKind, format string, args ...any)
+	// current is the request in force — what the agent's next request
+	// sends — and its size: the prefix a summary asked at its end shares
+	// (summaryprefix.go); nil asks every summary apart.
+	current func() (llm.Request, int)
 	// used is what the calls since the last takeUsage reported (the calls
 	// of one summarize are made one after another).
 	used storage.Usage
@@ -146,7 +156,10 @@ func (s *summarizer) summarize(ctx context.Context, prevSummary *entry, dropped 
 		// cut makes to the pieces at its edge.
 		prevTokens = s.acct.countEntry(prevSummary)
 	}
-	text, included, err := s.summarizeMaterial(ctx, prev, prevTokens, pieces, instructions, files, 0)
+	text, included, asked, err := s.summarizePrefixed(ctx, prevSummary != nil, instructions, files)
+	if !asked {
+		text, included, err = s.summarizeMaterial(ctx, prev, prevTokens, pieces, instructions, files, 0)
+	}
 	if err != nil {
 		return "", nil, 0, err
 	}
@@ -180,17 +193,7 @@ func (s *summarizer) summarizeMaterial(ctx context.Context, prev string, prevTok
 	}
 	if fixed+material <= avail {
 		var fileText strings.Builder
-		var included []string
-		room := avail - fixed - material
-		blocks, sizes := s.fileBlocks(files, room)
-		for i, block := range blocks {
-			if sizes[i] > room {
-				continue
-			}
-			room -= sizes[i]
-			fileText.WriteString(block)
-			included = append(included, files[i].Path)
-		}
+		included := fitFiles(s, files, avail-fixed-material, &fileText)
 		user := summaryRequestText(prev, pieces, fileText.String(), instructions, depth > 0)
 		text, err := s.callSummarizer(ctx, summarizerInstructions, user)
 		return text, included, err
@@ -358,18 +361,25 @@ func fileBlock(f fileanalyzer.File) string {
 	return fmt.Sprintf("### %s%s\n```\n%s\n```\n\n", f.Path, note, strings.TrimRight(f.Content, "\n"))
 }
 
-// callSummarizer makes one summarization call.
+// callSummarizer makes one summarization call of its own: the
+// instructions system and the material user.
 func (s *summarizer) callSummarizer(ctx context.Context, system, user string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.opt.SummaryTimeout)
-	defer cancel()
-	resp, err := s.opt.LLM.Stream(ctx, llm.Request{
+	return s.call(ctx, llm.Request{
 		Model: s.opt.Model,
 		Messages: []chat.Message{
 			{Role: chat.RoleSystem, Content: system},
 			{Role: chat.RoleUser, Content: user},
 		},
 		MaxCompletionTokens: s.guard.summaryMax(),
-	}, func(llm.Delta) {})
+	})
+}
+
+// call makes one summarization call, within the summary's timeout, and
+// keeps what it used.
+func (s *summarizer) call(ctx context.Context, req llm.Request) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opt.SummaryTimeout)
+	defer cancel()
+	resp, err := s.opt.LLM.Stream(ctx, req, func(llm.Delta) {})
 	if err != nil {
 		return "", fmt.Errorf("%w call: %w", errSummary, err)
 	}
@@ -528,65 +538,6 @@ func privateAnalysisRemoved(text string) string {
 		text = text[:i] + text[i+j+len("</analysis>"):]
 	}
 	return strings.TrimSpace(text)
-}
-
-// userMessagesHeading opens the section of the user's own words that
-// clawdcode adds to every summary, after the model's part.
-const userMessagesHeading = "## The user's messages, word for word"
-
-// userMessageMax bounds one message in that section.
-const userMessageMax = 2000
-
-// userMessages is the section of the summary that keeps the user's own
-// messages word for word — those of the previous summary's section, then
-// those of the dropped part — within a budget of about half the summary's
-// own (the user's words are the cheapest and most important thing to
-// keep). When they do not fit, the oldest are left out, and the section
-// says how many (Recall still finds them).
-func (s *summarizer) userMessages(prev string, dropped []*entry) string {
-	var msgs []string
-	if i := strings.Index(prev, userMessagesHeading); i >= 0 {
-		for _, block := range strings.Split(prev[i+len(userMessagesHeading):], "\n\n> ") {
-			if m := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(block), ">")); m != "" && !(strings.HasPrefix(m, "(") && strings.Contains(m, "earlier messages left out")) {
-				msgs = append(msgs, strings.ReplaceAll(m, "\n> ", "\n"))
-			}
-		}
-	}
-	for _, e := range dropped {
-		if e.rec.Type == storage.TypeUser && !e.rec.IsCompactSummary {
-			if m := strings.TrimSpace(messageContent(e.rec)); m != "" {
-				msgs = append(msgs, m)
-			}
-		}
-	}
-	if len(msgs) == 0 {
-		return ""
-	}
-	budget := 2 * s.guard.summaryMax() // bytes: about half the summary budget in tokens
-	var kept []string
-	used := 0
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		if len(m) > userMessageMax {
-			m = cutUTF8(m, userMessageMax) + " […]"
-		}
-		if used+len(m) > budget && len(kept) > 0 {
-			break
-		}
-		kept = append(kept, m)
-		used += len(m)
-	}
-	var b strings.Builder
-	b.WriteString("\n\n" + userMessagesHeading + "\n")
-	if n := len(msgs) - len(kept); n > 0 {
-		fmt.Fprintf(&b, "\n(%d earlier messages left out for room; Recall finds them)\n", n)
-	}
-	for i := len(kept) - 1; i >= 0; i-- {
-		b.WriteString("\n> ")
-		b.WriteString(strings.ReplaceAll(kept[i], "\n", "\n> "))
-		b.WriteString("\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
 }
 
 // piecesLen is the bytes of pieces' texts.

@@ -7,6 +7,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // The model's task list (the TodoWrite tool, /todos) is read from the
@@ -47,7 +48,7 @@ func (t *taskList) list() []storage.Todo {
 // result without an error puts its call's list in force.
 func (t *taskList) observe(r *storage.Record) {
 	switch {
-	case r.Type == storage.TypeToolUse && r.Tool != nil && strings.EqualFold(r.Tool.Name, toolTodoWrite):
+	case r.Type == storage.TypeToolUse && r.Tool != nil && toolcall.Is(r.Tool.Name, toolcall.TodoWrite):
 		list, err := chat.ParseTodos(r.Tool.Input)
 		if err != nil {
 			return
@@ -73,10 +74,6 @@ func (t *taskList) observe(r *storage.Record) {
 		}
 	}
 }
-
-// toolTodoWrite is the tool's name (tools.NameTodoWrite; contextmgr does
-// not import the tools).
-const toolTodoWrite = "TodoWrite"
 
 func appendRef(refs []string, ref string) []string {
 	if ref == "" {

@@ -5,9 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
-
 	"github.com/clawdcode/clawdcode/internal/storage"
-	"github.com/clawdcode/clawdcode/internal/tools"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // truncateEntries cuts the longest texts of es until they weigh at most
@@ -68,7 +67,7 @@ func fullText(r *storage.Record) string {
 
 // cutRecord is a copy of r with its text cut to at most limit bytes; ok is
 // false when r has no text that long. The cut text ends with the Recall
-// call that reads the whole (tools.RecallWhole): the session file keeps
+// call that reads the whole (toolcall.RecallWhole): the session file keeps
 // it, and the model can read it a part at a time.
 func cutRecord(r *storage.Record, limit int) (*storage.Record, bool) {
 	full := fullText(r)
@@ -78,7 +77,7 @@ func cutRecord(r *storage.Record, limit int) (*storage.Record, bool) {
 	t := *r
 	short := truncateText(full, limit)
 	if r.UUID != "" {
-		note := " " + tools.RecallWhole(r.UUID, "")
+		note := " " + toolcall.RecallWhole(r.UUID, "")
 		short = truncateNoted(full, max(0, limit-len(note)), note)
 	}
 	if r.Type == storage.TypeToolResult {

@@ -9,7 +9,8 @@ import (
 
 // Usage is the context usage shown by /context, the REPL's hint and the
 // JSON result: the next request's size and its parts, which always sum
-// to it (Tokens == System + Pins + Tools + MCPTools + Summary + Messages).
+// to it (Tokens == System + Pins + Tools + MCPTools + Summary + Messages
+// + Images).
 type Usage struct {
 	// Tokens is the size of the next request. Measured says how much of
 	// it the server counted (its last prompt_tokens, 0 = none): the rest
@@ -21,6 +22,9 @@ type Usage struct {
 	// measures are scaled to the server's count (Scaled), so that they
 	// sum to it.
 	System, Tools, Summary, Messages int
+	// Images is what the images the messages carry cost, at the
+	// provider's published rate (ImageTokens): apart from Messages.
+	Images int
 	// MCPTools is the MCP servers' tool definitions (part of the tools
 	// sent, shown apart from the built-in ones): all of theirs, or the
 	// two that stand for them when MCP says they go on demand.
@@ -106,7 +110,13 @@ func (m *Manager) Usage() Usage {
 		u.MCPTools = min(u.Tools, int(float64(m.acct.mcpTokens)*float64(u.Tokens)/float64(local)))
 	}
 	u.Tools -= u.MCPTools
+	u.Images = imagesIn(m.live.entries())
+	if u.Scaled {
+		u.Images = int(float64(u.Images) * float64(u.Tokens) / float64(local))
+	}
 	u.Messages = u.Tokens - u.System - u.Pins - u.Tools - u.MCPTools - u.Summary
+	u.Images = min(u.Images, max(u.Messages, 0))
+	u.Messages -= u.Images
 	return u
 }
 

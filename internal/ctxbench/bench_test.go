@@ -17,11 +17,12 @@ import (
 
 var (
 	full     = flag.Bool("ctxbench.full", false, "run the whole context bench (make bench-context) and print its table")
-	suite    = flag.String("ctxbench.suite", "main", "with -ctxbench.full: the rows: main (the corpus at each window, the other summarisers, memory) or ladder (long tool-heavy tasks whose tool outputs are 5-35 % of the window) or delegate (exploration read by the parent, or delegated through Task)")
+	suite    = flag.String("ctxbench.suite", "main", "with -ctxbench.full: the rows: main (the corpus at each window, the other summarisers, memory) or ladder (long tool-heavy tasks whose tool outputs are 5-35 % of the window) or delegate (exploration read by the parent, or delegated through Task) or cost (tool-heavy sessions of 30 turns at 16k)")
 	windows  = flag.String("ctxbench.windows", "", "with -ctxbench.full: the windows, comma-separated (main: 8000,32000,128000; ladder: 4000,8000,16000,32000; delegate: 32000)")
 	sessions = flag.Int("ctxbench.sessions", 0, "with -ctxbench.full: how many sessions of the corpus (main: 20; ladder, delegate: 3 a row)")
 	maxTurns = flag.Int("ctxbench.turns", 0, "with -ctxbench.full: main: the longest session's model requests (200); ladder: each task's (40)")
 	projects = flag.Int("ctxbench.projects", 8, "with -ctxbench.full: how many projects of the multi-session (memory) corpus")
+	floors   = flag.Bool("ctxbench.floors", false, "run the short bench and hold it to its floors (make bench-context-floors)")
 	baseline = flag.String("ctxbench.baseline", os.Getenv("CTXBENCH_BASELINE"), "with -ctxbench.full: another clawdcode binary whose rows run in the same pool, each printed above the tree's (default $CTXBENCH_BASELINE)")
 )
 
@@ -70,7 +71,7 @@ type plan struct {
 }
 
 func rowName(cfg config) string {
-	name := fmt.Sprintf("%s/%dk-%s", cfg.build.name, cfg.window/1000, cfg.mode)
+	name := fmt.Sprintf("%s/%s-%s", cfg.build.name, windowName(cfg), cfg.mode)
 	if cfg.delegate {
 		name += "-Task"
 	}
@@ -153,8 +154,10 @@ func TestContextBench(t *testing.T) {
 		rows = ladderSuite(t, &p, bs)
 	case "delegate":
 		rows = delegateSuite(t, &p, bs)
+	case "cost":
+		rows = costSuite(t, &p, bs)
 	default:
-		t.Fatalf("-ctxbench.suite: %q is not main, ladder or delegate", *suite)
+		t.Fatalf("-ctxbench.suite: %q is not main, ladder, delegate or cost", *suite)
 	}
 	t.Cleanup(func() {
 		if *suite == "delegate" {
@@ -197,8 +200,38 @@ const ladderTasks = 2
 // long tool-heavy tasks sized for that window, with the lossy summariser.
 func ladderSuite(t *testing.T, p *plan, bs []build) []*row {
 	var rows []*row
+	runs := runnerRuns(t)
 	for _, w := range windowList(t, "4000,8000,16000,32000") {
-		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w)
+		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w, runs)
+		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy}, c)...)
+	}
+	// The small windows again as a local server reports them (vLLM's
+	// /models), with a model the models table does not know.
+	for _, w := range windowList(t, "4000,8000") {
+		if w > 8000 {
+			continue
+		}
+		c := ladderCorpus(seed, orDefault(*sessions, 3), ladderTasks, orDefault(*maxTurns, 40), w, runs)
+		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy, served: true}, c)...)
+	}
+	return rows
+}
+
+// costTasks is how many tasks (user turns) a session of the cost suite
+// has: each a tool-heavy task of the main corpus, six requests.
+const costTasks = 30
+
+// costSuite is issue 35's cost target: tool-heavy sessions of the main
+// corpus, costTasks turns long, at each window (16k by default), with the
+// lossy summariser — what every request costs, the summary calls' too,
+// with cached input at a tenth.
+func costSuite(t *testing.T, p *plan, bs []build) []*row {
+	var c []*session
+	for i := range orDefault(*sessions, 3) {
+		c = append(c, newSession(seed, 300+i, "tool", 6*costTasks))
+	}
+	var rows []*row
+	for _, w := range windowList(t, "16000") {
 		rows = append(rows, p.rows(bs, config{window: w, mode: llmtest.SummaryLossy}, c)...)
 	}
 	return rows
@@ -272,11 +305,13 @@ var shortFloor = floor{
 	maxInputPerTask: 21000, maxSummariesPerTurn: 0.125,
 }
 
-// TestContextBenchShort is the bench's short form, part of make test: one
-// window, three sessions, the lossy summariser, and floors.
+// TestContextBenchShort is the bench's short form, make
+// bench-context-floors: one window, three sessions, the lossy summariser,
+// and floors. It drives hundreds of clawdcode runs and measures a trend,
+// so it is a benchmark, not part of make test (TestContextBenchSmoke is).
 func TestContextBenchShort(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives hundreds of clawdcode runs")
+	if !*floors {
+		t.Skip("the short bench and its floors run with -ctxbench.floors (make bench-context-floors)")
 	}
 	var p plan
 	rw := p.row(config{build: treeBuild, window: 8000, mode: llmtest.SummaryLossy}, corpus(3, 50, 120))
@@ -328,18 +363,54 @@ func checkFloor(t *testing.T, rw *row, f floor) {
 	}
 }
 
-// TestMemoryBenchShort is the multi-session corpus's short form, part of
-// make test: three projects, and floors that are today's figures exactly
-// (every carried memory in the next session's first request, every stale
-// one withheld, no leak to another project, no suggestion sent before the
-// user accepted it): each is a guarantee of CONTRACT §11, not a trend.
+// TestMemoryBenchShort is the multi-session corpus's short form, with
+// TestContextBenchShort in make bench-context-floors: three projects, and
+// floors that are today's figures exactly (every carried memory in the
+// next session's first request, every stale one withheld, no leak to
+// another project, no suggestion sent before the user accepted it): each
+// is a guarantee of CONTRACT §11, not a trend. make test holds two
+// projects to the same floors in TestContextBenchSmoke.
 func TestMemoryBenchShort(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives dozens of clawdcode runs")
+	if !*floors {
+		t.Skip("the short bench and its floors run with -ctxbench.floors (make bench-context-floors)")
 	}
 	var p plan
 	mr := p.memory(config{build: treeBuild, window: 8000, mode: llmtest.SummaryLossy}, memCorpus(seed, 3))
 	t.Cleanup(func() { checkMemFloor(t, mr) })
+	p.start(t)
+}
+
+// TestContextBenchSmoke is make test's part of the bench: the machinery
+// works end to end, not how well clawdcode does. One tool-heavy session of
+// 120 turns at 8k (at 50 the ledger's verdicts keep it under the
+// trigger) with the lossy summariser finishes every task, reaches
+// a compaction (so the probes ran), has no request refused and does
+// nothing the user forbade; two projects of the multi-session corpus meet
+// the memory guarantees of CONTRACT §11 (checkMemFloor), which are not
+// trends.
+func TestContextBenchSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives dozens of clawdcode runs")
+	}
+	var p plan
+	rw := p.row(config{build: treeBuild, window: 8000, mode: llmtest.SummaryLossy}, corpus(1, 120, 120))
+	mr := p.memory(config{build: treeBuild, window: 8000, mode: llmtest.SummaryLossy}, memCorpus(seed, 2))
+	t.Cleanup(func() {
+		var b strings.Builder
+		printTable(&b, []*row{rw}, 0)
+		t.Logf("\n%s", b.String())
+		tot := rw.total
+		if rw.sessions != 1 || tot.tasks == 0 || tot.finished != tot.tasks {
+			t.Errorf("%d sessions, %d of %d tasks finished: want the one session's every task", rw.sessions, tot.finished, tot.tasks)
+		}
+		if _, ok := rw.probes[1]; !ok {
+			t.Error("the session never reached its first compaction: the probes did not run")
+		}
+		if tot.rejected > 0 || rw.violated > 0 {
+			t.Errorf("%d requests rejected, %d sessions did what the user forbade: want none", tot.rejected, rw.violated)
+		}
+		checkMemFloor(t, mr)
+	})
 	p.start(t)
 }
 

@@ -94,6 +94,8 @@ type gen struct {
 	codes   []int // exit codes not used yet
 	numbers map[int]bool
 	fileN   int
+	runs    []testRun // the test runs' outputs to print (nil: no test runs)
+	testN   int
 }
 
 var words = strings.Fields("parser token reads the buffer until a newline then returns value error lexer state input cache entry writer flush index segment header offset checksum retry budget queue worker handler route config loader schema migration")

@@ -3,7 +3,9 @@ package ctxbench
 import (
 	"fmt"
 	"strings"
+	"testing"
 
+	"github.com/clawdcode/clawdcode/internal/fixtures"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
@@ -14,8 +16,8 @@ import (
 // the task finishes, and at what cost.
 
 // Tool output sizes, as a share of the window, and the ladder task's
-// rhythm: a check every ladderCheckEvery turns, a grep and a re-read of
-// an earlier file once in each stretch of that many.
+// rhythm: a check every ladderCheckEvery turns, a test run, a grep and a
+// re-read of an earlier file once in each stretch of that many.
 const (
 	ladderMinShare   = 0.05
 	ladderMaxShare   = 0.35
@@ -23,18 +25,59 @@ const (
 )
 
 // ladderCorpus is n sessions of tasks tasks each, every task turns model
-// requests long, sized for window: the same sessions, byte for byte, for
-// the same arguments.
-func ladderCorpus(seed uint64, n, tasks, turns, window int) []*session {
+// requests long, sized for window, its test runs printing runs' outputs:
+// the same sessions, byte for byte, for the same arguments.
+func ladderCorpus(seed uint64, n, tasks, turns, window int, runs []testRun) []*session {
 	var out []*session
 	for i := range n {
 		g := newGen(seed, uint64(200+i), fmt.Sprintf("l%02d", i), "ladder")
+		g.runs = runs
 		for k := range tasks {
 			g.ladderTask(k, turns, window)
 		}
 		out = append(out, g.finish())
 	}
 	return out
+}
+
+// testRun is a test runner's recorded output (testdata/fixtures/runners)
+// and its verdict line, which a corpus's test run plants.
+type testRun struct {
+	name    string // "go-pass", "jest-fail", …
+	output  string
+	verdict string
+	failed  bool
+}
+
+// runnerRuns are the recorded runners' passing and failing runs.
+func runnerRuns(t testing.TB) []testRun {
+	var out []testRun
+	for _, r := range fixtures.Runners {
+		for _, run := range []struct {
+			suffix, verdict string
+			failed          bool
+		}{{"pass", r.Pass, false}, {"fail", r.Fail, true}} {
+			name := r.Name + "-" + run.suffix
+			out = append(out, testRun{name: name, output: string(fixtures.Read(t, "runners", name+".txt")),
+				verdict: run.verdict, failed: run.failed})
+		}
+	}
+	return out
+}
+
+// testScript prints a recorded run and exits as it did.
+const testScript = "#!/bin/sh\ncat \"runs/$1.txt\"\ncase \"$1\" in *-fail) exit 1;; esac\n"
+
+// test is a run of the project's tests printing one of the recorded
+// runners' outputs, passing or failing in turn, and plants its verdict.
+func (g *gen) test(t *task) llmtest.ToolCall {
+	run := g.runs[g.testN%len(g.runs)]
+	g.testN++
+	g.s.files["scripts/test.sh"] = testScript
+	g.s.files["runs/"+run.name+".txt"] = run.output
+	cmd := "sh scripts/test.sh " + run.name
+	t.facts = append(t.facts, g.fact(llmtest.FactArtifact, "verdict", run.verdict, "The tests said: "+run.verdict+"."))
+	return call("Bash", map[string]string{"command": cmd})
 }
 
 // ladderTask is one task of turns requests: mostly reads of new files of
@@ -54,6 +97,8 @@ func (g *gen) ladderTask(k, turns, window int) {
 			c = g.check(&t, fmt.Sprintf("case-%s-%d-%d", g.s.name, k, j))
 		case j%ladderCheckEvery == 4:
 			c = call("Grep", map[string]string{"pattern": topic})
+		case j%ladderCheckEvery == 2 && len(g.runs) > 0:
+			c = g.test(&t)
 		case j%ladderCheckEvery == 7 && len(read) > 0:
 			c = call("Read", map[string]string{"file_path": read[g.rng.IntN(len(read))]})
 		default:

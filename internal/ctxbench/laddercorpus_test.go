@@ -14,7 +14,7 @@ import (
 func TestLadderCorpusSizesOutputsToTheWindow(t *testing.T) {
 	t.Parallel()
 	for _, window := range []int{4000, 32000} {
-		c := ladderCorpus(seed, 2, 2, 40, window)
+		c := ladderCorpus(seed, 2, 2, 40, window, runnerRuns(t))
 		for _, s := range c {
 			for _, tk := range s.tasks {
 				if len(tk.replies) != 40 {
@@ -39,7 +39,7 @@ func TestLadderCorpusSizesOutputsToTheWindow(t *testing.T) {
 				}
 			}
 		}
-		if again := ladderCorpus(seed, 2, 2, 40, window); fmt.Sprint(again[1].files) != fmt.Sprint(c[1].files) {
+		if again := ladderCorpus(seed, 2, 2, 40, window, runnerRuns(t)); fmt.Sprint(again[1].files) != fmt.Sprint(c[1].files) {
 			t.Errorf("%dk: the corpus changed between two generations", window/1000)
 		}
 	}

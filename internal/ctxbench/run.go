@@ -25,7 +25,15 @@ type config struct {
 	window   int
 	mode     llmtest.SummaryMode
 	delegate bool // the delegation suite's row whose tasks delegate through Task
+	// served says the window is the server's to report (vLLM's /models
+	// max_model_len, CONTRACT §8) for a model the models table does not
+	// know, with no --context-window: what a user of a local server has.
+	served bool
 }
+
+// servedModel is the model of a served row: a local model the models
+// table does not know, so clawdcode asks the server for its window.
+const servedModel = "qwen2.5-coder-local"
 
 // threshold is the auto-compaction trigger the bench passes (clawdcode's
 // default, stated so that a change of the default is not a change of the
@@ -86,7 +94,11 @@ type runner struct {
 }
 
 func runSession(t *testing.T, cfg config, s *session) sessionResult {
-	w := harness.NewWorld(t, llmtest.Options{Window: cfg.window, Tokens: llmtest.OpenAITokens, PromptCache: true, Light: os.Getenv("CTXBENCH_DEBUG") == ""})
+	opts := llmtest.Options{Window: cfg.window, Tokens: llmtest.OpenAITokens, PromptCache: true, Light: os.Getenv("CTXBENCH_DEBUG") == ""}
+	if cfg.served {
+		opts.Family, opts.FamilyModel = llmtest.FamilyVLLM, servedModel
+	}
+	w := harness.NewWorld(t, opts)
 	w.Timeout = 2 * time.Minute
 	if cfg.build.binary != "" {
 		w.Binary = cfg.build.binary
@@ -192,8 +204,12 @@ func (r *runner) run(behave func(llmtest.Request) llmtest.Reply, onReq func(llmt
 	r.mu.Lock()
 	r.behave, r.onReq = behave, onReq
 	r.mu.Unlock()
-	args = append(args, "--output-format", "json", "--context-window", strconv.Itoa(r.cfg.window),
-		"--compact-threshold", threshold, "--dangerously-skip-permissions")
+	window := []string{"--context-window", strconv.Itoa(r.cfg.window)}
+	if r.cfg.served {
+		window = []string{"-m", servedModel}
+	}
+	args = append(args, "--output-format", "json")
+	args = append(append(args, window...), "--compact-threshold", threshold, "--dangerously-skip-permissions")
 	ctx, cancel := context.WithTimeout(context.Background(), r.w.Timeout)
 	defer cancel()
 	cmd := r.w.Command(ctx, args...)

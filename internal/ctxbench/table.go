@@ -203,13 +203,22 @@ const header = "build\twindow\tsummariser\tsessions\ttasks\tfinished\tturns\tcom
 
 func (rw *row) line() string {
 	t := rw.total
-	return fmt.Sprintf("%s\t%dk\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s (%s)\t%d\t%.0f\t%.0f\t%s\t%s\t%.4f\t%.3f\t%d\t%.1f\t%.1f",
-		rw.cfg.build.name, rw.cfg.window/1000, rw.cfg.mode, rw.sessions, t.tasks, t.finished, t.agentRequests, t.compactions,
+	return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s (%s)\t%d\t%.0f\t%.0f\t%s\t%s\t%.4f\t%.3f\t%d\t%.1f\t%.1f",
+		rw.cfg.build.name, windowName(rw.cfg), rw.cfg.mode, rw.sessions, t.tasks, t.finished, t.agentRequests, t.compactions,
 		rw.facts(1), rw.facts(5), rw.facts(10), rw.avail(1), rw.avail(5), rw.avail(10),
 		rw.end.shares(rw.end.present), rw.end.shares(rw.end.available), rw.rangeShare(),
 		median(rw.reorient), median(rw.cold), rw.violated,
 		perTask(t.prompt, t.tasks), rw.costEquivalent()/float64(max(1, t.tasks)), share(t.cached, t.prompt), share(t.prompt-t.fresh, t.prompt),
 		rw.cost()/float64(max(1, t.tasks)), perTask(t.summaries, t.agentRequests), t.rejected, t.wall.Seconds(), t.cpu.Seconds())
+}
+
+// windowName is a row's window as the table shows it: "8k", or "8k
+// served" when the server reported it.
+func windowName(cfg config) string {
+	if cfg.served {
+		return fmt.Sprintf("%dk served", cfg.window/1000)
+	}
+	return fmt.Sprintf("%dk", cfg.window/1000)
 }
 
 // printTable writes the rows as one aligned table.

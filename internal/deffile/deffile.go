@@ -2,8 +2,9 @@
 // into a directory for clawdcode to pick up: custom commands
 // (.clawdcode/commands/*.md, CONTRACT §9) and subagent types
 // (.clawdcode/agents/*.md, §12). Read is the one check they share, and
-// SplitFrontMatter the one parser of their front matter, so that a
-// definition file is read the same way everywhere.
+// SplitFrontMatter the one reader of their front matter (YAML, through a
+// YAML parser: frontmatter.go), so that a definition file is read the
+// same way everywhere.
 //
 // A definition file is sent to the model when it is used, so a cloned
 // repository must not be able to make clawdcode read anything else of the
@@ -18,7 +19,6 @@
 package deffile
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -26,7 +26,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -95,40 +94,6 @@ func regular(fi os.FileInfo) error {
 	}
 }
 
-// SplitFrontMatter separates a definition file's leading
-// "---\nkey: value\n---\n" block (keys lower-cased, values unquoted) from
-// its body; CRLF line ends are read as LF. Without the block, meta is
-// empty and body is the whole text.
-func SplitFrontMatter(s string) (meta map[string]string, body string) {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	meta = map[string]string{}
-	rest, ok := strings.CutPrefix(s, "---\n")
-	if !ok {
-		return meta, s
-	}
-	end := strings.Index(rest, "\n---")
-	if end < 0 {
-		return meta, s
-	}
-	sc := bufio.NewScanner(strings.NewReader(rest[:end]))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if uq, err := strconv.Unquote(v); err == nil {
-			v = uq
-		} else {
-			v = strings.Trim(v, `'`)
-		}
-		meta[strings.ToLower(strings.TrimSpace(k))] = v
-	}
-	body = rest[end+len("\n---"):]
-	body = strings.TrimPrefix(body, "\n")
-	return meta, body
-}
-
 // Walk calls fn for every "<name>.md" entry directly in each of dirs, in
 // name order, the dirs in order, skipping a name (in any case) for which
 // fn already returned true: the file of the earlier directory wins. A
@@ -164,16 +129,20 @@ func Walk(dirs []string, what string, warn func(string), fn func(dir, file, name
 var ErrEmptyBody = errors.New("the file has no text after its front matter")
 
 // ReadDefinition reads the definition file name in dir (Read) and splits
-// it: its front matter and its body, trimmed, which must not be empty.
-func ReadDefinition(dir, name string, limit int64) (meta map[string]string, body string, err error) {
+// it: its front matter, which must parse (SplitFrontMatter), and its
+// body, trimmed, which must not be empty.
+func ReadDefinition(dir, name string, limit int64) (meta FrontMatter, body string, err error) {
 	data, err := Read(dir, name, limit)
 	if err != nil {
-		return nil, "", err
+		return FrontMatter{}, "", err
 	}
-	meta, body = SplitFrontMatter(string(data))
+	meta, body, err = SplitFrontMatter(string(data))
+	if err != nil {
+		return FrontMatter{}, "", err
+	}
 	body = strings.TrimSpace(body)
 	if body == "" {
-		return nil, "", ErrEmptyBody
+		return FrontMatter{}, "", ErrEmptyBody
 	}
 	return meta, body, nil
 }

@@ -134,20 +134,23 @@ func TestCompactionReceiptShowsTheSummaryCost(t *testing.T) {
 	}
 }
 
-// TestCompactionReceiptShowsTheCacheItBroke: issue 22, "the cache it
-// broke". A compaction replaces everything after the system prompt and
-// tools, so the next request sends the summary and the kept records new
-// to the server's prompt cache. The receipt says how many tokens that is
-// and, at gpt-4o's prices, what sending them uncached costs above the
-// cached price ($2.50 − $1.25 per million), on screen and on the
-// boundary; the figure is below the request after the compaction, which
-// also holds the system prompt and tools.
+// TestCompactionReceiptShowsTheCacheItBroke: issues 22 and 35, "the
+// cache it broke". A compaction replaces everything after the system
+// prompt and tools, so the next request sends the summary and the kept
+// records new to the server's prompt cache, and its summary call sends
+// what the server's cache did not serve (here all of its 40,000 input
+// tokens: the scripted server reports none cached). The receipt says how
+// many tokens that is and, at gpt-4o's prices, what sending them uncached
+// costs above the cached price ($2.50 − $1.25 per million), on screen and
+// on the boundary; past the summary call's, the figure is below the
+// request after the compaction, which also holds the system prompt and
+// tools.
 func TestCompactionReceiptShowsTheCacheItBroke(t *testing.T) {
 	t.Parallel()
 	w := pricedWorld(t)
 	w.playThreeTurns()
 	out := w.MustRun("-c", "-p", "/compact").Stdout
-	line := regexp.MustCompile(`(?m)^  the next request sends ([0-9,]+) tokens the prompt cache cannot have \(after the system prompt and tools\): (\$[0-9.]+) above the cached price$`).FindStringSubmatch(out)
+	line := regexp.MustCompile(`(?m)^  it sends ([0-9,]+) tokens the prompt cache cannot have \(the summary calls' uncached input, the next request after the system prompt and tools\): (\$[0-9.]+) above the cached price$`).FindStringSubmatch(out)
 	if line == nil {
 		t.Fatalf("/compact's receipt does not say what cache it broke:\n%s", out)
 	}
@@ -160,8 +163,8 @@ func TestCompactionReceiptShowsTheCacheItBroke(t *testing.T) {
 	broken, _ := strconv.Atoi(string(m[1]))
 	cost, _ := strconv.ParseFloat(string(m[2]), 64)
 	postTokens, _ := strconv.Atoi(string(post[1]))
-	if broken <= 0 || broken >= postTokens {
-		t.Errorf("cacheBroken %d: want more than 0 and less than the request after the compaction (%d tokens)", broken, postTokens)
+	if next := broken - summaryUsage.PromptTokens; next <= 0 || next >= postTokens {
+		t.Errorf("cacheBroken %d: want the summary call's %d uncached tokens and more than 0 less than the request after the compaction (%d tokens)", broken, summaryUsage.PromptTokens, postTokens)
 	}
 	if want := float64(broken) * (2.50 - 1.25) / 1e6; math.Abs(cost-want) > 1e-9 {
 		t.Errorf("cacheBrokenCost %g, want %d × $1.25 per million = %g", cost, broken, want)

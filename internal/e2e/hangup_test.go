@@ -39,7 +39,10 @@ func TestHangupEndsTheCommandAndExits(t *testing.T) {
 	w.Server.SetResponder(llmtest.Agent())
 	ctx, cancel := context.WithTimeout(context.Background(), harness.RunTimeout)
 	defer cancel()
-	cmd := w.Command(ctx, "-p", "--dangerously-skip-permissions",
+	// Outside the sandbox: $! must be a pid this test can see (inside, it
+	// is the sandbox's own PID namespace's; TestSandboxCommandsEndWithClawdcode
+	// covers that case).
+	cmd := w.Command(ctx, "-p", "--dangerously-skip-permissions", "--sandbox", "off",
 		"bash sleep 60 & echo $! > child.pid; wait")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -65,7 +68,7 @@ func TestHangupEndsTheCommandAndExits(t *testing.T) {
 	if r.Code != 130 {
 		t.Errorf("SIGHUP during a command: want exit 130\n%s", r)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a safety net: the sleep lasts 60 s
 	for running(child) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

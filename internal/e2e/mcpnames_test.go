@@ -83,3 +83,70 @@ func TestMCPServersCannotShareAToolName(t *testing.T) {
 		t.Errorf("/mcp:\n%s", out)
 	}
 }
+
+// TestMCPToolNamesAreValidForTheModel: a server's tool whose name would
+// make mcp__<server>__<tool> longer than the 64 characters OpenAI takes
+// (308 here) is offered under a valid name, the same on the next run and
+// its own beside a sibling that shares its first 64 characters; a call of
+// that name reaches the right tool, and /mcp shows the full name beside
+// it (issue 32).
+func TestMCPToolNamesAreValidForTheModel(t *testing.T) {
+	t.Parallel()
+	bin := mcpTestServer(t)
+	w := newWorld(t, llmtest.Options{})
+	if err := os.MkdirAll(w.Home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	long := "read." + strings.Repeat("x", 290)
+	sibling := long + "2"
+	config := fmt.Sprintf("[mcp_servers.files]\ncommand = %q\nargs = [%q, %q, \"list\"]\n", bin, long, sibling)
+	if err := os.WriteFile(filepath.Join(w.Home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	names := func() map[string]bool {
+		offered := map[string]bool{}
+		for _, tool := range w.Server.LastRequest().Tools {
+			offered[tool.Name] = true
+		}
+		return offered
+	}
+	w.Server.Enqueue(llmtest.Text("hello"))
+	w.MustRun("-p", "hi")
+	first := names()
+	var short []string
+	for name := range first {
+		if len(name) > 64 || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+			t.Errorf("offered name %q is not a valid function name", name)
+		}
+		if strings.HasPrefix(name, "mcp__files__read_") {
+			short = append(short, name)
+		}
+	}
+	if len(short) != 2 || !first["mcp__files__list"] {
+		t.Fatalf("offered %v; want the two long tools under names of their own, and list", first)
+	}
+
+	// The same names on the next run; a call of one reaches its tool.
+	w.Server.Enqueue(llmtest.ToolCalls(llmtest.ToolCall{ID: "call_long", Name: short[0], Arguments: `{}`}), llmtest.Text("done"))
+	w.MustRun("-p", "--allowed-tools", short[0], "read it")
+	if again := names(); !again[short[0]] || !again[short[1]] {
+		t.Errorf("the names changed between runs: %v, then %v", first, again)
+	}
+	got := toolResult(t, w.Server, "call_long")
+	if got != "mcptestserver: "+long && got != "mcptestserver: "+sibling {
+		t.Errorf("the call of %s answered %q", short[0], got)
+	}
+
+	out := w.MustRun("-p", "/mcp").Stdout
+	for _, name := range short {
+		line := ""
+		for l := range strings.Lines(out) {
+			if strings.Contains(l, name) {
+				line = l
+			}
+		}
+		if !strings.Contains(line, "mcp__files__"+long) {
+			t.Errorf("/mcp does not show the full name beside %s:\n%s", name, out)
+		}
+	}
+}

@@ -9,15 +9,20 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
-// isSummaryRequest recognises the context manager's summarisation call: no
-// tools offered, and a system prompt asking for a summary of the
-// conversation.
+// isSummaryRequest recognises the context manager's summarisation call
+// (llmtest.IsSummaryRequest), which asks for a summary of the
+// conversation: in its system prompt when asked apart, in its last
+// message when asked at the end of the agent's own request.
 func isSummaryRequest(r llmtest.Request) bool {
-	if len(r.Tools) != 0 || len(r.Messages) == 0 || r.Messages[0].Role != chat.RoleSystem {
+	if !llmtest.IsSummaryRequest(r) || len(r.Messages) == 0 || r.Messages[0].Role != chat.RoleSystem {
 		return false
 	}
-	s := strings.ToLower(r.Messages[0].Content)
-	return strings.Contains(s, "summary") || strings.Contains(s, "condense")
+	for _, m := range []chat.Message{r.Messages[0], r.Messages[len(r.Messages)-1]} {
+		if s := strings.ToLower(m.Content); strings.Contains(s, "summary") || strings.Contains(s, "condense") {
+			return true
+		}
+	}
+	return false
 }
 
 // summaryText is what the scripted model answers a summarisation call.

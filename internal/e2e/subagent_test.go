@@ -227,7 +227,7 @@ func TestTasksOfOneAnswerOverlap(t *testing.T) {
 			first = prompt
 			// Held until the other asks; the Pause only bounds a run
 			// where it never does.
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{glob}, Text: "looking", PauseAfter: 1, Resume: secondArrived, Pause: 20 * time.Second}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{glob}, Text: "looking", PauseAfter: 1, Resume: secondArrived, Pause: 2 * time.Minute}
 		}
 		overlapped = requests[first] == 1
 		close(secondArrived)
@@ -505,5 +505,46 @@ func TestTaskTokensCountInTheRun(t *testing.T) {
 	}
 	if obj.Usage.InputTokens != all {
 		t.Errorf("usage.input_tokens %d, want every request's %d (the parent's alone: %d)", obj.Usage.InputTokens, all, parent)
+	}
+}
+
+// A subagent on a small window gets the brief forms of the system prompt
+// and tools, as its parent does (issue 35): at 4k the full forms would
+// leave it under a third of the trigger.
+func TestTaskOnASmallWindowGetsTheBriefForms(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	if err := os.WriteFile(filepath.Join(w.Project, "notes.txt"), []byte("the answer is 42\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.Server.SetResponder(delegator("read notes.txt", llmtest.Call("Read", jsonArgs(map[string]string{"file_path": "notes.txt"})), "42"))
+	w.MustRun("-p", "what is the answer?", "--context-window", "4000", "--dangerously-skip-permissions")
+	var parent, sub *llmtest.Request
+	for _, r := range w.Server.Requests() {
+		switch {
+		case isSubagent(r) && sub == nil:
+			sub = &r
+		case !isSubagent(r) && !llmtest.IsSummaryRequest(r) && parent == nil:
+			parent = &r
+		}
+	}
+	if parent == nil || sub == nil {
+		t.Fatalf("want a parent's and a subagent's request")
+	}
+	const briefOpening = "You are clawdcode, a coding agent in the user's project."
+	if !strings.HasPrefix(parent.Messages[0].Content, briefOpening) {
+		t.Fatalf("the parent on a 4k window does not send the brief system prompt:\n%.200s", parent.Messages[0].Content)
+	}
+	if !strings.HasPrefix(sub.Messages[0].Content, briefOpening) || !strings.Contains(sub.Messages[0].Content, subagentMark) {
+		t.Errorf("the subagent's system prompt is not the brief one:\n%.300s", sub.Messages[0].Content)
+	}
+	briefs := map[string]string{}
+	for _, d := range parent.Tools {
+		briefs[d.Name] = d.Description
+	}
+	for _, d := range sub.Tools {
+		if briefs[d.Name] != d.Description {
+			t.Errorf("the subagent's %s is not the brief form the parent sends:\n%.200s", d.Name, d.Description)
+		}
 	}
 }

@@ -121,7 +121,11 @@ command = ` + string(desc) + `
 	if err := os.MkdirAll(filepath.Join(w.Home, "commands"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(w.Home, "commands", "evil.md"), []byte("---\ndescription: 'a command "+hostileText+"'\n---\nbody\n"), 0o644); err != nil {
+	// YAML's double-quoted escapes (JSON's are a subset) carry the
+	// control characters: front matter is read by a YAML parser, which
+	// refuses them raw.
+	cmdDesc, _ := json.Marshal("a command " + hostileText)
+	if err := os.WriteFile(filepath.Join(w.Home, "commands", "evil.md"), []byte("---\ndescription: "+string(cmdDesc)+"\n---\nbody\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	checkTerminal(t, "-p /help with a custom command", w.runTTY(w.Project, "-p", "/help"), "/evil")

@@ -2,9 +2,10 @@
 // so a compaction summary can carry their current content.
 //
 // Select reads the history once: the file_path/path arguments of the Read,
-// Write, Edit, Glob and Grep calls, the command of Bash calls, and every
-// plausible file path (one with an extension) in the text of user,
-// assistant and tool messages. Files are ranked modified (Write/Edit) first,
+// Write, Edit, Glob and Grep calls, the command of Bash calls (each call
+// read by toolcall.Classify, so "edit" is Edit), and every plausible file
+// path (one with an extension) in the text of user, assistant and tool
+// messages. Files are ranked modified (Write/Edit) first,
 // then by mention count, then by recency, and the top few that still exist
 // as regular, non-binary files are read from disk as they are now.
 //

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // File is one file chosen for a compaction summary.
@@ -106,13 +107,6 @@ func Select(root string, msgs []chat.Message, opt Options) ([]File, error) {
 	return out, nil
 }
 
-// toolArgs are the argument fields that name files or hold commands.
-type toolArgs struct {
-	FilePath string `json:"file_path"`
-	Path     string `json:"path"`
-	Command  string `json:"command"`
-}
-
 // rank collects every candidate in msgs and sorts them best first.
 func rank(r *resolver, msgs []chat.Message) []*candidate {
 	byPath := make(map[string]*candidate)
@@ -148,24 +142,12 @@ func rank(r *resolver, msgs []chat.Message) []*candidate {
 		}
 		scratch = appendMentions(scratch[:0], m.Content)
 		for _, tc := range m.ToolCalls {
-			var args toolArgs
-			switch tc.Name {
-			case "Write", "Edit", "Read", "Glob", "Grep", "Bash":
-				if err := json.Unmarshal([]byte(tc.Arguments), &args); err != nil {
-					continue // the model's malformed JSON names nothing reliably
-				}
-			default:
-				continue
-			}
-			switch tc.Name {
-			case "Write", "Edit":
-				note(args.FilePath, i, true, true)
-			case "Read":
-				note(args.FilePath, i, true, false)
-			case "Glob", "Grep":
-				note(args.Path, i, true, false)
-			case "Bash":
-				scratch = appendMentions(scratch, args.Command)
+			c := toolcall.Classify(tc.Name, json.RawMessage(tc.Arguments))
+			switch {
+			case c.Effect != toolcall.None:
+				note(c.Path, i, true, c.Effect == toolcall.Changes)
+			case c.Tool == toolcall.Bash:
+				scratch = appendMentions(scratch, c.Command)
 			}
 		}
 		// Text counts once per message: a grep listing one file fifty

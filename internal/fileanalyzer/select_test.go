@@ -79,6 +79,30 @@ func TestSelectRanksModifiedThenMentionsThenRecency(t *testing.T) {
 	}
 }
 
+// A model that spells a tool's name in lower case (CONTRACT §3: names
+// match without case) changed the file all the same: it ranks modified.
+func TestSelectReadsToolNamesWithoutCase(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"edited.go": "a\n", "written.go": "b\n", "read.go": "c\n"})
+	msgs := []chat.Message{
+		call("edit", `{"file_path": "edited.go", "old_string": "a", "new_string": "b"}`),
+		call("WRITE", fileArg("file_path", "written.go")),
+		call("read", fileArg("file_path", "read.go")),
+	}
+	got, err := Select(root, msgs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "written.go edited.go read.go"; strings.Join(paths(got), " ") != want || !got[0].Modified || !got[1].Modified || got[2].Modified {
+		t.Fatalf("got %+v, want %s with the first two modified", got, want)
+	}
+	touched, _ := Touched(root, msgs)
+	if strings.Join(touched, " ") != "edited.go written.go read.go" {
+		t.Fatalf("Touched = %q", touched)
+	}
+}
+
 func TestSelectTakesTopMaxFiles(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()

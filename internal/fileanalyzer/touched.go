@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // Touched lists what msgs' tool calls name, each once in first-seen order:
 // the file paths (the file_path arguments of Read, Write and Edit, the path
-// of Glob and Grep), shown relative to root when inside it, and the commands
+// of Glob and Grep, however the model spelt the tool: toolcall.Classify), shown relative to root when inside it, and the commands
 // of Bash calls. Only tool arguments count: words of the conversation that
 // look like paths (self.items, fmt.Println) are not paths, and root itself
 // (a search of the whole project) names no file. It reads nothing from
@@ -33,19 +34,14 @@ func Touched(root string, msgs []chat.Message) (paths, commands []string) {
 	}
 	for _, m := range msgs {
 		for _, tc := range m.ToolCalls {
-			var args toolArgs
-			if json.Unmarshal([]byte(tc.Arguments), &args) != nil {
-				continue
-			}
-			switch tc.Name {
-			case "Write", "Edit", "Read":
-				addPath(args.FilePath)
-			case "Glob", "Grep":
-				addPath(args.Path)
-			case "Bash":
-				if c := strings.TrimSpace(args.Command); c != "" && !seenCmd[c] {
-					seenCmd[c] = true
-					commands = append(commands, c)
+			c := toolcall.Classify(tc.Name, json.RawMessage(tc.Arguments))
+			switch {
+			case c.Effect != toolcall.None:
+				addPath(c.Path)
+			case c.Tool == toolcall.Bash:
+				if cmd := strings.TrimSpace(c.Command); cmd != "" && !seenCmd[cmd] {
+					seenCmd[cmd] = true
+					commands = append(commands, cmd)
 				}
 			}
 		}

@@ -80,6 +80,12 @@ type claude struct {
 	// userChild maps a parent uuid to the last user message written
 	// under it: a second one under the same parent is a rewind.
 	userChild map[string]string
+	// billed is the usage the records of each message id carry so far: a
+	// reply whose blocks a tool result split (parallel calls) is written
+	// as several records, each line repeating the call's usage as it
+	// stood (the output growing), so each record carries only what its
+	// lines add, and together the call's last usage, once.
+	billed map[string]storage.Usage
 }
 
 // pendingReply is an assistant reply whose blocks are still arriving.
@@ -93,7 +99,7 @@ type pendingReply struct {
 }
 
 func newClaude(out *converted) *claude {
-	return &claude{out: out, userChild: map[string]string{}}
+	return &claude{out: out, userChild: map[string]string{}, billed: map[string]storage.Usage{}}
 }
 
 func (c *claude) line(raw []byte) error {
@@ -214,7 +220,8 @@ func (c *claude) assistant(l *ccLine) {
 	}
 	r := c.reply
 	if u := l.Message.Usage; u != nil {
-		r.usage = &storage.Usage{InputTokens: u.InputTokens + u.CacheCreationTokens + u.CacheReadTokens, OutputTokens: u.OutputTokens}
+		r.usage = &storage.Usage{InputTokens: u.InputTokens + u.CacheCreationTokens + u.CacheReadTokens,
+			CacheReadInputTokens: u.CacheReadTokens, OutputTokens: u.OutputTokens}
 	}
 	text, blocks := l.Message.Content.text, l.Message.Content.blocks
 	if text != "" {
@@ -253,9 +260,18 @@ func (c *claude) flush() {
 		return // thinking only
 	}
 	rec := c.base(r.first, storage.TypeAssistant)
-	usage := r.usage
-	if usage == nil {
-		usage = &storage.Usage{}
+	usage := &storage.Usage{}
+	if r.usage != nil {
+		*usage = *r.usage
+		if r.id != "" {
+			was := c.billed[r.id]
+			*usage = storage.Usage{InputTokens: max(0, usage.InputTokens-was.InputTokens),
+				CacheReadInputTokens: max(0, usage.CacheReadInputTokens-was.CacheReadInputTokens),
+				OutputTokens:         max(0, usage.OutputTokens-was.OutputTokens)}
+			c.billed[r.id] = storage.Usage{InputTokens: max(was.InputTokens, r.usage.InputTokens),
+				CacheReadInputTokens: max(was.CacheReadInputTokens, r.usage.CacheReadInputTokens),
+				OutputTokens:         max(was.OutputTokens, r.usage.OutputTokens)}
+		}
 	}
 	rec.Message = &storage.Message{Role: "assistant", Content: strings.Join(r.text, "\n\n"), Model: modelName(r.model), Usage: usage}
 	c.out.add(rec)

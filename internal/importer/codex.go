@@ -54,6 +54,47 @@ type codex struct {
 	// the next user message or tool output: tool calls then belong to the
 	// reply before them.
 	inReply bool
+	// total is the rollout's running token total as of the last
+	// token_count event: an event that adds to it is a model call's usage.
+	total cxTokens
+}
+
+// cxTokens is a token_count event's usage (input includes the cached part).
+type cxTokens struct {
+	Input  int `json:"input_tokens"`
+	Cached int `json:"cached_input_tokens"`
+	Output int `json:"output_tokens"`
+}
+
+// cxTokenCount is the payload of an event_msg line: a token_count event
+// reports the rollout's running total and the last call's usage.
+type cxTokenCount struct {
+	Type string `json:"type"`
+	Info *struct {
+		Total cxTokens `json:"total_token_usage"`
+		Last  cxTokens `json:"last_token_usage"`
+	} `json:"info"`
+}
+
+// tokenCount is the usage a token_count event adds since the one before
+// (Codex repeats an event with nothing new, say after a rate-limit
+// update), nil when it adds nothing. A total that went down (a rollout
+// started over) counts the event's last call.
+func (c *codex) tokenCount(payload json.RawMessage) *storage.Usage {
+	var ev cxTokenCount
+	if json.Unmarshal(payload, &ev) != nil || ev.Type != "token_count" || ev.Info == nil {
+		return nil
+	}
+	t, prev := ev.Info.Total, c.total
+	c.total = t
+	d := cxTokens{t.Input - prev.Input, t.Cached - prev.Cached, t.Output - prev.Output}
+	if d.Input < 0 || d.Cached < 0 || d.Output < 0 {
+		d = ev.Info.Last
+	}
+	if d.Input == 0 && d.Output == 0 {
+		return nil
+	}
+	return &storage.Usage{InputTokens: d.Input, CacheReadInputTokens: min(d.Cached, d.Input), OutputTokens: d.Output}
 }
 
 func newCodex(out *converted) *codex { return &codex{out: out} }
@@ -84,6 +125,8 @@ func (c *codex) prime(raw []byte) {
 		}
 	case "compacted":
 		c.inReply = false
+	case "event_msg":
+		c.tokenCount(l.Payload)
 	}
 }
 
@@ -165,9 +208,18 @@ func (c *codex) line(raw []byte) error {
 			}
 		}
 		c.compacted(&cp, l.Timestamp)
+	case "event_msg":
+		// A model call's tokens: a record of their own, since the reply
+		// they belong to was converted before they came.
+		if u := c.tokenCount(l.Payload); u != nil {
+			r := c.rec(storage.TypeSystem, l.Timestamp)
+			r.Subtype = storage.SubtypeModelUsage
+			r.ModelUsage = &storage.ModelUsage{Model: modelName(c.model), Usage: *u}
+			c.out.add(r)
+		}
 	}
-	// turn_context, event_msg, world_state, token usage: nothing the
-	// conversation sends.
+	// turn_context, world_state, other events: nothing the conversation
+	// sends.
 	return nil
 }
 

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -98,7 +99,7 @@ func TestCodexCompactionsBecomeBoundaryAndSummary(t *testing.T) {
 	if out.sessionID != "01a20920-faf5-7b82-b470-7899bbb2e813" || out.cwd != "/home/dev/inventory" {
 		t.Errorf("session %q cwd %q", out.sessionID, out.cwd)
 	}
-	got := kinds(out.recs)
+	got := strings.ReplaceAll(kinds(out.recs), " system/model_usage", "")
 	if n := strings.Count(got, "system/compact_boundary summary"); n != 3 {
 		t.Errorf("%d compactions, want 3: %s", n, got)
 	}
@@ -112,5 +113,87 @@ func TestCodexCompactionsBecomeBoundaryAndSummary(t *testing.T) {
 		if r.IsCompactSummary && !strings.Contains(r.Message.Content, "Another language model started") {
 			t.Errorf("a summary without Codex's summary: %.80q", r.Message.Content)
 		}
+	}
+}
+
+// A Codex rollout's token_count events become model_usage records that
+// add up to its running total, an event repeated without new tokens
+// counted once.
+func TestCodexTokenCountsBecomeModelUsage(t *testing.T) {
+	t.Parallel()
+	name := "rollout-2026-11-23T15-58-06-01a20920-faf5-7b82-b470-7899bbb2e813.jsonl"
+	out := convert(t, Codex, "codex", name)
+	var got storage.Usage
+	n := 0
+	for _, r := range out.recs {
+		if r.Subtype == storage.SubtypeModelUsage {
+			n++
+			got.Add(r.ModelUsage.Usage)
+			if r.ModelUsage.Model != "gpt-4o" {
+				t.Errorf("model %q", r.ModelUsage.Model)
+			}
+		}
+	}
+	var want storage.Usage
+	events := 0
+	for _, line := range bytes.Split(fixtures.Read(t, "codex", name), []byte("\n")) {
+		var l struct {
+			Payload cxTokenCount `json:"payload"`
+		}
+		if json.Unmarshal(line, &l) == nil && l.Payload.Type == "token_count" && l.Payload.Info != nil {
+			events++
+			tot := l.Payload.Info.Total
+			want = storage.Usage{InputTokens: tot.Input, CacheReadInputTokens: tot.Cached, OutputTokens: tot.Output}
+		}
+	}
+	if got != want || want.InputTokens == 0 {
+		t.Errorf("model_usage records add up to %+v, want the rollout's total %+v", got, want)
+	}
+	if n == 0 || n >= events {
+		t.Errorf("%d model_usage records for %d events: the repeated ones must not count", n, events)
+	}
+}
+
+// A Claude Code reply's cache reads stay part of its input and are also
+// kept apart, so that a report prices them at the cached price.
+func TestClaudeCodeCacheReadsKeptApart(t *testing.T) {
+	t.Parallel()
+	out := convert(t, ClaudeCode, "claude-code", "spotter_real_tool_heavy.jsonl")
+	var u storage.Usage
+	for _, r := range out.recs {
+		if r.Type == storage.TypeAssistant && r.Message.Usage != nil {
+			u.Add(*r.Message.Usage)
+		}
+	}
+	if u.CacheReadInputTokens == 0 || u.CacheReadInputTokens >= u.InputTokens {
+		t.Errorf("usage %+v: the cache reads are not kept apart within the input", u)
+	}
+	// Each API call (message id) counts once, at its last line's usage,
+	// however many records its blocks became.
+	last := map[string]storage.Usage{}
+	for _, line := range bytes.Split(fixtures.Read(t, "claude-code", "spotter_real_tool_heavy.jsonl"), []byte("\n")) {
+		var l struct {
+			Type    string `json:"type"`
+			Message struct {
+				ID    string `json:"id"`
+				Usage *struct {
+					In    int `json:"input_tokens"`
+					Write int `json:"cache_creation_input_tokens"`
+					Read  int `json:"cache_read_input_tokens"`
+					Out   int `json:"output_tokens"`
+				} `json:"usage"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &l) == nil && l.Type == "assistant" && l.Message.Usage != nil {
+			mu := l.Message.Usage
+			last[l.Message.ID] = storage.Usage{InputTokens: mu.In + mu.Write + mu.Read, CacheReadInputTokens: mu.Read, OutputTokens: mu.Out}
+		}
+	}
+	var want storage.Usage
+	for _, v := range last {
+		want.Add(v)
+	}
+	if u != want {
+		t.Errorf("replies carry %+v, the transcript's calls used %+v", u, want)
 	}
 }

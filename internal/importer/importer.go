@@ -115,6 +115,11 @@ func (c *converted) ref(src string) string {
 type Result struct {
 	Sessions []SessionResult
 	Failed   int // source files that could not be read or written
+	// Files are the source files the tool's layout names (Claude Code's
+	// <project>/<id>.jsonl, Codex's rollout-*.jsonl), and Found how many
+	// of them are sessions of the tool, imported now or before: none of
+	// them means dir holds no session of the tool.
+	Files, Found int
 }
 
 // SessionResult is one source session's import.
@@ -170,7 +175,7 @@ func (im *Importer) Import(ctx context.Context, tool, dir string) (*Result, erro
 	}
 	defer unlock()
 	st := loadState(im.Store.Home(), im.Warn)
-	r := &run{im: im, tool: tool, st: st, res: &Result{}, batch: &storage.IndexBatch{}, projects: map[string]*storage.Project{}}
+	r := &run{im: im, tool: tool, st: st, res: &Result{Files: len(files)}, batch: &storage.IndexBatch{}, projects: map[string]*storage.Project{}}
 	for _, f := range files {
 		r.plan(f)
 	}
@@ -224,6 +229,9 @@ func (r *run) plan(path string) {
 		return
 	}
 	if r.st.unchanged(path, fi) {
+		if r.st.Files[path].Session != "" {
+			r.res.Found++
+		}
 		return
 	}
 	r.jobs = append(r.jobs, job{path, fi})
@@ -274,6 +282,9 @@ func (r *run) record(j job, prev fileState, sr *SessionResult, now fileState, er
 		r.res.Failed++
 	default:
 		r.st.Files[j.path] = now
+		if now.Session != "" {
+			r.res.Found++
+		}
 		if sr != nil {
 			r.res.Sessions = append(r.res.Sessions, *sr)
 			if r.im.Done != nil {

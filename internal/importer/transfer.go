@@ -121,7 +121,15 @@ func (r *run) passes(ctx context.Context, t *target, path string, end int64, pre
 	if err := t.open(ctx); err != nil {
 		return nil, err
 	}
-	if !t.s.HasRecords() {
+	fresh := !t.s.HasRecords()
+	// A kill in the middle of a batch's write leaves its session ending
+	// inside a line: acknowledged by a repair record before anything is
+	// appended after it, it is no damaged line in the middle of the
+	// session (sessions check finds nothing), and readers pass it over.
+	if _, err := t.s.MendTornTail(); err != nil {
+		return nil, err
+	}
+	if fresh {
 		// Created now, or by an import killed before its first record
 		// (known without reading the file): the source from its start.
 		return []pass{{from: 0, to: end, head: true}}, nil

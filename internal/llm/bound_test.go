@@ -70,7 +70,8 @@ func TestSlowEndlessStreamHitsTheTimeBound(t *testing.T) {
 	if !errors.Is(err, ErrReplyTooLong) || !strings.Contains(err.Error(), "still streaming after 300ms") {
 		t.Fatalf("Stream: %v; want the time bound's error", err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	// A safety net: the stream never ends by itself.
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("took %v", d)
 	}
 }

@@ -66,7 +66,15 @@ type Request struct {
 	Messages            []chat.Message
 	Tools               []chat.ToolDef
 	MaxCompletionTokens int // 0 = not sent
+	// ToolChoice is ToolChoiceNone to offer Tools without letting the
+	// model call one ("" = not sent: the model may call any): a request
+	// that shares the agent's prefix (its tools included, so a prompt
+	// cache serves it) but wants text only.
+	ToolChoice string
 }
+
+// ToolChoiceNone is Request.ToolChoice's "no tool calls".
+const ToolChoiceNone = "none"
 
 // Response is a complete, fully-received reply. A stream that ends without
 // a finish (cut) never yields a Response: it yields an *Error of KindStreamCut.
@@ -90,6 +98,12 @@ type Usage struct {
 // Delta is streamed output as it arrives: text for the user to see.
 type Delta struct {
 	Content string
+	// Reasoning is the model's reasoning as it streams, for a front end
+	// to show apart from the answer (a thought); it is never part of the
+	// Response. Servers send it as reasoning_content (DeepSeek, vLLM,
+	// xAI), reasoning (OpenRouter, Ollama) or, on the Responses API, as
+	// reasoning text and summary events.
+	Reasoning string
 	// Retry, when set, says that the attempt failed and another follows
 	// after a wait: a delta carrying no text, so a front end can tell the
 	// user instead of falling silent.
@@ -341,7 +355,7 @@ func (c *Client) requestBody(req Request, oreq openai.ChatCompletionRequest) ([]
 		return b, nil
 	}
 	oreq.Stream = true
-	b, err := chatBody(oreq)
+	b, err := json.Marshal(oreq)
 	if err != nil {
 		return nil, fmt.Errorf("chat completion request: %w", err)
 	}
@@ -367,7 +381,46 @@ func (d *chatDecoder) event(ev sseEvent) (step, error) {
 	if err := json.Unmarshal(ev.data, &chunk); err != nil {
 		return step{}, &Error{Kind: KindServer, Message: fmt.Sprintf("malformed stream chunk: %v", err), Err: err}
 	}
-	return step{text: d.acc.add(&chunk), content: true}, nil
+	text := d.acc.add(&chunk)
+	// The reasoning is shown, never kept in the reply, but it counts
+	// toward the reply's size: it is part of what the server streams, and
+	// of the tokens a max tokens allows.
+	reasoning := reasoningDelta(&chunk, ev.data)
+	d.acc.size += len(reasoning)
+	return step{text: text, reasoning: reasoning, content: true}, nil
+}
+
+// reasoningDelta is the reasoning a chunk's first choice carries: DeepSeek's
+// reasoning_content (vLLM and xAI send it too), or the "reasoning" that
+// OpenRouter and Ollama stream instead, which the client library's chunk
+// type does not have: only a chunk that names it is decoded twice.
+func reasoningDelta(chunk *openai.ChatCompletionStreamResponse, data []byte) string {
+	var reasoning string
+	for i := range chunk.Choices {
+		if chunk.Choices[i].Index == 0 {
+			reasoning = chunk.Choices[i].Delta.ReasoningContent
+		}
+	}
+	if !bytes.Contains(data, []byte(`"reasoning"`)) {
+		return reasoning
+	}
+	var other struct {
+		Choices []struct {
+			Index int `json:"index"`
+			Delta struct {
+				Reasoning string `json:"reasoning"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(data, &other) != nil {
+		return reasoning
+	}
+	for _, c := range other.Choices {
+		if c.Index == 0 {
+			reasoning += c.Delta.Reasoning
+		}
+	}
+	return reasoning
 }
 
 func (d *chatDecoder) finished() bool      { return d.acc.finished() }
@@ -459,6 +512,9 @@ func toOpenAIRequest(req Request) openai.ChatCompletionRequest {
 			Type:     openai.ToolTypeFunction,
 			Function: &openai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params},
 		})
+	}
+	if req.ToolChoice != "" && len(req.Tools) > 0 {
+		out.ToolChoice = req.ToolChoice
 	}
 	return out
 }

@@ -110,7 +110,9 @@ func TestStreamNoKeyNoAuthorizationHeader(t *testing.T) {
 
 func TestStreamRetries(t *testing.T) {
 	t.Parallel()
-	httpDate := time.Now().Add(20 * time.Second).UTC().Format(http.TimeFormat)
+	// Ten minutes ahead: whatever a loaded machine takes to reach the
+	// retry, the wait it computes is still close to ten minutes.
+	httpDate := time.Now().Add(10 * time.Minute).UTC().Format(http.TimeFormat)
 	tests := []struct {
 		name     string
 		replies  []llmtest.Reply
@@ -134,10 +136,11 @@ func TestStreamRetries(t *testing.T) {
 				{Status: 429, Body: `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`, Header: http.Header{"Retry-After": {httpDate}}},
 				llmtest.Text("ok"),
 			},
+			policy:   RetryPolicy{MaxDelay: time.Hour},
 			requests: 2,
 			check: func(t *testing.T, d []time.Duration) {
-				if len(d) != 1 || d[0] < 15*time.Second || d[0] > 20*time.Second {
-					t.Errorf("slept %v, want about 20s from the Retry-After date", d)
+				if len(d) != 1 || d[0] < 9*time.Minute || d[0] > 10*time.Minute {
+					t.Errorf("slept %v, want about 10m from the Retry-After date", d)
 				}
 			},
 		},
@@ -315,8 +318,11 @@ func TestStreamTimeoutRetriedOnce(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.NewServer(t, llmtest.Options{})
 			srv.Enqueue(tt.replies...)
+			// Long enough that the local server's answers (a 500, the
+			// late text) always start within it on a loaded machine: only
+			// the hangs may time out.
 			c, _ := newTestClient(t, srv.URL(), func(c *Config) {
-				c.IdleTimeout = 50 * time.Millisecond
+				c.IdleTimeout = 2 * time.Second
 				c.Retry.MaxAttempts = 4
 			})
 			resp, err := c.Stream(context.Background(), userRequest("hi"), nil)
@@ -367,7 +373,15 @@ func TestStreamContextCancel(t *testing.T) {
 	srv.Enqueue(llmtest.Hang())
 	c, sleeps := newTestClient(t, srv.URL())
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(20*time.Millisecond, cancel)
+	defer cancel()
+	// Cancelled once the server holds the request, however slow the
+	// machine, not after a fixed time it might not have reached it in.
+	go func() {
+		for len(srv.Requests()) == 0 && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
 	resp, err := c.Stream(ctx, userRequest("hi"), nil)
 	if resp != nil || !errors.Is(err, context.Canceled) {
 		t.Fatalf("got (%v, %v), want an error wrapping context.Canceled", resp, err)

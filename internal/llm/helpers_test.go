@@ -93,10 +93,13 @@ func (s *sleepRecorder) recorded() []time.Duration {
 	return append([]time.Duration(nil), s.delays...)
 }
 
+// newTestClient is a client of baseURL whose retries only record their
+// delays. Its idle timeout is a safety net a loaded machine never reaches
+// before a local server answers; a test of the idle timeout sets its own.
 func newTestClient(t testing.TB, baseURL string, mod ...func(*Config)) (*Client, *sleepRecorder) {
 	t.Helper()
 	rec := &sleepRecorder{}
-	cfg := Config{BaseURL: baseURL, Retry: RetryPolicy{Sleep: rec.sleep}, IdleTimeout: 5 * time.Second}
+	cfg := Config{BaseURL: baseURL, Retry: RetryPolicy{Sleep: rec.sleep}, IdleTimeout: time.Minute}
 	for _, m := range mod {
 		m(&cfg)
 	}

@@ -23,6 +23,7 @@ type responsesRequest struct {
 	Instructions    string          `json:"instructions,omitempty"`
 	Input           []responsesItem `json:"input"`
 	Tools           []responsesTool `json:"tools,omitempty"`
+	ToolChoice      string          `json:"tool_choice,omitempty"`
 	Stream          bool            `json:"stream"`
 	Store           bool            `json:"store"`
 	MaxOutputTokens int             `json:"max_output_tokens,omitempty"`
@@ -104,6 +105,9 @@ func toResponsesRequest(req Request) responsesRequest {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
 		out.Tools = append(out.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params})
+	}
+	if len(out.Tools) > 0 {
+		out.ToolChoice = req.ToolChoice
 	}
 	return out
 }
@@ -194,6 +198,10 @@ func (d *responsesDecoder) event(ev sseEvent) (step, error) {
 	case "response.output_text.delta":
 		d.text.WriteString(e.Delta)
 		s.text = e.Delta
+	case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
+		// The reasoning itself (open models) or its summary (OpenAI's):
+		// shown as it comes, never part of the reply.
+		s.reasoning = e.Delta
 	case "response.output_item.added", "response.output_item.done":
 		d.item(&e)
 	case "response.function_call_arguments.delta":

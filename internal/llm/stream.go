@@ -32,9 +32,12 @@ type wireDecoder interface {
 
 // step is what one event did.
 type step struct {
-	text    string // to show the user at once
-	content bool   // the event carried the reply (a keep-alive does not)
-	end     bool   // nothing more is to be read ([DONE], response.completed)
+	text string // to show the user at once
+	// reasoning is the model's reasoning the event carried, shown as it
+	// comes and never part of the reply.
+	reasoning string
+	content   bool // the event carried the reply (a keep-alive does not)
+	end       bool // nothing more is to be read ([DONE], response.completed)
 }
 
 // keepAliveEvents are the event names servers and proxies send to keep a
@@ -82,6 +85,9 @@ func (c *Client) streamAttempt(ctx context.Context, path string, body []byte, de
 			if le := bound.check(dec.size(), events); le != nil {
 				return nil, partial(le, emitted)
 			}
+		}
+		if s.reasoning != "" && onDelta != nil {
+			onDelta(Delta{Reasoning: s.reasoning})
 		}
 		if s.text != "" {
 			emitted = true

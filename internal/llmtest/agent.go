@@ -31,6 +31,8 @@ import (
 //	bash-output <id>       → BashOutput {"bash_id": "<id>"}
 //	kill-shell <id>        → KillShell {"shell_id": "<id>"}
 //	webfetch <url> [prompt] → WebFetch {"url": "<url>", "prompt": "<prompt>"}
+//	exit-plan <plan>       → ExitPlanMode {"plan": "<plan>"}, each `\n` in it a line break
+//	task <type> <prompt>   → Task {"description": "<type> task", "prompt": "<prompt>", "subagent_type": "<type>"}
 //
 // A user message with no such line is answered with the text
 // "You said: <its first line>".
@@ -110,6 +112,11 @@ func agentCalls(content string) []ToolCall {
 			name, args = "BashOutput", map[string]any{"bash_id": rest}
 		case "kill-shell":
 			name, args = "KillShell", map[string]any{"shell_id": rest}
+		case "exit-plan":
+			name, args = "ExitPlanMode", map[string]any{"plan": strings.ReplaceAll(rest, `\n`, "\n")}
+		case "task":
+			typ, prompt, _ := strings.Cut(rest, " ")
+			name, args = "Task", map[string]any{"description": typ + " task", "prompt": strings.TrimSpace(prompt), "subagent_type": typ}
 		case "webfetch":
 			u, prompt, _ := strings.Cut(rest, " ")
 			name, args = "WebFetch", map[string]any{"url": u}

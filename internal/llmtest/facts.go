@@ -62,8 +62,11 @@ func normalise(s string) string { return strings.Join(strings.Fields(s), " ") }
 func Holds(text, key string) bool { return strings.Contains(text, normalise(key)) }
 
 // IsSummaryRequest tells a summarisation call from an agent turn: it
-// offers no tools, where every agent request of clawdcode carries them.
-func IsSummaryRequest(r Request) bool { return len(r.Tools) == 0 }
+// offers no tools (a summary asked apart from the conversation), or
+// offers the agent's tools with tool_choice "none" (a summary asked at
+// the end of the agent's own request, which a prompt cache serves);
+// clawdcode's agent requests carry tools and no tool_choice.
+func IsSummaryRequest(r Request) bool { return len(r.Tools) == 0 || r.ToolChoice == "none" }
 
 // SummaryMode is how a scripted summariser behaves (see Summariser).
 type SummaryMode string

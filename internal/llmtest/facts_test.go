@@ -119,3 +119,24 @@ func TestViolatorActsOnlyWithoutTheRule(t *testing.T) {
 		t.Errorf("without the rule: %+v, want the forbidden call", got)
 	}
 }
+
+// A summary asked apart offers no tools; one asked at the end of the
+// agent's request offers its tools with tool_choice "none"; an agent
+// request offers tools and no tool_choice.
+func TestIsSummaryRequest(t *testing.T) {
+	t.Parallel()
+	tools := []chat.ToolDef{{Name: "Read"}}
+	for _, c := range []struct {
+		r    Request
+		want bool
+	}{
+		{Request{}, true},
+		{Request{Tools: tools, ToolChoice: "none"}, true},
+		{Request{Tools: tools}, false},
+		{Request{Tools: tools, ToolChoice: "auto"}, false},
+	} {
+		if got := IsSummaryRequest(c.r); got != c.want {
+			t.Errorf("IsSummaryRequest(%d tools, tool_choice %q) = %v", len(c.r.Tools), c.r.ToolChoice, got)
+		}
+	}
+}

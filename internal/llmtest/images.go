@@ -1,11 +1,19 @@
 package llmtest
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	_ "image/gif" // image.DecodeConfig's decoders for the types clawdcode sends
+	_ "image/jpeg"
+	_ "image/png"
+	"math"
 	"net/http"
 	"strings"
+
+	_ "golang.org/x/image/webp"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 )
@@ -93,4 +101,32 @@ func responsesContent(raw json.RawMessage) json.RawMessage {
 	}
 	b, _ := json.Marshal(out)
 	return b
+}
+
+// ImageTokens is what OpenAI charges for an image of w×h pixels at high
+// detail, as its vision guide publishes it: scaled to fit 2048×2048, then
+// to a shorter side of at most 768, 85 tokens plus 170 for each 512×512
+// tile it covers. OpenAITokens counts every image part so; one whose size
+// cannot be read counts as the largest (2048×768: 1,445 tokens).
+func ImageTokens(w, h int) int {
+	if w <= 0 || h <= 0 {
+		return 85 + 170*8
+	}
+	fw, fh := float64(w), float64(h)
+	if long := math.Max(fw, fh); long > 2048 {
+		fw, fh = fw*2048/long, fh*2048/long
+	}
+	if short := math.Min(fw, fh); short > 768 {
+		fw, fh = fw*768/short, fh*768/short
+	}
+	return 85 + 170*int(math.Ceil(fw/512))*int(math.Ceil(fh/512))
+}
+
+// imagePartTokens is ImageTokens of an image part's bytes.
+func imagePartTokens(img chat.Image) int {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(img.Data))
+	if err != nil {
+		return ImageTokens(0, 0)
+	}
+	return ImageTokens(cfg.Width, cfg.Height)
 }

@@ -13,6 +13,10 @@ import (
 type Reply struct {
 	// Text is the assistant's content, streamed in word-sized pieces.
 	Text string
+	// Reasoning is streamed before Text as reasoning_content deltas, as
+	// DeepSeek and vLLM send a reasoning model's thinking (chat streams
+	// only); it is no part of the reply's content.
+	Reasoning string
 	// ToolCalls are streamed after Text, in order, each with an index.
 	ToolCalls []ToolCall
 	// FinishReason defaults to "tool_calls" when there are tool calls, else "stop".

@@ -17,6 +17,7 @@ type responsesBody struct {
 	Tools           []responsesTool `json:"tools"`
 	Stream          bool            `json:"stream"`
 	MaxOutputTokens *int            `json:"max_output_tokens"`
+	ToolChoice      any             `json:"tool_choice"`
 }
 
 type responsesTool struct {
@@ -95,6 +96,9 @@ func responsesAsChat(body []byte) ([]byte, error) {
 	}
 	if rb.MaxOutputTokens != nil {
 		chat["max_completion_tokens"] = *rb.MaxOutputTokens
+	}
+	if rb.ToolChoice != nil {
+		chat["tool_choice"] = rb.ToolChoice
 	}
 	return json.Marshal(chat)
 }

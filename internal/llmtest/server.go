@@ -71,7 +71,9 @@ type Request struct {
 	// MaxCompletionTokens and MaxTokens are 0 when not sent.
 	MaxCompletionTokens int
 	MaxTokens           int
-	Body                []byte // the raw request body
+	// ToolChoice is tool_choice when sent as a string ("none", "auto").
+	ToolChoice string
+	Body       []byte // the raw request body
 	// Responses is set for a POST /v1/responses; its input is decoded
 	// into Messages and Tools like a chat request's.
 	Responses bool
@@ -282,6 +284,9 @@ func (s *Server) check(req *Request, opts Options) (status int, body, msg string
 		return http.StatusBadRequest, errorBody(msg, "invalid_request_error", "", ""), msg
 	}
 	if v := validate(wire, opts.RejectConsecutiveUser); v != nil {
+		return http.StatusBadRequest, v.body(), v.message
+	}
+	if v := validateToolNames(wire.Tools); v != nil {
 		return http.StatusBadRequest, v.body(), v.message
 	}
 	if status, body, msg := checkImages(req, opts); status != 0 {

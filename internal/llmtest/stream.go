@@ -68,6 +68,9 @@ func (c completion) chunks(includeUsage bool) [][]byte {
 		first = ""
 	}
 	add(choice(map[string]any{"role": "assistant", "content": first, "refusal": nil}, nil), nil)
+	for _, piece := range splitPieces(c.reply.Reasoning, 24) {
+		add(choice(map[string]any{"content": "", "reasoning_content": piece}, nil), nil)
+	}
 	for _, piece := range splitPieces(c.reply.Text, 24) {
 		add(choice(map[string]any{"content": piece}, nil), nil)
 	}

@@ -41,7 +41,8 @@ func TextTokens(s string) int {
 	return n
 }
 
-// OpenAITokens is r's prompt as OpenAI counts it (see TextTokens).
+// OpenAITokens is r's prompt as OpenAI counts it (see TextTokens), its
+// images at OpenAI's rate (ImageTokens).
 func OpenAITokens(r Request) int {
 	count := TextTokens
 	n := 3
@@ -52,6 +53,9 @@ func OpenAITokens(r Request) int {
 		}
 		for _, c := range m.ToolCalls {
 			n += 7 + count(c.Name) + count(c.Arguments)
+		}
+		for _, img := range m.Images {
+			n += imagePartTokens(img)
 		}
 	}
 	for _, d := range r.Tools {

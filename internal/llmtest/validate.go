@@ -22,6 +22,7 @@ type wireRequest struct {
 	} `json:"stream_options"`
 	MaxCompletionTokens *int `json:"max_completion_tokens"`
 	MaxTokens           *int `json:"max_tokens"`
+	ToolChoice          any  `json:"tool_choice"`
 
 	messages []wireMessage
 }
@@ -92,6 +93,9 @@ func decodeRequest(req *Request, body []byte) (*wireRequest, error) {
 	}
 	if w.MaxTokens != nil {
 		req.MaxTokens = *w.MaxTokens
+	}
+	if c, ok := w.ToolChoice.(string); ok {
+		req.ToolChoice = c
 	}
 	for _, m := range w.messages {
 		cm := chat.Message{Role: m.Role, Content: m.Content.text, Name: m.Name, ToolCallID: m.ToolCallID}
@@ -239,6 +243,30 @@ func validate(w *wireRequest, rejectConsecutiveUser bool) *violation {
 	}
 	if ids := unanswered(); runFrom >= 0 && len(ids) > 0 {
 		return &violation{message: fmt.Sprintf(msgUnansweredCalls, strings.Join(ids, ", ")), param: fmt.Sprintf("messages.[%d].role", runFrom)}
+	}
+	return nil
+}
+
+// maxToolName is the longest function name the API takes.
+const maxToolName = 64
+
+// validateToolNames applies the API's rule for function names: 1 to 64
+// characters of [a-zA-Z0-9_-].
+func validateToolNames(tools []wireTool) *violation {
+	for i, t := range tools {
+		name, param := t.Function.Name, fmt.Sprintf("tools[%d].function.name", i)
+		if len(name) > maxToolName {
+			return &violation{
+				message: fmt.Sprintf("Invalid '%s': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", param, maxToolName, len(name)),
+				param:   param, code: "string_above_max_length",
+			}
+		}
+		if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+			return &violation{
+				message: fmt.Sprintf("Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", param),
+				param:   param, code: "invalid_value",
+			}
+		}
 	}
 	return nil
 }

@@ -56,6 +56,15 @@ func TestSettleSkipsAServerThatNeverAnswers(t *testing.T) {
 		},
 	})
 	t.Cleanup(func() { h.Close() })
+	// The quick server is waited for first (an event, a minute's safety
+	// net): Settle's 2 s are then the hanging server's alone, and a
+	// loaded machine's slow start of the quick one is not taken for a
+	// hang.
+	for deadline := time.Now().Add(time.Minute); h.Status()[1].State != StateConnected; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the quick server never connected: %+v", h.Status()[1])
+		}
+	}
 	h.Settle(context.Background(), 2*time.Second)
 	h.Settle(context.Background(), 2*time.Second)
 	st := h.Status()

@@ -28,6 +28,8 @@ package mcphost
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -94,6 +96,9 @@ type Status struct {
 	State string
 	Error string   // why it failed or died
 	Tools []string // the model-facing names of its tools
+	// Full is the name the server gives a tool (FullName) whose
+	// model-facing name differs (cut or changed), by that name.
+	Full map[string]string
 }
 
 // Host holds the connections.
@@ -392,6 +397,12 @@ func (h *Host) Status() []Status {
 		for _, t := range s.tools {
 			if name := ToolName(s.cfg.Name, t.Name); offered[name] {
 				st.Tools = append(st.Tools, name) // not one refused for its name (Tools)
+				if full := FullName(s.cfg.Name, t.Name); full != name {
+					if st.Full == nil {
+						st.Full = map[string]string{}
+					}
+					st.Full[name] = full
+				}
 			}
 		}
 		s.mu.Unlock()
@@ -427,10 +438,31 @@ func isClosedErr(err error) bool {
 	return strings.Contains(msg, "closed") || strings.Contains(msg, "signal: terminated") || strings.Contains(msg, "exit status")
 }
 
-// ToolName is the model-facing name of a server's tool. Characters the
-// chat APIs refuse in a function name (outside [A-Za-z0-9_-]) become '_'.
+// maxToolName is the longest function name the chat APIs take (OpenAI
+// refuses a request with a longer one).
+const maxToolName = 64
+
+// ToolName is the model-facing name of a server's tool,
+// mcp__<server>__<tool>: characters the chat APIs refuse in a function
+// name (outside [A-Za-z0-9_-]) become '_', and a name past 64 characters
+// is cut to end in '_' and 8 hex digits of a hash of the server's and the
+// tool's own names — valid, the same from run to run, and another tool's
+// only if both names are (names one without regard to case are refused,
+// both: tools.UniqueNames).
 func ToolName(serverName, tool string) string {
-	return "mcp__" + sanitize(serverName) + "__" + sanitize(tool)
+	name := "mcp__" + sanitize(serverName) + "__" + sanitize(tool)
+	if len(name) <= maxToolName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(serverName + "\x00" + tool))
+	suffix := "_" + hex.EncodeToString(sum[:4])
+	return name[:maxToolName-len(suffix)] + suffix
+}
+
+// FullName is a tool's name as its server gives it, unshortened and
+// unchanged: what /mcp shows beside a ToolName that differs.
+func FullName(serverName, tool string) string {
+	return "mcp__" + serverName + "__" + tool
 }
 
 func sanitize(s string) string {

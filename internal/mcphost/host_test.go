@@ -105,12 +105,13 @@ func TestCancelledCallEndsAtOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
-	res := long.Run(ctx, json.RawMessage(`{"duration":30,"steps":30}`))
+	res := long.Run(ctx, json.RawMessage(`{"duration":300,"steps":300}`))
 	if res.Error != "interrupted" {
 		t.Fatalf("cancelled call: %+v", res)
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("a cancelled 30 s call took %v", d)
+	// A safety net, not a measure: the call alone lasts 300 s.
+	if d := time.Since(start); d > time.Minute {
+		t.Fatalf("a cancelled 300 s call took %v", d)
 	}
 	echo := toolNamed(t, h, "mcp__everything__echo").Run(context.Background(), json.RawMessage(`{"message":"still here"}`))
 	if !strings.Contains(echo.Output, "still here") {

@@ -19,7 +19,7 @@ func BenchmarkPromptAtSessionStart(b *testing.B) {
 			write(&testing.T{}, book.Root(), "Makefile", "test:\n")
 			for i := range c.n {
 				text := fmt.Sprintf("Memory %d: run `make test` before committing %s", i, pad(c.size))
-				if _, err := book.Add(b.Context(), Project, text); err != nil {
+				if _, _, err := book.Add(b.Context(), Project, text); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -29,7 +29,7 @@ func BenchmarkPromptAtSessionStart(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := book.Prompt(counter, PromptBudget); err != nil {
+				if _, err := book.Prompt(counter, PromptBudget, ""); err != nil {
 					b.Fatal(err)
 				}
 			}

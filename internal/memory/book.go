@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,29 +19,46 @@ const MaxText = 1000
 
 // Book is a project's memories and the user's.
 type Book struct {
-	root     string
-	project  journal
+	root    string
+	project journal
+	// below are the project journals of the working directory when it is
+	// a subdirectory of the repository (Open): read with the root's.
+	below    []journal
 	user     journal
 	now      func() time.Time
 	onChange func()
 }
 
 // Open is the book of project p (whose store holds the user's memories
-// too). Nothing is read or created until a method needs it.
+// too). A project's memories are its repository's (storage.RepoRoot):
+// in a subdirectory they are the root's, kept in the root's project
+// directory and checked against the root; the subdirectory's own, if an
+// earlier run kept some there, are read with them. Nothing is read or
+// created until a method needs it.
 func Open(p *storage.Project) *Book {
 	home := p.Store().Home()
 	userDir := filepath.Join(home, "memory")
-	return &Book{
-		root: p.Root,
-		project: journal{
-			readDir: filepath.Join(p.Dir, "memory"),
-			dir: func() (string, error) {
-				d, err := p.EnsureDir()
-				return filepath.Join(d, "memory"), err
-			},
+	b := &Book{
+		root:    p.Root,
+		project: projectJournal(p),
+		user:    journal{readDir: userDir, dir: func() (string, error) { return userDir, nil }},
+		now:     time.Now,
+	}
+	if root := storage.RepoRoot(p.Root); root != "" && root != p.Root {
+		if q, err := p.Store().Project(root); err == nil {
+			b.root, b.project, b.below = q.Root, projectJournal(q), []journal{b.project}
+		}
+	}
+	return b
+}
+
+func projectJournal(p *storage.Project) journal {
+	return journal{
+		readDir: filepath.Join(p.Dir, "memory"),
+		dir: func() (string, error) {
+			d, err := p.EnsureDir()
+			return filepath.Join(d, "memory"), err
 		},
-		user: journal{readDir: userDir, dir: func() (string, error) { return userDir, nil }},
-		now:  time.Now,
 	}
 }
 
@@ -81,6 +99,18 @@ func (b *Book) load() (state, error) {
 	pe, err := b.project.read()
 	if err != nil {
 		return state{}, fmt.Errorf("project memories: %w", err)
+	}
+	if len(b.below) > 0 {
+		for _, j := range b.below {
+			evs, err := j.read()
+			if err != nil {
+				return state{}, fmt.Errorf("project memories: %w", err)
+			}
+			pe = append(pe, evs...)
+		}
+		// One history: an event of the root's log may answer one of the
+		// subdirectory's (a remove, an accept).
+		slices.SortStableFunc(pe, func(a, b Event) int { return a.Time.Compare(b.Time) })
 	}
 	ue, err := b.user.read()
 	if err != nil {
@@ -130,18 +160,46 @@ func cleanText(text string) (string, error) {
 	return text, nil
 }
 
-// Add keeps text as a memory typed by the user.
-func (b *Book) Add(ctx context.Context, scope Scope, text string) (Memory, error) {
+// Add keeps text as a memory typed by the user. One that states the test
+// or the build command (kindOf) retires the older memories of its scope
+// that state the same, typed or accepted: the newer contradicts them.
+// It returns the memory and those it retired.
+func (b *Book) Add(ctx context.Context, scope Scope, text string) (Memory, []Memory, error) {
 	text, err := cleanText(text)
 	if err != nil {
-		return Memory{}, err
+		return Memory{}, nil, err
 	}
-	ev := Event{Time: b.now(), Op: opAdd, ID: uuid.NewString(), Text: text, Source: &Source{Kind: SourceTyped}}
-	if err := b.journal(scope).append(ctx, ev); err != nil {
-		return Memory{}, err
+	now := b.now()
+	ev := Event{Time: now, Op: opAdd, ID: uuid.NewString(), Text: text, Kind: kindOf(text), Source: &Source{Kind: SourceTyped}}
+	evs := []Event{ev}
+	var retired []Memory
+	if exclusive[ev.Kind] {
+		st, err := b.load()
+		if err != nil {
+			return Memory{}, nil, err
+		}
+		evs, retired = retire(st.scope(scope), ev.Kind, now, evs)
+	}
+	if err := b.journal(scope).append(ctx, evs...); err != nil {
+		return Memory{}, nil, err
 	}
 	b.changed()
-	return Memory{ID: ev.ID, Scope: scope, Text: text, Source: *ev.Source, Added: ev.Time, Changed: ev.Time}, nil
+	return Memory{ID: ev.ID, Scope: scope, Text: text, Kind: ev.Kind, Source: *ev.Source, Added: now, Changed: now}, retired, nil
+}
+
+// retire adds to evs a retire event for each live memory of f of kind,
+// and returns them with the memories retired.
+func retire(f *folded, kind string, now time.Time, evs []Event) ([]Event, []Memory) {
+	var retired []Memory
+	for _, m := range f.memories {
+		if m.Kind == kind && m.Retired == "" {
+			reason := "replaced by a newer " + kind + " memory"
+			evs = append(evs, Event{Time: now, Op: opRetire, ID: m.ID, Reason: reason})
+			m.Retired = reason
+			retired = append(retired, *m)
+		}
+	}
+	return evs, retired
 }
 
 // Remove removes memory n (as View numbers them).
@@ -203,7 +261,8 @@ func (b *Book) Suggest(ctx context.Context, cands []Suggestion) ([]Suggestion, e
 // Accept makes suggestion n (as View numbers them) a memory of the
 // project, with text in place of the suggested one when text is not
 // empty. A memory of the same exclusive kind (the test command, the build
-// command) accepted before is retired: the newer one contradicts it.
+// command) accepted or typed before is retired: the newer one
+// contradicts it.
 func (b *Book) Accept(ctx context.Context, n int, text string) (Memory, []Memory, error) {
 	s, err := b.pendingNth(n)
 	if err != nil {
@@ -222,14 +281,7 @@ func (b *Book) Accept(ctx context.Context, n int, text string) (Memory, []Memory
 	evs := []Event{{Time: now, Op: opAccept, ID: s.ID, Text: text}}
 	var retired []Memory
 	if exclusive[s.Kind] {
-		for _, m := range st.project.memories {
-			if m.Kind == s.Kind && m.Retired == "" {
-				reason := "replaced by a newer " + s.Kind + " memory"
-				evs = append(evs, Event{Time: now, Op: opRetire, ID: m.ID, Reason: reason})
-				m.Retired = reason
-				retired = append(retired, *m)
-			}
-		}
+		evs, retired = retire(st.project, s.Kind, now, evs)
 	}
 	if err := b.project.append(ctx, evs...); err != nil {
 		return Memory{}, nil, err

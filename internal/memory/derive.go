@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -20,7 +20,8 @@ import (
 //     command runs a test runner — go test, cargo test, npm test, pytest,
 //     make test… — answered without an error);
 //   - the last build command that succeeded, likewise;
-//   - the files most worked on (changed by Write or Edit at least twice);
+//   - the files most worked on (changed by Write or Edit at least twice,
+//     the calls read by toolcall.Classify);
 //   - each correction the user made to the agent: a message right after
 //     the agent acted that begins "no, use …" or says "don't …, use …".
 func Derive(ctx context.Context, path string, from int64, root string) ([]Suggestion, error) {
@@ -78,16 +79,12 @@ func (d *deriver) observe(r *storage.Record) {
 
 // succeeded notes a call that ran without an error.
 func (d *deriver) succeeded(call, result *storage.Record) {
-	var in struct {
-		Command  string `json:"command"`
-		FilePath string `json:"file_path"`
-	}
-	_ = json.Unmarshal(call.Tool.Input, &in)
+	c := toolcall.Classify(call.Tool.Name, call.Tool.Input)
 	refs := []string{call.UUID, result.UUID}
 	src := Source{Kind: SourceSuggested, Session: call.SessionID, Refs: refs}
-	switch call.Tool.Name {
-	case "Bash":
-		cmd := strings.Join(strings.Fields(in.Command), " ")
+	switch {
+	case c.Tool == toolcall.Bash:
+		cmd := strings.Join(strings.Fields(c.Command), " ")
 		if cmd == "" || len(cmd) > 200 {
 			return
 		}
@@ -98,14 +95,17 @@ func (d *deriver) succeeded(call, result *storage.Record) {
 		case KindBuild:
 			d.build = &Suggestion{Text: "Build with `" + cmd + "`", Kind: kind, Source: src}
 		}
-	case "Write", "Edit":
-		if in.FilePath == "" {
+	case c.Effect == toolcall.Changes:
+		if c.Path == "" {
 			return
 		}
-		p := in.FilePath
-		if rel, err := filepath.Rel(d.root, p); err == nil && filepath.IsAbs(p) && !strings.HasPrefix(rel, "..") {
-			p = rel
+		// A path the call gave relative to its working directory (a
+		// subdirectory of the repository) is named from the root.
+		path := c.Path
+		if !filepath.IsAbs(path) && call.CWD != "" {
+			path = filepath.Join(call.CWD, path)
 		}
+		p := toolcall.Rel(d.root, path)
 		if _, ok := d.edits[p]; !ok {
 			d.order = append(d.order, p)
 		}

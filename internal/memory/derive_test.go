@@ -44,8 +44,9 @@ func TestDeriveFromASessionFile(t *testing.T) {
 	}
 	user("fix the parser")
 	call("c1", "Bash", map[string]string{"command": "go test ./..."}, true)
-	passCall, passResult := call("c2", "Bash", map[string]string{"command": "go  test ./..."}, false)
-	call("c3", "Edit", map[string]string{"file_path": filepath.Join(root, "parse.go")}, false)
+	// Tool names match without case (CONTRACT §3): "bash" and "edit" ran.
+	passCall, passResult := call("c2", "bash", map[string]string{"command": "go  test ./..."}, false)
+	call("c3", "edit", map[string]string{"file_path": filepath.Join(root, "parse.go")}, false)
 	_, lastEdit := call("c4", "Write", map[string]string{"file_path": "parse.go"}, false)
 	_ = lastEdit
 	call("c5", "Edit", map[string]string{"file_path": "once.go"}, false)

@@ -7,7 +7,9 @@
 // Storage. Each scope has one append-only log of events (add, edit,
 // remove, suggest, accept, reject, retire, use), one JSON object a line:
 // the project's in <CLAWDCODE_HOME>/projects/<project>/memory/events.jsonl
-// (the project's directory as storage.Project names it), the user's in
+// (the project's directory as storage.Project names it, for the root of
+// its repository: a subdirectory's sessions share the root's memories,
+// see Open), the user's in
 // <CLAWDCODE_HOME>/memory/events.jsonl. Nothing is written in the
 // repository unless the user exports (Export, into AGENTS.md). The current
 // list is the log folded from its start; an event is written with one
@@ -20,8 +22,8 @@
 //   - A suggestion is never part of Prompt: only accepted memories are.
 //   - Prompt leaves out every memory Check finds stale (it names a path, a
 //     Makefile target or a package.json script the project no longer has)
-//     and every retired one (replaced by a newer accepted suggestion of
-//     the same kind: the test command, the build command), and stays
+//     and every retired one (replaced by a newer memory of the same kind,
+//     typed or accepted: the test command, the build command), and stays
 //     within the token budget it is given, saying what it left out.
 //   - Export changes only clawdcode's own marked section of AGENTS.md and
 //     replaces the file atomically.

@@ -22,8 +22,8 @@ const (
 	SourceModel     = "model"     // written by the model on /memory suggest, accepted
 )
 
-// Kinds of suggestion; a newer accepted memory of the kinds in exclusive
-// retires the older ones of its scope.
+// Kinds of memory; a newer memory of the kinds in exclusive, accepted or
+// typed (kindOf), retires the older ones of its scope.
 const (
 	KindTest       = "test-command"
 	KindBuild      = "build-command"
@@ -88,11 +88,17 @@ func fold(scope Scope, evs []Event) *folded {
 			if ev.Source != nil {
 				m.Source = *ev.Source
 			}
+			if m.Kind == "" {
+				m.Kind = kindOf(m.Text) // typed before kinds were kept
+			}
 			st.memories = append(st.memories, m)
 			byID[ev.ID] = m
 		case opEdit:
 			if m := byID[ev.ID]; m != nil {
 				m.Text, m.Changed = ev.Text, ev.Time
+				if m.Source.Kind != SourceSuggested && m.Source.Kind != SourceModel {
+					m.Kind = kindOf(m.Text)
+				}
 			}
 		case opRemove:
 			st.memories = removeMemory(st.memories, ev.ID)

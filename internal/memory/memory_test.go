@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -118,13 +119,13 @@ func TestAddRemoveAcceptRetire(t *testing.T) {
 	b := newBook(t)
 	changes := 0
 	b.OnChange(func() { changes++ })
-	if _, err := b.Add(ctx, Project, "  one\n two "); err != nil {
+	if _, _, err := b.Add(ctx, Project, "  one\n two "); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Add(ctx, User, "mine"); err != nil {
+	if _, _, err := b.Add(ctx, User, "mine"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Add(ctx, Project, " "); err == nil {
+	if _, _, err := b.Add(ctx, Project, " "); err == nil {
 		t.Fatal("an empty memory was kept")
 	}
 	src := Source{Kind: SourceSuggested, Session: "s", Refs: []string{"r1", "r2"}}
@@ -192,7 +193,7 @@ func TestPromptBudgetOrderAndStale(t *testing.T) {
 	ctx := t.Context()
 	b := newBook(t)
 	for _, text := range []string{"old but used", "stale one names gone.go", "newest"} {
-		if _, err := b.Add(ctx, Project, text); err != nil {
+		if _, _, err := b.Add(ctx, Project, text); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -201,7 +202,7 @@ func TestPromptBudgetOrderAndStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Suggest(ctx, []Suggestion{{Text: "a pending suggestion", Kind: KindCorrection}})
-	g, err := b.Prompt(countWords{}, 1000)
+	g, err := b.Prompt(countWords{}, 1000, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestPromptBudgetOrderAndStale(t *testing.T) {
 		t.Fatalf("prompt (ids %v):\n%s", g.IDs, g.Text)
 	}
 	head := countWords{}.Text(promptHead) + 40
-	g, _ = b.Prompt(countWords{}, head+10)
+	g, _ = b.Prompt(countWords{}, head+10, "")
 	if len(g.IDs) != 1 || !strings.Contains(g.Text, "(1 more memory was left out to stay within") {
 		t.Fatalf("a tight budget gave %v:\n%s", g.IDs, g.Text)
 	}
@@ -278,5 +279,62 @@ func TestApplyEdit(t *testing.T) {
 	}
 	if _, err := b.ApplyEdit(ctx, "[project]\n9. nine\n"); err == nil {
 		t.Fatal("an unknown number was accepted")
+	}
+}
+
+// In a subdirectory of a repository the book is the root's: its memories,
+// checked against the root, with those an earlier run kept for the
+// subdirectory itself; what is added goes to the root's.
+func TestBookOfASubdirectoryIsTheRepositorys(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	root := t.TempDir()
+	write(t, root, ".git/HEAD", "ref: refs/heads/main\n")
+	write(t, root, "Makefile", "test:\n")
+	store := storage.NewStore(t.TempDir())
+	rp, err := store.Project(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(root, "pkg", "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := store.Project(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An earlier run kept one in the subdirectory's own log.
+	below := &Book{root: sub, project: projectJournal(sp), now: time.Now}
+	if _, _, err := below.Add(ctx, Project, "kept below"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Open(rp).Add(ctx, Project, "Run the tests with `make test`"); err != nil {
+		t.Fatal(err)
+	}
+	b := Open(sp)
+	if b.Root() != root {
+		t.Fatalf("the subdirectory's book is checked against %s, not the root", b.Root())
+	}
+	if _, _, err := b.Add(ctx, Project, "added below"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.View()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range v.Memories {
+		if m.Stale != "" {
+			t.Errorf("%q is stale in a subdirectory: %s", m.Text, m.Stale)
+		}
+		texts = append(texts, m.Text)
+	}
+	if got := strings.Join(texts, " | "); got != "kept below | Run the tests with `make test` | added below" {
+		t.Fatalf("the subdirectory's memories: %s", got)
+	}
+	v, err = Open(rp).View()
+	if err != nil || len(v.Memories) != 2 || v.Memories[1].Text != "added below" {
+		t.Fatalf("the root's memories after an add below: %+v, %v", v.Memories, err)
 	}
 }

@@ -18,8 +18,13 @@ type TokenCounter interface {
 type Given struct {
 	// Text is the memories' section of the system prompt ("" = none).
 	Text string
-	// IDs are the memories in Text (for RecordUse).
-	IDs []string
+	// IDs are the memories in Text (for RecordUse), and Texts their texts
+	// as given (for Update).
+	IDs   []string
+	Texts []string
+	// exported are the memories the instructions gave (exportedIn), which
+	// Update does not name either.
+	exported map[string]bool
 }
 
 const promptHead = "Memories the user keeps across sessions, each with where it came from. Each was checked against the project when this session started; if one disagrees with what you find, trust the project and say so.\n"
@@ -27,17 +32,25 @@ const promptHead = "Memories the user keeps across sessions, each with where it 
 // Prompt is the section of the system prompt that gives the live memories
 // to the model: not the stale, not the retired, never a suggestion; the
 // most used first, then the most recently changed; as many as fit in
-// budget tokens, saying how many were left out and why.
-func (b *Book) Prompt(counter TokenCounter, budget int) (Given, error) {
+// budget tokens, saying how many were left out and why. instructions is
+// what the same prompt gives of the project's instruction files: a
+// memory /memory export wrote into clawdcode's section of AGENTS.md,
+// which reaches the model there, is not given twice.
+func (b *Book) Prompt(counter TokenCounter, budget int, instructions string) (Given, error) {
 	v, err := b.View()
 	if err != nil {
 		return Given{}, err
 	}
+	exported := exportedIn(instructions)
 	var live []Memory
-	stale := 0
+	stale, inFile := 0, 0
 	for _, m := range v.Memories {
-		if m.Stale != "" {
+		switch {
+		case m.Stale != "":
 			stale++
+			continue
+		case exported[normalise(m.Text)]:
+			inFile++
 			continue
 		}
 		live = append(live, m)
@@ -63,7 +76,7 @@ func (b *Book) Prompt(counter TokenCounter, budget int) (Given, error) {
 	if size <= budget {
 		count = func(string) int { return 0 }
 	}
-	var g Given
+	g := Given{exported: exported}
 	var body strings.Builder
 	used := count(promptHead) + 40 // and the closing lines
 	left := 0
@@ -76,6 +89,7 @@ func (b *Book) Prompt(counter TokenCounter, budget int) (Given, error) {
 		used += n
 		body.WriteString(line)
 		g.IDs = append(g.IDs, live[i].ID)
+		g.Texts = append(g.Texts, live[i].Text)
 	}
 	var out strings.Builder
 	out.WriteString(promptHead)
@@ -86,8 +100,90 @@ func (b *Book) Prompt(counter TokenCounter, budget int) (Given, error) {
 	if stale > 0 {
 		fmt.Fprintf(&out, "(%d %s withheld: %s a file or command the project no longer has.)\n", stale, plural(stale, "stale memory was", "stale memories were"), plural(stale, "it names", "they name"))
 	}
+	if inFile > 0 {
+		fmt.Fprintf(&out, "(%d more %s in the project's instructions above, in AGENTS.md's project memory section.)\n", inFile, plural(inFile, "is", "are"))
+	}
 	g.Text = out.String()
 	return g, nil
+}
+
+// exportedIn is the memories (normalised) that the project memory
+// sections of instructions hold (Export's, in AGENTS.md): the lines "- "
+// from a begin marker to its end marker, or to the end of what was given
+// of the file when it was cut.
+func exportedIn(instructions string) map[string]bool {
+	out := map[string]bool{}
+	for rest := instructions; ; {
+		i := strings.Index(rest, beginPrefix)
+		if i < 0 {
+			return out
+		}
+		rest = rest[i+len(beginPrefix):]
+		section := rest
+		if j := strings.Index(rest, exportEnd); j >= 0 {
+			section, rest = rest[:j], rest[j:]
+		}
+		for line := range strings.Lines(section) {
+			if text, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+				out[normalise(text)] = true
+			}
+		}
+	}
+}
+
+// maxUpdate bounds the memories an Update names, each way.
+const maxUpdate = 20
+
+// Update is the note that tells the model of a session under way how the
+// memories changed since its prompt gave it given: the live ones it was
+// not given (added, accepted or edited since), and those it was given
+// that are no longer to be followed (removed, retired by a newer one,
+// edited, or stale now); "" when nothing changed. It is sent after the
+// conversation of each request (never recorded), so the prompt a server
+// caches stays the same; a session that starts later has them in its
+// prompt instead.
+func (b *Book) Update(given Given) (string, error) {
+	v, err := b.View()
+	if err != nil {
+		return "", err
+	}
+	was := make(map[string]string, len(given.IDs))
+	for i, id := range given.IDs {
+		if i < len(given.Texts) {
+			was[id] = given.Texts[i]
+		}
+	}
+	var added []string
+	now := map[string]string{}
+	for _, m := range v.Memories {
+		if m.Stale != "" || given.exported[normalise(m.Text)] {
+			continue
+		}
+		now[m.ID] = m.Text
+		if text, ok := was[m.ID]; (!ok || text != m.Text) && len(added) < maxUpdate {
+			added = append(added, fmt.Sprintf("- [%s] %s\n", describeSource(m, true), m.Text))
+		}
+	}
+	var gone []string
+	for i, id := range given.IDs {
+		if text, ok := now[id]; (!ok || text != given.Texts[i]) && len(gone) < maxUpdate {
+			gone = append(gone, "- "+given.Texts[i]+"\n")
+		}
+	}
+	if len(added) == 0 && len(gone) == 0 {
+		return "", nil
+	}
+	var out strings.Builder
+	out.WriteString("The user changed their memories during this session; where these differ from the memories in the system prompt, these are the ones in force.\n")
+	if len(added) > 0 {
+		out.WriteString("New memories, to follow from now on:\n")
+		out.WriteString(strings.Join(added, ""))
+	}
+	if len(gone) > 0 {
+		out.WriteString("No longer to be followed (removed, replaced or changed):\n")
+		out.WriteString(strings.Join(gone, ""))
+	}
+	return out.String(), nil
 }
 
 // describeSource is where m came from, in words; long adds the refs.

@@ -3,8 +3,6 @@ package perf
 import (
 	"context"
 	"testing"
-
-	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
 // BenchmarkCompactLocal200k is a /compact of a resumed ~200k-token session
@@ -34,12 +32,12 @@ func BenchmarkCompactLocal200k(b *testing.B) {
 				b.StopTimer()
 				eng := es.resume(b)
 				if warm {
-					if _, err := eng.Submit(ctx, "One more small change, please.", nil); err != nil {
+					if _, err := eng.Turns().Submit(ctx, "One more small change, please.", nil); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.StartTimer()
-				res, err := eng.Context().Compact(ctx, storage.TriggerManual, "")
+				res, err := eng.Context().Compact(ctx, "")
 				b.StopTimer()
 				if err != nil {
 					b.Fatal(err)

@@ -73,17 +73,17 @@ func newEngineSession(b *testing.B, ctxTokens, window int) *engineSession {
 		b.Fatal(err)
 	}
 	es := &engineSession{project: p, window: window}
-	eng := es.engine()
+	eng := es.engine(b)
 	ctx := context.Background()
-	for i := 0; eng.Context() == nil || eng.Context().Usage().Tokens < ctxTokens; i++ {
-		if _, err := eng.Submit(ctx, prose(uint64(i), 1000), nil); err != nil {
+	for i := 0; eng.Context().Usage().Tokens < ctxTokens; i++ {
+		if _, err := eng.Turns().Submit(ctx, prose(uint64(i), 1000), nil); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := eng.Submit(ctx, fmt.Sprintf("read f%d.go", i%8), nil); err != nil {
+		if _, err := eng.Turns().Submit(ctx, fmt.Sprintf("read f%d.go", i%8), nil); err != nil {
 			b.Fatal(err)
 		}
 	}
-	es.id = eng.SessionID()
+	es.id = eng.Sessions().ID()
 	if err := eng.Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -94,8 +94,9 @@ func newEngineSession(b *testing.B, ctxTokens, window int) *engineSession {
 	return es
 }
 
-func (es *engineSession) engine() *agent.Engine {
-	return agent.New(agent.Config{
+func (es *engineSession) engine(b *testing.B) *agent.Engine {
+	b.Helper()
+	eng, err := agent.New(agent.Config{
 		Model:       "gpt-4.1",
 		Window:      es.window,
 		Threshold:   0.8,
@@ -104,6 +105,10 @@ func (es *engineSession) engine() *agent.Engine {
 		Permissions: tools.NewPermissions(tools.PermissionsConfig{}),
 		Cache:       storage.NewCacheStore(4096, 10*time.Minute),
 	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return eng
 }
 
 // resume restores the session as it was built and opens it in a new
@@ -113,8 +118,8 @@ func (es *engineSession) resume(b *testing.B) *agent.Engine {
 	if err := os.WriteFile(es.path, es.pristine, 0o600); err != nil {
 		b.Fatal(err)
 	}
-	eng := es.engine()
-	if err := eng.Resume(context.Background(), es.id); err != nil {
+	eng := es.engine(b)
+	if err := eng.Sessions().Resume(context.Background(), es.id); err != nil {
 		b.Fatal(err)
 	}
 	return eng
@@ -152,13 +157,13 @@ func BenchmarkTurnLocal100k(b *testing.B) {
 					eng = es.resume(b)
 					// The first turn after a resume may load the tokenizer
 					// once per process; the per-turn cost is the steady one.
-					if _, err := eng.Submit(ctx, "warm up", nil); err != nil {
+					if _, err := eng.Turns().Submit(ctx, "warm up", nil); err != nil {
 						b.Fatal(err)
 					}
 					b.StartTimer()
 				}
 				i++
-				if _, err := eng.Submit(ctx, tc.prompt, nil); err != nil {
+				if _, err := eng.Turns().Submit(ctx, tc.prompt, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/e2e/harness"
+	"github.com/clawdcode/clawdcode/internal/sandbox"
 )
 
 // scratch is the run's temporary directory: the built binaries and the
@@ -15,6 +16,11 @@ import (
 var scratch string
 
 func TestMain(m *testing.M) {
+	// An in-process run (inprocess_bench_test.go) starts its sandbox host
+	// from this binary.
+	if code, ok := sandbox.Helper(); ok {
+		os.Exit(code)
+	}
 	dir, err := os.MkdirTemp("", "clawdcode-perf-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "perf:", err)

@@ -77,8 +77,11 @@ func BenchmarkFork1GB(b *testing.B) {
 	ctx := context.Background()
 	var written int64
 	for b.Loop() {
-		eng := agent.New(agent.Config{Model: "gpt-4.1", Window: 1000000, Project: p, LLM: &instantModel{}})
-		id, err := eng.Fork(ctx, fx.id, "")
+		eng, err := agent.New(agent.Config{Model: "gpt-4.1", Window: 1000000, Project: p, LLM: &instantModel{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		id, err := eng.Sessions().Fork(ctx, fx.id, "")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -115,12 +115,13 @@ func clip(s string, n int) string {
 // sample collects the runs of one benchmark and reports them: the mean and
 // the median wall time, and the highest peak RSS seen.
 type sample struct {
-	walls []time.Duration
-	rss   int64
+	walls, cpus []time.Duration
+	rss         int64
 }
 
 func (s *sample) add(r run) {
 	s.walls = append(s.walls, r.wall)
+	s.cpus = append(s.cpus, r.cpu)
 	s.rss = max(s.rss, r.maxRSS)
 }
 
@@ -130,6 +131,9 @@ func (s *sample) report(b *testing.B, prefix string) {
 	}
 	b.ReportMetric(ms(mean(s.walls)), prefix+"ms/op")
 	b.ReportMetric(ms(median(s.walls)), prefix+"p50-ms")
+	// The process's own CPU (user + system) is what a busy machine leaves
+	// least changed; the wall time moves with the other processes.
+	b.ReportMetric(ms(median(s.cpus)), prefix+"p50-cpu-ms")
 	b.ReportMetric(float64(s.rss)/1024, prefix+"peak-MiB")
 }
 

@@ -3,7 +3,7 @@
 // removed from the context included — and reads a record with its
 // neighbours by its uuid. A record without text is shown by what it is;
 // a compaction's boundary, by the evidence ledger it stored, whole, each
-// entry with its ref (storage.Ledger.Listing): the request after the
+// entry with its ref (ledger.Listing): the request after the
 // compaction names the boundary's ref for the entries it folded.
 //
 // It reads the files directly, offline: each file is mapped read-only and

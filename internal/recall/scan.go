@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/clawdcode/clawdcode/internal/ledger"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
+	"golang.org/x/sys/unix"
 )
 
 // window is how much of a mapped file one backward step searches. The
@@ -378,7 +378,7 @@ func recordSummary(r *storage.Record) string {
 	// compaction shows what fits its share and names this record's ref
 	// for the rest.
 	if m != nil && m.Ledger != nil && r.Subtype == storage.SubtypeCompactBoundary {
-		if l := m.Ledger.Listing(); l != "" {
+		if l := ledger.Listing(m.Ledger); l != "" {
 			s += "\nEvidence ledger of this compaction, every entry with the ref of its call:\n" + l
 		}
 	}

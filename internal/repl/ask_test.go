@@ -173,7 +173,7 @@ func TestAskerStopsTheTurnSpinner(t *testing.T) {
 	in.WriteString("write it\ny\n")
 	asker := NewAsker(ios)
 	eng := &spinnerProbe{fakeEngine: &fakeEngine{asker: asker}}
-	if err := Run(context.Background(), Options{IO: ios, Engine: eng, Commands: &fakeCommands{}, Asker: asker}); err != nil {
+	if err := Run(context.Background(), Options{IO: ios, Turns: eng, Parts: fakeParts(), Commands: &fakeCommands{}, Asker: asker}); err != nil {
 		t.Fatal(err)
 	}
 	if !eng.before {

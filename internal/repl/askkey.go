@@ -83,7 +83,7 @@ func (a *Asker) askKey(ctx context.Context, c *console, tool tools.Tool, input j
 		return tools.Deny, "", answerErr(ctx, err)
 	}
 	if decisions[i] == tools.Deny && !escaped {
-		note, err := readNote(ctx, c, w, cs)
+		note, err := readNote(ctx, c, w, cs, "What should the model do instead? (Enter: send · Esc: just no)")
 		return tools.Deny, note, answerErr(ctx, err)
 	}
 	return decisions[i], "", nil

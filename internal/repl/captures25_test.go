@@ -103,6 +103,8 @@ func captureRewind(t *testing.T, capture func(string, *tmuxScreen)) {
 	capture("/rewind lists the messages a compaction replaced too", s)
 	s.keys("bravo")
 	s.sendKeys("Enter")
+	s.waitFor("Rewind to before:")
+	s.keys("y")
 	s.waitFor("Rewound to before")
 	s.waitPrompt()
 	capture("/rewind puts the message back in the entry, to edit or send", s)

@@ -5,7 +5,8 @@
 // pickers. Policy lives below it: the session engine runs turns (and
 // records an interrupted one), the slash registry runs commands, the
 // permission rules and mode decide (Shift-Tab only sets the mode, and the
-// plan's approval after a plan-mode answer only leaves it), the context
+// plan dialog only answers the engine's question when the model hands a
+// plan over: the engine leaves plan mode), the context
 // manager decides about compaction; the REPL only shows what they do and
 // asks what they ask.
 //

@@ -29,33 +29,53 @@ import (
 //	"md ..."     streams a small Markdown document
 //	anything     streams "you said: <text>" in small pieces
 type fakeEngine struct {
-	// The rest of the engine's contract (/undo, /rewind, /fork, …): the
-	// REPL's tests do not drive it (the binary tests do, through the real
-	// engine), so a call of it here is a test bug and panics.
-	slash.Engine
-
 	asker tools.Asker
 
 	mu        sync.Mutex
 	submitted []string
 }
 
-var _ Engine = (*fakeEngine)(nil)
+var _ Turns = (*fakeEngine)(nil)
 
-func (e *fakeEngine) SessionID() string                      { return "" }
-func (e *fakeEngine) StartNew(context.Context, string) error { return nil }
-func (e *fakeEngine) Resume(context.Context, string) error   { return nil }
-func (e *fakeEngine) Project() *storage.Project              { return &storage.Project{Root: "/proj"} }
-func (e *fakeEngine) Context() *contextmgr.Manager           { return nil }
-func (e *fakeEngine) Model() string                          { return "fake-model" }
-func (e *fakeEngine) SetModel(string)                        {}
-func (e *fakeEngine) Title() string                          { return "" }
-func (e *fakeEngine) MCPServers() []mcphost.Status           { return nil }
-func (e *fakeEngine) JoinMCPTools(context.Context)           {}
-func (e *fakeEngine) Memories() *memory.Book                 { return nil }
-func (e *fakeEngine) SuggestMemory(context.Context) ([]memory.Suggestion, error) {
+// fakeParts are the engine's parts as the REPL shows them: a new session
+// in /proj on fake-model, with no context figures, MCP servers or
+// memories. The rest of each part (/undo, /rewind, /fork, …) the REPL's
+// tests do not drive (the binary tests do, through the real engine), so a
+// call of it here is a test bug and panics.
+func fakeParts() slash.Parts {
+	return slash.Parts{Sessions: fakeSessions{}, Model: fakeModel{}, Context: fakeContext{}, MCP: fakeMCP{}, Memory: fakeMemory{}}
+}
+
+type fakeSessions struct{ slash.Sessions }
+
+func (fakeSessions) ID() string                             { return "" }
+func (fakeSessions) Title() string                          { return "" }
+func (fakeSessions) Project() *storage.Project              { return &storage.Project{Root: "/proj"} }
+func (fakeSessions) StartNew(context.Context, string) error { return nil }
+func (fakeSessions) Resume(context.Context, string) error   { return nil }
+
+type fakeModel struct{}
+
+func (fakeModel) Model() string                                { return "fake-model" }
+func (fakeModel) SetModel(string)                              {}
+func (fakeModel) ListModels(context.Context) ([]string, error) { return nil, nil }
+
+type fakeContext struct{ slash.Context }
+
+func (fakeContext) Usage() contextmgr.Usage { return contextmgr.Usage{} }
+
+type fakeMCP struct{ slash.MCP }
+
+func (fakeMCP) Servers() []mcphost.Status { return nil }
+func (fakeMCP) Join(context.Context)      {}
+
+type fakeMemory struct{ slash.Memory }
+
+func (fakeMemory) Book() *memory.Book { return nil }
+func (fakeMemory) Suggest(context.Context) ([]memory.Suggestion, error) {
 	return nil, nil
 }
+
 func (e *fakeEngine) Submitted() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -71,7 +71,9 @@ func TestScreenRewindLineWrapsAtWords(t *testing.T) {
 	s.sendKeys("Enter")
 	s.waitFor("Rewind to just before which message?")
 	s.sendKeys("Enter")
+	s.waitFor("Rewind to before:")
+	s.keys("y")
 	s.waitFor("Rewound to before")
 	s.waitPrompt()
-	wantWholeOnARow(t, s, "there.")
+	wantWholeOnARow(t, s, "were).")
 }

@@ -25,7 +25,9 @@ func TestClawdcodeTerminalClosedDuringCommand(t *testing.T) {
 	input, _ := json.Marshal(map[string]string{"command": "sleep 60 & echo $! > child.pid; wait"})
 	srv := llmtest.NewServer(t, llmtest.Options{})
 	srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Bash", string(input))), llmtest.Text("done"))
-	term := startClawdcode(t, srv, "--dangerously-skip-permissions")
+	// Outside the sandbox: $! must be a pid of this test's namespace
+	// (the sandboxed case is TestSandboxCommandsEndWithClawdcode's).
+	term := startClawdcode(t, srv, "--dangerously-skip-permissions", "--sandbox", "off")
 	term.expectPrompt()
 	term.send("start the server\r")
 	pidFile := filepath.Join(term.cmd.Dir, "child.pid")

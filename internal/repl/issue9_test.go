@@ -392,10 +392,22 @@ func TestScreenNarrowSpinner(t *testing.T) {
 	s.keys("hi")
 	s.sendKeys("Enter")
 	s.waitFor("thinking")
-	time.Sleep(1500 * time.Millisecond) // fifteen frames
-	scr := s.screen()
-	if n := strings.Count(scr, "thinking"); n != 1 {
-		t.Fatalf("%d spinner rows on the screen:\n%s", n, scr)
+	// Frames are counted, not waited for: every screen until five
+	// glyphs of the spinner have shown holds one spinner row.
+	seen := map[string]bool{}
+	for deadline := time.Now().Add(waitLimit); len(seen) < 5; time.Sleep(20 * time.Millisecond) {
+		scr := s.screen()
+		if n := strings.Count(scr, "thinking"); n != 1 {
+			t.Fatalf("%d spinner rows on the screen:\n%s", n, scr)
+		}
+		for _, g := range spinnerFrames {
+			if strings.Contains(scr, g) {
+				seen[g] = true
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the spinner showed %d frames in %v:\n%s", len(seen), waitLimit, scr)
+		}
 	}
 }
 

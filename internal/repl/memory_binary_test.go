@@ -21,7 +21,7 @@ func TestClawdcodeMemoryCommands(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Options{})
 	agent := llmtest.Agent()
 	srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
-		if len(r.Tools) == 0 {
+		if llmtest.IsSummaryRequest(r) {
 			return llmtest.Text("FORGETFUL-SUMMARY: nothing of note.")
 		}
 		return agent(r)
@@ -88,7 +88,7 @@ func TestClawdcodePreviewEditInEditor(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Options{})
 	agent := llmtest.Agent()
 	srv.SetResponder(func(r llmtest.Request) llmtest.Reply {
-		if len(r.Tools) == 0 {
+		if llmtest.IsSummaryRequest(r) {
 			return llmtest.Text("FORGETFUL-SUMMARY: nothing of note.")
 		}
 		return agent(r)

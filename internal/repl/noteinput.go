@@ -10,18 +10,19 @@ import (
 	"github.com/mattn/go-runewidth"
 )
 
-// readNote is the one-line input under the permission dialog after "No,
-// tell the model to do something else": what the user types goes to the
-// model with the denial. Enter sends it; Esc (or an empty line) is a plain
-// no, and so is the end of input.
-func readNote(ctx context.Context, c *console, w io.Writer, cs colorScheme) (string, error) {
+// readNote is the one-line input under a dialog after its "No, …" (the
+// permission dialog's "tell the model to do something else", the plan's
+// "keep planning"), under the hint that asks for it: what the user types
+// goes to the model with the answer. Enter sends it; Esc (or an empty
+// line) is a plain no, and so is the end of input.
+func readNote(ctx context.Context, c *console, w io.Writer, cs colorScheme, hint string) (string, error) {
 	width := func() int {
 		if c.width != nil {
 			return c.width()
 		}
 		return 80
 	}
-	for _, l := range wrapWidth("What should the model do instead? (Enter: send · Esc: just no)", width()-5) {
+	for _, l := range wrapWidth(hint, width()-5) {
 		fmt.Fprintln(w, "    "+cs.dim(l))
 	}
 	var buf []rune

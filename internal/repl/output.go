@@ -59,10 +59,7 @@ type turnOutput struct {
 	tasks *taskBoard // the running subagents, drawn under the spinner
 }
 
-var (
-	_ agent.Sink     = (*turnOutput)(nil)
-	_ agent.TaskSink = (*turnOutput)(nil)
-)
+var _ agent.Sink = (*turnOutput)(nil)
 
 func newTurnOutput(ios *iostreams.IOStreams, root string, done <-chan struct{}, con *console) *turnOutput {
 	t := &turnOutput{out: ios.Out, errOut: ios.ErrOut, root: root, done: done, con: con,
@@ -121,6 +118,10 @@ func (t *turnOutput) resume() {
 	t.heldLines = nil
 	t.spin.Start(t.done, t.label)
 }
+
+// Thinking is not shown: the terminal shows the answer, and a model's
+// reasoning is not kept in the session either.
+func (t *turnOutput) Thinking(string) {}
 
 func (t *turnOutput) Text(delta string) {
 	t.mu.Lock()
@@ -349,6 +350,8 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 		return clip(termtext.FirstLine(str("url"), 0, " …"), 80)
 	case tools.NameTask:
 		return clip(termtext.FirstLine(str("description"), 0, " …"), 80)
+	case tools.NameExitPlanMode:
+		return "plan, " + plural(strings.Count(strings.TrimRight(str("plan"), "\n"), "\n")+1, "line")
 	case tools.NameGlob, tools.NameGrep:
 		s := str("pattern")
 		if p := str("path"); p != "" {

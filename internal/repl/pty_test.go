@@ -50,7 +50,8 @@ func harnessMain() int {
 	err := Run(context.Background(), Options{
 		IO:          ios,
 		Asker:       asker,
-		Engine:      eng,
+		Turns:       eng,
+		Parts:       fakeParts(),
 		Commands:    &fakeCommands{},
 		HistoryPath: os.Getenv("CLAWDCODE_REPL_TEST_HISTORY"),
 		FirstPrompt: os.Getenv("CLAWDCODE_REPL_TEST_FIRST"),
@@ -69,12 +70,18 @@ type terminal struct {
 	ptmx *os.File
 	cmd  *exec.Cmd
 
-	mu     sync.Mutex
-	raw    bytes.Buffer
-	grew   chan struct{} // closed and replaced whenever raw grows
-	seen   int           // offset in the cleaned output already matched
-	exited chan struct{}
-	err    error // cmd.Wait's, once exited is closed
+	mu   sync.Mutex
+	raw  bytes.Buffer
+	grew chan struct{} // closed and replaced whenever raw grows
+	// clean is raw[:cleaned] as output shows it, kept as raw grows: the
+	// whole of raw cleaned again on every read made a test that types a
+	// few thousand keys (each redrawing its line) quadratic in its output,
+	// a minute of CPU under -race.
+	clean   strings.Builder
+	cleaned int
+	seen    int // offset in the cleaned output already matched
+	exited  chan struct{}
+	err     error // cmd.Wait's, once exited is closed
 }
 
 func startTerminal(t *testing.T, cmd *exec.Cmd) *terminal {
@@ -123,10 +130,20 @@ func startTerminal(t *testing.T, cmd *exec.Cmd) *terminal {
 var ansiSequence = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|[()][0-9A-Za-z]|[=>])`)
 
 // output is what a person would read: escapes and carriage returns removed.
+// What arrived since the last call is cleaned on its own, but for an
+// escape sequence not yet whole at its end, which waits for the rest.
 func (term *terminal) output() string {
 	term.mu.Lock()
 	defer term.mu.Unlock()
-	return strings.ReplaceAll(ansiSequence.ReplaceAllString(term.raw.String(), ""), "\r", "")
+	fresh := term.raw.Bytes()[term.cleaned:]
+	if esc := bytes.LastIndexByte(fresh, 0x1b); esc >= 0 {
+		if loc := ansiSequence.FindIndex(fresh[esc:]); loc == nil || loc[0] != 0 {
+			fresh = fresh[:esc] // maybe the start of a sequence still arriving
+		}
+	}
+	term.cleaned += len(fresh)
+	term.clean.WriteString(strings.ReplaceAll(ansiSequence.ReplaceAllString(string(fresh), ""), "\r", ""))
+	return term.clean.String()
 }
 
 // expect waits until want appears after everything matched before.

@@ -21,10 +21,10 @@ import (
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
-// Engine is what the REPL drives: the slash commands' view of the session
-// engine plus Submit. *agent.Engine satisfies it.
-type Engine interface {
-	slash.Engine
+// Turns is what the REPL sends the user's messages to (*agent.Turns): the
+// rest of the engine it shows and its commands drive through the parts
+// the slash commands declare (slash.Parts).
+type Turns interface {
 	Submit(ctx context.Context, text string, sink agent.Sink) (*agent.TurnResult, error)
 }
 
@@ -38,24 +38,27 @@ type Commands interface {
 }
 
 var (
-	_ Engine   = (*agent.Engine)(nil)
+	_ Turns    = (*agent.Turns)(nil)
 	_ Commands = (*slash.Registry)(nil)
 )
 
-// Modes is the permission policy's mode (*tools.Permissions): the REPL
-// only reads and sets it; what a mode allows is the policy's.
+// Modes is the permission policy's mode (the engine's Permissions part):
+// the REPL only reads and sets it; what a mode allows is the policy's.
 type Modes interface {
 	Mode() tools.Mode
 	CycleMode() tools.Mode
 	SetMode(tools.Mode) bool
 }
 
-var _ Modes = (*tools.Permissions)(nil)
+var _ Modes = (*agent.Permissions)(nil)
 
 // Options configure the interactive session.
 type Options struct {
-	IO          *iostreams.IOStreams
-	Engine      Engine
+	IO *iostreams.IOStreams
+	// Parts are the engine's parts the REPL shows and its commands drive
+	// (slash.PartsOf); Turns runs the user's messages.
+	Parts       slash.Parts
+	Turns       Turns
 	Commands    Commands
 	HistoryPath string // $CLAWDCODE_HOME/history; "" keeps no history
 	FirstPrompt string // positional prompt, sent as the first message
@@ -66,8 +69,9 @@ type Options struct {
 	// says so in red for as long as it holds (when Modes is nil).
 	SkipPermissions bool
 	// Modes is the permission mode the engine's tools are checked in:
-	// Shift-Tab cycles it, the status line shows it, and a plan-mode
-	// answer is followed by the plan's approval (nil: no modes).
+	// Shift-Tab cycles it and the status line shows it (nil: no modes).
+	// A plan the model hands over in plan mode is put to the user by the
+	// Asker (agent.PlanApprover), which the caller gives the engine.
 	Modes Modes
 	// Hints are the lines of advice shown under an error (the same as
 	// -p gives: the front end's one mapping); nil = none.
@@ -86,6 +90,17 @@ type Options struct {
 	// PickSession opens the /resume picker before the first prompt (a bare
 	// -r); without a terminal /resume lists the sessions instead.
 	PickSession bool
+	// Spend, when set, is today's cost for the status line: refreshed
+	// when the REPL starts and after each turn (nil: not shown).
+	Spend Spend
+}
+
+// Spend is a figure the status line shows (*usage.Today): Figure is read
+// on every draw and must not block; Refresh recomputes it in the
+// background.
+type Spend interface {
+	Figure() string
+	Refresh(done func())
 }
 
 const (
@@ -113,8 +128,8 @@ type session struct {
 // an empty prompt, and ctx.Err() when ctx ends. Ctrl-C while a turn or a
 // command runs cancels only that (see the package doc for the signal rule).
 func Run(ctx context.Context, opts Options) error {
-	if opts.IO == nil || opts.Engine == nil || opts.Commands == nil {
-		return errors.New("repl options: IO, Engine and Commands are required")
+	if opts.IO == nil || opts.Turns == nil || opts.Parts.Sessions == nil || opts.Commands == nil {
+		return errors.New("repl options: IO, Turns, Parts and Commands are required")
 	}
 	s := &session{opts: opts, io: opts.IO, cs: colorScheme{on: opts.IO.IsStderrTTY()}}
 
@@ -122,6 +137,9 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer s.input.Close()
+	if opts.Spend != nil {
+		opts.Spend.Refresh(s.redrawStatus)
+	}
 	if opts.WatchMCP != nil && s.kb != nil {
 		opts.WatchMCP(s.kb.redraw)
 		defer opts.WatchMCP(nil)
@@ -134,7 +152,7 @@ func Run(ctx context.Context, opts Options) error {
 	defer stopInterrupts()
 
 	s.welcome()
-	if opts.Engine.SessionID() != "" {
+	if opts.Parts.Sessions.ID() != "" {
 		s.replaySession(ctx, s.io.ErrOut) // -c or -r
 	}
 	defer s.goodbye()
@@ -276,6 +294,8 @@ func (s *session) dispatch(parent context.Context, entry string) error {
 	var err error
 	if cmdline, ok := strings.CutPrefix(text, "!"); ok && s.kb != nil && strings.TrimSpace(cmdline) != "" {
 		err = s.shellCommand(ctx, strings.TrimSpace(cmdline))
+	} else if note, ok := memoryLine(entry); ok {
+		err = s.remember(ctx, note)
 	} else if prompt, ok := s.expand(text); ok {
 		err = s.turn(ctx, prompt)
 	} else if slash.IsCommand(text) {
@@ -354,6 +374,14 @@ func (r *interruptRouter) route(cancel context.CancelFunc) {
 	r.mu.Unlock()
 }
 
+// redrawStatus draws the entry and its status line again (a figure in it
+// changed), when the input is a terminal.
+func (s *session) redrawStatus() {
+	if s.kb != nil {
+		s.kb.redraw()
+	}
+}
+
 // turn sends text to the model and renders the reply as it streams.
 func (s *session) turn(ctx context.Context, text string) error {
 	out := newTurnOutput(s.io, s.projectRoot(), ctx.Done(), s.con)
@@ -364,13 +392,13 @@ func (s *session) turn(ctx context.Context, text string) error {
 		text = s.withContext(text)
 	}
 	out.waiting("thinking")
-	res, err := s.opts.Engine.Submit(ctx, text, out)
+	_, err := s.opts.Turns.Submit(ctx, text, out)
 	out.finish()
+	if s.opts.Spend != nil {
+		s.opts.Spend.Refresh(s.redrawStatus)
+	}
 	if err == nil && ctx.Err() == nil {
 		s.contextWarning()
-		if res != nil && strings.TrimSpace(res.Text) != "" {
-			return s.approvePlan(ctx)
-		}
 	}
 	return err
 }
@@ -384,7 +412,7 @@ func (s *session) expand(line string) (string, bool) { return s.opts.Commands.Ex
 func (s *session) command(ctx context.Context, line string) error {
 	cmdIO, flush := s.commandIO()
 	defer flush()
-	env := &slash.Env{Engine: s.opts.Engine, IO: cmdIO, Width: s.width()}
+	env := &slash.Env{Parts: s.opts.Parts, IO: cmdIO, Width: s.width()}
 	env.Expand = func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) }
 	hitShown := false
 	switch {
@@ -413,9 +441,9 @@ func (s *session) command(ctx context.Context, line string) error {
 		}
 		env.Edit = s.editor(nil)
 	}
-	before := s.opts.Engine.SessionID()
+	before := s.opts.Parts.Sessions.ID()
 	err := s.opts.Commands.Run(ctx, env, line)
-	if after := s.opts.Engine.SessionID(); after != before && after != "" && !hitShown {
+	if after := s.opts.Parts.Sessions.ID(); after != before && after != "" && !hitShown {
 		s.replaySession(ctx, s.io.ErrOut) // a /switch or /resume: show where the user is
 	}
 	return err
@@ -446,7 +474,7 @@ func (s *session) commandIO() (*iostreams.IOStreams, func()) {
 // for the editor's run (the raw-mode keyboard would take its keys) and
 // returns how to take it back.
 func (s *session) editor(suspend func() func() error) func(ctx context.Context, text string) (string, error) {
-	p := s.opts.Engine.Project()
+	p := s.opts.Parts.Sessions.Project()
 	if p == nil || p.Store() == nil {
 		return nil
 	}
@@ -466,17 +494,13 @@ func (s *session) editor(suspend func() func() error) func(ctx context.Context, 
 
 // contextWarning tells the user when the next auto-compaction is near.
 func (s *session) contextWarning() {
-	m := s.opts.Engine.Context()
-	if m == nil {
-		return
-	}
-	if msg, ok := m.Usage().Warning(); ok {
+	if msg, ok := s.opts.Parts.Context.Usage().Warning(); ok {
 		s.say(styleWords(s.cs.dim, msg))
 	}
 }
 
 func (s *session) projectRoot() string {
-	if p := s.opts.Engine.Project(); p != nil {
+	if p := s.opts.Parts.Sessions.Project(); p != nil {
 		return p.Root
 	}
 	return ""
@@ -484,12 +508,11 @@ func (s *session) projectRoot() string {
 
 // welcome prints one short status line: model, session, directory.
 func (s *session) welcome() {
-	e := s.opts.Engine
 	sess := "new session"
-	if id := e.SessionID(); id != "" {
+	if id := s.opts.Parts.Sessions.ID(); id != "" {
 		sess = "session " + termtext.ShortID(id)
 	}
-	parts := []string{"clawdcode", e.Model(), sess}
+	parts := []string{"clawdcode", s.opts.Parts.Model.Model(), sess}
 	if root := s.projectRoot(); root != "" {
 		parts = append(parts, tildePath(root))
 	}
@@ -502,7 +525,7 @@ func (s *session) welcome() {
 
 // goodbye tells the user how to come back to the session they leave.
 func (s *session) goodbye() {
-	if id := s.opts.Engine.SessionID(); id != "" {
+	if id := s.opts.Parts.Sessions.ID(); id != "" {
 		s.say(styleWords(s.cs.dim, "Resume this session with: clawdcode -r "+id))
 	}
 }

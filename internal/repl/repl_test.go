@@ -30,8 +30,8 @@ func runPiped(t *testing.T, input string, opts Options) runResult {
 	ios, in, out, errOut := iostreams.Test()
 	in.WriteString(input)
 	eng, cmds := &fakeEngine{}, &fakeCommands{}
-	opts.IO, opts.Engine, opts.Commands = ios, eng, cmds
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	opts.IO, opts.Turns, opts.Parts, opts.Commands = ios, eng, fakeParts(), cmds
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit) // a safety net
 	defer cancel()
 	err := Run(ctx, opts)
 	return runResult{err: err, out: out.String(), errOut: errOut.String(), engine: eng, commands: cmds}
@@ -158,7 +158,7 @@ func TestRunCancelledContext(t *testing.T) {
 	in.WriteString("hello\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := Run(ctx, Options{IO: ios, Engine: &fakeEngine{}, Commands: &fakeCommands{}})
+	err := Run(ctx, Options{IO: ios, Turns: &fakeEngine{}, Parts: fakeParts(), Commands: &fakeCommands{}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
 	}
@@ -178,7 +178,7 @@ func TestRunInterruptedTurn(t *testing.T) {
 	ios, in, _, errOut := iostreams.Test()
 	in.WriteString("slow please\nafter\n")
 	eng := &cancellingEngine{fakeEngine: &fakeEngine{}}
-	if err := Run(context.Background(), Options{IO: ios, Engine: eng, Commands: &fakeCommands{}}); err != nil {
+	if err := Run(context.Background(), Options{IO: ios, Turns: eng, Parts: fakeParts(), Commands: &fakeCommands{}}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(errOut.String(), "interrupted") {

@@ -140,13 +140,13 @@ func clipLines(s string, n, width int) []string {
 // replaySession prints the recent conversation of the session the engine
 // has open, after a resume.
 func (s *session) replaySession(ctx context.Context, w io.Writer) {
-	id := s.opts.Engine.SessionID()
-	p := s.opts.Engine.Project()
+	id := s.opts.Parts.Sessions.ID()
+	p := s.opts.Parts.Sessions.Project()
 	if id == "" || p == nil {
 		return
 	}
-	live, err := storage.LoadLive(ctx, p.Path(id))
-	if err != nil {
+	live, err := s.opts.Parts.Sessions.Live(ctx)
+	if err != nil || live == nil {
 		return // the resume itself has reported what is wrong with the file
 	}
 	total := 0

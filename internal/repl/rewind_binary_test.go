@@ -12,10 +12,12 @@ import (
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 )
 
-// TestClawdcodeRewindAndUndo: in the REPL, /rewind picks an earlier
-// message, asks before restoring the files Write changed since, and the
-// next request no longer carries what came after that message; /undo
-// restores the files of the last turn.
+// TestClawdcodeRewindAndUndo: in the REPL, /rewind lists the messages
+// newest first, picks an earlier one, asks before rewinding and whether
+// to restore the files Write changed since, and the next request no
+// longer carries what came after that message; a second /rewind returns
+// to where the conversation was (issue 36, item 2), the file as it was
+// too; /undo restores the files of the last turn.
 func TestClawdcodeRewindAndUndo(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{})
@@ -51,11 +53,13 @@ func TestClawdcodeRewindAndUndo(t *testing.T) {
 	}
 
 	term.send("/rewind\r")
-	term.expect("Rewind to just before which message?")
-	term.expect("write a.txt two")
-	term.send("2\r") // typing filters the list to the second message, Enter picks it
-	term.expect("Also restore 1 file(s)")
-	term.send("y\r")
+	term.expect("Rewind to just before which message? (newest first)")
+	term.expect("1. write a.txt three")
+	term.expect("2. write a.txt two")
+	term.send("2") // the list is numbered from the newest: a digit picks
+	term.expect(`Rewind to before: "write a.txt two"?`)
+	term.expect("Yes, and restore the 1 file(s) Write and Edit changed since (a.txt)")
+	term.send("1")
 	term.expect("Rewound to before")
 	term.expect("restored  a.txt")
 	term.expectPrompt()
@@ -69,19 +73,29 @@ func TestClawdcodeRewindAndUndo(t *testing.T) {
 	term.send("\x15what now?\r")
 	term.expect("You said: what now?")
 	term.expectPrompt()
-	msgs := srv.LastRequest().Messages
-	var users []string
-	for _, m := range msgs {
-		if m.Role == chat.RoleUser {
-			// The context is reloaded from the file, as on a resume: the
-			// first message after it carries the re-orientation packet
-			// after the user's words.
-			words, _, _ := strings.Cut(m.Content, "\n\nRe-orientation (read from")
-			users = append(users, words)
-		}
-	}
-	if got := strings.Join(users, " | "); got != "write a.txt one | what now?" {
+	if got := userWords(srv.LastRequest().Messages); got != "write a.txt one | what now?" {
 		t.Fatalf("after the rewind the request's user messages are %q", got)
+	}
+
+	// /rewind returns to where the conversation was before the rewind,
+	// and puts back the file the rewind restored (as /undo had left it).
+	term.send("/rewind\r")
+	term.expect("↪ Return to where you were before the last rewind (3 messages")
+	term.send("3")
+	term.expect(`Return to where you were before the last rewind (after "write a.txt three")?`)
+	term.expect("Yes, and put back the 1 file(s) the rewind restored (a.txt)")
+	term.send("1")
+	term.expect("Returned to where you were")
+	term.expectPrompt()
+	if read() != "two" {
+		t.Fatalf("a.txt = %q after the return, want two (as before the rewind)", read())
+	}
+	term.send("after the return\r")
+	term.expect("You said: after the return")
+	term.expectPrompt()
+	want := "write a.txt one | write a.txt two | write a.txt three | after the return"
+	if got := userWords(srv.LastRequest().Messages); got != want {
+		t.Fatalf("after the return the request's user messages are %q, want %q", got, want)
 	}
 	term.send("\x04")
 	if code := term.wait(); code != 0 {
@@ -99,19 +113,22 @@ func TestClawdcodeRewindAndUndo(t *testing.T) {
 	term.send("and after resume?\r")
 	term.expect("You said: and after resume?")
 	term.expectPrompt()
-	users = users[:0]
-	for _, m := range srv.LastRequest().Messages {
-		if m.Role == chat.RoleUser {
-			// The context is reloaded from the file, as on a resume: the
-			// first message after it carries the re-orientation packet
-			// after the user's words.
-			words, _, _ := strings.Cut(m.Content, "\n\nRe-orientation (read from")
-			users = append(users, words)
-		}
-	}
-	if got := strings.Join(users, " | "); got != "write a.txt one | what now? | and after resume?" {
+	if got := userWords(srv.LastRequest().Messages); got != want+" | and after resume?" {
 		t.Fatalf("after resume the request's user messages are %q", got)
 	}
 	term.send("\x04")
 	term.wait()
+}
+
+// userWords are the user messages of msgs, joined with " | ": the user's
+// words only, without the re-orientation packet a reload adds after them.
+func userWords(msgs []chat.Message) string {
+	var users []string
+	for _, m := range msgs {
+		if m.Role == chat.RoleUser {
+			words, _, _ := strings.Cut(m.Content, "\n\nRe-orientation (read from")
+			users = append(users, words)
+		}
+	}
+	return strings.Join(users, " | ")
 }

@@ -15,7 +15,7 @@ import (
 func summarisingAgent() func(llmtest.Request) llmtest.Reply {
 	agent := llmtest.Agent()
 	return func(r llmtest.Request) llmtest.Reply {
-		if len(r.Tools) == 0 {
+		if llmtest.IsSummaryRequest(r) {
 			return llmtest.Text("SUMMARY-OF-EARLIER-WORK: the user said four things.")
 		}
 		return agent(r)
@@ -79,6 +79,8 @@ func TestScreenRewindPastACompactionPutsThePromptBack(t *testing.T) {
 	s.waitFor("Rewind to just before which message?")
 	s.keys("bravo") // the picker filters as one types
 	s.sendKeys("Enter")
+	s.waitFor("Rewind to before:")
+	s.keys("y")
 	s.waitFor("Rewound to before")
 	scr := s.waitPrompt()
 	rows := strings.Split(strings.TrimRight(s.visible(), "\n"), "\n")

@@ -22,7 +22,7 @@ const hitExchanges = 2
 // snippet with the query's words in bold, wrapped at words, never cut.
 func (s *session) pickHit(ctx context.Context, query string, hits []search.Hit) (int, error) {
 	now := time.Now()
-	current := s.opts.Engine.SessionID()
+	current := s.opts.Parts.Sessions.ID()
 	root := s.projectRoot()
 	items := make([]pickItem, len(hits))
 	for i, h := range hits {
@@ -122,7 +122,7 @@ func wrapStyled(s string, width int) []string {
 // shows them, then the record itself, marked, its lines from the first
 // that holds the query's words, wrapped to fit the screen.
 func (s *session) showHit(ctx context.Context, query string, h search.Hit) {
-	p := s.opts.Engine.Project()
+	p := s.opts.Parts.Sessions.Project()
 	if p == nil {
 		return
 	}

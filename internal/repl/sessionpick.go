@@ -23,9 +23,9 @@ func (s *session) pickSession(ctx context.Context, sessions []storage.SessionInf
 		return "", nil
 	}
 	now := time.Now()
-	p := s.opts.Engine.Project()
+	p := s.opts.Parts.Sessions.Project()
 	items := make([]pickItem, len(sessions))
-	current := s.opts.Engine.SessionID()
+	current := s.opts.Parts.Sessions.ID()
 	for i, si := range sessions {
 		title := si.Title
 		if title == "" {

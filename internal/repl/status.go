@@ -11,26 +11,31 @@ import (
 
 // statusLine is the line under the entry while the user types: the model,
 // the context used and what is left before auto-compaction, the
-// permission mode (none shown in default; Shift-Tab switches it) and the
-// session's title. It is drawn by the editor as
+// permission mode (none shown in default; Shift-Tab switches it), what
+// today's sessions cost (when a price is known) and the session's title. It is drawn by the editor as
 // part of the entry and erased when the entry is sent, so it never mixes
 // with a turn's output. It fits width columns.
 func (s *session) statusLine(width int) string {
-	e := s.opts.Engine
+	e := s.opts.Parts
 	var parts []string
 	mode := s.mode()
 	badge := modeBadge(mode, width < 60)
 	if badge != "" {
 		parts = append(parts, badge)
 	}
-	parts = append(parts, e.Model())
-	if m := e.Context(); m != nil {
-		parts = append(parts, contextFigure(m.Usage()))
+	parts = append(parts, e.Model.Model())
+	if fig := contextFigure(e.Context.Usage()); fig != "" {
+		parts = append(parts, fig)
 	}
-	if mcp := mcpFigure(e.MCPServers()); mcp != "" {
+	if mcp := mcpFigure(e.MCP.Servers()); mcp != "" {
 		parts = append(parts, mcp)
 	}
-	if title := e.Title(); title != "" {
+	if s.opts.Spend != nil {
+		if f := s.opts.Spend.Figure(); f != "" {
+			parts = append(parts, f)
+		}
+	}
+	if title := e.Sessions.Title(); title != "" {
 		parts = append(parts, title)
 	}
 	line := clipWidth(strings.Join(parts, " · "), width)

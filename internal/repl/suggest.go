@@ -16,7 +16,7 @@ import (
 // at the prompt, between entries — and only on a terminal: elsewhere the
 // suggestions wait for /memory.
 func (s *session) offerSuggestions(ctx context.Context) {
-	book := s.opts.Engine.Memories()
+	book := s.opts.Parts.Memory.Book()
 	if s.kb == nil || book == nil {
 		return
 	}
@@ -99,6 +99,7 @@ func (s *session) acceptSuggestion(ctx context.Context, book *memory.Book, n int
 	for _, r := range retired {
 		s.say(styleWords(s.cs.dim, "Retired, replaced by it:") + " " + safe(r.Text))
 	}
+	s.say(styleWords(s.cs.dim, "The model follows this from your next message on."))
 	return nil
 }
 

@@ -9,17 +9,20 @@ import (
 // (OPENAI_API_KEY, but not OPENAI_API_KEY_FILE, which names a file) or
 // contains one of secretParts (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
 // PGPASSWORD). Not "AUTH": GIT_AUTHOR_NAME and SSH_AUTH_SOCK are what git
-// needs, and hold nothing secret.
+// needs, and hold nothing secret. secretNames are clawdcode's own variables that hold a credential under
+// a name neither list catches: the passphrase sync encrypts with.
 var (
 	secretEnds  = []string{"API_KEY", "APIKEY"}
 	secretParts = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD"}
+	secretNames = []string{"CLAWDCODE_SYNC_KEY"}
 )
 
 // IsSecretName reports whether an environment variable's name looks like
 // it holds a credential. Case does not matter.
 func IsSecretName(name string) bool {
 	upper := strings.ToUpper(name)
-	return slices.ContainsFunc(secretEnds, func(s string) bool { return strings.HasSuffix(upper, s) }) ||
+	return slices.Contains(secretNames, upper) ||
+		slices.ContainsFunc(secretEnds, func(s string) bool { return strings.HasSuffix(upper, s) }) ||
 		slices.ContainsFunc(secretParts, func(s string) bool { return strings.Contains(upper, s) })
 }
 

@@ -11,7 +11,7 @@ func TestIsSecretName(t *testing.T) {
 		"OPENAI_API_KEY": true, "anthropic_api_key": true, "GITHUB_TOKEN": true, "HF_TOKEN": true,
 		"AWS_SECRET_ACCESS_KEY": true, "PGPASSWORD": true, "SMTP_PASSWD": true, "MAPBOXAPIKEY": true,
 		"OPENAI_API_KEY_FILE": false, "HOME": false, "PATH": false, "GIT_AUTHOR_NAME": false,
-		"SSH_AUTH_SOCK": false, "OPENAI_BASE_URL": false,
+		"SSH_AUTH_SOCK": false, "OPENAI_BASE_URL": false, "CLAWDCODE_SYNC_KEY": true,
 	} {
 		if got := IsSecretName(name); got != want {
 			t.Errorf("IsSecretName(%q) = %v, want %v", name, got, want)

@@ -14,7 +14,7 @@ func agentsCommand() Command {
 		Name:    "agents",
 		Summary: "list the subagent types the Task tool offers (built-in and custom)",
 		Run: func(_ context.Context, env *Env, _ string) error {
-			_, err := fmt.Fprint(env.IO.Out, formatAgents(env.Engine.SubagentTypes()))
+			_, err := fmt.Fprint(env.IO.Out, formatAgents(env.Tasks.Types()))
 			return err
 		},
 	}

@@ -10,22 +10,12 @@ import (
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
-// backgroundShells is what /bashes needs of the engine: the commands the
-// model started in the background (*agent.Engine has it).
-type backgroundShells interface {
-	Shells() []tools.ShellInfo
-}
-
 func bashesCommand() Command {
 	return Command{
 		Name:    "bashes",
 		Summary: "list the background commands (Bash with run_in_background): id, state, runtime, output size",
 		Run: func(_ context.Context, env *Env, _ string) error {
-			var shells []tools.ShellInfo
-			if b, ok := env.Engine.(backgroundShells); ok {
-				shells = b.Shells()
-			}
-			_, err := fmt.Fprint(env.IO.Out, formatShells(shells))
+			_, err := fmt.Fprint(env.IO.Out, formatShells(env.Shells.List()))
 			return err
 		},
 	}

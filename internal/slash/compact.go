@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
-	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
 func compactCommand() Command {
@@ -16,14 +15,11 @@ func compactCommand() Command {
 		Args:    "[instructions]",
 		Summary: "compact the context now; instructions steer the summary (/compact --preview [instructions]: the draft and its receipt first, applied only if you accept)",
 		Run: func(ctx context.Context, env *Env, instructions string) error {
-			m := env.Engine.Context()
-			if m == nil {
-				return errNoContext
-			}
+			m := env.Context
 			if rest, ok := previewFlag(instructions); ok {
 				return preview(ctx, env, m, rest)
 			}
-			res, err := m.Compact(ctx, storage.TriggerManual, instructions)
+			res, err := m.Compact(ctx, instructions)
 			if errors.Is(err, contextmgr.ErrNothingToCompact) {
 				_, err := fmt.Fprintln(env.IO.Out, "Nothing to compact yet: the context holds no earlier conversation to summarise.")
 				return err
@@ -51,7 +47,7 @@ func previewFlag(args string) (string, bool) {
 // preview is /compact --preview: the draft summary and its receipt. In the
 // REPL the user accepts, edits or rejects it; elsewhere (-p) it is printed
 // and nothing is written.
-func preview(ctx context.Context, env *Env, m *contextmgr.Manager, instructions string) error {
+func preview(ctx context.Context, env *Env, m Context, instructions string) error {
 	d, err := m.Preview(ctx, instructions)
 	if errors.Is(err, contextmgr.ErrNothingToCompact) {
 		_, err := fmt.Fprintln(env.IO.Out, "Nothing to compact yet: the context holds no earlier conversation to summarise.")

@@ -13,7 +13,7 @@ func configCommand() Command {
 		Name:    "config",
 		Summary: "the effective configuration: each key, its value and where it came from; the two config files",
 		Run: func(_ context.Context, env *Env, _ string) error {
-			about := env.Engine.About()
+			about := env.About
 			rows := make([][2]string, 0, len(about.Settings))
 			for _, s := range about.Settings {
 				rows = append(rows, [2]string{s.Key, s.Value + "  (" + s.Source + ")"})

@@ -13,11 +13,8 @@ func contextCommand() Command {
 		Summary: "show context usage: tokens, breakdown, distance to auto-compaction; --reset-window forgets a window learnt from the server",
 		Run: func(ctx context.Context, env *Env, args string) error {
 			// The MCP tools ready now go out with the next request: count them.
-			env.Engine.JoinMCPTools(ctx)
-			m := env.Engine.Context()
-			if m == nil {
-				return errNoContext
-			}
+			env.MCP.Join(ctx)
+			m := env.Context
 			switch strings.TrimSpace(args) {
 			case "":
 			case "--reset-window":

@@ -1,6 +1,7 @@
 package slash
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/agent"
+	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/llm"
 	"github.com/clawdcode/clawdcode/internal/llmtest"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -30,9 +32,18 @@ func realEngine(t *testing.T) (*agent.Engine, *llmtest.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := agent.New(agent.Config{Model: "gpt-4o", Window: 128000, Threshold: 0.8, Project: proj, LLM: client})
+	e, err := agent.New(agent.Config{Model: "gpt-4o", Window: 128000, Threshold: 0.8, Project: proj, LLM: client})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { e.Close() })
 	return e, srv, proj.Root
+}
+
+// realEnv is an Env over the real engine's parts.
+func realEnv(e *agent.Engine) (*Env, *bytes.Buffer) {
+	io, _, out, _ := iostreams.Test()
+	return &Env{Parts: PartsOf(e), IO: io}, out
 }
 
 // converse runs n question/answer turns, the first of which reads main.go.
@@ -44,7 +55,7 @@ func converse(t *testing.T, e *agent.Engine, srv *llmtest.Server, root string, n
 	srv.Enqueue(llmtest.ToolCalls(llmtest.Call("Read", `{"file_path":"main.go"}`)))
 	for i := range n {
 		srv.Enqueue(llmtest.Text(fmt.Sprintf("answer %d: %s", i, strings.Repeat("detail ", 40))))
-		if _, err := e.Submit(t.Context(), fmt.Sprintf("question %d about main.go", i), nil); err != nil {
+		if _, err := e.Turns().Submit(t.Context(), fmt.Sprintf("question %d about main.go", i), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,7 +66,7 @@ var contextFirstLine = regexp.MustCompile(`^Context usage: ~(\d+) / 128000 token
 func TestContextCommand(t *testing.T) {
 	t.Parallel()
 	e, srv, root := realEngine(t)
-	env, out := testEnv(e)
+	env, out := realEnv(e)
 	if err := Default().Run(t.Context(), env, "/context"); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +107,7 @@ var compactLine = regexp.MustCompile(`(\d+) → (\d+) tokens \(-(\d+)%\)`)
 func TestCompactCommand(t *testing.T) {
 	t.Parallel()
 	e, srv, root := realEngine(t)
-	env, out := testEnv(e)
+	env, out := realEnv(e)
 
 	if err := Default().Run(t.Context(), env, "/compact"); err != nil {
 		t.Fatal(err)
@@ -130,7 +141,7 @@ func TestCompactCommand(t *testing.T) {
 func TestCompactCommandFallback(t *testing.T) {
 	t.Parallel()
 	e, srv, root := realEngine(t)
-	env, out := testEnv(e)
+	env, out := realEnv(e)
 	converse(t, e, srv, root, 6)
 	srv.Enqueue(llmtest.ServerError())
 	if err := Default().Run(t.Context(), env, "/compact"); err != nil {
@@ -144,7 +155,7 @@ func TestCompactCommandFallback(t *testing.T) {
 func TestCostCommand(t *testing.T) {
 	t.Parallel()
 	e, srv, root := realEngine(t)
-	env, out := testEnv(e)
+	env, out := realEnv(e)
 	if err := Default().Run(t.Context(), env, "/cost"); err != nil || !strings.HasPrefix(out.String(), "Tokens used in this session: input 0, output 0\n") {
 		t.Fatalf("fresh session: %q, %v", out, err)
 	}
@@ -181,25 +192,25 @@ func TestCostCountsCachedTokensAndPrices(t *testing.T) {
 func TestSlashCommandsDriveTheRealEngine(t *testing.T) {
 	t.Parallel()
 	e, srv, _ := realEngine(t)
-	env, out := testEnv(e)
+	env, out := realEnv(e)
 	srv.Enqueue(llmtest.Text("one"))
-	if _, err := e.Submit(t.Context(), "first topic", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "first topic", nil); err != nil {
 		t.Fatal(err)
 	}
-	first := e.SessionID()
+	first := e.Sessions().ID()
 	if err := Default().Run(t.Context(), env, "/new Second topic"); err != nil {
 		t.Fatal(err)
 	}
 	srv.Enqueue(llmtest.Text("two"))
-	if _, err := e.Submit(t.Context(), "hello again", nil); err != nil {
+	if _, err := e.Turns().Submit(t.Context(), "hello again", nil); err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()
 	if err := Default().Run(t.Context(), env, "/switch first"); err != nil {
 		t.Fatal(err)
 	}
-	if e.SessionID() != first {
-		t.Fatalf("after /switch the current session is %s, want %s (%s)", e.SessionID(), first, out)
+	if e.Sessions().ID() != first {
+		t.Fatalf("after /switch the current session is %s, want %s (%s)", e.Sessions().ID(), first, out)
 	}
 	out.Reset()
 	if err := Default().Run(t.Context(), env, "/sessions"); err != nil {

@@ -57,8 +57,9 @@ func (r *Registry) LoadCustom(dirs []string) (warnings []string) {
 }
 
 // readCustom parses one command file (a regular file directly in dir:
-// deffile.Read): optional front matter between
-// "---" lines (description:, argument-hint:), then the body.
+// deffile.Read): optional YAML front matter between "---" lines
+// (description:, argument-hint:), then the body. A front matter that does
+// not parse is an error: the file is skipped.
 func readCustom(dir, file, name string) (Command, error) {
 	meta, body, err := deffile.ReadDefinition(dir, file, customFileLimit)
 	if errors.Is(err, deffile.ErrEmptyBody) {
@@ -67,14 +68,21 @@ func readCustom(dir, file, name string) (Command, error) {
 	if err != nil {
 		return Command{}, err
 	}
-	summary := meta["description"]
+	summary, err := meta.Text("description")
+	if err != nil {
+		return Command{}, err
+	}
+	hint, err := meta.Text("argument-hint")
+	if err != nil {
+		return Command{}, err
+	}
 	if summary == "" {
 		summary = firstLine(body)
 	}
 	tmpl := body
 	return Command{
 		Name:    name,
-		Args:    meta["argument-hint"],
+		Args:    hint,
 		Summary: summary + " (custom)",
 		Prompt:  func(args string) string { return expandCustom(tmpl, args) },
 		custom:  true,

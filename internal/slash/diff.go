@@ -15,7 +15,7 @@ func diffCommand() Command {
 		Name:    "diff",
 		Summary: "what this session changed: a diff of each file Write and Edit changed, from before the session's first change to now",
 		Run: func(ctx context.Context, env *Env, _ string) error {
-			files, err := env.Engine.SessionDiff(ctx)
+			files, err := env.Checkpoints.Diff(ctx)
 			if err != nil {
 				return fmt.Errorf("diff: %w", err)
 			}

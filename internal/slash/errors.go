@@ -14,8 +14,4 @@ var (
 
 	// ErrUsage is wrapped when a command's arguments are wrong.
 	ErrUsage = errors.New("usage")
-
-	// errNoContext means the engine has no context manager to report on,
-	// which happens only when building it failed (the engine says why).
-	errNoContext = errors.New("no session context available")
 )

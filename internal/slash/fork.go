@@ -13,8 +13,8 @@ func forkCommand() Command {
 		Args:    "[title]",
 		Summary: "continue in a new session that starts with this session's context",
 		Run: func(ctx context.Context, env *Env, title string) error {
-			prev := env.Engine.SessionID()
-			id, err := env.Engine.Fork(ctx, "", title)
+			prev := env.Sessions.ID()
+			id, err := env.Sessions.Fork(ctx, "", title)
 			if err != nil {
 				return err // "fork: …"
 			}

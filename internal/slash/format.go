@@ -41,8 +41,8 @@ func formatContext(u contextmgr.Usage) string {
 	for _, row := range []struct {
 		name string
 		n    int
-	}{{"system prompt", u.System}, {"pins", u.Pins}, {"tools", u.Tools}, {"MCP tools", u.MCPTools}, {"summary", u.Summary}, {"messages", u.Messages}} {
-		if (row.name == "pins" || row.name == "MCP tools") && row.n == 0 {
+	}{{"system prompt", u.System}, {"pins", u.Pins}, {"tools", u.Tools}, {"MCP tools", u.MCPTools}, {"summary", u.Summary}, {"messages", u.Messages}, {"images", u.Images}} {
+		if (row.name == "pins" || row.name == "MCP tools" || row.name == "images") && row.n == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "  %-14s %7d tokens (%d%%)\n", row.name, row.n, percent(row.n, u.Window))
@@ -154,7 +154,7 @@ func writeReceipt(b *strings.Builder, r *storage.Receipt) {
 		b.WriteString("\n")
 	}
 	if r.CacheBroken > 0 {
-		fmt.Fprintf(b, "  the next request sends %s tokens the prompt cache cannot have (after the system prompt and tools)", thousands(r.CacheBroken))
+		fmt.Fprintf(b, "  it sends %s tokens the prompt cache cannot have (the summary calls' uncached input, the next request after the system prompt and tools)", thousands(r.CacheBroken))
 		if r.CacheBrokenCost != nil {
 			fmt.Fprintf(b, ": %s above the cached price", dollars(*r.CacheBrokenCost))
 		}

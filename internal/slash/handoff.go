@@ -14,7 +14,7 @@ func handoffCommand() Command {
 		Args:    "[instructions]",
 		Summary: "summarise this session into a new one and continue there (this one keeps its history)",
 		Run: func(ctx context.Context, env *Env, instructions string) error {
-			res, err := env.Engine.Handoff(ctx, instructions)
+			res, err := env.Sessions.Handoff(ctx, instructions)
 			if err != nil {
 				return err // "handoff: …"
 			}

@@ -23,6 +23,7 @@ var helpKeys = [][2]string{
 	{"Ctrl-O", "show the last tool output in full"},
 	{"Esc, Ctrl-C", "stop the running turn; Ctrl-C clears the line, twice on an empty line exits"},
 	{"Ctrl-D", "exit on an empty line"},
+	{"# text", "remember text (a line of its own): for this project or for every project"},
 }
 
 func helpCommand(r *Registry) Command {

@@ -13,7 +13,7 @@ func mcpCommand() Command {
 		Name:    "mcp",
 		Summary: "list the MCP servers, their state and their tools",
 		Run: func(_ context.Context, env *Env, _ string) error {
-			servers := env.Engine.MCPServers()
+			servers := env.MCP.Servers()
 			if len(servers) == 0 {
 				_, err := fmt.Fprintln(env.IO.Out, "No MCP servers are configured ([mcp_servers.NAME] in .clawdcode/config.toml or $CLAWDCODE_HOME/config.toml).")
 				return err
@@ -30,7 +30,13 @@ func mcpCommand() Command {
 				}
 				b.WriteByte('\n')
 				for _, t := range s.Tools {
-					fmt.Fprintf(&b, "  %s\n", termtext.Line(t))
+					fmt.Fprintf(&b, "  %s", termtext.Line(t))
+					if full := s.Full[t]; full != "" {
+						// The name the model is given is cut or changed:
+						// the server's own beside it.
+						fmt.Fprintf(&b, "  (%s)", termtext.Line(full))
+					}
+					b.WriteByte('\n')
 				}
 			}
 			_, err := fmt.Fprint(env.IO.Out, b.String())

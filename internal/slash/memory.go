@@ -18,7 +18,7 @@ func memoryCommand() Command {
 		Args:    "[add [--user] <text> | rm <n> | edit | accept <n> | reject <n> | suggest | export]",
 		Summary: "list this project's memories and yours, each with its source; add, remove, edit, answer suggestions, export to AGENTS.md",
 		Run: func(ctx context.Context, env *Env, args string) error {
-			book := env.Engine.Memories()
+			book := env.Memory.Book()
 			if book == nil {
 				return errors.New("memory: no memories available")
 			}
@@ -91,15 +91,30 @@ func memoryAdd(ctx context.Context, env *Env, book *memory.Book, args string) er
 	if rest, ok := strings.CutPrefix(args, "--user"); ok && (rest == "" || rest[0] == ' ') {
 		scope, args = memory.User, strings.TrimSpace(rest)
 	}
-	m, err := book.Add(ctx, scope, args)
+	m, retired, err := book.Add(ctx, scope, args)
 	if err != nil {
 		return fmt.Errorf("memory add: %w", err)
 	}
 	fmt.Fprintf(env.IO.Out, "Remembered (%s): %s\n", scope, termtext.FirstLine(m.Text, 100, "…"))
+	for _, r := range retired {
+		fmt.Fprintf(env.IO.Out, "Retired, replaced by it: %s\n", termtext.FirstLine(r.Text, 100, "…"))
+	}
 	if stale := memory.Check(book.Root(), m.Text); stale != "" {
 		fmt.Fprintf(env.IO.ErrOut, "clawdcode: this memory is stale (%s): it is not given to the model until that changes\n", stale)
+		return nil
 	}
-	return nil
+	return reaches(env)
+}
+
+// reaches says when the model sees a change of the memories: from the
+// next message on, in the session under way too (agent.Memory).
+func reaches(env *Env) error {
+	line := "The model follows this from your next message on."
+	if env.Sessions != nil && env.Sessions.ID() != "" {
+		line = "The model follows this from your next message on, in this session too."
+	}
+	_, err := fmt.Fprintln(env.IO.Out, line)
+	return err
 }
 
 func memoryNumber(verb, args string) (int, error) {
@@ -119,8 +134,10 @@ func memoryRemove(ctx context.Context, env *Env, book *memory.Book, args string)
 	if err != nil {
 		return fmt.Errorf("memory rm: %w", err)
 	}
-	_, err = fmt.Fprintf(env.IO.Out, "Forgotten: %s\n", termtext.FirstLine(m.Text, 100, "…"))
-	return err
+	if _, err = fmt.Fprintf(env.IO.Out, "Forgotten: %s\n", termtext.FirstLine(m.Text, 100, "…")); err != nil {
+		return err
+	}
+	return reaches(env)
 }
 
 func memoryEdit(ctx context.Context, env *Env, book *memory.Book, _ string) error {
@@ -139,8 +156,10 @@ func memoryEdit(ctx context.Context, env *Env, book *memory.Book, _ string) erro
 	if err != nil {
 		return fmt.Errorf("memory edit: %w", err)
 	}
-	_, err = fmt.Fprintf(env.IO.Out, "Memories: %d added, %d edited, %d removed.\n", ch.Added, ch.Edited, ch.Removed)
-	return err
+	if _, err = fmt.Fprintf(env.IO.Out, "Memories: %d added, %d edited, %d removed.\n", ch.Added, ch.Edited, ch.Removed); err != nil || ch == (memory.Changes{}) {
+		return err
+	}
+	return reaches(env)
 }
 
 func memoryAccept(ctx context.Context, env *Env, book *memory.Book, args string) error {
@@ -156,7 +175,7 @@ func memoryAccept(ctx context.Context, env *Env, book *memory.Book, args string)
 	for _, r := range retired {
 		fmt.Fprintf(env.IO.Out, "Retired, replaced by it: %s\n", termtext.FirstLine(r.Text, 100, "…"))
 	}
-	return nil
+	return reaches(env)
 }
 
 func memoryReject(ctx context.Context, env *Env, book *memory.Book, args string) error {
@@ -189,7 +208,7 @@ func plural(n int, one, many string) string {
 }
 
 func memorySuggest(ctx context.Context, env *Env, book *memory.Book, _ string) error {
-	kept, err := env.Engine.SuggestMemory(ctx)
+	kept, err := env.Memory.Suggest(ctx)
 	if errors.Is(err, agent.ErrNoSession) {
 		return fmt.Errorf("%w: /memory suggest needs a session: send a message first, or continue one (-c, -r)", ErrUsage)
 	}

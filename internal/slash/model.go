@@ -13,7 +13,7 @@ func modelCommand() Command {
 		Args:    "[name]",
 		Summary: "show the model and the ones the server offers, or switch to another",
 		Run: func(ctx context.Context, env *Env, name string) error {
-			current := env.Engine.Model()
+			current := env.Model.Model()
 			if name == "" {
 				if _, err := fmt.Fprintf(env.IO.Out, "Model: %s\n", current); err != nil {
 					return err
@@ -26,7 +26,7 @@ func modelCommand() Command {
 			if strings.ContainsFunc(name, isSpace) {
 				return fmt.Errorf("%w: /model [name] (a model name has no spaces)", ErrUsage)
 			}
-			env.Engine.SetModel(name)
+			env.Model.SetModel(name)
 			_, err := fmt.Fprintf(env.IO.Out, "Model set to %s (was %s).\n", name, current)
 			return err
 		},
@@ -36,7 +36,7 @@ func modelCommand() Command {
 // chooseModel lists the models the server offers and, on a terminal, lets
 // the user pick one; "" when nothing was picked (or nothing is listed).
 func chooseModel(ctx context.Context, env *Env, current string) string {
-	models, err := env.Engine.ListModels(ctx)
+	models, err := env.Model.ListModels(ctx)
 	if err != nil || len(models) == 0 {
 		fmt.Fprintln(env.IO.ErrOut, "The server does not list its models; set one with /model <name>.")
 		return ""

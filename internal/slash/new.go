@@ -18,8 +18,8 @@ func newCommand() Command {
 
 // startNew is /new and /clear: the next message opens a fresh session.
 func startNew(ctx context.Context, env *Env, title string) error {
-	prev := env.Engine.SessionID()
-	if err := env.Engine.StartNew(ctx, title); err != nil {
+	prev := env.Sessions.ID()
+	if err := env.Sessions.StartNew(ctx, title); err != nil {
 		return fmt.Errorf("start a new session: %w", err)
 	}
 	msg := "Started a new session"

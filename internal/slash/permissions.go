@@ -39,9 +39,9 @@ type ruleRow struct {
 	session bool
 }
 
-func rulesInForce(e Engine) []ruleRow {
+func rulesInForce(env *Env) []ruleRow {
 	var deny, allow []ruleRow
-	for _, r := range e.About().Rules {
+	for _, r := range env.About.Rules {
 		row := ruleRow{rule: r.Rule, deny: r.Deny, source: r.Source}
 		if r.Deny {
 			deny = append(deny, row)
@@ -49,15 +49,15 @@ func rulesInForce(e Engine) []ruleRow {
 			allow = append(allow, row)
 		}
 	}
-	for _, r := range e.SessionRules() {
+	for _, r := range env.Permissions.SessionRules() {
 		allow = append(allow, ruleRow{rule: r, source: "this session", session: true})
 	}
 	return append(deny, allow...)
 }
 
 func listRules(env *Env) {
-	rows := rulesInForce(env.Engine)
-	switch env.Engine.Permissions().Mode {
+	rows := rulesInForce(env)
+	switch env.Permissions.Summary().Mode {
 	case tools.ModeBypass:
 		fmt.Fprintln(env.IO.Out, "--dangerously-skip-permissions: every call is allowed except what a deny rule covers.")
 	case tools.ModePlan:
@@ -93,25 +93,25 @@ func addRule(env *Env, args string) error {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	if project {
-		if err := env.Engine.SaveProjectRule(r); err != nil {
+		if err := env.Permissions.SaveProjectRule(r); err != nil {
 			return fmt.Errorf("save rule %s: %w", r, err)
 		}
 		fmt.Fprintf(env.IO.Out, "Allowed %s, saved to the project's config file.\n", r)
 		return nil
 	}
-	env.Engine.AddSessionRule(r)
+	env.Permissions.AddSessionRule(r)
 	fmt.Fprintf(env.IO.Out, "Allowed %s for this session.\n", r)
 	return nil
 }
 
 func removeRule(env *Env, args string) error {
-	rows := rulesInForce(env.Engine)
+	rows := rulesInForce(env)
 	n, err := strconv.Atoi(args)
 	if err != nil || n < 1 || n > len(rows) {
 		return fmt.Errorf("%w: /permissions rm <n>, n from 1 to %d as /permissions numbers them", ErrUsage, len(rows))
 	}
 	r := rows[n-1]
-	if !r.session || !env.Engine.RemoveSessionRule(r.rule) {
+	if !r.session || !env.Permissions.RemoveSessionRule(r.rule) {
 		return fmt.Errorf("%w: rule %d (%s) comes from %s: only this session's rules can be removed here", ErrUsage, n, r.rule, r.source)
 	}
 	fmt.Fprintf(env.IO.Out, "Removed %s.\n", r.rule)

@@ -13,10 +13,10 @@ type rulesEngine struct {
 	perms *tools.Permissions
 }
 
-func (e *rulesEngine) SessionRules() []tools.Rule           { return e.perms.SessionRules() }
-func (e *rulesEngine) AddSessionRule(r tools.Rule)          { e.perms.AddSessionRule(r) }
-func (e *rulesEngine) RemoveSessionRule(r tools.Rule) bool  { return e.perms.RemoveSessionRule(r) }
-func (e *rulesEngine) Permissions() tools.PermissionSummary { return e.perms.Summary() }
+func (e *rulesEngine) SessionRules() []tools.Rule          { return e.perms.SessionRules() }
+func (e *rulesEngine) AddSessionRule(r tools.Rule)         { e.perms.AddSessionRule(r) }
+func (e *rulesEngine) RemoveSessionRule(r tools.Rule) bool { return e.perms.RemoveSessionRule(r) }
+func (e *rulesEngine) Summary() tools.PermissionSummary    { return e.perms.Summary() }
 
 func TestPermissionsAddAndRemoveSessionRule(t *testing.T) {
 	t.Parallel()

@@ -17,11 +17,8 @@ func pinCommand() Command {
 		Args:    "[text]",
 		Summary: "pin text (without text: your last message); it is sent in every request, through every compaction",
 		Run: func(ctx context.Context, env *Env, text string) error {
-			m := env.Engine.Context()
-			if m == nil {
-				return errNoContext
-			}
-			if env.Engine.SessionID() == "" {
+			m := env.Context
+			if env.Sessions.ID() == "" {
 				// The session file is created by its first message.
 				return fmt.Errorf("%w: /pin needs a session: send a message first, or continue one (-c, -r)", ErrUsage)
 			}
@@ -43,10 +40,7 @@ func pinsCommand() Command {
 		Name:    "pins",
 		Summary: "list the pins, numbered",
 		Run: func(ctx context.Context, env *Env, args string) error {
-			m := env.Engine.Context()
-			if m == nil {
-				return errNoContext
-			}
+			m := env.Context
 			pins := m.Pins()
 			if len(pins) == 0 {
 				_, err := fmt.Fprintln(env.IO.Out, "No pins. /pin <text> pins a text (without text: your last message).")
@@ -68,10 +62,7 @@ func unpinCommand() Command {
 		Args:    "<n>",
 		Summary: "remove pin n (as /pins numbers them)",
 		Run: func(ctx context.Context, env *Env, args string) error {
-			m := env.Engine.Context()
-			if m == nil {
-				return errNoContext
-			}
+			m := env.Context
 			n, err := strconv.Atoi(strings.TrimSpace(args))
 			if err != nil {
 				return fmt.Errorf("%w: /unpin <n>, n as /pins numbers the pins", ErrUsage)

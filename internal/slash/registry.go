@@ -13,8 +13,9 @@ import (
 
 // Env is what a command runs with. Output goes to IO.Out (data) / IO.ErrOut.
 type Env struct {
-	Engine Engine
-	IO     *iostreams.IOStreams
+	// Parts are the engine's parts the commands use.
+	Parts
+	IO *iostreams.IOStreams
 	// Width is the terminal's width in columns, for text that wraps at
 	// words; 0 when the output is not a terminal (nothing is wrapped).
 	Width int

@@ -11,7 +11,6 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/checkpoint"
-	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/memory"
@@ -91,11 +90,10 @@ type fakeEngine struct {
 	started []string
 	resumed []string
 	project *storage.Project
-	mgr     *contextmgr.Manager
 	err     error
 }
 
-func (e *fakeEngine) SessionID() string { return e.id }
+func (e *fakeEngine) ID() string { return e.id }
 func (e *fakeEngine) StartNew(_ context.Context, title string) error {
 	if e.err != nil {
 		return e.err
@@ -112,32 +110,44 @@ func (e *fakeEngine) Resume(_ context.Context, id string) error {
 	e.id = id
 	return nil
 }
-func (e *fakeEngine) Project() *storage.Project    { return e.project }
-func (e *fakeEngine) Context() *contextmgr.Manager { return e.mgr }
-func (e *fakeEngine) Model() string                { return e.model }
-func (e *fakeEngine) SetModel(name string)         { e.model = name }
-func (e *fakeEngine) Memories() *memory.Book       { return nil }
-func (e *fakeEngine) WindowSource() string         { return "" }
-func (e *fakeEngine) SessionRules() []tools.Rule   { return nil }
-func (e *fakeEngine) AddSessionRule(tools.Rule)    {}
+func (e *fakeEngine) Project() *storage.Project                   { return e.project }
+func (e *fakeEngine) Live(context.Context) (*storage.Live, error) { return nil, nil }
+func (e *fakeEngine) Model() string                               { return e.model }
+func (e *fakeEngine) SetModel(name string)                        { e.model = name }
+func (e *fakeEngine) Book() *memory.Book                          { return nil }
+func (e *fakeEngine) SessionRules() []tools.Rule                  { return nil }
+func (e *fakeEngine) AddSessionRule(tools.Rule)                   {}
 func (e *fakeEngine) RemoveSessionRule(tools.Rule) bool {
 	return false
 }
 func (e *fakeEngine) SaveProjectRule(tools.Rule) error { return nil }
-func (e *fakeEngine) SessionDiff(context.Context) ([]checkpoint.FileDiff, error) {
+func (e *fakeEngine) Diff(context.Context) ([]checkpoint.FileDiff, error) {
 	return nil, nil
 }
-func (e *fakeEngine) About() agent.About { return agent.About{} }
-func (e *fakeEngine) Permissions() tools.PermissionSummary {
+func (e *fakeEngine) Summary() tools.PermissionSummary {
 	return tools.PermissionSummary{}
 }
-func (e *fakeEngine) SuggestMemory(context.Context) ([]memory.Suggestion, error) {
+func (e *fakeEngine) Suggest(context.Context) ([]memory.Suggestion, error) {
 	return nil, nil
 }
 
-func testEnv(e Engine) (*Env, *bytes.Buffer) {
+// fakeParts is a fake of every part but the context (a command that
+// reads the context runs against the real engine: context_cmd_test.go).
+type fakeParts interface {
+	Sessions
+	Model
+	Permissions
+	Tasks
+	Shells
+	Memory
+	Checkpoints
+	MCP
+}
+
+func testEnv(e fakeParts) (*Env, *bytes.Buffer) {
 	io, _, out, _ := iostreams.Test()
-	return &Env{Engine: e, IO: io}, out
+	parts := Parts{Sessions: e, Model: e, Permissions: e, Tasks: e, Shells: e, Memory: e, Checkpoints: e, MCP: e}
+	return &Env{Parts: parts, IO: io}, out
 }
 
 func TestRunUnknownAndNotACommand(t *testing.T) {
@@ -224,16 +234,6 @@ func TestExit(t *testing.T) {
 	}
 }
 
-func TestCommandsWithoutAContextManager(t *testing.T) {
-	t.Parallel()
-	env, _ := testEnv(&fakeEngine{})
-	for _, line := range []string{"/context", "/compact", "/cost"} {
-		if err := Default().Run(t.Context(), env, line); !errors.Is(err, errNoContext) {
-			t.Errorf("%s: err = %v", line, err)
-		}
-	}
-}
-
 func TestThousands(t *testing.T) {
 	t.Parallel()
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -12345: "-12,345"} {
@@ -268,9 +268,10 @@ func TestIsCommand(t *testing.T) {
 // to, no server to list models from and no MCP servers.
 func (e *fakeEngine) Title() string                                       { return "" }
 func (e *fakeEngine) Rename(string) error                                 { return errFakeEngine }
-func (e *fakeEngine) MCPServers() []mcphost.Status                        { return nil }
-func (e *fakeEngine) JoinMCPTools(context.Context)                        {}
-func (e *fakeEngine) SubagentTypes() []agent.SubagentType                 { return nil }
+func (e *fakeEngine) Servers() []mcphost.Status                           { return nil }
+func (e *fakeEngine) Join(context.Context)                                {}
+func (e *fakeEngine) Types() []agent.SubagentType                         { return nil }
+func (e *fakeEngine) List() []tools.ShellInfo                             { return nil }
 func (e *fakeEngine) ListModels(context.Context) ([]string, error)        { return nil, errFakeEngine }
 func (e *fakeEngine) Undo(context.Context) ([]checkpoint.Restored, error) { return nil, errFakeEngine }
 func (e *fakeEngine) UndoDrift(context.Context) ([]checkpoint.Drift, error) {
@@ -283,6 +284,15 @@ func (e *fakeEngine) RewindPoints(context.Context) ([]agent.RewindPoint, error) 
 	return nil, errFakeEngine
 }
 func (e *fakeEngine) Rewind(context.Context, agent.RewindPoint, bool) ([]checkpoint.Restored, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) ReturnPoint(context.Context) (*agent.ReturnPoint, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) ReturnDrift(context.Context, agent.ReturnPoint) ([]checkpoint.Drift, error) {
+	return nil, errFakeEngine
+}
+func (e *fakeEngine) Return(context.Context, agent.ReturnPoint, bool) ([]checkpoint.Restored, error) {
 	return nil, errFakeEngine
 }
 func (e *fakeEngine) Fork(context.Context, string, string) (string, error) { return "", errFakeEngine }

@@ -16,7 +16,7 @@ func renameCommand() Command {
 			if title == "" {
 				return fmt.Errorf("%w: /rename <title>", ErrUsage)
 			}
-			if err := env.Engine.Rename(title); err != nil {
+			if err := env.Sessions.Rename(title); err != nil {
 				return err
 			}
 			_, err := fmt.Fprintf(env.IO.Out, "Session renamed to %q.\n", title)

@@ -53,7 +53,7 @@ func searchCommand() Command {
 
 // findHits searches this project's sessions (all: every project's) for q.
 func findHits(ctx context.Context, env *Env, q string, all bool) ([]search.Hit, error) {
-	p := env.Engine.Project()
+	p := env.Sessions.Project()
 	query := search.Query{Text: q}
 	if !all {
 		query.Project = p.Root
@@ -71,7 +71,7 @@ func findHits(ctx context.Context, env *Env, q string, all bool) ([]search.Hit, 
 // h. A hit in another project's session is not opened here: the session
 // belongs to that project, so it says how to open it there.
 func openHit(ctx context.Context, env *Env, q string, h search.Hit) error {
-	if h.SessionID != env.Engine.SessionID() {
+	if h.SessionID != env.Sessions.ID() {
 		list, err := listSessions(env)
 		if err != nil {
 			return err

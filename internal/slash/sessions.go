@@ -24,7 +24,7 @@ func sessionsCommand() Command {
 				_, err := fmt.Fprintln(env.IO.Out, "No sessions in this project yet.")
 				return err
 			}
-			return writeSessions(env.IO.Out, list, env.Engine.SessionID())
+			return writeSessions(env.IO.Out, list, env.Sessions.ID())
 		},
 	}
 }
@@ -32,7 +32,7 @@ func sessionsCommand() Command {
 // listSessions is the project's sessions, newest-updated first, each
 // subagent's after its parent's.
 func listSessions(env *Env) ([]storage.SessionInfo, error) {
-	p := env.Engine.Project()
+	p := env.Sessions.Project()
 	list, err := p.List()
 	if err != nil {
 		return nil, fmt.Errorf("list sessions of %s: %w", p.Root, err)

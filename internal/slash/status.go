@@ -14,9 +14,9 @@ import (
 func statusCommand() Command {
 	return Command{
 		Name:    "status",
-		Summary: "version, model, server, session, project, permissions, MCP servers, memories and log file",
+		Summary: "version, model, server, session, project, permissions, sandbox, MCP servers, memories and log file",
 		Run: func(_ context.Context, env *Env, _ string) error {
-			writeStatus(env.IO.Out, env.Engine)
+			writeStatus(env.IO.Out, env.Parts)
 			return nil
 		},
 	}
@@ -24,27 +24,27 @@ func statusCommand() Command {
 
 // writeStatus writes one "name: value" line per fact; the API key is
 // never among them (About carries none).
-func writeStatus(w io.Writer, e Engine) {
-	about := e.About()
+func writeStatus(w io.Writer, e Parts) {
 	line := func(name, value string) { fmt.Fprintf(w, "%-12s %s\n", name+":", termtext.Line(value)) }
 	line("Version", buildinfo.Version)
-	line("Model", e.Model())
-	line("Base URL", about.BaseURL)
-	if m := e.Context(); m != nil {
-		line("Window", fmt.Sprintf("%d tokens (%s)", m.Usage().Window, orNone(e.WindowSource(), "models table")))
-	}
-	session := orNone(e.SessionID(), "none yet (starts with the first message)")
-	if t := e.Title(); t != "" {
+	line("Model", e.Model.Model())
+	line("Base URL", e.About.BaseURL)
+	line("Window", fmt.Sprintf("%d tokens (%s)", e.Context.Usage().Window, orNone(e.Context.WindowSource(), "models table")))
+	session := orNone(e.Sessions.ID(), "none yet (starts with the first message)")
+	if t := e.Sessions.Title(); t != "" {
 		session += " · " + t
 	}
 	line("Session", session)
-	if p := e.Project(); p != nil {
+	if p := e.Sessions.Project(); p != nil {
 		line("Project", p.Root)
 	}
-	line("Permissions", permissionText(e.Permissions()))
-	line("MCP servers", mcpText(e))
-	line("Memories", memoriesText(e))
-	line("Log file", orNone(about.LogFile, "off (set CLAWDCODE_LOG=info to keep one)"))
+	line("Permissions", permissionText(e.Permissions.Summary()))
+	if e.About.Sandbox != nil {
+		line("Sandbox", e.About.Sandbox())
+	}
+	line("MCP servers", mcpText(e.MCP))
+	line("Memories", memoriesText(e.Memory))
+	line("Log file", orNone(e.About.LogFile, "off (set CLAWDCODE_LOG=info to keep one)"))
 }
 
 func permissionText(p tools.PermissionSummary) string {
@@ -64,8 +64,8 @@ func permissionText(p tools.PermissionSummary) string {
 	return fmt.Sprintf("%s · %d allow, %d deny, %d for this session", mode, p.Allow, p.Deny, p.Session)
 }
 
-func mcpText(e Engine) string {
-	servers := e.MCPServers()
+func mcpText(m MCP) string {
+	servers := m.Servers()
 	if len(servers) == 0 {
 		return "none"
 	}
@@ -76,8 +76,8 @@ func mcpText(e Engine) string {
 	return strings.Join(parts, ", ")
 }
 
-func memoriesText(e Engine) string {
-	book := e.Memories()
+func memoriesText(m Memory) string {
+	book := m.Book()
 	if book == nil {
 		return "none"
 	}

@@ -36,11 +36,11 @@ func switchCommand() Command {
 
 // switchTo makes s the current session and says so.
 func switchTo(ctx context.Context, env *Env, s storage.SessionInfo) error {
-	if s.ID == env.Engine.SessionID() {
+	if s.ID == env.Sessions.ID() {
 		_, err := fmt.Fprintf(env.IO.Out, "Already in session %s (%s).\n", termtext.ShortID(s.ID), displayTitle(s.Title))
 		return err
 	}
-	if err := env.Engine.Resume(ctx, s.ID); err != nil {
+	if err := env.Sessions.Resume(ctx, s.ID); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(env.IO.Out, "Switched to session %s (%s), %d messages.\n", termtext.ShortID(s.ID), displayTitle(s.Title), s.Messages)

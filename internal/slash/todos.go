@@ -15,10 +15,7 @@ func todosCommand() Command {
 		Name:    "todos",
 		Summary: "show the task list the model keeps (its TodoWrite calls)",
 		Run: func(ctx context.Context, env *Env, args string) error {
-			m := env.Engine.Context()
-			if m == nil {
-				return errNoContext
-			}
+			m := env.Context
 			_, err := fmt.Fprint(env.IO.Out, formatTodos(m.Todos()))
 			return err
 		},

@@ -20,14 +20,14 @@ func undoCommand() Command {
 			if args != "" {
 				return fmt.Errorf("%w: /undo takes no arguments", ErrUsage)
 			}
-			drift, err := env.Engine.UndoDrift(ctx)
+			drift, err := env.Checkpoints.UndoDrift(ctx)
 			if err != nil {
 				return fmt.Errorf("undo: %w", err)
 			}
 			if ok, err := confirmLoss(ctx, env, "/undo", drift); !ok || err != nil {
 				return err
 			}
-			restored, err := env.Engine.Undo(ctx)
+			restored, err := env.Checkpoints.Undo(ctx)
 			if errors.Is(err, agent.ErrNothingToUndo) {
 				_, err := fmt.Fprintln(env.IO.Out, "Nothing to undo: no file that Write or Edit changed is left to restore.")
 				return err
@@ -94,7 +94,7 @@ func countRestored(rs []checkpoint.Restored) int {
 }
 
 func projectRoot(env *Env) string {
-	if p := env.Engine.Project(); p != nil {
+	if p := env.Sessions.Project(); p != nil {
 		return p.Root
 	}
 	return ""

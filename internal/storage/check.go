@@ -120,7 +120,11 @@ func (st *checkState) line(n int, off int64, line []byte, complete bool) {
 			skip: &RepairSkip{Offset: off, Length: len(line), Reason: RepairDamaged}})
 		return
 	}
-	st.closeBoundary(r)
+	if r.Type != TypeSystem || r.Subtype != SubtypeRepair {
+		// A repair record is no part of the conversation: a boundary
+		// waits for its summary past it (besideStory).
+		st.closeBoundary(r)
+	}
 	if r.IsBoundary() && !st.rp.acknowledges(off) {
 		st.boundary = &Problem{Kind: ProblemUnfinished, Line: n, Offset: off, UUID: r.UUID, Fixable: true,
 			Detail: "the compaction did not finish; a resume ignores it",

@@ -85,6 +85,12 @@
 // a single message (a crash right after Create) is not listed, so -c never
 // continues it.
 //
+// A writer that must not leave that bad line unacknowledged (an import,
+// whose batches a kill can cut in the middle of a write) calls
+// MendTornTail first: a repair record names the torn line, as `sessions
+// check --repair` would. Between a compaction's boundary and its summary,
+// a damaged line or a repair record parts nothing: readers pass over them.
+//
 // A compact_boundary that is not followed by its summary record (a crash
 // between the two appends, or a torn batch) belongs to a compaction that
 // never finished: LoadLive ignores it, with a warning, as if it were not
@@ -137,6 +143,16 @@
 // the sessions, and finds it unchanged knows clawdcode changed none of
 // them since (the search index relies on it). A program writing a session
 // file in place leaves no stamp.
+//
+// # Usage cost
+//
+// Each index entry also carries the session's usage summary (usage.go):
+// its model calls' tokens by hour, model and kind, over a byte prefix of
+// the file. Append keeps it in step while it covers the whole file;
+// Project.Usage reads it from index.json and counts only the bytes a
+// summary has not (another program's appends, a lost index), then writes
+// the caught-up summaries back. So `clawdcode usage` over a store that
+// clawdcode wrote reads index.json and no session file.
 //
 // # Resume cost
 //

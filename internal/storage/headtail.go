@@ -52,6 +52,9 @@ func quickEntry(f *os.File, fi fs.FileInfo, id, root string, old *indexEntry) (*
 	e := &indexEntry{SessionInfo: SessionInfo{ID: id, Project: root}}
 	e.Messages, e.Tokens, e.Updated, e.Scanned = lst.Messages, lst.Tokens, updated, end
 	e.Parent = lst.Parent
+	if old != nil && old.Usage != nil && old.Usage.Scanned <= end {
+		e.Usage = old.Usage // the file only grew: Project.Usage goes on from there
+	}
 	switch {
 	case lst.Title != "":
 		e.Title, e.TitleSet, e.FileTitle = lst.Title, true, lst.Title
@@ -236,14 +239,20 @@ func (v *view) headOf() (created time.Time, title string, ok bool, err error) {
 		}
 		// A line longer than the prefix: only one in clawdcode's encoding
 		// can be judged from its first bytes (another is left to a scan).
-		// A user message's content starts within them (message comes
-		// before the fields that could mark a summary, which is never
-		// this long in practice).
+		// A user message's content starts within them; whether it is a
+		// summary (which gives no title) is said after the message, at
+		// the line's end (an imported summary is this long).
 		h, ok := ParseHead(prefix)
 		if !ok {
 			return created, "", false, nil
 		}
 		if h.Type != TypeUser {
+			continue
+		}
+		if summary, err := endsAsSummary(v.f, end); err != nil || summary {
+			if err != nil {
+				return created, "", false, err
+			}
 			continue
 		}
 		content, ok := rawUserContent(prefix)
@@ -277,6 +286,24 @@ type headProbe struct {
 	Message          *struct {
 		Content string `json:"content"`
 	} `json:"message"`
+}
+
+// summaryMark is how a compaction summary's record says so, in the
+// store's encoding: after its message, among the last fields of the line.
+var summaryMark = []byte(`},"isCompactSummary":true`)
+
+// endsAsSummary reports whether the line ending at end (its '\n') is a
+// compaction summary, from its last bytes: the fields after the message
+// are short, and a message's text cannot hold the mark (its quotes would
+// be escaped).
+func endsAsSummary(f io.ReaderAt, end int64) (bool, error) {
+	const tail = 4 << 10
+	from := max(0, end-tail)
+	buf := make([]byte, end-from)
+	if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	return bytes.Contains(buf, summaryMark), nil
 }
 
 // nextNewline returns the offset of the first '\n' at or after off, -1 if

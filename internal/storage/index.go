@@ -54,6 +54,9 @@ type indexEntry struct {
 	// FileTitle is the title of the last title record in the file, which
 	// Append carries in every later record's Listing.
 	FileTitle string `json:"fileTitle,omitempty"`
+	// Usage is the session's usage summary (usage.go), nil when none was
+	// ever made; it may be behind the file, never ahead of it.
+	Usage *UsageSummary `json:"usage,omitempty"`
 }
 
 // listing is what Append writes into a record's Listing.

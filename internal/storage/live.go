@@ -21,6 +21,10 @@ type Live struct {
 	Records  []LiveRecord
 	Boundary *Record // last complete compact_boundary, nil if none
 	Summary  *Record // the summary record after it, nil if none
+	// Rewound is the last rewind record honoured among Records' range (it
+	// is not among Records), nil if none: the conversation can return to
+	// where it was just before it (a rewind to that record).
+	Rewound  *LiveRecord
 	Warnings []string
 }
 
@@ -63,7 +67,9 @@ func LoadLive(ctx context.Context, path string) (*Live, error) {
 
 // applyRewinds honours the rewind records of the live context: each drops
 // the records from its target user record up to itself, so the
-// conversation continues from just before that message. A compaction's
+// conversation continues from just before that message. A rewind whose
+// target is an earlier rewind record returns to where the conversation
+// was when that one was made (the context just before it, as below). A compaction's
 // boundary and summary among them stay (they stand for the history before
 // the retained records, which the rewind does not touch). A rewind whose
 // target a compaction replaced since (it is not in the live context)
@@ -84,6 +90,7 @@ func (l *Live) applyRewinds(earlier func(*RewindInfo, int64) (*Live, error)) err
 		}
 		if j >= 0 {
 			out = dropFrom(out, j)
+			l.Rewound = &LiveRecord{Offset: lr.Offset, Record: r}
 			continue
 		}
 		before, err := earlier(r.Rewind, lr.Offset)
@@ -94,6 +101,7 @@ func (l *Live) applyRewinds(earlier func(*RewindInfo, int64) (*Live, error)) err
 			out = append(out[:0:0], before.Records...)
 			l.Boundary, l.Summary = before.Boundary, before.Summary
 			l.Warnings = append(l.Warnings, before.Warnings...)
+			l.Rewound = &LiveRecord{Offset: lr.Offset, Record: r}
 		}
 	}
 	l.Records = out
@@ -125,11 +133,11 @@ func loadLive(ctx context.Context, f *os.File, path string, size int64) (*Live, 
 	return live, nil
 }
 
-// liveBefore is the live context as it was just before the user record ri
-// names, for a rewind record at offset at: the context a load of the
-// file's bytes before that record finds (its own rewinds honoured). Nil
-// when ri's offset, which must lie before the rewind, does not start the
-// line of that record.
+// liveBefore is the live context as it was just before the record ri
+// names (a user record, or an earlier rewind record), for a rewind record
+// at offset at: the context a load of the file's bytes before that record
+// finds (its own rewinds honoured). Nil when ri's offset, which must lie
+// before the rewind, does not start the line of such a record.
 func liveBefore(ctx context.Context, f *os.File, path string, ri *RewindInfo, at int64) (*Live, error) {
 	if ri.Offset < 0 || ri.Offset >= at {
 		return nil, nil
@@ -147,7 +155,8 @@ func liveBefore(ctx context.Context, f *os.File, path string, ri *RewindInfo, at
 	if err != nil || !complete {
 		return nil, err
 	}
-	if rec, err := decodeRecord(line); err != nil || rec.UUID != ri.UUID || rec.Type != TypeUser {
+	rec, err := decodeRecord(line)
+	if err != nil || rec.UUID != ri.UUID || (rec.Type != TypeUser && !(rec.Type == TypeSystem && rec.Subtype == SubtypeRewind)) {
 		return nil, nil
 	}
 	return loadLive(ctx, f, path, ri.Offset)
@@ -259,8 +268,9 @@ func findCompleteBoundary(ctx context.Context, f *os.File, path string, size int
 	}
 }
 
-// summaryFollows reports whether the first non-blank line after the one at
-// off, within the first size bytes, decodes as a compaction summary.
+// summaryFollows reports whether the first record after the line at off,
+// within the first size bytes, is a compaction summary; lines that are no
+// part of the conversation are passed over (besideStory).
 func summaryFollows(f *os.File, off, size int64) (bool, error) {
 	line, complete, err := readLineAt(f, off)
 	if err != nil || !complete {
@@ -278,9 +288,24 @@ func summaryFollows(f *os.File, off, size int64) (bool, error) {
 			return false, nil // written after the size we read as of
 		}
 		r, err := decodeRecord(line)
+		if besideStory(r, err, complete) {
+			continue
+		}
 		return err == nil && r.IsSummary(), nil
 	}
 	return false, nil
+}
+
+// besideStory reports whether a whole line between a compaction's
+// boundary and its summary is no part of the conversation, which readers
+// pass over: damage (a write a kill cut short, closed by the next
+// append), or a repair record naming it. An import that resumes after
+// such a cut writes the summary after them.
+func besideStory(r *Record, err error, complete bool) bool {
+	if err != nil {
+		return complete
+	}
+	return r.Type == TypeSystem && r.Subtype == SubtypeRepair
 }
 
 // add places one decoded record, given the offset of the boundary in force

@@ -337,3 +337,49 @@ func TestLoadLiveRewindsPastACompaction(t *testing.T) {
 		t.Fatalf("after a compaction that follows the rewind: %s", got)
 	}
 }
+
+// TestLoadLiveReturnsFromARewind: a rewind whose target is an earlier
+// rewind record returns to the conversation as it was just before that
+// one (what it dropped, and nothing of what was said after it), and can
+// itself be returned from; Rewound names the last rewind honoured.
+func TestLoadLiveReturnsFromARewind(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := newTestProject(t).Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	u1, u2 := userRecord("one"), userRecord("two")
+	mustAppend(t, s, u1)
+	mustAppend(t, s, assistantRecord("a1", 1, 1))
+	o2 := mustAppend(t, s, u2)
+	mustAppend(t, s, assistantRecord("a2", 1, 1))
+	back := &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: u2.UUID, Offset: o2}}
+	oBack := mustAppend(t, s, back)
+	mustAppend(t, s, userRecord("two instead"))
+	load := func() (*Live, string) {
+		t.Helper()
+		live, err := s.LoadLive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return live, strings.Join(contents(live), ",")
+	}
+	if live, got := load(); got != "one,a1,two instead" || live.Rewound == nil || live.Rewound.Record.UUID != back.UUID {
+		t.Fatalf("after the rewind: %s (rewound %+v)", got, live.Rewound)
+	}
+
+	forth := &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: back.UUID, Offset: oBack}}
+	oForth := mustAppend(t, s, forth)
+	mustAppend(t, s, userRecord("three"))
+	if live, got := load(); got != "one,a1,two,a2,three" || live.Rewound == nil || live.Rewound.Record.UUID != forth.UUID {
+		t.Fatalf("after the return: %s (rewound %+v)", got, live.Rewound)
+	}
+
+	// Returning from the return is the rewound conversation again.
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: forth.UUID, Offset: oForth}})
+	if _, got := load(); got != "one,a1,two instead" {
+		t.Fatalf("after returning from the return: %s", got)
+	}
+}

@@ -141,6 +141,13 @@ const (
 	// and sent as part of it (see contextmgr).
 	SubtypeReorientation = "reorientation"
 
+	// SubtypeModelUsage is what a model call used when the session's
+	// replies do not carry it (1.16): an imported Codex session, whose
+	// rollout reports each call's tokens in an event of its own after
+	// the reply. ModelUsage holds it. Nothing is sent to the model for
+	// it; `clawdcode usage` counts it as a reply's usage.
+	SubtypeModelUsage = "model_usage"
+
 	TriggerAuto   = "auto"
 	TriggerManual = "manual"
 )
@@ -203,6 +210,8 @@ type Record struct {
 	Import *ImportInfo `json:"import,omitempty"`
 	// Repair is what a SubtypeRepair record repaired.
 	Repair *RepairInfo `json:"repair,omitempty"`
+	// ModelUsage is the model call a SubtypeModelUsage record counts.
+	ModelUsage *ModelUsage `json:"modelUsage,omitempty"`
 
 	// Tokens is clawdcode's extension: the token count of this record's
 	// contribution to a request, when it was known at write time (0 = unknown).
@@ -252,6 +261,12 @@ func (u *Usage) Add(v Usage) {
 	u.InputTokens += v.InputTokens
 	u.OutputTokens += v.OutputTokens
 	u.CacheReadInputTokens += v.CacheReadInputTokens
+}
+
+// ModelUsage is one model call's usage, with the model that made it.
+type ModelUsage struct {
+	Model string `json:"model,omitempty"`
+	Usage Usage  `json:"usage"`
 }
 
 // ToolUse is one tool call of an assistant reply.
@@ -358,6 +373,8 @@ type CompactMetadata struct {
 // context, read from the tool_use and tool_result records: each entry
 // names the tool_use record it comes from (Ref, for Recall). A file or a
 // command met again replaces its entry; the lists are bounded, oldest out.
+// This is its record form; package ledger reads it from the records,
+// merges it and writes its text.
 type Ledger struct {
 	Files    []LedgerFile    `json:"files,omitempty"`
 	Commands []LedgerCommand `json:"commands,omitempty"`
@@ -506,10 +523,11 @@ type Receipt struct {
 	// force then (absent when the model's price was not known).
 	SummaryUsage *Usage   `json:"summaryUsage,omitempty"`
 	SummaryCost  *float64 `json:"summaryCost,omitempty"`
-	// CacheBroken is clawdcode's extension (1.13): the tokens the first
-	// request after the compaction sends that the server's prompt cache
-	// cannot have (the summary and the retained records; the system
-	// prompt and tools before them stay cached), and CacheBrokenCost what
+	// CacheBroken is clawdcode's extension (1.13): the tokens the
+	// compaction sends that the server's prompt cache cannot have — its
+	// summary calls' input the server did not serve from its cache, and
+	// the first request after it past the system prompt and tools (the
+	// summary and the retained records) — and CacheBrokenCost what
 	// sending them uncached costs above the cached price, in US dollars
 	// (absent when the model's price is not known).
 	CacheBroken     int      `json:"cacheBroken,omitempty"`

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 )
@@ -105,4 +106,36 @@ func flushWarnings(held []offsetWarning, rp *repairs, warn func(string)) {
 			warn(w.msg)
 		}
 	}
+}
+
+// MendTornTail acknowledges a torn last line — bytes a write cut short
+// (a SIGKILL in the middle of a large write(2) keeps what was copied so
+// far) that are no record — with a repair record naming it, written
+// after the '\n' that closes it, as `sessions check --repair` would: the
+// next append would otherwise leave it a damaged line in the middle of
+// the session. A last line that decodes whole (a kill between a record
+// and its '\n') is a record and needs nothing. It reports whether it
+// appended the repair.
+func (s *Session) MendTornTail() (bool, error) {
+	s.mu.Lock()
+	torn, size := s.needNL, s.size
+	s.mu.Unlock()
+	if !torn {
+		return false, nil
+	}
+	start, err := lineStartBefore(s.f, size, nil)
+	if err != nil {
+		return false, fmt.Errorf("mend session %s: %w", s.id, err)
+	}
+	if record, err := validLine(s.f, start, size); err != nil || record {
+		if err != nil {
+			return false, fmt.Errorf("mend session %s: %w", s.id, err)
+		}
+		return false, nil
+	}
+	skip := RepairSkip{Offset: start, Length: int(size - start), Reason: RepairDamaged}
+	if _, err := s.Append(&Record{Type: TypeSystem, Subtype: SubtypeRepair, Repair: &RepairInfo{Skip: []RepairSkip{skip}}}); err != nil {
+		return false, fmt.Errorf("mend session %s: %w", s.id, err)
+	}
+	return true, nil
 }

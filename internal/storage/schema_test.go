@@ -71,12 +71,13 @@ func TestRecordsMatchSchema(t *testing.T) {
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRewind, Rewind: &RewindInfo{UUID: first, Offset: 1}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeImport, Import: &ImportInfo{Tool: "claude-code", Path: "/home/u/.claude/projects/-home-u-p/0b9c.jsonl"}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeReorientation, Message: &Message{Role: "user", Content: "Re-orientation: the task, the calls since"}})
+	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeModelUsage, ModelUsage: &ModelUsage{Model: "gpt-5-codex", Usage: Usage{InputTokens: 900, OutputTokens: 12, CacheReadInputTokens: 600}}})
 	mustAppend(t, s, &Record{Type: TypeSystem, Subtype: SubtypeRepair, Repair: &RepairInfo{
 		Skip:   []RepairSkip{{Offset: 10, Length: 5, Reason: RepairDuplicate, UUID: "u1"}, {Offset: 20, Length: 3, Reason: RepairDamaged}},
 		Relink: []RepairRelink{{UUID: "u2", ParentUUID: "u1"}},
 	}})
 	sessionschema.CheckFile(t, s.Path(), 0)
-	if n := len(readLines(t, s.Path())); n != 24 {
-		t.Fatalf("%d lines written, want 24", n)
+	if n := len(readLines(t, s.Path())); n != 25 {
+		t.Fatalf("%d lines written, want 25", n)
 	}
 }

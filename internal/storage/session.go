@@ -102,7 +102,7 @@ func (p *Project) create(dir, id string) (*Session, error) {
 		f.Close()
 		return nil, err
 	}
-	s.entry = indexEntry{SessionInfo: SessionInfo{ID: id, Project: p.Root}}
+	s.entry = indexEntry{SessionInfo: SessionInfo{ID: id, Project: p.Root}, Usage: &UsageSummary{}}
 	return s, nil
 }
 
@@ -318,7 +318,7 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 	if err != nil {
 		return nil, fmt.Errorf("append to session %s: %w", s.id, err)
 	}
-	line := b.line
+	line, from := b.line, s.size
 	n, err := s.f.Write(line)
 	if err != nil && n > 0 {
 		// A short write (a full disk): take the partial line back
@@ -344,6 +344,7 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 	s.last = b.last
 	s.entry = b.entry
 	s.entry.Scanned = s.size
+	s.entry.Usage = s.entry.Usage.appended(recs, from, s.size)
 	touchProject(s.dir)
 	return b.offs, nil
 }

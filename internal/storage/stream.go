@@ -116,6 +116,9 @@ func summaryAfter(f *os.File, bOff, size int64) (*Record, error) {
 			continue
 		}
 		r, err := decodeRecord(line)
+		if besideStory(r, err, complete) {
+			continue
+		}
 		if err != nil || !r.IsSummary() {
 			return nil, nil
 		}

@@ -2,9 +2,7 @@ package tokens
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -27,8 +25,8 @@ const (
 // the call, not the ID.
 const ToolCallOverhead = 7
 
-// maxRun bounds how long a run of one character class is handed to the BPE
-// in one piece. tiktoken's merge is quadratic in the piece length: one
+// maxRun bounds how long a run of one character class is handed to
+// tiktoken-go in one piece. Its merge is quadratic in the piece length: one
 // 16 KB run of "=" takes ~180 ms and a 1 MB run would take minutes. Runs
 // longer than this are counted in maxRun-byte slices (~1 ms each), which
 // can differ from the exact count by about one token per slice; ordinary
@@ -56,7 +54,7 @@ func (c *Counter) Encoding() string { return c.encoding }
 
 // Load loads the Counter's encoding now instead of at the first count, so a
 // caller can warm it up off the critical path and see a load error. Loading
-// cannot normally fail: the BPE files are embedded.
+// cannot normally fail: the rank files are embedded.
 func (c *Counter) Load() error {
 	if _, err := encoding(c.encoding); err != nil {
 		return fmt.Errorf("load encoding %s: %w", c.encoding, err)
@@ -66,86 +64,80 @@ func (c *Counter) Load() error {
 
 // Text returns the exact token count of s as ordinary text (loads the
 // encoding). Should the embedded encoding ever fail to load, it returns
-// Estimate(s) rather than nothing; Load reports that error. A long text is
-// counted in parallel, in parts cut where no pre-tokenizer piece can span
-// the cut (see splitText), so the count is the same as in one piece.
-func (c *Counter) Text(s string) int {
-	if s == "" {
+// Estimate(s) rather than nothing; Load reports that error.
+func (c *Counter) Text(s string) int { return c.sum([]string{s}) }
+
+// sum is the total count of texts, counted in one go: the encoder learns
+// the tokens of all of them at once (see encoder). Each text is cut where
+// no pre-tokenizer piece can span the cut (see chunks), so the count is
+// the same as in one piece, a long text is counted in parallel, and a
+// chunk counted before (a line another message repeats) is not counted
+// again.
+func (c *Counter) sum(texts []string) int {
+	var parts []string
+	for _, s := range texts {
+		for _, p := range chunks(s) {
+			parts = appendRunSlices(parts, p)
+		}
+	}
+	if len(parts) == 0 {
 		return 0
 	}
 	enc, err := encoding(c.encoding)
-	if err != nil {
-		return Estimate(s)
+	var counts []int
+	if err == nil {
+		counts, err = enc.counts(parts)
 	}
-	parts := splitText(s, runtime.GOMAXPROCS(0), parallelPart)
-	if len(parts) == 1 {
-		return countPieces(enc, s)
-	}
-	counts := make([]int, len(parts))
-	var wg sync.WaitGroup
-	for i, p := range parts {
-		wg.Go(func() { counts[i] = countPieces(enc, p) })
-	}
-	wg.Wait()
 	n := 0
+	if err != nil {
+		for _, s := range texts {
+			n += Estimate(s)
+		}
+		return n
+	}
 	for _, k := range counts {
 		n += k
 	}
 	return n
 }
 
-// parallelPart is the least a part of a text counted in parallel holds:
-// below ~8 ms of tokenizing, a goroutine per part gains little.
-const parallelPart = 8 << 10
-
-// splitText cuts s into at most n parts of at least least bytes, each cut
-// right after a '\n' that is followed by an ASCII letter or digit. No piece
-// of the cl100k or o200k pre-tokenizer spans such a cut: a letter or digit
-// piece never takes a preceding newline ([^\r\n\p{L}\p{N}]? is its only
-// prefix), and a piece holding a newline continues only with whitespace,
-// '\r', '\n' or (o200k) '/'. Nor does a long run (see maxRun), which every
-// such cut ends. So the count of s is the sum of the counts of the parts.
-func splitText(s string, n, least int) []string {
-	if n < 2 || len(s) < 2*least {
-		return []string{s}
-	}
-	n = min(n, len(s)/least)
-	parts := make([]string, 0, n)
+// chunks cuts s right after every '\n' that is followed by an ASCII
+// letter or digit. No piece of the cl100k or o200k pre-tokenizer spans
+// such a cut: a letter or digit piece never takes a preceding newline
+// ([^\r\n\p{L}\p{N}]? is its only prefix), and a piece holding a newline
+// continues only with whitespace, '\r', '\n' or (o200k) '/'. Nor does a
+// long run (see maxRun), which every such cut ends. So the count of s is
+// the sum of the counts of its chunks.
+func chunks(s string) []string {
+	var out []string
 	start := 0
-	for k := 1; k < n; k++ {
-		at := max(start+least, k*len(s)/n)
-		cut := safeCut(s, at)
-		if cut < 0 || len(s)-cut < least {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
 			break
 		}
-		parts = append(parts, s[start:cut])
-		start = cut
+		cut := i + j + 1
+		if cut < len(s) && isASCIIWordByte(s[cut]) {
+			out = append(out, s[start:cut])
+			start = cut
+		}
+		i = cut
 	}
-	return append(parts, s[start:])
+	return append(out, s[start:])
 }
 
-// safeCut is the first cut at or after at that splitText may make, or -1.
-func safeCut(s string, at int) int {
-	for i := at; i < len(s); {
-		j := strings.IndexByte(s[i-1:], '\n')
-		if j < 0 {
-			return -1
-		}
-		cut := i + j // s[cut-1] == '\n'
-		if cut < len(s) && (isLetter(s[cut]) || isDigit(s[cut])) {
-			return cut
-		}
-		i = cut + 1
-	}
-	return -1
+// isASCIIWordByte reports whether c is an ASCII letter or digit.
+func isASCIIWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
-// countPieces counts s with the encoding, handing over-long runs of one
-// character class to the BPE in maxRun slices.
-func countPieces(enc *bpeEncoding, s string) int {
-	// A BPE piece is a run of letters, of whitespace, or of punctuation
-	// with trailing newlines (and, in o200k, slashes): track all three.
-	n, start := 0, 0
+// appendRunSlices appends s to parts, cut where a run of one character
+// class reaches maxRun bytes (see maxRun); "" adds nothing.
+func appendRunSlices(parts []string, s string) []string {
+	// A piece of the pre-tokenizer is a run of letters, of whitespace, or
+	// of punctuation with trailing newlines (and, in o200k, slashes): track
+	// all three.
+	start := 0
 	letterFrom, spaceFrom, punctFrom := -1, -1, -1
 	for i, r := range s {
 		cls := classOf(r)
@@ -153,12 +145,15 @@ func countPieces(enc *bpeEncoding, s string) int {
 		spaceFrom = extendRun(spaceFrom, i, cls == classSpace)
 		punctFrom = extendRun(punctFrom, i, cls == classOther || r == '\n' || r == '\r')
 		if longRun(letterFrom, i) || longRun(spaceFrom, i) || longRun(punctFrom, i) {
-			n += enc.count(s[start:i])
+			parts = append(parts, s[start:i])
 			start = i
 			letterFrom, spaceFrom, punctFrom = restartRun(letterFrom, i), restartRun(spaceFrom, i), restartRun(punctFrom, i)
 		}
 	}
-	return n + enc.count(s[start:])
+	if start < len(s) {
+		parts = append(parts, s[start:])
+	}
+	return parts
 }
 
 // Message returns the tokens one message adds to a request: per-message
@@ -168,24 +163,36 @@ func countPieces(enc *bpeEncoding, s string) int {
 // Every string field the message carries is charged, as the cookbook charges
 // every value of the message object; tool_call_id is such a value.
 func (c *Counter) Message(m chat.Message) int {
-	n := TokensPerMessage + c.Text(m.Role) + c.Text(m.Content) + c.Text(m.ToolCallID)
-	if m.Name != "" {
-		n += c.Text(m.Name) + TokensPerName
-	}
-	for _, tc := range m.ToolCalls {
-		n += ToolCallOverhead + c.Text(tc.Name) + c.Text(tc.Arguments)
-	}
-	return n
+	n, texts := messageTexts(m, nil)
+	return n + c.sum(texts)
 }
 
 // Messages returns the cookbook total for a request's messages, reply
 // priming included.
 func (c *Counter) Messages(ms []chat.Message) int {
-	n := ReplyPriming
+	n, texts := ReplyPriming, []string(nil)
 	for _, m := range ms {
-		n += c.Message(m)
+		var k int
+		k, texts = messageTexts(m, texts)
+		n += k
 	}
-	return n
+	return n + c.sum(texts)
+}
+
+// messageTexts appends the texts of m that are counted to texts, and
+// returns the tokens m adds besides them.
+func messageTexts(m chat.Message, texts []string) (int, []string) {
+	n := TokensPerMessage
+	texts = append(texts, m.Role, m.Content, m.ToolCallID)
+	if m.Name != "" {
+		n += TokensPerName
+		texts = append(texts, m.Name)
+	}
+	for _, tc := range m.ToolCalls {
+		n += ToolCallOverhead
+		texts = append(texts, tc.Name, tc.Arguments)
+	}
+	return n, texts
 }
 
 // extendRun returns where the run containing position i started, or -1

@@ -2,25 +2,22 @@
 // OpenAI's tokenizers (tiktoken) do, without ever touching the network.
 //
 // Guarantees:
-//   - Encodings are rank tables embedded in the binary (bpedata/, written
-//     by internal/bpegen from tiktoken-go-loader's files; see bpetable.go);
-//     no download is ever attempted. The counts are tiktoken-go's: the same
-//     pre-tokenizer pattern and regexp engine, the same byte-pair merge, and
-//     the tests compare token for token with tiktoken-go, which stays the
-//     reference. A table keeps each token's 46-bit hash key and rank, not
-//     its bytes, so a lookup touches one or two 64-byte buckets and never
-//     compares bytes: no two tokens share a key (bpegen checks), and a
-//     string that is no token is taken for one with odds under 2^-42 per
-//     lookup — a miscount by one token far rarer than a memory error.
-//     For o200k, lines of simple text (ASCII, and Unicode's punctuation
-//     and symbols) are cut into pieces by hand (asciisplit.go), about five
-//     times faster; tests and two fuzz targets hold those pieces to the
-//     pattern's.
+//   - Counts are tiktoken-go's (github.com/pkoukk/tiktoken-go), its rank
+//     files read from the copies github.com/pkoukk/tiktoken-go-loader
+//     embeds in the binary (tiktoken-go's BpeLoader hook, set in init):
+//     no download is ever attempted.
 //   - An encoding is opened lazily, on the first exact count that needs it,
-//     and at most once per process; every Counter shares it. Opening reads
-//     the table where it lies in the binary: it compiles the pattern and
-//     allocates next to nothing (tiktoken-go's own loader cost ~200 ms of
-//     CPU and ~47 MiB).
+//     and at most once per process; every Counter shares it. Opening it
+//     builds tiktoken-go's encoder over an empty rank map; each count
+//     first adds the ranks of the tokens inside the text's pieces, looked
+//     up in the embedded rank file, which the first count reads and
+//     indexes (~5 ms). So a process that counts a message or two pays a
+//     few ms, where tiktoken.GetEncoding costs ~100 ms of CPU and ~22 MiB
+//     (see encoder).
+//   - Callers count only what a decision needs, once per text, and keep
+//     the count: the context manager stores it with the record and in the
+//     CacheStore, and sizes everything else with MessageUpperBound or
+//     Estimate.
 //   - Text is counted as ordinary text: special-token spellings such as
 //     "<|endoftext|>" inside a file are counted as the characters they are,
 //     never as special tokens, and never panic.

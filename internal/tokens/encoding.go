@@ -1,24 +1,39 @@
 package tokens
 
 import (
-	_ "embed"
+	"strings"
 	"sync"
+
+	tiktoken "github.com/pkoukk/tiktoken-go"
 )
 
 // Encoding names clawdcode uses. Both are embedded in the binary.
 const (
-	O200kBase  = "o200k_base"
-	Cl100kBase = "cl100k_base"
+	O200kBase  = tiktoken.MODEL_O200K_BASE
+	Cl100kBase = tiktoken.MODEL_CL100K_BASE
 )
 
-// The rank tables (see bpetable.go). Strings, so they stay in the binary's
-// read-only data where the linker put them: nothing is copied to the heap.
-var (
-	//go:embed bpedata/o200k_base.ranks
-	o200kTable string
-	//go:embed bpedata/cl100k_base.ranks
-	cl100kTable string
-)
+// tiktoken-go downloads an encoding's rank file by default; its BpeLoader
+// hook is pointed, before anything can ask for an encoding, at the copies
+// tiktoken-go-loader embeds in the binary (embeddedRanks).
+func init() { tiktoken.SetBpeLoader(embeddedRanks{}) }
+
+// patterns are the pre-tokenizer patterns of tiktoken-go v0.1.8
+// (encoding.go), which the library keeps to itself; the encoder learns
+// the tokens of a text's pieces by them (see encoder). A test reads the
+// library's own from a loaded encoding and compares.
+var patterns = map[string]string{
+	O200kBase: strings.Join([]string{
+		`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?`,
+		`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?`,
+		`\p{N}{1,3}`,
+		` ?[^\s\p{L}\p{N}]+[\r\n/]*`,
+		`\s*[\r\n]+`,
+		`\s+(?!\S)`,
+		`\s+`,
+	}, "|"),
+	Cl100kBase: `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+}
 
 // EncodingFor maps a model name to its encoding with clawdcode's models
 // table (see Lookup). tiktoken-go's EncodingForModel is not used: it
@@ -27,29 +42,26 @@ func EncodingFor(model string) string { return Lookup(model).Encoding }
 
 // lazyEncoding opens one encoding at most once per process.
 type lazyEncoding struct {
-	once    sync.Once
-	loaded  chan struct{} // closed when once has finished (the tests watch it)
-	table   *string
-	pattern *string
-	special map[string]int
-	enc     *bpeEncoding
-	err     error
+	once   sync.Once
+	loaded chan struct{} // closed when once has finished (the tests watch it)
+	enc    *encoder
+	err    error
 }
 
 var encodings = map[string]*lazyEncoding{
-	O200kBase:  {loaded: make(chan struct{}), table: &o200kTable, pattern: &o200kPattern, special: o200kSpecial},
-	Cl100kBase: {loaded: make(chan struct{}), table: &cl100kTable, pattern: &cl100kPattern, special: cl100kSpecial},
+	O200kBase:  {loaded: make(chan struct{})},
+	Cl100kBase: {loaded: make(chan struct{})},
 }
 
 // encoding returns the named encoding, opening it on first use.
-func encoding(name string) (*bpeEncoding, error) {
+func encoding(name string) (*encoder, error) {
 	le, ok := encodings[name]
 	if !ok {
 		return nil, &UnknownEncodingError{Name: name}
 	}
 	le.once.Do(func() {
 		defer close(le.loaded)
-		le.enc, le.err = newBPEEncoding(*le.table, *le.pattern, le.special)
+		le.enc, le.err = newEncoder(name)
 	})
 	return le.enc, le.err
 }

@@ -41,3 +41,31 @@ func TestCostChargesCachedInputAtItsPrice(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// The models imported sessions name find their own price, not a shorter
+// prefix's.
+func TestImportedModelsFindTheirPrice(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		model string
+		want  Price
+	}{
+		{"claude-opus-4-6", Price{5, 0.50, 25}},
+		{"claude-opus-4-20250514", Price{15, 1.50, 75}},
+		{"claude-opus-4-1-20250805", Price{15, 1.50, 75}},
+		{"claude-sonnet-4-20250514", Price{3, 0.30, 15}},
+		{"claude-sonnet-4-5-20250929", Price{3, 0.30, 15}},
+		{"claude-3-5-haiku-20241022", Price{0.80, 0.08, 4}},
+		{"claude-haiku-4-5-20251001", Price{1, 0.10, 5}},
+		{"gpt-5-codex", Price{1.25, 0.125, 10}},
+		{"gpt-5.1-codex", Price{1.25, 0.125, 10}},
+		{"gpt-5.1-codex-mini", Price{0.25, 0.025, 2}},
+		{"gpt-5.2-codex", Price{1.75, 0.175, 14}},
+		{"codex-mini-latest", Price{1.50, 0.375, 6}},
+	}
+	for _, tt := range tests {
+		if got, ok := PriceOf(tt.model); !ok || got != tt.want {
+			t.Errorf("PriceOf(%q) = %v, %v; want %v", tt.model, got, ok, tt.want)
+		}
+	}
+}

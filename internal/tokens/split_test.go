@@ -53,35 +53,26 @@ func splitCorpus(t *testing.T) []string {
 	return append(texts, edges...)
 }
 
-// TestSplitCountsEqualWhole: the parts splitText cuts a text into encode to
-// the very tokens of the whole text, in both encodings, on every corpus
-// text, with the parts as small as splitText may make them.
-func TestSplitCountsEqualWhole(t *testing.T) {
+// TestChunksEncodeAsTheWhole: the chunks a text is cut into encode to the
+// very tokens of the whole text, in both encodings, on every corpus text.
+func TestChunksEncodeAsTheWhole(t *testing.T) {
 	t.Parallel()
 	texts := splitCorpus(t)
 	for _, name := range []string{O200kBase, Cl100kBase} {
-		enc, err := encoding(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ref := referenceEncoding(t, name)
 		cuts := 0
 		for _, s := range texts {
-			parts := splitText(s, 1<<20, 16)
+			parts := chunks(s)
 			if strings.Join(parts, "") != s {
 				t.Fatalf("the parts of a %d-byte text do not make it up", len(s))
 			}
 			cuts += len(parts) - 1
 			var ids []int
-			n := 0
 			for _, p := range parts {
-				ids = append(ids, enc.EncodeOrdinary(p)...)
-				n += countPieces(enc, p)
+				ids = append(ids, ref.EncodeOrdinary(p)...)
 			}
-			if want := enc.EncodeOrdinary(s); !slices.Equal(ids, want) {
+			if want := ref.EncodeOrdinary(s); !slices.Equal(ids, want) {
 				t.Errorf("%s: the parts of %.60q encode to other tokens than the whole", name, s)
-			}
-			if want := countPieces(enc, s); n != want {
-				t.Errorf("%s: the parts of %.60q count %d, the whole %d", name, s, n, want)
 			}
 		}
 		if cuts < 1000 {
@@ -90,22 +81,21 @@ func TestSplitCountsEqualWhole(t *testing.T) {
 	}
 }
 
-// TestTextSplitsLongTexts: Text counts a long text in parts, and gets the
-// count of the whole.
-func TestTextSplitsLongTexts(t *testing.T) {
+// TestTextCountsLongTextsInChunks: Text counts a long text in chunks, in
+// parallel, and gets the count of the whole; a text with no cut is one
+// chunk.
+func TestTextCountsLongTextsInChunks(t *testing.T) {
 	t.Parallel()
 	s := strings.Repeat("func f(x int) int {\n\treturn x * 2 // double\n}\n", 1200)
-	if parts := splitText(s, 2, parallelPart); len(parts) != 2 {
-		t.Fatalf("a %d-byte text is cut into %d parts, want 2", len(s), len(parts))
+	if parts := chunks(s); len(parts) != 1200 {
+		t.Fatalf("a %d-byte text of 1200 functions is cut into %d chunks, want 1200", len(s), len(parts))
 	}
-	enc, err := encoding(O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := NewCounter("gpt-4o").Text(s), countPieces(enc, s); got != want {
+	if got, want := NewCounter("gpt-4o").Text(s), len(referenceEncoding(t, O200kBase).EncodeOrdinary(s)); got != want {
 		t.Errorf("Text = %d, the whole counts %d", got, want)
 	}
-	if parts := splitText("short\ntext", 8, parallelPart); len(parts) != 1 {
-		t.Errorf("a short text is cut into %d parts", len(parts))
+	for _, s := range []string{"short\n text", "", "\n\n", "x\n"} {
+		if parts := chunks(s); len(parts) != 1 || parts[0] != s {
+			t.Errorf("chunks(%q) = %q, want it whole", s, parts)
+		}
 	}
 }

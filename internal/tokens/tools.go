@@ -48,14 +48,17 @@ func (c *Counter) Tools(defs []chat.ToolDef) int {
 	}
 	k := toolConstantsFor(c.encoding)
 	n := k.funcEnd
+	var texts []string
 	for _, d := range defs {
-		n += k.funcInit + c.Text(d.Name+":"+strings.TrimSuffix(d.Description, "."))
+		n += k.funcInit
+		texts = append(texts, d.Name+":"+strings.TrimSuffix(d.Description, "."))
 		if len(bytes.TrimSpace(d.Parameters)) == 0 {
 			continue
 		}
 		var schema toolSchema
 		if err := json.Unmarshal(d.Parameters, &schema); err != nil {
-			n += k.propInit + c.Text(string(d.Parameters))
+			n += k.propInit
+			texts = append(texts, string(d.Parameters))
 			continue
 		}
 		if len(schema.Properties) == 0 {
@@ -67,13 +70,14 @@ func (c *Counter) Tools(defs []chat.ToolDef) int {
 			if len(p.Enum) > 0 {
 				n += k.enumInit
 				for _, item := range p.Enum {
-					n += k.enumItem + c.Text(jsonText(item))
+					n += k.enumItem
+					texts = append(texts, jsonText(item))
 				}
 			}
-			n += c.Text(key + ":" + jsonText(p.Type) + ":" + strings.TrimSuffix(p.Description, "."))
+			texts = append(texts, key+":"+jsonText(p.Type)+":"+strings.TrimSuffix(p.Description, "."))
 		}
 	}
-	return n
+	return n + c.sum(texts)
 }
 
 // jsonText is a JSON string's value, or any other JSON value's compact text

@@ -49,14 +49,14 @@ type ShellInfo struct {
 }
 
 // start runs command in the background and returns its record.
-func (b *backgroundShells) start(e *Env, command string) (*backgroundShell, error) {
+func (b *backgroundShells) start(e *Env, command string, outside bool) (*backgroundShell, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil, fmt.Errorf("the session is ending: no new background command")
 	}
 	out := newOutputRing(BackgroundOutputCap)
-	proc, err := e.startShell(command, out)
+	proc, err := e.startShell(command, out, outside)
 	if err != nil {
 		return nil, err
 	}

@@ -13,10 +13,14 @@ import (
 	"time"
 )
 
+// waitLimit bounds the tests' waits for an event: a safety net against a
+// hang, far beyond what a loaded 2-core machine needs.
+const waitLimit = time.Minute
+
 // waitFile waits for path to hold a whole line and returns it.
 func waitFile(t *testing.T, path string) string {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if b, err := os.ReadFile(path); err == nil && bytes.HasSuffix(b, []byte("\n")) {
 			return strings.TrimSpace(string(b))
 		}
@@ -29,7 +33,7 @@ func waitFile(t *testing.T, path string) string {
 func bashOutputUntil(t *testing.T, env *Env, id, want string) string {
 	t.Helper()
 	var all strings.Builder
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		r := call(t, env, NameBashOutput, obj{"bash_id": id})
 		wantOK(t, r)
 		all.WriteString(r.Output + "\n")
@@ -163,7 +167,7 @@ func TestBackgroundOutputBoundedThroughTheTool(t *testing.T) {
 	cmd := fmt.Sprintf("head -c %d /dev/zero | tr '\\0' 'a'; echo; echo last-line", 2*BackgroundOutputCap)
 	wantOK(t, call(t, env, NameBash, obj{"command": cmd, "run_in_background": true}))
 	var reads []string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		r := call(t, env, NameBashOutput, obj{"bash_id": "bash_1"})
 		if len(r.Output) > OutputCap+200 {
 			t.Fatalf("one read answered %d bytes", len(r.Output))

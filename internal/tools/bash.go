@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/secrets"
 )
 
@@ -33,7 +34,12 @@ type bashParams struct {
 	Timeout *int   `json:"timeout,omitempty" param:"min=1,max=600000" jsonschema:"Timeout in milliseconds (default 120000, max 600000)."`
 	// RunInBackground starts the command and returns at once (background.go).
 	RunInBackground bool `json:"run_in_background,omitempty" jsonschema:"Return at once with an id for BashOutput and KillShell; no timeout applies."`
+	// Sandbox false runs the command outside the sandbox (sandboxed.go).
+	Sandbox *bool `json:"sandbox,omitempty" jsonschema:"false: run outside the sandbox, after the user agrees; only when the sandbox refused something the task needs."`
 }
+
+// outside reports whether the call asked to run outside the sandbox.
+func (p bashParams) outside() bool { return p.Sandbox != nil && !*p.Sandbox }
 
 func newBashTool(env *Env) *tool {
 	return typed(&tool{
@@ -46,14 +52,17 @@ func newBashTool(env *Env) *tool {
 			"The timeout defaults to 120000 ms (2 minutes), at most 600000 ms; on timeout the command and " +
 			"everything it started are killed. A non-zero exit status is reported as an error with the output. " +
 			"Long output keeps its beginning and end. " +
-			"run_in_background: true is for servers and watchers: it runs until it exits, KillShell, or the session ends.",
+			"run_in_background: true is for servers and watchers: it runs until it exits, KillShell, or the session ends. " +
+			"Commands run in a sandbox: they write only inside the project and the temporary directory (never .git/config, " +
+			".git/hooks/ or .clawdcode/) and reach only allowed hosts, through the proxy in HTTPS_PROXY; a line starting " +
+			"\"sandbox:\" in the result names what it refused.",
 		permission: true,
 	}, env.runBash, func(p bashParams) string { return strings.TrimSpace(p.Command) })
 }
 
 func (e *Env) runBash(ctx context.Context, p bashParams) Result {
 	if p.RunInBackground {
-		return e.runBackground(p.Command)
+		return e.runBackground(p.Command, p.outside())
 	}
 	ms := 0
 	if p.Timeout != nil {
@@ -63,7 +72,10 @@ func (e *Env) runBash(ctx context.Context, p bashParams) Result {
 	if err != nil {
 		return fail("invalid arguments: %v", err)
 	}
-	return e.execShell(ctx, p.Command, timeout, OutputCap)
+	if t := e.terminal(); t != nil {
+		return e.runInTerminal(ctx, t, p.Command, timeout)
+	}
+	return e.execShell(ctx, p.Command, p.outside(), timeout, OutputCap)
 }
 
 // bashTimeout is how long a call may run: bashDefaultTimeout when the
@@ -82,9 +94,9 @@ func bashTimeout(ms int, given bool) (time.Duration, error) {
 // execShell runs command and renders the outcome. It always returns once
 // the shell has exited, or once its group was killed after timeout or
 // cancellation, even if a stray descendant keeps the output pipe open.
-func (e *Env) execShell(ctx context.Context, command string, timeout time.Duration, limit int) Result {
+func (e *Env) execShell(ctx context.Context, command string, outside bool, timeout time.Duration, limit int) Result {
 	out := NewCappedBuffer(limit)
-	proc, err := e.startShell(command, out)
+	proc, err := e.startShell(command, e.watched(ctx, out), outside)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -101,7 +113,7 @@ func (e *Env) execShell(ctx context.Context, command string, timeout time.Durati
 		proc.kill()
 	}
 
-	text := out.String()
+	text := withNotes(out.String(), proc.notes(out.String()))
 	if stopped != "" {
 		return Result{Output: text, Error: stopped}
 	}
@@ -115,15 +127,30 @@ func (e *Env) execShell(ctx context.Context, command string, timeout time.Durati
 }
 
 // process is a shell command started in its own process group, in the
-// foreground (execShell) or the background (backgroundShells).
+// foreground (execShell) or the background (backgroundShells): inside the
+// sandbox (sb), or, without one, as a plain child process.
 type process struct {
-	pid    int           // the shell's, which is also its group's id
-	exited chan struct{} // closed once the shell has exited and its output is in
-	err    error         // cmd.Wait's answer, set before exited is closed
+	pid    int             // the shell's, which is also its group's id (0: unknown, it had ended)
+	shown  int             // the shell's pid as commands beside it see it
+	exited <-chan struct{} // closed once the shell has exited and its output is in
+	err    error           // cmd.Wait's answer, set before exited is closed
+	sb     *sandbox.Process
 }
 
-// startShell starts command with its stdout and stderr both going to out.
-func (e *Env) startShell(command string, out io.Writer) (*process, error) {
+// startShell starts command with its stdout and stderr both going to out:
+// through the sandbox when the Env has one (outside it when outside is
+// set, as Bash {"sandbox": false} asks), else as a plain child process.
+func (e *Env) startShell(command string, out io.Writer, outside bool) (*process, error) {
+	if e.Sandbox != nil {
+		sp, err := e.Sandbox.Start(sandbox.Command{
+			Argv: []string{e.shell, "-c", command}, Env: e.commandEnv(os.Environ()), Dir: e.Root,
+			Output: out, Outside: outside, OutputGrace: pipeGrace,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("start %s: %w", e.shell, err)
+		}
+		return &process{pid: sp.Pid, shown: sp.Shown, exited: sp.Done(), sb: sp}, nil
+	}
 	cmd := exec.Command(e.shell, "-c", command)
 	cmd.Dir = e.Root
 	// Same writer for both: exec then hands the child one pipe as fd 1 and 2,
@@ -139,10 +166,11 @@ func (e *Env) startShell(command string, out io.Writer) (*process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", e.shell, err)
 	}
-	p := &process{pid: cmd.Process.Pid, exited: make(chan struct{})}
+	done := make(chan struct{})
+	p := &process{pid: cmd.Process.Pid, shown: cmd.Process.Pid, exited: done}
 	go func() {
 		p.err = cmd.Wait()
-		close(p.exited)
+		close(done)
 	}()
 	return p, nil
 }
@@ -154,6 +182,13 @@ func (p *process) kill() { killGroup(p.pid, p.exited) }
 // status is how the shell ended, once exited is closed: "" for success,
 // else "exit status N" or what killed it.
 func (p *process) status() string {
+	if p.sb != nil {
+		ws, err := p.sb.Wait()
+		if err != nil {
+			return fmt.Sprintf("run command: %v", err)
+		}
+		return waitDescription(ws)
+	}
 	var exitErr *exec.ExitError
 	switch {
 	case p.err == nil, errors.Is(p.err, exec.ErrWaitDelay):
@@ -198,6 +233,17 @@ func exitDescription(err *exec.ExitError) string {
 		return fmt.Sprintf("command killed by signal %s", ws.Signal())
 	}
 	return fmt.Sprintf("exit status %d", err.ExitCode())
+}
+
+// waitDescription is exitDescription for a wait status: "" for success.
+func waitDescription(ws syscall.WaitStatus) string {
+	switch {
+	case ws.Signaled():
+		return fmt.Sprintf("command killed by signal %s", ws.Signal())
+	case ws.ExitStatus() != 0:
+		return fmt.Sprintf("exit status %d", ws.ExitStatus())
+	}
+	return ""
 }
 
 // commandEnv is the environment a command runs with: the user's without

@@ -54,7 +54,7 @@ func TestBash(t *testing.T) {
 // dead and only waits for a parent (init, here) to reap it.
 func processGone(t *testing.T, pid int) bool {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for time.Now().Before(deadline) {
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 			return true
@@ -82,8 +82,8 @@ func TestBashTimeoutKillsTheGroup(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t.TempDir())
 	start := time.Now()
-	r := call(t, env, NameBash, obj{"command": "sleep 30 & echo $!; sleep 30; wait", "timeout": 300})
-	if d := time.Since(start); d > 10*time.Second {
+	r := call(t, env, NameBash, obj{"command": "sleep 300 & echo $!; sleep 300; wait", "timeout": 300})
+	if d := time.Since(start); d > waitLimit {
 		t.Fatalf("took %v", d)
 	}
 	wantError(t, r, "timed out after 300ms")
@@ -97,7 +97,7 @@ func TestBashSIGKILLAfterGrace(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t.TempDir())
 	// The child ignores SIGTERM (an ignored signal stays ignored across exec).
-	r := call(t, env, NameBash, obj{"command": "trap '' TERM; sleep 30 & echo $!; wait", "timeout": 200})
+	r := call(t, env, NameBash, obj{"command": "trap '' TERM; sleep 300 & echo $!; wait", "timeout": 200})
 	wantError(t, r, "timed out")
 	if pid := firstPid(t, r.Output); !processGone(t, pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
@@ -109,10 +109,21 @@ func TestBashContextCancel(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
+	defer cancel()
+	// Cancelled once the command has said it started (a file it makes
+	// after the echo), not after a time a loaded machine may not have
+	// reached the echo in.
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(filepath.Join(env.Root, "started")); err == nil {
+				cancel()
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
 	start := time.Now()
-	r := callCtx(t, ctx, env, NameBash, obj{"command": "echo started; sleep 30"})
-	if d := time.Since(start); d > 10*time.Second {
+	r := callCtx(t, ctx, env, NameBash, obj{"command": "echo started; echo > started; sleep 300"})
+	if d := time.Since(start); d > waitLimit {
 		t.Fatalf("took %v", d)
 	}
 	wantError(t, r, "interrupted")
@@ -125,10 +136,10 @@ func TestBashBackgroundJobDoesNotHoldTheCall(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t.TempDir())
 	start := time.Now()
-	r := call(t, env, NameBash, obj{"command": "sleep 30 & echo $!"})
+	r := call(t, env, NameBash, obj{"command": "sleep 300 & echo $!"})
 	pid := firstPid(t, r.Output)
 	defer syscall.Kill(pid, syscall.SIGKILL)
-	if d := time.Since(start); d > pipeGrace+5*time.Second {
+	if d := time.Since(start); d > pipeGrace+waitLimit {
 		t.Fatalf("took %v", d)
 	}
 	wantOK(t, r)

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // Names of the tools over background commands (CONTRACT.md §3).
 const (
-	NameBashOutput = "BashOutput"
-	NameKillShell  = "KillShell"
+	NameBashOutput = toolcall.BashOutput
+	NameKillShell  = toolcall.KillShell
 )
 
 type bashOutputParams struct {
@@ -23,14 +25,14 @@ type killShellParams struct {
 
 // runBackground starts command in the background (Bash with
 // run_in_background) and answers with its id.
-func (e *Env) runBackground(command string) Result {
-	s, err := e.background.start(e, command)
+func (e *Env) runBackground(command string, outside bool) Result {
+	s, err := e.background.start(e, command, outside)
 	if err != nil {
 		return fail("%v", err)
 	}
 	return Result{Output: fmt.Sprintf("Started in the background with id %s (process group %d). "+
 		"Read its output with BashOutput {\"bash_id\": %q}; end it with KillShell {\"shell_id\": %q}. "+
-		"It is killed when the session ends.", s.id, s.proc.pid, s.id, s.id)}
+		"It is killed when the session ends.", s.id, s.proc.shown, s.id, s.id)}
 }
 
 // BashOutput and KillShell only touch commands Bash started, which the

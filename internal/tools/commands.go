@@ -20,7 +20,7 @@ func Commands(cmd string) []string {
 	}
 	var out []string
 	for _, c := range line.cmds {
-		if words := unwrapped(c.words); len(words) > 0 {
+		if words := unwrapped(c); len(words) > 0 {
 			out = append(out, strings.Join(words, " "))
 		}
 	}
@@ -44,28 +44,24 @@ func CommandParts(cmd string) []string {
 	return out
 }
 
-// unwrapped is a command's words from the command the wrappers run: a
-// wrapper's options (and timeout's duration, sudo's option values) are
-// skipped, and the command word loses its directory (/usr/bin/go is go).
-func unwrapped(ws []shellWord) []string {
+// unwrapped is the words of the command a simple command's wrappers run
+// (the last command the program table reads in it), as a rule names them:
+// global options dropped, the command word without its directory
+// (/usr/bin/go is go). A word that is not a literal stands as "?".
+func unwrapped(c shellCmd) []string {
+	if c.run.main == 0 {
+		return nil
+	}
+	inv := c.run.invs[c.run.main-1]
+	ws := inv.canon
+	if ws == nil {
+		ws = inv.words
+	}
 	words := make([]string, len(ws))
 	for i, w := range ws {
 		words[i] = w.text
 		if !w.literal {
 			words[i] = "?"
-		}
-	}
-	for len(words) > 0 && wrappers[filepath.Base(words[0])] {
-		base := filepath.Base(words[0])
-		words = words[1:]
-		for len(words) > 0 && (strings.HasPrefix(words[0], "-") ||
-			base == "timeout" && strings.Trim(words[0], "0123456789.smhd") == "" ||
-			base == "env" && strings.Contains(words[0], "=")) {
-			opt := words[0]
-			words = words[1:]
-			if (base == "sudo" || base == "doas") && len(opt) == 2 && strings.Contains("ugCDprtUh", opt[1:]) && len(words) > 0 {
-				words = words[1:] // the option's value
-			}
 		}
 	}
 	if len(words) > 0 {

@@ -44,6 +44,14 @@
 //     and has not changed on disk since; Write and Edit replace files
 //     atomically (temp file + rename) and keep an existing file's mode.
 //
+//   - An editor may hold the files and run the commands (UseTextFiles,
+//     UseTerminal: the Agent Client Protocol's fs/* and terminal/*): Read,
+//     Edit and Write then take a text file's content from its buffer and
+//     give it back there, judging "changed since read" by that content;
+//     Bash's foreground commands run in its terminal. The disk still says
+//     whether a file exists, is binary or may be written; WatchOutput
+//     shows a local command's output while it runs.
+//
 //   - Bash runs `bash -c` (or `sh -c`) in Env.Root in a new session, so it has
 //     its own process group and no controlling terminal; stdin is /dev/null.
 //     On timeout or context cancellation the whole group is sent SIGTERM and,

@@ -28,7 +28,10 @@ func newEditTool(env *Env) *tool {
 			"The file must have been read with Read (or written with Write) first, and not changed since. " +
 			"An empty old_string creates a new file with new_string as its content.",
 		permission: true,
-		validate:   checked(func(p editParams) (Result, bool) { _, res, ok := env.prepareEdit(p); return res, ok }),
+		validate: checked(func(ctx context.Context, p editParams) (Result, bool) {
+			_, res, ok := env.prepareEdit(ctx, p)
+			return res, ok
+		}),
 	}, env.runEdit, func(p editParams) string { return env.describePath(p.FilePath) })
 }
 
@@ -56,7 +59,7 @@ type editPlan struct {
 // has not changed since, that old_string is found — and computes the new
 // content without writing: the check before the permission question, made
 // again (under writeMu) by the run itself.
-func (e *Env) prepareEdit(ep editParams) (editPlan, Result, bool) {
+func (e *Env) prepareEdit(ctx context.Context, ep editParams) (editPlan, Result, bool) {
 	p, oldS, newS, all := ep.FilePath, ep.OldString, ep.NewString, ep.ReplaceAll
 	if oldS == newS {
 		return editPlan{}, fail("old_string and new_string are identical; there is nothing to change"), false
@@ -81,9 +84,9 @@ func (e *Env) prepareEdit(ep editParams) (editPlan, Result, bool) {
 	if info.Size() > maxEditBytes {
 		return editPlan{}, fail("%s is too large to edit (%d bytes; the limit is %d)", shown, info.Size(), maxEditBytes), false
 	}
-	data, err := os.ReadFile(path)
+	data, err := e.readText(ctx, path, info.Size())
 	if err != nil {
-		return editPlan{}, statFailure(err, shown), false
+		return editPlan{}, readFailure(err, shown), false
 	}
 	switch e.freshness(path, info, data) {
 	case fileUnread:
@@ -136,14 +139,14 @@ func (e *Env) prepareEdit(ep editParams) (editPlan, Result, bool) {
 func (e *Env) runEdit(ctx context.Context, a editParams) Result {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	plan, res, ok := e.prepareEdit(a)
+	plan, res, ok := e.prepareEdit(ctx, a)
 	switch {
 	case !ok:
 		return res
 	case plan.create:
-		return e.createByEdit(plan.path, plan.shown, plan.updated)
+		return e.createByEdit(ctx, plan.path, plan.shown, plan.updated)
 	}
-	if res, ok := e.replaceFile(plan.path, plan.shown, []byte(plan.updated), plan.mode); !ok {
+	if res, ok := e.replaceFile(ctx, plan.path, plan.shown, []byte(plan.updated), plan.mode); !ok {
 		return res
 	}
 	if plan.count == 0 {
@@ -157,11 +160,11 @@ func (e *Env) runEdit(ctx context.Context, a editParams) Result {
 		plan.shown, plan.count, noun, snippet(plan.updated, plan.first, plan.newLen))}
 }
 
-func (e *Env) createByEdit(path, shown, content string) Result {
+func (e *Env) createByEdit(ctx context.Context, path, shown, content string) Result {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fail("create directory for %s: %v", shown, err)
 	}
-	if res, ok := e.replaceFile(path, shown, []byte(content), newFileMode); !ok {
+	if res, ok := e.replaceFile(ctx, path, shown, []byte(content), newFileMode); !ok {
 		return res
 	}
 	return Result{Output: fmt.Sprintf("Created %s (%d lines).", shown, countLines(content))}

@@ -223,7 +223,7 @@ func TestWriteReadState(t *testing.T) {
 
 	// Never read: refused before the permission question, file kept.
 	raw, _ := json.Marshal(write)
-	if res, ok := Precheck(newWriteTool(env), raw); ok || !strings.Contains(res.Error, "has not been read") {
+	if res, ok := Precheck(t.Context(), newWriteTool(env), raw); ok || !strings.Contains(res.Error, "has not been read") {
 		t.Fatalf("Precheck of a Write over an unread file: ok=%v %q", ok, res.Error)
 	}
 	wantError(t, call(t, env, NameWrite, write), "ten.txt already exists and has not been read", "Read it first")

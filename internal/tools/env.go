@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"crypto/sha256"
 	"io/fs"
 	"os"
@@ -23,11 +24,23 @@ type Env struct {
 	// secrets.ChildEnv.
 	PassEnv, SecretEnv []string
 
+	// Sandbox runs Bash's commands (CONTRACT §13); nil runs them as
+	// plain child processes.
+	Sandbox ShellSandbox
+
 	shell string // bash when installed, else sh
 
 	mu        sync.Mutex
 	files     map[string]fileState // by real path
 	protected []string             // resolved directories no tool writes under
+	// textReader and textWriter, when set, hold the text files' content
+	// in place of the disk (UseTextFiles).
+	textReader TextReader
+	textWriter TextWriter
+	// term runs Bash's foreground commands (UseTerminal); watch sees
+	// their output here (WatchOutput).
+	term  Terminal
+	watch func(ctx context.Context, chunk []byte)
 
 	// writeMu serialises Write and Edit, so two calls on one file in
 	// parallel cannot lose an update between Edit's read and its write.
@@ -42,6 +55,43 @@ type Env struct {
 
 	// background holds the commands Bash started with run_in_background.
 	background backgroundShells
+
+	// hidden, when set, says which files Grep and Glob pass over (see
+	// HideFromSearch); guarded by mu.
+	hidden func(real string) bool
+}
+
+// HideFromSearch makes Grep and Glob pass over the files hidden reports
+// (called with a file's real path, symlinks resolved): the files a deny
+// rule keeps from Read, so that a search cannot show what a Read may not
+// (Permissions.DeniesRead). nil shows every file.
+func (e *Env) HideFromSearch(hidden func(real string) bool) {
+	e.mu.Lock()
+	e.hidden = hidden
+	e.mu.Unlock()
+}
+
+// searchFilter returns the hidden predicate for a walk from base: the
+// walked path mapped onto base's real path (a walk follows no link below
+// it), a link resolved itself. nil when nothing is hidden.
+func (e *Env) searchFilter(base string) func(p string, link bool) bool {
+	e.mu.Lock()
+	hidden := e.hidden
+	e.mu.Unlock()
+	if hidden == nil {
+		return nil
+	}
+	realBase := realPath(base)
+	return func(p string, link bool) bool {
+		if link {
+			return hidden(realPath(p))
+		}
+		rel, err := filepath.Rel(base, p)
+		if err != nil {
+			return hidden(realPath(p))
+		}
+		return hidden(filepath.Join(realBase, rel))
+	}
 }
 
 // OnBeforeChange sets the function called with a file's real path just
@@ -172,7 +222,8 @@ func (e *Env) display(abs string) string {
 func (e *Env) remember(path string, info fs.FileInfo, content []byte) {
 	st := fileState{modTime: info.ModTime(), size: info.Size()}
 	if content != nil {
-		st.hashed, st.sum = true, sha256.Sum256(content)
+		// The content seen: the disk's, or an editor's buffer.
+		st.size, st.hashed, st.sum = int64(len(content)), true, sha256.Sum256(content)
 	}
 	e.rememberState(path, st)
 }
@@ -184,7 +235,9 @@ func (e *Env) rememberState(path string, st fileState) {
 }
 
 // freshness says whether a file may be edited: never seen through this Env,
-// changed since, or current. content is the file's present content.
+// changed since, or current. content is the file's present content (nil
+// when it was too large to read whole): when both it and what was seen are
+// whole contents, they alone decide (an editor's buffer has no mtime).
 type freshness int
 
 const (
@@ -200,6 +253,11 @@ func (e *Env) freshness(path string, info fs.FileInfo, content []byte) freshness
 	switch {
 	case !ok:
 		return fileUnread
+	case st.hashed && content != nil:
+		if int64(len(content)) != st.size || sha256.Sum256(content) != st.sum {
+			return fileChanged
+		}
+		return fileCurrent
 	case st.size != info.Size():
 		return fileChanged
 	case st.hashed:

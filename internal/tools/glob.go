@@ -70,7 +70,7 @@ func (e *Env) runGlob(ctx context.Context, p globParams) Result {
 		return fail("%s is not a directory", e.display(base))
 	}
 
-	hits, err := walkGlob(ctx, base, g, newIgnoreSet(e.Root, base))
+	hits, err := walkGlob(ctx, base, g, newIgnoreSet(e.Root, base), e.searchFilter(base))
 	if err != nil {
 		return fail("search interrupted: %v", err)
 	}
@@ -101,10 +101,10 @@ func (e *Env) runGlob(ctx context.Context, p globParams) Result {
 
 // walkGlob lists the non-directory entries under base whose path relative
 // to base matches g, skipping what ign skips (VCS directories, what
-// .gitignore says) and directories g cannot match under. Unreadable
-// directories are skipped, not fatal: a search should report what it can
-// see.
-func walkGlob(ctx context.Context, base string, g *globPattern, ign *ignoreSet) ([]globHit, error) {
+// .gitignore says), the files hidden says a deny rule keeps from Read (nil:
+// none) and directories g cannot match under. Unreadable directories are
+// skipped, not fatal: a search should report what it can see.
+func walkGlob(ctx context.Context, base string, g *globPattern, ign *ignoreSet, hidden func(string, bool) bool) ([]globHit, error) {
 	var hits []globHit
 	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -125,7 +125,7 @@ func walkGlob(ctx context.Context, base string, g *globPattern, ign *ignoreSet) 
 			ign.enter(p)
 			return nil
 		}
-		if !g.match(rel) || ign.skips(p, false) {
+		if !g.match(rel) || ign.skips(p, false) || hidden != nil && hidden(p, d.Type()&fs.ModeSymlink != 0) {
 			return nil
 		}
 		var mod time.Time

@@ -77,11 +77,14 @@ func (e *Env) runGrep(ctx context.Context, p grepParams) Result {
 		return statFailure(err, e.display(base))
 	}
 
-	s := &grepSearch{env: e, m: m, filter: filter, ignore: newIgnoreSet(e.Root, base)}
+	s := &grepSearch{env: e, m: m, filter: filter, ignore: newIgnoreSet(e.Root, base), hidden: e.searchFilter(base)}
 	switch {
 	case info.IsDir():
 		err = s.walk(ctx, base)
 	case info.Mode().IsRegular():
+		if s.hidden != nil && s.hidden(base, true) {
+			return fail("%s may not be read (a deny rule)", e.display(base))
+		}
 		s.accept(newFileScanner(e, m).scan(base))
 	default:
 		return fail("%s is not a regular file or directory", e.display(base))

@@ -24,6 +24,8 @@ type grepSearch struct {
 	m      *lineMatcher
 	filter *fileFilter
 	ignore *ignoreSet // used by the walking goroutine only
+	// hidden are the files a deny rule keeps from Read (nil: none).
+	hidden func(p string, link bool) bool
 
 	out          strings.Builder
 	matches      int
@@ -166,7 +168,7 @@ func (s *grepSearch) visit(base, p string, d fs.DirEntry, err error) (search boo
 		s.ignore.enter(p)
 		return false, nil
 	}
-	if !d.Type().IsRegular() || s.ignore.skips(p, false) {
+	if !d.Type().IsRegular() || s.ignore.skips(p, false) || s.hidden != nil && s.hidden(p, false) {
 		return false, nil
 	}
 	if s.filter != nil {

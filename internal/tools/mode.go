@@ -32,12 +32,30 @@ const (
 var modeNames = []string{ModeDefault: "default", ModeAcceptEdits: "acceptEdits", ModePlan: "plan"}
 
 // PlanTools are the tools that run in plan mode: those that read and do
-// not change anything in the project. TodoWrite changes only the
-// session's task list, which is how a plan is laid out; BashOutput reads
-// a background command started before the mode was entered. Every other
-// tool (Write, Edit, Bash, KillShell, WebFetch, Task, any MCP tool) is
-// refused there.
-var PlanTools = []string{NameRead, NameGlob, NameGrep, NameRecall, NameTodoWrite, NameBashOutput}
+// not change anything in the project, so that a plan can be researched.
+// TodoWrite changes only the session's task list, which is how a plan is
+// laid out; BashOutput reads a background command started before the
+// mode was entered; WebFetch reads a page (and asks, as in every mode,
+// unless a rule allows its domain). Besides them, ExitPlanMode hands the
+// plan over, and Task runs when its subagent type can only read
+// (ReadOnlyFor, see planAllows). Every other tool (Write, Edit, Bash,
+// KillShell, Task with any other type, any MCP tool) is refused there.
+var PlanTools = []string{NameRead, NameGlob, NameGrep, NameRecall, NameTodoWrite, NameBashOutput, NameWebFetch}
+
+// ReadOnlyCaller is a tool some of whose calls only read (Task, for a
+// subagent type that can only read).
+type ReadOnlyCaller interface {
+	ReadOnlyFor(input json.RawMessage) bool
+}
+
+// planAllows reports whether a call of tool runs in plan mode.
+func planAllows(tool Tool, input json.RawMessage) bool {
+	if name := tool.Name(); name == NameExitPlanMode || slices.Contains(PlanTools, name) {
+		return true
+	}
+	r, ok := tool.(ReadOnlyCaller)
+	return ok && r.ReadOnlyFor(input)
+}
 
 // ParseMode reads a --permission-mode value.
 func ParseMode(s string) (Mode, error) {
@@ -74,13 +92,14 @@ func (m Mode) Label() string {
 // PlanNote is the note a request in plan mode carries, so that the model
 // knows what it may do and what is expected of it.
 var PlanNote = "Plan mode is on: the user wants a plan before anything changes. " +
-	"Only the read-only tools run (" + strings.Join(PlanTools, ", ") + "); Write, Edit, Bash and MCP tools are refused. " +
-	"Investigate as needed, then present your plan as your answer and stop: " +
-	"the user approves it, which leaves plan mode, before any change is made."
+	"Only the read-only tools run (" + strings.Join(PlanTools, ", ") + ", and Task with a subagent type that only reads, such as explore); " +
+	"Write, Edit, Bash and MCP tools are refused. " +
+	"Investigate as needed; when your plan is ready, hand it to the user with ExitPlanMode (not as your answer): " +
+	"once they approve it, plan mode ends and you carry it out. To ask the user something instead, answer with your question."
 
 // planDenial is the result a refused call in plan mode gives the model.
 func planDenial(tool Tool, input json.RawMessage) string {
 	return fmt.Sprintf("%s was not run: plan mode is on, and only read-only tools (%s) run. "+
-		"Do not try to make changes: present your plan to the user as your answer; "+
+		"Do not try to make changes: hand your plan to the user with ExitPlanMode; "+
 		"once they approve it, plan mode ends and the changes can be made.", tool.Describe(input), strings.Join(PlanTools, ", "))
 }

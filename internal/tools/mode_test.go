@@ -14,7 +14,8 @@ import (
 func TestModes(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	set := append(Set(NewEnv(root)), NewTodoWrite())
+	set := append(Set(NewEnv(root)), NewTodoWrite(), NewExitPlanMode(nil),
+		NewTask(noTasks{}, []SubagentType{{Name: "general"}, {Name: "explore", ReadOnly: true}}))
 	tool := func(name string) Tool { tl, _ := Lookup(set, name); return tl }
 	inside := json.RawMessage(`{"file_path":"a.txt","content":"x"}`)
 	outside, _ := json.Marshal(obj{"file_path": filepath.Join(t.TempDir(), "b.txt"), "content": "x"})
@@ -51,7 +52,13 @@ func TestModes(t *testing.T) {
 			{NameBash, bash, "plan mode is on", false},
 			{NameTodoWrite, json.RawMessage(`{"todos":[{"content":"plan the change","status":"pending"}]}`), "", false},
 			{NameBashOutput, json.RawMessage(`{"bash_id":"bash_1"}`), "", false},
-			{NameWebFetch, json.RawMessage(`{"url":"https://example.com","prompt":"x"}`), "plan mode is on", false},
+			// A plan can be researched: a page (asked, as in every mode)
+			// and a subagent that only reads; and it is handed over.
+			{NameWebFetch, json.RawMessage(`{"url":"https://example.com","prompt":"x"}`), "", true},
+			{NameTask, json.RawMessage(`{"description":"d","prompt":"p","subagent_type":"Explore"}`), "", false},
+			{NameTask, json.RawMessage(`{"description":"d","prompt":"p"}`), "plan mode is on", false},
+			{NameTask, json.RawMessage(`{"description":"d","prompt":"p","subagent_type":"general"}`), "plan mode is on", false},
+			{NameExitPlanMode, json.RawMessage(`{"plan":"1. do it"}`), "", false},
 		}},
 		{ModeBypass, []string{"Bash"}, []call{
 			{NameWrite, outside, "", false},
@@ -77,6 +84,11 @@ func TestModes(t *testing.T) {
 		}
 	}
 }
+
+// noTasks runs no subagent: only the policy is under test.
+type noTasks struct{}
+
+func (noTasks) RunTask(context.Context, TaskParams) Result { return Result{} }
 
 // Shift-Tab's cycle goes through bypass only when the run was started
 // with --dangerously-skip-permissions, and SetMode cannot reach it either.

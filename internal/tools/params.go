@@ -52,13 +52,13 @@ func typed[P any](t *tool, run func(context.Context, P) Result, describe func(P)
 }
 
 // checked is a tool's Precheck over its parameter struct.
-func checked[P any](validate func(P) (Result, bool)) func(a args) (Result, bool) {
-	return func(a args) (Result, bool) {
+func checked[P any](validate func(context.Context, P) (Result, bool)) func(ctx context.Context, a args) (Result, bool) {
+	return func(ctx context.Context, a args) (Result, bool) {
 		p, err := decodeParams[P](a, false)
 		if err != nil {
 			return invalid(err), false
 		}
-		return validate(p)
+		return validate(ctx, p)
 	}
 }
 

@@ -16,7 +16,7 @@ func TestSchemasFromParamStructs(t *testing.T) {
 		NameRead:   {[]string{"file_path", "offset", "limit"}, []string{"file_path"}},
 		NameWrite:  {[]string{"file_path", "content"}, []string{"file_path", "content"}},
 		NameEdit:   {[]string{"file_path", "old_string", "new_string", "replace_all"}, []string{"file_path", "old_string", "new_string"}},
-		NameBash:   {[]string{"command", "timeout", "run_in_background"}, []string{"command"}},
+		NameBash:   {[]string{"command", "timeout", "run_in_background", "sandbox"}, []string{"command"}},
 		NameGlob:   {[]string{"pattern", "path"}, []string{"pattern"}},
 		NameGrep:   {[]string{"pattern", "path", "glob"}, []string{"pattern"}},
 		NameRecall: {[]string{"query", "ref", "scope", "limit", "offset"}, nil},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -58,11 +59,16 @@ type PermissionsConfig struct {
 	// Warn receives what the user should hear but that denies nothing
 	// (a rule that could not be saved); nil drops it.
 	Warn func(string)
+	// Contained reports whether a Bash command would run contained by the
+	// sandbox now (sandbox.Sandbox.Contained); nil: there is no sandbox.
+	Contained func() bool
 	// Sensitive are places inside the project that a whole-tool allowance
 	// does not cover either, as if they were outside it: clawdcode's own
 	// settings in the project (.clawdcode/, whose config.toml grants
 	// permissions and runs hooks), which a model allowed to Write must not
-	// rewrite to allow itself more.
+	// rewrite to allow itself more. The project's .git/ is always such a
+	// place (its config and hooks name programs git runs), except that
+	// bypass mode covers it.
 	Sensitive []string
 }
 
@@ -74,8 +80,9 @@ type PermissionsConfig struct {
 //     or a line the parse cannot decide)
 //     denies it, whatever else allows it — every mode included, bypass
 //     too, and for every tool, Read, Glob and Grep too.
-//  2. In plan mode a tool that is not one of PlanTools is refused, with a
-//     result telling the model to present its plan.
+//  2. In plan mode a call that does not only read (planAllows: PlanTools,
+//     or a Task of a read-only subagent type) is refused, with a result
+//     telling the model to hand over its plan (ExitPlanMode).
 //  3. Tools that need no permission (Read, Glob, Grep) run.
 //  4. Write and Edit of a path outside the project root (symlinks
 //     resolved), or in a Sensitive place, need a path rule of their own
@@ -83,7 +90,10 @@ type PermissionsConfig struct {
 //     Write, "always", accept-edits mode and bypass mode — covers the
 //     project only. Without a terminal they are denied.
 //  5. Bypass mode (--dangerously-skip-permissions) allows the rest;
-//     accept-edits mode allows Write and Edit inside the project.
+//     accept-edits mode allows Write and Edit inside the project, and a
+//     Bash command the sandbox contains. A Bash call asked to run outside
+//     the sandbox ({"sandbox": false}) is allowed by no mode, bypass
+//     included (sandboxAllows).
 //  6. An allow rule (flags, configuration, or an "always" of this session)
 //     that covers the whole call allows it: for Bash every simple command
 //     of the line, as bash parses it, must be covered, and a line the
@@ -104,11 +114,13 @@ type PermissionsConfig struct {
 type Permissions struct {
 	root      string
 	sensitive []string
+	repo      string // <root>/.git, resolved: git runs what its config and hooks name
 	canBypass bool
 	asker     Asker
 	save      func(Rule) error
 	warn      func(string)
 	deny      []Rule
+	contained func() bool
 
 	mu      sync.Mutex
 	mode    Mode
@@ -126,6 +138,11 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 	for _, d := range cfg.Sensitive {
 		sensitive = append(sensitive, realRoot(d))
 	}
+	repo := ""
+	if root != "" {
+		repo = realRoot(filepath.Join(root, ".git"))
+		sensitive = append(sensitive, repo)
+	}
 	mode := cfg.Mode
 	if cfg.SkipAll && !cfg.ModeGiven && mode == ModeDefault {
 		mode = ModeBypass
@@ -133,6 +150,7 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 	return &Permissions{
 		root:      root,
 		sensitive: sensitive,
+		repo:      repo,
 		canBypass: cfg.SkipAll || cfg.Mode == ModeBypass,
 		mode:      mode,
 		asker:     cfg.Asker,
@@ -140,6 +158,7 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 		warn:      cfg.Warn,
 		deny:      slices.Clone(cfg.Deny),
 		allow:     slices.Clone(cfg.Allow),
+		contained: cfg.Contained,
 	}
 }
 
@@ -163,20 +182,24 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 		}
 	}
 	mode := p.Mode()
-	if mode == ModePlan && !slices.Contains(PlanTools, name) {
+	if mode == ModePlan && !planAllows(tool, input) {
 		return planDenial(tool, input), nil
 	}
 	if !NeedsPermission(tool, input) {
 		return "", nil
 	}
 	outside := p.needsOwnRule(c)
-	if p.allowedByMode(mode, c, outside) || p.allowedByRule(c, outside) {
+	if p.allowedByMode(mode, c, input, outside) || p.allowedByRule(c, outside) {
 		return "", nil
 	}
 	if p.asker == nil {
 		if outside && !c.outside {
-			return fmt.Sprintf("%s was denied: settings of clawdcode (%s) are not covered by an allowance for %s. "+
-				"It needs its own rule, e.g. --allowed-tools '%s'.", tool.Describe(input), c.target, c.tool,
+			what := "settings of clawdcode"
+			if p.inRepository(c) {
+				what = "the repository's own files, whose config and hooks name programs git runs,"
+			}
+			return fmt.Sprintf("%s was denied: %s (%s) are not covered by an allowance for %s. "+
+				"It needs its own rule, e.g. --allowed-tools '%s'.", tool.Describe(input), what, c.target, c.tool,
 				Rule{tool: c.tool, glob: c.rel}), nil
 		}
 		if outside {
@@ -228,10 +251,13 @@ func (p *Permissions) ask(ctx context.Context, tool Tool, input json.RawMessage)
 // the project's own settings (.clawdcode/, which grant permissions and run
 // hooks in later runs) still need a rule of their own. Accept-edits is an
 // allowance for Write and Edit inside the project.
-func (p *Permissions) allowedByMode(mode Mode, c callInfo, outside bool) bool {
+func (p *Permissions) allowedByMode(mode Mode, c callInfo, input json.RawMessage, outside bool) bool {
+	if allowed, decided := p.sandboxAllows(mode, c, input); decided {
+		return allowed
+	}
 	switch mode {
 	case ModeBypass:
-		projectSettings := outside && !c.outside
+		projectSettings := outside && !c.outside && !p.inRepository(c)
 		return !projectSettings
 	case ModeAcceptEdits:
 		return !outside && (c.tool == NameWrite || c.tool == NameEdit)
@@ -290,6 +316,29 @@ func (p *Permissions) needsOwnRule(c callInfo) bool {
 	}
 	_, sensitive := isProtected(p.sensitive, c.target)
 	return sensitive
+}
+
+// inRepository reports whether a call's target is under the project's
+// .git/.
+func (p *Permissions) inRepository(c callInfo) bool {
+	return p.repo != "" && c.target != "" && underDir(p.repo, c.target)
+}
+
+// DeniesRead reports whether a deny rule keeps Read from the file at real
+// (a real path, symlinks resolved): what Grep and Glob pass over
+// (Env.HideFromSearch).
+func (p *Permissions) DeniesRead(real string) bool {
+	if p == nil {
+		return false
+	}
+	c := callInfo{tool: NameRead, target: real}
+	c.rel, c.outside = relativeTo(p.root, real)
+	for _, r := range p.deny {
+		if r.tool == NameRead && r.denies(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // allowedByRule reports whether the allow rules of the configuration and

@@ -109,6 +109,9 @@ func (e *Env) runRead(ctx context.Context, rp readParams) Result {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return fail("cannot read %s: it is a binary file (%d bytes); Read shows text files only", shown, info.Size())
 	}
+	if r := e.editorReader(info.Size()); r != nil && sizeKnown {
+		return e.readEditorPage(ctx, r, path, shown, info, offset, limit)
+	}
 
 	// Numbering adds about 8 bytes a line; ~40-byte lines is a fair guess.
 	sizeHint := int(min(info.Size()+info.Size()/5, readPageBudget+readPageBudget/8))
@@ -133,6 +136,13 @@ func (e *Env) runRead(ctx context.Context, rp readParams) Result {
 		e.remember(path, info, nil)
 	}
 
+	return pageResult(page, shown, offset, last, total, more)
+}
+
+// pageResult is Read's answer for the lines offset..last of a file of
+// total lines (-1: not known), with the offset to go on from when more
+// lines follow.
+func pageResult(page *strings.Builder, shown string, offset, last, total int, more bool) Result {
 	if last < offset {
 		// readPage read to the end looking for line offset: last is the count.
 		return fail("offset %d is past the end of %s (%d lines)", offset, shown, last)
@@ -145,6 +155,27 @@ func (e *Env) runRead(ctx context.Context, rp readParams) Result {
 		}
 	}
 	return Result{Output: page.String()}
+}
+
+// readEditorPage is Read of a text file whose content the editor gives
+// (UseTextFiles): its buffer, unsaved changes included, is what the model
+// sees and what Edit and Write later compare with.
+func (e *Env) readEditorPage(ctx context.Context, r TextReader, path, shown string, info fs.FileInfo, offset, limit int) Result {
+	text, err := r.ReadTextFile(ctx, path)
+	if err != nil {
+		return fail("read %s: the editor could not read it: %v", shown, err)
+	}
+	e.remember(path, info, []byte(text))
+	if text == "" {
+		return Result{Output: fmt.Sprintf("(%s exists but is empty)", shown)}
+	}
+	br := bufio.NewReader(strings.NewReader(text))
+	page, last, consumed, more, err := readPage(ctx, br, offset, limit, min(len(text)+len(text)/5, readPageBudget+readPageBudget/8))
+	if err != nil {
+		return fail("read %s: %v", shown, err)
+	}
+	rest, _ := countLinesFrom(br)
+	return pageResult(page, shown, offset, last, consumed+rest, more || rest > 0)
 }
 
 // openRegular opens path for reading if it is a regular file, or explains

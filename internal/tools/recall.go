@@ -5,16 +5,18 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // NameRecall is the memory tool of CONTRACT.md §3.
-const NameRecall = "Recall"
+const NameRecall = toolcall.Recall
 
 // Recall scopes.
 const (
-	ScopeSession = "session" // this session, history before compactions included (the default)
-	ScopeProject = "project" // every session of this project
-	ScopeAll     = "all"     // every project: asks first
+	ScopeSession = toolcall.RecallScopeSession // this session, history before compactions included (the default)
+	ScopeProject = "project"                   // every session of this project
+	ScopeAll     = "all"                       // every project: asks first
 )
 
 // Recall bounds: a call can never flood the window.

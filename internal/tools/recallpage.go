@@ -3,6 +3,8 @@ package tools
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // Recall reads a long record a page at a time: the first page with the
@@ -10,7 +12,7 @@ import (
 // (RecallPageCap), each ending with a line that says which bytes were
 // shown and gives the exact call for the next part. Everything that
 // promises the model a whole text "through Recall" words it with
-// RecallWhole, so the promise and the tool agree.
+// toolcall.RecallWhole, so the promise and the tool agree.
 const (
 	// RecallPageCap bounds a page asked for by offset: the page, its
 	// header and its closing line stay under OutputCap.
@@ -34,22 +36,5 @@ func recallPageNote(ref, scope string, from, to, total int) string {
 	if to >= total {
 		return fmt.Sprintf("[bytes %d–%d of %d: the end of record %s]", from, to, total, ref)
 	}
-	return fmt.Sprintf("[bytes %d–%d of %d; %s offset=%d shows the next part]", from, to, total, recallCall(ref, scope), to)
-}
-
-// recallCall is the Recall call that opens ref, as the model would write
-// its arguments.
-func recallCall(ref, scope string) string {
-	call := "Recall ref=" + ref
-	if scope != "" && scope != ScopeSession {
-		call += " scope=" + scope
-	}
-	return call
-}
-
-// RecallWhole is what a text cut short tells the model about its whole:
-// the Recall call that reads it, a part at a time. scope is "" for the
-// session's own records.
-func RecallWhole(ref, scope string) string {
-	return "[cut: " + recallCall(ref, scope) + " reads the whole text, a part at a time (offset=N for the part from byte N)]"
+	return fmt.Sprintf("[bytes %d–%d of %d; %s offset=%d shows the next part]", from, to, total, toolcall.RecallCall(ref, scope), to)
 }

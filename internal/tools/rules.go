@@ -233,6 +233,19 @@ func newCall(root string, tool Tool, input json.RawMessage) callInfo {
 			c.target = resolveTarget(root, p)
 			c.rel, c.outside = relativeTo(root, c.target)
 		}
+	case NameGrep, NameGlob:
+		// What a search reads or lists is under its path (the root by
+		// default): a Read deny rule that covers the path denies it.
+		p := ""
+		if v := a.raw("path"); v != nil {
+			if p, err = a.decodeString("path", v); err != nil {
+				return c
+			}
+		}
+		if p != "" || root != "" {
+			c.target = resolveTarget(root, p)
+			c.rel, c.outside = relativeTo(root, c.target)
+		}
 	case NameWebFetch:
 		if raw, err := a.requiredString("url"); err == nil {
 			if u, err := parseWebURL(raw); err == nil {
@@ -282,12 +295,34 @@ func (r Rule) matchesPlain(c callInfo) (matched, decided bool) {
 
 // denies reports whether deny rule r covers any of the call: for Bash a
 // command line the parse cannot decide, or any simple command in it that
-// could be the rule's, looked at through wrappers and command strings.
+// could be the rule's, looked at through wrappers and command strings. A
+// path denied to one tool is denied to every tool that reads or writes
+// it (sharesPaths).
 func (r Rule) denies(c callInfo) bool {
+	if r.sharesPaths(c.tool) {
+		return r.wholeTool() || r.glob != "" && r.matchesPath(c)
+	}
 	if matched, decided := r.matchesPlain(c); decided {
 		return matched
 	}
 	return c.line != nil && r.deniesLine(*c.line)
+}
+
+// sharesPaths reports whether a deny rule of r's tool covers the paths
+// another tool touches: what Read may not read, Grep may not search and
+// Glob may not list, and Edit (which reads a file to change it) may not
+// change; what Edit or Write may not write, the other may not either.
+func (r Rule) sharesPaths(tool string) bool {
+	if strings.EqualFold(r.tool, tool) {
+		return false
+	}
+	switch r.tool {
+	case NameRead:
+		return tool == NameGrep || tool == NameGlob || tool == NameEdit
+	case NameEdit, NameWrite:
+		return tool == NameEdit || tool == NameWrite
+	}
+	return false
 }
 
 // matchesPath matches a path rule: a relative pattern against the target

@@ -10,28 +10,44 @@ import (
 
 // How a Bash rule is held against a command line (parseShell):
 //
+//   - Each simple command is read through the program table
+//     (rules_programs.go, analyze): the commands it runs (itself, what its
+//     wrappers run — `sudo -u me timeout 5 make` runs make —, find's
+//     -exec commands), each as written and as a rule names it, with the
+//     program's global options dropped and an alias given on the command
+//     line expanded (`git -C . --no-pager -c alias.p=push p` is
+//     `git push`); the options that run a program or write a file
+//     (`go test -exec`, `git diff --output`); the command strings it
+//     hands a shell. What makes a string run that the line only holds as
+//     data, or whose meaning is fixed only when it runs (trap, alias,
+//     source, a shell or interpreter fed from stdin, `python -c`,
+//     `env -S`, BASH_ENV=…, a git alias running `!…`: rules_strings.go),
+//     makes the line undecided.
+//
 //   - An allow rule covers a line the walk can decide (not opaque) when
 //     every simple command in it is covered by a rule. A prefix rule
-//     `Bash(git diff:*)` covers a command whose first words are those
-//     literal words, with no NAME=value prefix (GIT_EXTERNAL_DIFF=… or
-//     LD_PRELOAD=… would run something else) and no redirection that
-//     writes a file: the rule allowed a command, not where its output
-//     goes, so `echo hi > out` under `Bash(echo:*)` asks. An exact rule
-//     `Bash(npm test)` covers the command with exactly those words,
-//     prefixes and file writes. Redirections to descriptors or /dev/null
-//     and reads do not count. Wrappers are commands of their own:
-//     `Bash(echo:*)` does not cover `command echo`, `eval echo` or
+//     `Bash(git diff:*)` covers a command whose first words, as written or
+//     as the rule names them, are those literal words, with no NAME=value
+//     prefix (GIT_EXTERNAL_DIFF=… or LD_PRELOAD=… would run something
+//     else), no redirection that writes a file (the rule allowed a
+//     command, not where its output goes, so `echo hi > out` under
+//     `Bash(echo:*)` asks), and no option that runs a program or writes a
+//     file. An exact rule `Bash(npm test)` covers the command with exactly
+//     those words, prefixes and file writes. Redirections to descriptors
+//     or /dev/null and reads do not count. Wrappers are commands of their
+//     own: `Bash(echo:*)` does not cover `command echo`, `eval echo` or
 //     `sh -c 'echo'`.
 //
 //   - A deny rule covers a line the walk cannot decide, and any simple
-//     command whose words could be the rule's: the command word is looked
-//     at without its directory (`/bin/rm` is rm), a word that is not a
-//     literal could be anything, and it looks through wrappers (`sudo`,
-//     `env`, `command`, `xargs`, `timeout`, `find -exec`…, at every
-//     position after them) and into the command strings of `eval`,
-//     `sh -c`, `bash -c`, `ssh`…; a string it cannot read is undecidable.
-//     What a program does with its own arguments (a Makefile, a script
-//     file, `python -c`) no rule can see.
+//     command that runs a command whose words could be the rule's: the
+//     command word is looked at without its directory (`/bin/rm` is rm),
+//     a word that is not a literal could be anything, a program's option
+//     the table does not know could hide the subcommand (every later word
+//     is taken for it), and the literal command strings of `eval`,
+//     `bash -c`, `flock -c`, `ssh`… are parsed and looked into; a string
+//     it cannot read is undecidable. What a program does with a script
+//     file or its configuration (a Makefile, `python x.py`) no rule can
+//     see: the sandbox bounds it.
 
 // maxShellDepth bounds how deep a deny rule looks into wrappers and
 // command strings; deeper is undecidable.
@@ -100,12 +116,26 @@ func (r Rule) allowsCmd(c shellCmd) bool {
 	if len(c.assigns) > 0 || len(c.writes) > 0 {
 		return false
 	}
+	for _, inv := range c.run.invs {
+		if inv.runs != "" {
+			return false // an option that runs a program or writes a file
+		}
+	}
 	want := strings.Split(r.words, wordSep)
-	if len(c.words) < len(want) {
+	if prefixOf(want, c.words) {
+		return true
+	}
+	top := c.run.invs[0]
+	return top.canon != nil && prefixOf(want, top.canon)
+}
+
+// prefixOf reports whether words begin with the literal words want.
+func prefixOf(want []string, words []shellWord) bool {
+	if len(words) < len(want) {
 		return false
 	}
 	for i, w := range want {
-		if !c.words[i].literal || c.words[i].text != w {
+		if !words[i].literal || words[i].text != w {
 			return false
 		}
 	}
@@ -130,86 +160,56 @@ type denyWalk struct {
 }
 
 func (d *denyWalk) line(l shellLine, depth int) bool {
-	if l.opaque != "" {
+	if l.opaque != "" || depth > maxShellDepth {
 		return true
 	}
 	for _, c := range l.cmds {
-		if d.words(c.words, depth) {
+		if d.cmd(c, depth) {
 			return true
 		}
 	}
 	return false
 }
 
-// wrappers run the command their arguments name: a deny rule looks at
-// every position after them (their options are not modelled, so `sudo
-// -u rm ls` is looked at as rm too: failing closed).
-var wrappers = map[string]bool{
-	"sudo": true, "doas": true, "env": true, "command": true, "builtin": true, "exec": true,
-	"nohup": true, "nice": true, "time": true, "xargs": true, "timeout": true, "stdbuf": true,
-	"setsid": true, "ionice": true, "chrt": true, "taskset": true, "flock": true, "chroot": true,
-	"unshare": true, "nsenter": true, "strace": true, "ltrace": true, "runuser": true, "su": true,
-	"watch": true, "ssh": true, "script": true, "caffeinate": true, "systemd-run": true,
-}
-
-// shellRunners take a command line as a string: a deny rule parses each
-// of their arguments, and all of them joined (eval's way).
-var shellRunners = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "fish": true,
-	"eval": true, "su": true, "runuser": true, "watch": true, "ssh": true, "script": true,
-}
-
-// findExec are find's options that run a command.
-var findExec = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
-
-// words reports whether the rule could name the command words run:
-// the command itself, the one at every position after a wrapper or
-// find's -exec, and the command strings a shell runner takes.
-func (d *denyWalk) words(words []shellWord, depth int) bool {
-	if depth > maxShellDepth {
-		return true
-	}
-	wrapped, find := false, false
-	for k := range words {
-		start := k == 0 || wrapped || find && words[k-1].literal && findExec[words[k-1].text]
-		if !start {
-			continue
-		}
-		if !words[k].literal {
-			return true // it could be any command
-		}
-		name := path.Base(words[k].text)
-		if d.rule.couldName(name, words[k:]) {
-			return true
-		}
-		wrapped = wrapped || wrappers[name]
-		find = find || name == "find"
-		if shellRunners[name] && d.strings(words[k+1:], depth) {
+// cmd reports whether the rule could name a command the simple command
+// runs — itself, what its wrappers run, find's -exec commands, each as
+// written and as the rule would name it (global options dropped, aliases
+// expanded) — or one of the command strings it hands a shell.
+func (d *denyWalk) cmd(c shellCmd, depth int) bool {
+	for _, inv := range c.run.invs {
+		if d.invocation(inv) {
 			return true
 		}
 	}
-	return false
-}
-
-// strings parses the arguments of a shell runner, each and all joined
-// (eval's way), as command lines.
-func (d *denyWalk) strings(args []shellWord, depth int) bool {
-	texts := make([]string, 0, len(args))
-	for _, w := range args {
-		if !w.literal {
-			return true
-		}
-		texts = append(texts, w.text)
-	}
-	if len(texts) > 1 {
-		texts = append(texts, strings.Join(texts, " "))
-	}
-	for _, t := range texts {
+	for _, s := range c.run.strings {
 		if d.parses--; d.parses < 0 {
 			return true
 		}
-		if d.line(parseShell(t), depth+1) {
+		if d.line(parseShell(s), depth+1) {
 			return true
+		}
+	}
+	return false
+}
+
+func (d *denyWalk) invocation(inv invocation) bool {
+	if len(inv.words) == 0 {
+		return false
+	}
+	if !inv.words[0].literal {
+		return true // it could be any command
+	}
+	name := path.Base(inv.words[0].text)
+	if d.rule.couldName(name, inv.words) || inv.canon != nil && d.rule.couldName(name, inv.canon) {
+		return true
+	}
+	if inv.canon == nil {
+		// An option the table does not know: the subcommand could be any
+		// later word.
+		for k := max(inv.ambiguousFrom, 1); k < len(inv.words); k++ {
+			if d.rule.couldName(name, append([]shellWord{inv.words[0]}, inv.words[k:]...)) {
+				return true
+			}
 		}
 	}
 	return false
@@ -247,42 +247,47 @@ func (r Rule) couldName(name string, words []shellWord) bool {
 	return true // the rest could expand to nothing
 }
 
-// runners are commands whose arguments are another command: a prefix rule
-// for them would allow anything, so "always" allows such a command exactly,
-var runners = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "fish": true, "eval": true, "exec": true,
-	"sudo": true, "doas": true, "su": true, "env": true, "xargs": true, "nohup": true, "timeout": true,
-	"nice": true, "time": true, "command": true, "builtin": true, "watch": true, "find": true,
-	"python": true, "python3": true, "node": true, "perl": true, "ruby": true, "php": true,
-	"ssh": true, "source": true, ".": true,
-	// and commands whose every use destroys something: "always" for one
-	// rm must not allow the next.
-	"rm": true, "rmdir": true, "dd": true, "shred": true, "mkfs": true, "chmod": true,
-	"chown": true, "kill": true, "pkill": true, "killall": true,
-}
-
-// proposeBash is the rule "always" grants for one simple command: the
-// command word and its subcommand as a prefix (`git status:*`,
-// `go test:*`, `ls:*`), or the exact command when a prefix would allow
-// more than the user saw — a command that runs other commands, an
-// assignment, a redirection to a file, a command word that is not a plain
-// word. It is the zero Rule when no rule can name the command (a word
-// that is not a literal): "always" then adds nothing for it.
+// proposeBash is the narrowest rule "always" grants for one simple
+// command: the program and its subcommand as a prefix, as a rule names
+// them (`git --no-pager log -1` gives `Bash(git log:*)`, `go test ./...`
+// `Bash(go test:*)`), or for a program the table does not know its
+// command word and a second word that reads as a subcommand; and the
+// exact command where a prefix would allow more than the user saw — a
+// program that runs other programs or whose every use destroys something
+// (rules_programs.go: never a bare `Bash(env:*)` or `Bash(git:*)`), an
+// option that runs a program or writes a file, an assignment, a
+// redirection to a file, a command word that is not a plain word. It is
+// the zero Rule when no rule can name the command (a word that is not a
+// literal): "always" then adds nothing for it.
 func proposeBash(c shellCmd) Rule {
 	if c.unruled || len(c.words) == 0 || !c.words[0].literal {
 		return Rule{}
 	}
 	first := c.words[0].text
-	if len(c.writes) > 0 || len(c.assigns) > 0 || !plainWord(first) || runners[path.Base(first)] {
+	top := c.run.invs[0]
+	prog := lookupProgram(path.Base(first))
+	exact := len(c.writes) > 0 || len(c.assigns) > 0 || !plainWord(first) || top.runs != "" ||
+		prog != nil && prog.exact
+	var prefix string
+	switch {
+	case exact:
+	case prog != nil && prog.kind == subcommands:
+		// Never the bare program: its subcommand, or the exact command.
+		if len(top.canon) > 1 && top.canon[1].literal && subcommand(top.canon[1].text) && !prog.exactSub[top.canon[1].text] {
+			prefix = first + " " + top.canon[1].text
+		}
+	default:
+		prefix = first
+		if len(c.words) > 1 && c.words[1].literal && subcommand(c.words[1].text) {
+			prefix += " " + c.words[1].text
+		}
+	}
+	if prefix == "" {
 		r, err := ParseRule(NameBash + "(" + cmdSource(c.call, c.redirs) + ")")
 		if k, ok := cmdKey(c); err != nil || !ok || r.key != k {
 			return Rule{}
 		}
 		return r
-	}
-	prefix := first
-	if len(c.words) > 1 && c.words[1].literal && subcommand(c.words[1].text) {
-		prefix += " " + c.words[1].text
 	}
 	r, err := ParseRule(NameBash + "(" + prefix + ":*)")
 	if err != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // NameTask is the subagent tool of CONTRACT.md §3 and §12.
-const NameTask = "Task"
+const NameTask = toolcall.Task
 
 // TaskParams are Task's parameters (see params.go).
 type TaskParams struct {
@@ -25,6 +27,9 @@ type TaskRunner interface {
 // SubagentType is one kind of subagent offered in Task's description.
 type SubagentType struct {
 	Name, Description string
+	// ReadOnly says its subagent can only read (its tools are all
+	// PlanTools): a Task of this type runs in plan mode.
+	ReadOnly bool
 }
 
 // NewTask returns the Task tool over r, offering types. It runs without
@@ -43,7 +48,7 @@ func NewTask(r TaskRunner, types []SubagentType) Tool {
 	}
 	brief := "Delegate a self-contained task to a subagent with a fresh context: prompt must hold everything it needs; " +
 		"only its final answer comes back. subagent_type: " + strings.Join(names, ", ") + "."
-	return typed(&tool{name: NameTask, description: b.String(), brief: brief},
+	t := typed(&tool{name: NameTask, description: b.String(), brief: brief},
 		r.RunTask,
 		func(p TaskParams) string {
 			if p.Type != "" {
@@ -51,4 +56,17 @@ func NewTask(r TaskRunner, types []SubagentType) Tool {
 			}
 			return p.Description
 		})
+	t.readOnly = func(a args) bool {
+		p, err := decodeParams[TaskParams](a, true)
+		if err != nil {
+			return false
+		}
+		for _, typ := range types {
+			if strings.EqualFold(strings.TrimSpace(p.Type), typ.Name) {
+				return typ.ReadOnly
+			}
+		}
+		return false // general, or no such type
+	}
+	return t
 }

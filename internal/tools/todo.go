@@ -7,10 +7,11 @@ import (
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // NameTodoWrite is the task-list tool's name (CONTRACT.md §3).
-const NameTodoWrite = "TodoWrite"
+const NameTodoWrite = toolcall.TodoWrite
 
 // todoParams are TodoWrite's parameters (see params.go).
 type todoParams struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 )
 
 // Result is what a tool answers the model. A non-empty Error marks a failed
@@ -24,6 +25,10 @@ type Result struct {
 	// Spent is what the call's own model calls used (a Task's subagent),
 	// recorded with the result; nil for a tool that calls no model.
 	Spent *storage.Usage
+	// Final, when set, ends the turn once the calls of this answer are
+	// answered — no further model call is made — and is the turn's
+	// answer: ExitPlanMode's plan, when it waits for the user.
+	Final string
 }
 
 // Tool is one tool offered to the model.
@@ -39,14 +44,15 @@ type Tool interface {
 	Run(ctx context.Context, input json.RawMessage) Result
 }
 
-// Tool names, as offered to the model (CONTRACT.md §3).
+// Tool names, as offered to the model (CONTRACT.md §3): toolcall's, the
+// one place they are spelt.
 const (
-	NameRead  = "Read"
-	NameWrite = "Write"
-	NameEdit  = "Edit"
-	NameBash  = "Bash"
-	NameGlob  = "Glob"
-	NameGrep  = "Grep"
+	NameRead  = toolcall.Read
+	NameWrite = toolcall.Write
+	NameEdit  = toolcall.Edit
+	NameBash  = toolcall.Bash
+	NameGlob  = toolcall.Glob
+	NameGrep  = toolcall.Grep
 )
 
 // Set returns the contract's file, shell and web tools, in the order
@@ -115,7 +121,9 @@ type tool struct {
 	// (permission is then the answer for calls whose input is unreadable).
 	needs func(a args) bool
 	// validate, when set, checks a call without running it (see Precheck).
-	validate func(a args) (Result, bool)
+	validate func(ctx context.Context, a args) (Result, bool)
+	// readOnly, when set, says whether a call only reads (ReadOnlyFor).
+	readOnly func(a args) bool
 }
 
 var (
@@ -136,6 +144,16 @@ func (t *tool) NeedsPermissionFor(input json.RawMessage) bool {
 		return t.permission
 	}
 	return t.needs(a)
+}
+
+// ReadOnlyFor reports whether this call only reads (a Task whose
+// subagent can only read): plan mode lets it run (planAllows).
+func (t *tool) ReadOnlyFor(input json.RawMessage) bool {
+	if t.readOnly == nil {
+		return false
+	}
+	a, err := parseArgs(input)
+	return err == nil && t.readOnly(a)
 }
 
 func (t *tool) Definition() chat.ToolDef {
@@ -180,21 +198,21 @@ type Prechecker interface {
 	// Precheck returns the error result the call would end with, and
 	// false, when its arguments or preconditions are wrong (Edit of a file
 	// not read, Write under CLAWDCODE_HOME); true when it may run. It
-	// changes nothing.
-	Precheck(input json.RawMessage) (Result, bool)
+	// changes nothing; ctx bounds what it reads (an editor's buffer).
+	Precheck(ctx context.Context, input json.RawMessage) (Result, bool)
 }
 
 // Precheck checks a call before its permission: the loop answers a call
 // that cannot succeed with its error at once, so the user is never asked
 // to allow a call that then fails. Tools without checks pass.
-func Precheck(t Tool, input json.RawMessage) (Result, bool) {
+func Precheck(ctx context.Context, t Tool, input json.RawMessage) (Result, bool) {
 	if pc, ok := t.(Prechecker); ok {
-		return pc.Precheck(input)
+		return pc.Precheck(ctx, input)
 	}
 	return Result{}, true
 }
 
-func (t *tool) Precheck(input json.RawMessage) (res Result, ok bool) {
+func (t *tool) Precheck(ctx context.Context, input json.RawMessage) (res Result, ok bool) {
 	if t.validate == nil {
 		return Result{}, true
 	}
@@ -207,7 +225,7 @@ func (t *tool) Precheck(input json.RawMessage) (res Result, ok bool) {
 	if err != nil {
 		return invalid(err), false
 	}
-	return t.validate(a)
+	return t.validate(ctx, a)
 }
 
 // invalid is the result for arguments the tool cannot use.

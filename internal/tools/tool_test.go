@@ -20,7 +20,7 @@ func TestSetDefinitions(t *testing.T) {
 		{NameRead, false, []string{"file_path"}, []string{"offset", "limit"}},
 		{NameWrite, true, []string{"file_path", "content"}, nil},
 		{NameEdit, true, []string{"file_path", "old_string", "new_string"}, []string{"replace_all"}},
-		{NameBash, true, []string{"command"}, []string{"timeout", "run_in_background"}},
+		{NameBash, true, []string{"command"}, []string{"timeout", "run_in_background", "sandbox"}},
 		{NameGlob, false, []string{"pattern"}, []string{"path"}},
 		{NameGrep, false, []string{"pattern"}, []string{"path", "glob"}},
 		{NameBashOutput, false, []string{"bash_id"}, nil},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/clawdcode/clawdcode/internal/termtext"
 	"io"
 	"mime"
 	"net/http"
@@ -17,12 +16,14 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/toolcall"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 )
 
 // NameWebFetch is the web page tool's name (CONTRACT.md §3).
-const NameWebFetch = "WebFetch"
+const NameWebFetch = toolcall.WebFetch
 
 const (
 	// webFetchTimeout bounds a whole fetch: connecting, redirects, the body.
@@ -63,7 +64,7 @@ func newWebFetchTool(_ *Env) *tool {
 			"call WebFetch again with the URL the answer names.",
 		permission: true,
 	}, f.run, func(p webFetchParams) string { return strings.TrimSpace(p.URL) })
-	t.validate = checked(func(p webFetchParams) (Result, bool) {
+	t.validate = checked(func(_ context.Context, p webFetchParams) (Result, bool) {
 		if _, err := parseWebURL(p.URL); err != nil {
 			return invalid(err), false
 		}

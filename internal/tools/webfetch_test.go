@@ -175,7 +175,7 @@ func TestWebFetchRefusesOtherSchemes(t *testing.T) {
 	tl, _ := Lookup(Set(env), NameWebFetch)
 	for _, u := range []string{"file:///etc/passwd", "ftp://example.com/x", "/etc/passwd", "example.com", "http://", "gopher://x"} {
 		in, _ := json.Marshal(obj{"url": u})
-		res, ok := Precheck(tl, in)
+		res, ok := Precheck(t.Context(), tl, in)
 		if ok || res.Error == "" {
 			t.Errorf("Precheck(%q) passed", u)
 		}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,7 +20,10 @@ func newWriteTool(env *Env) *tool {
 			"Prefer Edit for changing part of an existing file. " +
 			"The content is written exactly as given: no line numbers.",
 		permission: true,
-		validate:   checked(func(p writeParams) (Result, bool) { _, res, ok := env.prepareWrite(p); return res, ok }),
+		validate: checked(func(ctx context.Context, p writeParams) (Result, bool) {
+			_, res, ok := env.prepareWrite(ctx, p)
+			return res, ok
+		}),
 	}, env.runWrite, func(p writeParams) string { return env.describePath(p.FilePath) })
 }
 
@@ -40,7 +44,7 @@ type writePlan struct {
 // prepareWrite checks a Write's arguments and target without changing
 // anything: the check before the permission question, made again (under
 // writeMu) by the run itself.
-func (e *Env) prepareWrite(wp writeParams) (writePlan, Result, bool) {
+func (e *Env) prepareWrite(ctx context.Context, wp writeParams) (writePlan, Result, bool) {
 	p, content := wp.FilePath, wp.Content
 	w := writePlan{path: resolveTarget(e.Root, p), shown: e.display(e.resolve(p)), content: content}
 	if res, ok := e.checkProtected(w.path, w.shown); !ok {
@@ -53,7 +57,7 @@ func (e *Env) prepareWrite(wp writeParams) (writePlan, Result, bool) {
 		return writePlan{}, res, false
 	}
 	if w.existed {
-		if res, ok := e.checkSeen(w.path, w.shown); !ok {
+		if res, ok := e.checkSeen(ctx, w.path, w.shown); !ok {
 			return writePlan{}, res, false
 		}
 	}
@@ -61,17 +65,17 @@ func (e *Env) prepareWrite(wp writeParams) (writePlan, Result, bool) {
 }
 
 // checkSeen refuses to replace an existing file the session has not seen
-// (Read, Write or Edit), or that changed on disk since: the model would
-// overwrite content it never looked at.
-func (e *Env) checkSeen(path, shown string) (Result, bool) {
+// (Read, Write or Edit), or that changed on disk (or in the editor's
+// buffer) since: the model would overwrite content it never looked at.
+func (e *Env) checkSeen(ctx context.Context, path, shown string) (Result, bool) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return statFailure(err, shown), false
 	}
 	var content []byte
 	if info.Size() <= hashLimit {
-		if content, err = os.ReadFile(path); err != nil {
-			return statFailure(err, shown), false
+		if content, err = e.readText(ctx, path, info.Size()); err != nil {
+			return readFailure(err, shown), false
 		}
 	}
 	switch e.freshness(path, info, content) {
@@ -94,7 +98,7 @@ func (e *Env) checkProtected(target, shown string) (Result, bool) {
 func (e *Env) runWrite(ctx context.Context, a writeParams) Result {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	w, res, ok := e.prepareWrite(a)
+	w, res, ok := e.prepareWrite(ctx, a)
 	if !ok {
 		return res
 	}
@@ -104,7 +108,7 @@ func (e *Env) runWrite(ctx context.Context, a writeParams) Result {
 			return fail("create directory for %s: %v", shown, err)
 		}
 	}
-	if res, ok := e.replaceFile(path, shown, []byte(content), mode); !ok {
+	if res, ok := e.replaceFile(ctx, path, shown, []byte(content), mode); !ok {
 		return res
 	}
 	verb := "Created"
@@ -136,22 +140,42 @@ func writableTarget(path, shown string) (mode fs.FileMode, existed bool, res Res
 	return info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), true, Result{}, true
 }
 
-// replaceFile writes data atomically and records it as seen, so an Edit may
-// follow a Write without a Read.
-func (e *Env) replaceFile(path, shown string, data []byte, mode fs.FileMode) (Result, bool) {
+// replaceFile writes data atomically (or hands it to the editor, see
+// UseTextFiles) and records it as seen, so an Edit may follow a Write
+// without a Read.
+func (e *Env) replaceFile(ctx context.Context, path, shown string, data []byte, mode fs.FileMode) (Result, bool) {
 	if e.beforeChange != nil {
 		e.beforeChange(path)
 	}
-	if err := WriteFileAtomic(path, data, mode); err != nil {
+	edited, err := e.writeText(ctx, path, data)
+	if err == nil && !edited {
+		err = WriteFileAtomic(path, data, mode)
+	}
+	if err != nil {
 		return fail("write %s: %v", shown, err), false
 	}
 	if e.afterChange != nil {
 		e.afterChange(path, data)
 	}
 	info, err := os.Stat(path)
-	if err != nil {
+	switch {
+	case err == nil:
+		e.remember(path, info, data)
+	case edited:
+		// The editor holds a new file in a buffer it has not saved: what
+		// it holds is what was written all the same.
+		e.rememberState(path, fileState{size: int64(len(data)), hashed: true, sum: sha256.Sum256(data)})
+	default:
 		return fail("write %s: %v", shown, err), false
 	}
-	e.remember(path, info, data)
 	return Result{}, true
+}
+
+// readFailure says why a file's content could not be read, from the
+// disk (statFailure's words) or the editor.
+func readFailure(err error, shown string) Result {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		return statFailure(err, shown)
+	}
+	return fail("read %s: %v", shown, err)
 }

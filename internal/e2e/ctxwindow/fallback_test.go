@@ -29,7 +29,10 @@ func fallbackSession(t *testing.T, format string, window int) (*world, result) {
 	for i := range 100 {
 		name := "part" + itoa(i) + ".txt"
 		w.writeFile(name, bigText("part"+itoa(i), 30))
-		args := []string{"-p", "read " + name, "--context-window", itoa(window), "--output-format", format}
+		// With words of the user's own: the context ladder clears and folds
+		// old tool results, and drops earlier resumes' packets, before it
+		// summarises; only what it cannot clear brings the summary on.
+		args := []string{"-p", "read " + name + "\n" + bigText("ask"+itoa(i), 8), "--context-window", itoa(window), "--output-format", format}
 		if i > 0 {
 			args = append([]string{"-c"}, args...)
 		}
@@ -125,7 +128,7 @@ func TestSummaryFailureFallsBack(t *testing.T) {
 	n := len(w.Server.Requests())
 	w.mustJSON("-c", "-p", "still there?", "--context-window", itoa(window))
 	next := w.Server.Requests()[n]
-	if next.Status != 200 || !strings.Contains(next.Messages[1].Content, "read part0.txt") {
+	if next.Status != 200 || !strings.Contains(next.Messages[1].Content, "- read part") {
 		t.Errorf("the request after the fallback (status %d) does not carry the digest of the user's earlier requests:\n%.400q", next.Status, next.Messages[1].Content)
 	}
 }
@@ -267,7 +270,8 @@ func TestSummaryBackOffSurvivesContinue(t *testing.T) {
 		if i >= 80 {
 			t.Fatalf("only %d compactions after %d runs", len(cs), i)
 		}
-		args := []string{"-p", "read chunk" + itoa(i%4) + ".txt", "--context-window", itoa(autoWindow)}
+		// With words of the user's own (see fallbackSession).
+		args := []string{"-p", "read chunk" + itoa(i%4) + ".txt\n" + bigText("ask"+itoa(i), 8), "--context-window", itoa(autoWindow)}
 		if i > 0 {
 			args = append([]string{"-c"}, args...)
 		}

@@ -168,7 +168,7 @@ func recordsOfSubtype(recs []record, subtype string) []record {
 }
 
 // stubRef finds a cleared result's stub in msgs and the ref it names.
-var stubRef = regexp.MustCompile(`^\[(?:cleared to save context|superseded by a later read or edit): .*; Recall ref=([0-9a-f-]{13}) shows it\]$`)
+var stubRef = regexp.MustCompile(`^\[(?:cleared to save context|superseded by a later read or edit): .*; Recall ref=([0-9a-f]{8}) shows it\]$`)
 
 func clearedStub(msgs []chat.Message) (ref string, ok bool) {
 	for _, m := range msgs {

@@ -180,9 +180,10 @@ func retainedIndex(t *testing.T, recs []record, c compaction) int {
 	return -1
 }
 
-// isSummaryRequest tells the summarisation calls from the agent's: they
-// offer no tools (every agent request carries the tool definitions).
-func isSummaryRequest(r llmtest.Request) bool { return len(r.Tools) == 0 }
+// isSummaryRequest tells the summarisation calls from the agent's
+// (llmtest.IsSummaryRequest: no tools, or the agent's with tool_choice
+// "none").
+func isSummaryRequest(r llmtest.Request) bool { return llmtest.IsSummaryRequest(r) }
 
 // agentRequests and summaryRequests split the server's record.
 func agentRequests(srv *llmtest.Server) []llmtest.Request {

@@ -30,8 +30,8 @@ type world struct{ *harness.World }
 // forgetfulSummary is what the summariser answers: nothing of substance.
 const forgetfulSummary = "The user and the assistant talked about some things. Nothing else to report."
 
-// isSummaryRequest: clawdcode's summarisation calls offer no tools.
-func isSummaryRequest(r llmtest.Request) bool { return len(r.Tools) == 0 }
+// isSummaryRequest: clawdcode's summarisation calls (llmtest.IsSummaryRequest).
+func isSummaryRequest(r llmtest.Request) bool { return llmtest.IsSummaryRequest(r) }
 
 // newWorld is a world whose model plays llmtest.Agent and whose
 // summariser forgets every detail.
