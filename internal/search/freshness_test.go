@@ -67,6 +67,26 @@ func TestAnAppendMovesTheProjectsStamp(t *testing.T) {
 	}
 }
 
+// Records a sync brings (AppendReplica writes another store's lines as
+// they are) move the project's stamp as an append does, so the next
+// search finds them. Without the touch in AppendReplica it finds 1.
+func TestARecordSyncedInIsFound(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.now = later
+	p := f.project()
+	a := f.session(p, user("egret one"))
+	if n := len(f.search(Query{Text: "egret"})); n != 1 {
+		t.Fatalf("%d hits, want 1", n)
+	}
+	if _, err := a.AppendReplica(recordLine(t, a.ID(), "synced-1", user("egret two"))); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.search(Query{Text: "egret"})); n != 2 {
+		t.Errorf("%d hits after a synced record, want 2", n)
+	}
+}
+
 // A session file another program rewrote in place (no rename, so the
 // project's stamp did not move) is found out by the first hit read from
 // it: the file is indexed anew and the search asked again, with the
