@@ -12,6 +12,7 @@ require (
 	github.com/coder/acp-go-sdk v0.13.0
 	github.com/creack/pty v1.1.24
 	github.com/dlclark/regexp2 v1.11.0
+	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/fzipp/gocyclo v0.6.0
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/go-json-experiment/json v1.27.2

@@ -9,6 +9,7 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -37,6 +38,10 @@ func (s *session) Ask(ctx context.Context, tool tools.Tool, input json.RawMessag
 		id = fmt.Sprintf("ask-%d", askSeq.Add(1))
 	}
 	s.announce(ctx, id, tool.Name(), input, acpsdk.ToolCallStatusPending)
+	// The Notification hooks run as they do for the REPL's dialog.
+	if s.eng != nil && s.eng.Turns != nil {
+		s.eng.Turns.Notify(ctx, agent.NotifyPermission, agent.PermissionMessage(tool.Name()))
+	}
 	title := tool.Describe(input)
 	resp, err := s.srv.conn.RequestPermission(ctx, acpsdk.RequestPermissionRequest{
 		SessionId: acpsdk.SessionId(s.id),

@@ -40,10 +40,12 @@ type Sessions interface {
 	Live(ctx context.Context) (*storage.Live, error)
 }
 
-// Turns: a prompt run through the model (*agent.Turns).
+// Turns: a prompt run through the model, and the Notification hooks of
+// a question put to the user (*agent.Turns).
 type Turns interface {
 	SubmitImages(ctx context.Context, text string, images []chat.Image, sink agent.Sink) (*agent.TurnResult, error)
 	Model() string
+	Notify(ctx context.Context, kind, message string)
 }
 
 // Modes: the permission mode, which the editor's mode menu shows and

@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"context"
+
 	"github.com/clawdcode/clawdcode/internal/config"
+	"github.com/clawdcode/clawdcode/internal/llm"
 )
 
 // About is what the front end knows of the run and the engine only shows
@@ -17,6 +20,21 @@ type About struct {
 	Rules                 []config.SourcedRule // flags' and files' (/permissions)
 	UserFile, ProjectFile string
 	// Sandbox says which sandbox commands run in and why (/status); nil
-	// when there is none.
-	Sandbox func() string
+	// when there is none. Contained says whether a command started now is
+	// contained by it (/doctor).
+	Sandbox   func() string
+	Contained func() bool
+	// CheckServer asks the server whether it speaks the API and lists the
+	// model (/doctor); nil: not checked.
+	CheckServer func(ctx context.Context, model string) llm.ServerCheck
+	// Trust says whether the project's settings that need trust are in
+	// force, and if not which are ignored and how to trust them (/doctor).
+	Trust Check
+}
+
+// Check is one line of /doctor: whether it is fine, what it is, and what
+// to do when it is not.
+type Check struct {
+	OK         bool
+	Text, Hint string
 }

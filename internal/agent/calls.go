@@ -42,6 +42,12 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 		return p, "", nil
 	}
 	tool, name, ok := l.lookup(call.Name)
+	if !ok {
+		tool, ok = l.resolve(ctx, call.Name)
+		if ok {
+			name = tool.Name()
+		}
+	}
 	p.name = name
 	switch {
 	case !ok:
@@ -52,7 +58,7 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 	// A tool that stands for another (MCPCall for an MCP tool found on
 	// demand) is checked, shown and run as the tool it names.
 	if d, ok := tool.(delegator); ok {
-		inner, innerInput, err := d.Delegate(p.input)
+		inner, innerInput, err := d.Delegate(ctx, p.input)
 		if err != nil {
 			return early(tools.Result{Error: err.Error()})
 		}
@@ -82,6 +88,25 @@ func (l *loop) prepare(ctx context.Context, call chat.ToolCall) (p prepared, rea
 		return early(tools.Result{Error: denied})
 	}
 	return p, "", nil
+}
+
+// resolver is a tool that can find a tool offered through it by the
+// tool's own name (mcphost's MCPCall, for a server not connected when the
+// request went out).
+type resolver interface {
+	Resolve(ctx context.Context, name string) (tools.Tool, bool)
+}
+
+// resolve finds a tool no request offered by name through a resolver.
+func (l *loop) resolve(ctx context.Context, name string) (tools.Tool, bool) {
+	for _, t := range l.tools {
+		if r, ok := t.(resolver); ok {
+			if inner, found := r.Resolve(ctx, name); found {
+				return inner, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // decisionSource says what decided a call for telemetry: nothing, for a
@@ -145,6 +170,9 @@ func (l *loop) runParallel(ctx context.Context, resp *llm.Response, from, n int)
 	// A task cut short says so itself (RunTask, runTool); one that ended
 	// before the interrupt keeps its answer.
 	for i, p := range ready {
+		if p.early == nil {
+			results[i] = l.afterTool(ctx, p, results[i])
+		}
 		if err := l.answer(p.id, p.name, results[i]); err != nil {
 			return err
 		}

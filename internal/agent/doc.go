@@ -15,13 +15,16 @@
 //     context manager shows and steers it (usage, compaction, pins, the
 //     task list);
 //   - Permissions (permissions.go, plan.go): the permission mode and
-//     rules, and the front end's answer to a plan handed over in plan
-//     mode (SetPlanApprover);
+//     rules, the directories added to the project's (/add-dir), and the
+//     front end's answer to a plan handed over in plan mode
+//     (SetPlanApprover);
 //   - Tasks (subagent.go): the subagent types and their runs;
 //   - Shells (shells.go): the commands running in the background;
 //   - Memory (memories.go): the memories and the suggestions made;
 //   - Checkpoints (undo.go, rewind.go): /undo, /rewind and /diff;
-//   - MCP (mcp.go): the MCP servers and their tools.
+//   - MCP (mcp.go): the MCP servers and their tools;
+//   - Skills (definitions.go): the Agent Skills offered through the Skill
+//     tool (internal/skills).
 //
 // New returns an error when no session can be built (a window too small
 // for the system prompt and the tools); Close ends the run.
@@ -46,10 +49,15 @@
 //     and after each compaction.
 //   - The tools offered change only when a turn starts (Submit): the MCP
 //     servers, which connect in the background, add their tools at the
-//     first turn after they are ready; with Config.MCPWait the first turn
-//     waits for them, bounded; ExitPlanMode is offered in a turn that
-//     starts in plan mode only. The system prompt names the built-in tools
-//     only, so it stays the same whenever a server answers.
+//     first turn after they are ready; with Config.MCPWait (-p) no turn
+//     waits: the servers' tools are offered through MCPSearch and MCPCall,
+//     which name the servers only and wait for them, bounded, when first
+//     used. Either way a request's tools do not depend on how fast a
+//     server answered. ExitPlanMode is offered in a turn that starts in
+//     plan mode only. The system prompt names the built-in tools only, so
+//     it stays the same whenever a server answers. Skills and subagent
+//     types are read again at the start of a turn when their files
+//     changed.
 //
 // A subagent (the Task tool, subagent.go) never has more than its parent:
 // the parent's tools or fewer (never Task, nor ExitPlanMode), every call

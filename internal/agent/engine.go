@@ -16,6 +16,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/memory"
 	"github.com/clawdcode/clawdcode/internal/recall"
 	"github.com/clawdcode/clawdcode/internal/search"
+	"github.com/clawdcode/clawdcode/internal/skills"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/telemetry"
 	"github.com/clawdcode/clawdcode/internal/tokens"
@@ -87,15 +88,22 @@ type Config struct {
 	// turn starts are offered after the built-in tools from that turn on
 	// (see MCP.Join); /mcp shows their state. Close closes it.
 	MCP *mcphost.Host
-	// MCPWait, when positive, makes the first turn wait for the servers
-	// still connecting, at most this long, and report those that did not
-	// answer (-p, whose one turn would otherwise never see their tools).
-	// 0: a turn never waits (the REPL).
+	// MCPWait, when positive, is for a run whose one turn would otherwise
+	// never see the tools of servers still connecting (-p): its turns offer
+	// them through MCPSearch and MCPCall, whose first use waits for the
+	// servers, at most this long, and reports those that did not answer
+	// (see MCP.joinTurn); a command about the servers (/mcp) waits as
+	// long. 0: nothing waits, the servers' tools join when ready (the
+	// REPL).
 	MCPWait time.Duration
 	// Logger is the diagnostic log (nil = none).
 	Logger *slog.Logger
 	// Hooks runs the user's hook commands (nil = none).
 	Hooks *hooks.Runner
+	// Skills are the Agent Skills offered through the Skill tool (nil =
+	// none); the front end chose their folders (a project's only when it
+	// is trusted).
+	Skills *skills.Set
 	// EnvPassthrough and SecretEnv shape the environment of tools'
 	// commands: secret-looking variables handed over all the same, and
 	// more variables kept from them (see secrets.ChildEnv).
@@ -118,6 +126,15 @@ type Config struct {
 	Warn func(msg string)
 	// About is what /status shows of the run beyond the engine.
 	About About
+	// AppendSystem is added at the end of the system prompt
+	// (--append-system-prompt).
+	AppendSystem string
+	// Dirs are more directories the tools may read and write, as the
+	// project (--add-dir); the permissions and the sandbox have them
+	// already. AddWritable, when set, lets the sandbox's commands write
+	// under a directory added while running (/add-dir).
+	Dirs        []string
+	AddWritable func(dir string)
 	// AfterTurn, when set, is told the session's id at the end of each
 	// turn (Submit) that has a session, its records in the session file:
 	// sync's push of the turn ([sync] auto, internal/sessionsync.Auto).
@@ -138,10 +155,13 @@ type Engine struct {
 	cfg   Config
 	model string
 	tools []tools.Tool
-	// builtin is the head of tools that never changes; ExitPlanMode
-	// (planTool) follows it in a turn that starts in plan mode, then the
-	// MCP servers' offer (offer).
+	// builtin is the head of tools that changes only with the definition
+	// files (skills, subagent types: refreshDefinitions); base is its
+	// fixed part, the contract's tools. ExitPlanMode (planTool) follows
+	// builtin in a turn that starts in plan mode, then the MCP servers'
+	// offer (offer).
 	builtin  []tools.Tool
+	base     []tools.Tool
 	planTool tools.Tool
 	env      *tools.Env // nil when Config.Tools replaced the contract tools
 	perms    permissionChecker
@@ -153,6 +173,9 @@ type Engine struct {
 	prompt PromptInfo
 	// textOnly is set once the server refused a request with images.
 	textOnly bool
+	// notes go to the model after the user's next message (a directory
+	// /add-dir added), then are dropped.
+	notes []string
 
 	// log.sess is the current session: nil until the first message of a
 	// new session is submitted. mgr writes through log; it is never nil
@@ -175,6 +198,7 @@ type Engine struct {
 	memory      Memory
 	checkpoints Checkpoints
 	mcp         MCP
+	skills      Skills
 }
 
 // permissionChecker is what the loop needs of *tools.Permissions.
@@ -199,8 +223,8 @@ var _ permissionChecker = (*tools.Permissions)(nil)
 // (*contextmgr.WindowTooSmallError).
 func New(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, model: cfg.Model}
-	e.sessions.e, e.turns.e, e.context.e, e.permissions.p = e, e, e, cfg.Permissions
-	e.tasks.e, e.shells.e, e.memory.e, e.checkpoints.e, e.mcp.e = e, e, e, e, e
+	e.sessions.e, e.turns.e, e.context.e, e.permissions.p, e.permissions.e = e, e, e, cfg.Permissions, e
+	e.tasks.e, e.shells.e, e.memory.e, e.checkpoints.e, e.mcp.e, e.skills.e = e, e, e, e, e, e
 	e.tools = cfg.Tools
 	if e.tools == nil {
 		e.env = tools.NewEnv(cfg.Project.Root)
@@ -210,16 +234,16 @@ func New(cfg Config) (*Engine, error) {
 		e.env.UseTerminal(cfg.Terminal)
 		e.env.WatchOutput(cfg.WatchOutput)
 		e.env.Sandbox = cfg.Sandbox
-		e.tools = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
+		e.base = append(tools.Set(e.env), tools.NewRecall(&recall.Searcher{
 			Store:   cfg.Project.Store(),
 			Project: cfg.Project,
 			Session: e.sessions.ID,
 			Index:   search.New(cfg.Project.Store(), cfg.Warn),
 		}), tools.NewTodoWrite())
-		// Task comes last and needs the rest: a subagent gets the tools
-		// before it (general) or fewer, never Task itself.
-		e.tasks.types = loadAgentTypes(agentDirs(cfg.Project), cfg.Warn)
-		e.tools = append(e.tools, tools.NewTask(&e.tasks, e.tasks.offered()))
+		e.tasks.dirs = agentDirs(cfg.Project)
+		e.tasks.refresh(cfg.Warn)
+		e.skills.tool = skills.NewTool(cfg.Skills, e.skills.grant)
+		e.tools = e.builtinTools()
 	}
 	e.builtin = slices.Clip(e.tools)
 	e.planTool = tools.NewExitPlanMode(planHandler{&e.permissions})
@@ -240,7 +264,7 @@ func New(cfg Config) (*Engine, error) {
 			e.env.HideFromSearch(cfg.Permissions.DeniesRead)
 		}
 	}
-	e.prompt = PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools)}
+	e.prompt = PromptInfo{Root: cfg.Project.Root, Now: now(), Tools: toolDefs(e.tools), Dirs: cfg.Dirs, Append: cfg.AppendSystem}
 	e.memory.book = memory.Open(cfg.Project)
 	e.system = e.systemPrompt()
 	// A manager for a new session does no I/O and cannot block, so a
@@ -283,6 +307,9 @@ func (e *Engine) Checkpoints() *Checkpoints { return &e.checkpoints }
 
 // MCP is the part that shows the MCP servers and joins their tools.
 func (e *Engine) MCP() *MCP { return &e.mcp }
+
+// Skills is the part that lists the Agent Skills offered.
+func (e *Engine) Skills() *Skills { return &e.skills }
 
 // About is the run's About, as the front end gave it (/status, /config).
 func (e *Engine) About() About { return e.cfg.About }
@@ -473,6 +500,9 @@ func (e *Engine) runHook(ctx context.Context, event, tool string, payload hooks.
 		return hooks.Outcome{}
 	}
 	common := hooks.Common{Cwd: e.cfg.Project.Root}
+	if m, ok := e.perms.(moder); ok {
+		common.PermissionMode = m.Mode().String()
+	}
 	if e.log.sess != nil {
 		common.SessionID, common.TranscriptPath = e.log.sess.ID(), e.log.sess.Path()
 	}

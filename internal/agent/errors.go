@@ -36,3 +36,8 @@ var (
 	// ErrNothingToFork: the session has no stored message yet.
 	ErrNothingToFork = errors.New("nothing to fork yet: the session has no messages")
 )
+
+// ErrPromptBlocked is wrapped by Submit's error when a UserPromptSubmit
+// hook refused the prompt: nothing of it was recorded or sent. The
+// error's text carries the hook's reason, for the user.
+var ErrPromptBlocked = errors.New("prompt blocked by a UserPromptSubmit hook")

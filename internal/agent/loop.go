@@ -79,10 +79,21 @@ func (t *Turns) SubmitImages(ctx context.Context, text string, given []chat.Imag
 	if sink == nil {
 		sink = discardSink{}
 	}
+	text, err := t.promptHook(ctx, text)
+	if err != nil {
+		return nil, err
+	}
 	if err := e.sessions.ensure(ctx, text); err != nil {
 		return nil, err
 	}
-	e.mcp.Join(ctx)
+	// After ensure: a new session's SessionStart hooks add theirs.
+	for _, n := range e.notes {
+		text += "\n\n" + n
+	}
+	e.notes = nil
+	e.refreshDefinitions()
+	defer e.skills.endTurn()
+	e.mcp.joinTurn(ctx)
 	e.sink = sink
 	defer func() { e.sink = nil }()
 	images, err := t.attachImages(text, sink)
@@ -165,6 +176,9 @@ type loop struct {
 	// not sent); toolImages are those of the round under way.
 	storeImage func(data []byte, mediaType string) (storage.ImageRef, error)
 	toolImages []toolImage
+	// userDenied is the call of the answer under way the user said no
+	// to ("" = none): the answer's later calls are not run.
+	userDenied string
 	// final is the answer of a call that ends the turn (tools.Result.Final)
 	// among those answered so far; "" = none.
 	final string
@@ -172,6 +186,13 @@ type loop struct {
 	// system messages ("" = none): the memories changed since the session
 	// started.
 	notes []string
+}
+
+// afterDenial is the result of a call not run because the user denied an
+// earlier call of the same answer.
+func (l *loop) afterDenial() string {
+	return "Not run: the user denied " + l.userDenied + " earlier in this answer, so none of its later calls ran. " +
+		"Ask the user how to proceed before trying again."
 }
 
 func (l *loop) run(ctx context.Context, text string) (*TurnResult, error) {
@@ -319,7 +340,7 @@ func withNotes(msgs []chat.Message, notes []string, perms permissionChecker) []c
 
 // delegator is a tool that runs another tool (mcphost's MCPCall).
 type delegator interface {
-	Delegate(input json.RawMessage) (tools.Tool, json.RawMessage, error)
+	Delegate(ctx context.Context, input json.RawMessage) (tools.Tool, json.RawMessage, error)
 }
 
 // lookup finds the tool a call names. Past the lookup the call goes by the
@@ -338,6 +359,7 @@ func (l *loop) lookup(name string) (tools.Tool, string, bool) {
 // answered so that the session replays into a valid request. Task calls
 // next to each other run at the same time (calls.go).
 func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
+	l.userDenied = ""
 	for i := 0; i < len(resp.ToolCalls); {
 		if ctx.Err() != nil {
 			return l.abandon(resp, i, interruptedResult, interrupted(ctx))
@@ -349,11 +371,22 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			i += n
 			continue
 		}
+		if l.userDenied != "" {
+			// The user said no to a call of this answer: nothing more of
+			// it runs or asks (Claude Code's way).
+			if err := l.abandon(resp, i, l.afterDenial(), nil); err != nil {
+				return err
+			}
+			break
+		}
 		p, reason, err := l.prepare(ctx, resp.ToolCalls[i])
 		if err != nil {
 			return l.abandon(resp, i, reason, err)
 		}
 		if p.early != nil {
+			if tools.IsUserDenial(p.early.Error) {
+				l.userDenied = p.tool.Describe(p.input)
+			}
 			if err := l.refuse(p.id, p.name, p.input, *p.early); err != nil {
 				return err
 			}
@@ -361,7 +394,7 @@ func (l *loop) runCalls(ctx context.Context, resp *llm.Response) error {
 			continue
 		}
 		l.sink.ToolStart(p.id, p.name, p.input)
-		result := runTool(withCallID(ctx, p.id), p.tool, p.input, toolStopGrace)
+		result := l.afterTool(ctx, p, runTool(withCallID(ctx, p.id), p.tool, p.input, toolStopGrace))
 		if ctx.Err() != nil {
 			result.Error = interruptedResult
 			if err := l.answer(p.id, p.name, result); err != nil {

@@ -34,17 +34,30 @@ func (m *MCP) Watch(fn func()) { m.e.cfg.MCP.Watch(fn) }
 // definitions lead each request, so a server's tools joining also starts
 // the model server's prompt cache over once — the price of not waiting for
 // them at start-up.
-func (m *MCP) Join(ctx context.Context) {
-	m.e.offer(m.ready(ctx))
-}
+func (m *MCP) Join(ctx context.Context) { m.e.offer(m.ready(ctx, false)) }
+
+// joinTurn is Join at the start of a turn. A run that would wait for the
+// servers (Config.MCPWait: -p) does not: its turns offer what
+// mcphost.Host.Offer gives — the tools of the servers connected or seen in
+// an earlier run, whose calls wait for their server, and MCPSearch and
+// MCPCall for one never seen, which wait when first used — so that a run
+// that calls no MCP tool never waits for a slow or hung server, and a
+// request's tools do not depend on how fast a server answers.
+func (m *MCP) joinTurn(ctx context.Context) { m.e.offer(m.ready(ctx, m.e.cfg.MCPWait > 0)) }
 
 // ready is the MCP servers' tools to offer now: in full, or the on-demand
 // pair, as the context manager's rule decides (/context reports that same
-// decision); none without servers.
-func (m *MCP) ready(ctx context.Context) []tools.Tool {
+// decision); lazy, what mcphost.Host.Offer gives without waiting; none
+// without servers.
+func (m *MCP) ready(ctx context.Context, lazy bool) []tools.Tool {
 	e := m.e
 	if e.cfg.MCP == nil {
 		return nil
+	}
+	if lazy {
+		return e.cfg.MCP.Offer(e.cfg.MCPWait, func(known []tools.Tool) bool {
+			return e.mgr.OfferMCP(toolDefs(known)).OnDemand
+		})
 	}
 	m.wait(ctx)
 	offer := e.cfg.MCP.Tools()

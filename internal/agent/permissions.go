@@ -2,6 +2,11 @@ package agent
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -16,6 +21,7 @@ import (
 // by the front end's PlanApprover (plan.go).
 type Permissions struct {
 	p     *tools.Permissions
+	e     *Engine
 	plans PlanApprover
 }
 
@@ -63,4 +69,65 @@ func (p *Permissions) SaveProjectRule(r tools.Rule) error {
 		return errors.New("no permission policy to add the rule to")
 	}
 	return p.p.SaveRule(r)
+}
+
+// AddDir lets the tools read and change files under dir as under the
+// project (/add-dir): Write and Edit there count as inside the project
+// (a whole-tool allowance and accept-edits cover them) and the sandbox's
+// commands may write there. dir may be relative to the project root or
+// start with ~/. The model hears of it with the next message. It returns
+// the directory added, absolute.
+func (p *Permissions) AddDir(dir string) (string, error) {
+	if p.p == nil {
+		return "", errors.New("no permission policy to add the directory to")
+	}
+	abs, err := ResolveDir(p.e.cfg.Project.Root, dir)
+	if err != nil {
+		return "", err
+	}
+	p.p.AddDir(abs)
+	if p.e.cfg.AddWritable != nil {
+		p.e.cfg.AddWritable(abs)
+	}
+	p.e.notes = append(p.e.notes, "[The user added the directory "+abs+": you may read and change files there as in the project.]")
+	return abs, nil
+}
+
+// Dirs are the directories added to the project's (--add-dir, /add-dir).
+func (p *Permissions) Dirs() []string {
+	if p.p == nil {
+		return nil
+	}
+	return p.p.Dirs()
+}
+
+// ResolveDir makes dir (relative to root, or ~/…) absolute and checks that
+// it is a directory: what --add-dir and /add-dir take.
+func ResolveDir(root, dir string) (string, error) {
+	dir = strings.TrimSpace(dir)
+	if dir == "" {
+		return "", errors.New("name a directory")
+	}
+	if rest, ok := strings.CutPrefix(dir, "~"); ok && (rest == "" || rest[0] == '/') {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", dir, err)
+		}
+		dir = home + rest
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	dir = filepath.Clean(dir)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s: no such directory", dir)
+		}
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", dir)
+	}
+	return dir, nil
 }

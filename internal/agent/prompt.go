@@ -24,6 +24,11 @@ type PromptInfo struct {
 	// same rules in fewer words, and no list of the tools (the request's
 	// tools name them).
 	Brief bool
+	// Dirs are more directories the user gave the tools (--add-dir).
+	Dirs []string
+	// Append is the user's text after everything else
+	// (--append-system-prompt); "" = none.
+	Append string
 }
 
 // howToWork is the prompt's opening: who the agent is and how it works.
@@ -80,9 +85,15 @@ func SystemPrompt(p PromptInfo) string {
 	if !p.Now.IsZero() {
 		fmt.Fprintf(&b, "- Today's date: %s\n", p.Now.Format("2006-01-02"))
 	}
+	if len(p.Dirs) > 0 {
+		fmt.Fprintf(&b, "- More directories you may read and change, as the project: %s\n", strings.Join(p.Dirs, ", "))
+	}
 	b.WriteString(ProjectInstructions(p.Root))
 	if p.Memories != "" {
 		b.WriteString("\n" + p.Memories)
+	}
+	if p.Append != "" {
+		b.WriteString("\n" + strings.TrimRight(p.Append, "\n") + "\n")
 	}
 	return b.String()
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/clawdcode/clawdcode/internal/hooks"
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
@@ -135,7 +134,7 @@ func (s *Sessions) Resume(ctx context.Context, id string) error {
 	}
 	closeErr := e.enter(log, mgr, live)
 	e.memory.recordUse(ctx)
-	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "resume"})
+	s.started(ctx, "resume")
 	return closeErr
 }
 
@@ -170,6 +169,6 @@ func (s *Sessions) ensure(ctx context.Context, firstMessage string) error {
 	}
 	e.log.sess, e.pendingTitle, e.nextID = sess, "", ""
 	e.memory.recordUse(ctx)
-	e.runHook(ctx, hooks.SessionStart, "", hooks.Payload{"source": "startup"})
+	s.started(ctx, "startup")
 	return nil
 }

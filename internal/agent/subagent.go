@@ -73,8 +73,12 @@ var (
 // questions and their links in the parent session take turns.
 type Tasks struct {
 	e *Engine
-	// types are the subagent types Task offers.
-	types []SubagentType
+	// types are the subagent types Task offers, read from dirs (refresh);
+	// stamp tells when to read them again, warned what was said.
+	types  []SubagentType
+	dirs   []string
+	stamp  string
+	warned map[string]bool
 	// ask lets one subagent at a time ask for a permission; link one at a
 	// time append its link to the current session.
 	ask, link sync.Mutex
@@ -83,8 +87,14 @@ type Tasks struct {
 }
 
 // Types are the types Task offers, built-in first, then the custom ones
-// (agents.go), for /agents.
-func (t *Tasks) Types() []SubagentType { return t.types }
+// (agents.go), read again when their files changed, for /agents; Task
+// offers a change from the next turn on.
+func (t *Tasks) Types() []SubagentType {
+	if t.dirs != nil {
+		t.refresh(t.e.cfg.Warn)
+	}
+	return t.types
+}
 
 // offered are the types as Task's description offers them.
 func (t *Tasks) offered() []tools.SubagentType {
@@ -195,7 +205,7 @@ func (t *Tasks) RunTask(ctx context.Context, p tools.TaskParams) tools.Result {
 	}
 	taskStarted(ts)
 	ctx, endTurn := e.telemetry().Turn(ctx, telemetry.Turn{Session: sess.ID(), Model: model, Prompt: p.Prompt, Agent: typ.Name})
-	res, err := l.run(ctx, p.Prompt)
+	res, err := t.runToStop(ctx, l, p.Prompt, sess)
 	endTurn(err)
 	t.addUsage(res)
 	taskEnded(ctx, ts, res, err)

@@ -222,12 +222,15 @@ func (f *Factory) replHints(err error) []string {
 // check then.
 func (f *Factory) endpointHint(err error) error {
 	var lerr *llm.Error
-	if !errors.As(err, &lerr) || lerr.Kind != llm.KindNetwork {
+	if !errors.As(err, &lerr) || (lerr.Kind != llm.KindNetwork && lerr.Kind != llm.KindNotAPI) {
 		return err
 	}
 	cfg, cerr := f.Config()
 	if cerr != nil {
 		return err
+	}
+	if lerr.Kind == llm.KindNotAPI {
+		return withHint(err, notAPIHint(serverBase(cfg), cfg.BaseURLSource))
 	}
 	switch cfg.BaseURLSource {
 	case config.SourceEnv, config.SourceDefault, "":
@@ -260,4 +263,20 @@ func (f Failure) Print(w io.Writer) {
 	for _, h := range hints {
 		fmt.Fprintf(w, "  %s\n", termtext.Safe(h))
 	}
+}
+
+// notAPIHint is the advice for a base URL that answered with a web page:
+// most often it is a server's root without its /v1.
+func notAPIHint(base, source string) string {
+	where := config.EnvBaseURL
+	switch source {
+	case config.SourceEnv, config.SourceDefault, "":
+	default:
+		where = "base_url in " + source
+	}
+	trimmed := strings.TrimRight(base, "/")
+	if !strings.HasSuffix(trimmed, "/v1") {
+		return fmt.Sprintf("%s is %s: is /v1 missing? try %s/v1", where, base, trimmed)
+	}
+	return fmt.Sprintf("%s is %s: is that an OpenAI-compatible server's API?", where, base)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/sandbox"
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/sessionsync"
+	"github.com/clawdcode/clawdcode/internal/skills"
 	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/telemetry"
@@ -78,6 +79,14 @@ type Factory struct {
 	// record: declined, never answered, or trusted by --trust-project for
 	// this run only.
 	projectDistrusted atomic.Bool
+	// trustFlag is --trust-project and trustCanAsk whether a trust
+	// question can be put (the REPL on a terminal), for the project's
+	// skills (Skills).
+	trustFlag, trustCanAsk bool
+	skills                 lazy[*skills.Set]
+	// addDirs are --add-dir's directories, absolute: the permissions and
+	// the sandbox take them.
+	addDirs []string
 
 	// redactor is the run's secrets.Redactor, set once the store is built
 	// and again once the configuration names the key's variable: the log
@@ -287,6 +296,7 @@ func (f *Factory) Permissions(opts *RootOptions, asker tools.Asker) (*tools.Perm
 			// The project's settings grant permissions and run hooks: a
 			// model allowed to Write must not rewrite them.
 			Sensitive: []string{filepath.Dir(projectFile)},
+			Dirs:      f.addDirs,
 		})
 		sb, err = f.Sandbox(perms)
 		if err != nil {
@@ -384,7 +394,11 @@ func (f *Factory) Logger() *slog.Logger {
 // about is what /status and /config show of the run beyond the engine.
 func (f *Factory) about(cfg *config.Config, p *storage.Project, sb *sandbox.Sandbox) agent.About {
 	a := agent.About{BaseURL: serverBase(cfg), LogFile: f.LogFile(), Settings: cfg.Settings(), Rules: cfg.Rules,
-		ProjectFile: config.ProjectFile(p.Root), Sandbox: sb.Describe}
+		ProjectFile: config.ProjectFile(p.Root), Sandbox: sb.Describe, Contained: sb.Contained,
+		Trust: f.trustCheck(cfg, p.Root),
+		CheckServer: func(ctx context.Context, model string) llm.ServerCheck {
+			return llm.CheckServer(ctx, llm.ProbeConfig{BaseURL: serverBase(cfg), APIKey: cfg.APIKey, HTTPClient: f.HTTPClient}, model)
+		}}
 	if home, err := f.HomeDir(); err == nil {
 		a.UserFile = config.UserFile(home)
 	}
@@ -493,17 +507,24 @@ func (f *Factory) StartMCP(ctx context.Context, cfg *config.Config, root string)
 			servers = append(servers, s)
 		}
 	}
+	cache := ""
+	if home, err := f.HomeDir(); err == nil {
+		cache = filepath.Join(home, "mcp-tools.json")
+	}
 	return mcphost.Start(ctx, servers, mcphost.Options{
 		Dir:    root,
 		Env:    childEnv(cfg),
 		Warn:   warnTo(f.IO.ErrOut),
 		Logger: f.Logger(),
+		Cache:  cache,
 	})
 }
 
-// Commands is the slash-command registry: the built-in commands and the
+// Commands is the slash-command registry: the built-in commands, the
 // custom ones of the project and of CLAWDCODE_HOME (CONTRACT §9), whose
-// problems are reported once on stderr.
+// problems are reported once on stderr, and the skills offered (Skills:
+// the REPL's trust question about them is put before, when the engine
+// is built).
 func (f *Factory) Commands() *slash.Registry {
 	r, _ := f.cmds.get(func() (*slash.Registry, error) {
 		reg := slash.Default()
@@ -516,6 +537,8 @@ func (f *Factory) Commands() *slash.Registry {
 		for _, w := range reg.LoadCustom(slash.CustomDirs(wd, home)) {
 			warn(w)
 		}
+		// The skills offered are commands too (/name), after the rest.
+		reg.AddSkills(f.Skills(context.Background()).List())
 		return reg, nil
 	})
 	return r

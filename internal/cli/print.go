@@ -65,9 +65,9 @@ func printRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 		// A slash command may need no model at all (/help, /sessions), so
 		// the client is built only when one is called.
 		name, _, _ := slash.Parse(prompt)
-		// /mcp lists the servers, /context counts their tools and /status
-		// says their states: all start them, as a turn does.
-		eng, err = openEngine(ctx, f, opts, nil, !isSlash, !isSlash || name == "mcp" || name == "context" || name == "status")
+		// /mcp lists the servers, /context counts their tools, /status and
+		// /doctor say their states: all start them, as a turn does.
+		eng, err = openEngine(ctx, f, opts, nil, !isSlash, !isSlash || name == "mcp" || name == "context" || name == "status" || name == "doctor")
 		if err != nil {
 			return "", nil, err
 		}
@@ -249,6 +249,10 @@ func openEngineOnce(ctx context.Context, f *Factory, opts *RootOptions, asker to
 		MCP:            host,
 		MCPWait:        mcpWait,
 		Hooks:          f.Hooks(cfg, p.Root),
+		Skills:         f.Skills(ctx),
+		AppendSystem:   opts.AppendSystemPrompt,
+		Dirs:           opts.AddDirs,
+		AddWritable:    sb.AddWritable,
 		Logger:         f.Logger(),
 		Model:          opts.Model,
 		Window:         opts.Window,

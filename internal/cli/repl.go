@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 
+	"github.com/clawdcode/clawdcode/internal/agent"
 	"github.com/clawdcode/clawdcode/internal/repl"
 	"github.com/clawdcode/clawdcode/internal/search"
 	"github.com/clawdcode/clawdcode/internal/slash"
@@ -53,11 +54,7 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	if err != nil {
 		return err
 	}
-	if asker != nil {
-		// A plan the model hands over (ExitPlanMode) is put to the user
-		// by the same dialog; without a terminal it ends the turn.
-		eng.Permissions().SetPlanApprover(asker)
-	}
+	linkAsker(asker, eng)
 	home, err := f.HomeDir()
 	if err != nil {
 		_ = eng.Close()
@@ -91,6 +88,20 @@ func replRun(ctx context.Context, f *Factory, opts *RootOptions) error {
 	}
 	noteSuggestions(f.IO.ErrOut, eng.Memory())
 	return err
+}
+
+// linkAsker links the REPL's dialog to the engine (none without a
+// terminal): a plan the model hands over (ExitPlanMode) is put to the
+// user by it, and a question it puts runs the Notification hooks.
+// Without a terminal a plan ends the turn.
+func linkAsker(asker *repl.Asker, eng *agent.Engine) {
+	if asker == nil {
+		return
+	}
+	eng.Permissions().SetPlanApprover(asker)
+	asker.Notify = func(ctx context.Context, tool string) {
+		eng.Turns().Notify(ctx, agent.NotifyPermission, agent.PermissionMessage(tool))
+	}
 }
 
 // searchSessions is the /resume picker's search over the sessions'

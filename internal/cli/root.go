@@ -66,6 +66,14 @@ type RootOptions struct {
 	MaxTurns     int
 	// Prompt is the positional arguments joined by spaces.
 	Prompt string
+	// AppendSystemPrompt is added to the end of the system prompt.
+	AppendSystemPrompt string
+	// AddDirs are more directories the tools may read and write
+	// (--add-dir), absolute once resolved.
+	AddDirs []string
+	// MCPConfig are the --mcp-config values: files or JSON text, each
+	// Claude Code's {"mcpServers": {…}}.
+	MCPConfig []string
 }
 
 // NewCmdRoot builds clawdcode's root command and its subcommands.
@@ -108,7 +116,8 @@ Sessions live under CLAWDCODE_HOME (default ~/.clawdcode).`,
 			// credentials and endpoint need trust: the REPL asks when a
 			// terminal on stdin can answer, whatever stdout is; -p and a
 			// piped stdin go by what was answered before, or the flag.
-			f.trustProject = f.projectTrust(cmd.Context(), opts.TrustProject, !opts.Print && f.IO.IsStdinTTY())
+			f.trustFlag, f.trustCanAsk = opts.TrustProject, !opts.Print && f.IO.IsStdinTTY()
+			f.trustProject = f.projectTrust(cmd.Context(), f.trustFlag, f.trustCanAsk)
 			if err := opts.resolve(f, in); err != nil {
 				return err
 			}
@@ -184,9 +193,13 @@ func (raw *rootFlagValues) registerEngine(cmd *cobra.Command, opts *RootOptions)
 	fl.StringVar(&raw.sandbox, "sandbox", "", "the sandbox the agent's commands run in: read-only, workspace-write (the default) or off")
 	fl.BoolVar(&opts.TrustProject, "trust-project", false, "use the project's .clawdcode/config.toml in full (hooks, MCP servers, allow rules, base_url), as if its trust question had been answered yes")
 	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "bound on model calls in one -p run (0 = none)")
+	fl.StringVar(&opts.AppendSystemPrompt, "append-system-prompt", "", "`text` added at the end of the system prompt")
+	fl.StringArrayVar(&opts.AddDirs, "add-dir", nil, "another `directory` the tools may read and change as the project (and the sandbox's commands write); repeat for more")
+	fl.StringArrayVar(&opts.MCPConfig, "mcp-config", nil, "MCP servers from a `file or JSON` text in Claude Code's {\"mcpServers\": {…}} form, beside the configured ones; repeat for more")
 
 	_ = cmd.RegisterFlagCompletionFunc("permission-mode", cobra.FixedCompletions(
 		[]string{"default", "acceptEdits", "plan"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.MarkFlagDirname("add-dir")
 	_ = cmd.RegisterFlagCompletionFunc("sandbox", cobra.FixedCompletions(
 		[]string{"read-only", "workspace-write", "off"}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"allowed-tools", "disallowed-tools"} {
@@ -289,11 +302,7 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 	if err := o.resolveMode(in.permissionMode); err != nil {
 		return err
 	}
-	var err error
-	if in.config.Allow, err = parseRuleFlag("--allowed-tools", in.allowed); err != nil {
-		return err
-	}
-	if in.config.Deny, err = parseRuleFlag("--disallowed-tools", in.disallowed); err != nil {
+	if err := o.readFlagValues(f, &in); err != nil {
 		return err
 	}
 
@@ -317,6 +326,22 @@ func (o *RootOptions) resolve(f *Factory, in rootFlags) error {
 	}
 	o.Allow, o.Deny = cfg.Allow, cfg.Deny
 	return nil
+}
+
+// readFlagValues reads the flags whose values have a grammar or name
+// files: the rules, --mcp-config and --add-dir.
+func (o *RootOptions) readFlagValues(f *Factory, in *rootFlags) error {
+	var err error
+	if in.config.Allow, err = parseRuleFlag("--allowed-tools", in.allowed); err != nil {
+		return err
+	}
+	if in.config.Deny, err = parseRuleFlag("--disallowed-tools", in.disallowed); err != nil {
+		return err
+	}
+	if in.config.MCPServers, err = readMCPConfigs(o.MCPConfig); err != nil {
+		return err
+	}
+	return o.resolveDirs(f)
 }
 
 // resolveMode reads --permission-mode (nil when not given) into o.Mode:

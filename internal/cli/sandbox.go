@@ -48,7 +48,7 @@ func (f *Factory) Sandbox(perms *tools.Permissions) (*sandbox.Sandbox, error) {
 			Source:       source,
 			Root:         p.Root,
 			Home:         home,
-			Writable:     sandbox.Resolve(sc.Writable, userHome, p.Root),
+			Writable:     append(sandbox.Resolve(sc.Writable, userHome, p.Root), f.addDirs...),
 			DenyRead:     sandbox.Resolve(sc.DenyRead, userHome, p.Root),
 			Network:      sc.Network,
 			AllowDomains: sc.AllowDomains,

@@ -270,6 +270,7 @@ type fakeServers struct {
 //	llm start [api-key]       start it, playing llmtest.Agent; OPENAI_BASE_URL points at it
 //	llm enqueue <reply> [arg] script the next reply: text <s> | 429 | 401 | 500 | quota | cut <s> | hang
 //	llm requests              print the requests received, one message a line
+//	llm tools                 print the last request's tools, one a line: name, then description
 //	llm wait <n>              wait (up to 10 s) until n requests have arrived
 //	llm pending <n>           check how many enqueued replies are unused
 func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
@@ -287,7 +288,8 @@ func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	switch args[0] {
 	case "start":
-		opts := llmtest.Options{}
+		// It lists one model, the default one, as GET /v1/models.
+		opts := llmtest.Options{FamilyModel: DefaultModel}
 		if len(args) > 1 {
 			opts.APIKey = args[1]
 		}
@@ -344,6 +346,16 @@ func (s *fakeServers) cmd(ts *testscript.TestScript, neg bool, args []string) {
 					fmt.Fprintf(&b, "    call %s %s %s\n", c.ID, c.Name, c.Arguments)
 				}
 			}
+		}
+		ts.Stdout().Write(b.Bytes())
+	case "tools":
+		reqs := srv.Requests()
+		if len(reqs) == 0 {
+			ts.Fatalf("llm tools: no request yet")
+		}
+		var b bytes.Buffer
+		for _, t := range reqs[len(reqs)-1].Tools {
+			fmt.Fprintf(&b, "%s: %s\n", t.Name, strings.ReplaceAll(t.Description, "\n", " | "))
 		}
 		ts.Stdout().Write(b.Bytes())
 	case "wait":

@@ -136,9 +136,7 @@ func sessionsList(ctx context.Context, f *Factory, opts *SessionsListOptions) er
 		if title == "" {
 			title = "(untitled)"
 		}
-		if s.Parent != "" {
-			title = "↳ " + title
-		}
+		title = storage.SubagentTitle(s, title)
 		line := fmt.Sprintf("%s\t%s\t%d\t%s", termtext.ShortID(s.ID), formatWhen(s.Updated, now, f.IO.IsStdoutTTY()), s.Messages, title)
 		if opts.All {
 			line += "\t" + termtext.Line(s.Project)
@@ -222,11 +220,17 @@ func sessionIDError(idOrPrefix string, err error) error {
 // unknown), for that session alone (not a listing of the project's
 // thousands); a failing index only costs the title.
 func sessionTitle(p *storage.Project, id string) string {
+	return sessionInfo(p, id).Title
+}
+
+// sessionInfo is the listing of session id of p (zero when it has none),
+// asked of the index for that session alone.
+func sessionInfo(p *storage.Project, id string) storage.SessionInfo {
 	infos, err := p.Infos([]string{id})
 	if err != nil {
-		return ""
+		return storage.SessionInfo{}
 	}
-	return infos[id].Title
+	return infos[id]
 }
 
 // formatWhen renders a time relative to now on a terminal, and as RFC 3339

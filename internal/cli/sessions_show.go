@@ -59,9 +59,14 @@ func sessionsShow(ctx context.Context, f *Factory, opts *SessionsShowOptions) er
 	defer safe.Flush() // after the returns below have flushed w
 	w := bufio.NewWriter(safe)
 	t := &textTranscript{w: w}
+	info := sessionInfo(p, id)
 	fmt.Fprintf(w, "session %s", id)
-	if title := sessionTitle(p, id); title != "" {
-		fmt.Fprintf(w, " · %s", termtext.Line(termtext.Flatten(title, 80)))
+	if info.Title != "" {
+		fmt.Fprintf(w, " · %s", termtext.Line(termtext.Flatten(info.Title, 80)))
+	}
+	if info.Parent != "" {
+		// A subagent's transcript: where it came from, and how to see it.
+		fmt.Fprintf(w, "\nsubagent of session %s (clawdcode sessions show %s)", info.Parent, termtext.ShortID(info.Parent))
 	}
 	fmt.Fprintf(w, "\nproject %s\n\n", termtext.Line(p.Root))
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -26,7 +27,11 @@ func (t *textTranscript) record(r *storage.Record) {
 	case r.IsSummary():
 		t.summary(r)
 	case r.Type == storage.TypeUser && r.Message != nil:
-		for line := range strings.SplitSeq(strings.TrimRight(r.Message.Content, "\n"), "\n") {
+		text, command := chat.CommandText(r.Message.Content)
+		if command && text == "" {
+			return // the caveat Claude Code gives the model about a command
+		}
+		for line := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
 			fmt.Fprintf(t.w, "> %s\n", line)
 		}
 		t.w.WriteString("\n")
@@ -87,7 +92,7 @@ func previewOutput(out string) string {
 	first, rest, more := strings.Cut(out, "\n")
 	p := termtext.Flatten(first, toolResultPreview)
 	if more {
-		p += fmt.Sprintf(" … (+%d lines)", strings.Count(rest, "\n")+1)
+		p += fmt.Sprintf(" … (+%d %s)", strings.Count(rest, "\n")+1, plural(strings.Count(rest, "\n")+1, "line", "lines"))
 	}
 	return p
 }
@@ -141,7 +146,9 @@ func (t *markdownTranscript) record(r *storage.Record) {
 			fmt.Fprintf(t.w, "%s\n\n", strings.TrimSpace(r.Message.Content))
 		}
 	case r.Type == storage.TypeUser && r.Message != nil:
-		fmt.Fprintf(t.w, "## User\n\n%s\n\n", strings.TrimSpace(r.Message.Content))
+		if text, command := chat.CommandText(r.Message.Content); !command || text != "" {
+			fmt.Fprintf(t.w, "## User\n\n%s\n\n", strings.TrimSpace(text))
+		}
 	case r.Type == storage.TypeAssistant && r.Message != nil:
 		fmt.Fprintf(t.w, "## Assistant\n\n")
 		if text := strings.TrimSpace(r.Message.Content); text != "" {

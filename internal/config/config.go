@@ -46,6 +46,9 @@ type Flags struct {
 	Allow, Deny      []tools.Rule
 	// Sandbox is --sandbox.
 	Sandbox *string
+	// MCPServers are --mcp-config's servers, beside (and over, by name)
+	// the files'.
+	MCPServers map[string]MCPServer
 }
 
 // Sources of a value, for messages and /context.
@@ -113,6 +116,11 @@ type Config struct {
 
 	// Files are the configuration files that were read, user's first.
 	Files []string
+	// Distrusted are the keys of the project file that were ignored
+	// because it is not trusted (TrustProject said no); ProjectAsks says
+	// whether it sets any key that needs trust at all.
+	Distrusted  []string
+	ProjectAsks bool
 }
 
 // Sources is everything Resolve reads: the two files' paths (either may
@@ -140,6 +148,8 @@ func Resolve(src Sources) (*Config, error) {
 		getenv = func(string) string { return "" }
 	}
 	var files []*File
+	var distrusted []string
+	asks := false
 	for _, path := range []string{src.UserFile, src.ProjectFile} {
 		if path == "" {
 			continue
@@ -168,10 +178,13 @@ func Resolve(src Sources) (*Config, error) {
 				src.Warn(fmt.Sprintf("%s: [telemetry] is ignored in a project's file (only your %s turns telemetry on)", path, "config.toml"))
 			}
 		}
-		if path == src.ProjectFile && src.TrustProject != nil && !sameFile(path, src.UserFile) &&
-			len(f.Asks()) > 0 && !src.TrustProject(f) {
-			if keys := f.distrust(); src.Warn != nil {
-				src.Warn(fmt.Sprintf("%s is not trusted: its %s are ignored (%s uses them)", path, strings.Join(keys, ", "), FlagTrustProject))
+		if path == src.ProjectFile && !sameFile(path, src.UserFile) && len(f.Asks()) > 0 {
+			asks = true
+			if src.TrustProject != nil && !src.TrustProject(f) {
+				distrusted = f.distrust()
+				if src.Warn != nil {
+					src.Warn(fmt.Sprintf("%s is not trusted: its %s are ignored (%s uses them)", path, strings.Join(distrusted, ", "), FlagTrustProject))
+				}
 			}
 		}
 		files = append(files, f)
@@ -181,7 +194,7 @@ func Resolve(src Sources) (*Config, error) {
 		Model: DefaultModel, ModelSource: SourceDefault, BaseURLSource: SourceDefault,
 		APIKeyEnv: DefaultAPIKeyEnv, WireAPI: DefaultWireAPI,
 		MCPServers: map[string]MCPServer{}, Prices: map[string]tokens.Price{},
-		StatusCost: true,
+		Distrusted: distrusted, ProjectAsks: asks, StatusCost: true,
 	}
 	// Files in rising precedence: the project's overrides the user's.
 	for _, f := range files {
@@ -244,6 +257,7 @@ func (c *Config) applyFlags(fl Flags) error {
 	c.Allow = append(c.Allow, fl.Allow...)
 	c.Deny = append(c.Deny, fl.Deny...)
 	c.addRules(fl.Allow, fl.Deny, SourceFlag)
+	maps.Copy(c.MCPServers, fl.MCPServers)
 	return c.applySandboxFlag(fl.Sandbox)
 }
 

@@ -197,6 +197,9 @@ func parseFile(path string, doc []byte, warn func(string)) (*File, error) {
 		line, _ := derr.Position()
 		msg := strings.TrimPrefix(derr.Error(), "toml: ")
 		if k := derr.Key(); len(k) > 0 {
+			if said, ok := typeMismatch(doc, k); ok && strings.Contains(msg, "cannot decode") {
+				msg = said
+			}
 			msg = strings.Join(k, ".") + ": " + msg
 		}
 		return nil, &FileError{Path: path, Line: line, Msg: msg}

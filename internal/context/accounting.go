@@ -1,7 +1,6 @@
 package contextmgr
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -26,8 +25,10 @@ type accountant struct {
 	// mcpTokens is what the MCP servers' tools among the definitions
 	// (mcp__…, or MCPSearch and MCPCall standing for them) weigh, counted
 	// as OfferMCP counts them: /context shows them as a category of their
-	// own, the same figure the rule decided on.
-	mcpTokens int
+	// own, the same figure the rule decided on — an exact count when the
+	// rule needed one (mcpCounted), else the fast estimate.
+	mcpTokens  int
+	mcpCounted bool
 	// pins is the pinned texts' block at the end of the system prompt.
 	pins     part
 	pinsText string
@@ -89,8 +90,9 @@ func (a *accountant) setTools() {
 	a.countMCP()
 }
 
-// countMCP counts the MCP servers' part of the tool definitions exactly
-// (and so the whole, which it is part of), when there is one.
+// countMCP measures the MCP servers' part of the tool definitions, when
+// there is one, as OfferMCP last did: exactly (and so the whole, which it
+// is part of) when its rule needed a count, else by the fast estimate.
 func (a *accountant) countMCP() {
 	var mcp []chat.ToolDef
 	for _, d := range a.opt.Tools {
@@ -98,12 +100,21 @@ func (a *accountant) countMCP() {
 			mcp = append(mcp, d)
 		}
 	}
-	if len(mcp) == 0 {
-		return
+	switch {
+	case len(mcp) == 0:
+	case !a.mcpCounted:
+		a.mcpTokens = a.estimateTools(mcp)
+	default:
+		a.tokenized = true
+		a.mcpTokens = a.counter.Tools(mcp)
+		a.tools.exact = a.counter.Tools(a.opt.Tools)
 	}
-	a.tokenized = true
-	a.mcpTokens = a.counter.Tools(mcp)
-	a.tools.exact = a.counter.Tools(a.opt.Tools)
+}
+
+// estimateTools is the fast estimate of tool definitions, framed as
+// they are counted.
+func (a *accountant) estimateTools(defs []chat.ToolDef) int {
+	return tokens.EstimateTools(tokens.EncodingFor(a.opt.Model), defs, a.opt.Estimate)
 }
 
 // isMCPTool tells an MCP server's tool, or one standing for them, by the
@@ -268,8 +279,7 @@ func (a *accountant) partSize(p *part, mode countMode) int {
 		msg = summaryAck
 	default:
 		if mode == estimate {
-			b, _ := json.Marshal(a.opt.Tools)
-			return a.opt.Estimate(string(b))
+			return a.estimateTools(a.opt.Tools)
 		}
 		a.tokenized = true
 		p.exact = a.counter.Tools(a.opt.Tools)

@@ -120,6 +120,12 @@ func (m *Manager) Usage() Usage {
 	return u
 }
 
+// Used is how full the window is, in percent (rounded): the one figure
+// the front ends show for it (/context, the REPL's status line).
+func (u Usage) Used() int {
+	return percent(u.Tokens, u.Window)
+}
+
 // Left is the share of the way to the auto-compaction trigger that is
 // still free, in percent: the one figure the front ends show for it.
 func (u Usage) Left() int {

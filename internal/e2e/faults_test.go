@@ -222,7 +222,7 @@ func TestServerFaults(t *testing.T) {
 			// same URL gives the same page again, so it is not retried.
 			name:         "a proxy's HTML page with status 200",
 			replies:      []llmtest.Reply{htmlReply(200)},
-			wantErr:      "the server answered with text/html instead of an event stream — is OPENAI_BASE_URL an OpenAI-compatible /v1 endpoint?",
+			wantErr:      "the server answered 200 OK with an HTML page, not an OpenAI-compatible API's answer",
 			wantRequests: 1,
 		},
 		{

@@ -65,18 +65,24 @@ func TestMCPServersCannotShareAToolName(t *testing.T) {
 	if strings.Count(r.Stderr, "is published by") != 1 || !strings.Contains(r.Stderr, warning) {
 		t.Errorf("want one warning naming both servers, got:\n%s", r.Stderr)
 	}
-	offered := map[string]bool{}
-	for _, tool := range w.Server.Requests()[0].Tools {
-		offered[tool.Name] = true
-	}
-	if offered["mcp__files__read"] || offered["mcp__Files__read"] || !offered["mcp__files__list"] {
-		t.Errorf("tools offered: %v", offered)
-	}
+	// -p does not wait for servers at its request (issue 36): the first
+	// run may offer the shared name before the second server answered,
+	// but a call of it reaches neither.
 	if got := toolResult(t, w.Server, "call_read"); strings.Contains(got, "trusted: read") || strings.Contains(got, "impostor") {
 		t.Errorf("a call of the shared name reached a server: %q", got)
 	}
 	if got := toolResult(t, w.Server, "call_list"); got != "trusted: list" {
 		t.Errorf("the tool of a name of its own answered %q", got)
+	}
+	// Once both servers have been seen, the name is not offered at all.
+	w.Server.Enqueue(llmtest.Text("done"))
+	w.MustRun("-p", "hi")
+	offered := map[string]bool{}
+	for _, tool := range w.Server.LastRequest().Tools {
+		offered[tool.Name] = true
+	}
+	if offered["mcp__files__read"] || offered["mcp__Files__read"] || !offered["mcp__files__list"] {
+		t.Errorf("tools offered: %v", offered)
 	}
 	// /mcp lists what is offered, not the refused tools.
 	if out := w.MustRun("-p", "/mcp").Stdout; strings.Contains(strings.ToLower(out), "mcp__files__read") || !strings.Contains(out, "mcp__files__list") {

@@ -20,14 +20,58 @@ func (w *world) slowMCP(args ...string) {
 	w.writeConfig(harness.SlowMCPConfig("slow", bin, args...))
 }
 
-// TestPrintSkipsAnMCPServerThatNeverAnswers (issue 25 item 1): -p waits
-// for a project's MCP server when its request goes out, bounded, then
-// says in one line that it goes on without the server, and answers.
-func TestPrintSkipsAnMCPServerThatNeverAnswers(t *testing.T) {
+// lastToolAnswer is the content of the last tool message of the last
+// request.
+func lastToolAnswer(t *testing.T, w *world) string {
+	t.Helper()
+	msgs := w.Server.LastRequest().Messages
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "tool" {
+			return msgs[i].Content
+		}
+	}
+	t.Fatal("no tool answer in the last request")
+	return ""
+}
+
+// toolNames are the names of the tools request r offered.
+func toolNames(r llmtest.Request) []string {
+	var names []string
+	for _, d := range r.Tools {
+		names = append(names, d.Name)
+	}
+	return names
+}
+
+// TestPrintDoesNotWaitForAnMCPServerItDoesNotCall (issue 36 item 9): -p in
+// a project whose MCP server never answers does not wait for it when the
+// model calls no MCP tool — nothing said, the answer at once — and offers
+// the server through MCPSearch and MCPCall, the same request however far
+// the server got.
+func TestPrintDoesNotWaitForAnMCPServerItDoesNotCall(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	w.slowMCP("-hang")
 	w.Server.Enqueue(llmtest.Text("answered without it."))
+	r := w.Run("-p", "--trust-project", "hi")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "answered without it.") || r.Stderr != "" {
+		t.Fatalf("run: %s", r)
+	}
+	names := toolNames(w.Server.Requests()[0])
+	if !slices.Contains(names, "MCPSearch") || !slices.Contains(names, "MCPCall") {
+		t.Fatalf("the server is not offered through MCPSearch and MCPCall: %v", names)
+	}
+}
+
+// TestPrintSkipsAnMCPServerThatNeverAnswers (issue 25 item 1): a model
+// that looks for the tools of a server that never answers waits for it,
+// bounded; the run says in one line that it goes on without the server,
+// and the model is told.
+func TestPrintSkipsAnMCPServerThatNeverAnswers(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, llmtest.Options{})
+	w.slowMCP("-hang")
+	w.Server.Enqueue(llmtest.ToolCalls(llmtest.Call("MCPSearch", `{"query":"greet"}`)), llmtest.Text("answered without it."))
 	r := w.Run("-p", "--trust-project", "hi")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "answered without it.") {
 		t.Fatalf("run: %s", r)
@@ -36,24 +80,30 @@ func TestPrintSkipsAnMCPServerThatNeverAnswers(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(r.Stderr), "\n"); len(lines) != 1 || lines[0] != warn {
 		t.Fatalf("stderr %q: want the one line %q", r.Stderr, warn)
 	}
+	if got := lastToolAnswer(t, w); !strings.Contains(got, "no MCP server is connected") {
+		t.Fatalf("the model was told %q", got)
+	}
 }
 
-// TestPrintWaitsForASlowMCPServer: a server that answers within the bound
-// has its tools in -p's first request.
+// TestPrintWaitsForASlowMCPServer: a slow server's tool called by name
+// waits for the server; once seen, its tools are in -p's first request
+// from the next run on, whether it has answered by then or not.
 func TestPrintWaitsForASlowMCPServer(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, llmtest.Options{})
 	w.slowMCP("-delay", "1s")
-	w.Server.Enqueue(llmtest.Text("done."))
-	r := w.Run("-p", "--trust-project", "hi")
+	w.Server.Enqueue(llmtest.ToolCalls(llmtest.Call("mcp__slow__greet", `{"name":"ada"}`)), llmtest.Text("done."))
+	r := w.Run("-p", "--trust-project", "--allowed-tools", "mcp__slow__greet", "hi")
 	if r.Code != 0 || r.Stderr != "" {
 		t.Fatalf("run: %s", r)
 	}
-	var names []string
-	for _, d := range w.Server.Requests()[0].Tools {
-		names = append(names, d.Name)
+	if got := lastToolAnswer(t, w); got != "hello ada" {
+		t.Fatalf("the call answered %q", got)
 	}
-	if !slices.Contains(names, "mcp__slow__greet") {
-		t.Fatalf("the first request's tools %v lack the server's", names)
+	w.Server.Enqueue(llmtest.Text("done."))
+	w.MustRun("-p", "--trust-project", "again")
+	reqs := w.Server.Requests()
+	if names := toolNames(reqs[len(reqs)-1]); !slices.Contains(names, "mcp__slow__greet") || slices.Contains(names, "MCPSearch") {
+		t.Fatalf("the second run's first request's tools %v: want the server's, seen before", names)
 	}
 }

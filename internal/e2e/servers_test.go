@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -77,10 +78,15 @@ func TestMCPToolsThroughTheBinary(t *testing.T) {
 		t.Fatalf("an MCP tool ran in -p without a rule: %q", got)
 	}
 
-	// /context counts the MCP tools as their own category.
+	// /context counts the MCP tools as their own category. Their bytes
+	// fit a tenth of the window, so nothing counted them: the figure is
+	// the estimate, and says so.
 	r = w.MustRun("-p", "--trust-project", "/context")
 	if !strings.Contains(r.Stdout, "MCP tools") {
 		t.Errorf("/context has no MCP tools line:\n%s", r.Stdout)
+	}
+	if !regexp.MustCompile(`MCP: all \d+ tools of the servers sent with every request \(~\d+ tokens`).MatchString(r.Stdout) {
+		t.Errorf("/context does not give the MCP tools' estimate as one:\n%s", r.Stdout)
 	}
 
 	// /mcp lists the servers, their state and tools.

@@ -343,9 +343,12 @@ func TestTaskTranscriptIsLinkedToItsParent(t *testing.T) {
 		t.Fatalf("the subagent's session does not name its parent and the call: %+v (parent %s, call %s)", up, parent, down.Subagent.ToolUseID)
 	}
 
+	if show := w.MustRun("sessions", "show", child).Stdout; !strings.Contains(show, "\nsubagent of session "+parent+" (clawdcode sessions show "+parent[:8]+")\n") {
+		t.Errorf("sessions show of the subagent does not name its parent:\n%s", show)
+	}
 	list := w.MustRun("sessions", "list").Stdout
 	lines := strings.Split(strings.TrimSpace(list), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[1], parent[:8]) || !strings.Contains(lines[2], "↳ read big file") {
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], parent[:8]) || !strings.Contains(lines[2], "↳ subagent of "+parent[:8]+" · read big file") {
 		t.Errorf("sessions list does not show the subagent under its parent:\n%s", list)
 	}
 	var rows []struct{ ID, Parent string }

@@ -1,21 +1,32 @@
 // Package hooks runs the user's commands at points of a session, the way
-// Claude Code's hooks do: SessionStart, PreToolUse, PreCompact,
-// PostCompact and Stop. Each command gets one JSON object on stdin (the
-// fields Claude Code sends where the event exists there: session_id,
-// transcript_path, cwd, hook_event_name, and the event's own) and answers
-// through its exit status and output:
+// Claude Code's hooks do, with its event names: SessionStart,
+// UserPromptSubmit, PreToolUse, PostToolUse, Notification, SubagentStop,
+// Stop, PreCompact and PostCompact. Each command gets one JSON object on
+// stdin (the fields Claude Code sends where the event exists there:
+// session_id, transcript_path, cwd, hook_event_name, and the event's own —
+// prompt; tool_name, tool_input, tool_response; message; stop_hook_active)
+// and answers through its exit status and output:
 //
 //   - exit 0: fine. Its stdout, if it is a JSON object, may carry a
-//     decision (PreToolUse: {"decision":"block","reason":…} or
+//     decision ({"decision":"block","reason":…}; PreToolUse also
 //     {"hookSpecificOutput":{"permissionDecision":"deny",
 //     "permissionDecisionReason":…}}) or additional text
-//     ({"hookSpecificOutput":{"additionalContext":…}}); plain stdout is
-//     additional text (PreCompact: instructions for the summary).
-//   - exit 2: a block. For PreToolUse the call is denied and stderr is
-//     the reason the model reads; for other events it is reported.
+//     ({"hookSpecificOutput":{"additionalContext":…}}). Plain stdout is
+//     additional text for the events whose output the model reads
+//     (SessionStart, UserPromptSubmit; PreCompact: instructions for the
+//     summary) and is ignored for the others, as in Claude Code.
+//   - exit 2: a block, stderr its reason. What a block does is the
+//     event's (Blocks): PreToolUse denies the call, PostToolUse gives the
+//     reason to the model beside the result, UserPromptSubmit refuses the
+//     prompt (the user reads why; nothing is recorded), SubagentStop keeps
+//     the subagent going with the reason as its next instruction. For the
+//     other events a block is only reported.
 //   - any other failure (another status, a command that cannot start, a
 //     timeout) is reported once per run as a warning and changes nothing:
 //     a broken hook never breaks the session.
+//
+// A matcher (a regexp the name must match whole) applies to the tool
+// events, PreToolUse and PostToolUse; the other events ignore it.
 //
 // Commands run with sh -c in the project directory, in their own process
 // group, with the environment the tools' children get, and are killed at
@@ -42,15 +53,40 @@ import (
 
 // Events.
 const (
-	SessionStart = "SessionStart"
-	PreToolUse   = "PreToolUse"
-	PreCompact   = "PreCompact"
-	PostCompact  = "PostCompact"
-	Stop         = "Stop"
+	SessionStart     = "SessionStart"
+	UserPromptSubmit = "UserPromptSubmit"
+	PreToolUse       = "PreToolUse"
+	PostToolUse      = "PostToolUse"
+	Notification     = "Notification"
+	SubagentStop     = "SubagentStop"
+	Stop             = "Stop"
+	PreCompact       = "PreCompact"
+	PostCompact      = "PostCompact"
 )
 
 // Events lists every event a hook may name.
-var Events = []string{SessionStart, PreToolUse, PreCompact, PostCompact, Stop}
+var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Notification,
+	SubagentStop, Stop, PreCompact, PostCompact}
+
+// Blocks reports whether a block (exit 2, {"decision":"block"}) has an
+// effect for event — the caller acts on Outcome.Block — rather than only
+// being reported.
+func Blocks(event string) bool {
+	switch event {
+	case PreToolUse, PostToolUse, UserPromptSubmit, SubagentStop:
+		return true
+	}
+	return false
+}
+
+// toolEvent reports whether event's hooks are chosen by tool name.
+func toolEvent(event string) bool { return event == PreToolUse || event == PostToolUse }
+
+// readsStdout reports whether plain stdout of a successful hook of event
+// is text for the model (or, PreCompact, for the summary).
+func readsStdout(event string) bool {
+	return event == SessionStart || event == UserPromptSubmit || event == PreCompact
+}
 
 // DefaultTimeout bounds a hook that names none.
 const DefaultTimeout = 60 * time.Second
@@ -58,7 +94,7 @@ const DefaultTimeout = 60 * time.Second
 // Hook is one configured command.
 type Hook struct {
 	Event   string
-	Matcher string // PreToolUse: a regexp the tool name must match whole ("" or "*" = every tool)
+	Matcher string // PreToolUse, PostToolUse: a regexp the tool name must match whole ("" or "*" = every tool)
 	Command string
 	Timeout time.Duration
 }
@@ -119,8 +155,8 @@ func (r *Runner) Has(event string) bool {
 
 // Outcome is what the hooks of one event decided.
 type Outcome struct {
-	// Block is set when a hook blocked (PreToolUse: deny the call), with
-	// Reason for the model.
+	// Block is set when a hook blocked, with its Reason (see Blocks for
+	// what that does, event by event).
 	Block  bool
 	Reason string
 	// Context is the additional text the hooks gave, joined.
@@ -135,6 +171,8 @@ type Common struct {
 	SessionID      string
 	TranscriptPath string
 	Cwd            string
+	// PermissionMode is the mode in force ("" = not said).
+	PermissionMode string
 }
 
 // Run runs the hooks of event whose matcher accepts tool (for events
@@ -150,7 +188,7 @@ func (r *Runner) Run(ctx context.Context, event, tool string, common Common, pay
 		if h.Event != event {
 			continue
 		}
-		if re, _ := matcher(h.Matcher); re != nil && !re.MatchString(tool) {
+		if re, _ := matcher(h.Matcher); re != nil && toolEvent(event) && !re.MatchString(tool) {
 			continue
 		}
 		res := r.runOne(ctx, h, common, payload)
@@ -174,6 +212,9 @@ func (r *Runner) runOne(ctx context.Context, h Hook, common Common, payload Payl
 		"transcript_path": common.TranscriptPath,
 		"cwd":             common.Cwd,
 		"hook_event_name": h.Event,
+	}
+	if common.PermissionMode != "" {
+		body["permission_mode"] = common.PermissionMode
 	}
 	for k, v := range payload {
 		body[k] = v
@@ -209,8 +250,9 @@ func (r *Runner) runOne(ctx context.Context, h Hook, common Common, payload Payl
 		if reason == "" {
 			reason = "blocked by a " + h.Event + " hook"
 		}
-		if h.Event != PreToolUse {
+		if !Blocks(h.Event) {
 			r.report(h, "blocked: "+reason)
+			return Outcome{}
 		}
 		return Outcome{Block: true, Reason: reason}
 	case err != nil:
@@ -227,6 +269,9 @@ func (r *Runner) runOne(ctx context.Context, h Hook, common Common, payload Payl
 // parseOutput reads a successful hook's stdout.
 func parseOutput(event, out string) Outcome {
 	if !strings.HasPrefix(out, "{") {
+		if !readsStdout(event) {
+			return Outcome{}
+		}
 		return Outcome{Context: out}
 	}
 	var o struct {
@@ -239,19 +284,21 @@ func parseOutput(event, out string) Outcome {
 		} `json:"hookSpecificOutput"`
 	}
 	if json.Unmarshal([]byte(out), &o) != nil {
+		if !readsStdout(event) {
+			return Outcome{}
+		}
 		return Outcome{Context: out}
 	}
 	res := Outcome{Context: o.HookSpecificOutput.AdditionalContext}
-	if event == PreToolUse {
-		switch {
-		case o.HookSpecificOutput.PermissionDecision == "deny":
-			res.Block, res.Reason = true, o.HookSpecificOutput.PermissionDecisionReason
-		case o.Decision == "block" || o.Decision == "deny":
-			res.Block, res.Reason = true, o.Reason
-		}
-		if res.Block && res.Reason == "" {
-			res.Reason = "blocked by a PreToolUse hook"
-		}
+	switch {
+	case !Blocks(event):
+	case event == PreToolUse && o.HookSpecificOutput.PermissionDecision == "deny":
+		res.Block, res.Reason = true, o.HookSpecificOutput.PermissionDecisionReason
+	case o.Decision == "block" || (event == PreToolUse && o.Decision == "deny"):
+		res.Block, res.Reason = true, o.Reason
+	}
+	if res.Block && res.Reason == "" {
+		res.Reason = "blocked by a " + event + " hook"
 	}
 	return res
 }

@@ -80,13 +80,13 @@ func TestPreToolUseBlocks(t *testing.T) {
 func TestFailuresAreReportedNeverFatal(t *testing.T) {
 	t.Parallel()
 	r, w, _ := runner(t,
-		Hook{Event: Stop, Command: "echo broken >&2; exit 7"},
-		Hook{Event: Stop, Command: "sleep 300", Timeout: 200 * time.Millisecond},
-		Hook{Event: Stop, Command: "/nonexistent/hook"},
-		Hook{Event: Stop, Command: "echo fine"},
+		Hook{Event: SessionStart, Command: "echo broken >&2; exit 7"},
+		Hook{Event: SessionStart, Command: "sleep 300", Timeout: 200 * time.Millisecond},
+		Hook{Event: SessionStart, Command: "/nonexistent/hook"},
+		Hook{Event: SessionStart, Command: "echo fine"},
 	)
 	start := time.Now()
-	out := r.Run(context.Background(), Stop, "", common, Payload{"stop_hook_active": false})
+	out := r.Run(context.Background(), SessionStart, "", common, Payload{"source": "startup"})
 	// A safety net, not a measure: the hook alone would hold it 300 s.
 	if time.Since(start) > time.Minute {
 		t.Fatalf("a timed-out hook held the session for %v", time.Since(start))
@@ -110,10 +110,60 @@ func TestPreCompactText(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	t.Parallel()
-	for _, h := range []Hook{{Event: "PostToolUse", Command: "x"}, {Event: Stop}, {Event: PreToolUse, Matcher: "(", Command: "x"}} {
+	for _, h := range []Hook{{Event: "PostToolUsed", Command: "x"}, {Event: Stop}, {Event: PreToolUse, Matcher: "(", Command: "x"}} {
 		if Validate(h) == nil {
 			t.Errorf("Validate(%+v) accepted it", h)
 		}
+	}
+}
+
+// TestBlockingEvents: a block of an event whose block does something is
+// the caller's to act on, not a warning; plain stdout is read only where
+// the model reads it (Claude Code's rules).
+func TestBlockingEvents(t *testing.T) {
+	t.Parallel()
+	for _, event := range []string{PostToolUse, UserPromptSubmit, SubagentStop} {
+		for name, cmd := range map[string]string{
+			"exit 2": `echo "run the linter first" >&2; exit 2`,
+			"json":   `echo '{"decision":"block","reason":"run the linter first"}'`,
+		} {
+			r, w, _ := runner(t, Hook{Event: event, Command: cmd})
+			out := r.Run(context.Background(), event, "Edit", common, nil)
+			if !out.Block || out.Reason != "run the linter first" || len(w.msgs) != 0 {
+				t.Errorf("%s %s: outcome %+v warnings %q", event, name, out, w.msgs)
+			}
+		}
+	}
+	r, w, _ := runner(t, Hook{Event: Notification, Command: "echo nope >&2; exit 2"})
+	if out := r.Run(context.Background(), Notification, "", common, nil); out.Block || len(w.msgs) != 1 {
+		t.Errorf("Notification: outcome %+v warnings %q", out, w.msgs)
+	}
+	for event, want := range map[string]string{UserPromptSubmit: "the date is today", PostToolUse: ""} {
+		r, _, _ := runner(t, Hook{Event: event, Command: "echo the date is today"})
+		if out := r.Run(context.Background(), event, "Edit", common, nil); out.Context != want {
+			t.Errorf("%s plain stdout: context %q, want %q", event, out.Context, want)
+		}
+	}
+	r, _, _ = runner(t, Hook{Event: PostToolUse, Command: `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"formatted with gofmt"}}'`})
+	if out := r.Run(context.Background(), PostToolUse, "Edit", common, nil); out.Block || out.Context != "formatted with gofmt" {
+		t.Errorf("PostToolUse additionalContext: outcome %+v", out)
+	}
+}
+
+// TestMatcherIsForToolEvents: a matcher chooses among tools; an event
+// without a tool runs its hooks whatever their matcher.
+func TestMatcherIsForToolEvents(t *testing.T) {
+	t.Parallel()
+	r, _, _ := runner(t, Hook{Event: PostToolUse, Matcher: "Write|Edit", Command: "echo '{\"decision\":\"block\",\"reason\":\"x\"}'"},
+		Hook{Event: UserPromptSubmit, Matcher: "Bash", Command: "echo context"})
+	if out := r.Run(context.Background(), PostToolUse, "Bash", common, nil); out.Block {
+		t.Error("a PostToolUse hook matching Write|Edit ran for Bash")
+	}
+	if out := r.Run(context.Background(), PostToolUse, "Edit", common, nil); !out.Block {
+		t.Error("a PostToolUse hook matching Write|Edit did not run for Edit")
+	}
+	if out := r.Run(context.Background(), UserPromptSubmit, "", common, nil); out.Context != "context" {
+		t.Errorf("UserPromptSubmit with a matcher: %+v", out)
 	}
 }
 

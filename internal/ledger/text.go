@@ -81,7 +81,11 @@ func entries(l *storage.Ledger) []entry {
 		line := f.Path
 		switch f.Op {
 		case "write":
-			line += " written, " + f.Lines + " lines"
+			if f.Lines == "1" {
+				line += " written, 1 line"
+			} else {
+				line += " written, " + f.Lines + " lines"
+			}
 		case "edit":
 			line += " edited " + f.Lines
 		}

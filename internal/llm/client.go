@@ -346,16 +346,16 @@ func (c *Client) beginAttempt(ctx context.Context) *attemptCtx {
 
 // requestBody is the JSON body of req on the client's wire API (oreq is
 // req as a chat completions request).
-func (c *Client) requestBody(req Request, oreq openai.ChatCompletionRequest) ([]byte, error) {
+func (c *Client) requestBody(req Request, oreq openai.ChatCompletionRequest) (*body, error) {
 	if c.wire == WireResponses {
 		b, err := json.Marshal(toResponsesRequest(req))
 		if err != nil {
 			return nil, fmt.Errorf("responses request: %w", err)
 		}
-		return b, nil
+		return wholeBody(b), nil
 	}
 	oreq.Stream = true
-	b, err := json.Marshal(oreq)
+	b, err := chatBody(oreq)
 	if err != nil {
 		return nil, fmt.Errorf("chat completion request: %w", err)
 	}
@@ -436,6 +436,9 @@ func notEventStream(st *attemptState) *Error {
 	head := bytes.TrimLeft(bytes.TrimPrefix(st.head, []byte("\uFEFF")), " \t\r\n")
 	if len(head) == 0 || looksLikeSSE(head) {
 		return nil
+	}
+	if page, ok := webPage(st.header.Get("Content-Type"), st.head); ok {
+		return webPageError(st.status, KindNotAPI, page)
 	}
 	mt, _, _ := mime.ParseMediaType(st.header.Get("Content-Type"))
 	var msg string

@@ -34,6 +34,10 @@ const (
 	// likely not an OpenAI-compatible endpoint. Not retried — like a 404
 	// from a wrong base path, asking again gets the same page.
 	KindNotStream
+	// KindNotAPI is an answer that is a web page (webpage.go): the base
+	// URL names a web server, not an OpenAI-compatible API — most often
+	// its /v1 is missing. Not retried.
+	KindNotAPI
 )
 
 var kindNames = [...]string{
@@ -47,6 +51,7 @@ var kindNames = [...]string{
 	KindStreamCut:  "stream_cut",
 	KindNetwork:    "network",
 	KindNotStream:  "not_stream",
+	KindNotAPI:     "not_api",
 }
 
 func (k Kind) String() string {
@@ -109,6 +114,8 @@ func (e *Error) Error() string {
 		s = "stream cut: " + msg
 	case KindNetwork:
 		s = "network error: " + msg
+	case KindNotAPI:
+		s = msg
 	case KindNotStream:
 		s = msg
 		if e.Attempts > 1 {

@@ -24,15 +24,17 @@ func TestStreamAnswerThatIsNoEventStream(t *testing.T) {
 		want        string // the whole Error() for KindNotStream, a part otherwise
 		requests    int
 	}{
-		{"HTML page", "text/html; charset=utf-8", "<!DOCTYPE html>\n<html><body>Please sign in</body></html>",
-			KindNotStream, "the server answered with text/html instead of an event stream" + hint, 1},
+		{"HTML page", "text/html; charset=utf-8", "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Please sign in</body></html>",
+			KindNotAPI, `the server answered 200 OK with an HTML page ("Sign in"), not an OpenAI-compatible API's answer`, 1},
 		{"non-streaming JSON completion", "application/json",
 			`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`,
 			KindNotStream, "the server answered with application/json instead of an event stream" + hint, 1},
 		{"no content type", "", "hello from a web server\n",
 			KindNotStream, "the server answered without a content type instead of an event stream" + hint, 1},
 		{"labelled SSE but HTML", "text/event-stream", "  <html>\n<body>oops</body></html>",
-			KindNotStream, `the server answered with something that is not an event stream (it begins "<html>")` + hint, 1},
+			KindNotAPI, "the server answered 200 OK with an HTML page, not an OpenAI-compatible API's answer", 1},
+		{"labelled SSE but not SSE", "text/event-stream", "  hello\n",
+			KindNotStream, `the server answered with something that is not an event stream (it begins "hello")` + hint, 1},
 		{"empty body", "text/html", "",
 			KindStreamCut, "without sending a reply", 4},
 		{"SSE that stops before a chunk", "text/plain", ": keep-alive\n\n",

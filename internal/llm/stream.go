@@ -2,7 +2,6 @@ package llm
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -49,7 +48,7 @@ var keepAliveEvents = map[string]bool{"ping": true, "keepalive": true, "keep-ali
 // every failure is an *Error, except the caller's cancellation (ctx's
 // error). The idle timer counts content only: keep-alives — SSE comments,
 // ping events — hold no attempt past IdleTimeout.
-func (c *Client) streamAttempt(ctx context.Context, path string, body []byte, dec wireDecoder, bound replyBound, onDelta func(Delta)) (*Response, error) {
+func (c *Client) streamAttempt(ctx context.Context, path string, body *body, dec wireDecoder, bound replyBound, onDelta func(Delta)) (*Response, error) {
 	a := c.beginAttempt(ctx)
 	defer a.stop()
 	resp, err := c.post(a.ctx, path, body)
@@ -114,12 +113,16 @@ func partial(err error, emitted bool) error {
 	return err
 }
 
-// post sends one streaming request of the JSON body to c.base+path.
-func (c *Client) post(ctx context.Context, path string, body []byte) (*http.Response, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+// post sends one streaming request of the JSON body to c.base+path. The
+// body's length is known, and so is how to read it again should the HTTP
+// client have to resend it.
+func (c *Client) post(ctx context.Context, path string, body *body) (*http.Response, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, body.reader())
 	if err != nil {
 		return nil, err
 	}
+	hreq.ContentLength = body.size
+	hreq.GetBody = func() (io.ReadCloser, error) { return body.reader(), nil }
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
 	hreq.Header.Set("Cache-Control", "no-cache")
@@ -132,11 +135,16 @@ func (c *Client) post(ctx context.Context, path string, body []byte) (*http.Resp
 // httpError is the *Error of a failure response, whichever envelope its
 // body uses.
 func httpError(resp *http.Response) *Error {
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	raw := readHead(resp.Body, 1<<20)
 	se := parseErrorBody(raw)
 	se.status = resp.StatusCode
 	if se.message == "" {
 		se.message = http.StatusText(resp.StatusCode)
+	}
+	if page, ok := webPage(resp.Header.Get("Content-Type"), raw); ok {
+		e := webPageError(resp.StatusCode, kindOf(se), page)
+		e.RetryAfter = retryAfter(resp.Header, time.Now())
+		return e
 	}
 	return &Error{Kind: kindOf(se), StatusCode: se.status, Message: se.message, Code: se.code,
 		RetryAfter: retryAfter(resp.Header, time.Now())}

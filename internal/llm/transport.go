@@ -19,8 +19,9 @@ type attemptState struct {
 	head []byte
 }
 
-// headSize is how much of a 2xx body attemptState keeps.
-const headSize = 256
+// headSize is how much of a 2xx body attemptState keeps: enough for a web
+// page's <title> after its <head>'s usual meta and link tags.
+const headSize = 4 << 10
 
 type attemptKey struct{}
 

@@ -32,7 +32,8 @@ import (
 //	kill-shell <id>        → KillShell {"shell_id": "<id>"}
 //	webfetch <url> [prompt] → WebFetch {"url": "<url>", "prompt": "<prompt>"}
 //	exit-plan <plan>       → ExitPlanMode {"plan": "<plan>"}, each `\n` in it a line break
-//	task <type> <prompt>   → Task {"description": "<type> task", "prompt": "<prompt>", "subagent_type": "<type>"}
+//	task <type> <prompt>   → Task  {"description": "<type> task", "prompt": "<prompt>", "subagent_type": "<type>"}
+//	skill <name> [file]    → Skill {"name": "<name>", "file": "<file>"}
 //
 // A user message with no such line is answered with the text
 // "You said: <its first line>".
@@ -117,6 +118,12 @@ func agentCalls(content string) []ToolCall {
 		case "task":
 			typ, prompt, _ := strings.Cut(rest, " ")
 			name, args = "Task", map[string]any{"description": typ + " task", "prompt": strings.TrimSpace(prompt), "subagent_type": typ}
+		case "skill":
+			skill, file, _ := strings.Cut(rest, " ")
+			name, args = "Skill", map[string]any{"name": skill}
+			if file = strings.TrimSpace(file); file != "" {
+				args["file"] = file
+			}
 		case "webfetch":
 			u, prompt, _ := strings.Cut(rest, " ")
 			name, args = "WebFetch", map[string]any{"url": u}

@@ -9,10 +9,15 @@
 //     bounded by Options.StartTimeout. Watch is told of each change, and
 //     Tools offers a server's tools from the moment it is
 //     ready, so a front end is never held up by a slow or hanging server.
-//   - Settle is for a run that cannot go on without knowing (-p before its
-//     first request): it waits, bounded, for the servers still connecting,
-//     gives up on those that have not answered, and reports each server
-//     that failed once (Options.Warn); the run goes on without its tools.
+//   - Offer is for a run that must not wait for servers it may never
+//     call (-p): the tools of the servers connected, or seen answering in
+//     an earlier run (Options.Cache keeps their lists), and MCPSearch and
+//     MCPCall for one never seen; a call waits for its server, bounded.
+//     The tools offered depend on the settings and on what servers
+//     answered before, never on how fast they answer now (cache.go).
+//   - Settle waits, bounded, for the servers still connecting, gives up
+//     on those that have not answered, and reports each server that
+//     failed once (Options.Warn); the run goes on without its tools.
 //   - A server that dies later is reported once, when a call first fails;
 //     its calls then answer the model with an error result.
 //   - A call is cancelled with its ctx (Ctrl-C), which the SDK passes on
@@ -39,6 +44,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,6 +53,7 @@ import (
 	"github.com/clawdcode/clawdcode/internal/buildinfo"
 	"github.com/clawdcode/clawdcode/internal/secrets"
 	"github.com/clawdcode/clawdcode/internal/termtext"
+	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // ServerConfig is one [mcp_servers.NAME] table: Command (with Args and
@@ -76,6 +83,9 @@ type Options struct {
 
 	// Logger receives connection and call events; nil = none.
 	Logger *slog.Logger
+	// Cache is the file that keeps each server's tool list from one run
+	// to the next (cache.go); "" = none.
+	Cache string
 }
 
 // DefaultStartTimeout is long enough for npx to start a Node server from
@@ -113,6 +123,13 @@ type Host struct {
 
 	watchMu sync.Mutex
 	watch   func()
+
+	// lazy is the MCPSearch/MCPCall pair Offer gives, made once;
+	// callWait the wait Offer was given, for the calls of tools offered
+	// before every server answered (stillOffered).
+	lazyOnce sync.Once
+	lazy     []tools.Tool
+	callWait atomic.Int64
 }
 
 // Watch makes fn be called after each change of a server's state, from
@@ -162,6 +179,7 @@ type server struct {
 	state   string
 	err     string
 	tools   []*mcp.Tool
+	cached  []*mcp.Tool // the list it answered in an earlier run (cache.go)
 	warned  bool
 	gaveUp  string // why Settle stopped waiting, which wins over the attempt's own error
 	pgid    int    // the stdio server's process group, once started
@@ -180,9 +198,11 @@ func Start(ctx context.Context, cfgs []ServerConfig, opts Options) *Host {
 	h := &Host{opts: opts}
 	sorted := append([]ServerConfig(nil), cfgs...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	cache := readCache(opts.Cache)
 	for _, c := range sorted {
 		cctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
-		s := &server{cfg: c, host: h, cancel: cancel, done: make(chan struct{}), state: StateConnecting}
+		s := &server{cfg: c, host: h, cancel: cancel, done: make(chan struct{}), state: StateConnecting,
+			cached: cache.Servers[fingerprint(c)].Tools}
 		h.servers = append(h.servers, s)
 		go func() {
 			defer close(s.done)
@@ -265,6 +285,7 @@ func (s *server) connect(ctx context.Context) {
 			}
 			if err == nil && s.connected(session, tools) {
 				s.host.opts.Logger.Info("mcp connected", "server", s.cfg.Name, "tools", len(tools), "ms", time.Since(start).Milliseconds())
+				s.remember(tools)
 				return
 			}
 			_ = session.Close()

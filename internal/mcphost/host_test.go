@@ -158,16 +158,16 @@ func TestOnDemandSearchesAndCalls(t *testing.T) {
 		t.Fatalf("search: %+v", found)
 	}
 	d := offered[1].(interface {
-		Delegate(json.RawMessage) (tools.Tool, json.RawMessage, error)
+		Delegate(context.Context, json.RawMessage) (tools.Tool, json.RawMessage, error)
 	})
-	inner, in, err := d.Delegate(json.RawMessage(`{"tool":"mcp__everything__get-sum","arguments":{"a":1,"b":2}}`))
+	inner, in, err := d.Delegate(context.Background(), json.RawMessage(`{"tool":"mcp__everything__get-sum","arguments":{"a":1,"b":2}}`))
 	if err != nil || inner.Name() != "mcp__everything__get-sum" {
 		t.Fatalf("delegate: %v %v", inner, err)
 	}
 	if res := inner.Run(context.Background(), in); !strings.Contains(res.Output, "3") {
 		t.Fatalf("delegated call: %+v", res)
 	}
-	if _, _, err := d.Delegate(json.RawMessage(`{"tool":"mcp__nope"}`)); err == nil {
+	if _, _, err := d.Delegate(context.Background(), json.RawMessage(`{"tool":"mcp__nope"}`)); err == nil {
 		t.Fatal("an unknown tool was delegated to")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/clawdcode/clawdcode/internal/chat"
 	"github.com/clawdcode/clawdcode/internal/tools"
@@ -27,11 +29,52 @@ func (h *Host) OnDemand() []tools.Tool {
 	if len(all) == 0 {
 		return nil
 	}
-	return []tools.Tool{&searchTool{all: all}, &callTool{all: all}}
+	src := catalog{
+		about: fmt.Sprintf("the connected MCP servers (%d tools, not listed to save context)", len(all)),
+		tools: func(context.Context) []tools.Tool { return all },
+		ready: func() []tools.Tool { return all },
+	}
+	return []tools.Tool{&searchTool{src: src}, &callTool{src: src}}
+}
+
+// Lazy returns MCPSearch and MCPCall over every configured server, for a
+// run whose requests must not wait for servers that may never be needed
+// (-p, which one hung server would otherwise hold at its start): their
+// definitions name the servers only, so the request is the same whatever
+// has connected by then, and their first use waits, at most wait, for the
+// servers still connecting (Settle, which reports those that failed). Nil
+// without servers.
+func (h *Host) Lazy(wait time.Duration) []tools.Tool {
+	if h == nil || len(h.servers) == 0 {
+		return nil
+	}
+	names := make([]string, len(h.servers))
+	for i, s := range h.servers {
+		names[i] = s.cfg.Name
+	}
+	var once sync.Once
+	src := catalog{
+		about: "the MCP servers " + strings.Join(names, ", ") + " (their tools are found here when needed; the first search waits for them to connect)",
+		tools: func(ctx context.Context) []tools.Tool {
+			once.Do(func() { h.Settle(ctx, wait) })
+			return h.Tools()
+		},
+		ready: h.Tools,
+	}
+	return []tools.Tool{&searchTool{src: src}, &callTool{src: src}}
+}
+
+// catalog is the MCP tools the pair stands for: about says which in the
+// definition; tools gives them (waiting when it must); ready gives those
+// there now, without waiting (for a call's one-line description).
+type catalog struct {
+	about string
+	tools func(ctx context.Context) []tools.Tool
+	ready func() []tools.Tool
 }
 
 // searchTool finds MCP tools by words of their name and description.
-type searchTool struct{ all []tools.Tool }
+type searchTool struct{ src catalog }
 
 func (t *searchTool) Name() string          { return SearchToolName }
 func (t *searchTool) NeedsPermission() bool { return false }
@@ -44,13 +87,13 @@ func (t *searchTool) Describe(input json.RawMessage) string {
 func (t *searchTool) Definition() chat.ToolDef {
 	return chat.ToolDef{
 		Name: SearchToolName,
-		Description: fmt.Sprintf("Find tools of the connected MCP servers (%d tools, not listed to save context) by what they do. "+
-			"Returns the best matches with their names and parameter schemas; call one with %s.", len(t.all), CallToolName),
+		Description: fmt.Sprintf("Find tools of %s by what they do. "+
+			"Returns the best matches with their names and parameter schemas; call one with %s.", t.src.about, CallToolName),
 		Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"words describing the tool, e.g. \"create github issue\""},"limit":{"type":"integer","description":"at most this many tools (default 5)"}},"required":["query"]}`),
 	}
 }
 
-func (t *searchTool) Run(_ context.Context, input json.RawMessage) tools.Result {
+func (t *searchTool) Run(ctx context.Context, input json.RawMessage) tools.Result {
 	var a struct {
 		Query string `json:"query"`
 		Limit int    `json:"limit"`
@@ -67,7 +110,11 @@ func (t *searchTool) Run(_ context.Context, input json.RawMessage) tools.Result 
 		score int
 	}
 	var hits []hit
-	for _, tool := range t.all {
+	all := t.src.tools(ctx)
+	if len(all) == 0 {
+		return tools.Result{Error: "no MCP server is connected: none has tools to offer"}
+	}
+	for _, tool := range all {
 		def := tool.Definition()
 		name, desc := strings.ToLower(def.Name), strings.ToLower(def.Description)
 		score := 0
@@ -99,12 +146,12 @@ func (t *searchTool) Run(_ context.Context, input json.RawMessage) tools.Result 
 
 // callTool runs an MCP tool found with MCPSearch. It delegates: the agent
 // checks permission for, and shows, the tool it names, not MCPCall.
-type callTool struct{ all []tools.Tool }
+type callTool struct{ src catalog }
 
 func (t *callTool) Name() string          { return CallToolName }
 func (t *callTool) NeedsPermission() bool { return true }
 func (t *callTool) Describe(input json.RawMessage) string {
-	if inner, in, err := t.Delegate(input); err == nil {
+	if inner, in, err := t.lookup(t.src.ready(), input); err == nil {
 		return inner.Describe(in)
 	}
 	return CallToolName
@@ -118,8 +165,25 @@ func (t *callTool) Definition() chat.ToolDef {
 	}
 }
 
-// Delegate names the tool a call stands for and its own arguments.
-func (t *callTool) Delegate(input json.RawMessage) (tools.Tool, json.RawMessage, error) {
+// Delegate names the tool a call stands for and its own arguments,
+// waiting (bounded) for the servers when the pair was offered before they
+// connected (Lazy).
+func (t *callTool) Delegate(ctx context.Context, input json.RawMessage) (tools.Tool, json.RawMessage, error) {
+	return t.lookup(t.src.tools(ctx), input)
+}
+
+// Resolve finds an MCP tool the model called by its own name although
+// only this pair was offered for its server (the name came from an
+// MCPSearch, or from an earlier session), waiting for the servers as
+// Delegate does.
+func (t *callTool) Resolve(ctx context.Context, name string) (tools.Tool, bool) {
+	if !strings.HasPrefix(name, "mcp__") {
+		return nil, false
+	}
+	return tools.Lookup(t.src.tools(ctx), name)
+}
+
+func (t *callTool) lookup(all []tools.Tool, input json.RawMessage) (tools.Tool, json.RawMessage, error) {
 	var a struct {
 		Tool      string          `json:"tool"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -127,7 +191,7 @@ func (t *callTool) Delegate(input json.RawMessage) (tools.Tool, json.RawMessage,
 	if err := json.Unmarshal(input, &a); err != nil {
 		return nil, nil, fmt.Errorf("arguments of %s: %v", CallToolName, err)
 	}
-	inner, ok := tools.Lookup(t.all, a.Tool)
+	inner, ok := tools.Lookup(all, a.Tool)
 	if !ok {
 		return nil, nil, fmt.Errorf("no MCP tool %q; find one with %s", a.Tool, SearchToolName)
 	}
@@ -138,7 +202,7 @@ func (t *callTool) Delegate(input json.RawMessage) (tools.Tool, json.RawMessage,
 }
 
 func (t *callTool) Run(ctx context.Context, input json.RawMessage) tools.Result {
-	inner, in, err := t.Delegate(input)
+	inner, in, err := t.Delegate(ctx, input)
 	if err != nil {
 		return tools.Result{Error: err.Error()}
 	}

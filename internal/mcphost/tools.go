@@ -88,16 +88,35 @@ func (t *mcpTool) Describe(input json.RawMessage) string {
 	return t.name + "(" + in + ")"
 }
 
-// Run calls the tool on its server.
+// Run calls the tool on its server — unless, now that every server has
+// answered, another server's tool has its name (see stillOffered).
 func (t *mcpTool) Run(ctx context.Context, input json.RawMessage) tools.Result {
+	if !t.srv.host.stillOffered(ctx, t.name) {
+		if ctx.Err() != nil {
+			return tools.Result{Error: "interrupted"}
+		}
+		return tools.Result{Error: fmt.Sprintf("%s is not offered: another MCP server publishes a tool of the same name, so neither runs", t.name)}
+	}
 	return t.srv.call(ctx, t.tool.Name, input)
 }
 
 func (s *server) call(ctx context.Context, tool string, input json.RawMessage) tools.Result {
 	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	if state == StateConnecting {
+		s.ready(ctx) // a tool offered from the cache before its server answered
+		if ctx.Err() != nil {
+			return tools.Result{Error: "interrupted"}
+		}
+	}
+	s.mu.Lock()
 	sess, state := s.session, s.state
 	s.mu.Unlock()
 	if sess == nil || state != StateConnected {
+		if state == StateFailed {
+			s.warnOnce()
+		}
 		return tools.Result{Error: fmt.Sprintf("MCP server %q is not connected (%s)", s.cfg.Name, s.err)}
 	}
 	var args map[string]any

@@ -40,6 +40,9 @@ type Asker struct {
 	Propose func(tool tools.Tool, input json.RawMessage) []string
 	// Root is the project root; a Write or Edit outside it is flagged.
 	Root string
+	// Notify, when set, is called as a question is put, with the tool's
+	// name (the Notification hooks: the user is needed).
+	Notify func(ctx context.Context, tool string)
 
 	mu  sync.Mutex
 	con *console // the running Run's turns, nil outside Run
@@ -92,6 +95,9 @@ func (a *Asker) Ask(ctx context.Context, tool tools.Tool, input json.RawMessage)
 func (a *Asker) AskNote(ctx context.Context, tool tools.Tool, input json.RawMessage) (tools.Decision, string, error) {
 	a.pauseTurn()
 	defer a.resumeTurn()
+	if a.Notify != nil {
+		a.Notify(ctx, tool.Name())
+	}
 	if c := a.linked(); c != nil && c.kb != nil {
 		return a.askKey(ctx, c, tool, input)
 	}
@@ -141,6 +147,8 @@ func writePreview(w io.Writer, cs colorScheme, name, headline string, input json
 		OldString string `json:"old_string"`
 		NewString string `json:"new_string"`
 		Command   string `json:"command"`
+		// Background is Bash's run_in_background.
+		Background bool `json:"run_in_background"`
 	}
 	if json.Unmarshal(input, &args) != nil {
 		return
@@ -156,6 +164,9 @@ func writePreview(w io.Writer, cs colorScheme, name, headline string, input json
 		// one it cut (long, several lines, a CR) or had to make safe does.
 		if cmd := strings.TrimSpace(args.Command); headline != name+"("+cmd+")" || termtext.Safe(cmd) != cmd {
 			commandBlock(w, args.Command, cs.dim)
+		}
+		if args.Background {
+			fmt.Fprintln(w, cs.warn("  ⏵ runs in the background: it keeps running (/bashes shows it and can stop it)"))
 		}
 	}
 }
@@ -200,7 +211,12 @@ func previewBlock(w io.Writer, gutter, text string, style func(string) string) {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		if i == previewLines {
-			fmt.Fprintln(w, style(fmt.Sprintf("%s… %d more lines", gutter, len(lines)-previewLines)))
+			more := len(lines) - previewLines
+			word := "lines"
+			if more == 1 {
+				word = "line"
+			}
+			fmt.Fprintln(w, style(fmt.Sprintf("%s… %d more %s", gutter, more, word)))
 			return
 		}
 		fmt.Fprintln(w, style(gutter+clip(l, 120)))

@@ -51,10 +51,13 @@ func TestClawdcodeBackgroundCommand(t *testing.T) {
 		t.Fatalf("the start answer: %q", got)
 	}
 
+	// /bashes lists them in a picker (issue 36 item 7); Esc leaves it.
 	term.send("/bashes\r")
+	term.expect("pick one to see its output")
 	term.expect("bash_1")
 	term.expect("running")
 	term.expect("echo started; echo $$ > bg.pid; sleep 30; echo done")
+	term.send("\x1b")
 	term.expectPrompt()
 
 	term.send("read it\r")
@@ -73,6 +76,7 @@ func TestClawdcodeBackgroundCommand(t *testing.T) {
 	term.send("/bashes\r")
 	term.expect("bash_1")
 	term.expect("killed")
+	term.send("\x1b")
 	term.expectPrompt()
 	term.send("\x04")
 	if code := term.wait(); code != 0 {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawdcode/clawdcode/internal/termtext"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
@@ -43,7 +44,12 @@ func (s *session) shellCommand(ctx context.Context, command string) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // the terminal stays the REPL's
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
+	// A spinner while it runs, as for a turn: the command may take a
+	// while, and Esc or Ctrl-C stops it.
+	spin := newSpinner(s.io.ErrOut, s.width)
+	spin.Start(ctx.Done(), "running !"+termtext.FirstLine(command, 60, termtext.Ellipsis))
 	err := cmd.Run()
+	spin.Stop()
 	res := tools.Result{Output: out.String()}
 	status := "exit status 0"
 	if err != nil {
@@ -53,7 +59,7 @@ func (s *session) shellCommand(ctx context.Context, command string) error {
 			res.Error, status = "interrupted", "interrupted"
 		}
 	}
-	head, body := resultLines(tools.NameBash, res, s.cs, nil, "")
+	head, body := resultLines(tools.NameBash, res, s.cs, nil, "", 0)
 	writeToolResult(s.io.ErrOut, s.cs, head, body, toolPreviewLines-1, s.width())
 	s.con.setLast(&toolShown{call: "!" + command, lines: append([]string{head}, body...)})
 
@@ -63,16 +69,17 @@ func (s *session) shellCommand(ctx context.Context, command string) error {
 	return nil
 }
 
-// withContext is the message sent for text: the output of !commands run
-// since the last message, then text, then the content of each project
-// file it names with @path.
+// withContext is the message sent for text: text, then the output of
+// !commands run since the last message, then the content of each project
+// file it names with @path. The user's own words come first, so that
+// they — never a command's output — title a new session.
 func (s *session) withContext(text string) string {
 	var b strings.Builder
+	b.WriteString(text)
 	for _, p := range s.pending {
-		b.WriteString(p + "\n\n")
+		b.WriteString("\n\n" + p)
 	}
 	s.pending = nil
-	b.WriteString(text)
 	b.WriteString(s.attachments(text))
 	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/mattn/go-runewidth"
@@ -43,7 +44,11 @@ type editor struct {
 	// backTab is Shift-Tab: the next permission mode, which the status
 	// line shows when the entry is redrawn; nil: the key does nothing.
 	backTab func()
-	cs      colorScheme
+	// clipImage is Ctrl-V: the entry text that attaches the clipboard's
+	// image, or why there is none (shown under the entry); nil: the key
+	// does nothing.
+	clipImage func() (string, error)
+	cs        colorScheme
 
 	hist []string // oldest first
 
@@ -67,6 +72,9 @@ type editor struct {
 	found     int // index in hist of the current search match, -1 none
 
 	cursorRow int // the cursor's row below the first row of the last draw
+
+	// escAt is when Esc was last pressed alone at the entry (escape).
+	escAt time.Time
 }
 
 func newEditor(w io.Writer, kb *keyboard, width func() int, cs colorScheme) *editor {
@@ -92,6 +100,7 @@ func (e *editor) read(ctx context.Context, prompt string) (string, error) {
 	clear(e.pastes)
 	e.searching = false
 	e.histAt, e.draft = len(e.hist), ""
+	e.escAt = time.Time{}
 	if e.draftNext != "" {
 		e.set(e.draftNext)
 		e.draftNext = ""
@@ -175,6 +184,8 @@ var editKeys = map[binding]editAction{
 	{keyCtrl, 'u'}:       (*editor).killToLineStart,
 	{keyCtrl, 'l'}:       (*editor).clearScreen,
 	{keyCtrl, 'r'}:       (*editor).startSearch,
+	{keyCtrl, 'v'}:       (*editor).pasteClipImage,
+	{kind: keyEsc}:       (*editor).escape,
 }
 
 // apply runs the action bound to k.
@@ -546,7 +557,12 @@ func (e *editor) draw(final bool) {
 	b.WriteString(strings.Join(rows, "\r\n"))
 	last := len(rows) - 1
 	if final {
-		b.WriteString("\r\n")
+		// What was sent stays broken at words.
+		b.Reset()
+		if e.cursorRow > 0 {
+			fmt.Fprintf(&b, "\x1b[%dA", e.cursorRow)
+		}
+		b.WriteString("\r\x1b[J" + strings.Join(echoRows(e.prompt, e.shown(), width, e.cs), "\r\n") + "\r\n")
 		e.cursorRow = 0
 		io.WriteString(e.w, b.String())
 		return

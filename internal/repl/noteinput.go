@@ -16,13 +16,20 @@ import (
 // goes to the model with the answer. Enter sends it; Esc (or an empty
 // line) is a plain no, and so is the end of input.
 func readNote(ctx context.Context, c *console, w io.Writer, cs colorScheme, hint string) (string, error) {
+	return readOneLine(ctx, c, w, cs, hint)
+}
+
+// readOneLine shows question (dim, broken at words) and reads one line of
+// input under it: Enter gives the line, Esc or the end of input an empty
+// one, Ctrl-C context.Canceled.
+func readOneLine(ctx context.Context, c *console, w io.Writer, cs colorScheme, question string) (string, error) {
 	width := func() int {
 		if c.width != nil {
 			return c.width()
 		}
 		return 80
 	}
-	for _, l := range wrapWidth(hint, width()-5) {
+	for _, l := range wrapWidth(question, width()-5) {
 		fmt.Fprintln(w, "    "+cs.dim(l))
 	}
 	var buf []rune

@@ -3,6 +3,7 @@ package repl
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"io"
 	"path/filepath"
 	"strings"
@@ -212,7 +213,7 @@ func (t *turnOutput) ToolEnd(id, name string, res tools.Result) {
 			}
 		}
 	}
-	head, body := resultLines(name, res, t.cs, before, after)
+	head, body := resultLines(name, res, t.cs, before, after, t.width())
 	limit := toolPreviewLines - 1 // the head is the first line
 	switch {
 	case before != nil:
@@ -350,6 +351,8 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 		return clip(termtext.FirstLine(str("url"), 0, " …"), 80)
 	case tools.NameTask:
 		return clip(termtext.FirstLine(str("description"), 0, " …"), 80)
+	case tools.NameTodoWrite:
+		return todoArgument(input)
 	case tools.NameExitPlanMode:
 		return "plan, " + plural(strings.Count(strings.TrimRight(str("plan"), "\n"), "\n")+1, "line")
 	case tools.NameGlob, tools.NameGrep:
@@ -361,6 +364,28 @@ func toolArgument(name string, input json.RawMessage, root string) string {
 	}
 	b, _ := json.Marshal(args) // sorted keys: stable
 	return clip(string(b), 60)
+}
+
+// todoArgument is a TodoWrite call's header: how much of the list is
+// done and the item in progress, never the call's JSON (the list itself
+// follows as the result).
+func todoArgument(input json.RawMessage) string {
+	var args struct {
+		Todos []chat.Todo `json:"todos"`
+	}
+	if json.Unmarshal(input, &args) != nil {
+		return "task list"
+	}
+	if len(args.Todos) == 0 {
+		return "task list cleared"
+	}
+	head := tools.TodoSummary(args.Todos)
+	for _, t := range args.Todos {
+		if t.Status == chat.TodoInProgress {
+			return head + " · now: " + clip(termtext.FirstLine(t.Content, 0, " …"), 60)
+		}
+	}
+	return head
 }
 
 func plural(n int, noun string) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -163,12 +164,17 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.FirstPrompt != "" {
 		if s.kb != nil { // shown as if typed, so the answer has its question
-			fmt.Fprintln(s.io.Out, s.cs.bold(promptMain)+safe(opts.FirstPrompt))
+			fmt.Fprintln(s.io.Out, strings.Join(echoRows(promptMain, safe(opts.FirstPrompt), s.width(), s.cs), "\n"))
 		}
 		if err := s.dispatch(ctx, opts.FirstPrompt); err != nil {
 			return s.leave(err)
 		}
 	}
+	return s.loop(ctx)
+}
+
+// loop reads and runs entries until the user leaves (nil), or ctx ends.
+func (s *session) loop(ctx context.Context) error {
 	interrupts := 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -189,6 +195,12 @@ func Run(ctx context.Context, opts Options) error {
 			continue
 		case errors.Is(err, io.EOF): // Ctrl-D at an empty prompt, or the input ended
 			return nil
+		case errors.Is(err, errRewind): // Esc Esc at an empty prompt
+			interrupts = 0
+			if err := s.dispatch(ctx, "/rewind"); err != nil {
+				return s.leave(err)
+			}
+			continue
 		case err != nil:
 			return err
 		}
@@ -231,6 +243,12 @@ func (s *session) openInput() error {
 	src.ed.status = s.statusLine
 	if opts.Modes != nil {
 		src.ed.backTab = func() { opts.Modes.CycleMode() }
+	}
+	if p := opts.Parts.Sessions.Project(); p != nil && p.Store() != nil {
+		dir := filepath.Join(p.Store().Home(), "tmp")
+		src.ed.clipImage = func() (string, error) {
+			return pasteImage(context.Background(), dir, os.Getenv, exec.LookPath)
+		}
 	}
 	src.ed.onKey = map[rune]func(){
 		'o': func() { writeExpanded(s.io.ErrOut, s.cs, s.con.last(), s.width()) },
@@ -425,6 +443,11 @@ func (s *session) command(ctx context.Context, line string) error {
 		}
 		env.Choose = s.chooseKey
 		env.Confirm = s.confirmKey
+		env.Ask = func(ctx context.Context, question string) (string, error) {
+			s.con.kb.beginDialog()
+			defer s.con.kb.endDialog()
+			return readOneLine(ctx, s.con, s.io.ErrOut, s.cs, question)
+		}
 		if ts, ok := s.input.(*termSource); ok {
 			env.Edit = s.editor(ts.handOver)
 			env.Draft = func(text string) { ts.ed.draftNext = text }
@@ -523,8 +546,20 @@ func (s *session) welcome() {
 	s.say(line)
 }
 
-// goodbye tells the user how to come back to the session they leave.
+// goodbye tells the user how to come back to the session they leave, and
+// which background commands end with the REPL (the engine's Close stops
+// them, as Claude Code does on exit).
 func (s *session) goodbye() {
+	if n := runningShells(s.opts.Parts); n > 0 {
+		var names []string
+		for _, sh := range s.opts.Parts.Shells.List() {
+			if sh.Running {
+				names = append(names, sh.ID+" ("+termtext.FirstLine(sh.Command, 40, termtext.Ellipsis)+")")
+			}
+		}
+		s.say(styleWords(s.cs.warn, fmt.Sprintf("Stopping %s still running, with everything it started: %s",
+			plural(n, "background command"), strings.Join(names, ", "))))
+	}
 	if id := s.opts.Parts.Sessions.ID(); id != "" {
 		s.say(styleWords(s.cs.dim, "Resume this session with: clawdcode -r "+id))
 	}

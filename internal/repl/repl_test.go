@@ -244,7 +244,7 @@ func TestToolSummaries(t *testing.T) {
 		{"Edit", tools.Result{Error: "old_string not found\nmore"}, "old_string not found …"},
 	}
 	for _, r := range results {
-		head, body := resultLines(r.name, r.res, colorScheme{}, nil, "")
+		head, body := resultLines(r.name, r.res, colorScheme{}, nil, "", 0)
 		if got := strings.Join(append([]string{head}, body...), "|"); got != r.want {
 			t.Errorf("resultLines(%s, %+v) = %q, want %q", r.name, r.res, got, r.want)
 		}

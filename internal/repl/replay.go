@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"io"
 	"strings"
 
@@ -75,7 +76,13 @@ func conversationLines(recs []storage.LiveRecord, cs colorScheme, root string, w
 			if r.IsCompactSummary || r.Message == nil {
 				continue
 			}
-			lines := clipLines(safe(r.Message.Content), replayLines, width-3)
+			text := r.Message.Content
+			if said, ok := chat.CommandText(text); ok { // an imported slash command
+				if text = said; text == "" {
+					continue
+				}
+			}
+			lines := clipLines(safe(text), replayLines, width-3)
 			for i, l := range lines {
 				lead := "  "
 				if i == 0 {
@@ -100,7 +107,7 @@ func conversationLines(recs []storage.LiveRecord, cs colorScheme, root string, w
 				continue
 			}
 			name := names[r.ToolResult.ID]
-			head, body := resultLines(name, tools.Result{Output: r.ToolResult.Output, Error: r.ToolResult.Error}, cs, nil, "")
+			head, body := resultLines(name, tools.Result{Output: r.ToolResult.Output, Error: r.ToolResult.Error}, cs, nil, "", 0)
 			line := head
 			if len(body) > 0 {
 				line += cs.dim(fmt.Sprintf(" (+%s)", plural(len(body), "line")))

@@ -36,7 +36,8 @@ func (s *session) pickSession(ctx context.Context, sessions []storage.SessionInf
 			detail += " · current"
 		}
 		id := si.ID
-		items[i] = pickItem{label: safe(termtext.FirstLine(title, 0, " …")), detail: detail, match: si.ID}
+		label := storage.SubagentTitle(si, termtext.FirstLine(title, 0, " …"))
+		items[i] = pickItem{label: safe(label), detail: detail, match: si.ID}
 		if p != nil {
 			items[i].preview = func() []string {
 				live, err := storage.LoadLive(ctx, p.Path(id))

@@ -6,15 +6,17 @@ import (
 
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/mcphost"
+	"github.com/clawdcode/clawdcode/internal/slash"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
 
 // statusLine is the line under the entry while the user types: the model,
 // the context used and what is left before auto-compaction, the
-// permission mode (none shown in default; Shift-Tab switches it), what
-// today's sessions cost (when a price is known) and the session's title. It is drawn by the editor as
-// part of the entry and erased when the entry is sent, so it never mixes
-// with a turn's output. It fits width columns.
+// permission mode (none shown in default; Shift-Tab switches it), the
+// MCP servers not ready, the background commands running, what today's
+// sessions cost (when a price is known) and the session's title. It is
+// drawn by the editor as part of the entry and erased when the entry is
+// sent, so it never mixes with a turn's output. It fits width columns.
 func (s *session) statusLine(width int) string {
 	e := s.opts.Parts
 	var parts []string
@@ -29,6 +31,9 @@ func (s *session) statusLine(width int) string {
 	}
 	if mcp := mcpFigure(e.MCP.Servers()); mcp != "" {
 		parts = append(parts, mcp)
+	}
+	if n := runningShells(e); n > 0 {
+		parts = append(parts, plural(n, "shell")+" running (/bashes)")
 	}
 	if s.opts.Spend != nil {
 		if f := s.opts.Spend.Figure(); f != "" {
@@ -54,8 +59,7 @@ func contextFigure(u contextmgr.Usage) string {
 	if u.Window <= 0 {
 		return ""
 	}
-	used := u.Tokens * 100 / u.Window
-	return fmt.Sprintf("ctx %d%% · %d%% to compact", used, u.Left())
+	return fmt.Sprintf("ctx %d%% · %d%% to compact", u.Used(), u.Left())
 }
 
 // mcpFigure is "mcp: 1 connecting, 1 failed": the MCP servers still
@@ -83,4 +87,13 @@ func mcpFigure(servers []mcphost.Status) string {
 		return ""
 	}
 	return "mcp: " + strings.Join(parts, ", ")
+}
+
+// runningShells counts the background commands still running (0 without
+// the part).
+func runningShells(p slash.Parts) int {
+	if p.Shells == nil {
+		return 0
+	}
+	return p.Shells.Running()
 }

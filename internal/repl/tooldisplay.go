@@ -69,12 +69,17 @@ func filePath(input json.RawMessage, root string) string {
 }
 
 // resultLines lays out what a tool's result shows: all its lines (the
-// caller shows the first few), and the error line apart in red.
-func resultLines(name string, res tools.Result, cs colorScheme, before *fileSnapshot, after string) (head string, body []string) {
+// caller shows the first few), and the error line apart in red. A diff's
+// long lines wrap at words to width columns (writeToolResult's indent
+// taken off; 0: no wrap), never cut at the terminal's edge.
+func resultLines(name string, res tools.Result, cs colorScheme, before *fileSnapshot, after string, width int) (head string, body []string) {
 	out := strings.TrimRight(safe(res.Output), "\n")
 	switch {
 	case (name == tools.NameWrite || name == tools.NameEdit) && res.Error == "" && before != nil && before.ok:
 		v := newDiffView(before.content, after, !before.exists, cs)
+		if width > 0 {
+			return v.summary(), v.render(width - resultIndent)
+		}
 		return v.summary(), v.lines
 	case res.Error != "":
 		return failureHead(res.Error, out, cs), outputLines(out)
@@ -118,6 +123,9 @@ func failureHead(errText, out string, cs colorScheme) string {
 	}
 	return head
 }
+
+// resultIndent is the columns writeToolResult puts before a line.
+const resultIndent = 5
 
 // writeToolResult prints the result under its call: head, then at most
 // limit more lines and a count of the rest.

@@ -24,6 +24,7 @@ type hostConn struct {
 	port      int
 	listener  int      // the proxy's listener until read serves it, else -1
 	protected []string // Policy.Protected when the host was built
+	writable  []string // Policy.Writable when the host was built
 
 	// reapOnce: the host is waited for once, by whichever of read and
 	// kill gets there first (exec.Cmd.Wait is not safe to call twice at
@@ -140,7 +141,7 @@ func launch(p Policy, a attempt) (*hostConn, error) {
 		unix.Close(pair[0])
 		return nil, err
 	}
-	h := &hostConn{fd: pair[0], cmd: cmd, listener: -1, pending: map[int]chan startReply{}, running: map[int]*Process{}, protected: p.Protected()}
+	h := &hostConn{fd: pair[0], cmd: cmd, listener: -1, pending: map[int]chan startReply{}, running: map[int]*Process{}, protected: p.Protected(), writable: slices.Clone(p.Writable)}
 	if err := h.handshake(s); err != nil {
 		h.kill()
 		return nil, err
@@ -362,11 +363,12 @@ func pidOfPidfd(fd int) int {
 }
 
 // stale reports whether the host no longer fits p: it is gone, or a
-// protected path appeared or went since it was built (its mounts are
+// protected path appeared or went, or a writable place was added
+// (/add-dir), since it was built (its mounts and rules are
 // fixed).
 func (h *hostConn) stale(p Policy) bool {
 	h.mu.Lock()
 	dead := h.dead != nil
 	h.mu.Unlock()
-	return dead || !slices.Equal(h.protected, p.Protected())
+	return dead || !slices.Equal(h.protected, p.Protected()) || !slices.Equal(h.writable, p.Writable)
 }

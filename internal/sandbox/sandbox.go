@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -52,6 +53,20 @@ type Sandbox struct {
 	hosts  map[Mode]*hostConn
 	failed map[Mode]string // why a mode's host could not start
 	warned bool
+
+	// added are the places commands may write beside cfg.Writable,
+	// given while running (AddWritable).
+	addedMu sync.Mutex
+	added   []string
+}
+
+// AddWritable lets the commands started from now on write under dir too
+// (/add-dir); dir is absolute. A host whose policy no longer fits is
+// replaced at its next command.
+func (s *Sandbox) AddWritable(dir string) {
+	s.addedMu.Lock()
+	s.added = append(s.added, dir)
+	s.addedMu.Unlock()
 }
 
 // New returns the sandbox of cfg; nothing starts until a command does.
@@ -75,7 +90,10 @@ func (s *Sandbox) Mode() Mode {
 
 // policy is the Policy of mode m.
 func (s *Sandbox) policy(m Mode) Policy {
-	return Policy{Mode: m, Root: s.cfg.Root, TempDirs: tempDirs(), Writable: s.cfg.Writable,
+	s.addedMu.Lock()
+	writable := append(slices.Clip(s.cfg.Writable), s.added...)
+	s.addedMu.Unlock()
+	return Policy{Mode: m, Root: s.cfg.Root, TempDirs: tempDirs(), Writable: writable,
 		DenyRead: s.cfg.DenyRead, Network: s.cfg.Network, Home: s.cfg.Home}
 }
 

@@ -18,7 +18,7 @@ const barCells = 30
 // server measured and figures clawdcode estimated are labelled.
 func formatContext(u contextmgr.Usage) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Context usage: ~%d / %d tokens (%d%%)\n", u.Tokens, u.Window, percent(u.Tokens, u.Window))
+	fmt.Fprintf(&b, "Context usage: ~%d / %d tokens (%d%%)\n", u.Tokens, u.Window, u.Used())
 	filled := min(barCells, u.Tokens*barCells/max(u.Window, 1))
 	mark := min(barCells-1, u.Trigger*barCells/max(u.Window, 1))
 	b.WriteString("[")
@@ -229,6 +229,10 @@ func writeMCPOffer(b *strings.Builder, o contextmgr.MCPOffer) {
 			o.Tools, o.Tokens, share, o.Budget, mcphost.SearchToolName, mcphost.CallToolName)
 		return
 	}
-	fmt.Fprintf(b, "  MCP: all %d tools of the servers sent with every request (%d tokens, within %d%% of the window: %d)\n",
-		o.Tools, o.Tokens, share, o.Budget)
+	about := ""
+	if o.Estimated {
+		about = "~" // their byte bound is within the share: not counted
+	}
+	fmt.Fprintf(b, "  MCP: all %d tools of the servers sent with every request (%s%d tokens, within %d%% of the window: %d)\n",
+		o.Tools, about, o.Tokens, share, o.Budget)
 }

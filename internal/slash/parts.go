@@ -8,6 +8,7 @@ import (
 	contextmgr "github.com/clawdcode/clawdcode/internal/context"
 	"github.com/clawdcode/clawdcode/internal/mcphost"
 	"github.com/clawdcode/clawdcode/internal/memory"
+	"github.com/clawdcode/clawdcode/internal/skills"
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/tools"
 )
@@ -28,6 +29,7 @@ type Parts struct {
 	Memory      Memory
 	Checkpoints Checkpoints
 	MCP         MCP
+	Skills      Skills
 	// About is what /status and /config show of the run beyond the engine.
 	About agent.About
 }
@@ -44,6 +46,7 @@ func PartsOf(e *agent.Engine) Parts {
 		Memory:      e.Memory(),
 		Checkpoints: e.Checkpoints(),
 		MCP:         e.MCP(),
+		Skills:      e.Skills(),
 		About:       e.About(),
 	}
 }
@@ -86,23 +89,31 @@ type Model interface {
 }
 
 // Permissions: the policy in force, and the rules of this session and the
-// project's file (/permissions, /status).
+// project's file (/permissions, /status); the directories added to the
+// project's (/add-dir).
 type Permissions interface {
 	Summary() tools.PermissionSummary
 	SessionRules() []tools.Rule
 	AddSessionRule(r tools.Rule)
 	RemoveSessionRule(r tools.Rule) bool
 	SaveProjectRule(r tools.Rule) error
+	AddDir(dir string) (string, error)
+	Dirs() []string
 }
 
-// Tasks: the kinds of subagent Task offers (/agents).
+// Tasks: the kinds of subagent Task offers, and a new one (/agents).
 type Tasks interface {
 	Types() []agent.SubagentType
+	Create(a agent.NewAgent) (string, error)
 }
 
-// Shells: the commands the model started in the background (/bashes).
+// Shells: the commands the model started in the background (/bashes,
+// the status line): their list, one's output, stopping one.
 type Shells interface {
 	List() []tools.ShellInfo
+	Output(id string) (tools.ShellInfo, string, error)
+	Stop(id string) (tools.ShellInfo, error)
+	Running() int
 }
 
 // Memory: the project's and the user's memories, and a suggestion asked of
@@ -136,7 +147,15 @@ type MCP interface {
 	Join(ctx context.Context)
 }
 
+// Skills: the Agent Skills offered, and the project's not offered
+// (/skills).
+type Skills interface {
+	List() []skills.Skill
+	Ignored() []skills.Skill
+}
+
 var (
+	_ Skills      = (*agent.Skills)(nil)
 	_ Sessions    = (*agent.Sessions)(nil)
 	_ Context     = (*agent.Context)(nil)
 	_ Model       = (*agent.Turns)(nil)

@@ -36,6 +36,9 @@ type Env struct {
 	Choose func(ctx context.Context, question string, items []string) (int, error)
 	// Confirm asks a yes/no question; nil when not interactive.
 	Confirm func(ctx context.Context, question string) (bool, error)
+	// Ask asks for one line of text ("" when the user gave none); nil when
+	// not interactive.
+	Ask func(ctx context.Context, question string) (string, error)
 	// Edit lets the user edit text in their editor ($VISUAL, $EDITOR) and
 	// returns the result; nil when not interactive.
 	Edit func(ctx context.Context, text string) (string, error)
@@ -87,6 +90,7 @@ func Default() *Registry {
 	r.Register(mcpCommand())
 	r.Register(bashesCommand())
 	r.Register(agentsCommand())
+	r.Register(skillsCommand())
 	r.Register(exitCommand())
 	r.Register(pinCommand())
 	r.Register(pinsCommand())
@@ -99,9 +103,11 @@ func Default() *Registry {
 	r.Register(memoryCommand())
 	r.Register(initCommand())
 	r.Register(statusCommand())
+	r.Register(doctorCommand())
 	r.Register(diffCommand())
 	r.Register(configCommand())
 	r.Register(permissionsCommand())
+	r.Register(addDirCommand())
 	return r
 }
 

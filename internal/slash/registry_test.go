@@ -120,7 +120,9 @@ func (e *fakeEngine) AddSessionRule(tools.Rule)                   {}
 func (e *fakeEngine) RemoveSessionRule(tools.Rule) bool {
 	return false
 }
-func (e *fakeEngine) SaveProjectRule(tools.Rule) error { return nil }
+func (e *fakeEngine) SaveProjectRule(tools.Rule) error  { return nil }
+func (e *fakeEngine) AddDir(dir string) (string, error) { return dir, nil }
+func (e *fakeEngine) Dirs() []string                    { return nil }
 func (e *fakeEngine) Diff(context.Context) ([]checkpoint.FileDiff, error) {
 	return nil, nil
 }
@@ -266,12 +268,22 @@ func TestIsCommand(t *testing.T) {
 
 // The rest of the engine's contract: this fake has no history to go back
 // to, no server to list models from and no MCP servers.
-func (e *fakeEngine) Title() string                                       { return "" }
-func (e *fakeEngine) Rename(string) error                                 { return errFakeEngine }
-func (e *fakeEngine) Servers() []mcphost.Status                           { return nil }
-func (e *fakeEngine) Join(context.Context)                                {}
-func (e *fakeEngine) Types() []agent.SubagentType                         { return nil }
-func (e *fakeEngine) List() []tools.ShellInfo                             { return nil }
+func (e *fakeEngine) Title() string               { return "" }
+func (e *fakeEngine) Rename(string) error         { return errFakeEngine }
+func (e *fakeEngine) Servers() []mcphost.Status   { return nil }
+func (e *fakeEngine) Join(context.Context)        {}
+func (e *fakeEngine) Types() []agent.SubagentType { return nil }
+func (e *fakeEngine) Create(agent.NewAgent) (string, error) {
+	return "", errors.New("not in the fake")
+}
+func (e *fakeEngine) List() []tools.ShellInfo { return nil }
+func (e *fakeEngine) Output(string) (tools.ShellInfo, string, error) {
+	return tools.ShellInfo{}, "", errors.New("not in the fake")
+}
+func (e *fakeEngine) Stop(string) (tools.ShellInfo, error) {
+	return tools.ShellInfo{}, errors.New("not in the fake")
+}
+func (e *fakeEngine) Running() int                                        { return 0 }
 func (e *fakeEngine) ListModels(context.Context) ([]string, error)        { return nil, errFakeEngine }
 func (e *fakeEngine) Undo(context.Context) ([]checkpoint.Restored, error) { return nil, errFakeEngine }
 func (e *fakeEngine) UndoDrift(context.Context) ([]checkpoint.Drift, error) {

@@ -49,10 +49,7 @@ func writeSessions(out io.Writer, list []storage.SessionInfo, current string) er
 		if s.ID == current {
 			mark = "*"
 		}
-		title := displayTitle(s.Title)
-		if s.Parent != "" {
-			title = "↳ " + title
-		}
+		title := storage.SubagentTitle(s, displayTitle(s.Title))
 		fmt.Fprintf(w, "%s %s\t%s\t%d\t%s\n", mark, termtext.ShortID(s.ID), s.Updated.Local().Format("2006-01-02 15:04"), s.Messages, title)
 	}
 	return w.Flush()

@@ -81,6 +81,20 @@ func (p *Project) Remove(id string) error {
 	return nil
 }
 
+// SubagentTitle is how a list shows the title of a subagent's session
+// (Parent set): marked as such and naming its parent, so that it is never
+// taken for a session of the user's; other titles are returned as given.
+func SubagentTitle(s SessionInfo, title string) string {
+	if s.Parent == "" {
+		return title
+	}
+	parent := s.Parent
+	if len(parent) > 8 {
+		parent = parent[:8]
+	}
+	return "↳ subagent of " + parent + " · " + title
+}
+
 // UnderParents orders sessions so that each subagent's session follows
 // its parent's (newest first among them), not among the sessions of their
 // own; one whose parent is not listed keeps its place.

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"github.com/clawdcode/clawdcode/internal/chat"
 	"strings"
 	"unicode/utf8"
 )
@@ -15,6 +16,9 @@ const titleRunes = 60
 // The engine titles a new session with it and the index rebuild derives
 // titles with it, so a title never changes when index.json is rebuilt.
 func Title(text string) string {
+	if said, ok := chat.CommandText(text); ok {
+		text = said // an imported slash command titles as "/name args"
+	}
 	line := ""
 	for l := range strings.SplitSeq(text, "\n") {
 		if strings.TrimSpace(l) != "" {

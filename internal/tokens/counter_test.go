@@ -178,6 +178,30 @@ func TestToolsEdgeCases(t *testing.T) {
 	}
 }
 
+// TestEstimateToolsFramesAsToolsCounts: EstimateTools charges the texts
+// Tools counts, framed the same way: given the counter's own Text it is
+// Tools, and with the fast estimate it stays within a factor of two of it.
+func TestEstimateToolsFramesAsToolsCounts(t *testing.T) {
+	t.Parallel()
+	c := NewCounter("gpt-4o")
+	defs := []chat.ToolDef{
+		{Name: "Read", Description: "Reads a file from the local filesystem. The file_path must be absolute.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"file_path":{"type":"string","description":"The absolute path to the file to read"},"offset":{"type":"number","description":"The line number to start reading from"},"limit":{"type":"number"}}}`)},
+		{Name: "mcp__s__mode", Description: "Sets the mode.", Parameters: json.RawMessage(`{"type":"object","properties":{"mode":{"type":"string","enum":["fast","slow"]}}}`)},
+		{Name: "Broken", Parameters: json.RawMessage(`{"properties": [`)},
+	}
+	if got, want := EstimateTools(O200kBase, defs, c.Text), c.Tools(defs); got != want {
+		t.Errorf("EstimateTools with the counter's Text = %d, Tools %d", got, want)
+	}
+	est, exact := EstimateTools(O200kBase, defs, nil), c.Tools(defs)
+	if est < exact/2 || est > 2*exact {
+		t.Errorf("EstimateTools = %d, Tools %d: not within a factor of two", est, exact)
+	}
+	if EstimateTools(O200kBase, nil, nil) != 0 {
+		t.Error("no tools estimated above 0")
+	}
+}
+
 func TestCounterConcurrentUse(t *testing.T) {
 	t.Parallel()
 	samples := corpusSamples(t)

@@ -8,12 +8,14 @@
 //     no download is ever attempted.
 //   - An encoding is opened lazily, on the first exact count that needs it,
 //     and at most once per process; every Counter shares it. Opening it
-//     builds tiktoken-go's encoder over an empty rank map; each count
-//     first adds the ranks of the tokens inside the text's pieces, looked
-//     up in the embedded rank file, which the first count reads and
-//     indexes (~5 ms). So a process that counts a message or two pays a
-//     few ms, where tiktoken.GetEncoding costs ~100 ms of CPU and ~22 MiB
-//     (see encoder).
+//     builds tiktoken-go's encoder over an empty rank map; a text is cut
+//     into its pieces once, by tiktoken-go's own pattern, and each piece
+//     not counted before has its tokens' ranks added (looked up in the
+//     embedded rank file, which the first count reads and indexes in one
+//     pass) and is counted by tiktoken-go alone; its count is kept. So a
+//     process that counts a message or two pays a few ms, where
+//     tiktoken.GetEncoding costs ~100 ms of CPU and ~22 MiB (see
+//     encoder).
 //   - Callers count only what a decision needs, once per text, and keep
 //     the count: the context manager stores it with the record and in the
 //     CacheStore, and sizes everything else with MessageUpperBound or

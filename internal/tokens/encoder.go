@@ -5,8 +5,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
-	"github.com/dlclark/regexp2"
+	"github.com/dlclark/regexp2/v2"
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -23,52 +24,66 @@ import (
 // all of that every time (about 25 times an ordinary turn's CPU, 55 MiB).
 //
 // The workaround, in this package rather than in a fork: NewCoreBPE is
-// given a map of our own (known), empty at first, and before texts are
-// counted every token that is a substring of one of their pieces is added
-// to it. tiktoken-go's byte-pair merge looks up nothing but substrings of
-// one piece at a time, the pieces being those its pre-tokenizer pattern
-// cuts, which learn cuts with the same pattern and engine; so the count
-// is the one the full map gives. It relies on CoreBPE keeping the map it
-// was given, not a copy (tiktoken-go v0.1.8): TestTextMatchesTiktoken and
-// FuzzTextMatchesTiktoken compare every count with tiktoken-go's own
-// encoding and would fail at once otherwise.
+// given a map of our own (known), empty at first, and before a piece is
+// counted every token that is a substring of it is added to it.
+// tiktoken-go's byte-pair merge looks up nothing but substrings of one
+// piece at a time, the pieces being those its pre-tokenizer pattern cuts;
+// so the count is the one the full map gives. It relies on CoreBPE
+// keeping the map it was given, not a copy (tiktoken-go v0.1.8):
+// TestTextMatchesTiktoken and FuzzTextMatchesTiktoken compare every count
+// with tiktoken-go's own encoding and would fail at once otherwise.
+//
+// How a text is counted: it is cut into its pieces once, by the library's
+// own pattern (with regexp2's faster v2 engine, see splitPattern; still
+// the larger part of counting a new text), and its count is the sum of its
+// pieces' counts — tiktoken-go's EncodeOrdinary does exactly that, piece
+// by piece, and a piece handed to it alone is cut into that one piece.
+// Each piece is counted once per process and its count kept (pieceCount):
+// a piece that is a token is one token, as tiktoken-go's encoder finds
+// it whole before it merges anything; any other is handed to
+// EncodeOrdinary alone. Prose and code repeat their words, so after the
+// first few kilobytes most pieces are counted already, and the library's
+// own pass over the text, a second run of the pattern, is never needed.
 //
 // Where the ranks come from: the first time tokens are learnt, the
-// embedded rank file is read and indexed by hash (rankFile, ~5 ms); each
-// learning then looks up its new substrings in it, and only those. A turn
-// near the compaction trigger, a process of its own, pays that once and
-// never builds the 200,000-entry map.
+// embedded rank file is read and indexed by hash (rankFile, ~4 ms); each
+// learning then looks up, for a piece not seen before, the piece whole,
+// and only when it is no token its substrings. A turn near the compaction
+// trigger, a process of its own, pays the index once and never builds
+// the 200,000-entry map.
 //
-// A text already counted is not counted again: counts keeps the count of
+// A text already counted is not counted again: memo keeps the count of
 // each text it was given (texts are cut where no piece spans the cut, so
 // a message that repeats another's lines costs only its new ones).
 //
 // Safe for concurrent use: learning is serialised by learnMu, known grows
-// under mu's write lock, and tiktoken-go reads it under the read lock.
+// under mu's write lock, and tiktoken-go reads it under the read lock;
+// memo and pieceCount are memoMu's.
 type encoder struct {
-	name   string
-	pieces *regexp2.Regexp
+	name    string
+	pattern *regexp2.Regexp
 
 	learnMu sync.Mutex
-	file    *rankFile           // read at the first learning
-	seen    map[string]struct{} // pieces whose tokens are all in known
+	file    *rankFile // read at the first learning
 
 	mu    sync.RWMutex
 	known map[string]int // the ranks tk sees
 	tk    *tiktoken.Tiktoken
 
-	memoMu    sync.Mutex
-	memo      map[string]int // the count of each text counted
-	memoBytes int
+	memoMu     sync.Mutex
+	memo       map[string]int // the count of each text counted
+	memoBytes  int
+	pieceCount map[string]int // the count of each piece counted; its tokens are in known
 }
 
 const (
 	// longestToken is the longest token of either encoding, in bytes (a
 	// test checks the files).
 	longestToken = 128
-	// maxSeen bounds the pieces an encoder remembers; past it, it forgets
-	// them (their tokens stay known; a piece seen again is looked up again).
-	maxSeen = 1 << 16
+	// maxPieces bounds the pieces an encoder keeps the count of; past it,
+	// it forgets them (their tokens stay known; a piece seen again is
+	// looked up and counted again).
+	maxPieces = 1 << 16
 	// maxMemo bounds the bytes of the texts whose counts an encoder keeps,
 	// and maxMemoText the longest it keeps; past maxMemo it forgets them.
 	maxMemo     = 4 << 20
@@ -86,7 +101,7 @@ func newEncoder(name string) (*encoder, error) {
 		return nil, fmt.Errorf("open %s of tiktoken-go-loader: %w", name, err)
 	}
 	f.Close()
-	re, err := regexp2.Compile(pattern, regexp2.None)
+	re, err := regexp2.Compile(splitPattern(pattern), regexp2.None)
 	if err != nil {
 		return nil, fmt.Errorf("compile the %s pattern: %w", name, err)
 	}
@@ -97,11 +112,11 @@ func newEncoder(name string) (*encoder, error) {
 		return nil, err
 	}
 	tk := tiktoken.NewTiktoken(core, &tiktoken.Encoding{Name: name, PatStr: pattern, MergeableRanks: known}, nil)
-	return &encoder{name: name, pieces: re, seen: map[string]struct{}{}, known: known, tk: tk, memo: map[string]int{}}, nil
+	return &encoder{name: name, pattern: re, known: known, tk: tk, memo: map[string]int{}, pieceCount: map[string]int{}}, nil
 }
 
 // counts returns the number of tokens of each text as ordinary text.
-// Texts are cut into pieces and, when they are long, encoded in parallel.
+// Long texts are cut into pieces in parallel.
 func (e *encoder) counts(texts []string) ([]int, error) {
 	n := make([]int, len(texts))
 	// at lists where each text not counted before is, once per text.
@@ -124,20 +139,71 @@ func (e *encoder) counts(texts []string) ([]int, error) {
 	}
 	pieces := make([][]string, len(todo))
 	each(todo, func(i int) { pieces[i] = e.piecesOf(todo[i]) })
-	if err := e.learn(pieces); err != nil {
+	count, err := e.pieceCounts(pieces)
+	if err != nil {
 		return nil, err
 	}
 	counted := make([]int, len(todo))
-	e.mu.RLock()
-	each(todo, func(i int) { counted[i] = len(e.tk.EncodeOrdinary(todo[i])) })
-	e.mu.RUnlock()
 	for i, s := range todo {
+		for _, p := range pieces[i] {
+			counted[i] += count[p]
+		}
 		for _, j := range at[s] {
 			n[j] = counted[i]
 		}
 	}
 	e.remember(todo, counted)
 	return n, nil
+}
+
+// pieceCounts returns the count of every piece of pieces: those counted
+// before from pieceCount, the others counted now, after their tokens are
+// learnt, and kept.
+func (e *encoder) pieceCounts(pieces [][]string) (map[string]int, error) {
+	count := map[string]int{}
+	var fresh []string
+	e.memoMu.Lock()
+	for _, ps := range pieces {
+		for _, p := range ps {
+			if _, ok := count[p]; ok {
+				continue
+			}
+			if k, ok := e.pieceCount[p]; ok {
+				count[p] = k
+				continue
+			}
+			count[p] = -1
+			fresh = append(fresh, p)
+		}
+	}
+	e.memoMu.Unlock()
+	if len(fresh) == 0 {
+		return count, nil
+	}
+	if err := e.learn(fresh); err != nil {
+		return nil, err
+	}
+	counted := make([]int, len(fresh))
+	e.mu.RLock()
+	each(fresh, func(i int) {
+		if _, ok := e.known[fresh[i]]; ok {
+			counted[i] = 1 // a token, found whole before any merge
+		} else {
+			counted[i] = len(e.tk.EncodeOrdinary(fresh[i]))
+		}
+	})
+	e.mu.RUnlock()
+	e.memoMu.Lock()
+	defer e.memoMu.Unlock()
+	if len(e.pieceCount)+len(fresh) > maxPieces {
+		clear(e.pieceCount)
+	}
+	for i, p := range fresh {
+		count[p] = counted[i]
+		// A copy: the piece is a slice of the text, which may be long.
+		e.pieceCount[strings.Clone(p)] = counted[i]
+	}
+	return count, nil
 }
 
 // remember keeps the counts of texts.
@@ -158,47 +224,47 @@ func (e *encoder) remember(texts []string, counts []int) {
 	}
 }
 
-// piecesOf returns the distinct pieces the pattern cuts s into. Like
+// piecesOf returns the pieces the pattern cuts s into, in order. Like
 // tiktoken-go, it matches on s's runes, so an invalid byte is the
-// piece's U+FFFD.
+// piece's U+FFFD; the pieces of valid text are slices of s.
 func (e *encoder) piecesOf(s string) []string {
 	runes := []rune(s)
-	distinct := map[string]struct{}{}
+	valid := utf8.ValidString(s)
 	var out []string
-	m, _ := e.pieces.FindRunesMatch(runes)
-	for ; m != nil; m, _ = e.pieces.FindNextMatch(m) {
-		p := string(runes[m.Index : m.Index+m.Length])
-		if _, ok := distinct[p]; !ok {
-			distinct[p] = struct{}{}
-			out = append(out, p)
+	r, b := 0, 0 // a rune of s and the byte it starts at
+	// The pattern matches every character, so the matches tile s.
+	_ = e.pattern.FindRunesMatches(runes, 0, func(m regexp2.MatchView) bool {
+		at, n, _ := m.GroupRange(0)
+		if !valid {
+			out = append(out, string(runes[at:at+n]))
+			return true
 		}
-	}
+		for ; r < at; r++ {
+			b += utf8.RuneLen(runes[r])
+		}
+		start := b
+		for ; r < at+n; r++ {
+			b += utf8.RuneLen(runes[r])
+		}
+		out = append(out, s[start:b])
+		return true
+	})
 	return out
 }
 
-// learn adds to known the tokens inside the pieces not seen before.
-func (e *encoder) learn(pieces [][]string) error {
+// learn adds to known the tokens inside the pieces: a piece that is a
+// token is learnt whole, the substrings of any other one by one.
+func (e *encoder) learn(pieces []string) error {
 	e.learnMu.Lock()
 	defer e.learnMu.Unlock()
 	// Only learn writes known, so reading it here needs no other lock.
-	var fresh []string
-	wanted := map[string]struct{}{}
-	for _, ps := range pieces {
-		for _, p := range ps {
-			if _, ok := e.seen[p]; ok {
-				continue
-			}
-			fresh = append(fresh, p)
-			for i := range len(p) {
-				for j := i + 1; j <= min(len(p), i+longestToken); j++ {
-					if _, ok := e.known[p[i:j]]; !ok {
-						wanted[p[i:j]] = struct{}{}
-					}
-				}
-			}
+	var whole []string
+	for _, p := range pieces {
+		if _, ok := e.known[p]; !ok {
+			whole = append(whole, p)
 		}
 	}
-	if len(fresh) == 0 {
+	if len(whole) == 0 {
 		return nil
 	}
 	if e.file == nil {
@@ -208,20 +274,40 @@ func (e *encoder) learn(pieces [][]string) error {
 		}
 		e.file = f
 	}
-	found, err := e.file.find(wanted)
+	found, err := e.file.find(whole)
+	if err != nil {
+		return err
+	}
+	seen := map[string]struct{}{}
+	var wanted []string
+	for _, p := range whole {
+		if _, ok := found[p]; ok {
+			continue
+		}
+		for i := range len(p) {
+			for j := i + 1; j <= min(len(p), i+longestToken); j++ {
+				t := p[i:j]
+				if _, ok := e.known[t]; ok {
+					continue
+				}
+				if _, ok := seen[t]; !ok {
+					seen[t] = struct{}{}
+					wanted = append(wanted, t)
+				}
+			}
+		}
+	}
+	parts, err := e.file.find(wanted)
 	if err != nil {
 		return err
 	}
 	e.mu.Lock()
-	for t, r := range found {
-		e.known[t] = r
-	}
-	e.mu.Unlock()
-	if len(e.seen)+len(fresh) > maxSeen {
-		clear(e.seen)
-	}
-	for _, p := range fresh {
-		e.seen[p] = struct{}{}
+	defer e.mu.Unlock()
+	for _, ranks := range []map[string]int{found, parts} {
+		for t, r := range ranks {
+			// A copy: the piece is a slice of the text, which may be long.
+			e.known[strings.Clone(t)] = r
+		}
 	}
 	return nil
 }

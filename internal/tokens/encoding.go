@@ -35,6 +35,20 @@ var patterns = map[string]string{
 	Cl100kBase: `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
 }
 
+// splitPattern is pattern (one of patterns) as the encoder cuts texts by
+// it with regexp2's v2 engine, ~3.5 times as fast as the v1 engine
+// tiktoken-go runs it with (which looks each Unicode category up by name,
+// in a map, for every character it tests). The engines differ in one
+// place the patterns reach: case-insensitive matching, which v1 does by
+// unicode.ToLower and v2 by case folding (so v2 takes "'ſ" for "'s").
+// The contractions are therefore spelled with the letters v1 accepts for
+// them, each ASCII letter in its two cases (TestSplitPatternsCutAsTiktoken
+// checks every rune both ways, and that no other rune lowers to them);
+// everything else is the library's pattern as it is.
+func splitPattern(pattern string) string {
+	return strings.ReplaceAll(pattern, `(?i:'s|'t|'re|'ve|'m|'ll|'d)`, `(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])`)
+}
+
 // EncodingFor maps a model name to its encoding with clawdcode's models
 // table (see Lookup). tiktoken-go's EncodingForModel is not used: it
 // errors for o1/o3/o4/gpt-5.

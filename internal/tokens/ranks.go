@@ -3,10 +3,12 @@ package tokens
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
+	"math/bits"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/pkoukk/tiktoken-go-loader/assets"
@@ -33,20 +35,33 @@ func (embeddedRanks) LoadTiktokenBpe(file string) (map[string]int, error) {
 }
 
 // rankFile is one of tiktoken-go-loader's rank files ("<base64 token>
-// <rank>" lines) held in memory and indexed by a hash of each line's
-// token, so that the ranks of a few thousand strings are found in well
-// under a millisecond (find), where loading the file into a map costs
-// ~70 ms. The index is a hash table laid out flat: the lines whose hash
-// falls in bucket b (its top bits) are starts[first[b]:first[b+1]], their
-// hashes beside them. Reading and indexing o200k's 200,000 lines costs
-// ~5 ms and ~6 MiB.
+// <rank>" lines), read where it is embedded in the binary, never copied
+// whole, and indexed by a hash of each line's token: a chained hash table
+// of three arrays in the file's line order — where each line starts, and
+// the line before it in its bucket with spare bits of its hash above —
+// and the last line of each bucket. find reads only the lines whose hash
+// matches a wanted token's (one in a few thousand more than those).
+//
+// Why so, and not a table of slots or the file in memory: a turn near the
+// compaction trigger is a process of its own that counts a message or
+// two, and in a fresh process every page of new memory is a page fault,
+// which on a loaded machine costs microseconds. A copy of o200k's 3.6 MB
+// and a 2 MiB open-addressing table were ~2,000 faults and ~15 ms of CPU
+// there; these arrays are 1.8 MB, written in order but for the buckets
+// (256 KiB, which stay in cache), in one pass over the file.
 type rankFile struct {
-	name    string
-	data    []byte
-	first   []uint32 // where each bucket's lines begin in starts and hashes
-	starts  []uint32 // where each line starts in data, by bucket
-	hashes  []uint32 // the hash of each line's base64 token, by bucket
-	decoded int      // the most bytes the tokens decode to
+	name   string
+	file   io.ReaderAt // the embedded file
+	size   int64
+	starts []uint32 // where each line starts
+	// next is, for each line, the line before it in its bucket (plus
+	// one, 0 = none) in its low lineBits, and the rest of the line's hash
+	// above them.
+	next     []uint32
+	last     []uint32 // each bucket's last line, plus one
+	lineBits uint
+	// decoded is the most bytes the tokens decode to.
+	decoded int
 	seed    maphash.Seed
 }
 
@@ -54,78 +69,129 @@ type rankFile struct {
 // about three of o200k's lines.
 const rankBuckets = 1 << 16
 
-// openRankFile reads the embedded rank file name and indexes its lines.
+// openRankFile reads the embedded rank file name once and indexes its
+// lines.
 func openRankFile(name string) (*rankFile, error) {
-	data, err := assets.Assets.ReadFile(name)
+	f, err := assets.Assets.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("read %s of tiktoken-go-loader: %w", name, err)
 	}
-	lines := bytes.Count(data, []byte{'\n'}) + 1
-	starts, hashes := make([]uint32, 0, lines), make([]uint32, 0, lines)
-	f := &rankFile{name: name, data: data, first: make([]uint32, rankBuckets+1), seed: maphash.MakeSeed()}
-	for at := 0; at < len(data); {
-		// A line is the token, a space and the rank, which is read when
-		// the line is (find, each).
-		line := data[at:]
-		if n := bytes.IndexByte(line, '\n'); n >= 0 {
-			line = line[:n]
-		}
-		next := at + len(line) + 1
-		if len(line) == 0 {
-			at = next
-			continue
-		}
+	ra, ok := f.(io.ReaderAt)
+	info, statErr := f.Stat()
+	if !ok || statErr != nil {
+		return nil, fmt.Errorf("read %s of tiktoken-go-loader: not a file that can be read at an offset", name)
+	}
+	// A line is at least seven bytes ("AA== 0\n"); o200k's are ~18.
+	most := info.Size()/7 + 1
+	rf := &rankFile{name: name, file: ra, size: info.Size(), seed: maphash.MakeSeed(),
+		lineBits: uint(bits.Len64(uint64(most))), last: make([]uint32, rankBuckets)}
+	if info.Size() >= 1<<32 || rf.lineBits > 24 {
+		return nil, fmt.Errorf("%s: too large to index (%d bytes)", name, info.Size())
+	}
+	guess := int(info.Size()/16) + 1
+	rf.starts, rf.next = make([]uint32, 0, guess), make([]uint32, 0, guess)
+	err = eachLine(f, func(at int64, line []byte) error {
 		sp := bytes.IndexByte(line, ' ')
 		if sp <= 0 {
-			return nil, fmt.Errorf("%s line %d: not a token and a rank", name, len(starts)+1)
+			return fmt.Errorf("%s line %d: not a token and a rank", name, len(rf.starts)+1)
 		}
-		h := f.hash(line[:sp])
-		starts, hashes = append(starts, uint32(at)), append(hashes, h)
-		f.first[bucketOf(h)+1]++
-		f.decoded += base64.StdEncoding.DecodedLen(sp)
-		at = next
+		b, check := rf.hash(line[:sp])
+		rf.starts = append(rf.starts, uint32(at))
+		rf.next = append(rf.next, rf.last[b]|check)
+		rf.last[b] = uint32(len(rf.starts))
+		rf.decoded += base64.StdEncoding.DecodedLen(sp)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	for b := range rankBuckets {
-		f.first[b+1] += f.first[b]
-	}
-	f.starts, f.hashes = make([]uint32, len(starts)), make([]uint32, len(starts))
-	next := slices.Clone(f.first[:rankBuckets])
-	for i, h := range hashes {
-		b := bucketOf(h)
-		f.starts[next[b]], f.hashes[next[b]] = starts[i], h
-		next[b]++
-	}
-	return f, nil
+	return rf, nil
 }
 
-func bucketOf(h uint32) uint32 { return h >> 16 }
+// hash returns the bucket of a base64 token and the rest of its hash,
+// above lineBits, as next holds it.
+func (f *rankFile) hash(token []byte) (bucket int, check uint32) {
+	h := maphash.Bytes(f.seed, token)
+	return int(h >> 48), uint32(h) << f.lineBits
+}
 
-// line returns the token (base64) and rank (digits) of the line at start.
-func (f *rankFile) line(start uint32) (token, rank []byte) {
-	rest := f.data[start:]
-	if end := bytes.IndexByte(rest, '\n'); end >= 0 {
-		rest = rest[:end]
+// eachLine calls fn with every line of r that is not empty (without its
+// newline) and where it starts. The line is fn's only until it returns.
+func eachLine(r io.Reader, fn func(at int64, line []byte) error) error {
+	buf := make([]byte, 64<<10)
+	var base int64 // where buf starts in r
+	n := 0         // the bytes in buf
+	for {
+		m, err := r.Read(buf[n:])
+		n += m
+		i := 0
+		for {
+			j := bytes.IndexByte(buf[i:n], '\n')
+			if j < 0 {
+				break
+			}
+			if j > 0 {
+				if err := fn(base+int64(i), buf[i:i+j]); err != nil {
+					return err
+				}
+			}
+			i += j + 1
+		}
+		switch {
+		case err == io.EOF && i < n:
+			return fn(base+int64(i), buf[i:n])
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return err
+		case i == 0 && n == len(buf):
+			return fmt.Errorf("a line longer than %d bytes at %d", len(buf), base)
+		}
+		// The start of a line the next read completes.
+		n = copy(buf, buf[i:n])
+		base += int64(i)
 	}
-	token, rank, _ = bytes.Cut(rest, []byte{' '})
-	return token, rank
+}
+
+// line reads line i into buf and returns its token (base64) and rank
+// (digits).
+func (f *rankFile) line(i int, buf []byte) (token, rank []byte, err error) {
+	end := f.size
+	if i+1 < len(f.starts) {
+		end = int64(f.starts[i+1])
+	}
+	n := end - int64(f.starts[i])
+	if n > int64(cap(buf)) {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := f.file.ReadAt(buf, int64(f.starts[i])); err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("%s: %w", f.name, err)
+	}
+	token, rank, _ = bytes.Cut(bytes.TrimSuffix(buf, []byte{'\n'}), []byte{' '})
+	return token, rank, nil
 }
 
 // find returns the ranks of those of wanted that are tokens. A token is
 // looked up by its base64 form, which is how every line spells it (the
 // standard encoding's, a test checks), so no line is decoded.
-func (f *rankFile) find(wanted map[string]struct{}) (map[string]int, error) {
+func (f *rankFile) find(wanted []string) (map[string]int, error) {
 	found := map[string]int{}
-	var buf []byte
-	for t := range wanted {
-		buf = base64.StdEncoding.AppendEncode(buf[:0], []byte(t))
-		h := f.hash(buf)
-		b := bucketOf(h)
-		for i := f.first[b]; i < f.first[b+1]; i++ {
-			if f.hashes[i] != h {
+	lineMask := uint32(1)<<f.lineBits - 1
+	var b64 []byte
+	buf := make([]byte, 256)
+	for _, t := range wanted {
+		b64 = base64.StdEncoding.AppendEncode(b64[:0], []byte(t))
+		b, check := f.hash(b64)
+		for e := f.last[b]; e != 0; e = f.next[e-1] & lineMask {
+			if f.next[e-1]&^lineMask != check {
 				continue
 			}
-			token, rank := f.line(f.starts[i])
-			if !bytes.Equal(token, buf) {
+			token, rank, err := f.line(int(e-1), buf)
+			if err != nil {
+				return nil, err
+			}
+			if !bytes.Equal(token, b64) {
 				continue
 			}
 			r, err := parseRank(rank)
@@ -139,15 +205,15 @@ func (f *rankFile) find(wanted map[string]struct{}) (map[string]int, error) {
 	return found, nil
 }
 
-// each calls fn with every token and its rank. The tokens are slices of
-// one string, grown once to the most they can take, so it never moves
-// and what it has handed out is never written again.
+// each calls fn with every token and its rank, in the file's order. The
+// tokens are slices of one string, grown once to the most they can take,
+// so it never moves and what it has handed out is never written again.
 func (f *rankFile) each(fn func(token string, rank int)) error {
 	var all strings.Builder
 	all.Grow(f.decoded)
 	buf := make([]byte, 0, 256)
-	for _, start := range f.starts {
-		token, rank := f.line(start)
+	return eachLine(io.NewSectionReader(f.file, 0, f.size), func(_ int64, line []byte) error {
+		token, rank, _ := bytes.Cut(line, []byte{' '})
 		n, err := base64.StdEncoding.Decode(buf[:cap(buf)], token)
 		if err != nil {
 			return fmt.Errorf("%s: token %s: %w", f.name, token, err)
@@ -156,11 +222,11 @@ func (f *rankFile) each(fn func(token string, rank int)) error {
 		if err != nil {
 			return fmt.Errorf("%s: token %s: %w", f.name, token, err)
 		}
-		start := all.Len()
+		from := all.Len()
 		all.Write(buf[:n])
-		fn(all.String()[start:], r)
-	}
-	return nil
+		fn(all.String()[from:], r)
+		return nil
+	})
 }
 
 // parseRank reads a rank's decimal digits (strconv.Atoi would take a
@@ -178,6 +244,3 @@ func parseRank(b []byte) (int, error) {
 	}
 	return r, nil
 }
-
-// hash is the index's hash of a base64 token.
-func (f *rankFile) hash(token []byte) uint32 { return uint32(maphash.Bytes(f.seed, token)) }

@@ -54,10 +54,10 @@ func TestEmbeddedRanksAreTheLoaders(t *testing.T) {
 		if len(got) != len(want) || !maps.Equal(got, want) {
 			t.Fatalf("%s: %d ranks, tiktoken-go-loader has %d, or they differ", name, len(got), len(want))
 		}
-		wanted := map[string]struct{}{}
+		var wanted []string
 		longest := 0
 		for tok := range want {
-			wanted[tok] = struct{}{}
+			wanted = append(wanted, tok)
 			longest = max(longest, len(tok))
 		}
 		if longest > longestToken {

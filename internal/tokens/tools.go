@@ -43,10 +43,31 @@ type toolProperty struct {
 // are not a JSON object schema are charged as their raw text, so a broken
 // definition still costs what it weighs.
 func (c *Counter) Tools(defs []chat.ToolDef) int {
-	if len(defs) == 0 {
-		return 0
+	n, texts := toolTexts(c.encoding, defs)
+	return n + c.sum(texts)
+}
+
+// EstimateTools is Tools with each text sized by estimate (Estimate when
+// nil) instead of counted: the same framing, no encoder. It is as close
+// to Tools as estimate is to the count of a text.
+func EstimateTools(encoding string, defs []chat.ToolDef, estimate func(string) int) int {
+	if estimate == nil {
+		estimate = Estimate
 	}
-	k := toolConstantsFor(c.encoding)
+	n, texts := toolTexts(encoding, defs)
+	for _, s := range texts {
+		n += estimate(s)
+	}
+	return n
+}
+
+// toolTexts returns the texts of defs that Tools counts, and the tokens
+// their framing adds besides them.
+func toolTexts(encoding string, defs []chat.ToolDef) (int, []string) {
+	if len(defs) == 0 {
+		return 0, nil
+	}
+	k := toolConstantsFor(encoding)
 	n := k.funcEnd
 	var texts []string
 	for _, d := range defs {
@@ -77,7 +98,7 @@ func (c *Counter) Tools(defs []chat.ToolDef) int {
 			texts = append(texts, key+":"+jsonText(p.Type)+":"+strings.TrimSuffix(p.Description, "."))
 		}
 	}
-	return n + c.sum(texts)
+	return n, texts
 }
 
 // jsonText is a JSON string's value, or any other JSON value's compact text

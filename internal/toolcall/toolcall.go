@@ -36,6 +36,7 @@ const (
 	Recall     = "Recall"
 	Task       = "Task"
 	TodoWrite  = "TodoWrite"
+	Skill      = "Skill"
 	// ExitPlanMode hands the plan made in plan mode to the user for
 	// approval (Claude Code's name, offered in plan mode only).
 	ExitPlanMode = "ExitPlanMode"
@@ -68,7 +69,7 @@ var known = []struct {
 	{Read, Reads}, {Write, Changes}, {Edit, Changes}, {MultiEdit, Changes},
 	{Glob, Searches}, {Grep, Searches},
 	{Bash, None}, {BashOutput, None}, {KillShell, None}, {WebFetch, None},
-	{Recall, None}, {Task, None}, {TodoWrite, None},
+	{Recall, None}, {Task, None}, {TodoWrite, None}, {Skill, None},
 }
 
 // Name is the built-in tool that a call's name stands for ("edit" is

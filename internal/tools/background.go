@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -181,3 +182,27 @@ func (e *Env) Shells() []ShellInfo { return e.background.list() }
 // (the REPL quits, -p finishes, a signal or a hang-up arrives); no
 // background command can start after it.
 func (e *Env) StopBackground() { e.background.stopAll() }
+
+// ShellOutput is the last limit bytes a background command printed (as
+// much as is kept; the model's BashOutput reading position is left where
+// it was), for the user (/bashes). An unknown id is an error naming the
+// ids there are.
+func (e *Env) ShellOutput(id string, limit int) (ShellInfo, string, error) {
+	s := e.background.find(id)
+	if s == nil {
+		return ShellInfo{}, "", errors.New(e.unknownShell(id).Error)
+	}
+	info := s.info()
+	return info, s.out.tail(limit), nil
+}
+
+// StopShell ends a background command and its process group for the user
+// (/bashes), as KillShell does for the model.
+func (e *Env) StopShell(id string) (ShellInfo, error) {
+	s := e.background.find(id)
+	if s == nil {
+		return ShellInfo{}, errors.New(e.unknownShell(id).Error)
+	}
+	s.kill()
+	return s.info(), nil
+}

@@ -150,7 +150,7 @@ func (e *Env) runEdit(ctx context.Context, a editParams) Result {
 		return res
 	}
 	if plan.count == 0 {
-		return Result{Output: fmt.Sprintf("Wrote %s (%d lines).", plan.shown, countLines(plan.updated))}
+		return Result{Output: fmt.Sprintf("Wrote %s (%s).", plan.shown, lineCount(plan.updated))}
 	}
 	noun := "occurrence"
 	if plan.count != 1 {
@@ -167,7 +167,7 @@ func (e *Env) createByEdit(ctx context.Context, path, shown, content string) Res
 	if res, ok := e.replaceFile(ctx, path, shown, []byte(content), newFileMode); !ok {
 		return res
 	}
-	return Result{Output: fmt.Sprintf("Created %s (%d lines).", shown, countLines(content))}
+	return Result{Output: fmt.Sprintf("Created %s (%s).", shown, lineCount(content))}
 }
 
 // snippet numbers the lines of s covering [at, at+n) plus a little context,

@@ -32,7 +32,7 @@ func TestWrite(t *testing.T) {
 	os.Chmod(p, 0o755)
 	r = call(t, env, NameWrite, obj{"file_path": p, "content": "x"})
 	wantOK(t, r)
-	if r.Output != "Overwrote a/b/new.txt (1 lines)." {
+	if r.Output != "Overwrote a/b/new.txt (1 line)." {
 		t.Errorf("output %q", r.Output)
 	}
 	if info, _ := os.Stat(p); info.Mode().Perm() != 0o755 {

@@ -46,6 +46,14 @@ func WriteFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 
 // countLines counts lines as an editor shows them: a final line without a
 // newline still counts, an empty file has none.
+// lineCount is "1 line" or "N lines": the lines of s.
+func lineCount(s string) string {
+	if n := countLines(s); n != 1 {
+		return fmt.Sprintf("%d lines", n)
+	}
+	return "1 line"
+}
+
 func countLines(s string) int {
 	n := 0
 	for i := 0; i < len(s); i++ {

@@ -36,11 +36,12 @@ var modeNames = []string{ModeDefault: "default", ModeAcceptEdits: "acceptEdits",
 // TodoWrite changes only the session's task list, which is how a plan is
 // laid out; BashOutput reads a background command started before the
 // mode was entered; WebFetch reads a page (and asks, as in every mode,
-// unless a rule allows its domain). Besides them, ExitPlanMode hands the
+// unless a rule allows its domain); Skill reads a skill's instructions.
+// Besides them, ExitPlanMode hands the
 // plan over, and Task runs when its subagent type can only read
 // (ReadOnlyFor, see planAllows). Every other tool (Write, Edit, Bash,
 // KillShell, Task with any other type, any MCP tool) is refused there.
-var PlanTools = []string{NameRead, NameGlob, NameGrep, NameRecall, NameTodoWrite, NameBashOutput, NameWebFetch}
+var PlanTools = []string{NameRead, NameGlob, NameGrep, NameRecall, NameTodoWrite, NameBashOutput, NameWebFetch, NameSkill}
 
 // ReadOnlyCaller is a tool some of whose calls only read (Task, for a
 // subagent type that can only read).

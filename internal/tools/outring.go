@@ -92,3 +92,12 @@ func (r *outputRing) since(from int64) []byte {
 	out = append(out, r.data[start:min(r.size, start+n)]...)
 	return append(out, r.data[:n-len(out)]...)
 }
+
+// tail returns the last limit bytes kept (whole runes), without moving
+// the read position.
+func (r *outputRing) tail(limit int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	from := max(r.total-int64(len(r.data)), r.total-int64(limit))
+	return string(trimPartialRuneStart(r.since(from)))
+}

@@ -70,6 +70,9 @@ type PermissionsConfig struct {
 	// place (its config and hooks name programs git runs), except that
 	// bypass mode covers it.
 	Sensitive []string
+	// Dirs are more directories Write and Edit treat as the project's
+	// (--add-dir): a whole-tool allowance and accept-edits cover them.
+	Dirs []string
 }
 
 // Permissions is the one place that decides whether a call may run.
@@ -121,6 +124,7 @@ type Permissions struct {
 	warn      func(string)
 	deny      []Rule
 	contained func() bool
+	dirs      *addedDirs
 
 	mu      sync.Mutex
 	mode    Mode
@@ -159,6 +163,7 @@ func NewPermissions(cfg PermissionsConfig) *Permissions {
 		deny:      slices.Clone(cfg.Deny),
 		allow:     slices.Clone(cfg.Allow),
 		contained: cfg.Contained,
+		dirs:      newAddedDirs(cfg.Dirs),
 	}
 }
 
@@ -228,12 +233,20 @@ func (p *Permissions) Check(ctx context.Context, tool Tool, input json.RawMessag
 		return "", nil
 	default:
 		if note != "" {
-			return fmt.Sprintf("The user denied permission for %s and said: %s", tool.Describe(input), note), nil
+			return fmt.Sprintf(userDenial+"%s and said: %s", tool.Describe(input), note), nil
 		}
-		return fmt.Sprintf("The user denied permission for %s. Do not retry the same call; "+
+		return fmt.Sprintf(userDenial+"%s. Do not retry the same call; "+
 			"ask the user how to proceed or take a different approach.", tool.Describe(input)), nil
 	}
 }
+
+// userDenial begins every denial the user gave (asked, they said no).
+const userDenial = "The user denied permission for "
+
+// IsUserDenial reports whether denied, a Check's denial, is the user's
+// answer to a question rather than a rule's or a mode's: the loop then
+// runs nothing more of that answer.
+func IsUserDenial(denied string) bool { return strings.HasPrefix(denied, userDenial) }
 
 // ask puts the question to the user, with their note on a denial when the
 // asker can take one.
@@ -311,7 +324,7 @@ func (p *Permissions) needsOwnRule(c callInfo) bool {
 	if c.target == "" || (c.tool != NameWrite && c.tool != NameEdit) {
 		return false
 	}
-	if p.root != "" && c.outside {
+	if p.root != "" && c.outside && !p.dirs.holds(c.target) {
 		return true
 	}
 	_, sensitive := isProtected(p.sensitive, c.target)

@@ -44,9 +44,13 @@ func (sc *sedScanner) restOfLine() {
 	}
 }
 
-// label passes a label of b, t, T or :, which ends at ';' or a newline.
+// label passes a label of b, t, T or :, which ends at ';', a newline or
+// a blank: GNU sed 4.9 reads `b00 e` as a branch to "00" and then the e
+// command (found by FuzzSedCode). Where another sed reads the blank as
+// part of the label, what follows is read here as commands it is not,
+// which can only make a rule ask, never let one through.
 func (sc *sedScanner) label() {
-	for sc.more() && sc.peek() != '\n' && sc.peek() != ';' {
+	for sc.more() && strings.IndexByte("\n; \t", sc.peek()) < 0 {
 		sc.i++
 	}
 }

@@ -36,6 +36,9 @@ var sedScripts = []struct {
 	{"p;;e touch X", true, false},
 	{"s/a/b/;1e touch X", true, false},
 	{"$!{N};P;D;e", true, false},
+	{"b00 e", true, false}, // a label ends at a blank (GNU sed 4.9)
+	{"bx w out", false, true},
+	{":a e touch X", true, false},
 	{"k", true, false},              // a command it does not know
 	{"s/unterminated", true, false}, // a script it cannot read
 }

@@ -13,6 +13,10 @@ import (
 // NameTodoWrite is the task-list tool's name (CONTRACT.md §3).
 const NameTodoWrite = toolcall.TodoWrite
 
+// NameSkill is the tool that gives the model an Agent Skill's
+// instructions (internal/skills).
+const NameSkill = toolcall.Skill
+
 // todoParams are TodoWrite's parameters (see params.go).
 type todoParams struct {
 	Todos []chat.Todo `json:"todos" jsonschema:"The whole task list, in order; it replaces the previous one."`

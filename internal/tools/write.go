@@ -115,7 +115,7 @@ func (e *Env) runWrite(ctx context.Context, a writeParams) Result {
 	if existed {
 		verb = "Overwrote"
 	}
-	return Result{Output: fmt.Sprintf("%s %s (%d lines).", verb, shown, countLines(content))}
+	return Result{Output: fmt.Sprintf("%s %s (%s).", verb, shown, lineCount(content))}
 }
 
 // writableTarget checks that path can be replaced and returns the mode the

@@ -39,6 +39,16 @@ func TestSlashCommandsInTheEditor(t *testing.T) {
 	if review == nil || !strings.HasPrefix(review.Description, "review a file") {
 		t.Fatalf("the custom command is offered as %+v", review)
 	}
+	// Issue 36's commands that make sense in an editor are offered too.
+	for _, want := range []string{"skills", "doctor", "add-dir", "bashes", "agents"} {
+		found := false
+		for _, c := range cmds.AvailableCommandsUpdate.AvailableCommands {
+			found = found || c.Name == want
+		}
+		if !found {
+			t.Errorf("/%s is not offered to the editor", want)
+		}
+	}
 
 	w.Server.Enqueue(llmtest.Text("looks fine"))
 	e.prompt(sid, "/review main.go")
@@ -49,6 +59,8 @@ func TestSlashCommandsInTheEditor(t *testing.T) {
 	requests := len(w.Server.Requests())
 	for _, c := range []struct{ line, want string }{
 		{"/cost", "Tokens used in this session"},
+		{"/skills", "No skills offered."},
+		{"/doctor", "✓ store"},
 		{"/new", "/new is not available in an editor"},
 		{"/compcat", "unknown command /compcat"},
 	} {

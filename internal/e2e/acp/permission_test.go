@@ -106,3 +106,35 @@ func statusNames(s []acpsdk.ToolCallStatus) []string {
 	}
 	return out
 }
+
+// A permission question put to the editor runs the Notification hooks
+// first, with Claude Code's payload, as the REPL's dialog does (issue 36
+// item 5): an editor user's notifier fires too.
+func TestPermissionQuestionRunsNotificationHooks(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	if err := os.MkdirAll(w.Home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notified := filepath.Join(w.Root, "notified.json")
+	hook := "[[hooks.Notification]]\ncommand = \"cat > '" + notified + "'\"\n"
+	if err := os.WriteFile(filepath.Join(w.Home, "config.toml"), []byte(hook), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := startEditor(t, w)
+	e.initialize(acpsdk.ClientCapabilities{})
+	sid := e.newSession().SessionId
+	var atQuestion string
+	e.answerWith(func(acpsdk.RequestPermissionRequest) string {
+		data, _ := os.ReadFile(notified)
+		atQuestion = string(data)
+		return "allow-once"
+	})
+	w.Server.Enqueue(llmtest.ToolCalls(llmtest.ToolCall{ID: "call_b1", Name: "Bash", Arguments: `{"command":"echo hi"}`}), llmtest.Text("ran"))
+	e.prompt(sid, "run it")
+	for _, want := range []string{`"hook_event_name":"Notification"`, `"message":"clawdcode needs your permission to use Bash"`, `"notification_type":"permission_prompt"`} {
+		if !strings.Contains(atQuestion, want) {
+			t.Fatalf("when the editor was asked, the Notification payload was %q: it lacks %s", atQuestion, want)
+		}
+	}
+}
