@@ -15,7 +15,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 E2E_PKGS  = ./internal/e2e/... ./internal/perf/... ./internal/ctxbench/...
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v -e /internal/e2e -e /internal/perf -e /internal/ctxbench)
 
-.PHONY: build cross install test test-short bench bench-context bench-context-floors lint fuzz fuzz-short clean mcp-server acp-sdk seaweedfs otelcol
+.PHONY: build cross install test test-short bench bench-context bench-context-floors bench-scale lint fuzz fuzz-short clean mcp-server acp-sdk seaweedfs otelcol
 
 # Static and without cgo, as on every platform `make cross` builds: with a
 # C compiler on the machine, Go would otherwise link the system's C library
@@ -84,6 +84,25 @@ bench:
 	$(GO) test -run='^$$' -bench='ContinuedTurn|Replay|HugeStdin|HugeRecord' -benchtime=3x -benchmem -count=1 -timeout=30m ./internal/perf/ || status=1; \
 	$(GO) test -run='^$$' -bench='Search1GB|Import1GB|Usage1GB' -benchtime=5x -count=1 -timeout=60m ./internal/perf/ || status=1; \
 	exit $$status
+
+# The cold paths at scale (docs/bench-scale.md): cold and warm list,
+# resume and search over 10,000 small sessions, a 1 GiB session and
+# 10 GiB of sessions, through this tree's binary and a baseline build
+# (BENCH_SCALE_BASE, a commit, main by default, built in a temporary
+# directory) side by side, and ripgrep's scans of the same files, in one
+# run; it prints a table. The corpora are generated once into SCALE_CACHE
+# and kept (about 12 GB, the free space checked first); SCALE_CORPORA
+# picks some of them (small, 1g, 10g).
+BENCH_SCALE_BASE ?= main
+SCALE_CACHE ?= $(CURDIR)/.cache/bench-scale
+SCALE_CORPORA ?= small,1g,10g
+bench-scale:
+	@base=$$(mktemp -d) && trap 'rm -rf "$$base"' EXIT && \
+	git archive $(BENCH_SCALE_BASE) | tar -x -C "$$base" && \
+	(cd "$$base" && CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o "$$base/clawdcode" ./cmd/clawdcode) && \
+	echo "baseline: $(BENCH_SCALE_BASE) = $$(git rev-parse --short $(BENCH_SCALE_BASE)); tree: $$(git rev-parse --short HEAD)$$(git diff --quiet || echo ' (modified)')" && \
+	SCALE_BASE="$$base/clawdcode" SCALE_CACHE="$(SCALE_CACHE)" SCALE_CORPORA="$(SCALE_CORPORA)" \
+		$(GO) test -run '^$$' -bench '^BenchmarkScale$$' -benchtime=1x -timeout=240m ./internal/perf/
 
 # The context bench (docs/context-bench.md): the built binary against
 # scripted summarisers, a probe, a re-orienter and a violator, over a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -36,8 +37,8 @@ best first (BM25), each with a one-line snippet.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = strings.Join(args, " ")
-			if opts.Limit <= 0 {
-				return usageErrorf("invalid --limit %d: must be 1 or more", opts.Limit)
+			if opts.Limit <= 0 || opts.Limit > search.MaxLimit {
+				return usageErrorf("invalid --limit %d: must be 1 to %d", opts.Limit, search.MaxLimit)
 			}
 			if opts.Session != "" && !validIDPrefix(opts.Session) {
 				return usageErrorf("invalid --session %q: ids are letters, digits and '-'", opts.Session)
@@ -78,23 +79,61 @@ func searchRun(ctx context.Context, f *Factory, opts *SearchOptions) error {
 		}
 		q.Project = p.Root
 	}
-	hits, err := search.New(st, warnTo(f.IO.ErrOut)).Search(ctx, q)
+	ix := search.New(st, warnTo(f.IO.ErrOut))
+	if f.IO.IsStderrTTY() {
+		ix.OnProgress(indexProgress(f.IO.ErrOut))
+	}
+	res, err := ix.Find(ctx, q)
 	if errors.Is(err, search.ErrEmptyQuery) {
 		return &UsageError{Err: err, Message: fmt.Sprintf("nothing to search for in %q: give at least one word", opts.Query)}
 	}
 	if err != nil {
 		return err
 	}
+	more := search.MoreLine(res)
 	if opts.JSON {
+		hits := res.Hits
 		if hits == nil {
 			hits = []search.Hit{}
 		}
 		enc := json.NewEncoder(f.IO.Out)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		return enc.Encode(hits)
+		if err := enc.Encode(hits); err != nil {
+			return err
+		}
+		if more != "" {
+			// The array is CONTRACT.md's, as it is: the note goes to stderr.
+			_, err = fmt.Fprintf(f.IO.ErrOut, "clawdcode: %s\n", more)
+		}
+		return err
 	}
-	return writeHits(f, hits, opts.All, opts.Query)
+	if err := writeHits(f, res.Hits, opts.All, opts.Query); err != nil {
+		return err
+	}
+	if more != "" {
+		_, err = fmt.Fprintln(f.IO.Out, more)
+	}
+	return err
+}
+
+// indexProgress shows an index build that takes more than a second on
+// stderr (a terminal): files and bytes read so far, and the share done.
+// The line is cleared when the build ends.
+func indexProgress(w io.Writer) func(search.Progress) {
+	shown := false
+	return func(p search.Progress) {
+		switch {
+		case p.Done:
+			if shown {
+				fmt.Fprint(w, "\r\033[K")
+			}
+		case p.Elapsed >= time.Second:
+			shown = true
+			fmt.Fprintf(w, "\r\033[Kindexing sessions: %d of %d files, %d of %d MB, %d%%",
+				p.Files, p.TotalFiles, p.Bytes>>20, p.TotalBytes>>20, p.Bytes*100/max(p.TotalBytes, 1))
+		}
+	}
 }
 
 // writeHits prints hits as text (search.WriteText), or says there are none.

@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/clawdcode/clawdcode/internal/iostreams"
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -130,5 +135,44 @@ func TestUnknownSubcommand(t *testing.T) {
 	want := "clawdcode: unknown command \"lsit\" for \"clawdcode sessions\"\n  `clawdcode sessions --help` lists its commands\n"
 	if errOut.String() != want || out.Len() != 0 {
 		t.Errorf("stderr %q stdout %q, want stderr %q", errOut, out, want)
+	}
+}
+
+// `sessions list --json` is written by the JSON v2 implementation, byte
+// for byte as encoding/json's indenting Encoder wrote it (HTML characters
+// escaped, empty strings and times kept, the parent left out when there
+// is none), but for invalid UTF-8 (a project path may hold it), which
+// both replace by U+FFFD, encoding/json as an escape: the same JSON.
+func TestSessionsListJSONIsEncodingJSONs(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 21, 8, 0, 0, 123456789, time.UTC)
+	for _, rows := range [][]sessionRow{
+		nil,
+		{},
+		{{ID: "a", Title: `<b> & "quotes" \ é` + "\u2028\x01", Created: at, Updated: at.Add(time.Hour), Messages: 3, Tokens: 1200, Project: "/p"}},
+		{{ID: "b"}, {ID: "c", Parent: "b", Title: "sub", Created: at, Updated: at, Project: "/p"}},
+		{{ID: "d", Title: "bad \xff byte", Project: "/p\xfe"}},
+	} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := jsonv2.MarshalWrite(&got, rows, listJSONOptions); err != nil {
+			t.Fatal(err)
+		}
+		got.WriteByte('\n')
+		if strings.ContainsRune(want.String(), '\\') && strings.Contains(want.String(), `\ufffd`) {
+			var g, w []sessionRow
+			if json.Unmarshal(got.Bytes(), &g) != nil || json.Unmarshal(want.Bytes(), &w) != nil || !reflect.DeepEqual(g, w) {
+				t.Errorf("rows %+v:\n got %s\nwant %s", rows, got.String(), want.String())
+			}
+			continue
+		}
+		if got.String() != want.String() {
+			t.Errorf("rows %+v:\n got %s\nwant %s", rows, got.String(), want.String())
+		}
 	}
 }

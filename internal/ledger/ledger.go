@@ -109,7 +109,7 @@ func note(l *storage.Ledger, root string, c pendingCall, res *storage.ToolResult
 			addLine(&l.Errors, storage.LedgerLine{Text: termtext.Flatten(res.Error, lineBytes), Source: source, Ref: c.ref})
 		}
 	}
-	for _, n := range matchingLines(res.Output, numberLine, linesPerCall) {
+	for _, n := range matchingLines(res.Output, numberLine(), linesPerCall) {
 		addNumber(l, storage.LedgerLine{Text: n, Source: source, Ref: c.ref})
 	}
 }
@@ -128,7 +128,7 @@ func fileOp(c toolcall.Call) string {
 
 // numberKey is the named number a line shows (its last).
 func numberKey(line string) string {
-	all := numberLine.FindAllString(line, -1)
+	all := numberLine().FindAllString(line, -1)
 	if len(all) == 0 {
 		return line
 	}

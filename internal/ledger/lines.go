@@ -13,10 +13,10 @@ import (
 
 var (
 	// numberLine finds a named number: "limit = 4096", "p99: 35ms".
-	numberLine = regexp.MustCompile(`[A-Za-z_][\w.\-]*\s*(?:=|:)\s*-?\d[\d_,]*(?:\.\d+)?`)
+	numberLine = lazy(`[A-Za-z_][\w.\-]*\s*(?:=|:)\s*-?\d[\d_,]*(?:\.\d+)?`)
 	// lineNumber is the prefix Read puts on each line, or Grep (a path and
 	// a line number).
-	lineNumber = regexp.MustCompile(`^(?:\s*\d+\t|[^\s:]+:\d+:)`)
+	lineNumber = lazy(`^(?:\s*\d+\t|[^\s:]+:\d+:)`)
 )
 
 // commandEntry is a Bash call's entry: its exit status from the tool's
@@ -52,7 +52,7 @@ func commandEntry(cmd, ref string, res *storage.ToolResult, verdict string) stor
 // diagnostic is a line that reports an error: a compiler's or a linter's
 // "path:line[:col]: message" or "path(line,col): error", an eslint
 // "line:col  error", or one that begins "error" or "fatal".
-var diagnostic = regexp.MustCompile(`(?i)^(?:[^\s:]+:\d+(?::\d+)?:\s|\S+\(\d+,\d+\): error\b|\d+:\d+\s+error\b|(?:error|fatal)\b)`)
+var diagnostic = lazy(`(?i)^(?:[^\s:]+:\d+(?::\d+)?:\s|\S+\(\d+,\d+\): error\b|\d+:\d+\s+error\b|(?:error|fatal)\b)`)
 
 // outcome is what a failed command's output ended with: its first
 // diagnostic line, when there is one, and its last line.
@@ -63,7 +63,7 @@ func outcome(out string) []string {
 	}
 	last := lines[len(lines)-1]
 	var kept []string
-	if i := slices.IndexFunc(lines, diagnostic.MatchString); i >= 0 && i < len(lines)-1 {
+	if i := slices.IndexFunc(lines, diagnostic().MatchString); i >= 0 && i < len(lines)-1 {
 		kept = append(kept, termtext.Flatten(lines[i], lineBytes))
 	}
 	return append(kept, termtext.Flatten(last, lineBytes))
@@ -77,11 +77,11 @@ func matchingLines(out string, re *regexp.Regexp, n int) []string {
 		// A named number holds a digit, and so does a line number: a line
 		// without one is passed over without running either regexp over
 		// it (a megabyte-long line of a minified file, say).
-		if re == numberLine && !strings.ContainsAny(line, "0123456789") {
+		if re == numberLine() && !strings.ContainsAny(line, "0123456789") {
 			continue
 		}
-		line = strings.TrimSpace(lineNumber.ReplaceAllString(line, ""))
-		if line == "" || !re.MatchString(line) || (re == numberLine && !namesANumber(line)) {
+		line = strings.TrimSpace(lineNumber().ReplaceAllString(line, ""))
+		if line == "" || !re.MatchString(line) || (re == numberLine() && !namesANumber(line)) {
 			continue
 		}
 		found = append(found, termtext.Flatten(line, lineBytes))
@@ -95,7 +95,7 @@ func matchingLines(out string, re *regexp.Regexp, n int) []string {
 // namesANumber keeps the numbers worth a line: two digits or more (a
 // "= 1" is rarely what work turns on).
 func namesANumber(line string) bool {
-	for _, m := range numberLine.FindAllString(line, -1) {
+	for _, m := range numberLine().FindAllString(line, -1) {
 		digits := 0
 		for _, r := range m[strings.IndexAny(m, "=:"):] {
 			if r >= '0' && r <= '9' {
@@ -114,7 +114,7 @@ func namesANumber(line string) bool {
 // them: trimmed, cut, Read's line numbers taken off. A cleared tool
 // result's stub keeps the same.
 func Numbers(text string, n int) []string {
-	return matchingLines(text, numberLine, n)
+	return matchingLines(text, numberLine(), n)
 }
 
 // cutUTF8 returns the longest prefix of s of at most n bytes that does not

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -47,8 +46,8 @@ type entry struct {
 // its unit kept; spacedNumber one written with blanks around its = or :
 // (not "main.go:3").
 var (
-	namedNumber  = regexp.MustCompile(`([A-Za-z_][\w.\-]*)\s*[=:]\s*(` + numberValue + `)`)
-	spacedNumber = regexp.MustCompile(`([A-Za-z_][\w.\-]*)(?:\s+[=:]\s*|[=:]\s+)(` + numberValue + `)`)
+	namedNumber  = lazy(`([A-Za-z_][\w.\-]*)\s*[=:]\s*(` + numberValue + `)`)
+	spacedNumber = lazy(`([A-Za-z_][\w.\-]*)(?:\s+[=:]\s*|[=:]\s+)(` + numberValue + `)`)
 )
 
 // numberValue is a number's value: digits, maybe grouped ("1,024"), a
@@ -60,7 +59,7 @@ const numberValue = `-?\d(?:[\d_,]*\d)?(?:\.\d+)?[A-Za-z%µ]*`
 // itself when it names none.
 func bareNumbers(line string) string {
 	var out []string
-	for _, m := range namedNumber.FindAllStringSubmatch(line, -1) {
+	for _, m := range namedNumber().FindAllStringSubmatch(line, -1) {
 		out = append(out, m[1]+"="+m[2])
 	}
 	if len(out) == 0 {
@@ -131,7 +130,7 @@ func commandLine(c storage.LedgerCommand) string {
 // squeezeNumbers writes a line's named numbers without the blanks around
 // their = or : ("retry budget = 48" → "retry budget=48").
 func squeezeNumbers(line string) string {
-	return spacedNumber.ReplaceAllString(line, "$1=$2")
+	return spacedNumber().ReplaceAllString(line, "$1=$2")
 }
 
 // Listing is the whole ledger as Recall shows a boundary: every entry

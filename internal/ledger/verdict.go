@@ -18,83 +18,83 @@ import (
 
 // summaryLines are the lines that state a run's totals, each runner's.
 // Anchored on the line trimmed of blanks and colours.
-var summaryLines = []*regexp.Regexp{
+var summaryLines = lazyAll(
 	// go test: "ok  	pkg	0.16s", "FAIL	pkg	0.15s"
-	regexp.MustCompile(`^(?:ok|FAIL)\s+\S+\s+(?:\(cached\)|\d[\d.]*m?s)(?:\s+coverage:.*)?$`),
+	`^(?:ok|FAIL)\s+\S+\s+(?:\(cached\)|\d[\d.]*m?s)(?:\s+coverage:.*)?$`,
 	// pytest: "==== 1 failed, 1 passed in 0.12s ====", "1 passed in 0.12s"
-	regexp.MustCompile(`^=*\s*\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)\b.* in \d[\d.]*s\b`),
+	`^=*\s*\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)\b.* in \d[\d.]*s\b`,
 	// unittest: "Ran 3 tests in 0.001s"
-	regexp.MustCompile(`^Ran \d+ tests? in \d[\d.]*s$`),
+	`^Ran \d+ tests? in \d[\d.]*s$`,
 	// jest: "Tests:       1 failed, 2 passed, 3 total", "Test Suites: 1 passed, 1 total"
-	regexp.MustCompile(`^Test(?:s| Suites):\s+.*\b\d+ total$`),
+	`^Test(?:s| Suites):\s+.*\b\d+ total$`,
 	// vitest: "Test Files  1 failed | 1 passed (2)", "Tests  3 passed (3)"
-	regexp.MustCompile(`^Test(?:s| Files)\s+\d+ (?:passed|failed|skipped|todo)\b.*\(\d+\)$`),
+	`^Test(?:s| Files)\s+\d+ (?:passed|failed|skipped|todo)\b.*\(\d+\)$`,
 	// mocha: "2 passing (9ms)", "1 failing", "1 pending"
-	regexp.MustCompile(`^\d+ (?:passing \(\d[\d.]*m?s\)|failing|pending)$`),
+	`^\d+ (?:passing \(\d[\d.]*m?s\)|failing|pending)$`,
 	// node's test runner, spec reporter: "ℹ tests 3", "ℹ pass 2", "ℹ fail 1"
-	regexp.MustCompile(`^ℹ (?:tests|pass|fail) \d+$`),
+	`^ℹ (?:tests|pass|fail) \d+$`,
 	// TAP producers (node's TAP reporter, tape): "# tests 2", "# pass  1", "# fail  1"
-	regexp.MustCompile(`^# (?:tests|pass|fail) +\d+$`),
+	`^# (?:tests|pass|fail) +\d+$`,
 	// cargo test: "test result: ok. 1 passed; 0 failed; …"
-	regexp.MustCompile(`^test result: (?:ok|FAILED)\. \d+ passed; \d+ failed;.*`),
+	`^test result: (?:ok|FAILED)\. \d+ passed; \d+ failed;.*`,
 	// cargo nextest: "Summary [   0.143s] 51 tests run: 49 passed, 2 failed, 0 skipped"
-	regexp.MustCompile(`^Summary \[\s*\d[\d.]*s\] .*\btests? run: .*`),
+	`^Summary \[\s*\d[\d.]*s\] .*\btests? run: .*`,
 	// rspec: "1 example, 0 failures"
-	regexp.MustCompile(`^\d+ examples?, \d+ failures?\b.*`),
+	`^\d+ examples?, \d+ failures?\b.*`,
 	// minitest: "2 runs, 2 assertions, 1 failures, 0 errors, 0 skips"
-	regexp.MustCompile(`^\d+ runs?, \d+ assertions?, \d+ failures?, \d+ errors?, \d+ skips?$`),
+	`^\d+ runs?, \d+ assertions?, \d+ failures?, \d+ errors?, \d+ skips?$`,
 	// Maven surefire's totals: "[ERROR] Tests run: 50, Failures: 1, Errors: 0, Skipped: 0"
-	regexp.MustCompile(`^\[(?:INFO|WARNING|ERROR)\] Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+(?:, Flakes: \d+)?$`),
+	`^\[(?:INFO|WARNING|ERROR)\] Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+(?:, Flakes: \d+)?$`,
 	// Maven: "[INFO] BUILD SUCCESS", "[INFO] BUILD FAILURE"
-	regexp.MustCompile(`^\[INFO\] BUILD (?:SUCCESS|FAILURE)$`),
+	`^\[INFO\] BUILD (?:SUCCESS|FAILURE)$`,
 	// Gradle: "1 test completed, 1 failed", "BUILD SUCCESSFUL in 1s"
-	regexp.MustCompile(`^\d+ tests? completed, \d+ failed(?:, \d+ skipped)?$`),
-	regexp.MustCompile(`^BUILD (?:SUCCESSFUL|FAILED) in \S+$`),
+	`^\d+ tests? completed, \d+ failed(?:, \d+ skipped)?$`,
+	`^BUILD (?:SUCCESSFUL|FAILED) in \S+$`,
 	// phpunit: "OK (2 tests, 2 assertions)", "Tests: 2, Assertions: 2, Failures: 1."
-	regexp.MustCompile(`^OK \(\d+ tests?, \d+ assertions?\)$`),
-	regexp.MustCompile(`^Tests: \d+, Assertions: \d+, .*\.$`),
+	`^OK \(\d+ tests?, \d+ assertions?\)$`,
+	`^Tests: \d+, Assertions: \d+, .*\.$`,
 	// dotnet test: "Failed!  - Failed:     2, Passed:     1, Skipped:     1, Total:     4, …"
-	regexp.MustCompile(`^(?:Passed|Failed)!\s+- Failed:\s+\d+, Passed:\s+\d+, Skipped:\s+\d+, Total:\s+\d+.*`),
+	`^(?:Passed|Failed)!\s+- Failed:\s+\d+, Passed:\s+\d+, Skipped:\s+\d+, Total:\s+\d+.*`,
 	// ctest: "100% tests passed out of 1", "50% tests passed, 1 tests failed out of 2"
-	regexp.MustCompile(`^\d+% tests passed(?:, \d+ tests failed)? out of \d+$`),
+	`^\d+% tests passed(?:, \d+ tests failed)? out of \d+$`,
 	// Perl's prove: "Result: PASS", "Files=1, Tests=4, …"
-	regexp.MustCompile(`^Result: (?:PASS|FAIL|NOTESTS)$`),
+	`^Result: (?:PASS|FAIL|NOTESTS)$`,
 	// Bun: " 6 pass", " 0 fail", "Ran 6 tests across 3 files. [9.00ms]"
-	regexp.MustCompile(`^\d+ (?:pass|fail)$`),
-	regexp.MustCompile(`^Ran \d+ tests? across \d+ files?\.`),
+	`^\d+ (?:pass|fail)$`,
+	`^Ran \d+ tests? across \d+ files?\.`,
 	// TAP's plan: "1..4"
-	regexp.MustCompile(`^1\.\.\d+$`),
+	`^1\.\.\d+$`,
 	// Deno: "ok | 16 passed | 0 failed (14ms)", "FAILED | 0 passed | 10 failed (18ms)"
-	regexp.MustCompile(`^(?:ok|FAILED) \| \d+ passed\b.*\| \d+ failed\b.*`),
-}
+	`^(?:ok|FAILED) \| \d+ passed\b.*\| \d+ failed\b.*`,
+)
 
 // okLine is unittest's closing verdict ("OK", "FAILED (failures=1)"),
 // a verdict only after its "Ran N tests" line.
 var (
-	okLine      = regexp.MustCompile(`^(?:OK|FAILED)(?: \(.+\))?$`)
-	unittestRan = summaryLines[2]
+	okLine      = lazy(`^(?:OK|FAILED)(?: \(.+\))?$`)
+	unittestRan = func() *regexp.Regexp { return summaryLines()[2] }
 )
 
 // firstFailure are the lines that name a failing test: the first one a
 // run printed goes before its totals.
-var firstFailure = []*regexp.Regexp{
-	regexp.MustCompile(`^--- FAIL: \S+`),           // go test
-	regexp.MustCompile(`^FAILED \S+::\S+`),         // pytest's short summary
-	regexp.MustCompile(`^not ok \d+\b`),            // TAP
-	regexp.MustCompile(`^test \S+ \.\.\. FAILED$`), // cargo test
-}
+var firstFailure = lazyAll(
+	`^--- FAIL: \S+`,           // go test
+	`^FAILED \S+::\S+`,         // pytest's short summary
+	`^not ok \d+\b`,            // TAP
+	`^test \S+ \.\.\. FAILED$`, // cargo test
+)
 
 // failing tells a summary line that reports a failure, so that a long
 // run's failures are kept before its passes.
-var failing = regexp.MustCompile(`(?i)\bFAIL(?:ED|URE)?\b|\b[1-9]\d* (?:failed|failing|failures?|errors?)\b|\bfail +[1-9]|Failures: [1-9]`)
+var failing = lazy(`(?i)\bFAIL(?:ED|URE)?\b|\b[1-9]\d* (?:failed|failing|failures?|errors?)\b|\bfail +[1-9]|Failures: [1-9]`)
 
 // Test-looking commands and outputs, for a run no runner's summary was
 // recognised in.
 var (
-	testCommand = regexp.MustCompile(`(?i)(?:^|[\s/._:-])(?:tests?|specs?|pytest|jest|vitest|mocha|rspec|phpunit|ctest|prove|nextest|tox|nox)(?:$|[\s/._:-])`)
-	testOutput  = regexp.MustCompile(`(?i)\b\d+\s+(?:tests?|specs?|examples?|assertions?|passed|failed|failures?|passing|failing)\b|\b(?:tests?|specs?)\s+(?:passed|failed)\b|\ball tests passed\b`)
+	testCommand = lazy(`(?i)(?:^|[\s/._:-])(?:tests?|specs?|pytest|jest|vitest|mocha|rspec|phpunit|ctest|prove|nextest|tox|nox)(?:$|[\s/._:-])`)
+	testOutput  = lazy(`(?i)\b\d+\s+(?:tests?|specs?|examples?|assertions?|passed|failed|failures?|passing|failing)\b|\b(?:tests?|specs?)\s+(?:passed|failed)\b|\ball tests passed\b`)
 	// ansi is a terminal colour or cursor sequence.
-	ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+	ansi = lazy(`\x1b\[[0-9;?]*[A-Za-z]`)
 )
 
 // Bounds of a verdict: at most verdictSummaries summary lines, and
@@ -112,14 +112,14 @@ func Verdict(cmd, out string) (verdict string, known bool) {
 	lines := outputLines(out)
 	var summaries []string
 	first := ""
-	ran := slices.ContainsFunc(lines, unittestRan.MatchString)
+	ran := slices.ContainsFunc(lines, unittestRan().MatchString)
 	for _, line := range lines {
 		switch {
-		case matchesAny(summaryLines, line) || (ran && okLine.MatchString(line)):
+		case matchesAny(summaryLines(), line) || (ran && okLine().MatchString(line)):
 			if !slices.Contains(summaries, line) {
 				summaries = append(summaries, line)
 			}
-		case first == "" && matchesAny(firstFailure, line):
+		case first == "" && matchesAny(firstFailure(), line):
 			first = line
 		}
 	}
@@ -130,7 +130,7 @@ func Verdict(cmd, out string) (verdict string, known bool) {
 		}
 		return termtext.Flatten(strings.Join(parts, " | "), verdictBytes), true
 	}
-	if len(lines) == 0 || !(testCommand.MatchString(cmd) || testOutput.MatchString(out)) {
+	if len(lines) == 0 || !(testCommand().MatchString(cmd) || testOutput().MatchString(out)) {
 		return "", false
 	}
 	return termtext.Flatten(lines[len(lines)-1], lineBytes), false
@@ -146,7 +146,7 @@ func keepSummaries(all []string) []string {
 	keep := make([]bool, len(all))
 	n := 0
 	for i, s := range all {
-		if n < verdictSummaries && failing.MatchString(s) {
+		if n < verdictSummaries && failing().MatchString(s) {
 			keep[i], n = true, n+1
 		}
 	}
@@ -173,7 +173,7 @@ func outputLines(out string) []string {
 			line = line[i+1:]
 		}
 		// A banner's rule ("==== 1 failed in 0.12s ====") says nothing.
-		line = strings.Trim(ansi.ReplaceAllString(line, ""), " \t=")
+		line = strings.Trim(ansi().ReplaceAllString(line, ""), " \t=")
 		if line != "" {
 			lines = append(lines, line)
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
 	"github.com/clawdcode/clawdcode/internal/toolcall"
@@ -191,12 +192,16 @@ func startsWithAny(words []string, prefixes [][]string) bool {
 }
 
 // A correction: "no, use X", "no — run Y instead", "don't X, use Y",
-// "do not X; use Y", "use X instead".
-var correction = regexp.MustCompile(`(?i)^\s*(no|nope|not that|wrong)\b[\s,.!:;—–-]+(please\s+)?(use|run|call|try)\b|\b(don'?t|do not|never)\b[^.?!]{1,80}?[,;:—–-]\s*(use|run|call)\b|\buse\s+\S+.*\binstead\b`)
+// "do not X; use Y", "use X instead". Compiled on first use: its counted
+// repetition makes it half of this package's init, which every start of
+// clawdcode would pay.
+var correction = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(no|nope|not that|wrong)\b[\s,.!:;—–-]+(please\s+)?(use|run|call|try)\b|\b(don'?t|do not|never)\b[^.?!]{1,80}?[,;:—–-]\s*(use|run|call)\b|\buse\s+\S+.*\binstead\b`)
+})
 
 func isCorrection(text string) bool {
 	first := firstLine(text, 400)
-	return correction.MatchString(first)
+	return correction().MatchString(first)
 }
 
 // firstLine is text's first non-empty line, cut to at most n bytes at a

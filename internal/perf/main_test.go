@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 	}
 	scratch = dir
 	code := m.Run()
+	scaleTable.print(os.Stdout)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -64,11 +65,30 @@ func holdsAll(toks []string, cs []clause) bool {
 }
 
 // After every step of a random history — sessions created, appended to,
-// left with a torn last line (as a crash leaves it) and deleted — Search
-// finds exactly the records a brute-force match over the files finds.
+// left with a torn last line (as a crash leaves it), deleted, and
+// replaced or added by another program (written elsewhere and renamed
+// into the project, as a copy or a sync does) — Search finds exactly the
+// records a brute-force match over the files finds. It runs with the
+// real clock, where the steps come too fast for any project's change
+// stamp to be trusted (every search compares the files), and with one an
+// hour ahead, where every stamp is (a project whose stamp did not move is
+// taken from the manifest as it was).
 func TestSearchEqualsBruteForce(t *testing.T) {
 	t.Parallel()
+	for _, c := range []struct {
+		name string
+		now  func() time.Time
+	}{{"real clock", nil}, {"stamps trusted", later}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			searchEqualsBruteForce(t, c.now)
+		})
+	}
+}
+
+func searchEqualsBruteForce(t *testing.T, now func() time.Time) {
 	f := newFixture(t)
+	f.now = now
 	r := rand.New(rand.NewPCG(18, 2))
 	words := []string{"red", "green", "blue", "cyan", "gold", "grey", "jade", "rust"}
 	text := func() string {
@@ -81,9 +101,9 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 	projects := []*storage.Project{f.project(), f.project()}
 	var sessions []*storage.Session
 	ix := f.index()
-	for step := range 60 {
+	for step := range 80 {
 		var did string
-		switch k := r.IntN(10); {
+		switch k := r.IntN(12); {
 		case k < 2 || len(sessions) == 0:
 			sessions = append(sessions, f.session(projects[r.IntN(2)], user(text())))
 			did = "create"
@@ -97,12 +117,25 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 			s := sessions[r.IntN(len(sessions))]
 			tearTail(t, s.Path(), r)
 			did = "torn tail"
-		default:
+		case k < 10:
 			i := r.IntN(len(sessions))
 			sessions[i].Close()
 			os.Remove(sessions[i].Path())
 			sessions = slices.Delete(sessions, i, i+1)
 			did = "delete"
+		case k < 11:
+			// Replaced: its session, still open here, writes on into
+			// the file that was unlinked, which nobody reads.
+			i := r.IntN(len(sessions))
+			replaceBehind(t, sessions[i].Path(), step, text(), r)
+			sessions[i].Close()
+			sessions = slices.Delete(sessions, i, i+1)
+			did = "replaced"
+		default:
+			p := projects[r.IntN(2)]
+			id := fmt.Sprintf("0badc0de-0000-4000-8000-%012d", step)
+			writeBehind(t, p.Path(id), recordLine(t, id, fmt.Sprintf("added-%d", step), user(text())))
+			did = "added"
 		}
 		for range 2 {
 			q := words[r.IntN(len(words))]
@@ -130,6 +163,38 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 	if len(f.warns) != 0 {
 		t.Errorf("warnings: %q", f.warns)
 	}
+}
+
+// writeBehind writes a file as another program that copies one in does:
+// elsewhere in its directory, then renamed to its name.
+func writeBehind(t *testing.T, path string, data []byte) {
+	t.Helper()
+	tmp := path + ".part"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replaceBehind replaces a session file by another program's copy of it:
+// its whole lines but one, and a record of new text.
+func replaceBehind(t *testing.T, path string, step int, text string, r *rand.Rand) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(b[:bytes.LastIndexByte(b, '\n')+1], []byte("\n"))
+	lines = lines[:len(lines)-1] // the empty piece after the last '\n'
+	if len(lines) > 1 {
+		i := r.IntN(len(lines))
+		lines = slices.Delete(lines, i, i+1)
+	}
+	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	lines = append(lines, recordLine(t, id, fmt.Sprintf("replaced-%d", step), assistant(text)))
+	writeBehind(t, path, bytes.Join(lines, nil))
 }
 
 // tearTail leaves part of a record at the end of a session file, as a

@@ -16,7 +16,9 @@
 //
 // Each Hit names the session, its project, the record's uuid, time and
 // type, the session's title, a one-line snippet around the match and the
-// BM25 score; hits come best first. Sessions gives the matching sessions'
+// BM25 score; hits come best first. Find also says whether more records
+// match than Limit let through, and how many (Result; MoreLine words it);
+// Limit goes up to MaxLimit, 100,000. Sessions gives the matching sessions'
 // ids instead, best first, each once (a picker's content filter). Search is safe to call from several
 // goroutines and processes. ErrEmptyQuery is a query with no word in it.
 //
@@ -36,8 +38,32 @@
 // session files, which stay the truth: deleting it loses nothing. It is a
 // hand-written inverted index: immutable segment files (documents,
 // postings, a block-indexed term dictionary; see segment.go), mapped into
-// memory, and manifest.json, which records for each session file how many
-// bytes of whole lines the segments cover.
+// memory, and the manifest (binary, manifest.go), which records for each
+// session file how many bytes of whole lines the segments cover, and for
+// each project the change stamp it had when its files were last compared
+// with the index.
+//
+// # Current without a stat per session
+//
+// A search asks each project whether it changed (storage.Stamp: its
+// directory's mtime, which the kernel moves when a session file is
+// created, removed or renamed, and the store after every append) and
+// stats the session files of only those that did: a warm search does not
+// grow with the number of sessions. A session file another program wrote
+// in place is the one change this does not see: it is found once the
+// project changes otherwise, or at once when a hit is read from a line
+// that is no longer where the index says (the file is then indexed anew,
+// and the search asked again). freshness.go says why a stamp and not a
+// journal of appends.
+//
+// # Building it
+//
+// The first search over a store builds the index from every byte, in
+// bounded memory whatever the store's size and the machine's cores (see
+// build.go): the builders of all workers share 256 MiB, hold no pointer
+// (the collector has nothing to walk), and take a large file in 32 MiB
+// pieces, so one 1 GB session is indexed by every core; the heap is held
+// under a limit while it runs. OnProgress reports files and bytes read.
 //
 // # Damage
 //

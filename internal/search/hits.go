@@ -47,13 +47,14 @@ func (r *hitReader) close() {
 // that is not where the index says (a line cut short, or one that does
 // not decode as the searchable record it was) is errDamaged; a file
 // removed since the index was brought up to date is skipped.
-func (r *hitReader) read(fe *fileEntry, d doc, fn func(h *hitLine, text []byte)) error {
+func (r *hitReader) read(m *manifest, d doc, fn func(h *hitLine, text []byte)) error {
+	fe := &m.Files[d.file]
 	if fe.Dead || d.off+uint64(d.length) >= uint64(fe.Offset) {
 		return errDamaged // past the bytes indexed: the line's '\n' included
 	}
 	f, ok := r.files[d.file]
 	if !ok {
-		f, _ = storage.OpenRegular(filepath.Join(r.home, fe.Path), os.O_RDONLY, 0)
+		f, _ = storage.OpenRegular(filepath.Join(r.home, m.path(int(d.file))), os.O_RDONLY, 0)
 		r.files[d.file] = f
 	}
 	if f == nil {
@@ -67,24 +68,24 @@ func (r *hitReader) read(fe *fileEntry, d doc, fn func(h *hitLine, text []byte))
 		}
 		data = r.buf[:n]
 		if _, err := f.ReadAt(data, int64(d.off)); err != nil {
-			return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+			return mismatch(f, m, d.file)
 		}
 	} else {
 		big, put, err := readLine(f, int64(d.off), n)
 		if err != nil {
-			return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+			return mismatch(f, m, d.file)
 		}
 		defer put()
 		data = big
 	}
 	if data[n-1] != '\n' || bytes.IndexByte(data[:n-1], '\n') >= 0 {
-		return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+		return mismatch(f, m, d.file)
 	}
 	line := data[:n-1]
 	// The header first: a huge line is then decoded over itself.
 	var h hitLine
 	if err := json.Unmarshal(line, &h); err != nil {
-		return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+		return mismatch(f, m, d.file)
 	}
 	text, ok, err := recordText(&r.sc, line, true)
 	defer r.sc.release()
@@ -92,27 +93,45 @@ func (r *hitReader) read(fe *fileEntry, d doc, fn func(h *hitLine, text []byte))
 		r.sc.release()
 		fresh := make([]byte, n-1)
 		if _, err := f.ReadAt(fresh, int64(d.off)); err != nil {
-			return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+			return mismatch(f, m, d.file)
 		}
 		text, ok, err = recordText(&r.sc, fresh, false)
 	}
 	if err != nil || !ok {
-		return fmt.Errorf("%s: %w", fe.Path, errDamaged)
+		return mismatch(f, m, d.file)
 	}
 	fn(&h, text)
 	return nil
 }
 
+// staleFileError is a hit's line that is not where the index says, in a
+// session file that another program changed since its files were last
+// compared with the index (its inode or mtime moved): the file is indexed
+// anew and the search asked again (see freshness.go).
+type staleFileError struct{ file uint32 }
+
+func (e *staleFileError) Error() string { return "a session file changed behind the index" }
+
+// mismatch is the error for a hit's line that is not what the index
+// says: a stale file when the file is not the one compared with the
+// index, damage when it is.
+func mismatch(f *os.File, m *manifest, file uint32) error {
+	fe := &m.Files[file]
+	if fi, err := f.Stat(); err == nil && (storage.Inode(fi) != fe.ID || fi.ModTime().UnixNano() != fe.MTime) {
+		return &staleFileError{file: file}
+	}
+	return fmt.Errorf("%s: %w", m.path(int(file)), errDamaged)
+}
+
 // hits reads the best candidates' records from the session files,
 // verifies their phrases and cuts their snippets, until limit hits.
-func (ix *Index) hits(st *state, cands []candidate, clauses []clause, q Query) ([]Hit, error) {
-	limit := q.Limit
+func (ix *Index) hits(st *state, cands []candidate, clauses []clause, q Query, limit int) ([]Hit, error) {
 	r := &hitReader{home: ix.store.Home(), files: map[uint32]*os.File{}}
 	defer r.close()
 	var out []Hit
 	seen := map[string]int{} // uuid: its hit in out
-	for i, c := range cands {
-		if len(out) >= limit || i >= maxChecks {
+	for _, c := range cands {
+		if len(out) >= limit {
 			break
 		}
 		d, err := st.segs[c.seg].doc(int(c.doc))
@@ -123,7 +142,7 @@ func (ix *Index) hits(st *state, cands []candidate, clauses []clause, q Query) (
 			return nil, errDamaged
 		}
 		fe := &st.m.Files[d.file]
-		err = r.read(fe, d, func(h *hitLine, text []byte) {
+		err = r.read(st.m, d, func(h *hitLine, text []byte) {
 			if q.SkipCallsOf != "" && h.Type == storage.TypeToolUse && h.Tool.Name == q.SkipCallsOf {
 				return
 			}

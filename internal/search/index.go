@@ -7,10 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
@@ -18,60 +15,28 @@ import (
 
 const (
 	dirName      = "search"
-	manifestName = "manifest.json"
-	lockName     = "lock"
+	manifestName = "manifest"
+	// oldManifestName is the JSON manifest of format 2 and before: an
+	// index that has it is rebuilt.
+	oldManifestName = "manifest.json"
+	lockName        = "lock"
 	// manifestVersion is the index's format (segVersion the segments').
 	// An index of an older one is rebuilt.
-	manifestVersion = 2
-	// flushBytes bounds a builder's postings in memory; past it the
-	// worker writes a segment and starts another.
-	flushBytes = 48 << 20
-	// flushTerms bounds a builder's distinct terms (each costs about
-	// 100 bytes of maps and slices, whatever its postings).
-	flushTerms = 1 << 19
+	manifestVersion = 3
 	// lockWait bounds how long a search waits for another process's.
 	lockWait = 30 * time.Second
 )
-
-// manifest is the index's table of contents: which bytes of which
-// session files the segments cover. Writing it (atomically) is what
-// commits an update; segment files it does not name are leftovers of an
-// update that did not finish, and are removed.
-type manifest struct {
-	Version  int         `json:"version"`
-	Files    []fileEntry `json:"files"`
-	Segments []segEntry  `json:"segments"`
-}
-
-// fileEntry is one session file. Its position in Files is the file
-// number the segments' documents carry, so entries are never removed:
-// a file deleted or replaced is marked Dead, its documents are skipped
-// and dropped when their segment is merged, and a replacement gets a new
-// entry.
-type fileEntry struct {
-	Path    string `json:"path"` // relative to CLAWDCODE_HOME
-	Session string `json:"session"`
-	Project string `json:"project"`
-	Offset  int64  `json:"offset"` // bytes of whole lines indexed
-	ID      uint64 `json:"id,omitempty"`
-	Dead    bool   `json:"dead,omitempty"`
-}
-
-type segEntry struct {
-	Name    string `json:"name"`
-	Docs    int    `json:"docs"`
-	TotalDL uint64 `json:"terms"`
-	Size    int64  `json:"size"`
-}
 
 // Index is the search index of one store. Its methods take the index's
 // lock (an flock under $CLAWDCODE_HOME/search) for their whole run, so
 // processes that search at once take turns; writers of sessions never
 // touch it.
 type Index struct {
-	store *storage.Store
-	dir   string
-	warn  func(string)
+	store    *storage.Store
+	dir      string
+	warn     func(string)
+	progress func(Progress)
+	now      func() time.Time // the clock the change stamps are judged by
 }
 
 // New returns the index of store; warn (may be nil) hears about an index
@@ -80,7 +45,7 @@ func New(store *storage.Store, warn func(string)) *Index {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	return &Index{store: store, dir: filepath.Join(store.Home(), dirName), warn: warn}
+	return &Index{store: store, dir: filepath.Join(store.Home(), dirName), warn: warn, now: time.Now}
 }
 
 // state is the index opened under the lock.
@@ -167,6 +132,7 @@ func (ix *Index) rebuild(ctx context.Context, damaged error) (*state, error) {
 	// Whatever the old manifest named goes; the new one names only what
 	// this rebuild writes.
 	os.Remove(filepath.Join(ix.dir, manifestName))
+	os.Remove(filepath.Join(ix.dir, oldManifestName))
 	ix.removeLeftovers(&manifest{})
 	st := &state{m: &manifest{Version: manifestVersion}}
 	if err := ix.catchUp(ctx, st); err != nil {
@@ -183,6 +149,9 @@ func (ix *Index) load() (*state, error) {
 	st := &state{m: &manifest{Version: manifestVersion}}
 	b, err := storage.ReadRegular(filepath.Join(ix.dir, manifestName))
 	if errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(filepath.Join(ix.dir, oldManifestName)); err == nil {
+			return nil, errOldFormat
+		}
 		return st, nil
 	}
 	if err != nil {
@@ -209,15 +178,6 @@ func (ix *Index) load() (*state, error) {
 		st.segs = append(st.segs, s)
 	}
 	return st, nil
-}
-
-// work is the new bytes of one session file.
-type work struct {
-	file  int
-	path  string
-	start int64
-	size  int64
-	end   int64 // set by the worker: offset after the last whole line
 }
 
 // catchUp indexes what was appended to the session files since the
@@ -272,152 +232,6 @@ func (ix *Index) tidy() bool {
 	return true
 }
 
-// scan compares the session files with the manifest. It marks files that
-// vanished or were replaced as dead (changed) and returns the files with
-// new bytes.
-func (ix *Index) scan(m *manifest) (jobs []*work, changed bool, err error) {
-	projects, err := ix.store.Projects()
-	if err != nil {
-		return nil, false, err
-	}
-	live := make(map[string]int, len(m.Files))
-	for i, f := range m.Files {
-		if !f.Dead {
-			live[f.Path] = i
-		}
-	}
-	seen := make(map[int]bool, len(live))
-	home := ix.store.Home()
-	for _, p := range projects {
-		files, err := p.SessionFiles()
-		if err != nil {
-			continue // a project directory unreadable or removed meanwhile
-		}
-		for _, sf := range files {
-			abs, fi := sf.Path, sf.Info
-			rel, err := filepath.Rel(home, abs)
-			if err != nil {
-				continue
-			}
-			id := fileID(fi)
-			i, ok := live[rel]
-			if ok && m.Files[i].ID == id && id != 0 && fi.Size() < m.Files[i].Offset {
-				// Session files only grow past what was indexed (a torn
-				// tail is never indexed): the manifest is wrong.
-				return nil, false, fmt.Errorf("%s: offset %d past the end of %s: %w", manifestName, m.Files[i].Offset, rel, errDamaged)
-			}
-			if ok && (m.Files[i].ID != id || fi.Size() < m.Files[i].Offset) {
-				m.Files[i].Dead = true // replaced: index it anew
-				changed = true
-				ok = false
-			}
-			if !ok {
-				i = len(m.Files)
-				m.Files = append(m.Files, fileEntry{Path: rel, Session: sf.ID, Project: p.Root, ID: id})
-				changed = true
-			}
-			seen[i] = true
-			if fi.Size() > m.Files[i].Offset {
-				jobs = append(jobs, &work{file: i, path: abs, start: m.Files[i].Offset, size: fi.Size()})
-			}
-		}
-	}
-	for _, i := range live {
-		if !seen[i] {
-			m.Files[i].Dead = true
-			changed = true
-		}
-	}
-	return jobs, changed, nil
-}
-
-// index reads the jobs' new bytes with one worker per CPU, each writing
-// its own segments.
-func (ix *Index) index(ctx context.Context, jobs []*work) ([]segEntry, error) {
-	sort.Slice(jobs, func(i, j int) bool { return jobs[i].size-jobs[i].start > jobs[j].size-jobs[j].start })
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	if workers > 1 && total(jobs) < 4<<20 {
-		workers = 1 // not worth a second segment
-	}
-	var (
-		mu    sync.Mutex
-		next  int
-		out   []segEntry
-		first error
-		wg    sync.WaitGroup
-	)
-	take := func() *work {
-		mu.Lock()
-		defer mu.Unlock()
-		if next >= len(jobs) || first != nil {
-			return nil
-		}
-		next++
-		return jobs[next-1]
-	}
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if first == nil {
-			first = err
-		}
-	}
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hint := int(min(total(jobs)/int64(workers)/64, flushTerms))
-			b := newBuilder(hint)
-			r := newFileReader()
-			flush := func() bool {
-				if b.empty() {
-					return true
-				}
-				name, err := b.write(ix.dir)
-				if err != nil {
-					fail(err)
-					return false
-				}
-				mu.Lock()
-				out = append(out, segEntry{Name: name, Docs: len(b.docs), TotalDL: b.totalDL})
-				mu.Unlock()
-				b = newBuilder(hint)
-				return true
-			}
-			for j := take(); j != nil; j = take() {
-				if err := ctx.Err(); err != nil {
-					fail(err)
-					return
-				}
-				if err := r.read(j, b); err != nil {
-					fail(err)
-					return
-				}
-				if (b.bytes > flushBytes || len(b.names) > flushTerms) && !flush() {
-					return
-				}
-			}
-			flush()
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return nil, first
-	}
-	for i := range out {
-		out[i].Size = fileSize(filepath.Join(ix.dir, out[i].Name))
-	}
-	return out, nil
-}
-
-func total(jobs []*work) int64 {
-	var n int64
-	for _, j := range jobs {
-		n += j.size - j.start
-	}
-	return n
-}
-
 func fileSize(path string) int64 {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -430,10 +244,7 @@ func fileSize(path string) int64 {
 // the old one. It is not fsynced: the index is derived, and a manifest
 // lost or torn by a power cut is rebuilt from the session files.
 func (ix *Index) commit(m *manifest) error {
-	b, err := encodeManifest(m)
-	if err != nil {
-		return fmt.Errorf("write search index: %w", err)
-	}
+	b := encodeManifest(m)
 	f, err := os.CreateTemp(ix.dir, "manifest-*.tmp")
 	if err != nil {
 		return fmt.Errorf("write search index: %w", err)

@@ -176,7 +176,7 @@ func (it *mergeIter) next() (termPostings, bool) {
 			}
 		}
 		if df > 0 {
-			return termPostings{term: string(it.term), df: df, postings: it.out}, true
+			return termPostings{term: it.term, df: df, postings: it.out}, true
 		}
 	}
 }

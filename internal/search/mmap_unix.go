@@ -36,10 +36,13 @@ func mapFile(path string) ([]byte, func() error, error) {
 	return data, func() error { return unix.Munmap(data) }, nil
 }
 
-// fileID tells a file from another that took its name (its inode).
-func fileID(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*unix.Stat_t); ok {
-		return uint64(st.Ino)
+// release gives back the pages of a mapped segment that a search has
+// read: they stay in the page cache, and fault in again if read again,
+// but no longer count in the process's memory. A search whose words are
+// in most records reads every segment's document table (20 bytes a
+// record: 200 MB over 10 GB of sessions), one segment at a time.
+func release(data []byte) {
+	if len(data) >= releaseMin {
+		_ = unix.Madvise(data, unix.MADV_DONTNEED)
 	}
-	return 0
 }

@@ -10,12 +10,18 @@ import (
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
 
-// fileReader reads the new bytes of session files into a builder, whole
-// lines only: a last line without its '\n' (a writer at work, or a torn
-// write) is left for a later update. Lines that do not parse are skipped.
+// fileReader reads pieces of session files into a builder, whole lines
+// only: a last line without its '\n' (a writer at work, or a torn write)
+// is left for a later update. Lines that do not parse are skipped.
 type fileReader struct {
 	buf []byte
 	sc  scanner
+}
+
+// sink is where a fileReader puts what it reads.
+type sink interface {
+	add(d doc, text []byte) error
+	consumed(n int64) // bytes of the file read, for progress
 }
 
 // maxLine is the longest line indexed: a document records its length in
@@ -26,8 +32,12 @@ func newFileReader() *fileReader {
 	return &fileReader{buf: make([]byte, 1<<20)}
 }
 
-func (r *fileReader) read(j *work, b *builder) error {
-	j.end = j.start
+// read indexes the lines of p: those that start in [p.from, p.to), the
+// last of them read to its end even past p.to (a piece after the first
+// of its file starts at the first line that starts in it). p.end is set
+// after the last whole line read.
+func (r *fileReader) read(p *piece, to sink) error {
+	j := p.w
 	f, err := storage.OpenRegular(j.path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -36,18 +46,28 @@ func (r *fileReader) read(j *work, b *builder) error {
 		return fmt.Errorf("index %s: %w", j.path, err)
 	}
 	defer f.Close()
-	off := j.start // file offset of buf[0]
+	off := p.from // file offset of buf[0]
+	if off > j.start {
+		// The first line that starts in the piece: after a '\n' at or
+		// after from-1.
+		nl, err := lineLength(f, r.buf, off-1, j.size)
+		if err != nil || nl < 0 {
+			return err
+		}
+		off += nl
+	}
 	have := 0
-	for off+int64(have) < j.size {
+	for off < p.to && off+int64(have) < j.size {
 		if have == len(r.buf) {
 			// A line longer than the buffer: read it from a mapping
 			// rather than grow the buffer to hold it.
-			n, err := r.readLong(f, j, b, off)
+			n, err := r.readLong(f, j, to, off)
 			if err != nil || n == 0 {
 				return err
 			}
+			to.consumed(n)
 			off += n
-			j.end = off
+			p.end = off
 			have = 0
 			continue
 		}
@@ -60,20 +80,24 @@ func (r *fileReader) read(j *work, b *builder) error {
 			}
 			return fmt.Errorf("index %s: %w", j.path, err)
 		}
-		// Index every whole line in buf[:have].
+		// Index every whole line in buf[:have] that starts in the piece.
 		data := r.buf[:have]
 		pos := 0
-		for {
+		for off+int64(pos) < p.to {
 			nl := bytes.IndexByte(data[pos:], '\n')
 			if nl < 0 {
 				break
 			}
-			line := data[pos : pos+nl]
-			r.add(b, j.file, off+int64(pos), line)
+			if err := r.add(to, j.file, off+int64(pos), data[pos:pos+nl]); err != nil {
+				return err
+			}
 			pos += nl + 1
 		}
+		to.consumed(int64(pos))
 		off += int64(pos)
-		j.end = off
+		if pos > 0 {
+			p.end = off
+		}
 		have = copy(r.buf, data[pos:])
 	}
 	return nil
@@ -84,7 +108,7 @@ func (r *fileReader) read(j *work, b *builder) error {
 // into one buffer of its size and decodes it over itself, so a 100 MB
 // line costs about 100 MB. It returns the bytes consumed, 0 when the line
 // has no '\n' yet (it is left for a later update).
-func (r *fileReader) readLong(f *os.File, j *work, b *builder, off int64) (int64, error) {
+func (r *fileReader) readLong(f *os.File, j *work, to sink, off int64) (int64, error) {
 	n, err := lineLength(f, r.buf, off, j.size)
 	if err != nil || n < 0 {
 		return 0, err
@@ -108,10 +132,12 @@ func (r *fileReader) readLong(f *os.File, j *work, b *builder, off int64) (int64
 		text, ok, err = recordText(&r.sc, fresh, false)
 	}
 	if err == nil && ok {
-		b.add(doc{file: uint32(j.file), off: uint64(off), length: uint32(n)}, text)
+		err = to.add(doc{file: uint32(j.file), off: uint64(off), length: uint32(n)}, text)
+	} else {
+		err = nil // a line that does not parse is skipped
 	}
 	r.sc.release()
-	return n + 1, nil
+	return n + 1, err
 }
 
 // lineLength returns the length of the line that starts at off, without
@@ -146,12 +172,13 @@ func readLine(f *os.File, off, n int64) (line []byte, put func(), err error) {
 	return buf, put, nil
 }
 
-func (r *fileReader) add(b *builder, file int, off int64, line []byte) {
+func (r *fileReader) add(to sink, file int, off int64, line []byte) error {
 	if len(bytes.TrimSpace(line)) == 0 {
-		return
+		return nil
 	}
 	text, ok, err := recordText(&r.sc, line, false)
-	if err == nil && ok {
-		b.add(doc{file: uint32(file), off: uint64(off), length: uint32(len(line))}, text)
+	if err != nil || !ok {
+		return nil // a line that does not parse, or is not searched
 	}
+	return to.add(doc{file: uint32(file), off: uint64(off), length: uint32(len(line))}, text)
 }

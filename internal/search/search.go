@@ -19,7 +19,9 @@ import (
 const DefaultLimit = 20
 
 // maxChecks bounds how many ranked candidates a query with a phrase
-// reads to verify it, so a phrase of common words stays fast.
+// reads to verify it when it asks for few hits, so a phrase of common
+// words stays fast; one that asks for more reads four times as many as
+// it asks for.
 const maxChecks = 20000
 
 // Query is one search.
@@ -73,36 +75,82 @@ const (
 // before it started) and returns the best hits, best first; none is not
 // an error.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	r, err := ix.Find(ctx, q)
+	return r.Hits, err
+}
+
+// MaxLimit is the most hits a search returns, whatever Query.Limit says.
+const MaxLimit = 100000
+
+// Result is a search's answer: the hits, best first, and whether more
+// records match than were returned.
+type Result struct {
+	Hits []Hit
+	// More is true when records beyond the hits match, or may (Query.Limit
+	// cut the answer short).
+	More bool
+	// Matched is how many records of the projects and sessions asked hold
+	// every word of the query: the hits there would be without a limit,
+	// but that copies of one record in forks make one hit (AlsoIn), that
+	// Recall's own calls are left out (SkipCallsOf), and that of a query
+	// with a phrase only some may hold it (Phrase).
+	Matched int
+	// Phrase is true when the query has a phrase: Matched is then only
+	// an upper bound.
+	Phrase bool
+}
+
+// Find is Search with whether more records match than it returns.
+func (ix *Index) Find(ctx context.Context, q Query) (Result, error) {
 	clauses, err := parseQuery(q.Text)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	if q.Limit <= 0 {
 		q.Limit = DefaultLimit
 	}
-	var hits []Hit
+	q.Limit = min(q.Limit, MaxLimit)
+	var res Result
 	err = ix.withLock(ctx, func() error {
 		st, err := ix.open(ctx)
 		if err != nil {
 			return err
 		}
-		hits, err = ix.query(ctx, st, clauses, q)
-		if errors.Is(err, errDamaged) {
-			// Damage found in what the query read: rebuild and ask again.
-			st.close()
-			if st, err = ix.rebuild(ctx, err); err != nil {
-				return err
+		defer func() { st.close() }()
+		for stale := 0; ; stale++ {
+			res, err = ix.query(ctx, st, clauses, q)
+			var sf *staleFileError
+			if errors.As(err, &sf) && stale < 3 {
+				// A session file changed behind the index: index it anew
+				// and ask again.
+				st.m.Files[sf.file].Dead = true
+				st.m.Projects[st.m.Files[sf.file].Proj].Checked = 0
+				if err = ix.catchUp(ctx, st); err != nil {
+					return err
+				}
+				continue
 			}
-			hits, err = ix.query(ctx, st, clauses, q)
+			if sf != nil {
+				err = fmt.Errorf("%w: %v", errDamaged, err) // stale again and again
+			}
+			if errors.Is(err, errDamaged) {
+				// Damage found in what the query read: rebuild and ask
+				// again.
+				st.close()
+				if st, err = ix.rebuild(ctx, err); err != nil {
+					st = &state{}
+					return err
+				}
+				res, err = ix.query(ctx, st, clauses, q)
+			}
+			return err
 		}
-		st.close()
-		return err
 	})
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
-	ix.addSessions(hits)
-	return hits, nil
+	ix.addSessions(res.Hits)
+	return res, nil
 }
 
 // candidate is a document that has every term, with its BM25 score.
@@ -112,7 +160,7 @@ type candidate struct {
 	score float64
 }
 
-func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query) ([]Hit, error) {
+func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query) (Result, error) {
 	ts := distinctTerms(clauses)
 	// Which files the query may return.
 	allowed := make([]bool, len(st.m.Files))
@@ -130,19 +178,75 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 		nDocs += float64(e.Docs)
 		totalDL += float64(e.TotalDL)
 	}
+	res := Result{Phrase: anyPhrase(clauses)}
 	if nDocs == 0 {
-		return nil, nil
+		return res, nil
 	}
 	avgDL := totalDL / nDocs
-	entries := make([][]dictEntry, len(st.segs))
-	df := make([]float64, len(ts))
-	for si, s := range st.segs {
+	entries, df, err := lookupTerms(st.segs, ts)
+	if err != nil {
+		return res, err
+	}
+	idf := make([]float64, len(ts))
+	for i := range ts {
+		idf[i] = math.Log(1 + (nDocs-df[i]+0.5)/(df[i]+0.5))
+	}
+	// Only the best few are read back, so only the best few are kept,
+	// in a heap, as the segments are scored: a common word's million
+	// candidates are never stored or sorted. One hit more than the limit
+	// is looked for, to know whether there are more. A query with a
+	// phrase may have to read past candidates that fail it: if the few
+	// kept do not give that many hits and others were dropped, it runs
+	// again keeping more.
+	want := q.Limit + 1
+	k := want + 8
+	if res.Phrase {
+		k = 4*want + 64
+	}
+	most := max(maxChecks, k)
+	for {
+		top := &topHeap{k: k}
+		res.Matched = 0
+		for si, es := range entries {
+			if es == nil {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return res, err
+			}
+			n, err := score(st.segs[si], si, es, idf, avgDL, len(st.m.Files), allowed, top)
+			if err != nil {
+				return res, fmt.Errorf("%s: %w", st.segs[si].name, err)
+			}
+			release(st.segs[si].data)
+			res.Matched += n
+		}
+		hits, err := ix.hits(st, top.sorted(), clauses, q, want)
+		if err != nil {
+			return res, err
+		}
+		if len(hits) >= want || !top.dropped || k >= most {
+			res.More = len(hits) >= want || top.dropped
+			res.Hits = hits[:min(len(hits), q.Limit)]
+			return res, nil
+		}
+		k = most
+	}
+}
+
+// lookupTerms looks the terms up in every segment: entries[si] holds
+// segment si's entry of each term when it has them all (nil otherwise),
+// df each term's documents in all segments.
+func lookupTerms(segs []*segment, ts []string) (entries [][]dictEntry, df []float64, err error) {
+	entries = make([][]dictEntry, len(segs))
+	df = make([]float64, len(ts))
+	for si, s := range segs {
 		es := make([]dictEntry, len(ts))
 		all := true
 		for ti, t := range ts {
 			e, found, err := s.lookup([]byte(t))
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", s.name, err)
+				return nil, nil, fmt.Errorf("%s: %w", s.name, err)
 			}
 			if found {
 				df[ti] += float64(e.df)
@@ -155,39 +259,7 @@ func (ix *Index) query(ctx context.Context, st *state, clauses []clause, q Query
 			entries[si] = es
 		}
 	}
-	idf := make([]float64, len(ts))
-	for i := range ts {
-		idf[i] = math.Log(1 + (nDocs-df[i]+0.5)/(df[i]+0.5))
-	}
-	// Only the best few are read back, so only the best few are kept,
-	// in a heap, as the segments are scored: a common word's million
-	// candidates are never stored or sorted. A query with a phrase may
-	// have to read past candidates that fail it: if the few kept do not
-	// give limit hits and others were dropped, it runs again keeping
-	// up to maxChecks.
-	k := q.Limit + 8
-	if anyPhrase(clauses) {
-		k = 4*q.Limit + 64
-	}
-	for {
-		top := &topHeap{k: k}
-		for si, es := range entries {
-			if es == nil {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if err := score(st.segs[si], si, es, idf, avgDL, len(st.m.Files), allowed, top); err != nil {
-				return nil, fmt.Errorf("%s: %w", st.segs[si].name, err)
-			}
-		}
-		hits, err := ix.hits(st, top.sorted(), clauses, q)
-		if err != nil || len(hits) >= q.Limit || !top.dropped || k >= maxChecks {
-			return hits, err
-		}
-		k = maxChecks
-	}
+	return entries, df, nil
 }
 
 // better orders candidates: higher score, then newer (a later segment,
@@ -302,7 +374,8 @@ func (c *cursor) next() (bool, error) {
 // score intersects the terms' postings in one segment and scores the
 // documents of allowed files (nil: all) that have them all: the rarest
 // term leads, the others follow it in one pass.
-func score(s *segment, si int, es []dictEntry, idf []float64, avgDL float64, nFiles int, allowed []bool, top *topHeap) error {
+// It returns how many documents it scored (those that have every term).
+func score(s *segment, si int, es []dictEntry, idf []float64, avgDL float64, nFiles int, allowed []bool, top *topHeap) (scored int, err error) {
 	order := make([]int, len(es))
 	for i := range order {
 		order[i] = i
@@ -315,7 +388,7 @@ func score(s *segment, si int, es []dictEntry, idf []float64, avgDL float64, nFi
 	// The others start on their first posting; an empty one matches nothing.
 	for _, ti := range order[1:] {
 		if ok, err := curs[ti].next(); !ok {
-			return err
+			return 0, err
 		}
 	}
 	lead := &curs[order[0]]
@@ -325,10 +398,10 @@ outer:
 	for {
 		ok, err := lead.next()
 		if err != nil {
-			return err
+			return scored, err
 		}
 		if !ok {
-			return nil
+			return scored, nil
 		}
 		d := lead.doc
 		for _, ti := range order[1:] {
@@ -336,10 +409,10 @@ outer:
 			for c.doc < d {
 				ok, err := c.next()
 				if err != nil {
-					return err
+					return scored, err
 				}
 				if !ok {
-					return nil // a term ran out: no later document has them all
+					return scored, nil // a term ran out: no later document has them all
 				}
 			}
 			if c.doc != d {
@@ -348,10 +421,10 @@ outer:
 		}
 		dd, err := s.doc(int(d))
 		if err != nil {
-			return err
+			return scored, err
 		}
 		if int(dd.file) >= nFiles {
-			return errDamaged
+			return scored, errDamaged
 		}
 		if allowed != nil && !allowed[dd.file] {
 			continue
@@ -363,13 +436,16 @@ outer:
 			sc += idf[ti] * tf * (bm25K1 + 1) / (tf + k)
 		}
 		top.push(candidate{seg: si, doc: d, score: sc})
+		scored++
 	}
 }
 
 // addSessions fills in each hit's session title from its project's
 // listing, and moves a hit whose record several sessions hold (forks and
 // handoffs copy records under their uuids) to the session created first,
-// the one that holds the original, counting the others in AlsoIn.
+// the one that holds the original, counting the others in AlsoIn. It
+// asks each project for the sessions of the hits alone (storage's
+// Project.Infos), never for its whole listing.
 func (ix *Index) addSessions(hits []Hit) {
 	if len(hits) == 0 {
 		return
@@ -382,21 +458,21 @@ func (ix *Index) addSessions(hits []Hit) {
 	for _, p := range projects {
 		byRoot[p.Root] = p
 	}
-	infos := map[string]map[string]storage.SessionInfo{}
-	info := func(r sessionRef) (storage.SessionInfo, bool) {
-		t, ok := infos[r.project]
-		if !ok {
-			t = map[string]storage.SessionInfo{}
-			if p := byRoot[r.project]; p != nil {
-				if list, err := p.List(); err == nil {
-					for _, s := range list {
-						t[s.ID] = s
-					}
-				}
-			}
-			infos[r.project] = t
+	ids := map[string][]string{}
+	for _, h := range hits {
+		ids[h.Project] = append(ids[h.Project], h.SessionID)
+		for _, c := range h.copies {
+			ids[c.project] = append(ids[c.project], c.id)
 		}
-		s, ok := t[r.id]
+	}
+	infos := map[string]map[string]storage.SessionInfo{}
+	for root, list := range ids {
+		if p := byRoot[root]; p != nil {
+			infos[root], _ = p.Infos(list)
+		}
+	}
+	info := func(r sessionRef) (storage.SessionInfo, bool) {
+		s, ok := infos[r.project][r.id]
 		return s, ok
 	}
 	for i := range hits {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawdcode/clawdcode/internal/storage"
 )
@@ -15,6 +16,7 @@ type fixture struct {
 	t     *testing.T
 	store *storage.Store
 	warns []string
+	now   func() time.Time // the index's clock (nil: the real one)
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -23,8 +25,17 @@ func newFixture(t *testing.T) *fixture {
 }
 
 func (f *fixture) index() *Index {
-	return New(f.store, func(s string) { f.warns = append(f.warns, s) })
+	ix := New(f.store, func(s string) { f.warns = append(f.warns, s) })
+	if f.now != nil {
+		ix.now = f.now
+	}
+	return ix
 }
+
+// later is a clock an hour ahead: every project's change stamp is old
+// when the index reads it, so the index trusts it (none is racy), as it
+// trusts a project left alone for a while.
+func later() time.Time { return time.Now().Add(time.Hour) }
 
 func (f *fixture) project() *storage.Project {
 	f.t.Helper()

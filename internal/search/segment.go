@@ -7,8 +7,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
+	"sync"
 )
 
 // A segment is one immutable file of the index: the documents (records)
@@ -49,7 +48,9 @@ var errDamaged = errors.New("search index is damaged")
 
 // castagnoli is CRC-32C, which the CPU computes (SSE 4.2, ARMv8) at
 // several GB/s.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// It is made on first use: making it at start-up cost every run of
+// clawdcode, searching or not, a tenth of a millisecond and 9 KiB.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // doc is one record in a segment.
 type doc struct {
@@ -59,128 +60,13 @@ type doc struct {
 	terms  uint32 // the record's length in terms (BM25's document length)
 }
 
-// builder accumulates documents in memory until it is written as a
-// segment. It is not safe for concurrent use: each indexing worker has
-// its own.
-type builder struct {
-	ids      map[string]uint32 // term → term id
-	names    []string          // term id → term
-	postings [][]byte          // term id → encoded (doc delta, tf)
-	lastDoc  []uint32          // term id → last doc added (+1; 0 = none)
-	tf       []uint32          // term id → occurrences in the current doc
-	df       []uint32          // term id → documents with the term
-	docs     []doc
-	totalDL  uint64
-	bytes    int64 // postings bytes, to decide when to flush
-
-	scratch []uint32
-	tok     tokenizer
-}
-
-// newBuilder sizes the term map for about terms distinct terms (growing
-// a map of millions of terms rehashes it many times over).
-func newBuilder(terms int) *builder {
-	return &builder{ids: make(map[string]uint32, terms)}
-}
-
-// add indexes one record's text as the next document. A term's postings
-// are appended in document order, so they need no sorting; within the
-// document, the first occurrence of a term notes it and later ones count.
-func (b *builder) add(d doc, text []byte) {
-	id := uint32(len(b.docs))
-	mark := id + 1 // lastDoc value meaning "seen in this document"
-	seen := b.scratch[:0]
-	n := 0
-	b.tok.reset(text)
-	for {
-		tok, ok := b.tok.next()
-		if !ok {
-			break
-		}
-		n++
-		tid, found := b.ids[string(tok.term)]
-		if !found {
-			tid = uint32(len(b.names))
-			name := string(tok.term)
-			b.ids[name] = tid
-			b.names = append(b.names, name)
-			b.postings = append(b.postings, nil)
-			b.lastDoc = append(b.lastDoc, 0)
-			b.tf = append(b.tf, 0)
-			b.df = append(b.df, 0)
-		}
-		if b.lastDoc[tid] == mark {
-			b.tf[tid]++
-			continue
-		}
-		// The delta to the term's previous document, written once the
-		// document's term frequencies are known.
-		delta := id
-		if prev := b.lastDoc[tid]; prev != 0 {
-			delta = id - (prev - 1)
-		}
-		b.lastDoc[tid] = mark
-		b.tf[tid] = 1
-		b.df[tid]++
-		seen = append(seen, tid, delta)
-	}
-	d.terms = uint32(n)
-	b.totalDL += uint64(n)
-	b.docs = append(b.docs, d)
-	for i := 0; i < len(seen); i += 2 {
-		tid := seen[i]
-		p := b.postings[tid]
-		k := len(p)
-		p = binary.AppendUvarint(p, uint64(seen[i+1]))
-		p = binary.AppendUvarint(p, uint64(b.tf[tid]))
-		b.postings[tid] = p
-		b.bytes += int64(len(p) - k)
-	}
-	b.scratch = seen
-}
-
-func (b *builder) empty() bool { return len(b.docs) == 0 }
-
 // termPostings is one term's postings, ready to be written.
 type termPostings struct {
-	term     string
+	term     []byte
 	df       int
 	postings []byte
-}
-
-// write writes the builder's documents as a segment file in dir and
-// returns its name.
-func (b *builder) write(dir string) (string, error) {
-	// Sort by the first eight bytes as an integer, then by the whole
-	// term among equal prefixes: most comparisons are one integer's.
-	type key struct {
-		prefix uint64
-		tid    uint32
-	}
-	order := make([]key, len(b.names))
-	for i, n := range b.names {
-		var p [8]byte
-		copy(p[:], n)
-		order[i] = key{binary.BigEndian.Uint64(p[:]), uint32(i)}
-	}
-	slices.SortFunc(order, func(x, y key) int {
-		if x.prefix != y.prefix {
-			if x.prefix < y.prefix {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(b.names[x.tid], b.names[y.tid])
-	})
-	next := 0
-	return writeSegment(dir, b.docs, b.totalDL, func() (termPostings, bool) {
-		if next >= len(order) {
-			return termPostings{}, false
-		}
-		tid := order[next].tid
-		next++
-		return termPostings{term: b.names[tid], df: int(b.df[tid]), postings: b.postings[tid]}, true
-	})
+	// parts, when set, gives the postings in parts instead.
+	parts func(fn func([]byte))
 }
 
 // writeSegment writes a segment from its documents and its terms in byte
@@ -211,7 +97,7 @@ func writeSegment(dir string, docs []doc, totalDL uint64, next func() (termPosti
 	dictOff := w.n
 	w.write(dict)
 	// The tables that opening reads, and the footer, under one checksum.
-	meta := crc32.Checksum(hdr[:], castagnoli)
+	meta := crc32.Checksum(hdr[:], castagnoli())
 	blocksOff := w.n
 	var table []byte
 	for i, o := range blocks {
@@ -220,20 +106,20 @@ func writeSegment(dir string, docs []doc, totalDL uint64, next func() (termPosti
 			end = int(blocks[i+1])
 		}
 		table = binary.LittleEndian.AppendUint32(table, o)
-		table = binary.LittleEndian.AppendUint32(table, crc32.Checksum(dict[o:end], castagnoli))
+		table = binary.LittleEndian.AppendUint32(table, crc32.Checksum(dict[o:end], castagnoli()))
 	}
 	crcsOff := w.n + len(table)
 	for _, c := range docCRCs {
 		table = binary.LittleEndian.AppendUint32(table, c)
 	}
 	w.write(table)
-	meta = crc32.Update(meta, castagnoli, table)
+	meta = crc32.Update(meta, castagnoli(), table)
 	var foot [footerSize]byte
 	for i, v := range []uint64{uint64(len(docs)), uint64(docsOff), uint64(postOff), uint64(postLen), uint64(dictOff), uint64(len(dict)), uint64(blocksOff), uint64(len(blocks)), uint64(crcsOff)} {
 		binary.LittleEndian.PutUint64(foot[i*8:], v)
 	}
 	_ = totalDL // recorded in the manifest
-	meta = crc32.Update(meta, castagnoli, foot[:9*8])
+	meta = crc32.Update(meta, castagnoli(), foot[:9*8])
 	binary.LittleEndian.PutUint32(foot[9*8:], meta)
 	copy(foot[footerSize-8:], segMagic)
 	w.write(foot[:])
@@ -262,7 +148,7 @@ func writeDocs(w *countWriter, docs []doc) []uint32 {
 		binary.LittleEndian.PutUint32(rec[12:], d.length)
 		binary.LittleEndian.PutUint32(rec[16:], d.terms)
 		w.write(rec[:])
-		crc = crc32.Update(crc, castagnoli, rec[:])
+		crc = crc32.Update(crc, castagnoli(), rec[:])
 		if (i+1)%docBlock == 0 || i == len(docs)-1 {
 			docCRCs = append(docCRCs, crc)
 			crc = 0
@@ -285,13 +171,21 @@ func writePostings(w *countWriter, next func() (termPostings, bool)) (dict []byt
 		if nTerms%blockTerms == 0 {
 			blocks = append(blocks, uint32(len(dict)))
 		}
+		start := w.n
+		crc := crc32.Checksum(tp.postings, castagnoli())
+		w.write(tp.postings)
+		if tp.parts != nil {
+			tp.parts(func(p []byte) {
+				crc = crc32.Update(crc, castagnoli(), p)
+				w.write(p)
+			})
+		}
 		dict = binary.AppendUvarint(dict, uint64(len(tp.term)))
 		dict = append(dict, tp.term...)
 		dict = binary.AppendUvarint(dict, uint64(tp.df))
-		dict = binary.AppendUvarint(dict, uint64(w.n-postOff))
-		dict = binary.AppendUvarint(dict, uint64(len(tp.postings)))
-		dict = binary.LittleEndian.AppendUint32(dict, crc32.Checksum(tp.postings, castagnoli))
-		w.write(tp.postings)
+		dict = binary.AppendUvarint(dict, uint64(start-postOff))
+		dict = binary.AppendUvarint(dict, uint64(w.n-start))
+		dict = binary.LittleEndian.AppendUint32(dict, crc)
 	}
 }
 

@@ -42,6 +42,11 @@ func openSegment(path string) (*segment, error) {
 	return s, nil
 }
 
+// releaseMin is the smallest segment whose pages a search gives back
+// once it has scored it (release): smaller ones cost little, and would
+// only be read again.
+const releaseMin = 8 << 20
+
 func (s *segment) close() error {
 	if s.unmap == nil {
 		return nil
@@ -73,9 +78,9 @@ func (s *segment) parse() error {
 		nBlocks > end/8 || blocksOff+nBlocks*8 != crcsOff || crcsOff+nRuns*4 != end {
 		return errDamaged
 	}
-	meta := crc32.Checksum(d[:headerSize], castagnoli)
-	meta = crc32.Update(meta, castagnoli, d[blocksOff:end])
-	meta = crc32.Update(meta, castagnoli, foot[:9*8])
+	meta := crc32.Checksum(d[:headerSize], castagnoli())
+	meta = crc32.Update(meta, castagnoli(), d[blocksOff:end])
+	meta = crc32.Update(meta, castagnoli(), foot[:9*8])
 	if meta != binary.LittleEndian.Uint32(foot[9*8:]) {
 		return errDamaged
 	}
@@ -111,7 +116,7 @@ func (s *segment) block(i int) ([]byte, error) {
 	}
 	b := s.dict[off:end]
 	if !s.blockOK[i] {
-		if crc32.Checksum(b, castagnoli) != binary.LittleEndian.Uint32(s.blocks[i*8+4:]) {
+		if crc32.Checksum(b, castagnoli()) != binary.LittleEndian.Uint32(s.blocks[i*8+4:]) {
 			return nil, errDamaged
 		}
 		s.blockOK[i] = true
@@ -141,7 +146,7 @@ func (s *segment) doc(i int) (doc, error) {
 	}
 	if run := i / docBlock; !s.docsOK[run] {
 		end := min((run+1)*docBlock, s.nDocs)
-		if crc32.Checksum(s.docs[run*docBlock*docSize:end*docSize], castagnoli) != binary.LittleEndian.Uint32(s.docCRCs[run*4:]) {
+		if crc32.Checksum(s.docs[run*docBlock*docSize:end*docSize], castagnoli()) != binary.LittleEndian.Uint32(s.docCRCs[run*4:]) {
 			return doc{}, errDamaged
 		}
 		s.docsOK[run] = true
@@ -200,7 +205,7 @@ func (s *segment) entryAt(blk []byte, off int) (dictEntry, int, error) {
 		return dictEntry{}, 0, errDamaged
 	}
 	p := s.postings[po : po+pl]
-	if crc32.Checksum(p, castagnoli) != sum {
+	if crc32.Checksum(p, castagnoli()) != sum {
 		return dictEntry{}, 0, errDamaged
 	}
 	return dictEntry{term: t, df: int(df), postings: p}, off, nil

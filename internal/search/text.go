@@ -65,6 +65,24 @@ func WriteText(out io.Writer, hits []Hit, o TextOptions) error {
 	return w.Flush()
 }
 
+// MoreLine says that a search found more than it returned, and how to
+// see more ("" when it did not): the last line of `clawdcode search`, on
+// stderr with --json, whose array it must not change.
+func MoreLine(r Result) string {
+	if !r.More {
+		return ""
+	}
+	n := len(r.Hits)
+	if r.Phrase {
+		return fmt.Sprintf("%d %s shown; more may match: --limit %d shows up to %d (records with every word)",
+			n, plural(n, "hit", "hits"), min(r.Matched, MaxLimit), min(r.Matched, MaxLimit))
+	}
+	if r.Matched > MaxLimit {
+		return fmt.Sprintf("%d of %d matching records shown; --limit %d shows the first %d", n, r.Matched, MaxLimit, MaxLimit)
+	}
+	return fmt.Sprintf("%d of %d matching records shown; --limit %d shows them all", n, r.Matched, r.Matched)
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one

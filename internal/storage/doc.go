@@ -124,9 +124,25 @@
 // fields. An index entry that is missing or stale is rebuilt from the
 // file's head (creation time, first user message) and the first 16 KiB of
 // its last complete line, whatever the file's size; only a file whose last
-// line carries no Listing (older, or another program's) is read whole. A
-// cold Open reads the last line's first bytes for its uuid the same way
-// (the whole line when it is in another program's spelling).
+// line carries no Listing (older, or another program's) is read whole, and
+// so is one whose last line is not in clawdcode's own spelling (its
+// "listing" could be any field's: see canonical.go), which the line's own
+// bytes tell. Both ends are read once each, 32 KiB at a time (a small
+// file whole in one read: view.go), and the files are stat'ed and opened
+// relative to the open project directory, so rebuilding index.json costs
+// those reads and nothing per line. A cold Open reads the last line's
+// first bytes for its uuid the same way (the whole line when it is in
+// another program's spelling). Infos gives what List says of a few named
+// sessions, stat'ing only their files.
+//
+// # Change stamp
+//
+// A project directory's modification time is its change stamp (stamp.go):
+// the kernel moves it when a session file is created, removed or renamed,
+// and Append moves it after every write, so a reader that noted it, read
+// the sessions, and finds it unchanged knows clawdcode changed none of
+// them since (the search index relies on it). A program writing a session
+// file in place leaves no stamp.
 //
 // # Usage cost
 //

@@ -8,6 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // A listing needs little of a session file: when it was created (the first
@@ -37,7 +40,12 @@ const (
 // another program), and then the caller scans the file.
 func quickEntry(f *os.File, fi fs.FileInfo, id, root string, old *indexEntry) (*indexEntry, bool, error) {
 	size := fi.Size()
-	end, lst, updated, ok, err := lastListing(f, size)
+	v, err := openView(f, size)
+	if err != nil {
+		return nil, false, err
+	}
+	defer v.release()
+	end, lst, updated, ok, err := v.lastListing()
 	if err != nil || !ok {
 		return nil, false, err
 	}
@@ -59,7 +67,7 @@ func quickEntry(f *os.File, fi fs.FileInfo, id, root string, old *indexEntry) (*
 			e.Title = old.Title
 		}
 	} else {
-		created, title, ok, err := headOf(f)
+		created, title, ok, err := v.headOf()
 		if err != nil || !ok {
 			return nil, false, err
 		}
@@ -79,29 +87,32 @@ func quickEntry(f *os.File, fi fs.FileInfo, id, root string, old *indexEntry) (*
 	return e, true, nil
 }
 
-// lastListing finds the last complete line of the first size bytes of f
-// that carries a Listing. end is the offset just past that line's '\n'.
-// Bytes after the last '\n' (a torn write, or a writer at work) are left
-// for later, as a full scan leaves them. A last complete line without a
-// Listing means the file cannot be listed from its tail: ok is false.
-func lastListing(f *os.File, size int64) (end int64, l Listing, updated time.Time, ok bool, err error) {
-	lineEnd, err := lastNewline(f, size)
+// lastListing finds the last complete line of the file that carries a
+// Listing. end is the offset just past that line's '\n'. Bytes after the
+// last '\n' (a torn write, or a writer at work) are left for later, as a
+// full scan leaves them. A last complete line without a Listing, or in
+// another program's spelling (which a byte search cannot judge: its
+// "listing" might not be the record's own), means the file cannot be
+// listed from its tail: ok is false.
+func (v *view) lastListing() (end int64, l Listing, updated time.Time, ok bool, err error) {
+	lineEnd, err := v.lastIndexNewline(v.size)
 	if err != nil || lineEnd < 0 {
 		return 0, l, updated, false, err
 	}
 	for tries := 0; lineEnd >= 0 && tries < 8; tries++ {
-		start, err := lineStartBefore(f, lineEnd, nil)
+		nl, err := v.lastIndexNewline(lineEnd)
 		if err != nil {
 			return 0, l, updated, false, err
 		}
-		prefix, whole, err := linePrefix(f, start, lineEnd)
+		start := nl + 1
+		prefix, whole, err := v.linePrefix(start, lineEnd)
 		if err != nil {
 			return 0, l, updated, false, err
 		}
 		switch {
 		case isBlank(prefix) && whole:
 			// skip
-		case whole && !json.Valid(prefix):
+		case whole && !validJSON(prefix):
 			// A damaged line: a full scan would skip it too.
 		default:
 			lst, found := rawListing(prefix)
@@ -114,24 +125,6 @@ func lastListing(f *os.File, size int64) (end int64, l Listing, updated time.Tim
 		lineEnd = start - 1
 	}
 	return 0, l, updated, false, nil
-}
-
-// lastNewline returns the offset of the last '\n' in f's first size bytes,
-// -1 if there is none.
-func lastNewline(f *os.File, size int64) (int64, error) {
-	buf := make([]byte, scanChunk)
-	for end := size; end > 0; {
-		from := max(0, end-scanChunk)
-		b := buf[:end-from]
-		if _, err := f.ReadAt(b, from); err != nil && !errors.Is(err, io.EOF) {
-			return 0, err
-		}
-		if j := bytes.LastIndexByte(b, '\n'); j >= 0 {
-			return from + int64(j), nil
-		}
-		end = from
-	}
-	return -1, nil
 }
 
 // linePrefix reads at most prefixBytes of the line [start, end); whole
@@ -165,27 +158,69 @@ func rawListing(prefix []byte) (Listing, bool) {
 	if j < 0 || !bytes.HasPrefix(rest[j+1:], markListing) {
 		return l, false
 	}
-	dec := json.NewDecoder(bytes.NewReader(rest[j+1+len(markListing):]))
-	if dec.Decode(&l) != nil {
+	obj := rest[j+1+len(markListing):]
+	n := objectLen(obj)
+	if n < 0 || DecodeLine(obj[:n], &l) != nil {
 		return l, false
 	}
 	return l, true
 }
 
+// validJSON is encoding/json's Valid, by the JSON v2 implementation
+// (the same answer, without the first's second scan of the line).
+func validJSON(b []byte) bool {
+	return jsontext.Value(b).IsValid(validOptions)
+}
+
+var validOptions = jsonv2.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+
+// objectLen returns the length of the JSON object or array b starts
+// with, -1 when b does not hold the whole of it (it is not validated:
+// the caller decodes what it returns).
+func objectLen(b []byte) int {
+	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
+		return -1
+	}
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
 // headOf reads the head of a session file: the first record's timestamp
 // and the title its first user message gives. ok is false when no user
 // message turns up within headLines lines or headBytes bytes.
-func headOf(f *os.File) (created time.Time, title string, ok bool, err error) {
+func (v *view) headOf() (created time.Time, title string, ok bool, err error) {
 	var off int64
 	for n := 0; n < headLines && off < headBytes; n++ {
-		end, err := nextNewline(f, off)
+		end, err := v.indexNewline(off)
 		if err != nil {
 			return created, "", false, err
 		}
 		if end < 0 {
 			return created, "", false, nil // no complete user line yet
 		}
-		prefix, whole, err := linePrefix(f, off, end)
+		prefix, whole, err := v.linePrefix(off, end)
 		if err != nil {
 			return created, "", false, err
 		}
@@ -197,12 +232,8 @@ func headOf(f *os.File) (created time.Time, title string, ok bool, err error) {
 			created, _ = lineTimestamp(prefix, whole)
 		}
 		if whole {
-			var pr probe
-			if json.Unmarshal(prefix, &pr) != nil {
-				continue
-			}
-			if pr.Type == TypeUser && !pr.IsCompactSummary && pr.Message != nil {
-				return created, Title(pr.Message.Content), true, nil
+			if t, user, ok := headTitle(prefix); ok && user {
+				return created, t, true, nil
 			}
 			continue
 		}
@@ -218,7 +249,7 @@ func headOf(f *os.File) (created time.Time, title string, ok bool, err error) {
 		if h.Type != TypeUser {
 			continue
 		}
-		if summary, err := endsAsSummary(f, end); err != nil || summary {
+		if summary, err := endsAsSummary(v.f, end); err != nil || summary {
 			if err != nil {
 				return created, "", false, err
 			}
@@ -228,6 +259,33 @@ func headOf(f *os.File) (created time.Time, title string, ok bool, err error) {
 		return created, Title(content), ok, nil
 	}
 	return created, "", false, nil
+}
+
+// headTitle is the title a whole line gives when it is a user message
+// (not a summary): user is false for any other record, ok false for a
+// line that does not decode. A line of clawdcode's own encoding that is
+// no user record is judged by its head, without decoding it.
+func headTitle(line []byte) (title string, user, ok bool) {
+	if h, own := ParseHead(line); own && h.Type != TypeUser {
+		return "", false, true
+	}
+	var pr headProbe
+	if DecodeLine(line, &pr) != nil {
+		return "", false, false
+	}
+	if pr.Type != TypeUser || pr.IsCompactSummary || pr.Message == nil {
+		return "", false, true
+	}
+	return Title(pr.Message.Content), true, true
+}
+
+// headProbe is what headTitle decodes of a line.
+type headProbe struct {
+	Type             string `json:"type"`
+	IsCompactSummary bool   `json:"isCompactSummary"`
+	Message          *struct {
+		Content string `json:"content"`
+	} `json:"message"`
 }
 
 // summaryMark is how a compaction summary's record says so, in the

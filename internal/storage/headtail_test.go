@@ -115,3 +115,28 @@ func TestColdListOfOlderFiles(t *testing.T) {
 		t.Errorf("cold list with a torn last line = %+v", got)
 	}
 }
+
+// A last line not in clawdcode's own spelling is not judged by its bytes,
+// even when they hold what looks like a listing (here keys in another
+// order, compact, the listing's right after the version): the file is read
+// whole and its messages counted, not the 99 its tail claims. Only the
+// line's own head tells, so the file's other lines cost nothing to know it.
+func TestColdListDoesNotTrustAForeignTail(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	s := mustCreate(t, p)
+	mustAppend(t, s, userRecord("quince"))
+	mustAppend(t, s, assistantRecord("fragrant", 10, 2))
+	s.Close()
+	foreign := `{"type":"user","uuid":"f1","parentUuid":null,"sessionId":"` + s.ID() +
+		`","timestamp":"2026-11-21T10:00:00Z","cwd":"/x","version":"1","listing":{"messages":99},"message":{"role":"user","content":"medlar"}}` + "\n"
+	f, err := os.OpenFile(sessionPath(p, s.ID()), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(foreign)
+	f.Close()
+	if got := listCold(t, p); len(got) != 1 || got[0].Messages != 3 {
+		t.Errorf("cold list of a file with a foreign last line = %+v, want 3 messages", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -403,5 +404,45 @@ func TestListAndLatestSkipSessionsWithoutMessages(t *testing.T) {
 	}
 	if id, err := p.Resolve(crashed.ID()); err != nil || id != crashed.ID() {
 		t.Fatalf("Resolve(full id of the empty session) = %q, %v", id, err)
+	}
+}
+
+// Infos says of named sessions what List says of them, from the index
+// entries of those sessions alone: a title set in the index only (not in
+// the file), one with quotes and escapes, a session without a message
+// (left out, as List leaves it) and one with no file.
+func TestInfosIsListForTheSessionsNamed(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	var ids []string
+	for i, title := range []string{"", `quoted "title" \ with <html> & é`, "set in the index"} {
+		s := mustCreate(t, p)
+		mustAppend(t, s, userRecord(fmt.Sprintf("question %d", i)))
+		mustAppend(t, s, assistantRecord("answer", 10*i, 1))
+		if title != "" {
+			s.SetTitle(title)
+		}
+		s.Close()
+		ids = append(ids, s.ID())
+	}
+	empty := mustCreate(t, p) // created, never written a message
+	mustAppend(t, empty, &Record{Type: TypeSystem, Subtype: SubtypePin, Pin: &Pin{ID: 1, Text: "x"}})
+	empty.Close()
+	list, err := p.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]SessionInfo{}
+	for _, s := range list {
+		if s.ID != ids[0] {
+			want[s.ID] = s
+		}
+	}
+	got, err := p.Infos([]string{ids[1], ids[2], empty.ID(), "0000dead-0000-4000-8000-000000000000", ids[2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Infos = %+v\nList says %+v", got, want)
 	}
 }

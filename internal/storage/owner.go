@@ -125,13 +125,29 @@ type SessionFile struct {
 // resume append to, a file outside CLAWDCODE_HOME): it is skipped with a
 // warning through SetWarn. A directory that does not exist has none.
 func (p *Project) SessionFiles() ([]SessionFile, error) {
+	d, files, err := p.openSessionDir()
+	if d != nil {
+		d.Close()
+	}
+	return files, err
+}
+
+// openSessionDir is SessionFiles, and the project directory open (nil
+// when it does not exist), so that the files can be opened in it
+// (openAt) without walking its path again. The caller closes it.
+func (p *Project) openSessionDir() (*os.File, []SessionFile, error) {
 	dir := p.dir()
-	des, err := os.ReadDir(dir)
+	d, err := os.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+		return nil, nil, fmt.Errorf("list sessions: %w", err)
+	}
+	des, err := d.ReadDir(-1)
+	if err != nil {
+		d.Close()
+		return nil, nil, fmt.Errorf("list sessions: %w", err)
 	}
 	var out []SessionFile
 	for _, de := range des {
@@ -144,14 +160,19 @@ func (p *Project) SessionFiles() ([]SessionFile, error) {
 			p.store.warnf("%s: skipped: %s, not a regular file", path, describeMode(de.Type()))
 			continue
 		}
-		fi, err := de.Info()
+		fi, err := statAt(d, de.Name())
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since ReadDir
 		}
 		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
+			d.Close()
+			return nil, nil, fmt.Errorf("list sessions: %w", err)
+		}
+		if !fi.Mode().IsRegular() {
+			continue // replaced by something else since ReadDir
 		}
 		out = append(out, SessionFile{ID: id, Path: path, Info: fi})
 	}
-	return out, nil
+	slices.SortFunc(out, func(a, b SessionFile) int { return strings.Compare(a.ID, b.ID) })
+	return d, out, nil
 }

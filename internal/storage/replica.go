@@ -49,6 +49,7 @@ func (s *Session) AppendReplica(lines []byte) (offset int64, err error) {
 	s.size += int64(n)
 	if n > 0 {
 		s.needNL = lines[n-1] != '\n'
+		touchProject(s.dir) // the search index sees the project changed
 	}
 	if err != nil {
 		return 0, err

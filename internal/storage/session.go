@@ -345,6 +345,7 @@ func (s *Session) appendBatch(recs []*Record, before func(i int, r *Record, offs
 	s.entry = b.entry
 	s.entry.Scanned = s.size
 	s.entry.Usage = s.entry.Usage.appended(recs, from, s.size)
+	touchProject(s.dir)
 	return b.offs, nil
 }
 
