@@ -116,6 +116,11 @@ func TestMCPToolNamesAreValidForTheModel(t *testing.T) {
 		}
 		return offered
 	}
+	// A -p run offers a server's tools by name once it has answered, in
+	// this run or an earlier one (issue 36): the call of its list tool
+	// waits for it, and the next run's request is read.
+	w.Server.Enqueue(llmtest.ToolCalls(llmtest.ToolCall{ID: "call_list", Name: "mcp__files__list", Arguments: `{}`}), llmtest.Text("hello"))
+	w.MustRun("-p", "--allowed-tools", "mcp__files__list", "hi")
 	w.Server.Enqueue(llmtest.Text("hello"))
 	w.MustRun("-p", "hi")
 	first := names()

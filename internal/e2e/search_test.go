@@ -55,7 +55,7 @@ func TestSearchWhileOthersSearchAndWrite(t *testing.T) {
 }
 
 // A damaged index, through the binary: bits flipped, ranges zeroed,
-// segments cut short or deleted, manifest fields changed. Every search
+// segments cut short or deleted, the manifest changed, cut or emptied. Every search
 // exits 0 with the answer of a fresh index and at most one warning line,
 // and damage to what every search reads (the manifest, a whole segment)
 // is always reported.
@@ -76,18 +76,21 @@ func TestSearchWithADamagedIndex(t *testing.T) {
 		t.Fatal("no segment")
 	}
 	pristine := map[string][]byte{}
-	for _, p := range append(segs, filepath.Join(dir, "manifest.json")) {
+	// The manifest is binary, its last four bytes a CRC-32C of the rest.
+	man := filepath.Join(dir, "manifest")
+	for _, p := range append(segs, man) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pristine[p] = b
 	}
-	seg, man := segs[0], filepath.Join(dir, "manifest.json")
+	seg := segs[0]
 	damages := []indexDamage{
-		{"manifest offset", true, func(b []byte) []byte { return []byte(strings.Replace(string(b), `"offset":`, `"offset":1`, 1)) }, man},
-		{"manifest session", true, func(b []byte) []byte { return []byte(strings.Replace(string(b), `"session":"`, `"session":"0`, 1)) }, man},
+		{"manifest bit in its body", true, func(b []byte) []byte { b[len(b)/2] ^= 0x10; return b }, man},
+		{"manifest checksum", true, func(b []byte) []byte { b[len(b)-1] ^= 0x01; return b }, man},
 		{"manifest torn", true, func(b []byte) []byte { return b[:len(b)/2] }, man},
+		{"manifest emptied", true, func(b []byte) []byte { return b[:0] }, man},
 		{"segment cut", true, func(b []byte) []byte { return b[:len(b)-5] }, seg},
 		{"segment deleted", true, nil, seg},
 	}

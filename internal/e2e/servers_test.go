@@ -56,14 +56,6 @@ func TestMCPToolsThroughTheBinary(t *testing.T) {
 	if !strings.Contains(r.Stderr, `MCP server "broken" could not be started`) || strings.Count(r.Stderr, "broken") != 1 {
 		t.Errorf("the broken server was not reported once:\n%s", r.Stderr)
 	}
-	first := w.Server.Requests()[0]
-	names := map[string]bool{}
-	for _, tool := range first.Tools {
-		names[tool.Name] = true
-	}
-	if !names["mcp__everything__echo"] || !names["mcp__everything__get-sum"] || !names["Read"] {
-		t.Fatalf("tools offered: %v", names)
-	}
 	if got := toolResult(t, w.Server, "call_echo"); !strings.Contains(got, "from the model") {
 		t.Fatalf("the echo tool answered %q", got)
 	}
@@ -73,7 +65,18 @@ func TestMCPToolsThroughTheBinary(t *testing.T) {
 		llmtest.ToolCalls(llmtest.ToolCall{ID: "call_sum", Name: "mcp__everything__get-sum", Arguments: `{"a":1,"b":2}`}),
 		llmtest.Text("ok"),
 	)
+	before := len(w.Server.Requests())
 	w.MustRun("-p", "--trust-project", "add")
+	// Heard from in the run before, the server's tools are offered by
+	// name from this run's first request (a -p run offers one never
+	// heard from through MCPSearch and MCPCall, issue 36).
+	names := map[string]bool{}
+	for _, tool := range w.Server.Requests()[before].Tools {
+		names[tool.Name] = true
+	}
+	if !names["mcp__everything__echo"] || !names["mcp__everything__get-sum"] || !names["Read"] {
+		t.Fatalf("tools offered: %v", names)
+	}
 	if got := toolResult(t, w.Server, "call_sum"); !strings.Contains(strings.ToLower(got), "denied") && !strings.Contains(strings.ToLower(got), "not allowed") {
 		t.Fatalf("an MCP tool ran in -p without a rule: %q", got)
 	}
