@@ -81,7 +81,9 @@ func TestScreenPlanModeApproval(t *testing.T) {
 	s.keys(`exit-plan ## Plan\n1. Write planned.txt\n2. Read notes.txt`)
 	s.sendKeys("Enter")
 	s.waitFor("2. Read notes.txt")
-	s.waitFor("Approve this plan and carry it out?")
+	// The first plan's question is still on the screen, answered: wait
+	// for the live choices of the second, or "2" may come before them.
+	s.waitFor("❯ 1. Yes, and ask before each change")
 	s.keys("2")
 	s.waitFor("Done: planned.txt holds the plan's text.")
 	scr = s.waitPrompt()
