@@ -131,9 +131,7 @@ func TestScreenNewAgentFileWithoutRestart(t *testing.T) {
 	var project string
 	s := startScreenWith(t, srv, 100, 30, nil, func(p, _ string) { project = p })
 	s.waitPrompt()
-	s.keys("hello")
-	s.sendKeys("Enter")
-	s.waitFor("You said: hello")
+	s.enterAndWait("hello", "You said: hello")
 	if strings.Contains(taskDescription(t, srv), "reviewer") {
 		t.Fatal("a reviewer before there is one")
 	}
@@ -146,14 +144,10 @@ func TestScreenNewAgentFileWithoutRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.waitPrompt()
-	s.keys("/agents")
-	s.sendKeys("Enter")
-	s.waitFor("reviewer — Reviews a change")
+	s.enterAndWait("/agents", "reviewer — Reviews a change")
 	s.waitFor("them by severity") // whole, broken at a word: not cut
 	s.waitPrompt()
-	s.keys("again")
-	s.sendKeys("Enter")
-	s.waitFor("You said: again")
+	s.enterAndWait("again", "You said: again")
 	if d := taskDescription(t, srv); !strings.Contains(d, "- reviewer: "+desc) {
 		t.Fatalf("Task does not offer the new type:\n%s", d)
 	}
@@ -170,23 +164,13 @@ func TestScreenAgentsNew(t *testing.T) {
 	var project string
 	s := startScreenWith(t, srv, 100, 40, nil, func(p, _ string) { project = p })
 	s.waitPrompt()
-	s.keys("/agents new")
-	s.sendKeys("Enter")
-	s.waitFor("Name of the new subagent type")
-	s.keys("test-runner")
-	s.sendKeys("Enter")
-	s.waitFor("When should the model use it?")
-	s.keys("Runs the tests and reports the failures")
-	s.sendKeys("Enter")
-	s.waitFor("Which tools may it use?")
-	s.keys("bash, read")
-	s.sendKeys("Enter")
-	s.waitFor("Where should it live?")
+	s.enterAndWait("/agents new", "Name of the new subagent type")
+	s.enterAndWait("test-runner", "When should the model use it?")
+	s.enterAndWait("Runs the tests and reports the failures", "Which tools may it use?")
+	s.enterAndWait("bash, read", "Where should it live?")
 	s.keys("1")
 	s.waitFor("Its system prompt")
-	s.keys("Run go test ./... and report each failure with its file and line.")
-	s.sendKeys("Enter")
-	s.waitFor("offers \"test-runner\" from your next message")
+	s.enterAndWait("Run go test ./... and report each failure with its file and line.", "offers \"test-runner\" from your next message")
 	s.waitPrompt()
 	data, err := os.ReadFile(filepath.Join(project, ".clawdcode", "agents", "test-runner.md"))
 	if err != nil {
@@ -196,9 +180,7 @@ func TestScreenAgentsNew(t *testing.T) {
 	if string(data) != want {
 		t.Fatalf("the file:\n%s\nwant:\n%s", data, want)
 	}
-	s.keys("hi")
-	s.sendKeys("Enter")
-	s.waitFor("You said: hi")
+	s.enterAndWait("hi", "You said: hi")
 	if d := taskDescription(t, srv); !strings.Contains(d, "- test-runner: Runs the tests and reports the failures") {
 		t.Fatalf("Task does not offer the new type:\n%s", d)
 	}
@@ -214,9 +196,7 @@ func TestScreenSubagentMarkedInPicker(t *testing.T) {
 	srv.SetResponder(llmtest.Agent())
 	s := startScreenWith(t, srv, 120, 30, nil, nil)
 	s.waitPrompt()
-	s.keys("task explore look around")
-	s.sendKeys("Enter")
-	s.waitFor("Tool results:")
+	s.enterAndWait("task explore look around", "Tool results:")
 	s.waitPrompt()
 	s.keys("/resume")
 	s.sendKeys("Enter")
@@ -238,9 +218,7 @@ func TestScreenBackgroundShells(t *testing.T) {
 	srv.SetResponder(llmtest.Agent())
 	s := startScreenWith(t, srv, 110, 40, nil, nil)
 	s.waitPrompt()
-	s.keys("bash-bg echo server up on 8080; sleep 300")
-	s.sendKeys("Enter")
-	s.waitFor("runs in the background: it keeps running (/bashes shows it and can stop it)")
+	s.enterAndWait("bash-bg echo server up on 8080; sleep 300", "runs in the background: it keeps running (/bashes shows it and can stop it)")
 	logScreen(t, "the permission dialog of a background command", s)
 	s.keys("1")
 	s.waitFor("Tool results:")
@@ -250,9 +228,7 @@ func TestScreenBackgroundShells(t *testing.T) {
 	}
 	logScreen(t, "the status line with a shell running", s)
 
-	s.keys("/bashes")
-	s.sendKeys("Enter")
-	s.waitFor("pick one to see its output")
+	s.enterAndWait("/bashes", "pick one to see its output")
 	s.sendKeys("Enter")
 	s.waitFor("  server up on 8080")
 	s.waitFor("Stop bash_1 and everything it started?")
@@ -291,13 +267,9 @@ func TestScreenAcceptEditsDiffWraps(t *testing.T) {
 		}
 	}, "--permission-mode", "acceptEdits")
 	s.waitPrompt()
-	s.keys("read notes.txt")
-	s.sendKeys("Enter")
-	s.waitFor("Tool results:")
+	s.enterAndWait("read notes.txt", "Tool results:")
 	s.waitPrompt()
-	s.keys("edit notes.txt ENDOFLINE WRAPPED-END")
-	s.sendKeys("Enter")
-	s.waitFor("Added 1 line, removed 1")
+	s.enterAndWait("edit notes.txt ENDOFLINE WRAPPED-END", "Added 1 line, removed 1")
 	s.waitPrompt()
 	vis := s.tmux("capture-pane", "-p", "-S", "-60", "-t", s.target) // rows as drawn, not joined
 	if !strings.Contains(vis, "WRAPPED-END") || !strings.Contains(vis, "↪") {
@@ -322,9 +294,7 @@ func TestScreenLongPromptEcho(t *testing.T) {
 	s := startScreenWith(t, srv, 50, 30, nil, nil, long)
 	s.waitFor("You said: please")
 	s.waitPrompt()
-	s.keys(long + " again")
-	s.sendKeys("Enter")
-	s.waitFor("file again")
+	s.enterAndWait(long+" again", "file again")
 	s.waitPrompt()
 	rows := s.tmux("capture-pane", "-p", "-S", "-60", "-t", s.target) // as drawn, not joined
 	words := map[string]bool{}
@@ -391,9 +361,7 @@ func TestScreenEscEscRewinds(t *testing.T) {
 	srv.SetResponder(llmtest.Agent())
 	s := startScreenWith(t, srv, 100, 30, nil, nil)
 	s.waitPrompt()
-	s.keys("the first message")
-	s.sendKeys("Enter")
-	s.waitFor("You said: the first message")
+	s.enterAndWait("the first message", "You said: the first message")
 	s.waitPrompt()
 	before := strings.Count(s.screen(), "ewind")
 	s.sendKeys("Escape", "Escape")
@@ -415,14 +383,10 @@ func TestScreenBangCommand(t *testing.T) {
 	srv.SetResponder(llmtest.Agent())
 	s := startScreenWith(t, srv, 100, 30, nil, nil)
 	s.waitPrompt()
-	s.keys("!sleep 3; echo built ok")
-	s.sendKeys("Enter")
-	s.waitFor("running !sleep 3; echo built ok")
+	s.enterAndWait("!sleep 3; echo built ok", "running !sleep 3; echo built ok")
 	s.waitFor("(the output goes to the model with your next message)")
 	s.waitPrompt()
-	s.keys("did the build pass?")
-	s.sendKeys("Enter")
-	s.waitFor("You said: did the build pass?")
+	s.enterAndWait("did the build pass?", "You said: did the build pass?")
 	scr := s.waitPrompt()
 	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
 	if status := lines[len(lines)-1]; !strings.HasSuffix(status, "did the build pass?") {
@@ -460,13 +424,9 @@ func TestScreenContextFigureAgrees(t *testing.T) {
 	srv.SetResponder(llmtest.Agent())
 	s := startScreenWith(t, srv, 120, 30, nil, nil, "--context-window", "6850") // ~17.6%: floor and round differ
 	s.waitPrompt()
-	s.keys("hello")
-	s.sendKeys("Enter")
-	s.waitFor("You said: hello")
+	s.enterAndWait("hello", "You said: hello")
 	s.waitPrompt()
-	s.keys("/context")
-	s.sendKeys("Enter")
-	s.waitFor("Context usage:")
+	s.enterAndWait("/context", "Context usage:")
 	scr := s.waitPrompt()
 	var fromContext, fromStatus string
 	for _, l := range strings.Split(scr, "\n") {
@@ -510,9 +470,7 @@ func TestScreenTrustQuestionsTakeOneKey(t *testing.T) {
 	s.waitFor("Offer these skills? (y = offer them, N = not this time) [y/N]")
 	s.keys("y")
 	s.waitPrompt()
-	s.keys("/skills")
-	s.sendKeys("Enter")
-	s.waitFor("pdf — Fill PDF forms.")
+	s.enterAndWait("/skills", "pdf — Fill PDF forms.")
 	logScreen(t, "the trust questions, one key each", s)
 }
 
@@ -530,13 +488,9 @@ func TestScreenAddDir(t *testing.T) {
 		}
 	}, "--permission-mode", "acceptEdits")
 	s.waitPrompt()
-	s.keys("/add-dir ../other")
-	s.sendKeys("Enter")
-	s.waitFor("Added " + other)
+	s.enterAndWait("/add-dir ../other", "Added "+other)
 	s.waitPrompt()
-	s.keys("write " + filepath.Join(other, "notes.txt") + " kept")
-	s.sendKeys("Enter")
-	s.waitFor("Tool results:")
+	s.enterAndWait("write "+filepath.Join(other, "notes.txt")+" kept", "Tool results:")
 	if data, err := os.ReadFile(filepath.Join(other, "notes.txt")); err != nil || strings.TrimSpace(string(data)) != "kept" {
 		t.Fatalf("the write in the added directory did not run (%v):\n%s", err, s.screen())
 	}
