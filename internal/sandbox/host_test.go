@@ -100,6 +100,42 @@ func TestCloseEndsEverything(t *testing.T) {
 	}
 }
 
+// guardedProject is a project whose .git/config holds "[core]\n", and a
+// sandbox over it, closed when the test ends.
+func guardedProject(t *testing.T) (root, config string, sb *Sandbox) {
+	t.Helper()
+	root = t.TempDir()
+	config = filepath.Join(root, ".git", "config")
+	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sb = New(Config{Root: root})
+	t.Cleanup(func() { sb.Close() })
+	return root, config, sb
+}
+
+// runIn starts script under sh in sb, in dir, its output dropped.
+func runIn(t *testing.T, sb *Sandbox, dir, script string) *Process {
+	t.Helper()
+	p, err := sb.Start(Command{Argv: []string{"/bin/sh", "-c", script}, Env: os.Environ(), Dir: dir,
+		Output: &bytes.Buffer{}, OutputGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// sleepInBackground starts `sleep marker` detached in sb and returns once
+// it runs.
+func sleepInBackground(t *testing.T, sb *Sandbox, dir, marker string) {
+	t.Helper()
+	runIn(t, sb, dir, "setsid sleep "+marker+" >/dev/null 2>&1 & "+
+		"until [ \"$(tr '\\0' ' ' </proc/$!/cmdline)\" = 'sleep "+marker+" ' ]; do :; done").Wait()
+}
+
 // sleeping are the processes that run sleep with the argument marker.
 func sleeping(marker string) []int {
 	entries, _ := os.ReadDir("/proc")
@@ -121,25 +157,8 @@ func sleeping(marker string) []int {
 // next command runs in a new host, which protects the new one, and the
 // commands of the old host, which could write it, are ended.
 func TestProtectionOutlivesAReplacement(t *testing.T) {
-	root := t.TempDir()
-	config := filepath.Join(root, ".git", "config")
-	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(config, []byte("[core]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sb := New(Config{Root: root})
-	defer sb.Close()
-	run := func(script string) *Process {
-		t.Helper()
-		p, err := sb.Start(Command{Argv: []string{"/bin/sh", "-c", script}, Env: os.Environ(), Dir: root,
-			Output: &bytes.Buffer{}, OutputGrace: time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	root, config, sb := guardedProject(t)
+	run := func(script string) *Process { return runIn(t, sb, root, script) }
 	marker := fmt.Sprintf("300.%d5", os.Getpid())
 	run("setsid sleep " + marker + " >/dev/null 2>&1 &").Wait()
 	run("echo '[core] fsmonitor = one' >> .git/config").Wait()
@@ -168,24 +187,9 @@ func TestProtectionOutlivesAReplacement(t *testing.T) {
 // command of that host, a background one included, ever holds a writable
 // .git/config; a file no host guards leaves the host alone.
 func TestReplaceEndsTheHostsThatGuardIt(t *testing.T) {
-	root := t.TempDir()
-	config := filepath.Join(root, ".git", "config")
-	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(config, []byte("[core]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sb := New(Config{Root: root})
-	defer sb.Close()
+	root, config, sb := guardedProject(t)
 	marker := fmt.Sprintf("300.%d6", os.Getpid())
-	p, err := sb.Start(Command{Argv: []string{"/bin/sh", "-c", "setsid sleep " + marker + " >/dev/null 2>&1 & " +
-		"until [ \"$(tr '\\0' ' ' </proc/$!/cmdline)\" = 'sleep " + marker + " ' ]; do :; done"},
-		Env: os.Environ(), Dir: root, Output: &bytes.Buffer{}, OutputGrace: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Wait()
+	sleepInBackground(t, sb, root, marker)
 	var aliveAtWrite []int
 	replace := func(path, content string) {
 		t.Helper()
@@ -215,12 +219,7 @@ func TestReplaceEndsTheHostsThatGuardIt(t *testing.T) {
 			_ = unix.Kill(pid, unix.SIGKILL)
 		}
 	}
-	q, err := sb.Start(Command{Argv: []string{"/bin/sh", "-c", "echo '[core] fsmonitor = x' >> .git/config"},
-		Env: os.Environ(), Dir: root, Output: &bytes.Buffer{}, OutputGrace: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.Wait()
+	runIn(t, sb, root, "echo '[core] fsmonitor = x' >> .git/config").Wait()
 	if got, _ := os.ReadFile(config); string(got) != "[core]\n\tbare = false\n" {
 		t.Errorf("the next command wrote the new .git/config:\n%s", got)
 	}
@@ -231,24 +230,9 @@ func TestReplaceEndsTheHostsThatGuardIt(t *testing.T) {
 // old file read-only as soon as clawdcode hears of it, with what it runs
 // in the background, not when the next command starts.
 func TestReplacementFromOutsideEndsTheHost(t *testing.T) {
-	root := t.TempDir()
-	config := filepath.Join(root, ".git", "config")
-	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(config, []byte("[core]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sb := New(Config{Root: root})
-	defer sb.Close()
+	root, config, sb := guardedProject(t)
 	marker := fmt.Sprintf("300.%d7", os.Getpid())
-	p, err := sb.Start(Command{Argv: []string{"/bin/sh", "-c", "setsid sleep " + marker + " >/dev/null 2>&1 & " +
-		"until [ \"$(tr '\\0' ' ' </proc/$!/cmdline)\" = 'sleep " + marker + " ' ]; do :; done"},
-		Env: os.Environ(), Dir: root, Output: &bytes.Buffer{}, OutputGrace: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Wait()
+	sleepInBackground(t, sb, root, marker)
 	if err := os.WriteFile(filepath.Join(root, ".git", "other"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
