@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -171,6 +172,29 @@ func (e *editor) waitFor(sid acpsdk.SessionId, from int, what string, ok func(ac
 		case <-deadline:
 			e.t.Fatalf("no %s arrived\nstderr:\n%s", what, e.stderr())
 		}
+	}
+}
+
+// commandsOffered waits for the session's first available_commands_update
+// and gives its commands by name.
+func (e *editor) commandsOffered(sid acpsdk.SessionId) map[string]acpsdk.AvailableCommand {
+	e.t.Helper()
+	up := e.waitFor(sid, 0, "available_commands_update", func(u acpsdk.SessionUpdate) bool { return u.AvailableCommandsUpdate != nil })
+	out := map[string]acpsdk.AvailableCommand{}
+	for _, c := range up.AvailableCommandsUpdate.AvailableCommands {
+		out[c.Name] = c
+	}
+	return out
+}
+
+// writeFile writes content to path, making its directories.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -2,7 +2,6 @@ package acp_test
 
 import (
 	"encoding/base64"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,33 +18,17 @@ import (
 func TestSlashCommandsInTheEditor(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	dir := filepath.Join(w.Project, ".clawdcode", "commands")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "review.md"), []byte("---\ndescription: review a file\n---\nReview $ARGUMENTS carefully.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(w.Project, ".clawdcode", "commands", "review.md"), "---\ndescription: review a file\n---\nReview $ARGUMENTS carefully.\n")
 	e := startEditor(t, w)
 	e.initialize(acpsdk.ClientCapabilities{})
 	sid := e.newSession().SessionId
-	cmds := e.waitFor(sid, 0, "available_commands_update", func(u acpsdk.SessionUpdate) bool { return u.AvailableCommandsUpdate != nil })
-	var review *acpsdk.AvailableCommand
-	for _, c := range cmds.AvailableCommandsUpdate.AvailableCommands {
-		if c.Name == "review" {
-			review = &c
-		}
-	}
-	if review == nil || !strings.HasPrefix(review.Description, "review a file") {
+	cmds := e.commandsOffered(sid)
+	if review, ok := cmds["review"]; !ok || !strings.HasPrefix(review.Description, "review a file") {
 		t.Fatalf("the custom command is offered as %+v", review)
 	}
 	// Issue 36's commands that make sense in an editor are offered too.
 	for _, want := range []string{"skills", "doctor", "add-dir", "bashes", "agents"} {
-		found := false
-		for _, c := range cmds.AvailableCommandsUpdate.AvailableCommands {
-			found = found || c.Name == want
-		}
-		if !found {
+		if _, ok := cmds[want]; !ok {
 			t.Errorf("/%s is not offered to the editor", want)
 		}
 	}

@@ -44,24 +44,12 @@ func TestACPAppendSystemPromptAndAddDir(t *testing.T) {
 func TestACPSkillsAreCommands(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	dir := filepath.Join(w.Home, "skills", "commit")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: commit\ndescription: Write a commit message in the house style.\n---\nSubject line at most 50 characters.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(w.Home, "skills", "commit", "SKILL.md"), "---\nname: commit\ndescription: Write a commit message in the house style.\n---\nSubject line at most 50 characters.\n")
 	e := startEditor(t, w)
 	e.initialize(acpsdk.ClientCapabilities{})
 	sid := e.newSession().SessionId
-	cmds := e.waitFor(sid, 0, "available_commands_update", func(u acpsdk.SessionUpdate) bool { return u.AvailableCommandsUpdate != nil })
-	var commit *acpsdk.AvailableCommand
-	for _, c := range cmds.AvailableCommandsUpdate.AvailableCommands {
-		if c.Name == "commit" {
-			commit = &c
-		}
-	}
-	if commit == nil || commit.Description != "Write a commit message in the house style. (skill)" {
+	commit, ok := e.commandsOffered(sid)["commit"]
+	if !ok || commit.Description != "Write a commit message in the house style. (skill)" {
 		t.Fatalf("the skill is offered as %+v", commit)
 	}
 	w.Server.Enqueue(llmtest.Text("on it"))

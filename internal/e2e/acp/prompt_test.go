@@ -28,10 +28,9 @@ func TestPromptStreamsBeforeTheTurnEnds(t *testing.T) {
 	if sess.Modes == nil || sess.Modes.CurrentModeId != "default" || len(sess.Modes.AvailableModes) != 3 {
 		t.Fatalf("modes %+v", sess.Modes)
 	}
-	cmds := e.waitFor(sess.SessionId, 0, "available_commands_update", func(u acpsdk.SessionUpdate) bool { return u.AvailableCommandsUpdate != nil })
 	names := map[string]bool{}
-	for _, c := range cmds.AvailableCommandsUpdate.AvailableCommands {
-		names[c.Name] = true
+	for name := range e.commandsOffered(sess.SessionId) {
+		names[name] = true
 	}
 	if !names["compact"] || !names["cost"] || names["exit"] || names["resume"] {
 		t.Fatalf("commands offered: %v", names)
