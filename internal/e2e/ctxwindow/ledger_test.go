@@ -81,7 +81,7 @@ func TestLedgerKeepsTheFactsASummaryDrops(t *testing.T) {
 	if len(cs) != 2 {
 		t.Fatalf("%d compactions, want 2", len(cs))
 	}
-	raw := boundaryLedger(t, w.onlySession(), cs[1].boundary.UUID)
+	raw := boundaryMeta(t, w.onlySession(), cs[1].boundary.UUID, "ledger")
 	if err := json.Unmarshal(raw, &ledger); err != nil {
 		t.Fatalf("ledger %s: %v", raw, err)
 	}
@@ -97,8 +97,9 @@ func TestLedgerKeepsTheFactsASummaryDrops(t *testing.T) {
 	}
 }
 
-// boundaryLedger is compactMetadata.ledger of the boundary uuid.
-func boundaryLedger(t *testing.T, path, uuid string) json.RawMessage {
+// boundaryMeta is the field of compactMetadata (receipt, ledger, …) of
+// the boundary uuid in the session file path.
+func boundaryMeta(t *testing.T, path, uuid, field string) json.RawMessage {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -106,13 +107,11 @@ func boundaryLedger(t *testing.T, path, uuid string) json.RawMessage {
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		var r struct {
-			UUID string `json:"uuid"`
-			Meta struct {
-				Ledger json.RawMessage `json:"ledger"`
-			} `json:"compactMetadata"`
+			UUID string                     `json:"uuid"`
+			Meta map[string]json.RawMessage `json:"compactMetadata"`
 		}
 		if json.Unmarshal([]byte(line), &r) == nil && r.UUID == uuid {
-			return r.Meta.Ledger
+			return r.Meta[field]
 		}
 	}
 	t.Fatalf("no boundary %s", uuid)

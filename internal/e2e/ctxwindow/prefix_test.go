@@ -2,8 +2,6 @@ package ctxwindow
 
 import (
 	"encoding/json"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/clawdcode/clawdcode/internal/llmtest"
@@ -61,7 +59,7 @@ func TestSummaryRequestSharesTheAgentsPrefix(t *testing.T) {
 	var receipt struct {
 		CacheBroken int `json:"cacheBroken"`
 	}
-	if err := json.Unmarshal(boundaryReceipt(t, w.onlySession(), cs[0].boundary.UUID), &receipt); err != nil {
+	if err := json.Unmarshal(boundaryMeta(t, w.onlySession(), cs[0].boundary.UUID, "receipt"), &receipt); err != nil {
 		t.Fatal(err)
 	}
 	fresh := sum.Tokens - sum.CachedTokens
@@ -69,26 +67,4 @@ func TestSummaryRequestSharesTheAgentsPrefix(t *testing.T) {
 		t.Errorf("cacheBroken %d: want the summary call's %d uncached tokens and part of the %d-token request after it", receipt.CacheBroken, fresh, cs[0].summary.CompactMetadata.PostTokens)
 	}
 	t.Logf("summary request %d tokens, %d cached; request after %d tokens, %d cached; cacheBroken %d", sum.Tokens, sum.CachedTokens, after.Tokens, after.CachedTokens, receipt.CacheBroken)
-}
-
-// boundaryReceipt is compactMetadata.receipt of the boundary uuid.
-func boundaryReceipt(t *testing.T, path, uuid string) json.RawMessage {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		var r struct {
-			UUID string `json:"uuid"`
-			Meta struct {
-				Receipt json.RawMessage `json:"receipt"`
-			} `json:"compactMetadata"`
-		}
-		if json.Unmarshal([]byte(line), &r) == nil && r.UUID == uuid {
-			return r.Meta.Receipt
-		}
-	}
-	t.Fatalf("no boundary %s", uuid)
-	return nil
 }
