@@ -54,14 +54,9 @@ func OpenRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
 		}
 		return nil, err
 	}
-	fi, err := f.Stat()
+	fi, err := keepRegular(f, path)
 	if err != nil {
-		f.Close()
 		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, &notRegularError{path: path, what: describeMode(fi.Mode())}
 	}
 	if flag&os.O_CREATE != 0 && fi.Mode().Perm() != perm {
 		if err := f.Chmod(perm); err != nil {
@@ -162,4 +157,19 @@ func LockFile(ctx context.Context, f *os.File, poll time.Duration) error {
 		case <-time.After(poll):
 		}
 	}
+}
+
+// keepRegular stats f, just opened at path, and closes it unless it is a
+// regular file.
+func keepRegular(f *os.File, path string) (os.FileInfo, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &notRegularError{path: path, what: describeMode(fi.Mode())}
+	}
+	return fi, nil
 }

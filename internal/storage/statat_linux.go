@@ -75,14 +75,8 @@ func openAt(dir *os.File, name string) (*os.File, error) {
 			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 		}
 		f := os.NewFile(uintptr(fd), path)
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
+		if _, err := keepRegular(f, path); err != nil {
 			return nil, err
-		}
-		if !fi.Mode().IsRegular() {
-			f.Close()
-			return nil, &notRegularError{path: path, what: describeMode(fi.Mode())}
 		}
 		return f, nil
 	}
